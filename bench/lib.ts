@@ -1,0 +1,38 @@
+/**
+ * Small timing helpers for the benchmarks: each figure is the median of several rounds, each round
+ * the mean over many operations, so one slow round (GC, the other core busy) does not decide it.
+ */
+export interface Timing {
+  readonly name: string;
+  /** Median nanoseconds per operation. */
+  readonly ns: number;
+}
+
+export async function measure(name: string, op: () => unknown, options: { rounds?: number; perRound?: number } = {}): Promise<Timing> {
+  const rounds = options.rounds ?? 15;
+  const perRound = options.perRound ?? 2_000;
+  for (let i = 0; i < perRound; i++) await op(); // warm-up
+  const samples: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < perRound; i++) await op();
+    samples.push(Number(process.hrtime.bigint() - start) / perRound);
+  }
+  samples.sort((a, b) => a - b);
+  return { name, ns: samples[Math.floor(samples.length / 2)]! };
+}
+
+export function format(ns: number): string {
+  return ns >= 1_000_000 ? `${(ns / 1_000_000).toFixed(2)} ms` : ns >= 1_000 ? `${(ns / 1_000).toFixed(2)} µs` : `${ns.toFixed(0)} ns`;
+}
+
+/** Prints a table of timings, each with its ratio to `baseline`, and the target verdict when given. */
+export function report(title: string, baseline: Timing, rows: readonly { timing: Timing; target?: number }[]): void {
+  console.log(`\n${title}`);
+  console.log(`  ${baseline.name.padEnd(52)} ${format(baseline.ns).padStart(10)}   (baseline)`);
+  for (const { timing, target } of rows) {
+    const ratio = timing.ns / baseline.ns;
+    const verdict = target === undefined ? '' : ratio <= target ? `  target ≤ ${target}: met` : `  target ≤ ${target}: MISSED`;
+    console.log(`  ${timing.name.padEnd(52)} ${format(timing.ns).padStart(10)}   ${ratio.toFixed(2)}x${verdict}`);
+  }
+}

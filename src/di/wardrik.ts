@@ -1,0 +1,201 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import type { Observable } from 'rxjs';
+import { systemClock } from '../clock.js';
+import { ConfigurationError } from '../errors.js';
+import { Inbox } from '../inbox/inbox.js';
+import { Policy, type PolicyOptions } from '../policy/policy.js';
+import { ToolRunner, type RunnerOptions } from '../runner/tool-runner.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import { EventBus } from '../telemetry/event-bus.js';
+import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
+import { ToolCatalog } from '../tools/catalog.js';
+import { TOOLSET_NAME } from '../tools/names.js';
+import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
+import { readToolset, toolsetNameOf } from '../tools/toolset.js';
+import { Tokens } from './tokens.js';
+
+/** A class whose methods are tools: decorated with `@Toolset` and built by the container. */
+export type ToolsetClass = new (...args: never[]) => object;
+
+/** What `Wardrik.create` takes. */
+export interface WardrikOptions {
+  /** Toolset classes; their constructor dependencies come from the container. */
+  readonly toolsets?: readonly ToolsetClass[];
+  /** Tool values (from `defineTool`) by toolset name: `{ workers: [findOrder] }` offers `workers/find_order`. */
+  readonly tools?: Readonly<Record<string, readonly ToolDefinition[]>>;
+  /** The app's tsyringe container; Wardrik works in a child of it. Its own when absent. */
+  readonly container?: DependencyContainer;
+  /** `memory:` or a Store. */
+  readonly store?: string | Store;
+  readonly policy?: PolicyOptions;
+  readonly runner?: RunnerOptions;
+}
+
+/** A tool as a model sees it. */
+export interface ToolInfo {
+  /** `toolset__tool` */
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  /** The tool's annotations that are plain data (functions such as `resources` are left out). */
+  readonly annotations: Annotations;
+}
+
+/**
+ * One Wardrik: its own child container, store, tools, runner and inbox. Two in one process share
+ * nothing. Build it with `await Wardrik.create(options)`; release it with `close()`.
+ */
+export class Wardrik {
+  private closed = false;
+
+  private constructor(
+    /** The child container Wardrik registered its services in; resolve them by `Tokens`. */
+    readonly container: DependencyContainer,
+    private readonly bus: EventBus,
+    private readonly catalog: ToolCatalog,
+  ) {}
+
+  static async create(options: WardrikOptions = {}): Promise<Wardrik> {
+    const parent = options.container ?? rootContainer;
+    const child = parent.createChildContainer();
+    const provide = <T>(token: InjectionToken<T>, make: () => T): void => {
+      // A service the app registered under our token replaces the default.
+      if (!parent.isRegistered(token, true)) child.register(token, { useValue: make() });
+    };
+    provide(Tokens.Clock, () => systemClock);
+    provide(Tokens.Events, () => new EventBus(child.resolve(Tokens.Clock)));
+    const bus = child.resolve(Tokens.Events);
+    const policyOptions = options.policy ?? {};
+    provide(Tokens.Policy, () => new Policy(policyOptions));
+    provide(Tokens.Catalog, () => new ToolCatalog());
+    const store = options.store;
+    const opened = store === undefined || typeof store === 'string' ? await openStore(store ?? 'memory:') : store;
+    provide(Tokens.Store, () => opened);
+    provide(
+      Tokens.Runner,
+      () =>
+        new ToolRunner(
+          child.resolve(Tokens.Catalog),
+          child.resolve(Tokens.Store),
+          bus,
+          child.resolve(Tokens.Policy),
+          child.resolve(Tokens.Clock),
+          options.runner,
+        ),
+    );
+    provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock)));
+
+    const wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog));
+    try {
+      if (policyOptions.askWhenOutside === false) {
+        bus.emit({
+          type: 'warning',
+          message:
+            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person. Turn it back on unless every allow rule is safe against prompt injection.',
+        });
+      }
+      wardrik.register(options);
+    } catch (error) {
+      await wardrik.close();
+      throw error;
+    }
+    bus.markStarted();
+    return wardrik;
+  }
+
+  /** Every event, typed; events from start-up (skipped tools, warnings) are replayed to each subscriber. */
+  get events$(): Observable<WardrikEvent> {
+    return this.bus.events$;
+  }
+
+  /** Every `cost` event: a tool's or a model's spend, with the agent's running total. */
+  get costs$(): Observable<CostEvent> {
+    return this.bus.costs$;
+  }
+
+  /** Every `tools.changed` event. */
+  get toolChanges$(): Observable<ToolsChangedEvent> {
+    return this.bus.toolChanges$;
+  }
+
+  /** Where a person answers parked calls. */
+  get inbox(): Inbox {
+    return this.container.resolve(Tokens.Inbox);
+  }
+
+  /** The call pipeline: `runner.run({ agent, run, call })`. */
+  get runner(): ToolRunner {
+    return this.container.resolve(Tokens.Runner);
+  }
+
+  /** The tools a model can be given, optionally only those matching patterns such as `orders/*`. */
+  tools(patterns?: readonly string[]): ToolInfo[] {
+    return this.catalog.select(patterns).map(({ name, tool }) => ({
+      name,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: Object.fromEntries(Object.entries(tool.annotations).filter(([, value]) => typeof value !== 'function')) as Annotations,
+    }));
+  }
+
+  /** Releases the store and the container. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.bus.complete();
+    try {
+      await this.container.resolve(Tokens.Store).close();
+    } finally {
+      await this.container.dispose();
+    }
+  }
+
+  private register(options: WardrikOptions): void {
+    const names = new Map<string, string>();
+    const claim = (name: string, source: string): void => {
+      if (!TOOLSET_NAME.test(name)) {
+        throw new ConfigurationError(
+          `Toolset name ${JSON.stringify(name)} (${source}) is not 1 to 55 letters, digits, "_" or "-" without "__". Rename it, such as "orders".`,
+        );
+      }
+      const other = names.get(name);
+      if (other !== undefined) throw new ConfigurationError(`Toolset "${name}" is given twice (${other} and ${source}); give one another name.`);
+      names.set(name, source);
+    };
+    const add = (toolset: string, tools: readonly ToolDefinition[]): void => {
+      for (const skipped of this.catalog.set(toolset, tools)) {
+        this.bus.emit({ type: 'tool.skipped', toolset: skipped.toolset, tool: skipped.tool, reason: skipped.reason });
+      }
+    };
+    for (const toolsetClass of options.toolsets ?? []) {
+      if (typeof toolsetClass !== 'function') {
+        throw new ConfigurationError(`toolsets takes classes decorated with @Toolset; got ${toolsetClass === null ? 'null' : typeof toolsetClass}.`);
+      }
+      const name = toolsetNameOf(toolsetClass);
+      claim(name, `class ${toolsetClass.name}`);
+      add(name, readToolset(toolsetClass, this.build(toolsetClass, name)));
+    }
+    for (const [name, tools] of Object.entries(options.tools ?? {})) {
+      claim(name, `tools.${name}`);
+      if (!Array.isArray(tools)) throw new ConfigurationError(`tools.${name} must be an array of tool values from defineTool.`);
+      add(name, tools);
+    }
+  }
+
+  private build(toolsetClass: ToolsetClass, name: string): object {
+    try {
+      this.container.registerSingleton(toolsetClass as never);
+      return this.container.resolve(toolsetClass as never) as object;
+    } catch (error) {
+      throw new ConfigurationError(
+        `Toolset "${name}" (class ${toolsetClass.name}) could not be built: ${(error as Error).message}. ` +
+          'Register its constructor dependencies in the container you pass to Wardrik.create, and import injected classes as values, not with "import type".',
+        { cause: error },
+      );
+    }
+  }
+}

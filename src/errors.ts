@@ -1,0 +1,91 @@
+/**
+ * The error family. What a developer sees (thrown) and what a model sees (an error answer) differ:
+ * configuration and store errors are thrown; a bad argument, a failed or timed-out tool becomes an
+ * error answer the model can correct from. Every message names the thing, the cause and the fix.
+ */
+export class WardrikError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** Wrong set-up, found at start-up (or at registration), never shown to a model. */
+export class ConfigurationError extends WardrikError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('configuration', message, options);
+  }
+}
+
+/** One failing argument: where it is and why it failed. */
+export interface FieldIssue {
+  /** The field path, such as `items[0].sku`; `(arguments)` for the whole object. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The arguments of a call did not pass the tool's checks. Carries every failing field. */
+export class InvalidArgumentsError extends WardrikError {
+  readonly issues: readonly FieldIssue[];
+
+  constructor(tool: string, issues: readonly FieldIssue[]) {
+    const lines = issues.map((issue) => `- ${issue.path}: ${issue.message}`).join('\n');
+    super(
+      'invalid_arguments',
+      `Invalid arguments for tool "${tool}"; the tool did not run. Fix these and call it again:\n${lines}`,
+    );
+    this.issues = Object.freeze([...issues]);
+  }
+}
+
+/** No tool has the name a call asked for. */
+export class ToolNotFoundError extends WardrikError {
+  constructor(name: string, closest: readonly string[]) {
+    const hint = closest.length > 0 ? ` The closest available: ${closest.join(', ')}.` : ' No tools are available.';
+    super('tool_not_found', `No tool is named "${name}".${hint}`);
+  }
+}
+
+/** A call ran longer than its time-out; its signal was aborted. */
+export class ToolTimeoutError extends WardrikError {
+  constructor(tool: string, ms: number) {
+    super(
+      'timeout',
+      `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again later, or with a smaller request.`,
+    );
+  }
+}
+
+/**
+ * A transient failure: the service behind a tool is down or unreachable. Throw it from a tool (the MCP
+ * layer does) so the runner retries the call when the tool is safe to repeat.
+ */
+export class Unavailable extends WardrikError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, options);
+  }
+}
+
+/** The store could not read or write; a call whose journal entry cannot be written does not run. */
+export class StoreError extends WardrikError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('store', message, options);
+  }
+}
+
+/** An answer that conflicts with the state it would change: already answered, stale, wrong kind. */
+export class ConflictError extends WardrikError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+/** Something asked for by id does not exist. */
+export class NotFoundError extends WardrikError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}

@@ -1,0 +1,102 @@
+import type { Clock } from '../clock.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { ToolRunner } from '../runner/tool-runner.js';
+import type { InboxRecord, InboxStatus, Store } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+import { errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
+
+/** A parked call, as a person sees it in the inbox. */
+export type InboxItem = InboxRecord;
+
+/**
+ * Where a person answers parked calls: approvals, a tool's own `park(reason)`, and calls left in doubt
+ * by a crash. Each item is answered once: a second answer, or an approval for arguments other than
+ * those the person saw (`digest`), runs nothing and throws a `ConflictError` saying why.
+ */
+export class Inbox {
+  constructor(
+    private readonly store: Store,
+    private readonly runner: ToolRunner,
+    private readonly events: EventBus,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Pending items, oldest first. */
+  list(): Promise<InboxItem[]> {
+    return this.store.listInbox();
+  }
+
+  get(id: string): Promise<InboxItem | undefined> {
+    return this.store.getInboxItem(id);
+  }
+
+  /**
+   * Approves a call that asked for approval and runs it, once. Pass the `digest` the person saw to bind
+   * the approval to exactly those arguments. Returns the call's answer.
+   */
+  async approve(id: string, options: { readonly by?: string; readonly digest?: string } = {}): Promise<ToolAnswer> {
+    const item = await this.pending(id, 'approve');
+    if (item.kind !== 'approval') {
+      throw new ConflictError(
+        `Inbox item "${id}" is a ${item.kind === 'park' ? "tool's own park" : 'call in doubt'}, not an approval; answer it with inbox.answer(id, value) or deny it.`,
+      );
+    }
+    if (options.digest !== undefined && options.digest !== item.digest) {
+      throw new ConflictError(
+        `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${item.digest.slice(0, 12)}…); nothing ran. Look at the item again and approve what it asks now.`,
+      );
+    }
+    await this.mark(item, 'approved', options.by);
+    return this.runner.runApproved(item);
+  }
+
+  /** Refuses a parked call: the model is told a person refused it, and why. */
+  async deny(id: string, options: { readonly reason: string; readonly by?: string }): Promise<ToolAnswer> {
+    if (options === undefined || typeof options.reason !== 'string' || options.reason.trim() === '') {
+      throw new TypeError(`inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`);
+    }
+    const item = await this.pending(id, 'deny');
+    await this.mark(item, 'denied', options.by);
+    const who = options.by === undefined ? 'A person' : `A person (${options.by})`;
+    return this.runner.settle(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
+  }
+
+  /** Answers a tool's own `park(reason)`: `value` becomes the call's result. */
+  async answer(id: string, value: unknown, options: { readonly by?: string } = {}): Promise<ToolAnswer> {
+    const item = await this.pending(id, 'answer');
+    if (item.kind === 'approval') {
+      throw new ConflictError(`Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`);
+    }
+    await this.mark(item, 'answered', options.by);
+    return this.runner.settle(item, okAnswer(value, item.labels), 'parked');
+  }
+
+  private async pending(id: string, verb: string): Promise<InboxItem> {
+    const item = await this.store.getInboxItem(id);
+    if (item === undefined) throw new NotFoundError(`No inbox item "${id}" to ${verb}; inbox.list() shows the pending ones.`);
+    if (item.status !== 'pending') {
+      const by = item.by === undefined ? '' : ` by ${item.by}`;
+      throw new ConflictError(`Inbox item "${id}" was already ${item.status}${by}; nothing ran.`);
+    }
+    return item;
+  }
+
+  /** Marks the item answered if nobody did first; the compare-and-set is what makes an answer count once. */
+  private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined): Promise<void> {
+    const next: InboxRecord = { ...item, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
+    if (!(await this.store.updateInboxItem(next, 'pending'))) {
+      const now = await this.store.getInboxItem(item.id);
+      throw new ConflictError(`Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`);
+    }
+    this.events.emit({
+      type: 'tool.answered',
+      agent: item.agent,
+      run: item.run,
+      call: item.call,
+      tool: item.tool,
+      inboxId: item.id,
+      answer: status,
+      ...(by === undefined ? {} : { by }),
+    });
+  }
+}

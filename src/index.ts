@@ -1,0 +1,64 @@
+// The public API. Every export is named and deliberate: test/public-api.test.ts lists them.
+import 'reflect-metadata';
+
+export { Wardrik } from './di/wardrik.js';
+export type { ToolInfo, ToolsetClass, WardrikOptions } from './di/wardrik.js';
+export { Tokens } from './di/tokens.js';
+
+export {
+  ConfigurationError,
+  ConflictError,
+  InvalidArgumentsError,
+  NotFoundError,
+  StoreError,
+  ToolNotFoundError,
+  ToolTimeoutError,
+  Unavailable,
+  WardrikError,
+} from './errors.js';
+export type { FieldIssue } from './errors.js';
+
+export { Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
+export type { ToolDecoratorOptions } from './tools/metadata.js';
+export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
+export type { Annotations, DtoClass, JsonSchema, PrivateKey, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
+export { callTool } from './tools/call-tool.js';
+export type { ToolCall } from './tools/call-tool.js';
+export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';
+export type { ToolAnswer, ToolErrorCode } from './tools/result.js';
+export type { Measure, ToolContext } from './tools/context.js';
+export { ARGUMENT_LIMITS } from './tools/arguments.js';
+export { ToolCatalog } from './tools/catalog.js';
+export type { CatalogEntry, SkippedTool } from './tools/catalog.js';
+
+export { ToolRunner, RUNNER_DEFAULTS } from './runner/tool-runner.js';
+export type { CallRequest, RunnerOptions } from './runner/tool-runner.js';
+export { isTransient } from './runner/transient.js';
+export { argumentsDigest } from './runner/digest.js';
+export type { Clock } from './clock.js';
+
+export { Policy } from './policy/policy.js';
+export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, PolicyRule } from './policy/policy.js';
+
+export { Inbox } from './inbox/inbox.js';
+export type { InboxItem } from './inbox/inbox.js';
+
+export { MemoryStore } from './store/memory-store.js';
+export type { CallRecord, CallState, InboxKind, InboxRecord, InboxStatus, RememberedRecord, Store } from './store/store.js';
+
+export { EventBus } from './telemetry/event-bus.js';
+export type {
+  CostEvent,
+  LabelAddedEvent,
+  ToolAnsweredEvent,
+  ToolCalledEvent,
+  ToolDecidedEvent,
+  ToolFailedEvent,
+  ToolParkedEvent,
+  ToolRetryingEvent,
+  ToolSkippedEvent,
+  ToolsChangedEvent,
+  ToolSucceededEvent,
+  WardrikEvent,
+  WarningEvent,
+} from './telemetry/events.js';

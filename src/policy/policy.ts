@@ -1,0 +1,163 @@
+import { ConfigurationError } from '../errors.js';
+import { glob } from '../tools/glob.js';
+import type { Annotations } from '../tools/tool.js';
+
+export type PolicyAction = 'allow' | 'ask' | 'deny';
+
+/**
+ * A rule: for calls to tools matching `match` (a glob on `toolset/tool`, such as `orders/*`), and that
+ * meet every condition in `when`, do `action`. Of all rules that match a call, the most restrictive wins
+ * (deny > ask > allow).
+ */
+export interface PolicyRule {
+  readonly match: string;
+  readonly action: PolicyAction;
+  readonly when?: {
+    /** The run carries every one of these labels. */
+    readonly labels?: readonly string[];
+    /**
+     * Globs on the call's `@Resources`. For `allow`, every resource must match one (a call that also
+     * touches something else is not allowed by this rule); for `ask` and `deny`, any one matching is enough.
+     */
+    readonly resources?: readonly string[];
+    /** The tool's annotations equal these, such as `{ destructive: true }`. */
+    readonly annotations?: Readonly<Record<string, unknown>>;
+  };
+}
+
+/** What a policy decides from. */
+export interface PolicyInput {
+  readonly agent: string;
+  readonly run: string;
+  /** `toolset/tool` */
+  readonly tool: string;
+  readonly annotations: Annotations;
+  readonly arguments: unknown;
+  readonly labels: readonly string[];
+  readonly resources: readonly string[];
+}
+
+/** A custom decision; `undefined` abstains. It counts as one more matching rule. */
+export type PolicyHook = (input: PolicyInput) => PolicyAction | undefined | Promise<PolicyAction | undefined>;
+
+export interface PolicyOptions {
+  readonly rules?: readonly PolicyRule[];
+  readonly decide?: PolicyHook;
+  /**
+   * Once a run carries `outside` (text nobody on the agent's side wrote), every call that is not
+   * read-only asks a person, whatever an allow rule says. On unless set to `false`, which is warned about.
+   */
+  readonly askWhenOutside?: boolean;
+}
+
+export interface Decision {
+  readonly action: PolicyAction;
+  /** Which rule decided, for the `tool.decided` event. */
+  readonly rule: string;
+}
+
+interface CompiledRule {
+  readonly rule: PolicyRule;
+  readonly label: string;
+  readonly matches: (ref: string) => boolean;
+  readonly resources?: readonly ((resource: string) => boolean)[];
+}
+
+const SEVERITY: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
+export const OUTSIDE = 'outside';
+
+/** Decides deny / ask / allow for each call. Rules are checked and compiled once, at start-up. */
+export class Policy {
+  private readonly rules: readonly CompiledRule[];
+  private readonly agentRules = new WeakMap<readonly PolicyRule[], readonly CompiledRule[]>();
+
+  constructor(private readonly options: PolicyOptions = {}) {
+    this.rules = compileRules(options.rules ?? [], 'rule');
+    if (options.decide !== undefined && typeof options.decide !== 'function') {
+      throw new ConfigurationError('policy.decide must be a function (input) => "allow" | "ask" | "deny" | undefined.');
+    }
+  }
+
+  get asksWhenOutside(): boolean {
+    return this.options.askWhenOutside !== false;
+  }
+
+  /** Checks an agent's own rules; call at start-up so a typo fails then. */
+  prepare(rules: readonly PolicyRule[]): void {
+    if (!this.agentRules.has(rules)) this.agentRules.set(rules, compileRules(rules, 'agent rule'));
+  }
+
+  async decide(input: PolicyInput, agentRules?: readonly PolicyRule[]): Promise<Decision> {
+    let decided: Decision | undefined;
+    const consider = (action: PolicyAction, rule: string): void => {
+      if (decided === undefined || SEVERITY[action] > SEVERITY[decided.action]) decided = { action, rule };
+    };
+    const apply = (rules: readonly CompiledRule[]): void => {
+      for (const rule of rules) if (ruleMatches(rule, input)) consider(rule.rule.action, rule.label);
+    };
+    apply(this.rules);
+    if (agentRules !== undefined && agentRules.length > 0) {
+      this.prepare(agentRules);
+      apply(this.agentRules.get(agentRules)!);
+    }
+    if (this.options.decide !== undefined) {
+      const action = await this.options.decide(input);
+      if (action !== undefined) {
+        if (!(action in SEVERITY)) throw new ConfigurationError(`policy.decide returned ${JSON.stringify(action)}; return "allow", "ask", "deny" or undefined.`);
+        consider(action, 'policy.decide hook');
+      }
+    }
+    const readOnly = input.annotations.readOnly === true;
+    decided ??= readOnly
+      ? { action: 'allow', rule: 'default: read-only tools run' }
+      : { action: 'ask', rule: 'default: a tool that is not read-only asks a person' };
+    if (decided.action === 'allow' && !readOnly && this.asksWhenOutside && input.labels.includes(OUTSIDE)) {
+      return { action: 'ask', rule: `labels: the run carries "${OUTSIDE}", so a tool that is not read-only asks a person` };
+    }
+    return decided;
+  }
+}
+
+function compileRules(rules: readonly PolicyRule[], kind: string): readonly CompiledRule[] {
+  if (!Array.isArray(rules)) throw new ConfigurationError(`Policy rules must be an array of { match, action, when? }.`);
+  return rules.map((rule, index) => {
+    const label = `${kind} ${index + 1} (${String(rule?.match)} ${String(rule?.action)})`;
+    if (rule === null || typeof rule !== 'object' || typeof rule.match !== 'string' || rule.match === '') {
+      throw new ConfigurationError(`Policy ${label}: match must be a glob on "toolset/tool", such as "orders/*".`);
+    }
+    if (!(rule.action in SEVERITY)) {
+      throw new ConfigurationError(`Policy ${label}: action must be "allow", "ask" or "deny".`);
+    }
+    if (!rule.match.includes('/') && rule.match !== '*' && rule.match !== '**') {
+      throw new ConfigurationError(
+        `Policy ${label}: "${rule.match}" has no "/"; rules name tools as "toolset/tool", such as "${rule.match}/*" or "*/${rule.match}".`,
+      );
+    }
+    const matchRef = glob(rule.match);
+    return {
+      rule,
+      label,
+      matches: rule.match === '*' || rule.match === '**' ? () => true : matchRef,
+      ...(rule.when?.resources === undefined ? {} : { resources: rule.when.resources.map(glob) }),
+    };
+  });
+}
+
+function ruleMatches(compiled: CompiledRule, input: PolicyInput): boolean {
+  if (!compiled.matches(input.tool)) return false;
+  const when = compiled.rule.when;
+  if (when === undefined) return true;
+  if (when.labels !== undefined && !when.labels.every((label) => input.labels.includes(label))) return false;
+  if (when.annotations !== undefined) {
+    for (const [key, value] of Object.entries(when.annotations)) if (input.annotations[key] !== value) return false;
+  }
+  if (compiled.resources !== undefined) {
+    const matchesAny = (resource: string): boolean => compiled.resources!.some((matches) => matches(resource));
+    const ok =
+      compiled.rule.action === 'allow'
+        ? input.resources.length > 0 && input.resources.every(matchesAny)
+        : input.resources.some(matchesAny);
+    if (!ok) return false;
+  }
+  return true;
+}

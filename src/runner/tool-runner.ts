@@ -1,0 +1,496 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { ConfigurationError, StoreError, ToolTimeoutError } from '../errors.js';
+import type { Policy, PolicyRule } from '../policy/policy.js';
+import type { CallRecord, CallState, InboxKind, InboxRecord, Store } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
+import {
+  answerFrom,
+  checkArguments,
+  failureAnswer,
+  invalidArgumentsAnswer,
+  mergeLabels,
+  notFoundAnswer,
+  parseArguments,
+} from '../tools/call-tool.js';
+import { glob } from '../tools/glob.js';
+import { errorAnswer, type ToolAnswer } from '../tools/result.js';
+import { CallContext } from './call-context.js';
+import { argumentsDigest } from './digest.js';
+import { isTransient } from './transient.js';
+
+/** How the runner times out and retries calls. Every field has a default. */
+export interface RunnerOptions {
+  /** One attempt's time-out unless the tool sets `@Timeout`: 60 000 ms. */
+  readonly timeoutMs?: number;
+  readonly retry?: {
+    /** Attempts in all for a repeatable call that fails transiently: 3. Non-repeatable calls get 1. */
+    readonly attempts?: number;
+    /** The first retry waits about this long (with jitter), doubling each time: 200 ms. */
+    readonly baseDelayMs?: number;
+    /** No wait is longer than this: 10 000 ms. */
+    readonly maxDelayMs?: number;
+  };
+  /** How long `@Idempotent({ remember: true })` results are kept: 24 hours. */
+  readonly rememberMs?: number;
+  /** Where retry jitter comes from; replace it for repeatable tests. */
+  readonly random?: () => number;
+}
+
+/** A call to run: who calls, in which run, and what the model asked for. */
+export interface CallRequest {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: { readonly id: string; readonly name: string; readonly arguments?: unknown };
+  /** The agent's budget in US dollars: at or over it, no call starts. */
+  readonly budgetUsd?: number;
+  /** The agent's own rules, applied with the global ones (the most restrictive wins). */
+  readonly policy?: readonly PolicyRule[];
+  /** Patterns of the tools this caller may use, such as `orders/*`; all when absent. */
+  readonly tools?: readonly string[];
+  /** Stops the call: its tool's signal aborts and the call answers `aborted`. */
+  readonly signal?: AbortSignal;
+  /** The key the tool sees as `ctx.idempotencyKey`; `run:call` unless given. */
+  readonly idempotencyKey?: string;
+}
+
+/** A call that passed resolution and checking, ready to run (now, or once approved). */
+interface Prepared {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: string;
+  readonly entry: CatalogEntry;
+  /** The checked arguments the tool receives (a DTO instance for DTO tools). */
+  readonly args: unknown;
+  /** The arguments as sent, kept in the journal and the inbox. */
+  readonly arguments: unknown;
+  readonly idempotencyKey: string;
+  readonly labels: readonly string[];
+  readonly budgetUsd?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** An answer and how many attempts it took (0: answered from a remembered result). */
+type Attempted = readonly [ToolAnswer, number];
+
+type Outcome = { readonly returned: unknown } | { readonly threw: unknown };
+
+export const RUNNER_DEFAULTS = Object.freeze({
+  timeoutMs: 60_000,
+  attempts: 3,
+  baseDelayMs: 200,
+  maxDelayMs: 10_000,
+  rememberMs: 24 * 60 * 60 * 1000,
+});
+
+/**
+ * The pipeline every tool call goes through: resolve, check, budget, decide, journal `started`, run
+ * (time-out, retries), journal the answer, labels and costs. Each step is explicit and its state is
+ * written to the store before the effect it describes, so a crash leaves a readable journal.
+ */
+export class ToolRunner {
+  private readonly inFlight = new Map<string, Promise<ToolAnswer>>();
+  private readonly remembering = new Map<string, { readonly digest: string; readonly answer: Promise<Attempted> }>();
+  private readonly timeoutMs: number;
+  private readonly attempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly rememberMs: number;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly catalog: ToolCatalog,
+    private readonly store: Store,
+    private readonly events: EventBus,
+    private readonly policy: Policy,
+    private readonly clock: Clock,
+    options: RunnerOptions = {},
+  ) {
+    this.timeoutMs = positive('runner.timeoutMs', options.timeoutMs ?? RUNNER_DEFAULTS.timeoutMs);
+    this.attempts = positive('runner.retry.attempts', options.retry?.attempts ?? RUNNER_DEFAULTS.attempts);
+    this.baseDelayMs = positive('runner.retry.baseDelayMs', options.retry?.baseDelayMs ?? RUNNER_DEFAULTS.baseDelayMs, true);
+    this.maxDelayMs = positive('runner.retry.maxDelayMs', options.retry?.maxDelayMs ?? RUNNER_DEFAULTS.maxDelayMs, true);
+    this.rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
+    this.random = options.random ?? Math.random;
+  }
+
+  /**
+   * Runs one call and returns the answer the model sees. A call id already in the journal is never run
+   * again: its recorded answer comes back. Throws only when the store fails (the call then did not run).
+   */
+  run(request: CallRequest): Promise<ToolAnswer> {
+    const key = `${request.run}\u0000${request.call.id}`;
+    const running = this.inFlight.get(key);
+    if (running !== undefined) return running;
+    const answer = this.start(request).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, answer);
+    return answer;
+  }
+
+  /** Runs a call a person approved; `item` is its inbox record, already marked approved. */
+  async runApproved(item: InboxRecord): Promise<ToolAnswer> {
+    const entry = this.catalog.get(item.tool);
+    const base = { agent: item.agent, run: item.run, call: item.call, tool: item.tool };
+    if (entry === undefined) {
+      return this.settle(base, errorAnswer('tool_not_found', `Tool "${item.tool}" is no longer available, so the approved call did not run.`), 'parked');
+    }
+    const checked = await checkArguments(entry.tool, item.arguments);
+    if (!checked.ok) return this.settle(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
+    if (await this.budgetSpent(item.agent, item.budgetUsd)) return this.settle(base, budgetAnswer(item.budgetUsd!), 'parked');
+    const prepared: Prepared = {
+      agent: item.agent,
+      run: item.run,
+      call: item.call,
+      entry,
+      args: checked.value,
+      arguments: item.arguments,
+      idempotencyKey: (await this.store.getCall(item.run, item.call))?.idempotencyKey ?? `${item.run}:${item.call}`,
+      labels: await this.store.getLabels(item.run),
+      ...(item.budgetUsd === undefined ? {} : { budgetUsd: item.budgetUsd }),
+    };
+    return this.execute(prepared, 'parked');
+  }
+
+  /**
+   * Writes a final answer for a parked call without running it (a person denied or answered it).
+   * Returns the answer, or throws a `StoreError` when the journal cannot be written.
+   */
+  async settle(
+    base: { readonly agent: string; readonly run: string; readonly call: string; readonly tool: string },
+    answer: ToolAnswer,
+    expected: CallState | undefined,
+  ): Promise<ToolAnswer> {
+    const previous = await this.store.getCall(base.run, base.call);
+    const record: CallRecord = {
+      run: base.run,
+      call: base.call,
+      agent: base.agent,
+      tool: base.tool,
+      arguments: previous?.arguments ?? null,
+      idempotencyKey: previous?.idempotencyKey ?? `${base.run}:${base.call}`,
+      state: answer.status === 'ok' ? 'succeeded' : 'failed',
+      attempt: previous?.attempt ?? 0,
+      answer,
+      updatedAt: this.clock.now(),
+    };
+    if (!(await this.store.writeCall(record, expected))) return this.raced(base.run, base.call);
+    await this.addLabels(base, answer.labels);
+    this.emitFinal(base, answer, record.attempt);
+    return answer;
+  }
+
+  private async start(request: CallRequest): Promise<ToolAnswer> {
+    const { agent, run, call } = request;
+    const existing = await this.store.getCall(run, call.id);
+    if (existing !== undefined) return this.recorded(existing, call.arguments);
+    const entry = this.resolve(call.name, request.tools);
+    const base = { agent, run, call: call.id, tool: entry?.ref ?? call.name };
+    this.events.emit({ type: 'tool.called', ...base });
+    const parsed = parseArguments(call.arguments);
+    const early = (answer: ToolAnswer): Promise<ToolAnswer> => this.finishEarly(base, parsed.ok ? parsed.value : call.arguments, answer);
+    if (entry === undefined) return early(notFoundAnswer(call.name, this.visible(request.tools)));
+    if (!parsed.ok) return early(invalidArgumentsAnswer(entry.name, parsed.issues));
+    const checked = await checkArguments(entry.tool, parsed.value);
+    if (!checked.ok) return early(invalidArgumentsAnswer(entry.name, checked.issues));
+    if (await this.budgetSpent(agent, request.budgetUsd)) return early(budgetAnswer(request.budgetUsd!));
+    const labels = await this.store.getLabels(run);
+    const prepared: Prepared = {
+      agent,
+      run,
+      call: call.id,
+      entry,
+      args: checked.value,
+      arguments: parsed.value,
+      idempotencyKey: request.idempotencyKey ?? `${run}:${call.id}`,
+      labels,
+      ...(request.budgetUsd === undefined ? {} : { budgetUsd: request.budgetUsd }),
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    };
+    let resources: readonly string[];
+    try {
+      resources = entry.tool.annotations.resources?.(checked.value as never) ?? [];
+    } catch (error) {
+      // Fail closed: a policy that cannot see what a call touches must not allow it.
+      return early(errorAnswer('failed', `Tool "${entry.name}" could not say what it acts on (@Resources threw: ${(error as Error).message}); it did not run.`));
+    }
+    const decision = await this.policy.decide(
+      { agent, run, tool: entry.ref, annotations: entry.tool.annotations, arguments: checked.value, labels, resources },
+      request.policy,
+    );
+    this.events.emit({ type: 'tool.decided', ...base, decision: decision.action, rule: decision.rule });
+    if (decision.action === 'deny') {
+      return early(errorAnswer('denied', `The policy does not allow this call (${decision.rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`));
+    }
+    if (decision.action === 'ask') return this.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
+    return this.execute(prepared, undefined);
+  }
+
+  /** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
+  private recorded(record: CallRecord, raw: unknown): ToolAnswer {
+    const parsed = parseArguments(raw);
+    if (parsed.ok && record.arguments !== null && argumentsDigest(parsed.value) !== argumentsDigest(record.arguments)) {
+      return errorAnswer('conflict', `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`);
+    }
+    if (record.answer !== undefined) return record.answer;
+    return errorAnswer('conflict', `Call "${record.call}" is already running; wait for its answer instead of calling again.`);
+  }
+
+  private resolve(name: string, patterns: readonly string[] | undefined): CatalogEntry | undefined {
+    const entry = this.catalog.get(name);
+    if (entry === undefined || patterns === undefined) return entry;
+    return patterns.some((pattern) => glob(pattern)(entry.ref)) ? entry : undefined;
+  }
+
+  private visible(patterns: readonly string[] | undefined): string[] {
+    return this.catalog.select(patterns).map((entry) => entry.name);
+  }
+
+  private async budgetSpent(agent: string, budgetUsd: number | undefined): Promise<boolean> {
+    return budgetUsd !== undefined && (await this.store.getSpend(agent)) >= budgetUsd;
+  }
+
+  /** Journals a call that ends before it runs (unknown tool, bad arguments, denied, budget). */
+  private async finishEarly(
+    base: { readonly agent: string; readonly run: string; readonly call: string; readonly tool: string },
+    args: unknown,
+    answer: ToolAnswer,
+  ): Promise<ToolAnswer> {
+    const record: CallRecord = {
+      ...base,
+      arguments: args ?? null,
+      idempotencyKey: `${base.run}:${base.call}`,
+      state: 'failed',
+      attempt: 0,
+      answer,
+      updatedAt: this.clock.now(),
+    };
+    if (!(await this.store.writeCall(record, undefined))) return this.raced(base.run, base.call);
+    this.emitFinal(base, answer, 0);
+    return answer;
+  }
+
+  private async execute(p: Prepared, expected: CallState | undefined): Promise<ToolAnswer> {
+    if (!(await this.journal(p, 'started', 1, expected))) return this.raced(p.run, p.call);
+    const [answer, attempts] = p.entry.tool.annotations.remember === true ? await this.remembered(p) : await this.attemptAll(p);
+    return this.finish(p, answer, attempts);
+  }
+
+  /** `@Idempotent({ remember: true })`: a stored result answers a repeat; concurrent repeats run once. */
+  private async remembered(p: Prepared): Promise<Attempted> {
+    const digest = argumentsDigest(p.arguments);
+    const conflict = errorAnswer(
+      'conflict',
+      `Idempotency key "${p.idempotencyKey}" was already used with other arguments; nothing ran. Use a new key for a different request.`,
+    );
+    const flight = this.remembering.get(p.idempotencyKey);
+    if (flight !== undefined) return flight.digest === digest ? [(await flight.answer)[0], 0] : [conflict, 0];
+    const stored = await this.store.getRemembered(p.idempotencyKey, this.clock.now());
+    if (stored !== undefined) return [stored.digest === digest ? stored.answer : conflict, 0];
+    const answer = this.attemptAll(p).then(async (attempted) => {
+      const [result] = attempted;
+      if (result.status === 'ok') {
+        await this.store.putRemembered({ key: p.idempotencyKey, digest, answer: result, expiresAt: this.clock.now() + this.rememberMs });
+      }
+      return attempted;
+    });
+    this.remembering.set(p.idempotencyKey, { digest, answer });
+    try {
+      return await answer;
+    } finally {
+      this.remembering.delete(p.idempotencyKey);
+    }
+  }
+
+  /** Runs attempts until one answers; only repeatable tools get more than one, and only for transient failures. */
+  private async attemptAll(p: Prepared): Promise<Attempted> {
+    const tool = p.entry.tool;
+    const repeatable = tool.annotations.readOnly === true || tool.annotations.idempotent === true;
+    const limit = repeatable ? this.attempts : 1;
+    const base = { agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref };
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attemptOnce(p, attempt);
+      if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
+      if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
+      if (attempt >= limit || !isTransient(outcome.threw)) return [failureAnswer(tool, outcome.threw), attempt];
+      const delayMs = this.backoff(attempt);
+      this.events.emit({ type: 'tool.retrying', ...base, attempt: attempt + 1, delayMs, reason: (outcome.threw as Error)?.message ?? String(outcome.threw) });
+      await this.journal(p, 'started', attempt + 1, 'started');
+      if (!(await sleep(delayMs, p.signal))) return [stoppedAnswer(p), attempt];
+    }
+  }
+
+  /** One attempt under one timer; its costs are recorded whatever happens. */
+  private async attemptOnce(p: Prepared, attempt: number): Promise<Outcome> {
+    const tool = p.entry.tool;
+    const ctx = new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
+    let outcome: Outcome;
+    try {
+      const result = tool.run(p.args as never, ctx);
+      outcome = isThenable(result) ? await this.race(result, ctx, tool.annotations.timeout ?? this.timeoutMs, p) : { returned: result };
+    } catch (error) {
+      outcome = { threw: error };
+    }
+    await this.recordCosts(p, ctx);
+    return outcome;
+  }
+
+  /** Waits for the tool, its time-out or the caller's stop, whichever comes first, with one timer. */
+  private race(result: PromiseLike<unknown>, ctx: CallContext, ms: number, p: Prepared): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      const settle = (outcome: Outcome): void => {
+        clearTimeout(timer);
+        p.signal?.removeEventListener('abort', stop);
+        resolve(outcome);
+      };
+      const stop = (): void => {
+        ctx.abort(p.signal?.reason);
+        settle({ threw: p.signal?.reason });
+      };
+      const timer = setTimeout(() => {
+        const error = new ToolTimeoutError(p.entry.name, ms);
+        ctx.abort(error);
+        settle({ threw: error });
+      }, ms);
+      p.signal?.addEventListener('abort', stop, { once: true });
+      if (p.signal?.aborted === true) stop();
+      result.then(
+        (returned) => settle({ returned }),
+        (threw: unknown) => settle({ threw }),
+      );
+    });
+  }
+
+  private async recordCosts(p: Prepared, ctx: CallContext): Promise<void> {
+    for (const usd of ctx.costs) {
+      const totalUsd = await this.store.addSpend(p.agent, usd);
+      this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd });
+    }
+  }
+
+  /** Journals the answer, adds its labels to the run, parks the call if the tool asked to. */
+  private async finish(p: Prepared, answer: ToolAnswer, attempt: number): Promise<ToolAnswer> {
+    const base = { agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref };
+    await this.addLabels(base, answer.labels);
+    if (answer.status === 'parked') return this.park(p, 'park', answer.reason, 'started', answer.labels);
+    const written = await this.store.writeCall(
+      {
+        ...this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempt),
+        answer,
+      },
+      'started',
+    );
+    if (!written) return this.raced(p.run, p.call);
+    this.emitFinal(base, answer, attempt);
+    return answer;
+  }
+
+  private async park(p: Prepared, kind: InboxKind, reason: string, expected: CallState | undefined, labels: readonly string[] = []): Promise<ToolAnswer> {
+    const inboxId = randomUUID();
+    const answer: ToolAnswer = { status: 'parked', inboxId, reason, labels };
+    const item: InboxRecord = {
+      id: inboxId,
+      kind,
+      status: 'pending',
+      agent: p.agent,
+      run: p.run,
+      call: p.call,
+      tool: p.entry.ref,
+      arguments: p.arguments,
+      digest: argumentsDigest(p.arguments),
+      labels: mergeLabels(p.labels, labels),
+      reason,
+      createdAt: this.clock.now(),
+      ...(p.budgetUsd === undefined ? {} : { budgetUsd: p.budgetUsd }),
+    };
+    // The journal first: a crash between the two leaves a parked call whose item recovery can rebuild.
+    const written = await this.store.writeCall({ ...this.recordOf(p, 'parked', 0), answer, inboxId }, expected);
+    if (!written) return this.raced(p.run, p.call);
+    await this.store.putInboxItem(item);
+    this.events.emit({ type: 'tool.parked', agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref, inboxId, kind, reason });
+    return answer;
+  }
+
+  private async journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
+    try {
+      return await this.store.writeCall(this.recordOf(p, state, attempt), expected);
+    } catch (error) {
+      throw new StoreError(
+        `Could not journal call "${p.call}" of run "${p.run}" (${p.entry.ref}) as ${state}, so it did not run: ${(error as Error).message}. Check the store, then send the call again.`,
+        { cause: error },
+      );
+    }
+  }
+
+  private recordOf(p: Prepared, state: CallState, attempt: number): CallRecord {
+    return {
+      run: p.run,
+      call: p.call,
+      agent: p.agent,
+      tool: p.entry.ref,
+      arguments: p.arguments,
+      idempotencyKey: p.idempotencyKey,
+      state,
+      attempt,
+      updatedAt: this.clock.now(),
+    };
+  }
+
+  /** Someone else changed the call's state first: answer with what they recorded. */
+  private async raced(run: string, call: string): Promise<ToolAnswer> {
+    const record = await this.store.getCall(run, call);
+    return record?.answer ?? errorAnswer('conflict', `Call "${call}" is being handled elsewhere; wait for its answer.`);
+  }
+
+  private async addLabels(base: { readonly agent: string; readonly run: string; readonly call: string; readonly tool: string }, labels: readonly string[]): Promise<void> {
+    if (labels.length === 0) return;
+    const added = await this.store.addLabels(base.run, labels);
+    if (added.length > 0) this.events.emit({ type: 'label.added', ...base, labels: added });
+  }
+
+  private emitFinal(base: { readonly agent: string; readonly run: string; readonly call: string; readonly tool: string }, answer: ToolAnswer, attempts: number): void {
+    if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...base, attempts, labels: answer.labels });
+    else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...base, code: answer.code, message: answer.message, attempts });
+  }
+
+  /** Exponential backoff with equal jitter: half the step fixed, half random, capped. */
+  private backoff(attempt: number): number {
+    const step = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(step / 2 + this.random() * (step / 2));
+  }
+}
+
+function stoppedAnswer(p: Prepared): ToolAnswer {
+  return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? []);
+}
+
+function budgetAnswer(budgetUsd: number): ToolAnswer {
+  return errorAnswer('budget_spent', `The agent's budget of $${budgetUsd} is spent, so this call did not run. Finish with what you have.`);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted === true) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', done);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function positive(name: string, value: number, allowZero = false): number {
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw new ConfigurationError(`${name} must be a number ${allowZero ? 'of at least 0' : 'above 0'}; got ${String(value)}.`);
+  }
+  return value;
+}

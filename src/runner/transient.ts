@@ -1,0 +1,18 @@
+import { WardrikError } from '../errors.js';
+
+/** Socket errors that mean the connection dropped or never formed: the service may answer next time. */
+const DROPPED = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+
+/**
+ * Whether a failure is transient, so that a repeatable call may be tried again: `Unavailable`, a
+ * time-out, or a dropped connection anywhere in the error's cause chain. A tool's own error is not.
+ */
+export function isTransient(error: unknown): boolean {
+  for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 8; depth++) {
+    if (current instanceof WardrikError && (current.code === 'unavailable' || current.code === 'timeout')) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && DROPPED.has(code)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,0 +1,82 @@
+import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
+
+/** Keeps everything in this process: for tests and for runs that need not survive a restart. */
+export class MemoryStore implements Store {
+  private readonly calls = new Map<string, CallRecord>();
+  private readonly inbox = new Map<string, InboxRecord>();
+  private readonly remembered = new Map<string, RememberedRecord>();
+  private readonly spend = new Map<string, number>();
+  private readonly labels = new Map<string, Set<string>>();
+
+  async getCall(run: string, call: string): Promise<CallRecord | undefined> {
+    return this.calls.get(callKey(run, call));
+  }
+
+  async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
+    const key = callKey(record.run, record.call);
+    if (this.calls.get(key)?.state !== expected) return false;
+    this.calls.set(key, record);
+    return true;
+  }
+
+  async getInboxItem(id: string): Promise<InboxRecord | undefined> {
+    return this.inbox.get(id);
+  }
+
+  async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
+    return [...this.inbox.values()]
+      .filter((item) => options.all === true || item.status === 'pending')
+      .sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async putInboxItem(item: InboxRecord): Promise<void> {
+    this.inbox.set(item.id, item);
+  }
+
+  async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
+    if (this.inbox.get(item.id)?.status !== expected) return false;
+    this.inbox.set(item.id, item);
+    return true;
+  }
+
+  async getRemembered(key: string, now: number): Promise<RememberedRecord | undefined> {
+    const record = this.remembered.get(key);
+    if (record !== undefined && record.expiresAt <= now) {
+      this.remembered.delete(key);
+      return undefined;
+    }
+    return record;
+  }
+
+  async putRemembered(record: RememberedRecord): Promise<void> {
+    this.remembered.set(record.key, record);
+  }
+
+  async addSpend(agent: string, usd: number): Promise<number> {
+    const total = (this.spend.get(agent) ?? 0) + usd;
+    this.spend.set(agent, total);
+    return total;
+  }
+
+  async getSpend(agent: string): Promise<number> {
+    return this.spend.get(agent) ?? 0;
+  }
+
+  async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
+    let set = this.labels.get(run);
+    if (set === undefined) this.labels.set(run, (set = new Set()));
+    const added = labels.filter((label) => !set.has(label));
+    for (const label of added) set.add(label);
+    return added;
+  }
+
+  async getLabels(run: string): Promise<readonly string[]> {
+    return [...(this.labels.get(run) ?? [])];
+  }
+
+  async close(): Promise<void> {}
+}
+
+function callKey(run: string, call: string): string {
+  return `${run}\u0000${call}`;
+}

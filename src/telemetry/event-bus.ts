@@ -1,0 +1,37 @@
+import { defer, filter, from, merge, Subject, type Observable } from 'rxjs';
+import type { Clock } from '../clock.js';
+import type { CostEvent, EventInput, ToolsChangedEvent, WardrikEvent } from './events.js';
+
+/**
+ * The one place events go through. Events emitted while Wardrik starts (skipped tools, warnings) are
+ * kept and replayed to every subscriber, since nobody can subscribe before `Wardrik.create` returns;
+ * later events go only to those subscribed when they happen.
+ */
+export class EventBus {
+  private readonly subject = new Subject<WardrikEvent>();
+  private readonly startup: WardrikEvent[] = [];
+  private started = false;
+
+  readonly events$: Observable<WardrikEvent> = defer(() => merge(from([...this.startup]), this.subject));
+  readonly costs$: Observable<CostEvent> = this.events$.pipe(filter((e): e is CostEvent => e.type === 'cost'));
+  readonly toolChanges$: Observable<ToolsChangedEvent> = this.events$.pipe(
+    filter((e): e is ToolsChangedEvent => e.type === 'tools.changed'),
+  );
+
+  constructor(private readonly clock: Clock) {}
+
+  emit(input: EventInput): void {
+    const event = { ...input, time: this.clock.now() } as WardrikEvent;
+    if (!this.started) this.startup.push(event);
+    this.subject.next(event);
+  }
+
+  /** Start-up is over: from now on events are not kept. */
+  markStarted(): void {
+    this.started = true;
+  }
+
+  complete(): void {
+    this.subject.complete();
+  }
+}

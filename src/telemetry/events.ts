@@ -1,0 +1,123 @@
+/**
+ * Every event Wardrik emits on `events$`. Each has a `type` and a `time` (milliseconds since the epoch),
+ * and carries `agent`, `run` and `call` where they apply. Types are dotted lowercase and stable.
+ */
+
+interface CallEventBase {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: string;
+  /** The tool as policies name it: `orders/refund_order`. */
+  readonly tool: string;
+  readonly time: number;
+}
+
+/** A tool was left out at registration; `reason` says why and how to fix it. */
+export interface ToolSkippedEvent {
+  readonly type: 'tool.skipped';
+  readonly toolset: string;
+  readonly tool: string;
+  readonly reason: string;
+  readonly time: number;
+}
+
+/** Something a developer should know, such as a safety rule switched off. */
+export interface WarningEvent {
+  readonly type: 'warning';
+  readonly message: string;
+  readonly time: number;
+}
+
+export interface ToolCalledEvent extends CallEventBase {
+  readonly type: 'tool.called';
+}
+
+/** The policy decision for a call and the rule that made it. */
+export interface ToolDecidedEvent extends CallEventBase {
+  readonly type: 'tool.decided';
+  readonly decision: 'allow' | 'ask' | 'deny';
+  /** Which rule decided, such as `rule 2 (orders/refund_* ask)` or `default: read-only`. */
+  readonly rule: string;
+}
+
+export interface ToolSucceededEvent extends CallEventBase {
+  readonly type: 'tool.succeeded';
+  readonly attempts: number;
+  readonly labels: readonly string[];
+}
+
+export interface ToolFailedEvent extends CallEventBase {
+  readonly type: 'tool.failed';
+  readonly code: string;
+  readonly message: string;
+  readonly attempts: number;
+}
+
+/** A repeatable call failed transiently and will run again after `delayMs`. */
+export interface ToolRetryingEvent extends CallEventBase {
+  readonly type: 'tool.retrying';
+  /** The attempt that comes next. */
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly reason: string;
+}
+
+/** The call waits for a person in the inbox. */
+export interface ToolParkedEvent extends CallEventBase {
+  readonly type: 'tool.parked';
+  readonly inboxId: string;
+  readonly kind: 'approval' | 'park' | 'in_doubt';
+  readonly reason: string;
+}
+
+/** A person answered a parked call. */
+export interface ToolAnsweredEvent extends CallEventBase {
+  readonly type: 'tool.answered';
+  readonly inboxId: string;
+  readonly answer: 'approved' | 'denied' | 'answered';
+  readonly by?: string;
+}
+
+/** The run now carries these labels, new from this call. */
+export interface LabelAddedEvent extends CallEventBase {
+  readonly type: 'label.added';
+  readonly labels: readonly string[];
+}
+
+/** Money spent: `usd` now, `totalUsd` the agent's running total. */
+export interface CostEvent {
+  readonly type: 'cost';
+  readonly agent: string;
+  readonly run: string;
+  readonly call?: string;
+  readonly source: 'tool' | 'model';
+  readonly usd: number;
+  readonly totalUsd: number;
+  readonly time: number;
+}
+
+/** A server's or toolset's tools changed; `count` is how many it offers now (0 while down). */
+export interface ToolsChangedEvent {
+  readonly type: 'tools.changed';
+  readonly mcp: string;
+  readonly server: string;
+  readonly count: number;
+  readonly time: number;
+}
+
+export type WardrikEvent =
+  | ToolSkippedEvent
+  | WarningEvent
+  | ToolCalledEvent
+  | ToolDecidedEvent
+  | ToolSucceededEvent
+  | ToolFailedEvent
+  | ToolRetryingEvent
+  | ToolParkedEvent
+  | ToolAnsweredEvent
+  | LabelAddedEvent
+  | CostEvent
+  | ToolsChangedEvent;
+
+/** An event as code emits it; the bus stamps the time. */
+export type EventInput = WardrikEvent extends infer E ? (E extends WardrikEvent ? Omit<E, 'time'> : never) : never;

@@ -1,0 +1,178 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validate, validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { ConfigurationError, type FieldIssue } from '../errors.js';
+import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
+
+/**
+ * Checks a call's arguments against the tool's input, the same DTO or JSON Schema the model was shown.
+ * Arguments are refused whole, with every failing field, before any tool code runs.
+ */
+export type CheckResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] };
+
+export interface ArgumentChecker {
+  check(raw: unknown): CheckResult | Promise<CheckResult>;
+}
+
+/** Bounds on what a model may send: deeper or larger arguments are refused before parsing into a DTO. */
+export const ARGUMENT_LIMITS = Object.freeze({ depth: 32, values: 10_000, characters: 1_000_000 });
+
+/** Keys that could reach an object's prototype through class-transformer; never valid argument names. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const checkers = new WeakMap<ToolDefinition, ArgumentChecker>();
+
+/**
+ * The tool's checker, built once. Throws a `ConfigurationError` saying why when the tool's input can't
+ * be used (not an object schema, an invalid JSON Schema): such a tool is skipped at registration.
+ */
+export function argumentChecker(tool: ToolDefinition): ArgumentChecker {
+  let checker = checkers.get(tool);
+  if (checker === undefined) {
+    checker = tool.input !== undefined ? dtoChecker(tool.input) : schemaChecker(tool.inputSchema);
+    checkers.set(tool, checker);
+  }
+  return checker;
+}
+
+/** Applies the shape and size limits every call's arguments must pass before any parsing into a DTO. */
+export function inspectArguments(raw: unknown): FieldIssue[] {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return [{ path: '(arguments)', message: `must be a JSON object of named arguments; got ${describeValue(raw)}` }];
+  }
+  const issues: FieldIssue[] = [];
+  let values = 0;
+  let characters = 0;
+  const walk = (value: unknown, path: string, depth: number): boolean => {
+    values++;
+    if (values > ARGUMENT_LIMITS.values || characters > ARGUMENT_LIMITS.characters) return false;
+    if (typeof value === 'string') characters += value.length;
+    if (value === null || typeof value !== 'object') return true;
+    if (depth > ARGUMENT_LIMITS.depth) {
+      issues.push({ path, message: `is nested deeper than ${ARGUMENT_LIMITS.depth} levels; send a flatter value` });
+      return true;
+    }
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) if (!walk(value[i], `${path}[${i}]`, depth + 1)) return false;
+      return true;
+    }
+    for (const key of Object.keys(value)) {
+      characters += key.length;
+      const child = path === '' ? key : `${path}.${key}`;
+      if (FORBIDDEN_KEYS.has(key)) {
+        issues.push({ path: child, message: `"${key}" is not allowed as an argument name; remove it` });
+        continue;
+      }
+      if (!walk((value as Record<string, unknown>)[key], child, depth + 1)) return false;
+    }
+    return true;
+  };
+  if (!walk(raw, '', 0)) {
+    return [
+      {
+        path: '(arguments)',
+        message: `are too large (limits: ${ARGUMENT_LIMITS.values} values, ${ARGUMENT_LIMITS.characters} characters); send less`,
+      },
+    ];
+  }
+  return issues;
+}
+
+const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: true },
+});
+
+function dtoChecker(dto: DtoClass): ArgumentChecker {
+  const storage = getMetadataStorage();
+  const metadatas = storage.getTargetValidationMetadatas(dto, '', true, false);
+  // validateSync skips async validators, so a DTO with any uses the async path.
+  const isAsync = metadatas.some(
+    (meta) => meta.constraintCls !== undefined && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.async),
+  );
+  const finish = (instance: object, errors: ValidationError[]): CheckResult =>
+    errors.length === 0 ? { ok: true, value: instance } : { ok: false, issues: flatten(errors, '') };
+  return {
+    check(raw) {
+      const issues = inspectArguments(raw);
+      if (issues.length > 0) return { ok: false, issues };
+      const instance = plainToInstance(dto, raw as object) as object;
+      return isAsync
+        ? validate(instance, VALIDATOR_OPTIONS).then((errors) => finish(instance, errors))
+        : finish(instance, validateSync(instance, VALIDATOR_OPTIONS));
+    },
+  };
+}
+
+function flatten(errors: readonly ValidationError[], parent: string, out: FieldIssue[] = []): FieldIssue[] {
+  for (const error of errors) {
+    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent === '' ? error.property : `${parent}.${error.property}`;
+    for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
+      out.push({ path, message: constraint === 'whitelistValidation' ? UNKNOWN_ARGUMENT : withValue(message, error.value) });
+    }
+    if (error.children !== undefined && error.children.length > 0) flatten(error.children, path, out);
+  }
+  return out;
+}
+
+const UNKNOWN_ARGUMENT = 'is not an argument of this tool; remove it';
+
+function withValue(message: string, value: unknown): string {
+  return value === undefined ? `${message} (it is missing)` : `${message} (got ${describeValue(value)})`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = typeof value === 'string' ? JSON.stringify(value) : safeJson(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+let ajv: Ajv | undefined;
+
+function schemaChecker(schema: JsonSchema): ArgumentChecker {
+  if (schema.type !== 'object') {
+    throw new ConfigurationError(
+      `its input is not an object schema (type: ${JSON.stringify(schema.type ?? null)}); a tool's arguments are named, so give { type: 'object', properties: {...} }`,
+    );
+  }
+  if (ajv === undefined) {
+    ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+  }
+  let validator: ValidateFunction;
+  try {
+    validator = ajv.compile(schema);
+  } catch (error) {
+    throw new ConfigurationError(`its input schema is not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    check(raw) {
+      const issues = inspectArguments(raw);
+      if (issues.length > 0) return { ok: false, issues };
+      return validator(raw) ? { ok: true, value: raw } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
+    },
+  };
+}
+
+function ajvIssue(error: ErrorObject): FieldIssue {
+  const base = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
+  const join = (child: string): string => (base === '' ? child : `${base}.${child}`);
+  if (error.keyword === 'required') return { path: join(String(error.params.missingProperty)), message: 'is required (it is missing)' };
+  if (error.keyword === 'additionalProperties') return { path: join(String(error.params.additionalProperty)), message: UNKNOWN_ARGUMENT };
+  return { path: base === '' ? '(arguments)' : base, message: error.message ?? `fails the "${error.keyword}" rule` };
+}

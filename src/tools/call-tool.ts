@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { InvalidArgumentsError, ToolNotFoundError, WardrikError, type FieldIssue } from '../errors.js';
+import { argumentChecker, type CheckResult } from './arguments.js';
+import { checkAmount, type ToolContext } from './context.js';
+import { closestNames } from './names.js';
+import { errorAnswer, okAnswer, ParkRequest, ToolResult, type ToolAnswer, type ToolErrorCode } from './result.js';
+import type { ToolDefinition } from './tool.js';
+
+/** A model's request to call a tool. `arguments` may be an object or the JSON text of one. */
+export interface ToolCall {
+  readonly id?: string;
+  readonly name: string;
+  readonly arguments?: unknown;
+}
+
+/**
+ * Runs the tool named by `call` after checking its arguments against the tool's input. Answers with
+ * an error (never throws) when no tool has that name, the arguments fail, or the tool throws. The
+ * context's missing fields are filled: a fresh run and call id, attempt 1, a signal that never aborts.
+ * This is the bare call: time-outs, retries, policy and budgets are the runner's.
+ */
+export async function callTool(
+  tools: readonly ToolDefinition[],
+  call: ToolCall,
+  ctx: Partial<ToolContext> = {},
+): Promise<ToolAnswer> {
+  const tool = tools.find((candidate) => candidate.name === call.name);
+  if (tool === undefined) return notFoundAnswer(call.name, tools.map((t) => t.name));
+  const checked = await checkArguments(tool, call.arguments);
+  if (!checked.ok) return invalidArgumentsAnswer(tool.name, checked.issues);
+  const run = ctx.run ?? randomUUID();
+  const id = ctx.call ?? call.id ?? randomUUID();
+  const context: ToolContext = {
+    agent: ctx.agent ?? 'local',
+    run,
+    call: id,
+    attempt: ctx.attempt ?? 1,
+    idempotencyKey: ctx.idempotencyKey ?? `${run}:${id}`,
+    signal: ctx.signal ?? new AbortController().signal,
+    labels: ctx.labels ?? [],
+    cost: ctx.cost ?? ((usd) => checkAmount('cost(usd)', usd)),
+    measure: ctx.measure ?? ((_unit, amount) => checkAmount('measure(unit, amount)', amount)),
+  };
+  try {
+    return answerFrom(tool, await tool.run(checked.value as never, context));
+  } catch (error) {
+    return failureAnswer(tool, error);
+  }
+}
+
+/** Arguments as a model sends them, an object or its JSON text, as an object; nothing means `{}`. */
+export function parseArguments(raw: unknown): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] } {
+  if (raw === undefined || raw === null) return { ok: true, value: {} };
+  if (typeof raw !== 'string') return { ok: true, value: raw };
+  try {
+    return { ok: true, value: raw.trim() === '' ? {} : JSON.parse(raw) };
+  } catch {
+    return { ok: false, issues: [{ path: '(arguments)', message: 'are not valid JSON; send a JSON object of named arguments' }] };
+  }
+}
+
+/** Parses, applies the limits, then checks against the tool's DTO or schema. */
+export async function checkArguments(tool: ToolDefinition, raw: unknown): Promise<CheckResult> {
+  const parsed = parseArguments(raw);
+  if (!parsed.ok) return parsed;
+  try {
+    return await argumentChecker(tool).check(parsed.value);
+  } catch (error) {
+    return { ok: false, issues: [{ path: '(arguments)', message: `cannot be checked: ${(error as Error).message}` }] };
+  }
+}
+
+/** The answer for what a tool returned: its output with its labels, or a park. */
+export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
+  const own = tool.annotations.labels ?? [];
+  if (value instanceof ParkRequest) return { status: 'parked', reason: value.reason, labels: own };
+  if (value instanceof ToolResult) return okAnswer(value.output, mergeLabels(own, value.labels));
+  return okAnswer(value, own);
+}
+
+/** The answer for what a tool threw: its message, for the model to act on. */
+export function failureAnswer(tool: ToolDefinition, error: unknown): ToolAnswer {
+  const code: ToolErrorCode =
+    error instanceof WardrikError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'failed';
+  const message = error instanceof Error ? error.message : String(error);
+  return errorAnswer(code, message === '' ? `Tool "${tool.name}" failed without a message.` : message, tool.annotations.labels ?? []);
+}
+
+export function notFoundAnswer(name: string, available: Iterable<string>): ToolAnswer {
+  return errorAnswer('tool_not_found', new ToolNotFoundError(name, closestNames(name, available)).message);
+}
+
+export function invalidArgumentsAnswer(tool: string, issues: readonly FieldIssue[]): ToolAnswer {
+  return errorAnswer('invalid_arguments', new InvalidArgumentsError(tool, issues).message);
+}
+
+export function mergeLabels(a: readonly string[], b: readonly string[]): readonly string[] {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  return [...new Set([...a, ...b])];
+}

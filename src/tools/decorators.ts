@@ -1,0 +1,76 @@
+import { injectable } from 'tsyringe';
+import type { Annotations } from './tool.js';
+import { mergeToolMethod, setDescription, setToolsetName, type ToolDecoratorOptions } from './metadata.js';
+
+/**
+ * The decorators only record facts; `Wardrik.create` reads and checks them once, when it registers
+ * the toolset. Their order on a method never matters.
+ */
+
+/** Names a class's tools (the `orders` of `orders/find_order`) and makes the class injectable. */
+export function Toolset(name: string): ClassDecorator {
+  return (target) => {
+    setToolsetName(target, name);
+    // tsyringe reads constructor parameter types from here; nothing is registered globally.
+    injectable()(target as unknown as new (...args: never[]) => unknown);
+  };
+}
+
+/** Makes a method a tool. The name defaults to the method name in snake_case. */
+export function Tool(options: ToolDecoratorOptions): MethodDecorator {
+  return (target, key) => mergeToolMethod(target, methodName(key, '@Tool'), { tool: options });
+}
+
+function annotationDecorator(decorator: string, annotations: Annotations): MethodDecorator {
+  return (target, key) => mergeToolMethod(target, methodName(key, decorator), { annotations });
+}
+
+/** It changes nothing: runs without approval unless a rule says otherwise, and is safe to retry. */
+export function ReadOnly(): MethodDecorator {
+  return annotationDecorator('@ReadOnly', { readOnly: true });
+}
+
+/**
+ * A repeat with the same `ctx.idempotencyKey` does not repeat the effect, so failed calls are retried.
+ * `{ remember: true }` stores each result under its key and answers a repeat from it, for APIs without keys.
+ */
+export function Idempotent(options: { readonly remember?: boolean } = {}): MethodDecorator {
+  return annotationDecorator('@Idempotent', options.remember === true ? { idempotent: true, remember: true } : { idempotent: true });
+}
+
+/** What it changes cannot be undone. */
+export function Destructive(): MethodDecorator {
+  return annotationDecorator('@Destructive', { destructive: true });
+}
+
+/** It reaches things outside the agent's own systems, such as the web. */
+export function OpenWorld(): MethodDecorator {
+  return annotationDecorator('@OpenWorld', { openWorld: true });
+}
+
+/** How long one attempt may run, in milliseconds, instead of the runner's default (60 s). */
+export function Timeout(ms: number): MethodDecorator {
+  return annotationDecorator('@Timeout', { timeout: ms });
+}
+
+/** What a call acts on, from its checked arguments, such as `args => [args.path]`; policies test these. */
+export function Resources<Args>(resources: (args: Args) => readonly string[]): MethodDecorator {
+  return annotationDecorator('@Resources', { resources: resources as Annotations['resources'] });
+}
+
+/** Labels every answer of this tool carries, such as `@Labels('outside')` for web text. */
+export function Labels(...labels: string[]): MethodDecorator {
+  return annotationDecorator('@Labels', { labels: Object.freeze([...labels]) });
+}
+
+/** Documents a DTO property for the model; it becomes the property's `description` in the JSON Schema. */
+export function Describe(text: string): PropertyDecorator {
+  return (target, key) => setDescription(target, methodName(key, '@Describe'), text);
+}
+
+function methodName(key: string | symbol, decorator: string): string {
+  if (typeof key === 'symbol') {
+    throw new TypeError(`${decorator} cannot be used on the symbol-named member ${String(key)}: give it a string name.`);
+  }
+  return key;
+}

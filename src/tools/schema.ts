@@ -1,0 +1,123 @@
+import { IsDefined, getMetadataStorage, ValidationTypes } from 'class-validator';
+import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
+import { targetConstructorToSchema } from 'class-validator-jsonschema';
+import { ConfigurationError } from '../errors.js';
+import { deepFreeze } from './freeze.js';
+import { getDescription } from './metadata.js';
+import type { DtoClass, JsonSchema } from './tool.js';
+
+/**
+ * A DTO's JSON Schema, built once per class and frozen: types, integers, required, enums, formats,
+ * bounds, `@Describe` texts, nested DTOs and arrays of them inlined, unknown properties refused
+ * (`additionalProperties: false`, as the checker refuses them). A DTO that refers to itself keeps that
+ * part under `$defs`, so the schema never points outside itself.
+ */
+export function dtoSchema(dto: DtoClass): JsonSchema {
+  let schema = schemas.get(dto);
+  if (schema === undefined) {
+    schema = deepFreeze(new SchemaBuilder().build(dto));
+    schemas.set(dto, schema);
+  }
+  return schema;
+}
+
+const schemas = new WeakMap<Function, JsonSchema>();
+const REF = '#/$defs/';
+type Mutable = Record<string, unknown>;
+
+class SchemaBuilder {
+  private readonly names = new Map<Function, string>();
+  private readonly raw = new Map<string, Mutable>();
+
+  build(dto: DtoClass): JsonSchema {
+    const root = this.define(dto);
+    const needed = new Set<string>();
+    const schema = this.inline(this.raw.get(root), [root], needed) as Mutable;
+    if (needed.size > 0) {
+      const defs: Mutable = {};
+      for (const name of needed) defs[name] = this.inline(this.raw.get(name), [name], needed);
+      schema.$defs = defs;
+    }
+    return schema as JsonSchema;
+  }
+
+  /** Converts one class (and, through the nested converter, the classes it refers to) into raw schemas. */
+  private define(dto: Function): string {
+    const known = this.names.get(dto);
+    if (known !== undefined) return known;
+    let name = dto.name || 'Anonymous';
+    for (let n = 2; [...this.names.values()].includes(name); n++) name = `${dto.name}_${n}`;
+    this.names.set(dto, name);
+    requireNestedObjects(dto);
+    const schema = targetConstructorToSchema(dto, {
+      classTransformerMetadataStorage: defaultMetadataStorage,
+      refPointerPrefix: REF,
+      additionalConverters: {
+        [ValidationTypes.NESTED_VALIDATION]: (meta) => {
+          const child = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction();
+          if (typeof child !== 'function') {
+            throw new ConfigurationError(
+              `DTO "${dto.name}", property "${meta.propertyName}": @ValidateNested needs the nested class. ` +
+                `Add @Type(() => ItsClass) from class-transformer.`,
+            );
+          }
+          return { $ref: REF + this.define(child) };
+        },
+      },
+    }) as Mutable;
+    if (schema.properties === undefined) {
+      throw new ConfigurationError(
+        `DTO "${dto.name}" has no class-validator decorators, so every argument would be refused as unknown. ` +
+          `Decorate each property (such as @IsString()), or leave the tool without an input.`,
+      );
+    }
+    const properties = schema.properties as Record<string, Mutable>;
+    for (const [property, propertySchema] of Object.entries(properties)) {
+      const description = getDescription(dto.prototype as object, property);
+      if (description !== undefined) propertySchema.description = description;
+    }
+    schema.additionalProperties = false;
+    this.raw.set(name, schema);
+    return name;
+  }
+
+  private inline(node: unknown, stack: readonly string[], needed: Set<string>): unknown {
+    if (Array.isArray(node)) return node.map((item) => this.inline(item, stack, needed));
+    if (node === null || typeof node !== 'object') return node;
+    const { $ref, ...rest } = node as Mutable;
+    const out: Mutable = {};
+    if (typeof $ref === 'string' && $ref.startsWith(REF)) {
+      const name = $ref.slice(REF.length);
+      if (stack.includes(name)) {
+        needed.add(name);
+        out.$ref = $ref;
+      } else {
+        Object.assign(out, this.inline(this.raw.get(name), [...stack, name], needed));
+      }
+    }
+    for (const [key, value] of Object.entries(rest)) out[key] = this.inline(value, stack, needed);
+    return out;
+  }
+}
+
+/**
+ * class-validator lets a missing nested object through `@ValidateNested` unless it is also
+ * `@IsDefined` (pitfall 4 of STACK.md), while the schema tells the model it is required. Make the
+ * check match the schema: a nested property is required unless it is `@IsOptional`.
+ */
+function requireNestedObjects(dto: Function): void {
+  const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  const byProperty = new Map<string, string[]>();
+  for (const meta of metadatas) {
+    byProperty.set(meta.propertyName, [...(byProperty.get(meta.propertyName) ?? []), meta.type]);
+  }
+  for (const [property, types] of byProperty) {
+    if (
+      types.includes(ValidationTypes.NESTED_VALIDATION) &&
+      !types.includes(ValidationTypes.IS_DEFINED) &&
+      !types.includes(ValidationTypes.CONDITIONAL_VALIDATION)
+    ) {
+      IsDefined()(dto.prototype as object, property);
+    }
+  }
+}
