@@ -285,15 +285,16 @@ export class ToolRunner {
     );
     const flight = this.remembering.get(p.idempotencyKey);
     if (flight !== undefined) return flight.digest === digest ? [(await flight.answer)[0], 0] : [conflict, 0];
-    const stored = await this.store.getRemembered(p.idempotencyKey, this.clock.now());
-    if (stored !== undefined) return [stored.digest === digest ? stored.answer : conflict, 0];
-    const answer = this.attemptAll(p).then(async (attempted) => {
-      const [result] = attempted;
-      if (result.status === 'ok') {
-        await this.store.putRemembered({ key: p.idempotencyKey, digest, answer: result, expiresAt: this.clock.now() + this.rememberMs });
+    // Registered before the first await, so concurrent duplicates in this process join this one.
+    const answer = (async (): Promise<Attempted> => {
+      const stored = await this.store.getRemembered(p.idempotencyKey, this.clock.now());
+      if (stored !== undefined) return [stored.digest === digest ? stored.answer : conflict, 0];
+      const attempted = await this.attemptAll(p);
+      if (attempted[0].status === 'ok') {
+        await this.store.putRemembered({ key: p.idempotencyKey, digest, answer: attempted[0], expiresAt: this.clock.now() + this.rememberMs });
       }
       return attempted;
-    });
+    })();
     this.remembering.set(p.idempotencyKey, { digest, answer });
     try {
       return await answer;

@@ -19,6 +19,12 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async listCalls(options: { readonly state: CallState; readonly limit?: number }): Promise<CallRecord[]> {
+    // Map order is first-insertion order and the sort is stable, so ties keep the order calls were first written.
+    const calls = [...this.calls.values()].filter((record) => record.state === options.state).sort((a, b) => a.updatedAt - b.updatedAt);
+    return options.limit === undefined ? calls : calls.slice(0, options.limit);
+  }
+
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
     return this.inbox.get(id);
   }
@@ -50,6 +56,14 @@ export class MemoryStore implements Store {
 
   async putRemembered(record: RememberedRecord): Promise<void> {
     this.remembered.set(record.key, record);
+  }
+
+  async pruneRemembered(now: number): Promise<number> {
+    let pruned = 0;
+    for (const [key, record] of this.remembered) {
+      if (record.expiresAt <= now && this.remembered.delete(key)) pruned++;
+    }
+    return pruned;
   }
 
   async addSpend(agent: string, usd: number): Promise<number> {

@@ -14,6 +14,11 @@ export interface Store {
   getCall(run: string, call: string): Promise<CallRecord | undefined>;
   /** Writes `record` if the call's current state is `expected` (`undefined`: no record yet); false if not. */
   writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean>;
+  /**
+   * Calls in `state`, oldest `updatedAt` first (ties in the order they were first written), at most
+   * `limit`. Recovery reads `started` calls with it: those a crash left in flight.
+   */
+  listCalls(options: { readonly state: CallState; readonly limit?: number }): Promise<CallRecord[]>;
 
   getInboxItem(id: string): Promise<InboxRecord | undefined>;
   /** Pending items, oldest first; `all` includes answered ones. */
@@ -24,6 +29,8 @@ export interface Store {
 
   getRemembered(key: string, now: number): Promise<RememberedRecord | undefined>;
   putRemembered(record: RememberedRecord): Promise<void>;
+  /** Deletes remembered results that expired at or before `now`; returns how many. */
+  pruneRemembered(now: number): Promise<number>;
 
   /** Adds to an agent's spend and returns the new total. */
   addSpend(agent: string, usd: number): Promise<number>;

@@ -1,4 +1,4 @@
-import { IsDefined, getMetadataStorage, ValidationTypes } from 'class-validator';
+import { IS_DATE_STRING, IsDefined, getMetadataStorage, ValidationTypes } from 'class-validator';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { ConfigurationError } from '../errors.js';
@@ -53,6 +53,9 @@ class SchemaBuilder {
       classTransformerMetadataStorage: defaultMetadataStorage,
       refPointerPrefix: REF,
       additionalConverters: {
+        // class-validator-jsonschema 5.2 gives @IsDateString an unanchored pattern that demands
+        // fractional seconds, so a model would avoid "2024-05-01T10:00:00Z", which the check accepts.
+        [IS_DATE_STRING]: { type: 'string', format: 'date-time' },
         [ValidationTypes.NESTED_VALIDATION]: (meta) => {
           const child = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction();
           if (typeof child !== 'function') {

@@ -1,0 +1,322 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreError } from '../errors.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { decodeJson, encodeJson } from './json-column.js';
+import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
+
+export interface SqliteStoreOptions {
+  /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
+  readonly path: string;
+  /**
+   * `normal` (the default): in WAL mode a commit survives a crash of this process but the last
+   * commits may be lost if the machine loses power. `full` syncs every commit to disk, for about
+   * twice the cost of a write.
+   */
+  readonly synchronous?: 'normal' | 'full';
+  /** Opens the file read-only (for inspecting a journal): every write fails with a `StoreError`. */
+  readonly readonly?: boolean;
+  /** How long a write waits for another process holding the write lock: 5 s. */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Each migration runs once, in order, inside the transaction that records its version. Never edit
+ * one that has shipped: add the next.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE calls (
+     run TEXT NOT NULL, call TEXT NOT NULL, agent TEXT NOT NULL, tool TEXT NOT NULL,
+     arguments TEXT, idempotency_key TEXT NOT NULL, state TEXT NOT NULL, attempt INTEGER NOT NULL,
+     answer TEXT, inbox_id TEXT, updated_at REAL NOT NULL,
+     PRIMARY KEY (run, call));
+   CREATE INDEX calls_by_state ON calls (state, updated_at);
+   CREATE TABLE inbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+     created_at REAL NOT NULL, item TEXT NOT NULL);
+   CREATE INDEX inbox_by_status ON inbox (status, created_at, seq);
+   CREATE TABLE remembered (key TEXT PRIMARY KEY, digest TEXT NOT NULL, answer TEXT NOT NULL, expires_at REAL NOT NULL);
+   CREATE INDEX remembered_by_expiry ON remembered (expires_at);
+   CREATE TABLE spend (agent TEXT PRIMARY KEY, usd REAL NOT NULL);
+   CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));`,
+];
+
+interface CallRow {
+  run: string;
+  call: string;
+  agent: string;
+  tool: string;
+  arguments: string | null;
+  idempotency_key: string;
+  state: CallState;
+  attempt: number;
+  answer: string | null;
+  inbox_id: string | null;
+  updated_at: number;
+}
+
+/**
+ * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
+ * a commit is one append to the log. better-sqlite3 is synchronous, so every method runs to the end
+ * without yielding: a compare-and-set cannot interleave with another in this process, and across
+ * processes SQLite's write lock serialises them.
+ */
+export class SqliteStore implements Store {
+  /** The file, as given to SQLite (absolute). */
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly sql: ReturnType<typeof prepare>;
+  // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
+  private readonly addLabelsTx: (run: string, labels: readonly string[]) => string[];
+
+  constructor(options: SqliteStoreOptions) {
+    this.path = options.path === ':memory:' ? options.path : resolve(options.path);
+    const readonly = options.readonly === true;
+    try {
+      if (this.path !== ':memory:' && !readonly) mkdirSync(dirname(this.path), { recursive: true });
+      this.db = new Database(this.path, { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? 5_000 });
+    } catch (error) {
+      throw storeError(this.path, 'open', error);
+    }
+    try {
+      if (!readonly) {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+        migrate(this.db);
+      } else {
+        checkVersion(this.db, currentVersion(this.db));
+      }
+      this.sql = prepare(this.db);
+      const sql = this.sql;
+      this.addLabelsTx = this.db.transaction((run: string, labels: readonly string[]) =>
+        labels.filter((label) => sql.addLabel.run(run, label).changes === 1),
+      );
+    } catch (error) {
+      this.db.close();
+      throw storeError(this.path, 'open', error);
+    }
+  }
+
+  async getCall(run: string, call: string): Promise<CallRecord | undefined> {
+    return this.run('read a call', () => {
+      const row = this.sql.getCall.get(run, call) as CallRow | undefined;
+      return row === undefined ? undefined : callOf(row);
+    });
+  }
+
+  async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
+    return this.run('write a call', () => {
+      const row = callRow(record);
+      const statement = expected === undefined ? this.sql.insertCall : this.sql.updateCall;
+      return statement.run({ ...row, expected: expected ?? null }).changes === 1;
+    });
+  }
+
+  async listCalls(options: { readonly state: CallState; readonly limit?: number }): Promise<CallRecord[]> {
+    return this.run('list calls', () =>
+      (this.sql.listCalls.all(options.state, options.limit ?? -1) as CallRow[]).map(callOf),
+    );
+  }
+
+  async getInboxItem(id: string): Promise<InboxRecord | undefined> {
+    return this.run('read an inbox item', () => {
+      const row = this.sql.getInbox.get(id) as { item: string } | undefined;
+      return row === undefined ? undefined : (JSON.parse(row.item) as InboxRecord);
+    });
+  }
+
+  async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
+    return this.run('list the inbox', () => {
+      const rows = (options.all === true ? this.sql.listInboxAll.all() : this.sql.listInboxPending.all()) as { item: string }[];
+      return rows.map((row) => JSON.parse(row.item) as InboxRecord);
+    });
+  }
+
+  async putInboxItem(item: InboxRecord): Promise<void> {
+    this.run('write an inbox item', () => {
+      this.sql.putInbox.run(item.id, item.status, item.createdAt, JSON.stringify(item));
+    });
+  }
+
+  async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
+    return this.run('update an inbox item', () =>
+      this.sql.updateInbox.run(item.status, item.createdAt, JSON.stringify(item), item.id, expected).changes === 1,
+    );
+  }
+
+  async getRemembered(key: string, now: number): Promise<RememberedRecord | undefined> {
+    return this.run('read a remembered result', () => {
+      const row = this.sql.getRemembered.get(key, now) as { digest: string; answer: string; expires_at: number } | undefined;
+      if (row === undefined) return undefined;
+      return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+    });
+  }
+
+  async putRemembered(record: RememberedRecord): Promise<void> {
+    this.run('remember a result', () => {
+      this.sql.putRemembered.run(record.key, record.digest, JSON.stringify(record.answer), record.expiresAt);
+    });
+  }
+
+  async pruneRemembered(now: number): Promise<number> {
+    return this.run('prune remembered results', () => this.sql.pruneRemembered.run(now).changes);
+  }
+
+  async addSpend(agent: string, usd: number): Promise<number> {
+    return this.run('add spend', () => (this.sql.addSpend.get(agent, usd) as { usd: number }).usd);
+  }
+
+  async getSpend(agent: string): Promise<number> {
+    return this.run('read spend', () => (this.sql.getSpend.get(agent) as { usd: number } | undefined)?.usd ?? 0);
+  }
+
+  async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
+    return this.run('add labels', () => this.addLabelsTx(run, [...new Set(labels)]));
+  }
+
+  async getLabels(run: string): Promise<readonly string[]> {
+    return this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label));
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private run<T>(action: string, work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw storeError(this.path, action, error);
+    }
+  }
+}
+
+function prepare(db: Database.Database) {
+  const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at';
+  return {
+    getCall: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND call = ?`),
+    insertCall: db.prepare(
+      `INSERT INTO calls (${columns})
+       VALUES (@run, @call, @agent, @tool, @arguments, @idempotency_key, @state, @attempt, @answer, @inbox_id, @updated_at)
+       ON CONFLICT (run, call) DO NOTHING`,
+    ),
+    updateCall: db.prepare(
+      `UPDATE calls SET agent = @agent, tool = @tool, arguments = @arguments, idempotency_key = @idempotency_key,
+         state = @state, attempt = @attempt, answer = @answer, inbox_id = @inbox_id, updated_at = @updated_at
+       WHERE run = @run AND call = @call AND state = @expected`,
+    ),
+    // Oldest first; rowid breaks ties in the order the calls were first written.
+    listCalls: db.prepare(`SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`),
+    getInbox: db.prepare('SELECT item FROM inbox WHERE id = ?'),
+    listInboxPending: db.prepare(`SELECT item FROM inbox WHERE status = 'pending' ORDER BY created_at, seq`),
+    listInboxAll: db.prepare('SELECT item FROM inbox ORDER BY created_at, seq'),
+    // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
+    putInbox: db.prepare(
+      `INSERT INTO inbox (id, status, created_at, item) VALUES (?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, item = excluded.item`,
+    ),
+    updateInbox: db.prepare('UPDATE inbox SET status = ?, created_at = ?, item = ? WHERE id = ? AND status = ?'),
+    getRemembered: db.prepare('SELECT digest, answer, expires_at FROM remembered WHERE key = ? AND expires_at > ?'),
+    putRemembered: db.prepare(
+      `INSERT INTO remembered (key, digest, answer, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, answer = excluded.answer, expires_at = excluded.expires_at`,
+    ),
+    pruneRemembered: db.prepare('DELETE FROM remembered WHERE expires_at <= ?'),
+    addSpend: db.prepare(
+      'INSERT INTO spend (agent, usd) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET usd = usd + excluded.usd RETURNING usd',
+    ),
+    getSpend: db.prepare('SELECT usd FROM spend WHERE agent = ?'),
+    addLabel: db.prepare('INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING'),
+    getLabels: db.prepare('SELECT label FROM labels WHERE run = ? ORDER BY seq'),
+  };
+}
+
+function currentVersion(db: Database.Database): number {
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'wardrik_migrations'`).get();
+  if (table === undefined) return 0;
+  return (db.prepare('SELECT max(version) AS version FROM wardrik_migrations').get() as { version: number | null }).version ?? 0;
+}
+
+function checkVersion(db: Database.Database, version: number): void {
+  if (version > MIGRATIONS.length) {
+    throw new Error(`its schema is version ${version}, newer than this Wardrik knows (${MIGRATIONS.length}); upgrade Wardrik`);
+  }
+  if (version < MIGRATIONS.length && db.readonly) {
+    throw new Error(`its schema is version ${version}, older than this Wardrik needs (${MIGRATIONS.length}); open it once writable to migrate it`);
+  }
+}
+
+// IMMEDIATE takes the write lock before reading the version, so two processes opening a new file at
+// once cannot both apply the same migration.
+function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS wardrik_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    const version = currentVersion(db);
+    checkVersion(db, version);
+    const record = db.prepare('INSERT INTO wardrik_migrations (version, applied_at) VALUES (?, ?)');
+    for (let next = version + 1; next <= MIGRATIONS.length; next++) {
+      db.exec(MIGRATIONS[next - 1]!);
+      record.run(next, Date.now());
+    }
+  }).immediate();
+}
+
+function callRow(record: CallRecord): CallRow {
+  return {
+    run: record.run,
+    call: record.call,
+    agent: record.agent,
+    tool: record.tool,
+    arguments: encodeJson(record.arguments),
+    idempotency_key: record.idempotencyKey,
+    state: record.state,
+    attempt: record.attempt,
+    answer: encodeJson(record.answer),
+    inbox_id: record.inboxId ?? null,
+    updated_at: record.updatedAt,
+  };
+}
+
+function callOf(row: CallRow): CallRecord {
+  return {
+    run: row.run,
+    call: row.call,
+    agent: row.agent,
+    tool: row.tool,
+    arguments: decodeJson(row.arguments),
+    idempotencyKey: row.idempotency_key,
+    state: row.state,
+    attempt: row.attempt,
+    ...(row.answer === null ? {} : { answer: decodeJson(row.answer) as ToolAnswer }),
+    ...(row.inbox_id === null ? {} : { inboxId: row.inbox_id }),
+    updatedAt: row.updated_at,
+  };
+}
+
+/** What to do about each SQLite failure a user can meet, by its result code. */
+const FIXES: Readonly<Record<string, string>> = {
+  SQLITE_READONLY: 'the file or its directory is read-only (or the store was opened read-only); give this process write access, or point the store at a writable path',
+  SQLITE_CANTOPEN: 'the file cannot be opened; check that its directory exists and is writable, and that the path is not a directory',
+  SQLITE_FULL: 'the disk is full; free space, then retry',
+  SQLITE_IOERR: 'the disk reported an I/O error; check the disk and free space, then retry',
+  SQLITE_CORRUPT: 'the file is damaged; restore it from a backup, or move it aside to start a new journal',
+  SQLITE_NOTADB: 'the file is not a SQLite database; point the store at another path',
+  SQLITE_BUSY: 'another process held the write lock too long; retry, or give each process its own file',
+  SQLITE_PERM: 'the operating system refused access; check the file permissions',
+  ENOTDIR: 'a part of the path is a file, not a directory; choose another path',
+  EACCES: 'the directory cannot be created; check its permissions or choose another path',
+  EROFS: 'the file system is read-only; choose a path on a writable disk',
+};
+
+function storeError(path: string, action: string, error: unknown): StoreError {
+  if (error instanceof StoreError) return error;
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const cause = error instanceof Error ? error.message : String(error);
+  const fix =
+    (code === undefined ? undefined : (FIXES[code] ?? FIXES[code.replace(/_[A-Z]+$/, '')])) ??
+    (cause.includes('not open') ? 'the store was closed; open a new one' : 'check the file and the disk');
+  return new StoreError(`SQLite store "${path}" could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`, {
+    cause: error,
+  });
+}
