@@ -87,7 +87,8 @@ export class Policy {
     if (!this.agentRules.has(rules)) this.agentRules.set(rules, compileRules(rules, 'agent rule'));
   }
 
-  async decide(input: PolicyInput, agentRules?: readonly PolicyRule[]): Promise<Decision> {
+  /** The decision for a call; synchronous unless a `decide` hook is set, since this runs on every call. */
+  decide(input: PolicyInput, agentRules?: readonly PolicyRule[]): Decision | Promise<Decision> {
     let decided: Decision | undefined;
     const consider = (action: PolicyAction, rule: string): void => {
       if (decided === undefined || SEVERITY[action] > SEVERITY[decided.action]) decided = { action, rule };
@@ -100,13 +101,19 @@ export class Policy {
       this.prepare(agentRules);
       apply(this.agentRules.get(agentRules)!);
     }
-    if (this.options.decide !== undefined) {
-      const action = await this.options.decide(input);
+    const hook = this.options.decide;
+    if (hook === undefined) return this.conclude(input, decided);
+    return Promise.resolve(hook(input)).then((action) => {
       if (action !== undefined) {
         if (!(action in SEVERITY)) throw new ConfigurationError(`policy.decide returned ${JSON.stringify(action)}; return "allow", "ask", "deny" or undefined.`);
         consider(action, 'policy.decide hook');
       }
-    }
+      return this.conclude(input, decided);
+    });
+  }
+
+  /** The default when no rule matched, then the outside-label rule. */
+  private conclude(input: PolicyInput, decided: Decision | undefined): Decision {
     const readOnly = input.annotations.readOnly === true;
     decided ??= readOnly
       ? { action: 'allow', rule: 'default: read-only tools run' }

@@ -214,10 +214,11 @@ export class ToolRunner {
       // Fail closed: a policy that cannot see what a call touches must not allow it.
       return early(errorAnswer('failed', `Tool "${entry.name}" could not say what it acts on (@Resources threw: ${(error as Error).message}); it did not run.`));
     }
-    const decision = await this.policy.decide(
+    const deciding = this.policy.decide(
       { agent, run, tool: entry.ref, annotations: entry.tool.annotations, arguments: checked.value, labels, resources },
       request.policy,
     );
+    const decision = deciding instanceof Promise ? await deciding : deciding;
     this.events.emit({ type: 'tool.decided', ...base, decision: decision.action, rule: decision.rule });
     if (decision.action === 'deny') {
       return early(errorAnswer('denied', `The policy does not allow this call (${decision.rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`));
@@ -332,7 +333,7 @@ export class ToolRunner {
     } catch (error) {
       outcome = { threw: error };
     }
-    await this.recordCosts(p, ctx);
+    if (ctx.costs.length > 0) await this.recordCosts(p, ctx);
     return outcome;
   }
 
@@ -372,7 +373,7 @@ export class ToolRunner {
   /** Journals the answer, adds its labels to the run, parks the call if the tool asked to. */
   private async finish(p: Prepared, answer: ToolAnswer, attempt: number): Promise<ToolAnswer> {
     const base = { agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref };
-    await this.addLabels(base, answer.labels);
+    if (answer.labels.length > 0) await this.addLabels(base, answer.labels);
     if (answer.status === 'parked') return this.park(p, 'park', answer.reason, 'started', answer.labels);
     const written = await this.store.writeCall(
       {

@@ -6,7 +6,7 @@ export class MemoryStore implements Store {
   private readonly inbox = new Map<string, InboxRecord>();
   private readonly remembered = new Map<string, RememberedRecord>();
   private readonly spend = new Map<string, number>();
-  private readonly labels = new Map<string, Set<string>>();
+  private readonly labels = new Map<string, readonly string[]>();
 
   async getCall(run: string, call: string): Promise<CallRecord | undefined> {
     return this.calls.get(callKey(run, call));
@@ -77,19 +77,20 @@ export class MemoryStore implements Store {
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
-    let set = this.labels.get(run);
-    if (set === undefined) this.labels.set(run, (set = new Set()));
-    const added = labels.filter((label) => !set.has(label));
-    for (const label of added) set.add(label);
+    const current = this.labels.get(run) ?? NO_LABELS;
+    const added = [...new Set(labels)].filter((label) => !current.includes(label));
+    if (added.length > 0) this.labels.set(run, Object.freeze([...current, ...added]));
     return added;
   }
 
   async getLabels(run: string): Promise<readonly string[]> {
-    return [...(this.labels.get(run) ?? [])];
+    return this.labels.get(run) ?? NO_LABELS;
   }
 
   async close(): Promise<void> {}
 }
+
+const NO_LABELS: readonly string[] = Object.freeze([]);
 
 function callKey(run: string, call: string): string {
   return `${run}\u0000${call}`;

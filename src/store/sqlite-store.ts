@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { decodeJson, encodeJson } from './json-column.js';
+import { type CallRow, callOf, callRow } from './sql-rows.js';
 import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -42,19 +42,6 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));`,
 ];
 
-interface CallRow {
-  run: string;
-  call: string;
-  agent: string;
-  tool: string;
-  arguments: string | null;
-  idempotency_key: string;
-  state: CallState;
-  attempt: number;
-  answer: string | null;
-  inbox_id: string | null;
-  updated_at: number;
-}
 
 /**
  * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
@@ -262,37 +249,7 @@ function migrate(db: Database.Database): void {
   }).immediate();
 }
 
-function callRow(record: CallRecord): CallRow {
-  return {
-    run: record.run,
-    call: record.call,
-    agent: record.agent,
-    tool: record.tool,
-    arguments: encodeJson(record.arguments),
-    idempotency_key: record.idempotencyKey,
-    state: record.state,
-    attempt: record.attempt,
-    answer: encodeJson(record.answer),
-    inbox_id: record.inboxId ?? null,
-    updated_at: record.updatedAt,
-  };
-}
 
-function callOf(row: CallRow): CallRecord {
-  return {
-    run: row.run,
-    call: row.call,
-    agent: row.agent,
-    tool: row.tool,
-    arguments: decodeJson(row.arguments),
-    idempotencyKey: row.idempotency_key,
-    state: row.state,
-    attempt: row.attempt,
-    ...(row.answer === null ? {} : { answer: decodeJson(row.answer) as ToolAnswer }),
-    ...(row.inbox_id === null ? {} : { inboxId: row.inbox_id }),
-    updatedAt: row.updated_at,
-  };
-}
 
 /** What to do about each SQLite failure a user can meet, by its result code. */
 const FIXES: Readonly<Record<string, string>> = {

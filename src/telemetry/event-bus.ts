@@ -21,6 +21,8 @@ export class EventBus {
   constructor(private readonly clock: Clock) {}
 
   emit(input: EventInput): void {
+    // Nobody listens and start-up is over: skip building the event (this is on every call's path).
+    if (this.started && !this.subject.observed) return;
     const event = { ...input, time: this.clock.now() } as WardrikEvent;
     if (!this.started) this.startup.push(event);
     this.subject.next(event);

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, validate, validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { getMetadataStorage, validate, validateSync, ValidationTypes, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { ConfigurationError, type FieldIssue } from '../errors.js';
 import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
 
@@ -46,8 +47,9 @@ export function inspectArguments(raw: unknown): FieldIssue[] {
   let characters = 0;
   const walk = (value: unknown, path: string, depth: number): boolean => {
     values++;
-    if (values > ARGUMENT_LIMITS.values || characters > ARGUMENT_LIMITS.characters) return false;
+    // Counted before the limit test, so one long string (the last value included) is refused too.
     if (typeof value === 'string') characters += value.length;
+    if (values > ARGUMENT_LIMITS.values || characters > ARGUMENT_LIMITS.characters) return false;
     if (value === null || typeof value !== 'object') return true;
     if (depth > ARGUMENT_LIMITS.depth) {
       issues.push({ path, message: `is nested deeper than ${ARGUMENT_LIMITS.depth} levels; send a flatter value` });
@@ -87,12 +89,8 @@ const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
 });
 
 function dtoChecker(dto: DtoClass): ArgumentChecker {
-  const storage = getMetadataStorage();
-  const metadatas = storage.getTargetValidationMetadatas(dto, '', true, false);
-  // validateSync skips async validators, so a DTO with any uses the async path.
-  const isAsync = metadatas.some(
-    (meta) => meta.constraintCls !== undefined && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.async),
-  );
+  // validateSync skips async validators, so a DTO with any, itself or in a nested DTO, uses the async path.
+  const isAsync = hasAsyncConstraint(dto, new Set());
   const finish = (instance: object, errors: ValidationError[]): CheckResult =>
     errors.length === 0 ? { ok: true, value: instance } : { ok: false, issues: flatten(errors, '') };
   return {
@@ -105,6 +103,18 @@ function dtoChecker(dto: DtoClass): ArgumentChecker {
         : finish(instance, validateSync(instance, VALIDATOR_OPTIONS));
     },
   };
+}
+
+function hasAsyncConstraint(dto: Function, seen: Set<Function>): boolean {
+  if (seen.has(dto)) return false;
+  seen.add(dto);
+  const storage = getMetadataStorage();
+  return storage.getTargetValidationMetadatas(dto, '', true, false).some((meta) => {
+    if (meta.constraintCls !== undefined && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.async)) return true;
+    if (meta.type !== ValidationTypes.NESTED_VALIDATION) return false;
+    const nested = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction();
+    return typeof nested === 'function' && hasAsyncConstraint(nested, seen);
+  });
 }
 
 function flatten(errors: readonly ValidationError[], parent: string, out: FieldIssue[] = []): FieldIssue[] {

@@ -67,7 +67,7 @@ describe('Policy', () => {
 
     it('allows by resources only when every resource matches', async () => {
       const policy = new Policy({ rules: [{ match: 'files/write', action: 'allow', when: { resources: ['/tmp/**'] } }] });
-      const decide = (resources: string[]) => policy.decide(input({ tool: 'files/write', resources })).then((d) => d.action);
+      const decide = async (resources: string[]) => (await policy.decide(input({ tool: "files/write", resources }))).action;
       assert.equal(await decide(['/tmp/a/b.txt']), 'allow');
       assert.equal(await decide(['/tmp/a.txt', '/etc/passwd']), 'ask');
       assert.equal(await decide([]), 'ask');

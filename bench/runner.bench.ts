@@ -1,0 +1,43 @@
+// The runner's overhead per call: a tool without a DTO against a raw call, and a validated call
+// against plain class-transformer + class-validator, in one process (issue 3 targets: ≤ 10x, ≤ 1.5x).
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { defineTool, Wardrik } from '../src/index.js';
+import { measure, report } from './lib.js';
+
+class RefundArgs {
+  @IsString()
+  @Matches(/^ord_/)
+  orderId!: string;
+
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  amountCents!: number;
+
+  @IsString()
+  reason!: string;
+}
+
+const work = (n: number): number => n + 1;
+const bare = defineTool({ name: 'bump', description: 'Adds one.', annotations: { readOnly: true }, run: () => work(1) });
+const checked = defineTool({ name: 'refund', description: 'Refunds.', input: RefundArgs, annotations: { readOnly: true }, run: (a: RefundArgs) => work(a.amountCents) });
+const wardrik = await Wardrik.create({ store: 'memory:', tools: { b: [bare, checked] } });
+const args = { orderId: 'ord_1', amountCents: 500, reason: 'damaged' };
+let id = 0;
+
+// The baseline a caller would otherwise write: await the tool function.
+const raw = await measure('raw: await tool.run(args, ctx)', async () => bare.run({} as never, {} as never), { perRound: 20_000 });
+const runner = await measure('runner: no DTO, memory store', () => wardrik.runner.run({ agent: 'a', run: 'r', call: { id: `n${id++}`, name: 'b__bump' } }), { perRound: 5_000 });
+report('Runner overhead, a tool without a DTO', raw, [{ timing: runner, target: 10 }]);
+
+const options = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true };
+const plain = await measure('plain: plainToInstance + validateSync', () => {
+  const instance = plainToInstance(RefundArgs, args);
+  if (validateSync(instance, options).length > 0) throw new Error('invalid');
+  return work(instance.amountCents);
+});
+const validated = await measure('runner: validated call, memory store', () => wardrik.runner.run({ agent: 'a', run: 'r', call: { id: `v${id++}`, name: 'b__refund', arguments: args } }));
+report('Runner, a validated call', plain, [{ timing: validated, target: 1.5 }]);
+await wardrik.close();

@@ -1,0 +1,349 @@
+import type { Pool, PoolConfig, QueryResultRow } from 'pg';
+import { ConfigurationError, StoreError } from '../errors.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { type CallRow, callOf, encodeJson } from './sql-rows.js';
+import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database`; the password never appears in a message. */
+  readonly url: string;
+  /** The schema Wardrik's tables live in, created when missing: `wardrik`. Nodes that share runs share it. */
+  readonly schema?: string;
+  /** Connections in the pool: 10. */
+  readonly maxConnections?: number;
+  /** How long to wait for a connection before failing: 10 s. */
+  readonly connectTimeoutMs?: number;
+  /** Anything else for `pg.Pool` (ssl, application_name …); `url` and the two above win. */
+  readonly pool?: PoolConfig;
+}
+
+/**
+ * Each migration runs once, in order, in the transaction that records its version. `{s}` is the
+ * schema. Never edit one that has shipped: add the next. Times are `double precision` milliseconds:
+ * exact for any `Date.now()`, and a test clock with fractions does not fail the write. JSON columns
+ * are `json`, not `jsonb`, which keeps the text as written (key order, `\u0000`) and is never queried.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE {s}.calls (
+     run text NOT NULL, call text NOT NULL, agent text NOT NULL, tool text NOT NULL,
+     arguments json, idempotency_key text NOT NULL, state text NOT NULL, attempt integer NOT NULL,
+     answer json, inbox_id text, updated_at double precision NOT NULL,
+     seq bigint GENERATED ALWAYS AS IDENTITY,
+     PRIMARY KEY (run, call));
+   CREATE INDEX calls_by_state ON {s}.calls (state, updated_at, seq);
+   CREATE TABLE {s}.inbox (
+     id text PRIMARY KEY, status text NOT NULL, created_at double precision NOT NULL, item json NOT NULL,
+     seq bigint GENERATED ALWAYS AS IDENTITY);
+   CREATE INDEX inbox_by_status ON {s}.inbox (status, created_at, seq);
+   CREATE TABLE {s}.remembered (key text PRIMARY KEY, digest text NOT NULL, answer json NOT NULL, expires_at double precision NOT NULL);
+   CREATE INDEX remembered_by_expiry ON {s}.remembered (expires_at);
+   CREATE TABLE {s}.spend (agent text PRIMARY KEY, usd double precision NOT NULL);
+   CREATE TABLE {s}.labels (run text NOT NULL, label text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (run, label));`,
+];
+
+/** The first key of the advisory lock that serialises migrations; the second is the schema's hash. */
+const MIGRATION_LOCK = 0x5741_5244; // "WARD"
+
+const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at';
+
+
+/**
+ * The store for many nodes: PostgreSQL through a `pg` pool, loaded only when this store starts. Every
+ * operation is one statement, so one round trip; compare-and-set is in its WHERE clause (or an
+ * `ON CONFLICT DO NOTHING`), and PostgreSQL's row locks make exactly one of racing writers win.
+ *
+ * Lifecycle: `start()` connects and migrates (the first operation starts it too); `close()` ends the pool.
+ */
+export class PostgresStore implements Store {
+  readonly schema: string;
+  /** `host:port`, for messages: never the password. */
+  readonly address: string;
+  private readonly options: PostgresStoreOptions;
+  private starting: Promise<Pool> | undefined;
+  private pool: Pool | undefined;
+  private closed = false;
+  private readonly q: Record<keyof typeof STATEMENTS, string>;
+
+  constructor(options: PostgresStoreOptions) {
+    const schema = options.schema ?? 'wardrik';
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      throw new ConfigurationError(
+        `PostgreSQL store schema "${schema}" is not a plain lowercase identifier. Use letters, digits and "_" (at most 63), starting with a letter or "_", such as "wardrik".`,
+      );
+    }
+    this.schema = schema;
+    this.address = addressOf(options.url);
+    this.options = options;
+    this.q = Object.fromEntries(
+      Object.entries(STATEMENTS).map(([name, text]) => [name, text.replaceAll('{s}', `"${schema}"`)]),
+    ) as Record<keyof typeof STATEMENTS, string>;
+  }
+
+  /** Connects and applies missing migrations; resolves to this store. Safe to call more than once. */
+  async start(): Promise<this> {
+    await this.ready();
+    return this;
+  }
+
+  async getCall(run: string, call: string): Promise<CallRecord | undefined> {
+    const rows = await this.query<CallRow>('read a call', 'getCall', [run, call]);
+    return rows[0] === undefined ? undefined : callOf(rows[0]);
+  }
+
+  async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
+    const values = [
+      record.run,
+      record.call,
+      record.agent,
+      record.tool,
+      encodeJson(record.arguments),
+      record.idempotencyKey,
+      record.state,
+      record.attempt,
+      encodeJson(record.answer),
+      record.inboxId ?? null,
+      record.updatedAt,
+    ];
+    if (expected === undefined) return (await this.count('write a call', 'insertCall', values)) === 1;
+    return (await this.count('write a call', 'updateCall', [...values, expected])) === 1;
+  }
+
+  async listCalls(options: { readonly state: CallState; readonly limit?: number }): Promise<CallRecord[]> {
+    const rows = await this.query<CallRow>('list calls', 'listCalls', [options.state, options.limit ?? null]);
+    return rows.map(callOf);
+  }
+
+  async getInboxItem(id: string): Promise<InboxRecord | undefined> {
+    const rows = await this.query<{ item: string }>('read an inbox item', 'getInbox', [id]);
+    return rows[0] === undefined ? undefined : (JSON.parse(rows[0].item) as InboxRecord);
+  }
+
+  async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
+    const rows = await this.query<{ item: string }>('list the inbox', options.all === true ? 'listInboxAll' : 'listInboxPending', []);
+    return rows.map((row) => JSON.parse(row.item) as InboxRecord);
+  }
+
+  async putInboxItem(item: InboxRecord): Promise<void> {
+    await this.query('write an inbox item', 'putInbox', [item.id, item.status, item.createdAt, JSON.stringify(item)]);
+  }
+
+  async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
+    const values = [item.id, item.status, item.createdAt, JSON.stringify(item), expected];
+    return (await this.count('update an inbox item', 'updateInbox', values)) === 1;
+  }
+
+  async getRemembered(key: string, now: number): Promise<RememberedRecord | undefined> {
+    const rows = await this.query<{ digest: string; answer: string; expires_at: number }>('read a remembered result', 'getRemembered', [key, now]);
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+  }
+
+  async putRemembered(record: RememberedRecord): Promise<void> {
+    await this.query('remember a result', 'putRemembered', [record.key, record.digest, JSON.stringify(record.answer), record.expiresAt]);
+  }
+
+  async pruneRemembered(now: number): Promise<number> {
+    return this.count('prune remembered results', 'pruneRemembered', [now]);
+  }
+
+  async addSpend(agent: string, usd: number): Promise<number> {
+    const rows = await this.query<{ usd: number }>('add spend', 'addSpend', [agent, usd]);
+    return rows[0]!.usd;
+  }
+
+  async getSpend(agent: string): Promise<number> {
+    const rows = await this.query<{ usd: number }>('read spend', 'getSpend', [agent]);
+    return rows[0]?.usd ?? 0;
+  }
+
+  async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
+    if (labels.length === 0) return [];
+    const wanted = [...new Set(labels)];
+    const rows = await this.query<{ label: string }>('add labels', 'addLabels', [run, wanted]);
+    // RETURNING gives no order guarantee: answer in the caller's order.
+    const added = new Set(rows.map((row) => row.label));
+    return wanted.filter((label) => added.has(label));
+  }
+
+  async getLabels(run: string): Promise<readonly string[]> {
+    const rows = await this.query<{ label: string }>('read labels', 'getLabels', [run]);
+    return rows.map((row) => row.label);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool ?? (await this.starting?.catch(() => undefined));
+    this.pool = undefined;
+    if (pool !== undefined && !pool.ended) await pool.end();
+  }
+
+  private ready(): Promise<Pool> {
+    if (this.pool !== undefined) return Promise.resolve(this.pool);
+    if (this.closed) return Promise.reject(new StoreError(`PostgreSQL store (schema "${this.schema}" at ${this.address}) is closed. Open a new store to use it again.`));
+    // A failed start is not cached: the next operation tries again (the database may be back).
+    this.starting ??= this.connect().then(
+      (pool) => (this.pool = pool),
+      (error: unknown) => {
+        this.starting = undefined;
+        throw error;
+      },
+    );
+    return this.starting;
+  }
+
+  private async connect(): Promise<Pool> {
+    let pg: typeof import('pg').default;
+    try {
+      pg = (await import('pg')).default;
+    } catch (error) {
+      throw new ConfigurationError('The PostgreSQL store needs the "pg" package, which is not installed. Install pg 8, or use a "sqlite:" store.', { cause: error });
+    }
+    const pool = new pg.Pool({
+      ...this.options.pool,
+      connectionString: this.options.url,
+      max: this.options.maxConnections ?? this.options.pool?.max ?? 10,
+      connectionTimeoutMillis: this.options.connectTimeoutMs ?? 10_000,
+    });
+    // An idle connection that drops (server restart) is reported here; without a listener it would
+    // crash the process. The next query takes a fresh connection, or fails with a StoreError.
+    pool.on('error', () => undefined);
+    try {
+      await this.migrate(pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw this.storeError('start', error);
+    }
+    return pool;
+  }
+
+  // Inside one transaction holding an advisory lock on the schema's name: two nodes starting together
+  // take turns, and the second finds the migrations done.
+  private async migrate(pool: Pool): Promise<void> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, this.schema]);
+      const s = `"${this.schema}"`;
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.wardrik_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${s}.wardrik_migrations`);
+      const version = rows[0]?.version ?? 0;
+      if (version > MIGRATIONS.length) {
+        throw new Error(`its schema is version ${version}, newer than this Wardrik knows (${MIGRATIONS.length}); upgrade Wardrik on this node`);
+      }
+      for (let next = version + 1; next <= MIGRATIONS.length; next++) {
+        await client.query(MIGRATIONS[next - 1]!.replaceAll('{s}', s));
+        await client.query(`INSERT INTO ${s}.wardrik_migrations (version) VALUES ($1)`, [next]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async query<R extends QueryResultRow>(action: string, statement: keyof typeof STATEMENTS, values: unknown[]): Promise<R[]> {
+    return (await this.execute<R>(action, statement, values)).rows;
+  }
+
+  private async count(action: string, statement: keyof typeof STATEMENTS, values: unknown[]): Promise<number> {
+    return (await this.execute(action, statement, values)).rowCount ?? 0;
+  }
+
+  private async execute<R extends QueryResultRow>(action: string, statement: keyof typeof STATEMENTS, values: unknown[]) {
+    const pool = await this.ready();
+    try {
+      // Named: each connection parses and plans the statement once, then only binds values.
+      return await pool.query<R>({ name: `wardrik_${statement}`, text: this.q[statement], values });
+    } catch (error) {
+      throw this.storeError(action, error);
+    }
+  }
+
+  private storeError(action: string, error: unknown): StoreError {
+    if (error instanceof StoreError || error instanceof ConfigurationError) return error as StoreError;
+    const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+    const cause = redactSecret(messageOf(error), this.options.url);
+    const fix = (code === undefined ? undefined : FIXES[code] ?? FIXES[code.slice(0, 2)]) ?? FIXES.default!;
+    return new StoreError(
+      `PostgreSQL store (schema "${this.schema}" at ${this.address}) could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`,
+      { cause: error },
+    );
+  }
+}
+
+/** One statement per operation; `{s}` is the quoted schema. */
+const STATEMENTS = {
+  getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
+  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at)
+    VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11) ON CONFLICT (run, call) DO NOTHING`,
+  updateCall: `UPDATE {s}.calls SET agent = $3, tool = $4, arguments = $5::json, idempotency_key = $6, state = $7, attempt = $8,
+    answer = $9::json, inbox_id = $10, updated_at = $11 WHERE run = $1 AND call = $2 AND state = $12`,
+  listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
+  getInbox: 'SELECT item::text AS item FROM {s}.inbox WHERE id = $1',
+  listInboxPending: `SELECT item::text AS item FROM {s}.inbox WHERE status = 'pending' ORDER BY created_at, seq`,
+  listInboxAll: 'SELECT item::text AS item FROM {s}.inbox ORDER BY created_at, seq',
+  // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
+  putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item) VALUES ($1, $2, $3, $4::json)
+    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item`,
+  updateInbox: 'UPDATE {s}.inbox SET status = $2, created_at = $3, item = $4::json WHERE id = $1 AND status = $5',
+  getRemembered: 'SELECT digest, answer::text AS answer, expires_at FROM {s}.remembered WHERE key = $1 AND expires_at > $2',
+  putRemembered: `INSERT INTO {s}.remembered (key, digest, answer, expires_at) VALUES ($1, $2, $3::json, $4)
+    ON CONFLICT (key) DO UPDATE SET digest = EXCLUDED.digest, answer = EXCLUDED.answer, expires_at = EXCLUDED.expires_at`,
+  pruneRemembered: 'DELETE FROM {s}.remembered WHERE expires_at <= $1',
+  addSpend: `INSERT INTO {s}.spend AS spend (agent, usd) VALUES ($1, $2)
+    ON CONFLICT (agent) DO UPDATE SET usd = spend.usd + EXCLUDED.usd RETURNING usd`,
+  getSpend: 'SELECT usd FROM {s}.spend WHERE agent = $1',
+  addLabels: `INSERT INTO {s}.labels (run, label)
+    SELECT $1, label FROM unnest($2::text[]) WITH ORDINALITY AS wanted (label, n) ORDER BY n
+    ON CONFLICT (run, label) DO NOTHING RETURNING label`,
+  getLabels: 'SELECT label FROM {s}.labels WHERE run = $1 ORDER BY seq',
+} as const;
+
+/** What to do, by SQLSTATE (or its class, the first two characters) or Node's socket error code. */
+const FIXES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'nothing is listening there; start PostgreSQL, or correct the host and port in the store URL',
+  ENOTFOUND: 'the host name does not resolve; correct the host in the store URL',
+  EAI_AGAIN: 'the host name could not be resolved right now; check DNS, then retry',
+  ETIMEDOUT: 'the server did not answer in time; check the network path and firewall, or raise connectTimeoutMs',
+  ECONNRESET: 'the connection dropped; retry, and check the server log if it repeats',
+  '28P01': 'the password was refused; correct the credentials in the store URL',
+  '28000': 'the server refused this user; check pg_hba.conf and the user in the store URL',
+  '3D000': 'the database does not exist; create it, or correct the database name in the store URL',
+  '42501': 'the user lacks a privilege; grant it CREATE on the database (for the schema) and use of the schema',
+  '53': 'the server is out of resources (disk, memory or connections); free them, or lower maxConnections',
+  '57': 'the server is shutting down or cancelled the statement; retry once it is back',
+  '08': 'the connection failed; check that the server is up and reachable, then retry',
+  XX: 'the server reported an internal error; check its log',
+  default: 'check that PostgreSQL is reachable at that address and the store URL is right',
+};
+
+// Node reports a refused connection to a name with several addresses as an AggregateError with an
+// empty message; its first error says what happened.
+function messageOf(error: unknown): string {
+  if (error instanceof AggregateError && error.message === '' && error.errors.length > 0) return messageOf(error.errors[0]);
+  return error instanceof Error ? error.message || error.name : String(error);
+}
+
+function addressOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+  } catch {
+    return 'an unparsable URL';
+  }
+}
+
+/** Removes the URL's password from a driver message, in case one ever echoes it. */
+function redactSecret(message: string, url: string): string {
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    return message;
+  }
+  return password === '' ? message : message.replaceAll(password, '***');
+}

@@ -1,0 +1,61 @@
+import type { ToolAnswer } from '../tools/result.js';
+import type { CallRecord, CallState } from './store.js';
+
+/**
+ * How the SQL stores lay out a call. JSON values are kept as text: SQL NULL stands for `undefined`
+ * and the text `null` for `null`, so both come back as they went in (a call's arguments may be either).
+ */
+export interface CallRow {
+  run: string;
+  call: string;
+  agent: string;
+  tool: string;
+  arguments: string | null;
+  idempotency_key: string;
+  state: CallState;
+  attempt: number;
+  answer: string | null;
+  inbox_id: string | null;
+  updated_at: number;
+}
+
+export function callRow(record: CallRecord): CallRow {
+  return {
+    run: record.run,
+    call: record.call,
+    agent: record.agent,
+    tool: record.tool,
+    arguments: encodeJson(record.arguments),
+    idempotency_key: record.idempotencyKey,
+    state: record.state,
+    attempt: record.attempt,
+    answer: encodeJson(record.answer),
+    inbox_id: record.inboxId ?? null,
+    updated_at: record.updatedAt,
+  };
+}
+
+/** The record a row holds; optional fields that were not set stay absent, as in `MemoryStore`. */
+export function callOf(row: CallRow): CallRecord {
+  return {
+    run: row.run,
+    call: row.call,
+    agent: row.agent,
+    tool: row.tool,
+    arguments: decodeJson(row.arguments),
+    idempotencyKey: row.idempotency_key,
+    state: row.state,
+    attempt: row.attempt,
+    ...(row.answer === null ? {} : { answer: decodeJson(row.answer) as ToolAnswer }),
+    ...(row.inbox_id === null ? {} : { inboxId: row.inbox_id }),
+    updatedAt: row.updated_at,
+  };
+}
+
+export function encodeJson(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+export function decodeJson(text: string | null): unknown {
+  return text === null ? undefined : JSON.parse(text);
+}
