@@ -56,6 +56,7 @@ export class Wardrik {
     readonly container: DependencyContainer,
     private readonly bus: EventBus,
     private readonly catalog: ToolCatalog,
+    private readonly ownsStore: boolean,
   ) {}
 
   static async create(options: WardrikOptions = {}): Promise<Wardrik> {
@@ -71,9 +72,12 @@ export class Wardrik {
     const policyOptions = options.policy ?? {};
     provide(Tokens.Policy, () => new Policy(policyOptions));
     provide(Tokens.Catalog, () => new ToolCatalog());
-    const store = options.store;
-    const opened = store === undefined || typeof store === 'string' ? await openStore(store ?? 'memory:') : store;
-    provide(Tokens.Store, () => opened);
+    // Wardrik closes the store it opened or was given; one registered in the app's container is the app's.
+    const ownsStore = !parent.isRegistered(Tokens.Store, true);
+    if (ownsStore) {
+      const store = options.store;
+      child.register(Tokens.Store, { useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? 'memory:') });
+    }
     provide(
       Tokens.Runner,
       () =>
@@ -88,7 +92,7 @@ export class Wardrik {
     );
     provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock)));
 
-    const wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog));
+    const wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
     try {
       if (policyOptions.askWhenOutside === false) {
         bus.emit({
@@ -142,13 +146,13 @@ export class Wardrik {
     }));
   }
 
-  /** Releases the store and the container. Safe to call twice. */
+  /** Releases the container and the store Wardrik opened or was given. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.bus.complete();
     try {
-      await this.container.resolve(Tokens.Store).close();
+      if (this.ownsStore) await this.container.resolve(Tokens.Store).close();
     } finally {
       await this.container.dispose();
     }
