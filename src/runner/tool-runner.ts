@@ -67,8 +67,8 @@ interface Prepared {
   readonly arguments: unknown;
   readonly idempotencyKey: string;
   readonly labels: readonly string[];
-  readonly budgetUsd?: number;
-  readonly signal?: AbortSignal;
+  readonly budgetUsd: number | undefined;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** An answer and how many attempts it took (0: answered from a remembered result). */
@@ -123,9 +123,17 @@ export class ToolRunner {
     const key = `${request.run}\u0000${request.call.id}`;
     const running = this.inFlight.get(key);
     if (running !== undefined) return running;
-    const answer = this.start(request).finally(() => this.inFlight.delete(key));
+    const answer = this.startOnce(key, request);
     this.inFlight.set(key, answer);
     return answer;
+  }
+
+  private async startOnce(key: string, request: CallRequest): Promise<ToolAnswer> {
+    try {
+      return await this.start(request);
+    } finally {
+      this.inFlight.delete(key);
+    }
   }
 
   /** Runs a call a person approved; `item` is its inbox record, already marked approved. */
@@ -147,7 +155,7 @@ export class ToolRunner {
       arguments: item.arguments,
       idempotencyKey: (await this.store.getCall(item.run, item.call))?.idempotencyKey ?? `${item.run}:${item.call}`,
       labels: await this.store.getLabels(item.run),
-      ...(item.budgetUsd === undefined ? {} : { budgetUsd: item.budgetUsd }),
+      budgetUsd: item.budgetUsd,
     };
     return this.execute(prepared, 'parked');
   }
@@ -191,7 +199,8 @@ export class ToolRunner {
     const early = (answer: ToolAnswer): Promise<ToolAnswer> => this.finishEarly(base, parsed.ok ? parsed.value : call.arguments, answer);
     if (entry === undefined) return early(notFoundAnswer(call.name, this.visible(request.tools)));
     if (!parsed.ok) return early(invalidArgumentsAnswer(entry.name, parsed.issues));
-    const checked = await checkArguments(entry.tool, parsed.value);
+    const checking = checkArguments(entry.tool, parsed.value);
+    const checked = checking instanceof Promise ? await checking : checking;
     if (!checked.ok) return early(invalidArgumentsAnswer(entry.name, checked.issues));
     if (await this.budgetSpent(agent, request.budgetUsd)) return early(budgetAnswer(request.budgetUsd!));
     const labels = await this.store.getLabels(run);
@@ -204,8 +213,8 @@ export class ToolRunner {
       arguments: parsed.value,
       idempotencyKey: request.idempotencyKey ?? `${run}:${call.id}`,
       labels,
-      ...(request.budgetUsd === undefined ? {} : { budgetUsd: request.budgetUsd }),
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      budgetUsd: request.budgetUsd,
+      signal: request.signal,
     };
     let resources: readonly string[];
     try {

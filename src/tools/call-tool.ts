@@ -59,15 +59,20 @@ export function parseArguments(raw: unknown): { readonly ok: true; readonly valu
   }
 }
 
-/** Parses, applies the limits, then checks against the tool's DTO or schema. */
-export async function checkArguments(tool: ToolDefinition, raw: unknown): Promise<CheckResult> {
+/** Parses, applies the limits, then checks against the tool's DTO or schema; synchronous unless a validator is async. */
+export function checkArguments(tool: ToolDefinition, raw: unknown): CheckResult | Promise<CheckResult> {
   const parsed = parseArguments(raw);
   if (!parsed.ok) return parsed;
   try {
-    return await argumentChecker(tool).check(parsed.value);
+    const result = argumentChecker(tool).check(parsed.value);
+    return result instanceof Promise ? result.catch(uncheckable) : result;
   } catch (error) {
-    return { ok: false, issues: [{ path: '(arguments)', message: `cannot be checked: ${(error as Error).message}` }] };
+    return uncheckable(error);
   }
+}
+
+function uncheckable(error: unknown): CheckResult {
+  return { ok: false, issues: [{ path: '(arguments)', message: `cannot be checked: ${(error as Error).message}` }] };
 }
 
 /** The answer for what a tool returned: its output with its labels, or a park. */
