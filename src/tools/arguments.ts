@@ -157,7 +157,9 @@ function schemaChecker(schema: JsonSchema): ArgumentChecker {
     );
   }
   if (ajv === undefined) {
-    ajv = new Ajv({ allErrors: true, strict: false });
+    // addUsedSchema off: two tools whose schemas share an `$id` (two MCP servers, say) must not clash in
+    // this shared instance ("schema with key or id ... already exists"), which skipped the second tool.
+    ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
     addFormats.default(ajv);
   }
   let validator: ValidateFunction;
