@@ -91,8 +91,12 @@ const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
 function dtoChecker(dto: DtoClass): ArgumentChecker {
   // validateSync skips async validators, so a DTO with any, itself or in a nested DTO, uses the async path.
   const isAsync = hasAsyncConstraint(dto, new Set());
-  const finish = (instance: object, errors: ValidationError[]): CheckResult =>
-    errors.length === 0 ? { ok: true, value: instance } : { ok: false, issues: flatten(errors, '') };
+  const nested = nestedRules(dto);
+  const finish = (instance: object, errors: ValidationError[]): CheckResult => {
+    const issues = flatten(errors, '');
+    if (nested.length > 0) missingNested(instance, nested, '', issues, 0);
+    return issues.length === 0 ? { ok: true, value: instance } : { ok: false, issues };
+  };
   return {
     check(raw) {
       const issues = inspectArguments(raw);
@@ -103,6 +107,63 @@ function dtoChecker(dto: DtoClass): ArgumentChecker {
         : finish(instance, validateSync(instance, VALIDATOR_OPTIONS));
     },
   };
+}
+
+/** A `@ValidateNested` property: the class of its value, whether it is an array of them, and whether it may be left out. */
+interface NestedRule {
+  readonly property: string;
+  readonly child: Function | undefined;
+  readonly each: boolean;
+  readonly required: boolean;
+}
+
+const nestedRuleCache = new WeakMap<Function, readonly NestedRule[]>();
+
+/**
+ * class-validator lets a missing nested object through `@ValidateNested` unless it is also `@IsDefined`
+ * (pitfall 4 of STACK.md), while the schema tells the model it is required. Wardrik checks it itself,
+ * rather than adding `@IsDefined` to the app's DTO, which would change validation everywhere else the
+ * app uses that class.
+ */
+function nestedRules(dto: Function): readonly NestedRule[] {
+  let rules = nestedRuleCache.get(dto);
+  if (rules === undefined) {
+    const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+    rules = metadatas
+      .filter((meta) => meta.type === ValidationTypes.NESTED_VALIDATION)
+      .map((meta) => {
+        const own = metadatas.filter((other) => other.propertyName === meta.propertyName).map((other) => other.type);
+        return {
+          property: meta.propertyName,
+          child: defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction() as Function | undefined,
+          each: meta.each === true,
+          required: !own.includes(ValidationTypes.IS_DEFINED) && !own.includes(ValidationTypes.CONDITIONAL_VALIDATION),
+        };
+      });
+    nestedRuleCache.set(dto, rules);
+  }
+  return rules;
+}
+
+function missingNested(value: object, rules: readonly NestedRule[], path: string, out: FieldIssue[], depth: number): void {
+  if (depth > ARGUMENT_LIMITS.depth) return;
+  for (const rule of rules) {
+    const child = (value as Record<string, unknown>)[rule.property];
+    const at = path === '' ? rule.property : `${path}.${rule.property}`;
+    if (child === undefined || child === null) {
+      if (rule.required && !out.some((issue) => issue.path === at)) out.push({ path: at, message: 'is required (it is missing)' });
+      continue;
+    }
+    const childRules = rule.child === undefined ? [] : nestedRules(rule.child);
+    if (childRules.length === 0) continue;
+    if (rule.each && Array.isArray(child)) {
+      child.forEach((item, i) => {
+        if (item !== null && typeof item === 'object') missingNested(item, childRules, `${at}[${i}]`, out, depth + 1);
+      });
+    } else if (typeof child === 'object') {
+      missingNested(child, childRules, at, out, depth + 1);
+    }
+  }
 }
 
 function hasAsyncConstraint(dto: Function, seen: Set<Function>): boolean {

@@ -1,4 +1,4 @@
-import { IS_DATE_STRING, IsDefined, getMetadataStorage, ValidationTypes } from 'class-validator';
+import { IS_DATE_STRING, ValidationTypes } from 'class-validator';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { ConfigurationError } from '../errors.js';
@@ -48,7 +48,6 @@ class SchemaBuilder {
     let name = dto.name || 'Anonymous';
     for (let n = 2; [...this.names.values()].includes(name); n++) name = `${dto.name}_${n}`;
     this.names.set(dto, name);
-    requireNestedObjects(dto);
     const schema = targetConstructorToSchema(dto, {
       classTransformerMetadataStorage: defaultMetadataStorage,
       refPointerPrefix: REF,
@@ -103,24 +102,3 @@ class SchemaBuilder {
   }
 }
 
-/**
- * class-validator lets a missing nested object through `@ValidateNested` unless it is also
- * `@IsDefined` (pitfall 4 of STACK.md), while the schema tells the model it is required. Make the
- * check match the schema: a nested property is required unless it is `@IsOptional`.
- */
-function requireNestedObjects(dto: Function): void {
-  const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
-  const byProperty = new Map<string, string[]>();
-  for (const meta of metadatas) {
-    byProperty.set(meta.propertyName, [...(byProperty.get(meta.propertyName) ?? []), meta.type]);
-  }
-  for (const [property, types] of byProperty) {
-    if (
-      types.includes(ValidationTypes.NESTED_VALIDATION) &&
-      !types.includes(ValidationTypes.IS_DEFINED) &&
-      !types.includes(ValidationTypes.CONDITIONAL_VALIDATION)
-    ) {
-      IsDefined()(dto.prototype as object, property);
-    }
-  }
-}

@@ -143,6 +143,32 @@ describe('Argument checking', () => {
       assert.equal(received.length, 0);
     });
 
+    it('refuses a missing nested object inside an array item, with its path', async () => {
+      class Line {
+        @ValidateNested()
+        @Type(() => Address)
+        address!: Address;
+      }
+      class Lines {
+        @ValidateNested({ each: true })
+        @IsArray()
+        @Type(() => Line)
+        lines!: Line[];
+      }
+      const tool = defineTool({ name: 'lines', description: 'd', input: Lines, run: () => 'ok' });
+      const answer = errorOf(await callTool([tool], { name: 'lines', arguments: { lines: [{ address: { city: 'Lyon' } }, {}] } }));
+      assert.match(answer.message, /- lines\[1\]\.address: is required \(it is missing\)/);
+    });
+
+    it('leaves the app\'s own DTO class as it was: class-validator alone still accepts what it accepted before', async () => {
+      const { tool } = recorder(ShipArgs);
+      const { address: _address, ...withoutAddress } = valid;
+      await callTool([tool], { name: 'ship', arguments: withoutAddress });
+      const { plainToInstance } = await import('class-transformer');
+      const { validateSync } = await import('class-validator');
+      assert.deepEqual(validateSync(plainToInstance(ShipArgs, withoutAddress)), []);
+    });
+
     it('accepts a missing optional property', async () => {
       const { tool } = recorder(ShipArgs);
       assert.equal((await callTool([tool], { name: 'ship', arguments: valid })).status, 'ok');

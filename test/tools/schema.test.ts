@@ -158,7 +158,6 @@ describe('DTO JSON Schema', () => {
           },
           required: ['city'],
           additionalProperties: false,
-          not: { type: 'null' },
         },
         items: {
           type: 'array',
@@ -171,7 +170,6 @@ describe('DTO JSON Schema', () => {
             required: ['sku', 'quantity'],
             additionalProperties: false,
           },
-          not: { type: 'null' },
         },
       },
       required: ['email', 'id', 'placedAt', 'total', 'priority', 'channel', 'address', 'items'],
