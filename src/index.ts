@@ -44,6 +44,11 @@ export { Inbox } from './inbox/inbox.js';
 export type { InboxItem } from './inbox/inbox.js';
 
 export { MemoryStore } from './store/memory-store.js';
+export { SqliteStore } from './store/sqlite-store.js';
+export type { SqliteStoreOptions } from './store/sqlite-store.js';
+export { PostgresStore } from './store/postgres-store.js';
+export type { PostgresStoreOptions } from './store/postgres-store.js';
+export { openStore } from './store/open-store.js';
 export type { CallRecord, CallState, InboxKind, InboxRecord, InboxStatus, RememberedRecord, Store } from './store/store.js';
 
 export { EventBus } from './telemetry/event-bus.js';

@@ -1,7 +1,7 @@
 import type { Pool, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, encodeJson } from './sql-rows.js';
+import { type CallRow, callOf, callValues } from './sql-rows.js';
 import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -91,19 +91,7 @@ export class PostgresStore implements Store {
   }
 
   async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
-    const values = [
-      record.run,
-      record.call,
-      record.agent,
-      record.tool,
-      encodeJson(record.arguments),
-      record.idempotencyKey,
-      record.state,
-      record.attempt,
-      encodeJson(record.answer),
-      record.inboxId ?? null,
-      record.updatedAt,
-    ];
+    const values = callValues(record);
     if (expected === undefined) return (await this.count('write a call', 'insertCall', values)) === 1;
     return (await this.count('write a call', 'updateCall', [...values, expected])) === 1;
   }

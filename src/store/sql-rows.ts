@@ -19,20 +19,21 @@ export interface CallRow {
   updated_at: number;
 }
 
-export function callRow(record: CallRecord): CallRow {
-  return {
-    run: record.run,
-    call: record.call,
-    agent: record.agent,
-    tool: record.tool,
-    arguments: encodeJson(record.arguments),
-    idempotency_key: record.idempotencyKey,
-    state: record.state,
-    attempt: record.attempt,
-    answer: encodeJson(record.answer),
-    inbox_id: record.inboxId ?? null,
-    updated_at: record.updatedAt,
-  };
+/** A record's columns in `CallRow` order (run, call, agent, tool, arguments … updated_at), for positional binding. */
+export function callValues(record: CallRecord): unknown[] {
+  return [
+    record.run,
+    record.call,
+    record.agent,
+    record.tool,
+    encodeJson(record.arguments),
+    record.idempotencyKey,
+    record.state,
+    record.attempt,
+    encodeJson(record.answer),
+    record.inboxId ?? null,
+    record.updatedAt,
+  ];
 }
 
 /** The record a row holds; optional fields that were not set stay absent, as in `MemoryStore`. */

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callRow } from './sql-rows.js';
+import { type CallRow, callOf, callValues } from './sql-rows.js';
 import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -52,6 +52,8 @@ const MIGRATIONS: readonly string[] = [
 export class SqliteStore implements Store {
   /** The file, as given to SQLite (absolute). */
   readonly path: string;
+  /** The connection's `PRAGMA synchronous`, as SQLite reports it. */
+  readonly synchronous: 'normal' | 'full';
   private readonly db: Database.Database;
   private readonly sql: ReturnType<typeof prepare>;
   // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
@@ -67,9 +69,11 @@ export class SqliteStore implements Store {
       throw storeError(this.path, 'open', error);
     }
     try {
+      this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      // Read back, not echoed: what the connection really does (2 is FULL, 1 NORMAL).
+      this.synchronous = this.db.pragma('synchronous', { simple: true }) === 2 ? 'full' : 'normal';
       if (!readonly) {
         this.db.pragma('journal_mode = WAL');
-        this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
         migrate(this.db);
       } else {
         checkVersion(this.db, currentVersion(this.db));
@@ -94,9 +98,11 @@ export class SqliteStore implements Store {
 
   async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
     return this.run('write a call', () => {
-      const row = callRow(record);
-      const statement = expected === undefined ? this.sql.insertCall : this.sql.updateCall;
-      return statement.run({ ...row, expected: expected ?? null }).changes === 1;
+      // Positional values: better-sqlite3 binds them faster than named ones, and this is the hot path.
+      const values = callValues(record);
+      if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
+      const [run, call, ...rest] = values;
+      return this.sql.updateCall.run(...rest, run, call, expected).changes === 1;
     });
   }
 
@@ -185,13 +191,13 @@ function prepare(db: Database.Database) {
     getCall: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND call = ?`),
     insertCall: db.prepare(
       `INSERT INTO calls (${columns})
-       VALUES (@run, @call, @agent, @tool, @arguments, @idempotency_key, @state, @attempt, @answer, @inbox_id, @updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (run, call) DO NOTHING`,
     ),
     updateCall: db.prepare(
-      `UPDATE calls SET agent = @agent, tool = @tool, arguments = @arguments, idempotency_key = @idempotency_key,
-         state = @state, attempt = @attempt, answer = @answer, inbox_id = @inbox_id, updated_at = @updated_at
-       WHERE run = @run AND call = @call AND state = @expected`,
+      `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
+         state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?
+       WHERE run = ? AND call = ? AND state = ?`,
     ),
     // Oldest first; rowid breaks ties in the order the calls were first written.
     listCalls: db.prepare(`SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`),
@@ -262,6 +268,8 @@ const FIXES: Readonly<Record<string, string>> = {
   SQLITE_BUSY: 'another process held the write lock too long; retry, or give each process its own file',
   SQLITE_PERM: 'the operating system refused access; check the file permissions',
   ENOTDIR: 'a part of the path is a file, not a directory; choose another path',
+  // mkdir -p reports a file in the way as EEXIST.
+  EEXIST: 'a part of the path is a file, not a directory; choose another path',
   EACCES: 'the directory cannot be created; check its permissions or choose another path',
   EROFS: 'the file system is read-only; choose a path on a writable disk',
 };

@@ -1,0 +1,129 @@
+// The cost of journaling a call, beside the cost of the database's own single-row insert and commit.
+// Targets: on SQLite a call's start + finish (two commits) within 2.5x one raw insert-commit; on
+// PostgreSQL each journaled step (one writeCall) within 1.2x one raw insert. The raw figures write
+// the same table (the store's own, same columns and indexes) through the plain driver.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { PostgresStore } from '../src/store/postgres-store.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
+import type { CallRecord, Store } from '../src/store/store.js';
+import { measure, report, type Timing } from './lib.js';
+
+const args = JSON.stringify({ orderId: 'o-1', amount: 12.5, note: 'refund for a late delivery' });
+const answer = { status: 'ok' as const, output: { refund: 're_123', status: 'succeeded' }, labels: [] };
+let seq = 0;
+
+function record(run: string, state: CallRecord['state']): CallRecord {
+  return {
+    run,
+    call: 'c1',
+    agent: 'bench',
+    tool: 'orders/refund_order',
+    arguments: JSON.parse(args) as unknown,
+    idempotencyKey: `${run}:c1`,
+    state,
+    attempt: 1,
+    ...(state === 'succeeded' ? { answer } : {}),
+    updatedAt: Date.now(),
+  };
+}
+
+/** One journaled call: its start, then its answer, each a compare-and-set. */
+async function journaledCall(store: Store): Promise<void> {
+  const run = `run-${seq++}`;
+  if (!(await store.writeCall(record(run, 'started'), undefined))) throw new Error('start lost');
+  if (!(await store.writeCall(record(run, 'succeeded'), 'started'))) throw new Error('finish lost');
+}
+
+/**
+ * Measures the operations in turns (A, B, A, B …) and takes each one's median, so a slow spell of
+ * this shared machine falls on all of them rather than on whichever ran during it.
+ */
+async function inTurns(ops: readonly { name: string; op: () => unknown }[], size: { rounds: number; perRound: number }, turns = 3): Promise<Timing[]> {
+  const samples = ops.map((): number[] => []);
+  for (let turn = 0; turn < turns; turn++) {
+    for (const [i, { name, op }] of ops.entries()) samples[i]!.push((await measure(name, op, size)).ns);
+  }
+  return ops.map(({ name }, i) => ({ name, ns: samples[i]!.sort((a, b) => a - b)[Math.floor(turns / 2)]! }));
+}
+
+async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void> {
+  // FULL waits for the disk on every commit: fewer operations keep it to a few seconds.
+  const size = synchronous === 'full' ? { rounds: 5, perRound: 100 } : { rounds: 5, perRound: 500 };
+  const rawPath = join(dir, `raw-${synchronous}.db`);
+  await new SqliteStore({ path: rawPath }).close(); // the same schema, then written by plain better-sqlite3
+  const db = new Database(rawPath);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
+  const insert = db.prepare(
+    `INSERT INTO calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at)
+     VALUES (?, 'c1', 'bench', 'orders/refund_order', ?, ?, 'started', 1, NULL, NULL, ?)`,
+  );
+  const store = new SqliteStore({ path: join(dir, `store-${synchronous}.db`), synchronous });
+  try {
+    const [raw, journaled] = await inTurns(
+      [
+        {
+          name: `raw better-sqlite3 INSERT + commit (${synchronous})`,
+          op: () => {
+            const run = `raw-${seq++}`;
+            insert.run(run, args, `${run}:c1`, Date.now());
+          },
+        },
+        { name: `SqliteStore start + finish (2 writeCalls, ${synchronous})`, op: () => journaledCall(store) },
+      ],
+      size,
+    );
+    report(`SQLite, synchronous=${synchronous.toUpperCase()}, WAL (${dir})`, raw!, [{ timing: journaled!, target: 2.5 }]);
+  } finally {
+    db.close();
+    await store.close();
+  }
+}
+
+async function postgres(url: string): Promise<void> {
+  const schema = `wardrik_bench_${randomBytes(4).toString('hex')}`;
+  const store = await new PostgresStore({ url, schema }).start();
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const text = `INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at)
+      VALUES ($1, 'c1', 'bench', 'orders/refund_order', $2::json, $3, 'started', 1, NULL, NULL, $4)`;
+    const rawInsert = (name?: string) => () => {
+      const run = `raw-${seq++}`;
+      return pool.query({ ...(name === undefined ? {} : { name }), text, values: [run, args, `${run}:c1`, Date.now()] });
+    };
+    // The baseline is the driver at its fastest (a prepared statement, as the store uses); the plain
+    // unprepared query is shown for reference.
+    const [raw, unprepared, journaled] = await inTurns(
+      [
+        { name: 'raw pg INSERT + commit (prepared statement)', op: rawInsert('bench_insert') },
+        { name: 'raw pg INSERT + commit (plain query)', op: rawInsert() },
+        { name: 'PostgresStore start + finish (2 writeCalls)', op: () => journaledCall(store) },
+      ],
+      { rounds: 5, perRound: 100 },
+    );
+    const perStep = { name: 'PostgresStore per journaled step (1 writeCall)', ns: journaled!.ns / 2 };
+    report(`PostgreSQL (${url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')})`, raw!, [
+      { timing: unprepared! },
+      { timing: perStep, target: 1.2 },
+      { timing: journaled! },
+    ]);
+  } finally {
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+    await store.close();
+  }
+}
+
+const dir = mkdtempSync(join(process.env.WARDRIK_BENCH_DIR ?? tmpdir(), 'wardrik-bench-'));
+try {
+  await sqlite(dir, 'normal');
+  await sqlite(dir, 'full');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+await postgres(process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test');

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { ConfigurationError, StoreError } from '../../src/errors.js';
+import { openStore, redact } from '../../src/store/open-store.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { storeContract } from './store-contract.js';
+
+const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+// This file's own schemas, all dropped at the end: tests of other files and runs never meet.
+const prefix = `wardrik_test_${randomBytes(6).toString('hex')}`;
+const contractSchema = `${prefix}_contract`;
+const admin = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
+
+before(async () => {
+  try {
+    await admin.query('SELECT 1');
+  } catch (error) {
+    // Never skipped: a store that is not tested is not known to work.
+    const where = process.env.CI === 'true' ? 'CI must provide it' : 'Start it';
+    throw new Error(
+      `PostgreSQL is not reachable at ${redact(url)} (${(error as Error).message || (error as Error).name}), so the PostgresStore tests cannot run. ` +
+        `${where}: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start, or set WARDRIK_TEST_POSTGRES_URL.`,
+    );
+  }
+});
+
+after(async () => {
+  // Nothing to drop when the server was never reached; the failure above already says why.
+  const reachable = await admin.query('SELECT 1').then(() => true, () => false);
+  if (!reachable) return admin.end();
+  const { rows } = await admin.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [`${prefix}%`]);
+  for (const { nspname } of rows) await admin.query(`DROP SCHEMA "${nspname}" CASCADE`);
+  await admin.end();
+});
+
+storeContract('PostgresStore', async () => new PostgresStore({ url, schema: contractSchema }).start(), { durable: true });
+
+describe('PostgresStore', () => {
+  describe('when it starts', () => {
+    it('migrates a new schema once, even when several nodes start together', async () => {
+      const schema = `${prefix}_race`;
+      const stores = Array.from({ length: 4 }, () => new PostgresStore({ url, schema }));
+      try {
+        await Promise.all(stores.map((store) => store.start()));
+        const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations`);
+        assert.deepEqual(rows, [{ version: 1 }]);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+      }
+    });
+
+    it('refuses a schema written by a newer Wardrik, saying to upgrade', async () => {
+      const schema = `${prefix}_newer`;
+      await new PostgresStore({ url, schema }).start().then((store) => store.close());
+      await admin.query(`INSERT INTO "${schema}".wardrik_migrations (version) VALUES (99)`);
+      const store = new PostgresStore({ url, schema });
+      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99.*upgrade Wardrik/ });
+      await store.close();
+    });
+
+    it('refuses a schema name that is not a plain identifier', () => {
+      assert.throws(() => new PostgresStore({ url, schema: 'bad"; DROP TABLE x; --' }), ConfigurationError);
+    });
+
+    it('is opened by openStore from a postgres URL with ?schema', async () => {
+      const schema = `${prefix}_opened`;
+      const store = await openStore(`${url}?schema=${schema}`);
+      try {
+        assert.ok(store instanceof PostgresStore);
+        assert.equal(store.schema, schema);
+        assert.equal(await store.addSpend('a', 1), 1);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  describe('when the database is unreachable', () => {
+    it('fails with a StoreError naming host and port, the cause and the fix, never the password', async () => {
+      const store = new PostgresStore({ url: 'postgres://wardrik:hunter2@127.0.0.1:1/test' });
+      await assert.rejects(store.start(), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /127\.0\.0\.1:1\b/);
+        assert.match(error.message, /ECONNREFUSED/);
+        assert.match(error.message, /start PostgreSQL, or correct the host and port/);
+        assert.doesNotMatch(error.message, /hunter2/);
+        return true;
+      });
+      await assert.rejects(store.getSpend('a'), StoreError, 'every operation reports it, not only start');
+      await store.close();
+    });
+
+    it('fails openStore the same way', async () => {
+      await assert.rejects(openStore('postgresql://wardrik:hunter2@127.0.0.1:1/test'), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /127\.0\.0\.1:1\b/);
+        assert.doesNotMatch(error.message, /hunter2/);
+        return true;
+      });
+    });
+  });
+});

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { StoreError } from '../../src/errors.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { storeContract } from './store-contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'wardrik-sqlite-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+// One file for the whole contract: each test opens its own connection to it, as a restarted process would.
+storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true });
+storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true });
+
+describe('SqliteStore', () => {
+  describe('when it opens a file', () => {
+    it('creates the missing directories, in WAL mode, with synchronous NORMAL by default', async () => {
+      const path = join(dir, 'a', 'b', 'c.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path, { readonly: true });
+      try {
+        assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations').all(), [{ version: 1 }]);
+      } finally {
+        db.close();
+      }
+      const store = new SqliteStore({ path });
+      assert.equal(store.synchronous, 'normal');
+      await store.close();
+    });
+
+    it('syncs every commit when asked for synchronous FULL', async () => {
+      const store = new SqliteStore({ path: join(dir, 'sync-full.db'), synchronous: 'full' });
+      try {
+        assert.equal(store.synchronous, 'full');
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('migrates once, however many times it is opened', async () => {
+      const path = join(dir, 'twice.db');
+      await new SqliteStore({ path }).close();
+      await new SqliteStore({ path }).close();
+      const db = new Database(path, { readonly: true });
+      try {
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations').all(), [{ version: 1 }]);
+      } finally {
+        db.close();
+      }
+    });
+
+    it('refuses a file written by a newer Wardrik, saying to upgrade', async () => {
+      const path = join(dir, 'newer.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      db.prepare('INSERT INTO wardrik_migrations (version, applied_at) VALUES (99, 0)').run();
+      db.close();
+      assert.throws(() => new SqliteStore({ path }), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /newer\.db/);
+        assert.match(error.message, /version 99/);
+        assert.match(error.message, /upgrade Wardrik/);
+        return true;
+      });
+    });
+  });
+
+  describe('when SQLite cannot write', () => {
+    it('fails a write to a read-only store with a StoreError naming the file, the cause and the fix', async () => {
+      const path = join(dir, 'readonly.db');
+      const writer = new SqliteStore({ path });
+      await writer.addSpend('a', 1);
+      await writer.close();
+      const store = new SqliteStore({ path, readonly: true });
+      try {
+        assert.equal(await store.getSpend('a'), 1);
+        await assert.rejects(store.addSpend('a', 1), (error: unknown) => {
+          assert.ok(error instanceof StoreError);
+          assert.equal(error.code, 'store');
+          assert.match(error.message, /readonly\.db/);
+          assert.match(error.message, /SQLITE_READONLY/);
+          assert.match(error.message, /Fix: .*writ/);
+          return true;
+        });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('fails to open a path whose directory is a file, naming the path and the fix', () => {
+      const file = join(dir, 'not-a-dir');
+      writeFileSync(file, 'x');
+      assert.throws(() => new SqliteStore({ path: join(file, 'wardrik.db') }), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /not-a-dir\/wardrik\.db/);
+        assert.match(error.message, /ENOTDIR|EEXIST/);
+        assert.match(error.message, /choose another path/);
+        return true;
+      });
+    });
+
+    it('fails to open a file that is not a database, saying so', () => {
+      const path = join(dir, 'garbage.db');
+      writeFileSync(path, 'this is not a database, but it is long enough to have a header '.repeat(100));
+      assert.throws(() => new SqliteStore({ path }), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /garbage\.db/);
+        assert.match(error.message, /SQLITE_NOTADB/);
+        assert.match(error.message, /not a SQLite database/);
+        return true;
+      });
+    });
+  });
+});
