@@ -115,9 +115,15 @@ export class Policy {
   /** The default when no rule matched, then the outside-label rule. */
   private conclude(input: PolicyInput, decided: Decision | undefined): Decision {
     const readOnly = input.annotations.readOnly === true;
-    decided ??= readOnly
-      ? { action: 'allow', rule: 'default: read-only tools run' }
-      : { action: 'ask', rule: 'default: a tool that is not read-only asks a person' };
+    const gated = input.annotations.gated;
+    decided ??=
+      gated === true
+        ? { action: 'ask', rule: 'default: the tool is gated, so it asks a person' }
+        : gated === false
+          ? { action: 'allow', rule: 'default: the tool is not gated' }
+          : readOnly
+            ? { action: 'allow', rule: 'default: read-only tools run' }
+            : { action: 'ask', rule: 'default: a tool that is not read-only asks a person' };
     if (decided.action === 'allow' && !readOnly && this.asksWhenOutside && input.labels.includes(OUTSIDE)) {
       return { action: 'ask', rule: `labels: the run carries "${OUTSIDE}", so a tool that is not read-only asks a person` };
     }

@@ -38,6 +38,11 @@ export interface Annotations {
   readonly labels?: readonly string[];
   /** Store each result under its idempotency key and answer a repeat from it (`@Idempotent({ remember: true })`). */
   readonly remember?: boolean;
+  /**
+   * Whether a call waits for a person when no rule decides: `true` always asks, `false` never does;
+   * absent, a tool that is not read-only asks. MCP servers set it from their `gated` option.
+   */
+  readonly gated?: boolean;
   readonly [key: string]: unknown;
 }
 

@@ -28,6 +28,20 @@ describe('Policy', () => {
     });
   });
 
+  describe('gated tools', () => {
+    it('asks before a gated tool even when it is read-only, and lets an ungated one run', async () => {
+      const policy = new Policy();
+      assert.deepEqual(await policy.decide(input({ annotations: { readOnly: true, gated: true } })), { action: 'ask', rule: 'default: the tool is gated, so it asks a person' });
+      assert.deepEqual(await policy.decide(input({ annotations: { gated: false } })), { action: 'allow', rule: 'default: the tool is not gated' });
+    });
+
+    it('still applies explicit rules and the outside rule to ungated tools', async () => {
+      const policy = new Policy({ rules: [{ match: 'orders/*', action: 'deny' }] });
+      assert.equal((await policy.decide(input({ annotations: { gated: false } }))).action, 'deny');
+      assert.equal((await new Policy().decide(input({ annotations: { gated: false }, labels: ['outside'] }))).action, 'ask');
+    });
+  });
+
   describe('rules', () => {
     it('matches glob patterns on toolset/tool and names the rule that decided', async () => {
       const policy = new Policy({ rules: [{ match: 'orders/refund_*', action: 'allow' }, { match: 'billing/*', action: 'deny' }] });
