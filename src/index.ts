@@ -32,7 +32,7 @@ export { ToolCatalog } from './tools/catalog.js';
 export type { CatalogEntry, SkippedTool } from './tools/catalog.js';
 
 export { ToolRunner, RUNNER_DEFAULTS } from './runner/tool-runner.js';
-export type { CallRequest, RunnerOptions } from './runner/tool-runner.js';
+export type { CallRequest, RecoveryReport, RunnerOptions } from './runner/tool-runner.js';
 export { isTransient } from './runner/transient.js';
 export { argumentsDigest } from './runner/digest.js';
 export type { Clock } from './clock.js';
@@ -49,7 +49,7 @@ export type { SqliteStoreOptions } from './store/sqlite-store.js';
 export { PostgresStore } from './store/postgres-store.js';
 export type { PostgresStoreOptions } from './store/postgres-store.js';
 export { openStore } from './store/open-store.js';
-export type { CallRecord, CallState, InboxKind, InboxRecord, InboxStatus, RememberedRecord, Store } from './store/store.js';
+export type { CallRecord, CallState, InboxKind, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store/store.js';
 
 export { EventBus } from './telemetry/event-bus.js';
 export type {

@@ -5,7 +5,7 @@ import { systemClock } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
-import { ToolRunner, type RunnerOptions } from '../runner/tool-runner.js';
+import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
@@ -15,6 +15,10 @@ import { TOOLSET_NAME } from '../tools/names.js';
 import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
 import { Tokens } from './tokens.js';
+
+/** The store when none is given: embedded and durable, with no server to run. */
+const DEFAULT_STORE = 'sqlite:.wardrik/wardrik.db';
+const DEFAULT_RECOVER_MS = 60_000;
 
 /** A class whose methods are tools: decorated with `@Toolset` and built by the container. */
 export type ToolsetClass = new (...args: never[]) => object;
@@ -27,10 +31,15 @@ export interface WardrikOptions {
   readonly tools?: Readonly<Record<string, readonly ToolDefinition[]>>;
   /** The app's tsyringe container; Wardrik works in a child of it. Its own when absent. */
   readonly container?: DependencyContainer;
-  /** `memory:` or a Store. */
+  /**
+   * Where calls, the inbox, spend and turns are kept: `sqlite:PATH` (the default is
+   * `sqlite:.wardrik/wardrik.db`), `postgres://…` for many nodes, `memory:` for tests, or a Store.
+   */
   readonly store?: string | Store;
   readonly policy?: PolicyOptions;
   readonly runner?: RunnerOptions;
+  /** How often to look for runs whose node died (their lease expired) and finish them: 60 000 ms; `Infinity` never. */
+  readonly recoverMs?: number;
 }
 
 /** A tool as a model sees it. */
@@ -50,6 +59,7 @@ export interface ToolInfo {
  */
 export class Wardrik {
   private closed = false;
+  private recovering: NodeJS.Timeout | undefined;
 
   private constructor(
     /** The child container Wardrik registered its services in; resolve them by `Tokens`. */
@@ -76,7 +86,7 @@ export class Wardrik {
     const ownsStore = !parent.isRegistered(Tokens.Store, true);
     if (ownsStore) {
       const store = options.store;
-      child.register(Tokens.Store, { useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? 'memory:') });
+      child.register(Tokens.Store, { useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? DEFAULT_STORE) });
     }
     provide(
       Tokens.Runner,
@@ -102,6 +112,9 @@ export class Wardrik {
         });
       }
       wardrik.register(options);
+      // Finish what a crash left behind, then keep taking over runs of nodes that die (D2, D3).
+      wardrik.startRecovering(options.recoverMs ?? DEFAULT_RECOVER_MS);
+      await wardrik.recover();
     } catch (error) {
       await wardrik.close();
       throw error;
@@ -146,16 +159,39 @@ export class Wardrik {
     }));
   }
 
+  /**
+   * Finishes calls a crash left in flight: repeatable ones run again with their idempotency key, others
+   * park as `in_doubt` for a person. Runs by itself at start-up and every `recoverMs`.
+   */
+  recover(): Promise<RecoveryReport> {
+    return this.runner.recover();
+  }
+
   /** Releases the container and the store Wardrik opened or was given. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.recovering);
+    this.runner.close();
     this.bus.complete();
     try {
       if (this.ownsStore) await this.container.resolve(Tokens.Store).close();
     } finally {
       await this.container.dispose();
     }
+  }
+
+  private startRecovering(ms: number): void {
+    if (!(ms > 0) || !Number.isFinite(ms)) {
+      if (ms === Infinity) return;
+      throw new ConfigurationError(`recoverMs must be a number of milliseconds above 0, or Infinity for never; got ${String(ms)}.`);
+    }
+    this.recovering = setInterval(() => {
+      this.recover().catch((error: unknown) =>
+        this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
+      );
+    }, ms);
+    this.recovering.unref();
   }
 
   private register(options: WardrikOptions): void {

@@ -46,8 +46,7 @@ export class Inbox {
         `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${item.digest.slice(0, 12)}…); nothing ran. Look at the item again and approve what it asks now.`,
       );
     }
-    await this.mark(item, 'approved', options.by);
-    return this.runner.runApproved(item);
+    return this.runner.runApproved(item, () => this.mark(item, 'approved', options.by));
   }
 
   /** Refuses a parked call: the model is told a person refused it, and why. */
@@ -61,11 +60,26 @@ export class Inbox {
     return this.runner.settle(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
   }
 
-  /** Answers a tool's own `park(reason)`: `value` becomes the call's result. */
+  /**
+   * Answers a parked call. For a tool's own `park(reason)`, `value` becomes the call's result. For a call
+   * left `in_doubt` by a crash, say whether it happened: `{ happened: true, result }` records `result` as
+   * its answer without running it; `{ happened: false }` runs it now, once.
+   */
   async answer(id: string, value: unknown, options: { readonly by?: string } = {}): Promise<ToolAnswer> {
     const item = await this.pending(id, 'answer');
     if (item.kind === 'approval') {
       throw new ConflictError(`Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`);
+    }
+    if (item.kind === 'in_doubt') {
+      const happened = (value as { happened?: unknown } | null)?.happened;
+      if (typeof happened !== 'boolean') {
+        throw new TypeError(
+          `Inbox item "${id}" is a call a crash left in doubt: answer { happened: true, result } if it took effect, or { happened: false } to run it now.`,
+        );
+      }
+      if (!happened) return this.runner.runApproved(item, () => this.mark(item, 'answered', options.by));
+      await this.mark(item, 'answered', options.by);
+      return this.runner.settle(item, okAnswer((value as { result?: unknown }).result ?? null, item.labels), 'parked');
     }
     await this.mark(item, 'answered', options.by);
     return this.runner.settle(item, okAnswer(value, item.labels), 'parked');

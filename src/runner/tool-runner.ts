@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { ConfigurationError, StoreError, ToolTimeoutError } from '../errors.js';
+import { hostname } from 'node:os';
+import { ConfigurationError, ConflictError, StoreError, ToolTimeoutError } from '../errors.js';
 import type { Policy, PolicyRule } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxKind, InboxRecord, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -16,6 +17,8 @@ import {
 } from '../tools/call-tool.js';
 import { glob } from '../tools/glob.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
+import { defineTool, isRepeatable } from '../tools/tool.js';
+import { RunLeases } from './run-leases.js';
 import { CallContext } from './call-context.js';
 import { argumentsDigest } from './digest.js';
 import { isTransient } from './transient.js';
@@ -36,6 +39,22 @@ export interface RunnerOptions {
   readonly rememberMs?: number;
   /** Where retry jitter comes from; replace it for repeatable tests. */
   readonly random?: () => number;
+  /** This node's name in run leases: `host:pid:random` unless given. Give each node a distinct one. */
+  readonly node?: string;
+  /** How long a run's lease lasts unless renewed: 30 000 ms. A dead node's runs are taken over after it. */
+  readonly leaseMs?: number;
+}
+
+/** What `recover()` did. */
+export interface RecoveryReport {
+  /** Repeatable calls found in flight and run again with their idempotency key. */
+  readonly rerun: number;
+  /** Calls found in flight that are not safe to repeat, parked for a person as `in_doubt`. */
+  readonly inDoubt: number;
+  /** Parked calls whose inbox item a crash lost, put back. */
+  readonly restored: number;
+  /** In-flight calls left alone because a live node holds their run. */
+  readonly skipped: number;
 }
 
 /** A call to run: who calls, in which run, and what the model asked for. */
@@ -82,6 +101,7 @@ export const RUNNER_DEFAULTS = Object.freeze({
   baseDelayMs: 200,
   maxDelayMs: 10_000,
   rememberMs: 24 * 60 * 60 * 1000,
+  leaseMs: 30_000,
 });
 
 /**
@@ -98,6 +118,7 @@ export class ToolRunner {
   private readonly maxDelayMs: number;
   private readonly rememberMs: number;
   private readonly random: () => number;
+  private readonly leases: RunLeases;
 
   constructor(
     private readonly catalog: ToolCatalog,
@@ -113,6 +134,74 @@ export class ToolRunner {
     this.maxDelayMs = positive('runner.retry.maxDelayMs', options.retry?.maxDelayMs ?? RUNNER_DEFAULTS.maxDelayMs, true);
     this.rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
     this.random = options.random ?? Math.random;
+    const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs), (run) =>
+      events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
+    );
+  }
+
+  /** This node's name in run leases. */
+  get node(): string {
+    return this.leases.node;
+  }
+
+  /**
+   * Finishes what a crash left behind (D2): calls found `started` whose run no live node holds are run
+   * again with the same idempotency key when repeatable, and parked as `in_doubt` otherwise, for a
+   * person to say whether they happened. Parked calls whose inbox item was lost get it back. Calls of
+   * runs a live node holds are left to it.
+   */
+  async recover(): Promise<RecoveryReport> {
+    let rerun = 0;
+    let inDoubt = 0;
+    let restored = 0;
+    let skipped = 0;
+    await this.store.pruneRemembered(this.clock.now());
+    for (const record of await this.store.listCalls({ state: 'started' })) {
+      if (this.inFlight.has(`${record.run}\u0000${record.call}`)) continue;
+      if (!(await this.leases.acquire(record.run))) {
+        skipped++;
+        continue;
+      }
+      try {
+        const current = await this.store.getCall(record.run, record.call);
+        if (current?.state !== 'started') continue;
+        const entry = this.catalog.get(current.tool);
+        const checking = entry === undefined ? undefined : await checkArguments(entry.tool, current.arguments);
+        const p: Prepared = {
+          agent: current.agent,
+          run: current.run,
+          call: current.call,
+          entry: entry ?? unknownEntry(current.tool),
+          args: checking?.ok === true ? checking.value : current.arguments,
+          arguments: current.arguments,
+          idempotencyKey: current.idempotencyKey,
+          labels: await this.store.getLabels(current.run),
+          budgetUsd: undefined,
+        };
+        if (entry !== undefined && checking?.ok === true && isRepeatable(entry.tool)) {
+          rerun++;
+          await this.execute(p, 'started', current.attempt + 1);
+        } else {
+          inDoubt++;
+          await this.park(p, 'in_doubt', IN_DOUBT, 'started');
+        }
+      } finally {
+        await this.leases.release(record.run);
+      }
+    }
+    for (const record of await this.store.listCalls({ state: 'parked' })) {
+      if (record.inboxId === undefined || record.answer?.status !== 'parked') continue;
+      if ((await this.store.getInboxItem(record.inboxId)) !== undefined) continue;
+      await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
+      restored++;
+    }
+    return { rerun, inDoubt, restored, skipped };
+  }
+
+  /** Stops background work (lease renewal). */
+  close(): void {
+    this.leases.close();
   }
 
   /**
@@ -136,28 +225,41 @@ export class ToolRunner {
     }
   }
 
-  /** Runs a call a person approved; `item` is its inbox record, already marked approved. */
-  async runApproved(item: InboxRecord): Promise<ToolAnswer> {
-    const entry = this.catalog.get(item.tool);
-    const base = { agent: item.agent, run: item.run, call: item.call, tool: item.tool };
-    if (entry === undefined) {
-      return this.settle(base, errorAnswer('tool_not_found', `Tool "${item.tool}" is no longer available, so the approved call did not run.`), 'parked');
+  /**
+   * Runs a parked call a person let go (approved, or said an in-doubt call did not happen). Takes the
+   * run's lease first and only then calls `mark` (which records the person's answer), so a run busy on
+   * another node throws a `ConflictError` with nothing changed.
+   */
+  async runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
+    if (!(await this.leases.acquire(item.run))) {
+      throw new ConflictError(`Run "${item.run}" is busy on another node right now; nothing ran and the item is still pending. Try again in a few seconds.`);
     }
-    const checked = await checkArguments(entry.tool, item.arguments);
-    if (!checked.ok) return this.settle(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
-    if (await this.budgetSpent(item.agent, item.budgetUsd)) return this.settle(base, budgetAnswer(item.budgetUsd!), 'parked');
-    const prepared: Prepared = {
-      agent: item.agent,
-      run: item.run,
-      call: item.call,
-      entry,
-      args: checked.value,
-      arguments: item.arguments,
-      idempotencyKey: (await this.store.getCall(item.run, item.call))?.idempotencyKey ?? `${item.run}:${item.call}`,
-      labels: await this.store.getLabels(item.run),
-      budgetUsd: item.budgetUsd,
-    };
-    return this.execute(prepared, 'parked');
+    try {
+      await mark();
+      const entry = this.catalog.get(item.tool);
+      const base = { agent: item.agent, run: item.run, call: item.call, tool: item.tool };
+      if (entry === undefined) {
+        return await this.settle(base, errorAnswer('tool_not_found', `Tool "${item.tool}" is no longer available, so the call did not run.`), 'parked');
+      }
+      const checked = await checkArguments(entry.tool, item.arguments);
+      if (!checked.ok) return await this.settle(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
+      if (await this.budgetSpent(item.agent, item.budgetUsd)) return await this.settle(base, budgetAnswer(item.budgetUsd!), 'parked');
+      const record = await this.store.getCall(item.run, item.call);
+      const prepared: Prepared = {
+        agent: item.agent,
+        run: item.run,
+        call: item.call,
+        entry,
+        args: checked.value,
+        arguments: item.arguments,
+        idempotencyKey: record?.idempotencyKey ?? `${item.run}:${item.call}`,
+        labels: await this.store.getLabels(item.run),
+        budgetUsd: item.budgetUsd,
+      };
+      return await this.execute(prepared, 'parked', (record?.attempt ?? 0) + 1);
+    } finally {
+      await this.leases.release(item.run);
+    }
   }
 
   /**
@@ -280,26 +382,34 @@ export class ToolRunner {
     return answer;
   }
 
-  private async execute(p: Prepared, expected: CallState | undefined): Promise<ToolAnswer> {
-    if (!(await this.journal(p, 'started', 1, expected))) return this.raced(p.run, p.call);
-    const [answer, attempts] = p.entry.tool.annotations.remember === true ? await this.remembered(p) : await this.attemptAll(p);
-    return this.finish(p, answer, attempts);
+  /** Journals `started` (attempt `first`) under the run's lease, runs the call, journals its answer. */
+  private async execute(p: Prepared, expected: CallState | undefined, first = 1): Promise<ToolAnswer> {
+    if (!(await this.leases.acquire(p.run))) {
+      return errorAnswer('conflict', `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`);
+    }
+    try {
+      if (!(await this.journal(p, 'started', first, expected))) return await this.raced(p.run, p.call);
+      const [answer, attempt] = p.entry.tool.annotations.remember === true ? await this.remembered(p, first) : await this.attemptAll(p, first);
+      return await this.finish(p, answer, attempt);
+    } finally {
+      await this.leases.release(p.run);
+    }
   }
 
   /** `@Idempotent({ remember: true })`: a stored result answers a repeat; concurrent repeats run once. */
-  private async remembered(p: Prepared): Promise<Attempted> {
+  private async remembered(p: Prepared, first: number): Promise<Attempted> {
     const digest = argumentsDigest(p.arguments);
     const conflict = errorAnswer(
       'conflict',
       `Idempotency key "${p.idempotencyKey}" was already used with other arguments; nothing ran. Use a new key for a different request.`,
     );
     const flight = this.remembering.get(p.idempotencyKey);
-    if (flight !== undefined) return flight.digest === digest ? [(await flight.answer)[0], 0] : [conflict, 0];
+    if (flight !== undefined) return flight.digest === digest ? [(await flight.answer)[0], first] : [conflict, first];
     // Registered before the first await, so concurrent duplicates in this process join this one.
     const answer = (async (): Promise<Attempted> => {
       const stored = await this.store.getRemembered(p.idempotencyKey, this.clock.now());
-      if (stored !== undefined) return [stored.digest === digest ? stored.answer : conflict, 0];
-      const attempted = await this.attemptAll(p);
+      if (stored !== undefined) return [stored.digest === digest ? stored.answer : conflict, first];
+      const attempted = await this.attemptAll(p, first);
       if (attempted[0].status === 'ok') {
         await this.store.putRemembered({ key: p.idempotencyKey, digest, answer: attempted[0], expiresAt: this.clock.now() + this.rememberMs });
       }
@@ -314,12 +424,12 @@ export class ToolRunner {
   }
 
   /** Runs attempts until one answers; only repeatable tools get more than one, and only for transient failures. */
-  private async attemptAll(p: Prepared): Promise<Attempted> {
+  private async attemptAll(p: Prepared, first: number): Promise<Attempted> {
     const tool = p.entry.tool;
     const repeatable = tool.annotations.readOnly === true || tool.annotations.idempotent === true;
-    const limit = repeatable ? this.attempts : 1;
+    const limit = first - 1 + (repeatable ? this.attempts : 1);
     const base = { agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref };
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = first; ; attempt++) {
       const outcome = await this.attemptOnce(p, attempt);
       if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
       if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
@@ -398,28 +508,38 @@ export class ToolRunner {
 
   private async park(p: Prepared, kind: InboxKind, reason: string, expected: CallState | undefined, labels: readonly string[] = []): Promise<ToolAnswer> {
     const inboxId = randomUUID();
-    const answer: ToolAnswer = { status: 'parked', inboxId, reason, labels };
-    const item: InboxRecord = {
-      id: inboxId,
-      kind,
-      status: 'pending',
-      agent: p.agent,
-      run: p.run,
-      call: p.call,
-      tool: p.entry.ref,
-      arguments: p.arguments,
-      digest: argumentsDigest(p.arguments),
-      labels: mergeLabels(p.labels, labels),
-      reason,
-      createdAt: this.clock.now(),
-      ...(p.budgetUsd === undefined ? {} : { budgetUsd: p.budgetUsd }),
-    };
-    // The journal first: a crash between the two leaves a parked call whose item recovery can rebuild.
+    const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
+    // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
     const written = await this.store.writeCall({ ...this.recordOf(p, 'parked', 0), answer, inboxId }, expected);
     if (!written) return this.raced(p.run, p.call);
-    await this.store.putInboxItem(item);
+    await this.store.putInboxItem(this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd));
     this.events.emit({ type: 'tool.parked', agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref, inboxId, kind, reason });
     return answer;
+  }
+
+  private inboxItem(
+    id: string,
+    kind: InboxKind,
+    reason: string,
+    call: { readonly agent: string; readonly run: string; readonly call: string; readonly arguments: unknown } & ({ readonly tool: string } | { readonly entry: CatalogEntry }),
+    labels: readonly string[],
+    budgetUsd: number | undefined,
+  ): InboxRecord {
+    return {
+      id,
+      kind,
+      status: 'pending',
+      agent: call.agent,
+      run: call.run,
+      call: call.call,
+      tool: 'tool' in call ? call.tool : call.entry.ref,
+      arguments: call.arguments,
+      digest: argumentsDigest(call.arguments),
+      labels,
+      reason,
+      createdAt: this.clock.now(),
+      ...(budgetUsd === undefined ? {} : { budgetUsd }),
+    };
   }
 
   private async journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
@@ -469,6 +589,18 @@ export class ToolRunner {
     const step = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
     return Math.round(step / 2 + this.random() * (step / 2));
   }
+}
+
+const IN_DOUBT =
+  'Wardrik stopped while this call was running, so it may or may not have happened. Say whether it did: ' +
+  'inbox.answer(id, { happened: true, result }) records its result, { happened: false } runs it now, or deny it.';
+
+/** Stands in for a tool no longer offered, so a call of it can still be parked for a person. */
+function unknownEntry(ref: string): CatalogEntry {
+  const tool = defineTool({ name: ref.replace(/[^A-Za-z0-9_-]/g, '_'), description: 'A tool that is no longer available.', run: () => {
+    throw new Error(`Tool "${ref}" is no longer available.`);
+  } });
+  return { toolset: ref.split('/')[0] ?? ref, name: ref.replace('/', '__'), ref, tool };
 }
 
 function stoppedAnswer(p: Prepared): ToolAnswer {

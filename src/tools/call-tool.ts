@@ -78,7 +78,7 @@ function uncheckable(error: unknown): CheckResult {
 /** The answer for what a tool returned: its output with its labels, or a park. */
 export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
   const own = tool.annotations.labels ?? [];
-  if (value instanceof ParkRequest) return { status: 'parked', reason: value.reason, labels: own };
+  if (value instanceof ParkRequest) return { status: 'parked', kind: 'park', reason: value.reason, labels: own };
   if (value instanceof ToolResult) return okAnswer(value.output, mergeLabels(own, value.labels));
   return okAnswer(value, own);
 }

@@ -57,6 +57,8 @@ export type ToolAnswer =
     }
   | {
       readonly status: 'parked';
+      /** Why it waits: a policy asked for approval, the tool parked itself, or a crash left it in doubt. */
+      readonly kind: 'approval' | 'park' | 'in_doubt';
       /** The inbox item a person answers; absent for a bare `callTool`, which has no inbox. */
       readonly inboxId?: string;
       readonly reason: string;

@@ -112,7 +112,7 @@ describe('Inbox', () => {
   it('turns a person\'s answer to a tool\'s own park into the call\'s result', async () => {
     const { h } = await refundDesk();
     const parked = await h.call('escalate', {}, { id: 'e1' });
-    assert.deepEqual(parked, { status: 'parked', inboxId: inboxId(parked), reason: 'A manager must pick the amount', labels: [] });
+    assert.deepEqual(parked, { status: 'parked', kind: 'park', inboxId: inboxId(parked), reason: 'A manager must pick the amount', labels: [] });
     const id = inboxId(parked);
     assert.equal((await h.wardrik.inbox.get(id))?.kind, 'park');
     await assert.rejects(h.wardrik.inbox.approve(id), /not an approval; answer it with inbox.answer/);

@@ -95,6 +95,7 @@ describe('callTool', () => {
     it('answers park(reason) as parked with the reason', async () => {
       assert.deepEqual(await call(tool('t', () => park('Refunds over $500 need a manager'))), {
         status: 'parked',
+        kind: 'park',
         reason: 'Refunds over $500 need a manager',
         labels: [],
       });

@@ -1,0 +1,152 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineTool, MemoryStore, Wardrik, type CallRecord, type ToolContext } from '../../src/index.js';
+import { counter, errorCode } from './helpers.js';
+
+/** A call a crash left `started`, as the journal has it. */
+function inFlight(call: string, tool: string, over: Partial<CallRecord> = {}): CallRecord {
+  return { run: 'run-1', call, agent: 'a', tool, arguments: {}, idempotencyKey: `run-1:${call}`, state: 'started', attempt: 1, updatedAt: 1, ...over };
+}
+
+function tools(ran: ReturnType<typeof counter>) {
+  return {
+    t: [
+      defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: (_a, ctx: ToolContext) => ran.calls.push(['read', ctx.idempotencyKey, ctx.attempt]) }),
+      defineTool({ name: 'refund', description: 'd', annotations: { idempotent: true }, run: (_a, ctx: ToolContext) => ran.calls.push(['refund', ctx.idempotencyKey, ctx.attempt]) }),
+      defineTool({ name: 'email', description: 'd', run: () => ran.calls.push(['email']) }),
+    ],
+  };
+}
+
+describe('recovery', () => {
+  it('runs in-flight repeatable calls again at start-up, with the same idempotency key and the next attempt', async () => {
+    const store = new MemoryStore();
+    await store.writeCall(inFlight('c1', 't/read'), undefined);
+    await store.writeCall(inFlight('c2', 't/refund', { attempt: 2 }), undefined);
+    const ran = counter();
+    const wardrik = await Wardrik.create({ store, tools: tools(ran) });
+    assert.deepEqual(ran.calls, [
+      ['read', 'run-1:c1', 2],
+      ['refund', 'run-1:c2', 3],
+    ]);
+    assert.equal((await store.getCall('run-1', 'c1'))?.state, 'succeeded');
+    assert.equal((await store.getCall('run-1', 'c2'))?.state, 'succeeded');
+    await wardrik.close();
+  });
+
+  it('parks an in-flight call that is not safe to repeat as in_doubt, and never runs it by itself', async () => {
+    const store = new MemoryStore();
+    await store.writeCall(inFlight('c3', 't/email', { arguments: { to: 'x@example.com' } }), undefined);
+    const ran = counter();
+    const wardrik = await Wardrik.create({ store, tools: tools(ran) });
+    assert.deepEqual(await wardrik.recover(), { rerun: 0, inDoubt: 0, restored: 0, skipped: 0 }, 'a second recovery finds nothing to do');
+    const [item] = await wardrik.inbox.list();
+    assert.equal(item?.kind, 'in_doubt');
+    assert.equal(item?.call, 'c3');
+    assert.match(item?.reason ?? '', /may or may not have happened/);
+    const answer = await wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c3', name: 't__email', arguments: { to: 'x@example.com' } } });
+    assert.equal(answer.status, 'parked', 'asking again for the same call does not run it');
+    assert.equal(ran.count, 0);
+    await wardrik.close();
+  });
+
+  it('records an in-doubt call a person says happened, without running it', async () => {
+    const store = new MemoryStore();
+    await store.writeCall(inFlight('c4', 't/email'), undefined);
+    const ran = counter();
+    const wardrik = await Wardrik.create({ store, tools: tools(ran) });
+    const [item] = await wardrik.inbox.list();
+    await assert.rejects(wardrik.inbox.answer(item!.id, 'yes'), /answer \{ happened: true, result \}/);
+    const answer = await wardrik.inbox.answer(item!.id, { happened: true, result: 'sent at 10:02' }, { by: 'ops' });
+    assert.deepEqual(answer, { status: 'ok', output: 'sent at 10:02', labels: [] });
+    assert.equal((await store.getCall('run-1', 'c4'))?.state, 'succeeded');
+    assert.equal(ran.count, 0);
+    await wardrik.close();
+  });
+
+  it('runs an in-doubt call once when a person says it did not happen', async () => {
+    const store = new MemoryStore();
+    await store.writeCall(inFlight('c5', 't/email'), undefined);
+    const ran = counter();
+    const wardrik = await Wardrik.create({ store, tools: tools(ran) });
+    const [item] = await wardrik.inbox.list();
+    const answers = await Promise.allSettled([wardrik.inbox.answer(item!.id, { happened: false }), wardrik.inbox.answer(item!.id, { happened: false })]);
+    assert.equal(answers.filter((a) => a.status === 'fulfilled').length, 1);
+    assert.equal(ran.count, 1);
+    await wardrik.close();
+  });
+
+  it('parks a call of a tool no longer offered as in_doubt', async () => {
+    const store = new MemoryStore();
+    await store.writeCall(inFlight('c6', 'gone/tool'), undefined);
+    const wardrik = await Wardrik.create({ store, tools: tools(counter()) });
+    const [item] = await wardrik.inbox.list();
+    assert.deepEqual([item?.kind, item?.tool], ['in_doubt', 'gone/tool']);
+    await wardrik.close();
+  });
+
+  it('leaves in-flight calls of a run another live node holds', async () => {
+    const store = new MemoryStore();
+    await store.writeCall(inFlight('c7', 't/email'), undefined);
+    await store.leaseRun('run-1', 'node-a', Date.now(), 60_000);
+    const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
+    assert.deepEqual(await wardrik.inbox.list(), []);
+    assert.equal((await wardrik.recover()).skipped, 1);
+    assert.equal((await store.getCall('run-1', 'c7'))?.state, 'started');
+    await wardrik.close();
+  });
+
+  it('takes over a dead node\'s run once its lease expired', async () => {
+    const store = new MemoryStore();
+    await store.writeCall(inFlight('c8', 't/refund'), undefined);
+    await store.leaseRun('run-1', 'node-a', Date.now() - 120_000, 60_000);
+    const ran = counter();
+    const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' } });
+    assert.deepEqual(ran.calls, [['refund', 'run-1:c8', 2]]);
+    await wardrik.close();
+  });
+
+  it('puts back an inbox item a crash lost between the journal and the inbox', async () => {
+    const store = new MemoryStore();
+    await store.writeCall(
+      { ...inFlight('c9', 't/email'), state: 'parked', inboxId: 'lost-1', answer: { status: 'parked', kind: 'approval', inboxId: 'lost-1', reason: 'Needs approval.', labels: [] } },
+      undefined,
+    );
+    const ran = counter();
+    const wardrik = await Wardrik.create({ store, tools: tools(ran) });
+    const item = await wardrik.inbox.get('lost-1');
+    assert.deepEqual([item?.kind, item?.status, item?.call], ['approval', 'pending', 'c9']);
+    await wardrik.inbox.approve('lost-1');
+    assert.equal(ran.count, 1);
+    await wardrik.close();
+  });
+
+  it('refuses an approval while another live node holds the run, changing nothing', async () => {
+    const store = new MemoryStore();
+    const ran = counter();
+    const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' } });
+    const parked = await wardrik.runner.run({ agent: 'a', run: 'run-2', call: { id: 'p1', name: 't__email' } });
+    assert.equal(parked.status, 'parked');
+    await store.leaseRun('run-2', 'node-a', Date.now(), 60_000);
+    const [item] = await wardrik.inbox.list();
+    await assert.rejects(wardrik.inbox.approve(item!.id), /busy on another node right now; nothing ran and the item is still pending/);
+    assert.equal((await wardrik.inbox.get(item!.id))?.status, 'pending');
+    await store.releaseRun('run-2', 'node-a');
+    assert.equal((await wardrik.inbox.approve(item!.id)).status, 'ok');
+    assert.equal(ran.count, 1);
+    await wardrik.close();
+  });
+
+  it('does not run a call in a run another live node holds', async () => {
+    const store = new MemoryStore();
+    const ran = counter();
+    const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' } });
+    await store.leaseRun('run-3', 'node-a', Date.now(), 60_000);
+    const answer = await wardrik.runner.run({ agent: 'a', run: 'run-3', call: { id: 'r1', name: 't__read' } });
+    assert.equal(errorCode(answer), 'conflict');
+    assert.equal(ran.count, 0);
+    assert.equal(await store.getCall('run-3', 'r1'), undefined, 'nothing journaled: the call can be sent again');
+    await wardrik.close();
+  });
+});
