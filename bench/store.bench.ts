@@ -1,7 +1,8 @@
 // The cost of journaling a call, beside the cost of the database's own single-row insert and commit.
 // Targets: on SQLite a call's start + finish (two commits) within 2.5x one raw insert-commit; on
 // PostgreSQL each journaled step (one writeCall) within 1.2x one raw insert. The raw figures write
-// the same table (the store's own, same columns and indexes) through the plain driver.
+// the same table (the store's own, same columns and indexes) through the plain driver. A lease renewal
+// and an agent step (appendStep + writeTurn compare-and-set) are shown beside them, without a target.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +40,31 @@ async function journaledCall(store: Store): Promise<void> {
   if (!(await store.writeCall(record(run, 'succeeded'), 'started'))) throw new Error('finish lost');
 }
 
+/** Renews one run's lease: what a node does between a run's calls (one upsert). */
+function leaseRenewal(store: Store): () => Promise<void> {
+  const run = `lease-${randomBytes(4).toString('hex')}`;
+  // A strictly later `now` each time: a renewal within the same millisecond writes the bytes already
+  // there, which SQLite turns into a commit with nothing to write, and the figure would flatter it.
+  let now = Date.now();
+  return async () => {
+    if (!(await store.leaseRun(run, 'bench-node', ++now, 30_000))) throw new Error('lease lost');
+  };
+}
+
+/** One journaled agent step: the step written once, then the turn moved on by compare-and-set. */
+async function agentSteps(store: Store): Promise<() => Promise<void>> {
+  const run = `turn-${randomBytes(4).toString('hex')}`;
+  const data = { messages: [{ role: 'assistant', content: 'Refunding order o-1 now.' }], usage: { input: 812, output: 41 } };
+  const base = { run, agent: 'bench', status: 'running' as const, data, createdAt: Date.now(), updatedAt: Date.now() };
+  if (!(await store.writeTurn({ ...base, version: 0 }, undefined))) throw new Error('turn not created');
+  let version = 0;
+  return async () => {
+    if (!(await store.appendStep({ run, index: version, data, createdAt: Date.now() }))) throw new Error('step lost');
+    if (!(await store.writeTurn({ ...base, version: version + 1, updatedAt: Date.now() }, version))) throw new Error('turn lost');
+    version++;
+  };
+}
+
 /**
  * Measures the operations in turns (A, B, A, B …) and takes each one's median, so a slow spell of
  * this shared machine falls on all of them rather than on whichever ran during it.
@@ -65,7 +91,8 @@ async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void
   );
   const store = new SqliteStore({ path: join(dir, `store-${synchronous}.db`), synchronous });
   try {
-    const [raw, journaled] = await inTurns(
+    const step = await agentSteps(store);
+    const [raw, journaled, lease, agentStep] = await inTurns(
       [
         {
           name: `raw better-sqlite3 INSERT + commit (${synchronous})`,
@@ -75,10 +102,16 @@ async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void
           },
         },
         { name: `SqliteStore start + finish (2 writeCalls, ${synchronous})`, op: () => journaledCall(store) },
+        { name: `SqliteStore leaseRun renewal (${synchronous})`, op: leaseRenewal(store) },
+        { name: `SqliteStore agent step (appendStep + writeTurn, ${synchronous})`, op: step },
       ],
       size,
     );
-    report(`SQLite, synchronous=${synchronous.toUpperCase()}, WAL (${dir})`, raw!, [{ timing: journaled!, target: 2.5 }]);
+    report(`SQLite, synchronous=${synchronous.toUpperCase()}, WAL (${dir})`, raw!, [
+      { timing: journaled!, target: 2.5 },
+      { timing: lease! },
+      { timing: agentStep! },
+    ]);
   } finally {
     db.close();
     await store.close();
@@ -98,11 +131,14 @@ async function postgres(url: string): Promise<void> {
     };
     // The baseline is the driver at its fastest (a prepared statement, as the store uses); the plain
     // unprepared query is shown for reference.
-    const [raw, unprepared, journaled] = await inTurns(
+    const step = await agentSteps(store);
+    const [raw, unprepared, journaled, lease, agentStep] = await inTurns(
       [
         { name: 'raw pg INSERT + commit (prepared statement)', op: rawInsert('bench_insert') },
         { name: 'raw pg INSERT + commit (plain query)', op: rawInsert() },
         { name: 'PostgresStore start + finish (2 writeCalls)', op: () => journaledCall(store) },
+        { name: 'PostgresStore leaseRun renewal', op: leaseRenewal(store) },
+        { name: 'PostgresStore agent step (appendStep + writeTurn)', op: step },
       ],
       { rounds: 5, perRound: 100 },
     );
@@ -111,6 +147,8 @@ async function postgres(url: string): Promise<void> {
       { timing: unprepared! },
       { timing: perStep, target: 1.2 },
       { timing: journaled! },
+      { timing: lease! },
+      { timing: agentStep! },
     ]);
   } finally {
     await pool.query(`DROP SCHEMA "${schema}" CASCADE`);

@@ -1,4 +1,4 @@
-import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
+import type { CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
 export class MemoryStore implements Store {
@@ -7,6 +7,10 @@ export class MemoryStore implements Store {
   private readonly remembered = new Map<string, RememberedRecord>();
   private readonly spend = new Map<string, number>();
   private readonly labels = new Map<string, readonly string[]>();
+  private readonly leases = new Map<string, { readonly node: string; readonly until: number }>();
+  private readonly turns = new Map<string, TurnRecord>();
+  private readonly steps = new Map<string, Map<number, StepRecord>>();
+  private readonly mcpServers = new Map<string, McpServerRecord>();
 
   async getCall(run: string, call: string): Promise<CallRecord | undefined> {
     return this.calls.get(callKey(run, call));
@@ -85,6 +89,58 @@ export class MemoryStore implements Store {
 
   async getLabels(run: string): Promise<readonly string[]> {
     return this.labels.get(run) ?? NO_LABELS;
+  }
+
+  async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
+    const lease = this.leases.get(run);
+    if (lease !== undefined && lease.node !== node && lease.until >= now) return false;
+    this.leases.set(run, { node, until: now + ttlMs });
+    return true;
+  }
+
+  async releaseRun(run: string, node: string): Promise<void> {
+    if (this.leases.get(run)?.node === node) this.leases.delete(run);
+  }
+
+  async getTurn(run: string): Promise<TurnRecord | undefined> {
+    return this.turns.get(run);
+  }
+
+  async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
+    if (this.turns.get(record.run)?.version !== expected) return false;
+    this.turns.set(record.run, record);
+    return true;
+  }
+
+  async listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]> {
+    return [...this.turns.values()]
+      .filter((turn) => (options.agent === undefined || turn.agent === options.agent) && (options.status === undefined || turn.status === options.status))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .slice(0, options.limit ?? Infinity);
+  }
+
+  async appendStep(step: StepRecord): Promise<boolean> {
+    let steps = this.steps.get(step.run);
+    if (steps === undefined) this.steps.set(step.run, (steps = new Map()));
+    if (steps.has(step.index)) return false;
+    steps.set(step.index, step);
+    return true;
+  }
+
+  async listSteps(run: string): Promise<StepRecord[]> {
+    return [...(this.steps.get(run)?.values() ?? [])].sort((a, b) => a.index - b.index);
+  }
+
+  async listMcpServers(hub: string): Promise<McpServerRecord[]> {
+    return [...this.mcpServers.values()].filter((server) => server.hub === hub).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async putMcpServer(record: McpServerRecord): Promise<void> {
+    this.mcpServers.set(`${record.hub}\u0000${record.name}`, record);
+  }
+
+  async deleteMcpServer(hub: string, name: string): Promise<boolean> {
+    return this.mcpServers.delete(`${hub}\u0000${name}`);
   }
 
   async close(): Promise<void> {}

@@ -1,8 +1,8 @@
 import type { Pool, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callValues } from './sql-rows.js';
-import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import type { CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; the password never appears in a message. */
@@ -39,12 +39,28 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX remembered_by_expiry ON {s}.remembered (expires_at);
    CREATE TABLE {s}.spend (agent text PRIMARY KEY, usd double precision NOT NULL);
    CREATE TABLE {s}.labels (run text NOT NULL, label text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (run, label));`,
+  // 2: run leases (D3), agent turns and their steps (D1), runtime MCP servers (M7). A turn's `seq`
+  // orders turns created at the same time in the order they were first written.
+  `CREATE TABLE {s}.wardrik_leases (run text PRIMARY KEY, node text NOT NULL, until double precision NOT NULL);
+   CREATE TABLE {s}.wardrik_turns (
+     run text PRIMARY KEY, agent text NOT NULL, status text NOT NULL, version integer NOT NULL, data json,
+     created_at double precision NOT NULL, updated_at double precision NOT NULL,
+     seq bigint GENERATED ALWAYS AS IDENTITY);
+   CREATE INDEX wardrik_turns_by_agent ON {s}.wardrik_turns (agent, created_at, seq);
+   CREATE INDEX wardrik_turns_by_status ON {s}.wardrik_turns (status, created_at, seq);
+   CREATE TABLE {s}.wardrik_steps (
+     run text NOT NULL, idx integer NOT NULL, data json, created_at double precision NOT NULL,
+     PRIMARY KEY (run, idx));
+   CREATE TABLE {s}.wardrik_mcp_servers (
+     hub text NOT NULL, name text NOT NULL, options json, updated_at double precision NOT NULL,
+     PRIMARY KEY (hub, name));`,
 ];
 
 /** The first key of the advisory lock that serialises migrations; the second is the schema's hash. */
 const MIGRATION_LOCK = 0x5741_5244; // "WARD"
 
 const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at';
+const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
 
 
 /**
@@ -157,6 +173,51 @@ export class PostgresStore implements Store {
   async getLabels(run: string): Promise<readonly string[]> {
     const rows = await this.query<{ label: string }>('read labels', 'getLabels', [run]);
     return rows.map((row) => row.label);
+  }
+
+  async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
+    return (await this.count('lease a run', 'leaseRun', [run, node, now + ttlMs, now])) === 1;
+  }
+
+  async releaseRun(run: string, node: string): Promise<void> {
+    await this.count('release a run', 'releaseRun', [run, node]);
+  }
+
+  async getTurn(run: string): Promise<TurnRecord | undefined> {
+    const rows = await this.query<TurnRow>('read a turn', 'getTurn', [run]);
+    return rows[0] === undefined ? undefined : turnOf(rows[0]);
+  }
+
+  async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
+    const values = turnValues(record);
+    if (expected === undefined) return (await this.count('write a turn', 'insertTurn', values)) === 1;
+    return (await this.count('write a turn', 'updateTurn', [...values, expected])) === 1;
+  }
+
+  async listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]> {
+    const filters = [options.agent, options.status].filter((value) => value !== undefined);
+    const rows = await this.query<TurnRow>('list turns', turnListing(options), [...filters, options.limit ?? null]);
+    return rows.map(turnOf);
+  }
+
+  async appendStep(step: StepRecord): Promise<boolean> {
+    return (await this.count('append a step', 'appendStep', [step.run, step.index, encodeJson(step.data), step.createdAt])) === 1;
+  }
+
+  async listSteps(run: string): Promise<StepRecord[]> {
+    return (await this.query<StepRow>('list steps', 'listSteps', [run])).map(stepOf);
+  }
+
+  async listMcpServers(hub: string): Promise<McpServerRecord[]> {
+    return (await this.query<McpServerRow>('list MCP servers', 'listMcpServers', [hub])).map(mcpServerOf);
+  }
+
+  async putMcpServer(record: McpServerRecord): Promise<void> {
+    await this.count('write an MCP server', 'putMcpServer', [record.hub, record.name, encodeJson(record.options), record.updatedAt]);
+  }
+
+  async deleteMcpServer(hub: string, name: string): Promise<boolean> {
+    return (await this.count('delete an MCP server', 'deleteMcpServer', [hub, name])) === 1;
   }
 
   async close(): Promise<void> {
@@ -289,6 +350,31 @@ const STATEMENTS = {
     SELECT $1, label FROM unnest($2::text[]) WITH ORDINALITY AS wanted (label, n) ORDER BY n
     ON CONFLICT (run, label) DO NOTHING RETURNING label`,
   getLabels: 'SELECT label FROM {s}.labels WHERE run = $1 ORDER BY seq',
+  // Taken when free, expired before $4 (now), or already ours; otherwise the upsert's WHERE leaves the
+  // row alone and no row is returned. The conflicting row is locked, so of racing nodes exactly one wins.
+  leaseRun: `INSERT INTO {s}.wardrik_leases AS leases (run, node, until) VALUES ($1, $2, $3)
+    ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
+    WHERE leases.node = EXCLUDED.node OR leases.until < $4 RETURNING run`,
+  releaseRun: 'DELETE FROM {s}.wardrik_leases WHERE run = $1 AND node = $2',
+  getTurn: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE run = $1`,
+  insertTurn: `INSERT INTO {s}.wardrik_turns (run, agent, status, version, data, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5::json, $6, $7) ON CONFLICT (run) DO NOTHING`,
+  updateTurn: `UPDATE {s}.wardrik_turns SET agent = $2, status = $3, version = $4, data = $5::json, created_at = $6, updated_at = $7
+    WHERE run = $1 AND version = $8`,
+  // One statement per filter, so each can use its index (a generic plan of "$1 IS NULL OR agent = $1" cannot).
+  listTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns ORDER BY created_at, seq LIMIT $1`,
+  listTurnsByAgent: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE agent = $1 ORDER BY created_at, seq LIMIT $2`,
+  listTurnsByStatus: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE status = $1 ORDER BY created_at, seq LIMIT $2`,
+  listTurnsByAgentStatus: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE agent = $1 AND status = $2 ORDER BY created_at, seq LIMIT $3`,
+  appendStep: `INSERT INTO {s}.wardrik_steps (run, idx, data, created_at) VALUES ($1, $2, $3::json, $4)
+    ON CONFLICT (run, idx) DO NOTHING`,
+  listSteps: 'SELECT run, idx, data::text AS data, created_at FROM {s}.wardrik_steps WHERE run = $1 ORDER BY idx',
+  // COLLATE "C": code point order whatever the database's locale, as MemoryStore and SQLite sort.
+  listMcpServers: `SELECT hub, name, options::text AS options, updated_at FROM {s}.wardrik_mcp_servers
+    WHERE hub = $1 ORDER BY name COLLATE "C"`,
+  putMcpServer: `INSERT INTO {s}.wardrik_mcp_servers (hub, name, options, updated_at) VALUES ($1, $2, $3::json, $4)
+    ON CONFLICT (hub, name) DO UPDATE SET options = EXCLUDED.options, updated_at = EXCLUDED.updated_at`,
+  deleteMcpServer: 'DELETE FROM {s}.wardrik_mcp_servers WHERE hub = $1 AND name = $2',
 } as const;
 
 /** What to do, by SQLSTATE (or its class, the first two characters) or Node's socket error code. */

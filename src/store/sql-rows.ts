@@ -1,5 +1,5 @@
 import type { ToolAnswer } from '../tools/result.js';
-import type { CallRecord, CallState } from './store.js';
+import type { CallRecord, CallState, McpServerRecord, StepRecord, TurnRecord, TurnStatus } from './store.js';
 
 /**
  * How the SQL stores lay out a call. JSON values are kept as text: SQL NULL stands for `undefined`
@@ -59,4 +59,60 @@ export function encodeJson(value: unknown): string | null {
 
 export function decodeJson(text: string | null): unknown {
   return text === null ? undefined : JSON.parse(text);
+}
+
+/** How the SQL stores lay out a turn; `data` is JSON text (NULL for `undefined`). */
+export interface TurnRow {
+  run: string;
+  agent: string;
+  status: TurnStatus;
+  version: number;
+  data: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A turn's columns in `TurnRow` order (run, agent, status, version, data, created_at, updated_at). */
+export function turnValues(record: TurnRecord): unknown[] {
+  return [record.run, record.agent, record.status, record.version, encodeJson(record.data), record.createdAt, record.updatedAt];
+}
+
+export function turnOf(row: TurnRow): TurnRecord {
+  return {
+    run: row.run,
+    agent: row.agent,
+    status: row.status,
+    version: row.version,
+    data: decodeJson(row.data),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface StepRow {
+  run: string;
+  idx: number;
+  data: string | null;
+  created_at: number;
+}
+
+export function stepOf(row: StepRow): StepRecord {
+  return { run: row.run, index: row.idx, data: decodeJson(row.data), createdAt: row.created_at };
+}
+
+export interface McpServerRow {
+  hub: string;
+  name: string;
+  options: string | null;
+  updated_at: number;
+}
+
+export function mcpServerOf(row: McpServerRow): McpServerRecord {
+  return { hub: row.hub, name: row.name, options: decodeJson(row.options), updatedAt: row.updated_at };
+}
+
+/** Which `listTurns` statement answers `options`: one per filter combination, so each can use its index. */
+export function turnListing(options: { readonly agent?: string; readonly status?: TurnStatus }): 'listTurns' | 'listTurnsByAgent' | 'listTurnsByStatus' | 'listTurnsByAgentStatus' {
+  if (options.agent === undefined) return options.status === undefined ? 'listTurns' : 'listTurnsByStatus';
+  return options.status === undefined ? 'listTurnsByAgent' : 'listTurnsByAgentStatus';
 }

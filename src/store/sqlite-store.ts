@@ -3,8 +3,8 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callValues } from './sql-rows.js';
-import type { CallRecord, CallState, InboxRecord, InboxStatus, RememberedRecord, Store } from './store.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import type { CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -40,6 +40,20 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX remembered_by_expiry ON remembered (expires_at);
    CREATE TABLE spend (agent TEXT PRIMARY KEY, usd REAL NOT NULL);
    CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));`,
+  // 2: run leases (D3), agent turns and their steps (D1), runtime MCP servers (M7). A turn keeps its
+  // rowid when updated, so turns created at the same time list in the order they were first written.
+  `CREATE TABLE wardrik_leases (run TEXT PRIMARY KEY, node TEXT NOT NULL, until REAL NOT NULL);
+   CREATE TABLE wardrik_turns (
+     run TEXT PRIMARY KEY, agent TEXT NOT NULL, status TEXT NOT NULL, version INTEGER NOT NULL,
+     data TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL);
+   CREATE INDEX wardrik_turns_by_agent ON wardrik_turns (agent, created_at);
+   CREATE INDEX wardrik_turns_by_status ON wardrik_turns (status, created_at);
+   CREATE TABLE wardrik_steps (
+     run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL,
+     PRIMARY KEY (run, idx));
+   CREATE TABLE wardrik_mcp_servers (
+     hub TEXT NOT NULL, name TEXT NOT NULL, options TEXT, updated_at REAL NOT NULL,
+     PRIMARY KEY (hub, name));`,
 ];
 
 
@@ -172,6 +186,61 @@ export class SqliteStore implements Store {
     return this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label));
   }
 
+  async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
+    return this.run('lease a run', () => this.sql.leaseRun.run(run, node, now + ttlMs, now).changes === 1);
+  }
+
+  async releaseRun(run: string, node: string): Promise<void> {
+    this.run('release a run', () => {
+      this.sql.releaseRun.run(run, node);
+    });
+  }
+
+  async getTurn(run: string): Promise<TurnRecord | undefined> {
+    return this.run('read a turn', () => {
+      const row = this.sql.getTurn.get(run) as TurnRow | undefined;
+      return row === undefined ? undefined : turnOf(row);
+    });
+  }
+
+  async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
+    return this.run('write a turn', () => {
+      const values = turnValues(record);
+      if (expected === undefined) return this.sql.insertTurn.run(values).changes === 1;
+      const [run, ...rest] = values;
+      return this.sql.updateTurn.run(...rest, run, expected).changes === 1;
+    });
+  }
+
+  async listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]> {
+    return this.run('list turns', () => {
+      const filters = [options.agent, options.status].filter((value) => value !== undefined);
+      return (this.sql[turnListing(options)].all(...filters, options.limit ?? -1) as TurnRow[]).map(turnOf);
+    });
+  }
+
+  async appendStep(step: StepRecord): Promise<boolean> {
+    return this.run('append a step', () => this.sql.appendStep.run(step.run, step.index, encodeJson(step.data), step.createdAt).changes === 1);
+  }
+
+  async listSteps(run: string): Promise<StepRecord[]> {
+    return this.run('list steps', () => (this.sql.listSteps.all(run) as StepRow[]).map(stepOf));
+  }
+
+  async listMcpServers(hub: string): Promise<McpServerRecord[]> {
+    return this.run('list MCP servers', () => (this.sql.listMcpServers.all(hub) as McpServerRow[]).map(mcpServerOf));
+  }
+
+  async putMcpServer(record: McpServerRecord): Promise<void> {
+    this.run('write an MCP server', () => {
+      this.sql.putMcpServer.run(record.hub, record.name, encodeJson(record.options), record.updatedAt);
+    });
+  }
+
+  async deleteMcpServer(hub: string, name: string): Promise<boolean> {
+    return this.run('delete an MCP server', () => this.sql.deleteMcpServer.run(hub, name).changes === 1);
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
@@ -187,6 +256,7 @@ export class SqliteStore implements Store {
 
 function prepare(db: Database.Database) {
   const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at';
+  const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
   return {
     getCall: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND call = ?`),
     insertCall: db.prepare(
@@ -222,6 +292,33 @@ function prepare(db: Database.Database) {
     getSpend: db.prepare('SELECT usd FROM spend WHERE agent = ?'),
     addLabel: db.prepare('INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING'),
     getLabels: db.prepare('SELECT label FROM labels WHERE run = ? ORDER BY seq'),
+    // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
+    // otherwise nothing changes (changes = 0). SQLite's write lock makes racing nodes take turns.
+    leaseRun: db.prepare(
+      `INSERT INTO wardrik_leases (run, node, until) VALUES (?, ?, ?)
+       ON CONFLICT (run) DO UPDATE SET node = excluded.node, until = excluded.until
+       WHERE wardrik_leases.node = excluded.node OR wardrik_leases.until < ?`,
+    ),
+    releaseRun: db.prepare('DELETE FROM wardrik_leases WHERE run = ? AND node = ?'),
+    getTurn: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE run = ?`),
+    insertTurn: db.prepare(`INSERT INTO wardrik_turns (${turnColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run) DO NOTHING`),
+    updateTurn: db.prepare(
+      'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
+    ),
+    // Oldest first; rowid breaks ties in the order the turns were first written.
+    listTurns: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT ?`),
+    listTurnsByAgent: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? ORDER BY created_at, rowid LIMIT ?`),
+    listTurnsByStatus: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE status = ? ORDER BY created_at, rowid LIMIT ?`),
+    listTurnsByAgentStatus: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? AND status = ? ORDER BY created_at, rowid LIMIT ?`),
+    appendStep: db.prepare('INSERT INTO wardrik_steps (run, idx, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (run, idx) DO NOTHING'),
+    listSteps: db.prepare('SELECT run, idx, data, created_at FROM wardrik_steps WHERE run = ? ORDER BY idx'),
+    // BINARY collation: byte order of UTF-8, the same as comparing code points.
+    listMcpServers: db.prepare('SELECT hub, name, options, updated_at FROM wardrik_mcp_servers WHERE hub = ? ORDER BY name'),
+    putMcpServer: db.prepare(
+      `INSERT INTO wardrik_mcp_servers (hub, name, options, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (hub, name) DO UPDATE SET options = excluded.options, updated_at = excluded.updated_at`,
+    ),
+    deleteMcpServer: db.prepare('DELETE FROM wardrik_mcp_servers WHERE hub = ? AND name = ?'),
   };
 }
 

@@ -2,7 +2,8 @@ import type { ToolAnswer } from '../tools/result.js';
 
 /**
  * Where Wardrik keeps what must outlive a call: the journal of every call's state, parked calls
- * (the inbox), remembered results, per-agent spend and each run's labels.
+ * (the inbox), remembered results, per-agent spend, each run's labels and lease, agent turns and
+ * their steps, and MCP servers added at runtime.
  *
  * Ordering and safety: the runner writes a call's `started` state before the tool runs and its answer
  * before the answer is returned, so a crash between them is visible (see recovery). Every state change
@@ -39,6 +40,32 @@ export interface Store {
   /** Adds labels to a run and returns those that were new. */
   addLabels(run: string, labels: readonly string[]): Promise<readonly string[]>;
   getLabels(run: string): Promise<readonly string[]>;
+
+  /**
+   * Takes or renews the lease on a run for `node` until `now + ttlMs`. Succeeds when nobody holds the
+   * run, its lease expired before `now`, or `node` holds it already. Only the holder runs a run's calls
+   * and turns, so a run whose node died is taken over once its lease expires (D3).
+   */
+  leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean>;
+  /** Gives a run's lease up, if `node` holds it. */
+  releaseRun(run: string, node: string): Promise<void>;
+
+  getTurn(run: string): Promise<TurnRecord | undefined>;
+  /** Writes a turn if its stored `version` is `expected` (`undefined`: none yet); `record.version` is the next one. */
+  writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean>;
+  /** Turns, oldest `createdAt` first, filtered by agent and/or status, at most `limit`. */
+  listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]>;
+  /** Records a turn's step `index` if it has none yet; false if it had (a step is written once). */
+  appendStep(step: StepRecord): Promise<boolean>;
+  /** A turn's steps in index order. */
+  listSteps(run: string): Promise<StepRecord[]>;
+
+  /** The MCP servers added at runtime to hub `hub`, sorted by name. */
+  listMcpServers(hub: string): Promise<McpServerRecord[]>;
+  /** Adds or replaces a runtime MCP server. */
+  putMcpServer(record: McpServerRecord): Promise<void>;
+  /** Removes a runtime MCP server; false if there was none. */
+  deleteMcpServer(hub: string, name: string): Promise<boolean>;
 
   close(): Promise<void>;
 }
@@ -95,4 +122,34 @@ export interface RememberedRecord {
   readonly digest: string;
   readonly answer: ToolAnswer;
   readonly expiresAt: number;
+}
+
+export type TurnStatus = 'running' | 'parked' | 'done' | 'failed' | 'budget_spent';
+
+/** One agent turn (`agent.send`): its run id, who runs it, where it stands. `data` is the agent loop's own JSON. */
+export interface TurnRecord {
+  readonly run: string;
+  readonly agent: string;
+  readonly status: TurnStatus;
+  /** Increases by one on every write; the compare-and-set key. */
+  readonly version: number;
+  readonly data: unknown;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** One journaled step of a turn, such as a model response; `data` is JSON. */
+export interface StepRecord {
+  readonly run: string;
+  readonly index: number;
+  readonly data: unknown;
+  readonly createdAt: number;
+}
+
+/** A runtime MCP server: its options as plain data (never secrets: a credential is named, not stored). */
+export interface McpServerRecord {
+  readonly hub: string;
+  readonly name: string;
+  readonly options: unknown;
+  readonly updatedAt: number;
 }

@@ -44,10 +44,31 @@ describe('PostgresStore', () => {
       const stores = Array.from({ length: 4 }, () => new PostgresStore({ url, schema }));
       try {
         await Promise.all(stores.map((store) => store.start()));
-        const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations`);
-        assert.deepEqual(rows, [{ version: 1 }]);
+        const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
+      }
+    });
+
+    it('upgrades a version-1 schema to version 2, keeping its data', async () => {
+      const schema = `${prefix}_v1`;
+      const writer = await new PostgresStore({ url, schema }).start();
+      await writer.addSpend('a', 1.5);
+      await writer.close();
+      // What a version-1 Wardrik left: migration 2's tables absent and unrecorded.
+      await admin.query(
+        `DROP TABLE "${schema}".wardrik_leases, "${schema}".wardrik_turns, "${schema}".wardrik_steps, "${schema}".wardrik_mcp_servers;
+         DELETE FROM "${schema}".wardrik_migrations WHERE version = 2`,
+      );
+      const store = await new PostgresStore({ url, schema }).start();
+      try {
+        assert.equal(await store.getSpend('a'), 1.5);
+        assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
+        const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }]);
+      } finally {
+        await store.close();
       }
     });
 

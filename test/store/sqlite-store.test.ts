@@ -23,7 +23,7 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations').all(), [{ version: 1 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }]);
       } finally {
         db.close();
       }
@@ -47,9 +47,34 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations').all(), [{ version: 1 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }]);
       } finally {
         db.close();
+      }
+    });
+
+    it('upgrades a version-1 file to version 2, keeping its data', async () => {
+      const path = join(dir, 'v1.db');
+      const writer = new SqliteStore({ path });
+      await writer.addSpend('a', 1.5);
+      await writer.close();
+      // What a version-1 Wardrik left: migration 2's tables absent and unrecorded.
+      const db = new Database(path);
+      db.exec(`DROP TABLE wardrik_leases; DROP TABLE wardrik_turns; DROP TABLE wardrik_steps; DROP TABLE wardrik_mcp_servers;
+               DELETE FROM wardrik_migrations WHERE version = 2;`);
+      db.close();
+      const store = new SqliteStore({ path });
+      try {
+        assert.equal(await store.getSpend('a'), 1.5);
+        assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
+      } finally {
+        await store.close();
+      }
+      const check = new Database(path, { readonly: true });
+      try {
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }]);
+      } finally {
+        check.close();
       }
     });
 

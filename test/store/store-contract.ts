@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { CallRecord, CallState, InboxRecord, Store } from '../../src/store/store.js';
+import type { CallRecord, CallState, InboxRecord, McpServerRecord, Store, TurnRecord } from '../../src/store/store.js';
 
 export interface ContractOptions {
   /** The store keeps its data across `close()` and a new `makeStore()` (SQLite, PostgreSQL). */
@@ -256,6 +256,304 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         }));
     });
 
+    describe('run leases', () => {
+      it('takes a lease nobody holds', () =>
+        withStore(async (store) => {
+          assert.equal(await store.leaseRun(`run-${randomUUID()}`, 'node-a', 1_000, 100), true);
+        }));
+
+      it('refuses a lease another node holds until it expires', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.leaseRun(run, 'node-a', 1_000, 100);
+          assert.equal(await store.leaseRun(run, 'node-b', 1_050, 100), false);
+          // Held until 1 100 inclusive: expired only before now.
+          assert.equal(await store.leaseRun(run, 'node-b', 1_100, 100), false);
+        }));
+
+      it('hands an expired lease to another node', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.leaseRun(run, 'node-a', 1_000, 100);
+          assert.equal(await store.leaseRun(run, 'node-b', 1_101, 100), true);
+          assert.equal(await store.leaseRun(run, 'node-a', 1_150, 100), false, 'the old holder lost it');
+        }));
+
+      it('lets the holder renew its lease, which moves the expiry', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.leaseRun(run, 'node-a', 1_000, 100);
+          assert.equal(await store.leaseRun(run, 'node-a', 1_090, 100), true);
+          assert.equal(await store.leaseRun(run, 'node-b', 1_150, 100), false, 'renewed until 1 190');
+          assert.equal(await store.leaseRun(run, 'node-b', 1_191, 100), true);
+        }));
+
+      it('lets the holder renew even after its lease expired, while nobody took it', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.leaseRun(run, 'node-a', 1_000, 100);
+          assert.equal(await store.leaseRun(run, 'node-a', 5_000, 100), true);
+          assert.equal(await store.leaseRun(run, 'node-b', 5_050, 100), false);
+        }));
+
+      it('is released only by its holder', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.leaseRun(run, 'node-a', 1_000, 100);
+          await store.releaseRun(run, 'node-b');
+          assert.equal(await store.leaseRun(run, 'node-b', 1_010, 100), false, 'a release by another node changes nothing');
+          await store.releaseRun(run, 'node-a');
+          assert.equal(await store.leaseRun(run, 'node-b', 1_020, 100), true);
+        }));
+
+      it('releases a run nobody holds without complaint', () =>
+        withStore(async (store) => {
+          await store.releaseRun(`run-${randomUUID()}`, 'node-a');
+        }));
+
+      it('keeps each run apart', () =>
+        withStore(async (store) => {
+          const [a, b] = [`run-${randomUUID()}`, `run-${randomUUID()}`];
+          await store.leaseRun(a, 'node-a', 1_000, 100);
+          assert.equal(await store.leaseRun(b, 'node-b', 1_000, 100), true);
+        }));
+
+      it('gives a free run to exactly one of 10 racing nodes', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const results = await Promise.all(range(10).map((i) => store.leaseRun(run, `node-${i}`, 1_000, 100)));
+          assert.equal(results.filter(Boolean).length, 1);
+          const winner = results.indexOf(true);
+          assert.equal(await store.leaseRun(run, `node-${winner}`, 1_050, 100), true, 'the winner holds it');
+          assert.equal(await store.leaseRun(run, `node-${(winner + 1) % 10}`, 1_050, 100), false);
+        }));
+
+      it('gives an expired run to exactly one of 10 racing nodes', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.leaseRun(run, 'node-dead', 1_000, 100);
+          const results = await Promise.all(range(10).map((i) => store.leaseRun(run, `node-${i}`, 2_000, 100)));
+          assert.equal(results.filter(Boolean).length, 1);
+        }));
+    });
+
+    describe('turns', () => {
+      it('creates a turn only when it has none (expected undefined)', () =>
+        withStore(async (store) => {
+          const first = turn({});
+          assert.equal(await store.writeTurn(first, undefined), true);
+          assert.equal(await store.writeTurn({ ...first, status: 'failed' }, undefined), false);
+          assert.deepEqual(await store.getTurn(first.run), first);
+        }));
+
+      it('updates a turn only while its version is the expected one', () =>
+        withStore(async (store) => {
+          const first = turn({});
+          await store.writeTurn(first, undefined);
+          const second: TurnRecord = { ...first, version: 2, status: 'parked', data: { step: 2 }, updatedAt: first.updatedAt + 5 };
+          assert.equal(await store.writeTurn(second, 0), false);
+          assert.equal(await store.writeTurn(second, 2), false);
+          assert.equal(await store.writeTurn(second, 1), true);
+          assert.equal(await store.writeTurn({ ...second, version: 3, status: 'done' }, 1), false, 'version 1 is gone');
+          assert.deepEqual(await store.getTurn(first.run), second);
+        }));
+
+      it('refuses a compare-and-set on a turn that does not exist', () =>
+        withStore(async (store) => {
+          const record = turn({ version: 2 });
+          assert.equal(await store.writeTurn(record, 1), false);
+          assert.equal(await store.getTurn(record.run), undefined);
+        }));
+
+      it('lets exactly one of 10 concurrent first writes win', () =>
+        withStore(async (store) => {
+          const base = turn({});
+          const results = await Promise.all(range(10).map((i) => store.writeTurn({ ...base, data: { writer: i } }, undefined)));
+          assert.equal(results.filter(Boolean).length, 1);
+          assert.deepEqual((await store.getTurn(base.run))?.data, { writer: results.indexOf(true) });
+        }));
+
+      it('lets exactly one of 10 concurrent writers of the same version win', () =>
+        withStore(async (store) => {
+          const base = turn({});
+          await store.writeTurn(base, undefined);
+          const results = await Promise.all(range(10).map((i) => store.writeTurn({ ...base, version: 2, data: { writer: i } }, 1)));
+          assert.equal(results.filter(Boolean).length, 1);
+          assert.deepEqual(await store.getTurn(base.run), { ...base, version: 2, data: { writer: results.indexOf(true) } });
+        }));
+
+      it('answers undefined for a turn never written', () =>
+        withStore(async (store) => {
+          assert.equal(await store.getTurn(`run-${randomUUID()}`), undefined);
+        }));
+
+      it('round-trips nested JSON, unicode, null data and fractional times', () =>
+        withStore(async (store) => {
+          const data = { messages: [{ role: 'user', content: 'Grüße, 東京, 🚀, nul\u0000 end' }], usage: { input: 12, cost: 1.5e-7 }, flags: [true, null] };
+          const withData = turn({ data, createdAt: 1_700_000_000_000.25, updatedAt: 1_700_000_000_001.5 });
+          const withNull = turn({ data: null });
+          await store.writeTurn(withData, undefined);
+          await store.writeTurn(withNull, undefined);
+          assert.deepEqual(await store.getTurn(withData.run), withData);
+          assert.deepEqual(await store.getTurn(withNull.run), withNull);
+        }));
+    });
+
+    describe('listTurns', () => {
+      it('lists an agent\'s turns oldest createdAt first, ties in the order first written', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          const times: Record<string, number> = { t1: 30, t2: 10, t3: 20, t4: 10 };
+          const runs = Object.fromEntries(Object.keys(times).map((id) => [id, `run-${randomUUID()}-${id}`]));
+          for (const [id, createdAt] of Object.entries(times)) await store.writeTurn(turn({ run: runs[id]!, agent, createdAt }), undefined);
+          // Updating a turn does not move it.
+          const t2 = (await store.getTurn(runs.t2!))!;
+          await store.writeTurn({ ...t2, version: 2, updatedAt: 99 }, 1);
+          const listed = await store.listTurns({ agent });
+          assert.deepEqual(listed.map((record) => record.run), [runs.t2, runs.t4, runs.t3, runs.t1]);
+        }));
+
+      it('filters by status, and by agent and status together', () =>
+        withStore(async (store) => {
+          const [a, b] = [`agent-${randomUUID()}`, `agent-${randomUUID()}`];
+          const records = [
+            turn({ agent: a, status: 'running', createdAt: 1 }),
+            turn({ agent: a, status: 'parked', createdAt: 2 }),
+            turn({ agent: b, status: 'parked', createdAt: 3 }),
+            turn({ agent: a, status: 'parked', createdAt: 4 }),
+          ];
+          for (const record of records) await store.writeTurn(record, undefined);
+          const mine = (turns: TurnRecord[]) => turns.filter((record) => record.agent === a || record.agent === b).map((record) => record.run);
+          assert.deepEqual(mine(await store.listTurns({ status: 'parked' })), [records[1]!.run, records[2]!.run, records[3]!.run]);
+          assert.deepEqual(await store.listTurns({ agent: a, status: 'parked' }), [records[1], records[3]]);
+          assert.deepEqual(await store.listTurns({ agent: b, status: 'running' }), []);
+          assert.deepEqual(await store.listTurns({ agent: a }), [records[0], records[1], records[3]]);
+        }));
+
+      it('follows a turn as its status changes', () =>
+        withStore(async (store) => {
+          const record = turn({ status: 'running' });
+          await store.writeTurn(record, undefined);
+          await store.writeTurn({ ...record, version: 2, status: 'done' }, 1);
+          assert.deepEqual(await store.listTurns({ agent: record.agent, status: 'running' }), []);
+          assert.equal((await store.listTurns({ agent: record.agent, status: 'done' })).length, 1);
+        }));
+
+      it('returns at most limit turns, the oldest, with or without filters', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          // Far in the past, so these are the oldest turns even beside those other tests left behind.
+          const base = -1_000_000 - Math.floor(Math.random() * 1_000_000);
+          const records = [3, 1, 2].map((offset) => turn({ agent, createdAt: base + offset }));
+          for (const record of records) await store.writeTurn(record, undefined);
+          const oldest = [records[1], records[2]];
+          assert.deepEqual(await store.listTurns({ agent, limit: 2 }), oldest);
+          assert.deepEqual(await store.listTurns({ agent, status: 'running', limit: 2 }), oldest);
+          assert.deepEqual(await store.listTurns({ limit: 2 }), oldest);
+          assert.deepEqual(await store.listTurns({ agent, limit: 0 }), []);
+        }));
+    });
+
+    describe('steps', () => {
+      it('writes a step once: a second write of its index is refused and changes nothing', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const first = { run, index: 0, data: { text: 'first' }, createdAt: 1 };
+          assert.equal(await store.appendStep(first), true);
+          assert.equal(await store.appendStep({ ...first, data: { text: 'second' }, createdAt: 2 }), false);
+          assert.deepEqual(await store.listSteps(run), [first]);
+        }));
+
+      it('lets exactly one of 10 concurrent writes of one index win', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const results = await Promise.all(range(10).map((i) => store.appendStep({ run, index: 3, data: { writer: i }, createdAt: 1 })));
+          assert.equal(results.filter(Boolean).length, 1);
+          assert.deepEqual((await store.listSteps(run)).map((step) => step.data), [{ writer: results.indexOf(true) }]);
+        }));
+
+      it('lists a turn\'s steps in index order, whatever order they were written in', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          for (const index of [2, 0, 10, 1]) await store.appendStep({ run, index, data: index, createdAt: 100 - index });
+          await store.appendStep({ run: `run-${randomUUID()}`, index: 5, data: 'another run', createdAt: 1 });
+          assert.deepEqual((await store.listSteps(run)).map((step) => step.index), [0, 1, 2, 10]);
+        }));
+
+      it('lists no steps for a turn that has none', () =>
+        withStore(async (store) => {
+          assert.deepEqual(await store.listSteps(`run-${randomUUID()}`), []);
+        }));
+
+      it('round-trips nested JSON, unicode, null and fractional times', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const steps = [
+            { run, index: 0, data: { response: { text: 'über 500 € — 🚀', toolCalls: [{ id: 'c1', input: '{"a":1}' }] }, nested: [[1], [2, [3]]] }, createdAt: 0.5 },
+            { run, index: 1, data: null, createdAt: 1_700_000_000_000 },
+            { run, index: 2, data: 'x'.repeat(100_000), createdAt: 2 },
+          ];
+          for (const step of steps) await store.appendStep(step);
+          assert.deepEqual(await store.listSteps(run), steps);
+        }));
+    });
+
+    describe('runtime MCP servers', () => {
+      it('lists a hub\'s servers sorted by name, whatever order they were added in', () =>
+        withStore(async (store) => {
+          const hub = `hub-${randomUUID()}`;
+          for (const name of ['search', 'Billing', 'github', 'a-b', 'a_b']) await store.putMcpServer(mcpServer({ hub, name }));
+          assert.deepEqual((await store.listMcpServers(hub)).map((server) => server.name), ['Billing', 'a-b', 'a_b', 'github', 'search']);
+        }));
+
+      it('replaces a server put again under the same name', () =>
+        withStore(async (store) => {
+          const hub = `hub-${randomUUID()}`;
+          await store.putMcpServer(mcpServer({ hub, name: 'github', options: { url: 'http://127.0.0.1:1/mcp' }, updatedAt: 1 }));
+          const second = mcpServer({ hub, name: 'github', options: { command: 'node', args: ['server.js'], credential: 'GITHUB' }, updatedAt: 2 });
+          await store.putMcpServer(second);
+          assert.deepEqual(await store.listMcpServers(hub), [second]);
+        }));
+
+      it('deletes a server, answering true, and false when there was none', () =>
+        withStore(async (store) => {
+          const hub = `hub-${randomUUID()}`;
+          const [a, b] = [mcpServer({ hub, name: 'a' }), mcpServer({ hub, name: 'b' })];
+          await store.putMcpServer(a);
+          await store.putMcpServer(b);
+          assert.equal(await store.deleteMcpServer(hub, 'a'), true);
+          assert.equal(await store.deleteMcpServer(hub, 'a'), false);
+          assert.equal(await store.deleteMcpServer(hub, 'never'), false);
+          assert.deepEqual(await store.listMcpServers(hub), [b]);
+        }));
+
+      it('keeps each hub apart', () =>
+        withStore(async (store) => {
+          const [one, two] = [`hub-${randomUUID()}`, `hub-${randomUUID()}`];
+          const inOne = mcpServer({ hub: one, name: 'github', options: { in: 'one' } });
+          const inTwo = mcpServer({ hub: two, name: 'github', options: { in: 'two' } });
+          await store.putMcpServer(inOne);
+          await store.putMcpServer(inTwo);
+          assert.equal(await store.deleteMcpServer(one, 'github'), true);
+          assert.deepEqual(await store.listMcpServers(one), []);
+          assert.deepEqual(await store.listMcpServers(two), [inTwo]);
+          assert.deepEqual(await store.listMcpServers(`hub-${randomUUID()}`), []);
+        }));
+
+      it('round-trips options as plain data', () =>
+        withStore(async (store) => {
+          const hub = `hub-${randomUUID()}`;
+          const server = mcpServer({
+            hub,
+            name: 'files',
+            options: { command: 'node', args: ['srv.js', '--root', '/tmp/Grüße 東京'], env: { LEVEL: '2' }, timeoutMs: 1.5, headers: null },
+            updatedAt: 1_700_000_000_000.75,
+          });
+          await store.putMcpServer(server);
+          assert.deepEqual(await store.listMcpServers(hub), [server]);
+        }));
+    });
+
     describe('values', () => {
       it('round-trips nested JSON, unicode and large strings', () =>
         withStore(async (store) => {
@@ -282,7 +580,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
           const withNull = call({ run, call: 'c1', state: 'failed', arguments: null, answer: { status: 'error', code: 'timeout', message: 'slow', labels: [] } });
-          const without = call({ run, call: 'c2', state: 'parked', arguments: undefined, inboxId: 'i1', answer: { status: 'parked', inboxId: 'i1', reason: 'why', labels: ['x'] } });
+          const without = call({ run, call: 'c2', state: 'parked', arguments: undefined, inboxId: 'i1', answer: { status: 'parked', kind: 'approval', inboxId: 'i1', reason: 'why', labels: ['x'] } });
           await store.writeCall(withNull, undefined);
           await store.writeCall(without, undefined);
           assert.deepEqual(await store.getCall(run, 'c1'), withNull);
@@ -331,6 +629,66 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           await store.close(); // a second close is harmless
         });
       });
+
+      describe('between two instances on the same data (two nodes)', () => {
+        async function withTwo(test: (a: Store, b: Store) => Promise<void>): Promise<void> {
+          const [a, b] = await Promise.all([makeStore(), makeStore()]);
+          try {
+            await test(a, b);
+          } finally {
+            await Promise.all([a.close(), b.close()]);
+          }
+        }
+
+        it('sees the other node\'s lease, and takes it once it expires', () =>
+          withTwo(async (a, b) => {
+            const run = `run-${randomUUID()}`;
+            assert.equal(await a.leaseRun(run, 'node-a', 1_000, 100), true);
+            assert.equal(await b.leaseRun(run, 'node-b', 1_050, 100), false);
+            assert.equal(await b.leaseRun(run, 'node-b', 1_101, 100), true);
+            assert.equal(await a.leaseRun(run, 'node-a', 1_150, 100), false);
+            await b.releaseRun(run, 'node-b');
+            assert.equal(await a.leaseRun(run, 'node-a', 1_160, 100), true);
+          }));
+
+        it('gives a run to exactly one of two nodes racing for it', () =>
+          withTwo(async (a, b) => {
+            const runs = range(10).map(() => `run-${randomUUID()}`);
+            for (const run of runs) {
+              const results = await Promise.all([a.leaseRun(run, 'node-a', 1_000, 100), b.leaseRun(run, 'node-b', 1_000, 100)]);
+              assert.equal(results.filter(Boolean).length, 1, `run ${run}: ${results.join(', ')}`);
+            }
+          }));
+
+        it('sees the other node\'s turns and steps, and its compare-and-set', () =>
+          withTwo(async (a, b) => {
+            const record = turn({});
+            await a.writeTurn(record, undefined);
+            assert.deepEqual(await b.getTurn(record.run), record);
+            const results = await Promise.all([
+              a.writeTurn({ ...record, version: 2, data: { by: 'a' } }, 1),
+              b.writeTurn({ ...record, version: 2, data: { by: 'b' } }, 1),
+            ]);
+            assert.equal(results.filter(Boolean).length, 1);
+            assert.deepEqual(await a.getTurn(record.run), await b.getTurn(record.run));
+            assert.deepEqual(await b.listTurns({ agent: record.agent }), [await a.getTurn(record.run)]);
+            const step = { run: record.run, index: 0, data: { by: 'a' }, createdAt: 1 };
+            assert.equal(await a.appendStep(step), true);
+            assert.equal(await b.appendStep({ ...step, data: { by: 'b' } }), false);
+            assert.deepEqual(await b.listSteps(record.run), [step]);
+          }));
+
+        it('sees the MCP servers the other node added and removed', () =>
+          withTwo(async (a, b) => {
+            const hub = `hub-${randomUUID()}`;
+            const server = mcpServer({ hub, name: 'github' });
+            await a.putMcpServer(server);
+            assert.deepEqual(await b.listMcpServers(hub), [server]);
+            assert.equal(await b.deleteMcpServer(hub, 'github'), true);
+            assert.deepEqual(await a.listMcpServers(hub), []);
+            assert.equal(await a.deleteMcpServer(hub, 'github'), false);
+          }));
+      });
     }
   });
 }
@@ -347,6 +705,23 @@ function call(over: Partial<CallRecord> & { readonly state: CallState }): CallRe
     updatedAt: 1_700_000_000_000,
     ...over,
   };
+}
+
+function turn(over: Partial<TurnRecord>): TurnRecord {
+  return {
+    run: `run-${randomUUID()}`,
+    agent: `agent-${randomUUID()}`,
+    status: 'running',
+    version: 1,
+    data: { messages: [{ role: 'user', content: 'refund order o-1' }] },
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...over,
+  };
+}
+
+function mcpServer(over: Partial<McpServerRecord> & { readonly hub: string; readonly name: string }): McpServerRecord {
+  return { options: { url: 'http://127.0.0.1:3000/mcp' }, updatedAt: 1_700_000_000_000, ...over };
 }
 
 function inboxItem(over: Partial<InboxRecord>): InboxRecord {
