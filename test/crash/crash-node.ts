@@ -1,0 +1,40 @@
+// A Wardrik node for crash tests: runs one call and stops dead at a fault point, printing
+// CRASH-POINT so the test kills it with SIGKILL right there. Arguments come from the environment.
+import 'reflect-metadata';
+import { openStore, Wardrik, type CallRecord, type CallState, type Store } from '../../src/index.js';
+import { ledgerTools } from './ledger-tools.js';
+
+const { STORE_URL, LEDGER, TOOL, POINT, RUN, CALL, NODE } = process.env as Record<string, string>;
+
+async function stopHere(): Promise<never> {
+  process.stdout.write('CRASH-POINT\n');
+  return new Promise<never>(() => {});
+}
+
+const real = await openStore(STORE_URL!);
+const store = new Proxy(real, {
+  get(target, key, receiver) {
+    if (key !== 'writeCall') {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    }
+    return async (record: CallRecord, expected: CallState | undefined) => {
+      if (record.state === 'started' && POINT === 'before-started') await stopHere();
+      const written = await target.writeCall(record, expected);
+      if (record.state === 'started' && POINT === 'after-started') await stopHere();
+      return written;
+    };
+  },
+}) as Store;
+
+const wardrik = await Wardrik.create({
+  store,
+  tools: { t: ledgerTools(LEDGER!, POINT === 'after-effect' ? stopHere : undefined) },
+  policy: { rules: [{ match: 't/*', action: 'allow' }] },
+  runner: { node: NODE ?? 'node-a', leaseMs: 400 },
+  recoverMs: Infinity,
+});
+process.stdout.write('READY\n');
+await wardrik.runner.run({ agent: 'a', run: RUN ?? 'run-1', call: { id: CALL ?? 'c1', name: `t__${TOOL}` } });
+process.stdout.write('FINISHED\n');
+await wardrik.close();
