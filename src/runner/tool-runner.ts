@@ -384,7 +384,7 @@ export class ToolRunner {
 
   /** Journals `started` (attempt `first`) under the run's lease, runs the call, journals its answer. */
   private async execute(p: Prepared, expected: CallState | undefined, first = 1): Promise<ToolAnswer> {
-    if (!(await this.leases.acquire(p.run))) {
+    if (!(await this.storeStep(p, 'lease its run', () => this.leases.acquire(p.run)))) {
       return errorAnswer('conflict', `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`);
     }
     try {
@@ -542,12 +542,17 @@ export class ToolRunner {
     };
   }
 
-  private async journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
+  private journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
+    return this.storeStep(p, `write it to the journal as ${state}`, () => this.store.writeCall(this.recordOf(p, state, attempt), expected));
+  }
+
+  /** A store step a call cannot run without: its failure says which call did not run, and why. */
+  private async storeStep<T>(p: Prepared, what: string, step: () => Promise<T>): Promise<T> {
     try {
-      return await this.store.writeCall(this.recordOf(p, state, attempt), expected);
+      return await step();
     } catch (error) {
       throw new StoreError(
-        `Could not journal call "${p.call}" of run "${p.run}" (${p.entry.ref}) as ${state}, so it did not run: ${(error as Error).message}. Check the store, then send the call again.`,
+        `Call "${p.call}" of run "${p.run}" (${p.entry.ref}) did not run: could not ${what}: ${(error as Error).message} Fix the store, then send the call again.`,
         { cause: error },
       );
     }

@@ -320,7 +320,7 @@ describe('ToolRunner', () => {
       const h = await harness([defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: () => ran.calls.push(1) })], { store });
       await assert.rejects(h.call('read'), (error: unknown) => {
         assert.ok(error instanceof StoreError);
-        assert.match(error.message, /Could not journal call "c1" of run "run-1" \(t\/read\) as started, so it did not run: disk I\/O error/);
+        assert.match(error.message, /Call "c1" of run "run-1" \(t\/read\) did not run: could not write it to the journal as started: disk I\/O error/);
         return true;
       });
       assert.equal(ran.count, 0);
