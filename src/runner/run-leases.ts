@@ -3,14 +3,15 @@ import type { Store } from '../store/store.js';
 
 /**
  * The leases this node holds on runs (D3). A node holds a run's lease while any of the run's calls is
- * running here, renews it in the background, and gives it up when the run goes idle, so that another
- * node can take the run over (after the lease expires, if this node died). Recovery only touches calls
- * of runs whose lease it can take, so it never re-runs or parks a call a live node is still running.
+ * running here, renews it in the background, and gives it up once the run has been idle for `idleMs`
+ * (kept that long so a run's next call needs no store round trip), so that another node can take the
+ * run over (after the lease expires, if this node died). Recovery only touches calls of runs whose
+ * lease it can take, so it never re-runs or parks a call a live node is still running.
  *
  * Lease operations on one run are serialized: a release and a new acquire never race in the store.
  */
 export class RunLeases {
-  private readonly held = new Map<string, { until: number; active: number }>();
+  private readonly held = new Map<string, Lease>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -20,13 +21,14 @@ export class RunLeases {
     readonly node: string,
     private readonly ttlMs: number,
     private readonly onLost: (run: string) => void,
+    private readonly idleMs = 250,
   ) {}
 
   /** Takes the run for one more piece of work; false when another node holds it. */
   acquire(run: string): Promise<boolean> {
     const lease = this.held.get(run);
-    // Fast path: already working on this run here, with plenty of lease left.
-    if (lease !== undefined && lease.active > 0 && lease.until - this.clock.now() > this.ttlMs / 2) {
+    // Fast path: this node holds the run, with plenty of lease left.
+    if (lease !== undefined && lease.until - this.clock.now() > this.ttlMs / 2) {
       lease.active++;
       return Promise.resolve(true);
     }
@@ -36,7 +38,7 @@ export class RunLeases {
       if (current === undefined || current.until - now <= this.ttlMs / 2) {
         if (!(await this.store.leaseRun(run, this.node, now, this.ttlMs))) return false;
       }
-      const next = current ?? { until: 0, active: 0 };
+      const next: Lease = current ?? { until: 0, active: 0, idle: undefined };
       next.until = Math.max(next.until, now + this.ttlMs);
       next.active++;
       this.held.set(run, next);
@@ -45,23 +47,38 @@ export class RunLeases {
     });
   }
 
-  /** Ends one piece of work; the lease is given up when the run has none left here. */
-  release(run: string): Promise<void> {
+  /** Ends one piece of work; the lease is given up once the run has had none here for `idleMs`. */
+  release(run: string): void {
     const lease = this.held.get(run);
-    if (lease === undefined) return Promise.resolve();
-    lease.active--;
-    if (lease.active > 0) return Promise.resolve();
+    if (lease === undefined || --lease.active > 0) return;
+    if (lease.idle !== undefined) {
+      lease.idle.refresh();
+      return;
+    }
+    lease.idle = setTimeout(() => {
+      lease.idle = undefined;
+      void this.giveUp(run, lease).catch(() => undefined); // it expires on its own if the store is down
+    }, this.idleMs);
+    lease.idle.unref();
+  }
+
+  /** Stops renewing and gives up every lease held, so other nodes can take the runs at once. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    for (const [run, lease] of [...this.held]) {
+      clearTimeout(lease.idle);
+      lease.active = 0;
+      await this.giveUp(run, lease).catch(() => undefined);
+    }
+  }
+
+  private giveUp(run: string, lease: Lease): Promise<void> {
     return this.serial(run, async () => {
       if (lease.active > 0 || this.held.get(run) !== lease) return;
       this.held.delete(run);
       await this.store.releaseRun(run, this.node);
     });
-  }
-
-  /** Stops renewing; leases still held expire on their own. */
-  close(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
   }
 
   private startRenewing(): void {
@@ -71,7 +88,11 @@ export class RunLeases {
   }
 
   private async renew(): Promise<void> {
-    if (this.held.size === 0) return this.close();
+    if (this.held.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
     for (const [run, lease] of this.held) {
       await this.serial(run, async () => {
         const now = this.clock.now();
@@ -90,4 +111,12 @@ export class RunLeases {
     });
     return result;
   }
+}
+
+interface Lease {
+  until: number;
+  /** Pieces of work running under it here. */
+  active: number;
+  /** Gives the lease up once the run has been idle for a while. */
+  idle: NodeJS.Timeout | undefined;
 }

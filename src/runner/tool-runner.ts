@@ -187,7 +187,7 @@ export class ToolRunner {
           await this.park(p, 'in_doubt', IN_DOUBT, 'started');
         }
       } finally {
-        await this.leases.release(record.run);
+        this.leases.release(record.run);
       }
     }
     for (const record of await this.store.listCalls({ state: 'parked' })) {
@@ -199,9 +199,9 @@ export class ToolRunner {
     return { rerun, inDoubt, restored, skipped };
   }
 
-  /** Stops background work (lease renewal). */
-  close(): void {
-    this.leases.close();
+  /** Stops background work and gives up the run leases this node holds. */
+  close(): Promise<void> {
+    return this.leases.close();
   }
 
   /**
@@ -258,7 +258,7 @@ export class ToolRunner {
       };
       return await this.execute(prepared, 'parked', (record?.attempt ?? 0) + 1);
     } finally {
-      await this.leases.release(item.run);
+      this.leases.release(item.run);
     }
   }
 
@@ -392,7 +392,7 @@ export class ToolRunner {
       const [answer, attempt] = p.entry.tool.annotations.remember === true ? await this.remembered(p, first) : await this.attemptAll(p, first);
       return await this.finish(p, answer, attempt);
     } finally {
-      await this.leases.release(p.run);
+      this.leases.release(p.run);
     }
   }
 

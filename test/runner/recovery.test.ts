@@ -138,6 +138,24 @@ describe('recovery', () => {
     await wardrik.close();
   });
 
+  it('keeps a run\'s lease between calls close together, and gives it up once the run is idle', async () => {
+    const store = new MemoryStore();
+    const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
+    await wardrik.runner.run({ agent: 'a', run: 'run-4', call: { id: 'r1', name: 't__read' } });
+    assert.equal(await store.leaseRun('run-4', 'node-a', Date.now(), 60_000), false, 'held right after the call');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(await store.leaseRun('run-4', 'node-a', Date.now(), 60_000), true, 'given up once idle');
+    await wardrik.close();
+  });
+
+  it('gives up its leases when it closes, so another node can take the runs at once', async () => {
+    const store = new MemoryStore();
+    const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
+    await wardrik.runner.run({ agent: 'a', run: 'run-5', call: { id: 'r1', name: 't__read' } });
+    await wardrik.close();
+    assert.equal(await store.leaseRun('run-5', 'node-a', Date.now(), 60_000), true);
+  });
+
   it('does not run a call in a run another live node holds', async () => {
     const store = new MemoryStore();
     const ran = counter();
