@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import { MemoryStore } from './memory-store.js';
 import type { Store } from './store.js';
+import { editDistance } from '../tools/names.js';
 
 const ACCEPTED =
   'Use "memory:", "sqlite:PATH" (such as "sqlite:.wardrik/wardrik.db", optionally "?synchronous=full"), ' +
@@ -79,18 +80,6 @@ function suggestion(url: string, scheme: string, colon: number): string | undefi
   if (best === 'sqlite') rest = rest.replace(/^\/\/(?=[^/])/, '');
   if (best.startsWith('postgres') && !rest.startsWith('//')) rest = `//${rest.replace(/^\/+/, '')}`;
   return `${best}:${rest}`;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /** A URL without its password, for messages. */

@@ -34,7 +34,8 @@ export function closestNames(wanted: string, names: Iterable<string>, count = 3)
     .map((entry) => entry.name);
 }
 
-function editDistance(a: string, b: string): number {
+/** The Levenshtein distance between two strings: how many one-character edits turn one into the other. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
