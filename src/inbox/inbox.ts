@@ -46,7 +46,7 @@ export class Inbox {
         `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${item.digest.slice(0, 12)}…); nothing ran. Look at the item again and approve what it asks now.`,
       );
     }
-    return this.runner.runApproved(item, () => this.mark(item, 'approved', options.by));
+    return this.letRun(item, options.by);
   }
 
   /** Refuses a parked call: the model is told a person refused it, and why. */
@@ -77,12 +77,23 @@ export class Inbox {
           `Inbox item "${id}" is a call a crash left in doubt: answer { happened: true, result } if it took effect, or { happened: false } to run it now.`,
         );
       }
-      if (!happened) return this.runner.runApproved(item, () => this.mark(item, 'answered', options.by));
+      if (!happened) return this.letRun(item, options.by);
       await this.mark(item, 'answered', options.by);
       return this.runner.settle(item, okAnswer((value as { result?: unknown }).result ?? null, item.labels), 'parked');
     }
     await this.mark(item, 'answered', options.by);
     return this.runner.settle(item, okAnswer(value, item.labels), 'parked');
+  }
+
+  /**
+   * Lets a parked call run: here, when this node offers its tool; otherwise the approval is recorded
+   * and a node that offers the tool runs the call when it next recovers (every `recoverMs`).
+   */
+  private async letRun(item: InboxItem, by: string | undefined): Promise<ToolAnswer> {
+    if (this.runner.offers(item.tool)) return this.runner.runApproved(item, () => this.mark(item, 'approved', by));
+    await this.mark(item, 'approved', by);
+    const reason = `A person let this call go; it runs on the next node that offers ${item.tool}.`;
+    return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
   }
 
   private async pending(id: string, verb: string): Promise<InboxItem> {

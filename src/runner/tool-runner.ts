@@ -53,6 +53,8 @@ export interface RecoveryReport {
   readonly inDoubt: number;
   /** Parked calls whose inbox item a crash lost, put back. */
   readonly restored: number;
+  /** Calls a person let go on a node without their tool (the `wardrik` command, say), run here. */
+  readonly approved: number;
   /** In-flight calls left alone because a live node holds their run. */
   readonly skipped: number;
 }
@@ -118,7 +120,8 @@ export class ToolRunner {
   private readonly maxDelayMs: number;
   private readonly rememberMs: number;
   private readonly random: () => number;
-  private readonly leases: RunLeases;
+  /** The run leases this node holds; agent turns share them with their calls. */
+  readonly leases: RunLeases;
 
   constructor(
     private readonly catalog: ToolCatalog,
@@ -156,6 +159,7 @@ export class ToolRunner {
     let inDoubt = 0;
     let restored = 0;
     let skipped = 0;
+    let approved = 0;
     await this.store.pruneRemembered(this.clock.now());
     for (const record of await this.store.listCalls({ state: 'started' })) {
       if (this.inFlight.has(`${record.run}\u0000${record.call}`)) continue;
@@ -192,11 +196,26 @@ export class ToolRunner {
     }
     for (const record of await this.store.listCalls({ state: 'parked' })) {
       if (record.inboxId === undefined || record.answer?.status !== 'parked') continue;
-      if ((await this.store.getInboxItem(record.inboxId)) !== undefined) continue;
-      await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
-      restored++;
+      const item = await this.store.getInboxItem(record.inboxId);
+      if (item === undefined) {
+        await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
+        restored++;
+      } else if (item.status === 'approved' && this.offers(item.tool)) {
+        try {
+          await this.runApproved(item, async () => {});
+          approved++;
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+          skipped++; // its run is busy on another node, which will see the approval too
+        }
+      }
     }
-    return { rerun, inDoubt, restored, skipped };
+    return { rerun, inDoubt, restored, skipped, approved };
+  }
+
+  /** Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
+  offers(ref: string): boolean {
+    return this.catalog.get(ref) !== undefined;
   }
 
   /** Stops background work and gives up the run leases this node holds. */

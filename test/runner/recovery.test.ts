@@ -40,7 +40,7 @@ describe('recovery', () => {
     await store.writeCall(inFlight('c3', 't/email', { arguments: { to: 'x@example.com' } }), undefined);
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran) });
-    assert.deepEqual(await wardrik.recover(), { rerun: 0, inDoubt: 0, restored: 0, skipped: 0 }, 'a second recovery finds nothing to do');
+    assert.deepEqual(await wardrik.recover(), { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0 }, 'a second recovery finds nothing to do');
     const [item] = await wardrik.inbox.list();
     assert.equal(item?.kind, 'in_doubt');
     assert.equal(item?.call, 'c3');
@@ -136,6 +136,23 @@ describe('recovery', () => {
     assert.equal((await wardrik.inbox.approve(item!.id)).status, 'ok');
     assert.equal(ran.count, 1);
     await wardrik.close();
+  });
+
+  it('records an approval given where the tool is not offered, and runs the call on a node that offers it', async () => {
+    const store = new MemoryStore();
+    const ran = counter();
+    const worker = await Wardrik.create({ store, tools: tools(ran), recoverMs: Infinity });
+    const parked = await worker.runner.run({ agent: 'a', run: 'run-6', call: { id: 'e1', name: 't__email' } });
+    const desk = await Wardrik.create({ store, recoverMs: Infinity }); // a process with no tools, like the wardrik command
+    const answer = await desk.inbox.approve(parked.status === 'parked' ? parked.inboxId! : '', { by: 'dana' });
+    assert.deepEqual([answer.status, answer.status === 'parked' ? answer.reason : ''], ['parked', 'A person let this call go; it runs on the next node that offers t/email.']);
+    assert.equal(ran.count, 0);
+    assert.equal((await worker.recover()).approved, 1);
+    assert.equal((await store.getCall('run-6', 'e1'))?.state, 'succeeded');
+    assert.equal((await worker.recover()).approved, 0, 'it runs once');
+    assert.equal(ran.count, 1);
+    await desk.close();
+    await worker.close();
   });
 
   it('keeps a run\'s lease between calls close together, and gives it up once the run is idle', async () => {
