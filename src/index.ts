@@ -43,6 +43,23 @@ export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, Po
 export { Inbox } from './inbox/inbox.js';
 export type { InboxItem } from './inbox/inbox.js';
 
+export { McpHub } from './mcp/hub.js';
+export type { McpServerStatus, McpToolsOptions } from './mcp/hub.js';
+export type { ConnectionState } from './mcp/connection.js';
+export type {
+  HttpTransportOptions,
+  McpBackoffOptions,
+  McpHubOptions,
+  McpServerOptions,
+  McpTransportOptions,
+  StdioTransportOptions,
+} from './mcp/options.js';
+export { EgressRefused, nonPublicReason, publicOnly } from './mcp/egress.js';
+export type { EgressCheck, EgressVerdict, HostResolver, PublicOnlyOptions, ResolvedAddress } from './mcp/egress.js';
+export { EnvCredentialProvider } from './mcp/credentials.js';
+export type { CredentialContext, CredentialProvider } from './mcp/credentials.js';
+export type { CapabilityContext, CapabilityProvider } from './mcp/capability.js';
+
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';
 export type { SqliteStoreOptions } from './store/sqlite-store.js';
@@ -51,10 +68,26 @@ export type { PostgresStoreOptions } from './store/postgres-store.js';
 export { openStore } from './store/open-store.js';
 export type { CallRecord, CallState, InboxKind, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store/store.js';
 
+export { Agent } from './agent/agent.js';
+export type { ParkedCall, SendOptions, TurnOutcome, TurnResult } from './agent/agent.js';
+export { AgentService } from './agent/agent-service.js';
+export { AGENT_DEFAULTS } from './agent/options.js';
+export type { AgentOptions, AgentsOptions } from './agent/options.js';
+export { ModelRegistry } from './agent/model-registry.js';
+export type { ModelFactory, ModelProvider, ModelsOptions, ProviderSettings } from './agent/model-registry.js';
+export { DEFAULT_PRICES } from './agent/pricing.js';
+export type { ModelPrice, ModelUsage, PriceTable } from './agent/pricing.js';
+
 export { EventBus } from './telemetry/event-bus.js';
 export type {
   CostEvent,
   LabelAddedEvent,
+  ModelCalledEvent,
+  ModelFailedEvent,
+  RunFinishedEvent,
+  RunParkedEvent,
+  RunResumedEvent,
+  RunStartedEvent,
   ToolAnsweredEvent,
   ToolCalledEvent,
   ToolDecidedEvent,

@@ -1,6 +1,11 @@
 import type { InjectionToken } from 'tsyringe';
+import type { AgentService } from '../agent/agent-service.js';
+import type { ModelRegistry } from '../agent/model-registry.js';
 import type { Clock } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
+import type { CapabilityProvider } from '../mcp/capability.js';
+import type { CredentialProvider } from '../mcp/credentials.js';
+import type { McpHub } from '../mcp/hub.js';
 import type { Policy } from '../policy/policy.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
@@ -19,4 +24,14 @@ export const Tokens = Object.freeze({
   Policy: Symbol.for('wardrik:policy') as InjectionToken<Policy>,
   Runner: Symbol.for('wardrik:runner') as InjectionToken<ToolRunner>,
   Inbox: Symbol.for('wardrik:inbox') as InjectionToken<Inbox>,
+  /** Resolves a credential's name to its secret when an MCP connection starts; environment variables by default. */
+  Credentials: Symbol.for('wardrik:credentials') as InjectionToken<CredentialProvider>,
+  /** Every capability provider (each MCP hub), one registration each: `container.resolveAll(Tokens.Capabilities)`. */
+  Capabilities: Symbol.for('wardrik:capabilities') as InjectionToken<CapabilityProvider>,
+  /** The default MCP hub (named `mcp`, or the only one), when `Wardrik.create` was given `mcp`. */
+  Mcp: Symbol.for('wardrik:mcp') as InjectionToken<McpHub>,
+  /** Turns `'provider:model'` into a LanguageModelV3; register more providers on it. */
+  Models: Symbol.for('wardrik:models') as InjectionToken<ModelRegistry>,
+  /** Runs agent turns. */
+  Agents: Symbol.for('wardrik:agents') as InjectionToken<AgentService>,
 });

@@ -1,9 +1,16 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Observable } from 'rxjs';
+import { Agent } from '../agent/agent.js';
+import { AgentService } from '../agent/agent-service.js';
+import { ModelRegistry } from '../agent/model-registry.js';
+import type { AgentOptions, AgentsOptions } from '../agent/options.js';
 import { systemClock } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
+import { EnvCredentialProvider } from '../mcp/credentials.js';
+import { McpHub, toolsetClaims } from '../mcp/hub.js';
+import type { McpHubOptions } from '../mcp/options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore } from '../store/open-store.js';
@@ -40,6 +47,13 @@ export interface WardrikOptions {
   readonly runner?: RunnerOptions;
   /** How often to look for runs whose node died (their lease expired) and finish them: 60 000 ms; `Infinity` never. */
   readonly recoverMs?: number;
+  /**
+   * MCP servers whose tools agents get: one hub's options (`{ servers: { github: { transport } } }`,
+   * named `mcp` unless `name` is set), or an array of hubs with different names.
+   */
+  readonly mcp?: McpHubOptions | readonly McpHubOptions[];
+  /** Settings for every agent: provider keys and base URLs, prices, model retries. */
+  readonly agents?: AgentsOptions;
 }
 
 /** A tool as a model sees it. */
@@ -60,6 +74,9 @@ export interface ToolInfo {
 export class Wardrik {
   private closed = false;
   private recovering: NodeJS.Timeout | undefined;
+  /** Toolset names and who registered them; MCP servers claim theirs here too. */
+  private readonly toolsetNames = new Map<string, string>();
+  private readonly hubs: McpHub[] = [];
 
   private constructor(
     /** The child container Wardrik registered its services in; resolve them by `Tokens`. */
@@ -101,6 +118,22 @@ export class Wardrik {
         ),
     );
     provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock)));
+    provide(Tokens.Credentials, () => new EnvCredentialProvider());
+    provide(Tokens.Models, () => new ModelRegistry(options.agents?.providers));
+    provide(
+      Tokens.Agents,
+      () =>
+        new AgentService(
+          child.resolve(Tokens.Store),
+          child.resolve(Tokens.Runner),
+          child.resolve(Tokens.Catalog),
+          bus,
+          child.resolve(Tokens.Policy),
+          child.resolve(Tokens.Clock),
+          child.resolve(Tokens.Models),
+          options.agents,
+        ),
+    );
 
     const wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
     try {
@@ -112,6 +145,8 @@ export class Wardrik {
         });
       }
       wardrik.register(options);
+      // Before recovery, so calls a crash left in flight find their MCP tools.
+      await wardrik.startMcp(options.mcp);
       // Finish what a crash left behind, then keep taking over runs of nodes that die (D2, D3).
       wardrik.startRecovering(options.recoverMs ?? DEFAULT_RECOVER_MS);
       await wardrik.recover();
@@ -163,18 +198,56 @@ export class Wardrik {
    * Finishes calls a crash left in flight: repeatable ones run again with their idempotency key, others
    * park as `in_doubt` for a person. Runs by itself at start-up and every `recoverMs`.
    */
-  recover(): Promise<RecoveryReport> {
-    return this.runner.recover();
+  async recover(): Promise<RecoveryReport> {
+    const report = await this.runner.recover();
+    // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
+    await this.agents.recover();
+    return report;
   }
 
-  /** Releases the container and the store Wardrik opened or was given. Safe to call twice. */
+  /**
+   * Starts an agent: a model, instructions, tools chosen by pattern, a policy and a budget. Its options
+   * are checked now (a bad pattern, budget, model or missing key throws a ConfigurationError).
+   */
+  startAgent(options: AgentOptions): Agent {
+    return this.agents.start(options);
+  }
+
+  /** The agents' turn loop: `agents.recover()`, `agents.get(id)`. */
+  get agents(): AgentService {
+    return this.container.resolve(Tokens.Agents);
+  }
+
+  /** Where `'provider:model'` names are resolved: `models.register('ollama', (id) => model)`. */
+  get models(): ModelRegistry {
+    return this.container.resolve(Tokens.Models);
+  }
+
+  /**
+   * The MCP hub named `name`; without a name, the one named `mcp` or else the only one. Throws a
+   * `ConfigurationError` when there is none.
+   */
+  mcp(name?: string): McpHub {
+    const hub = name === undefined ? (this.hubs.find((h) => h.name === 'mcp') ?? (this.hubs.length === 1 ? this.hubs[0] : undefined)) : this.hubs.find((h) => h.name === name);
+    if (hub === undefined) {
+      const have = this.hubs.map((h) => `"${h.name}"`).join(', ');
+      throw new ConfigurationError(
+        `No MCP hub${name === undefined ? ' named "mcp"' : ` named "${name}"`}${have === '' ? ': Wardrik.create was given no mcp option' : `; the hubs are ${have}`}.`,
+      );
+    }
+    return hub;
+  }
+
+  /** Releases the MCP hubs (connections closed, processes reaped), the container and the store. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.recovering);
-    this.runner.close();
+    await this.agents.close();
+    await Promise.all(this.hubs.map((hub) => hub.close()));
     this.bus.complete();
     try {
+      await this.runner.close();
       if (this.ownsStore) await this.container.resolve(Tokens.Store).close();
     } finally {
       await this.container.dispose();
@@ -194,8 +267,37 @@ export class Wardrik {
     this.recovering.unref();
   }
 
+  /** Builds each MCP hub, registers it in the container and starts it (each waits at most its `waitMs`). */
+  private async startMcp(mcp: WardrikOptions['mcp']): Promise<void> {
+    if (mcp === undefined) return;
+    const list: readonly McpHubOptions[] = Array.isArray(mcp) ? mcp : [mcp as McpHubOptions];
+    const claims = toolsetClaims(this.toolsetNames);
+    const seen = new Set<string>();
+    for (const options of list) {
+      const name = options?.name ?? 'mcp';
+      if (seen.has(name)) throw new ConfigurationError(`Two MCP hubs are named "${name}"; give each hub in mcp: [...] its own name.`);
+      seen.add(name);
+      const store = options?.store;
+      const opened = typeof store === 'string' ? await openStore(store) : undefined;
+      const hub = new McpHub(options, {
+        catalog: this.catalog,
+        events: this.bus,
+        clock: this.container.resolve(Tokens.Clock),
+        credentials: this.container.resolve(Tokens.Credentials),
+        claims,
+        store: store === false ? undefined : (opened ?? (typeof store === 'object' && store !== null ? store : this.container.resolve(Tokens.Store))),
+        ...(opened === undefined ? {} : { ownedStore: opened }),
+      });
+      this.hubs.push(hub);
+      this.container.register(Tokens.Capabilities, { useValue: hub });
+    }
+    const main = this.hubs.find((hub) => hub.name === 'mcp') ?? this.hubs[0];
+    if (main !== undefined) this.container.register(Tokens.Mcp, { useValue: main });
+    await Promise.all(this.hubs.map((hub) => hub.start()));
+  }
+
   private register(options: WardrikOptions): void {
-    const names = new Map<string, string>();
+    const names = this.toolsetNames;
     const claim = (name: string, source: string): void => {
       if (!TOOLSET_NAME.test(name)) {
         throw new ConfigurationError(

@@ -105,7 +105,87 @@ export interface ToolsChangedEvent {
   readonly time: number;
 }
 
+/** An agent turn began (`agent.send`); `run` is its id in every later event and tool context. */
+export interface RunStartedEvent {
+  readonly type: 'run.started';
+  readonly agent: string;
+  readonly run: string;
+  /** `provider:model` */
+  readonly model: string;
+  readonly time: number;
+}
+
+/** A turn waits for people: `inboxIds` are the parked calls' inbox items. */
+export interface RunParkedEvent {
+  readonly type: 'run.parked';
+  readonly agent: string;
+  readonly run: string;
+  readonly inboxIds: readonly string[];
+  readonly time: number;
+}
+
+/** A turn goes on: its parked calls were answered, or a node took over a turn a crash left running. */
+export interface RunResumedEvent {
+  readonly type: 'run.resumed';
+  readonly agent: string;
+  readonly run: string;
+  readonly reason: 'answered' | 'recovered';
+  readonly time: number;
+}
+
+/** A turn ended: `done`, `failed` (see `error`) or `budget_spent`. */
+export interface RunFinishedEvent {
+  readonly type: 'run.finished';
+  readonly agent: string;
+  readonly run: string;
+  readonly status: 'done' | 'failed' | 'budget_spent';
+  /** Model steps the turn took. */
+  readonly steps: number;
+  /** What this turn spent (its model steps and its tools' costs). */
+  readonly spentUsd: number;
+  readonly error?: string;
+  readonly time: number;
+}
+
+/** A model answered one step of a turn. */
+export interface ModelCalledEvent {
+  readonly type: 'model.called';
+  readonly agent: string;
+  readonly run: string;
+  /** `provider:model` */
+  readonly model: string;
+  /** The model step in the turn: 1, 2 … */
+  readonly step: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly usd: number;
+  readonly finishReason: string;
+  readonly toolCalls: number;
+  readonly time: number;
+}
+
+/** A model call failed; `message` says why and what to do. */
+export interface ModelFailedEvent {
+  readonly type: 'model.failed';
+  readonly agent: string;
+  readonly run: string;
+  readonly model: string;
+  readonly step: number;
+  readonly message: string;
+  /** The provider's HTTP status, when there was one. */
+  readonly status?: number;
+  /** The attempt that failed; a retryable failure is tried again up to the configured attempts. */
+  readonly attempt: number;
+  readonly time: number;
+}
+
 export type WardrikEvent =
+  | RunStartedEvent
+  | RunParkedEvent
+  | RunResumedEvent
+  | RunFinishedEvent
+  | ModelCalledEvent
+  | ModelFailedEvent
   | ToolSkippedEvent
   | WarningEvent
   | ToolCalledEvent

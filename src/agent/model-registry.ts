@@ -1,0 +1,163 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { ConfigurationError } from '../errors.js';
+
+/** Makes the model for `modelId` (the part after `provider:`); may load the provider's package lazily. */
+export type ModelFactory = (modelId: string) => LanguageModelV3 | Promise<LanguageModelV3>;
+
+/**
+ * A provider registered by prefix. `check` runs when an agent starts, synchronously, and returns what
+ * is wrong (a missing key …) in words that name the fix, or undefined when the model can be made.
+ */
+export interface ModelProvider {
+  readonly create: ModelFactory;
+  readonly check?: (modelId: string) => string | undefined;
+  /** Where the provider's key comes from, named in errors about it: `ANTHROPIC_API_KEY`. */
+  readonly keyHint?: string;
+}
+
+/** Settings for a built-in provider; each falls back to the provider's own environment variables. */
+export interface ProviderSettings {
+  /** Instead of ANTHROPIC_API_KEY / OPENAI_API_KEY. */
+  readonly apiKey?: string;
+  /** Instead of ANTHROPIC_BASE_URL / OPENAI_BASE_URL, such as a proxy or a local fake. */
+  readonly baseURL?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Settings for the built-in providers. */
+export interface ModelsOptions {
+  readonly anthropic?: ProviderSettings;
+  readonly openai?: ProviderSettings;
+}
+
+/**
+ * Turns `'provider:model'` into a LanguageModelV3. `anthropic` and `openai` are built in, through
+ * `@ai-sdk/anthropic` and `@ai-sdk/openai`, each loaded (dynamic import) only when a model of theirs
+ * is first used. `register(prefix, provider)` adds more; a later registration replaces an earlier one.
+ * Replace the whole registry under `Tokens.Models`.
+ */
+export class ModelRegistry {
+  private readonly providers = new Map<string, ModelProvider>();
+  private readonly models = new Map<string, Promise<LanguageModelV3>>();
+
+  constructor(options: ModelsOptions = {}) {
+    this.register('anthropic', builtIn('anthropic', 'ANTHROPIC_API_KEY', options.anthropic, async (settings) => {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      return createAnthropic({ ...settings, headers: { ...settings.headers } });
+    }));
+    this.register('openai', builtIn('openai', 'OPENAI_API_KEY', options.openai, async (settings) => {
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      return createOpenAI({ ...settings, headers: { ...settings.headers } });
+    }));
+  }
+
+  /** Adds a provider under `prefix`, so `'prefix:model'` works in `startAgent({ model })`. */
+  register(prefix: string, provider: ModelFactory | ModelProvider): void {
+    if (typeof prefix !== 'string' || !/^[a-z0-9][a-z0-9_.-]*$/i.test(prefix)) {
+      throw new ConfigurationError(`Model provider prefix ${JSON.stringify(prefix)} must be letters, digits, "_", "-" or ".", such as "ollama".`);
+    }
+    const definition = typeof provider === 'function' ? { create: provider } : provider;
+    if (definition === null || typeof definition !== 'object' || typeof definition.create !== 'function') {
+      throw new ConfigurationError(`Model provider "${prefix}" must be a function (modelId) => LanguageModelV3, or { create, check? }.`);
+    }
+    this.providers.set(prefix, definition);
+    for (const key of this.models.keys()) if (key.startsWith(`${prefix}:`)) this.models.delete(key);
+  }
+
+  /** The registered prefixes, sorted. */
+  prefixes(): string[] {
+    return [...this.providers.keys()].sort();
+  }
+
+  /** The environment variable (or setting) that holds the key of the provider of `spec`, if known. */
+  keyHint(spec: string): string | undefined {
+    return this.providers.get(spec.slice(0, spec.indexOf(':')))?.keyHint;
+  }
+
+  /** Checks `'provider:model'` now, at start-up: throws a ConfigurationError naming the fix. */
+  check(spec: string): void {
+    const [provider, modelId] = this.parse(spec);
+    const problem = provider.check?.(modelId);
+    if (problem !== undefined) throw new ConfigurationError(`Model "${spec}": ${problem}`);
+  }
+
+  /** The model for `'provider:model'`, made once and kept. */
+  resolve(spec: string): Promise<LanguageModelV3> {
+    let model = this.models.get(spec);
+    if (model === undefined) {
+      const [provider, modelId] = this.parse(spec);
+      model = Promise.resolve()
+        .then(() => provider.create(modelId))
+        .then((made) => {
+          if (!isLanguageModelV3(made)) {
+            throw new ConfigurationError(`Model provider for "${spec}" returned ${describe(made)}, not a LanguageModelV3 (specificationVersion "v3").`);
+          }
+          return made;
+        });
+      model.catch(() => this.models.delete(spec));
+      this.models.set(spec, model);
+    }
+    return model;
+  }
+
+  private parse(spec: string): [ModelProvider, string] {
+    const colon = typeof spec === 'string' ? spec.indexOf(':') : -1;
+    if (colon <= 0 || colon === spec.length - 1) {
+      throw new ConfigurationError(
+        `Model ${JSON.stringify(spec)} is not "provider:model"; write it such as "anthropic:claude-haiku-4-5" or "openai:gpt-5-mini", or pass a LanguageModelV3.`,
+      );
+    }
+    const prefix = spec.slice(0, colon);
+    const provider = this.providers.get(prefix);
+    if (provider === undefined) {
+      throw new ConfigurationError(
+        `Model "${spec}": no provider "${prefix}" is registered (there are: ${this.prefixes().join(', ')}). Register it with wardrik.models.register("${prefix}", (modelId) => model), or pass a LanguageModelV3.`,
+      );
+    }
+    return [provider, spec.slice(colon + 1)];
+  }
+}
+
+/** True for a LanguageModelV3 (the AI SDK 6 provider interface). */
+export function isLanguageModelV3(value: unknown): value is LanguageModelV3 {
+  const model = value as LanguageModelV3 | null;
+  return model !== null && typeof model === 'object' && model.specificationVersion === 'v3' && typeof model.doGenerate === 'function';
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  const version = (value as { specificationVersion?: unknown }).specificationVersion;
+  return version === undefined ? 'an object' : `a model with specificationVersion ${JSON.stringify(version)}`;
+}
+
+/** `provider:model` as Wardrik names a model instance: `anthropic.messages` → `anthropic`. */
+export function modelName(model: LanguageModelV3): string {
+  const provider = String(model.provider);
+  const dot = provider.indexOf('.');
+  return `${dot > 0 ? provider.slice(0, dot) : provider}:${model.modelId}`;
+}
+
+interface ProviderInstance {
+  languageModel(modelId: string): LanguageModelV3;
+}
+
+function builtIn(
+  name: string,
+  keyVariable: string,
+  settings: ProviderSettings | undefined,
+  load: (settings: ProviderSettings) => Promise<ProviderInstance>,
+): ModelProvider {
+  let instance: Promise<ProviderInstance> | undefined;
+  return {
+    keyHint: keyVariable,
+    check: () =>
+      settings?.apiKey !== undefined || (process.env[keyVariable] ?? '') !== ''
+        ? undefined
+        : `no API key: set ${keyVariable} in the environment, or pass agents: { providers: { ${name}: { apiKey } } } to Wardrik.create.`,
+    create: async (modelId) => {
+      instance ??= load({ ...settings });
+      return (await instance).languageModel(modelId);
+    },
+  };
+}

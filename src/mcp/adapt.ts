@@ -1,0 +1,150 @@
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Unavailable } from '../errors.js';
+import { OUTSIDE } from '../policy/policy.js';
+import type { Annotations, JsonSchema } from '../tools/tool.js';
+import { EgressRefused } from './egress.js';
+
+/** What decides a tool's annotations besides the server's own hints. */
+export interface AnnotationRules {
+  readonly trusted: boolean;
+  /** The server's `gated` option, which overrides the default. */
+  readonly gated: boolean | undefined;
+  /** The tool was gated before (untrusted servers only): it stays gated whatever its hints say now. */
+  readonly wasGated: boolean;
+  readonly timeoutMs: number | undefined;
+}
+
+/**
+ * A tool's Wardrik annotations from its MCP hints: readOnlyHint → readOnly, destructiveHint →
+ * destructive, idempotentHint → idempotent, openWorldHint → openWorld. A hint the server does not give
+ * is not set; read-only implies idempotent. `gated`: the server's option if set, else gated unless
+ * read-only, and a tool of an untrusted server that was gated once stays gated (a later tools/list
+ * claiming readOnlyHint does not let it run unasked). Answers are labelled `outside` unless trusted.
+ */
+export function annotationsOf(tool: McpTool, rules: AnnotationRules): Annotations {
+  const hints = (tool.annotations ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const map = [
+    ['readOnlyHint', 'readOnly'],
+    ['destructiveHint', 'destructive'],
+    ['idempotentHint', 'idempotent'],
+    ['openWorldHint', 'openWorld'],
+  ] as const;
+  for (const [hint, key] of map) if (typeof hints[hint] === 'boolean') out[key] = hints[hint];
+  if (out.readOnly === true) out.idempotent = true;
+  out.gated = rules.gated ?? (rules.wasGated || out.readOnly !== true);
+  if (!rules.trusted) out.labels = [OUTSIDE];
+  if (rules.timeoutMs !== undefined) out.timeout = rules.timeoutMs;
+  return out as Annotations;
+}
+
+/**
+ * The input schema the model sees and arguments are checked against: the server's own, without
+ * `$schema`. Servers built with zod 4 declare draft 2020-12 there, which the shared ajv instance (draft-07)
+ * cannot load, and the tool would be skipped; the keywords such servers use (`$defs`, `$ref`, `anyOf` …)
+ * read the same in both. MCP input schemas are always objects, so a missing `type` is `object`.
+ */
+export function inputSchemaOf(tool: McpTool): JsonSchema {
+  const { $schema: _ignored, ...schema } = (tool.inputSchema ?? {}) as Record<string, unknown>;
+  if (schema.type === undefined) schema.type = 'object';
+  return schema as JsonSchema;
+}
+
+export function describeTool(tool: McpTool, server: string): string {
+  const description = typeof tool.description === 'string' ? tool.description.trim() : '';
+  if (description !== '') return description;
+  const title = tool.title ?? tool.annotations?.title;
+  return typeof title === 'string' && title.trim() !== '' ? title : `Tool "${tool.name}" of the MCP server "${server}" (the server gives no description).`;
+}
+
+/**
+ * A call's result as the answer's output: `structuredContent` when the server gives it (and it fits),
+ * else the text parts joined by new lines, with other parts named (`[image image/png, 2048 bytes]`).
+ * Text over `maxChars` is cut with a note saying so. An `isError` result throws a plain Error with the
+ * tool's text, which the runner passes to the model as the call's error and never retries.
+ */
+export function outputOf(result: CallToolResult, maxChars: number, where: string): unknown {
+  const text = textOf(result);
+  if (result.isError === true) {
+    throw new Error(cut(text === '' ? `${where} reported an error without a message.` : text, maxChars));
+  }
+  if (result.structuredContent !== undefined && result.structuredContent !== null) {
+    const json = JSON.stringify(result.structuredContent);
+    if (json.length <= maxChars) return result.structuredContent;
+    return cut(json, maxChars);
+  }
+  return cut(text, maxChars);
+}
+
+function textOf(result: CallToolResult): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const parts: string[] = [];
+  for (const part of content) {
+    switch (part.type) {
+      case 'text':
+        parts.push(part.text);
+        break;
+      case 'image':
+      case 'audio':
+        parts.push(`[${part.type} ${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes]`);
+        break;
+      case 'resource': {
+        const resource = part.resource as { uri: string; text?: string; mimeType?: string };
+        parts.push(typeof resource.text === 'string' ? resource.text : `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}]`);
+        break;
+      }
+      case 'resource_link':
+        parts.push(`[link ${part.uri}${part.name ? ` (${part.name})` : ''}]`);
+        break;
+      default:
+        parts.push(`[${String((part as { type?: unknown }).type)} content]`);
+    }
+  }
+  return parts.join('\n');
+}
+
+function cut(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n[Wardrik cut this result: it was ${text.length} characters; only the first ${maxChars} are shown.]`;
+}
+
+/** Whether a failed call means the connection itself is gone (so the hub reconnects). */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (error instanceof StreamableHTTPError) return error.code === undefined || error.code === 404 || error.code >= 500;
+  return !(error instanceof EgressRefused);
+}
+
+/**
+ * What a failed call throws. The server refusing the request itself (bad parameters, unknown method) is
+ * the call's error; an egress refusal too. Everything else — a dropped connection, a time-out, a server
+ * error, the process dying, an HTTP failure — is `Unavailable`, which the runner retries only for
+ * repeatable tools: a call that may have reached the server is never sent again here.
+ */
+export function callFailure(error: unknown, where: string, detail: string | undefined): Error {
+  if (error instanceof EgressRefused) return error;
+  if (error instanceof McpError) {
+    switch (error.code) {
+      case ErrorCode.InvalidParams:
+      case ErrorCode.InvalidRequest:
+      case ErrorCode.MethodNotFound:
+      case ErrorCode.ParseError:
+        return new Error(`${where} refused the call: ${error.message}`, { cause: error });
+      case ErrorCode.ConnectionClosed:
+        return new Unavailable(
+          `${where}: the connection closed during the call${detail === undefined ? '' : ` (${detail})`}, so it may or may not have run. Try again later.`,
+          { cause: error },
+        );
+      case ErrorCode.RequestTimeout:
+        return new Unavailable(`${where} did not answer in time. Try again later.`, { cause: error });
+      default:
+        return new Unavailable(`${where} failed with a server error: ${error.message}. Try again later.`, { cause: error });
+    }
+  }
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 404 && error.code !== 408 && error.code !== 429) {
+    return new Error(`${where} refused the request (HTTP ${error.code}): ${error.message}`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new Unavailable(`${where} could not be reached: ${message}. Try again later.`, { cause: error });
+}

@@ -1,0 +1,179 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface ChildTransportOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** The largest single message read from stdout, in bytes. */
+  readonly maxMessageBytes?: number;
+}
+
+/** How much of the child's stderr is kept for error messages; the rest is read and dropped. */
+const STDERR_TAIL = 2_048;
+/** After stdin is closed, how long a server gets to exit on its own before SIGTERM, then SIGKILL. */
+const EXIT_GRACE_MS = 500;
+const TERM_GRACE_MS = 1_000;
+
+/**
+ * A stdio transport for the SDK's `Client` that owns its child process completely: stderr is piped and
+ * drained (only the last 2 KB kept, for error messages, so a server flooding it costs no memory),
+ * stdout lines that are not JSON-RPC are reported and skipped, and `close()` returns only once the
+ * process has exited and been reaped (stdin closed, then SIGTERM, then SIGKILL). The SDK's own stdio
+ * transport inherits stderr by default and returns from `close()` without waiting after SIGKILL.
+ *
+ * Lifecycle: `start()` resolves once the process is spawned (rejects if it cannot be, such as an
+ * unknown command); `onclose` fires once, when the process's output has ended after it exited, or
+ * after `close()`.
+ */
+export class ChildTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  private readonly buffer: ReadBuffer;
+  private stderrTail = '';
+  private exitInfo: string | undefined;
+  private closedFired = false;
+  private readonly exited: Promise<void>;
+  private markExited!: () => void;
+
+  constructor(private readonly options: ChildTransportOptions) {
+    this.buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes ?? 16 * 1024 * 1024 });
+    this.exited = new Promise((resolve) => {
+      this.markExited = resolve;
+    });
+  }
+
+  /** The child's process id, once spawned. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the process ended and the last of its stderr, for error messages; undefined while it runs. */
+  get exit(): string | undefined {
+    if (this.exitInfo === undefined) return undefined;
+    const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
+    return tail === '' ? this.exitInfo : `${this.exitInfo}; its stderr ended with: ${tail.slice(-300)}`;
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined) throw new Error('ChildTransport already started.');
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.options.command, [...this.options.args], {
+        env: { ...this.options.env },
+        ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: true,
+      });
+      this.child = child;
+      let spawned = false;
+      child.once('spawn', () => {
+        spawned = true;
+        resolve();
+      });
+      child.once('error', (error) => {
+        if (!spawned) {
+          this.exitInfo = `it could not be started: ${error.message}`;
+          this.markExited();
+          reject(error);
+          this.fireClose();
+        } else {
+          this.onerror?.(error);
+        }
+      });
+      child.once('exit', (code, signal) => {
+        this.exitInfo = signal !== null ? `the process was ended by ${signal}` : `the process exited with code ${String(code)}`;
+        this.markExited();
+        // Normally 'close' follows at once; a grandchild holding the pipes open must not hide the exit.
+        setTimeout(() => this.fireClose(), 200).unref();
+      });
+      child.once('close', () => this.fireClose());
+      child.stdin!.on('error', (error) => this.onerror?.(error));
+      child.stdout!.on('error', (error) => this.onerror?.(error));
+      child.stderr!.on('error', () => {});
+      child.stderr!.setEncoding('utf8');
+      child.stderr!.on('data', (chunk: string) => {
+        this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
+      });
+      child.stdout!.on('data', (chunk: Buffer) => this.read(chunk));
+    });
+  }
+
+  private read(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+    } catch (error) {
+      this.onerror?.(new Error(`The server sent a message larger than the limit; closing the connection (${(error as Error).message}).`));
+      void this.close();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        // A line that is not JSON-RPC (a server printing logs to stdout): reported and skipped.
+        this.onerror?.(new Error(`The server wrote a line to stdout that is not JSON-RPC; skipped it (${(error as Error).message.slice(0, 200)}).`));
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (stdin === undefined || stdin === null || this.exitInfo !== undefined || stdin.destroyed) {
+      return Promise.reject(new Error(`Not connected: ${this.exit ?? 'the process is not running'}.`));
+    }
+    // A write error also comes as the stream's 'error' (reported through onerror) and the process's exit.
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    return new Promise((resolve) => stdin.once('drain', resolve));
+  }
+
+  /** Ends the process and waits until it has exited and been reaped. Safe to call twice. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (child !== undefined && this.exitInfo === undefined) {
+      try {
+        child.stdin?.end();
+      } catch {
+        // already closed
+      }
+      if (!(await within(this.exited, EXIT_GRACE_MS))) {
+        child.kill('SIGTERM');
+        if (!(await within(this.exited, TERM_GRACE_MS))) {
+          child.kill('SIGKILL');
+          await within(this.exited, 10_000);
+        }
+      }
+    }
+    child?.stdout?.destroy();
+    child?.stderr?.destroy();
+    this.buffer.clear();
+    this.fireClose();
+  }
+
+  private fireClose(): void {
+    if (this.closedFired) return;
+    this.closedFired = true;
+    this.onclose?.();
+  }
+}
+
+/** Whether `promise` settles within `ms`. */
+function within(promise: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}

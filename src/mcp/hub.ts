@@ -1,0 +1,442 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Clock } from '../clock.js';
+import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
+import { defineTool, type ToolDefinition } from '../tools/tool.js';
+import { annotationsOf, describeTool, inputSchemaOf, outputOf } from './adapt.js';
+import type { CapabilityContext, CapabilityProvider } from './capability.js';
+import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
+import type { CredentialProvider } from './credentials.js';
+import { EgressRefused, type EgressCheck } from './egress.js';
+import { httpUrlOf, MCP_DEFAULTS, numberOption, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
+
+/**
+ * Who holds which toolset name. MCP servers are toolsets (`github/*`), so a server's name must not be a
+ * registered toolset's or another hub's server's. Wardrik shares one between its toolsets and hubs.
+ */
+export interface ToolsetClaims {
+  /** Claims `name` for `owner`; returns the current owner instead when someone else has it. */
+  claim(name: string, owner: string): string | undefined;
+  release(name: string, owner: string): void;
+}
+
+/** A `ToolsetClaims` over a map of names to owners. */
+export function toolsetClaims(taken: Map<string, string> = new Map()): ToolsetClaims {
+  return {
+    claim(name, owner) {
+      const current = taken.get(name);
+      if (current !== undefined && current !== owner) return current;
+      taken.set(name, owner);
+      return undefined;
+    },
+    release(name, owner) {
+      if (taken.get(name) === owner) taken.delete(name);
+    },
+  };
+}
+
+/** What a hub needs from Wardrik. */
+export interface McpHubServices {
+  readonly catalog: ToolCatalog;
+  readonly events: EventBus;
+  readonly clock: Clock;
+  readonly credentials: CredentialProvider;
+  readonly claims: ToolsetClaims;
+  /** Where runtime servers are kept; none: this node only. */
+  readonly store: Store | undefined;
+  /** Closed with the hub (a store the hub opened from a URL). */
+  readonly ownedStore?: Store;
+}
+
+/** One server as `hub.status()` reports it. */
+export interface McpServerStatus {
+  readonly name: string;
+  /** Added at runtime (`hub.add` or another node), not configured. */
+  readonly runtime: boolean;
+  readonly state: ConnectionState;
+  /** How many tools it offers now: 0 while it is down. */
+  readonly tools: number;
+  /** Why it is down, when it is. */
+  readonly error?: string;
+}
+
+/** What `hub.tools(ctx, options)` takes: a server name or several. */
+export interface McpToolsOptions {
+  readonly servers: string | readonly string[];
+}
+
+interface ServerEntry {
+  readonly name: string;
+  readonly options: McpServerOptions;
+  readonly runtime: boolean;
+  /** The store record's time, for reconcile. */
+  readonly updatedAt: number;
+  readonly connection: ServerConnection;
+  /** The last tools/list, as compared between listings. */
+  fingerprint: string | undefined;
+  count: number | undefined;
+  down: boolean;
+  closed: boolean;
+}
+
+/**
+ * Gives agents the tools of MCP servers, as Wardrik tools in the catalog under the server's name
+ * (`github__search_issues` for the model, `github/search_issues` for policies), so every call goes
+ * through the runner like any other tool's.
+ *
+ * Lifecycle: servers are known from construction (configured) and from the store (runtime); `start()`
+ * connects them all, each on its own, and waits at most `waitMs` for the first attempts; `close()`
+ * closes every connection and timer. `add`, `remove` and `reconcile` run one at a time, in call order.
+ */
+export class McpHub implements CapabilityProvider<McpToolsOptions> {
+  readonly name: string;
+  private readonly entries = new Map<string, ServerEntry>();
+  /** Tools of untrusted servers that were ever gated, by server: they stay gated (re-gate on change). */
+  private readonly everGated = new Map<string, Set<string>>();
+  private readonly configured: ReadonlyMap<string, McpServerOptions>;
+  private readonly check: EgressCheck | undefined;
+  private readonly reconcileMs: number;
+  private readonly waitMs: number;
+  private readonly maxResultChars: number;
+  private readonly timing: ConnectionTiming;
+  private queue: Promise<unknown> = Promise.resolve();
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    options: McpHubOptions,
+    private readonly services: McpHubServices,
+  ) {
+    if (options === null || typeof options !== 'object') throw new ConfigurationError('mcp takes { servers: { name: { transport } } }, or an array of such hubs.');
+    this.name = options.name ?? MCP_DEFAULTS.name;
+    if (typeof this.name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(this.name)) {
+      throw new ConfigurationError(`MCP hub name ${JSON.stringify(options.name)} must be 1 to 64 letters, digits, ".", "_" or "-".`);
+    }
+    const label = `mcp "${this.name}"`;
+    if (options.check !== undefined && typeof options.check !== 'function') throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
+    this.check = options.check;
+    this.reconcileMs = numberOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, infinity: true });
+    this.waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs);
+    this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, { min: 1 });
+    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, numberOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, { min: 1 }));
+    this.timing = {
+      connectTimeoutMs: numberOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, { min: 1 }),
+      baseDelayMs: Math.min(maxDelayMs, numberOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, { min: 1 })),
+      maxDelayMs,
+      listDebounceMs: numberOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs),
+      random: options.random ?? Math.random,
+    };
+    const servers = options.servers ?? {};
+    if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
+      throw new ConfigurationError(`${label}: servers is an object of server options by name, such as { github: { transport: { stdio: { command: 'github-mcp-server' } } } }.`);
+    }
+    const configured = new Map<string, McpServerOptions>();
+    for (const [name, server] of Object.entries(servers)) configured.set(name, serverDefinition(this.name, name, server, false));
+    this.configured = configured;
+  }
+
+  /** Claims the configured servers' names, connects every server, and waits at most `waitMs` for first attempts. */
+  async start(): Promise<void> {
+    for (const name of this.configured.keys()) {
+      const other = this.services.claims.claim(name, this.owner);
+      if (other !== undefined) throw new ConfigurationError(`MCP server "${name}" of hub "${this.name}" has the name of ${other}; toolset names must be unique, so rename one.`);
+    }
+    for (const [name, options] of this.configured) this.open(name, options, false, 0);
+    if (this.services.store !== undefined) {
+      try {
+        await this.reconcile();
+      } catch (error) {
+        this.warn(`MCP hub "${this.name}" could not read its runtime servers from the store: ${(error as Error).message}. It tries again every reconcile.`);
+      }
+      if (this.reconcileMs !== Infinity && this.reconcileMs <= 2_147_483_647) {
+        this.reconcileTimer = setInterval(() => {
+          this.reconcile().catch((error: unknown) => this.warn(`MCP hub "${this.name}" could not reconcile with the store: ${(error as Error).message}.`));
+        }, this.reconcileMs);
+        this.reconcileTimer.unref();
+      }
+    }
+    if (this.waitMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([...this.entries.values()].map((entry) => entry.connection.firstAttempt)),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, this.waitMs);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+
+  /** The names of every server, configured and runtime, sorted. */
+  servers(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
+  /** Each server's state and tool count, sorted by name. */
+  status(): McpServerStatus[] {
+    return this.servers().map((name) => {
+      const entry = this.entries.get(name)!;
+      const { state, error } = entry.connection.status;
+      return { name, runtime: entry.runtime, state, tools: entry.count ?? 0, ...(error === undefined ? {} : { error }) };
+    });
+  }
+
+  /** The running process id of a stdio server, for diagnostics; undefined for HTTP or while it is down. */
+  pid(name: string): number | undefined {
+    return this.entries.get(name)?.connection.pid;
+  }
+
+  /** The Wardrik tools of the named servers (none for a server that is down). Throws `NotFoundError` for an unknown name. */
+  tools(_ctx: CapabilityContext, options: McpToolsOptions): CatalogEntry[] {
+    const names = typeof options?.servers === 'string' ? [options.servers] : [...(options?.servers ?? [])];
+    for (const name of names) {
+      if (!this.entries.has(name)) throw new NotFoundError(`MCP hub "${this.name}" has no server "${name}". It has: ${this.servers().join(', ') || 'none'}.`);
+    }
+    const wanted = new Set(names);
+    return this.services.catalog.entries().filter((entry) => wanted.has(entry.toolset));
+  }
+
+  /**
+   * Adds (or replaces) a runtime server: options as plain data only. With an egress check it must be
+   * HTTP(S) and its URL must pass the check. Kept in the store, so every node sharing it gets it on its
+   * next reconcile. Resolves once it is stored and connecting (not once connected).
+   */
+  add(name: string, options: McpServerOptions): Promise<void> {
+    return this.serially(async () => {
+      this.ensureOpen();
+      const definition = serverDefinition(this.name, name, options, true);
+      const existing = this.entries.get(name);
+      if (existing !== undefined && !existing.runtime) {
+        throw new ConflictError(`"${name}" is a configured server of MCP hub "${this.name}"; it cannot be replaced at runtime. Add it under another name.`);
+      }
+      if (existing === undefined) {
+        const other = this.services.claims.claim(name, this.owner);
+        if (other !== undefined) throw new ConflictError(`Cannot add MCP server "${name}": ${other} has that name. Choose another.`);
+      }
+      try {
+        await this.admit(name, definition);
+        const updatedAt = this.services.clock.now();
+        await this.services.store?.putMcpServer({ hub: this.name, name, options: definition, updatedAt });
+        await this.replace(name, definition, updatedAt);
+      } catch (error) {
+        if (existing === undefined) this.services.claims.release(name, this.owner);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Removes a runtime server: deleted from the store, its connection closed (a stdio process ended and
+   * reaped), its tools gone. Throws `NotFoundError` (code `not_found`) for an unknown name and a
+   * `ConflictError` for a configured server.
+   */
+  remove(name: string): Promise<void> {
+    return this.serially(async () => {
+      this.ensureOpen();
+      const entry = this.entries.get(name);
+      if (entry === undefined) throw new NotFoundError(`MCP hub "${this.name}" has no server "${name}". It has: ${this.servers().join(', ') || 'none'}.`);
+      if (!entry.runtime) throw new ConflictError(`"${name}" is a configured server of MCP hub "${this.name}"; only servers added at runtime can be removed.`);
+      await this.services.store?.deleteMcpServer(this.name, name);
+      await this.drop(entry);
+    });
+  }
+
+  /** Re-reads the runtime servers from the store now: starts those added elsewhere, stops those removed. */
+  reconcile(): Promise<void> {
+    return this.serially(async () => {
+      const store = this.services.store;
+      if (store === undefined || this.closed) return;
+      const records = await store.listMcpServers(this.name);
+      if (this.closed) return;
+      const wanted = new Set(records.map((record) => record.name));
+      for (const entry of [...this.entries.values()]) {
+        if (entry.runtime && !wanted.has(entry.name)) await this.drop(entry);
+      }
+      for (const record of records) {
+        let definition: McpServerOptions;
+        try {
+          definition = serverDefinition(this.name, record.name, record.options, true);
+        } catch (error) {
+          this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" cannot be used: ${(error as Error).message}`);
+          continue;
+        }
+        const existing = this.entries.get(record.name);
+        if (existing !== undefined && !existing.runtime) {
+          this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" has the name of a configured server here; the configured one is kept.`);
+          continue;
+        }
+        if (existing !== undefined && existing.updatedAt === record.updatedAt && sameOptions(existing.options, definition)) continue;
+        if (this.check !== undefined && httpUrlOf(definition) === undefined) {
+          this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" runs a command, which this hub's egress check refuses; it is not started here.`);
+          if (existing !== undefined) await this.drop(existing);
+          continue;
+        }
+        if (existing === undefined) {
+          const other = this.services.claims.claim(record.name, this.owner);
+          if (other !== undefined) {
+            this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" has the name of ${other}; it is not started here.`);
+            continue;
+          }
+        }
+        await this.replace(record.name, definition, record.updatedAt);
+      }
+    });
+  }
+
+  /** Closes every connection (stdio processes ended and reaped) and timer. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.reconcileTimer);
+    await this.queue.catch(() => {});
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(
+      entries.map(async (entry) => {
+        entry.closed = true;
+        this.services.catalog.delete(entry.name);
+        this.services.claims.release(entry.name, this.owner);
+        await entry.connection.close({ polite: true });
+      }),
+    );
+    await this.services.ownedStore?.close();
+  }
+
+  private get owner(): string {
+    return `an MCP server of hub "${this.name}"`;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new WardrikError('closed', `MCP hub "${this.name}" is closed.`);
+  }
+
+  /** The egress check for a runtime server being added: HTTP(S) only, and its URL must pass. */
+  private async admit(name: string, definition: McpServerOptions): Promise<void> {
+    if (this.check === undefined) return;
+    const url = httpUrlOf(definition);
+    if (url === undefined) {
+      throw new EgressRefused(`MCP server "${name}" runs a command; hub "${this.name}" has an egress check, so servers added at runtime must use { http: { url } }.`);
+    }
+    let verdict;
+    try {
+      verdict = await this.check(new URL(url));
+    } catch (error) {
+      throw new EgressRefused(`MCP server "${name}": the egress check threw (${(error as Error).message}), so it is refused.`, { cause: error });
+    }
+    if (!verdict.ok) throw new EgressRefused(`MCP server "${name}" is not added: ${verdict.reason}`);
+  }
+
+  private async replace(name: string, options: McpServerOptions, updatedAt: number): Promise<void> {
+    const existing = this.entries.get(name);
+    if (existing !== undefined) await this.drop(existing, false);
+    this.open(name, options, true, updatedAt);
+  }
+
+  private open(name: string, options: McpServerOptions, runtime: boolean, updatedAt: number): void {
+    let entry: ServerEntry;
+    const connection = new ServerConnection({
+      hub: this.name,
+      server: name,
+      options,
+      runtime,
+      check: this.check,
+      credentials: this.services.credentials,
+      timing: this.timing,
+      onTools: (tools) => this.publish(entry, tools),
+      onDown: (reason, retryInMs) => {
+        if (entry.down || entry.closed) return;
+        entry.down = true;
+        this.warn(`MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.timing.maxDelayMs} ms.`);
+      },
+    });
+    entry = { name, options, runtime, updatedAt, connection, fingerprint: undefined, count: undefined, down: false, closed: false };
+    this.entries.set(name, entry);
+    connection.start();
+  }
+
+  /** Stops a server: connection closed, tools gone, `tools.changed` with count 0. */
+  private async drop(entry: ServerEntry, release = true): Promise<void> {
+    entry.closed = true;
+    if (this.entries.get(entry.name) === entry) this.entries.delete(entry.name);
+    this.services.catalog.delete(entry.name);
+    this.everGated.delete(entry.name);
+    if (release) this.services.claims.release(entry.name, this.owner);
+    await entry.connection.close({ polite: true });
+    this.changed(entry.name, 0);
+  }
+
+  /** Puts a server's listed tools in the catalog (none while it is down) and emits `tools.changed` on a change. */
+  private publish(entry: ServerEntry, tools: readonly McpTool[] | undefined): void {
+    if (entry.closed || this.closed) return;
+    if (tools === undefined) {
+      entry.fingerprint = undefined;
+      this.services.catalog.delete(entry.name);
+      if (entry.count !== 0) {
+        entry.count = 0;
+        this.changed(entry.name, 0);
+      }
+      return;
+    }
+    entry.down = false;
+    const only = entry.options.only === undefined ? undefined : new Set(entry.options.only);
+    const offered = tools.filter((tool) => only === undefined || only.has(tool.name));
+    const fingerprint = JSON.stringify(offered);
+    if (fingerprint === entry.fingerprint) return;
+    entry.fingerprint = fingerprint;
+    const definitions: ToolDefinition[] = [];
+    for (const tool of offered) {
+      try {
+        definitions.push(this.adapt(entry, tool));
+      } catch (error) {
+        this.services.events.emit({ type: 'tool.skipped', toolset: entry.name, tool: String(tool.name), reason: (error as Error).message });
+      }
+    }
+    const skipped = this.services.catalog.set(entry.name, definitions);
+    for (const skip of skipped) this.services.events.emit({ type: 'tool.skipped', toolset: skip.toolset, tool: skip.tool, reason: skip.reason });
+    entry.count = definitions.length - skipped.length;
+    this.changed(entry.name, entry.count);
+  }
+
+  private adapt(entry: ServerEntry, tool: McpTool): ToolDefinition {
+    const { trusted = false, gated, timeoutMs } = entry.options;
+    let sticky = this.everGated.get(entry.name);
+    const annotations = annotationsOf(tool, { trusted, gated, wasGated: sticky?.has(tool.name) ?? false, timeoutMs });
+    if (!trusted && gated === undefined && annotations.gated === true) {
+      if (sticky === undefined) this.everGated.set(entry.name, (sticky = new Set()));
+      sticky.add(tool.name);
+    }
+    const connection = entry.connection;
+    const where = `Tool "${tool.name}" of MCP server "${entry.name}"`;
+    const maxChars = this.maxResultChars;
+    const title = tool.title ?? tool.annotations?.title;
+    return defineTool({
+      name: tool.name,
+      description: describeTool(tool, entry.name),
+      input: inputSchemaOf(tool),
+      ...(typeof title === 'string' && title !== '' ? { title } : {}),
+      annotations,
+      run: async (args, ctx) => outputOf(await connection.callTool(tool.name, args, ctx.signal), maxChars, where),
+    });
+  }
+
+  private changed(server: string, count: number): void {
+    this.services.events.emit({ type: 'tools.changed', mcp: this.name, server, count });
+  }
+
+  private warn(message: string): void {
+    if (!this.closed) this.services.events.emit({ type: 'warning', message });
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(task, task);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+}
+
+function sameOptions(a: McpServerOptions, b: McpServerOptions): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,3 @@
+// `wardrik/testing`: what tests and offline demos use. Every export is named and deliberate.
+export { SCRIPTED_PREFIX, ScriptedModel, scriptedModel } from './scripted-model.js';
+export type { Script, ScriptedCall, ScriptedModelOptions, ScriptedStep } from './scripted-model.js';

@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { container as root } from 'tsyringe';
+import { defineTool, Tokens, Wardrik } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing/index.js';
+
+const NODE_SCRIPT = fileURLToPath(new URL('./crash-agent-node.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'wardrik-agent-crash-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the node until it prints CRASH-POINT, then kills it with SIGKILL. */
+function crash(store: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [NODE_SCRIPT], { env: { ...process.env, WARDRIK_STORE: store }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let errors = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('CRASH-POINT')) child.kill('SIGKILL');
+    });
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`the node exited (${code}) before its crash point:\n${output}\n${errors}`)),
+    );
+  });
+}
+
+describe('An agent turn killed with SIGKILL (SQLite store)', () => {
+  it('resumes on a new node from the journal, without asking the model again for the step it answered', async () => {
+    const store = `sqlite:${join(dir, 'crash.db')}`;
+    await crash(store);
+    // The new node's clock is an hour on, so the dead node's lease has run out.
+    const container = root.createChildContainer();
+    container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
+    const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => ({ found: 'ord_1' }) });
+    // Wardrik.create recovers the call the crash left in flight (read-only, so it runs again).
+    const wardrik = await Wardrik.create({ store, container, recoverMs: Infinity, runner: { node: 'survivor' }, tools: { shop: [lookup] } });
+    try {
+      const model = scriptedModel([(call) => ({ text: `Found: ${call.lastToolResult}` })], { name: 'survivor' });
+      const agent = wardrik.startAgent({ id: 'support', model, tools: ['shop/*'] });
+      const [run] = await wardrik.agents.recover();
+      assert.ok(run, 'the running turn was taken up');
+      const turn = await agent.result(run);
+      assert.equal(turn.status, 'done');
+      assert.equal(turn.text, '[scripted] Found: {"found":"ord_1"}');
+      assert.equal(model.calls.length, 1);
+      assert.deepEqual(
+        model.calls[0]!.prompt.map((message) => message.role),
+        ['user', 'assistant', 'tool'],
+      );
+      assert.deepEqual((model.calls[0]!.prompt[1]!.content[0] as { text: string }).text, '[scripted] Looking.');
+    } finally {
+      await wardrik.close();
+    }
+  });
+});

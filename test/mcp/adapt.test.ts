@@ -1,0 +1,131 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { callTool, defineTool, isTransient, Unavailable } from '../../src/index.js';
+import { annotationsOf, callFailure, inputSchemaOf, outputOf } from '../../src/mcp/adapt.js';
+import { backoffDelay } from '../../src/mcp/connection.js';
+
+const tool = (annotations?: McpTool['annotations']): McpTool => ({ name: 't', inputSchema: { type: 'object' }, ...(annotations === undefined ? {} : { annotations }) });
+const rules = { trusted: false, gated: undefined, wasGated: false, timeoutMs: undefined };
+
+describe('MCP hints as annotations', () => {
+  it('maps each hint given and sets none that is not', () => {
+    assert.deepEqual(annotationsOf(tool({ destructiveHint: true, openWorldHint: false }), rules), {
+      destructive: true,
+      openWorld: false,
+      gated: true,
+      labels: ['outside'],
+    });
+    assert.deepEqual(annotationsOf(tool(), { ...rules, trusted: true }), { gated: true });
+  });
+
+  it('makes a read-only tool idempotent and not gated', () => {
+    assert.deepEqual(annotationsOf(tool({ readOnlyHint: true }), { ...rules, trusted: true }), { readOnly: true, idempotent: true, gated: false });
+  });
+
+  it("lets the server's gated option override, both ways", () => {
+    assert.equal(annotationsOf(tool({ readOnlyHint: true }), { ...rules, gated: true }).gated, true);
+    assert.equal(annotationsOf(tool({ destructiveHint: true }), { ...rules, gated: false }).gated, false);
+  });
+
+  it('keeps a tool that was gated before gated, whatever its hints say now', () => {
+    assert.equal(annotationsOf(tool({ readOnlyHint: true }), { ...rules, wasGated: true }).gated, true);
+  });
+
+  it('labels answers outside unless the server is trusted, and carries the time-out', () => {
+    assert.deepEqual(annotationsOf(tool(), { ...rules, timeoutMs: 1234 }).labels, ['outside']);
+    assert.equal(annotationsOf(tool(), { ...rules, timeoutMs: 1234 }).timeout, 1234);
+  });
+});
+
+describe('MCP input schemas', () => {
+  it('drops the draft 2020-12 $schema zod 4 servers send, so the tool is checked instead of skipped', async () => {
+    const schema = inputSchemaOf({
+      name: 'add',
+      inputSchema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: { a: { $ref: '#/$defs/n' } },
+        required: ['a'],
+        $defs: { n: { type: 'number' } },
+      } as McpTool['inputSchema'],
+    });
+    assert.equal(schema.$schema, undefined);
+    const add = defineTool({ name: 'add', description: 'Adds.', input: schema, run: (args: { a: number }) => args.a + 1 });
+    assert.deepEqual(await callTool([add], { name: 'add', arguments: { a: 1 } }), { status: 'ok', output: 2, labels: [] });
+    const bad = await callTool([add], { name: 'add', arguments: { a: 'one' } });
+    assert.equal(bad.status, 'error');
+  });
+
+  it('treats a schema without a type as an object schema', () => {
+    assert.equal(inputSchemaOf({ name: 'x', inputSchema: {} as McpTool['inputSchema'] }).type, 'object');
+  });
+});
+
+describe('MCP results as answers', () => {
+  it('joins text parts and names the others', () => {
+    const output = outputOf(
+      {
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+          { type: 'resource_link', uri: 'file:///a', name: 'a' },
+          { type: 'text', text: 'two' },
+        ],
+      },
+      1_000,
+      'T',
+    );
+    assert.equal(output, 'one\n[image image/png, 3 bytes]\n[link file:///a (a)]\ntwo');
+  });
+
+  it('prefers structured content', () => {
+    assert.deepEqual(outputOf({ content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } }, 1_000, 'T'), { n: 1 });
+  });
+
+  it('cuts text over the limit and says so', () => {
+    const output = outputOf({ content: [{ type: 'text', text: 'y'.repeat(50) }] }, 10, 'T') as string;
+    assert.ok(output.startsWith('yyyyyyyyyy\n'));
+    assert.match(output, /cut this result: it was 50 characters; only the first 10/);
+  });
+
+  it('throws a plain error with the text for an isError result', () => {
+    assert.throws(
+      () => outputOf({ content: [{ type: 'text', text: 'no such repo' }], isError: true }, 1_000, 'T'),
+      (error: Error) => error.message === 'no such repo' && !(error instanceof Unavailable),
+    );
+  });
+});
+
+describe('MCP call failures', () => {
+  it('are transient for dropped connections, time-outs, server errors and unreachable servers', () => {
+    for (const error of [
+      new McpError(ErrorCode.ConnectionClosed, 'Connection closed'),
+      new McpError(ErrorCode.RequestTimeout, 'Request timed out'),
+      new McpError(ErrorCode.InternalError, 'kaboom'),
+      new TypeError('fetch failed'),
+    ]) {
+      const failure = callFailure(error, 'MCP server "s"', undefined);
+      assert.ok(failure instanceof Unavailable, error.message);
+      assert.equal(isTransient(failure), true);
+    }
+  });
+
+  it("are the call's own error when the server refuses the request", () => {
+    const failure = callFailure(new McpError(ErrorCode.InvalidParams, 'bad a'), 'MCP server "s"', undefined);
+    assert.equal(failure instanceof Unavailable, false);
+    assert.match(failure.message, /refused the call/);
+  });
+});
+
+describe('Reconnection backoff', () => {
+  it('doubles from the base with equal jitter and never waits more than the cap', () => {
+    const low = () => 0;
+    const high = () => 1;
+    assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(n, 500, 60_000, low)), [250, 500, 1_000, 2_000]);
+    assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(n, 500, 60_000, high)), [500, 1_000, 2_000, 4_000]);
+    assert.equal(backoffDelay(50, 500, 60_000, high), 60_000);
+    assert.equal(backoffDelay(1_000, 500, 60_000, low), 30_000);
+  });
+});
