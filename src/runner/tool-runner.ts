@@ -90,6 +90,8 @@ interface Prepared {
   readonly labels: readonly string[];
   readonly budgetUsd: number | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** What the tool reported spending on this call so far, kept in its journal entry. */
+  readonly spent: { usd: number };
 }
 
 /** An answer and how many attempts it took (0: answered from a remembered result). */
@@ -182,6 +184,7 @@ export class ToolRunner {
           idempotencyKey: current.idempotencyKey,
           labels: await this.store.getLabels(current.run),
           budgetUsd: undefined,
+          spent: { usd: current.costUsd ?? 0 },
         };
         if (entry !== undefined && checking?.ok === true && isRepeatable(entry.tool)) {
           rerun++;
@@ -274,6 +277,7 @@ export class ToolRunner {
         idempotencyKey: record?.idempotencyKey ?? `${item.run}:${item.call}`,
         labels: await this.store.getLabels(item.run),
         budgetUsd: item.budgetUsd,
+        spent: { usd: 0 },
       };
       return await this.execute(prepared, 'parked', (record?.attempt ?? 0) + 1);
     } finally {
@@ -336,6 +340,7 @@ export class ToolRunner {
       labels,
       budgetUsd: request.budgetUsd,
       signal: request.signal,
+      spent: { usd: 0 },
     };
     let resources: readonly string[];
     try {
@@ -503,6 +508,7 @@ export class ToolRunner {
 
   private async recordCosts(p: Prepared, ctx: CallContext): Promise<void> {
     for (const usd of ctx.costs) {
+      p.spent.usd += usd;
       const totalUsd = await this.store.addSpend(p.agent, usd);
       this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd });
     }
@@ -587,6 +593,7 @@ export class ToolRunner {
       idempotencyKey: p.idempotencyKey,
       state,
       attempt,
+      ...(p.spent.usd > 0 ? { costUsd: p.spent.usd } : {}),
       updatedAt: this.clock.now(),
     };
   }

@@ -88,6 +88,8 @@ export interface CallRecord {
   readonly attempt: number;
   readonly answer?: ToolAnswer;
   readonly inboxId?: string;
+  /** US dollars the tool reported (`ctx.cost`) on this call, over all its attempts. */
+  readonly costUsd?: number;
   readonly updatedAt: number;
 }
 

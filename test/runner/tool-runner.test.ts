@@ -443,6 +443,17 @@ describe('ToolRunner', () => {
       await h.close();
     });
 
+    it('keeps what a call spent, over all its attempts, in its journal entry', async () => {
+      const store = new MemoryStore();
+      const h = await harness(
+        [defineTool({ name: 'paid', description: 'd', annotations: { readOnly: true }, run: (_a, ctx: ToolContext) => { ctx.cost(0.25); if (ctx.attempt === 1) throw new Unavailable('busy'); return 'ok'; } })],
+        { store },
+      );
+      await h.call('paid', {}, { id: 'p1' });
+      assert.equal((await store.getCall('run-1', 'p1'))?.costUsd, 0.5);
+      await h.close();
+    });
+
     it('starts no call once the agent\'s budget is spent, and says so', async () => {
       const ran = counter();
       const h = await harness([
