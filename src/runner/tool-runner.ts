@@ -17,7 +17,7 @@ import {
 } from '../tools/call-tool.js';
 import { glob } from '../tools/glob.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
-import { defineTool, isRepeatable } from '../tools/tool.js';
+import { isRepeatable } from '../tools/tool.js';
 import { RunLeases } from './run-leases.js';
 import { CallContext } from './call-context.js';
 import { argumentsDigest } from './digest.js';
@@ -55,6 +55,8 @@ export interface RecoveryReport {
   readonly restored: number;
   /** Calls a person let go on a node without their tool (the `wardrik` command, say), run here. */
   readonly approved: number;
+  /** In-flight calls of tools this node does not offer, left for a node that does. */
+  readonly unoffered: number;
   /** In-flight calls left alone because a live node holds their run. */
   readonly skipped: number;
 }
@@ -153,8 +155,9 @@ export class ToolRunner {
   /**
    * Finishes what a crash left behind (D2): calls found `started` whose run no live node holds are run
    * again with the same idempotency key when repeatable, and parked as `in_doubt` otherwise, for a
-   * person to say whether they happened. Parked calls whose inbox item was lost get it back. Calls of
-   * runs a live node holds are left to it.
+   * person to say whether they happened. Parked calls whose inbox item was lost get it back, and calls
+   * a person approved on a node without their tool run here. Calls of runs a live node holds, and
+   * calls of tools this node does not offer, are left to the nodes that can take them.
    */
   async recover(): Promise<RecoveryReport> {
     let rerun = 0;
@@ -162,9 +165,16 @@ export class ToolRunner {
     let restored = 0;
     let skipped = 0;
     let approved = 0;
+    const unoffered: string[] = [];
     await this.store.pruneRemembered(this.clock.now());
     for (const record of await this.store.listCalls({ state: 'started' })) {
       if (this.inFlight.has(`${record.run}\u0000${record.call}`)) continue;
+      const entry = this.catalog.get(record.tool);
+      if (entry === undefined) {
+        // Another node may offer it (an MCP server not connected yet here, another service's toolset).
+        unoffered.push(record.tool);
+        continue;
+      }
       if (!(await this.leases.acquire(record.run))) {
         skipped++;
         continue;
@@ -172,21 +182,20 @@ export class ToolRunner {
       try {
         const current = await this.store.getCall(record.run, record.call);
         if (current?.state !== 'started') continue;
-        const entry = this.catalog.get(current.tool);
-        const checking = entry === undefined ? undefined : await checkArguments(entry.tool, current.arguments);
+        const checking = await checkArguments(entry.tool, current.arguments);
         const p: Prepared = {
           agent: current.agent,
           run: current.run,
           call: current.call,
-          entry: entry ?? unknownEntry(current.tool),
-          args: checking?.ok === true ? checking.value : current.arguments,
+          entry,
+          args: checking.ok ? checking.value : current.arguments,
           arguments: current.arguments,
           idempotencyKey: current.idempotencyKey,
           labels: await this.store.getLabels(current.run),
           budgetUsd: undefined,
           spent: { usd: current.costUsd ?? 0 },
         };
-        if (entry !== undefined && checking?.ok === true && isRepeatable(entry.tool)) {
+        if (checking.ok && isRepeatable(entry.tool)) {
           rerun++;
           await this.execute(p, 'started', current.attempt + 1);
         } else {
@@ -213,7 +222,14 @@ export class ToolRunner {
         }
       }
     }
-    return { rerun, inDoubt, restored, skipped, approved };
+    if (unoffered.length > 0) {
+      const tools = [...new Set(unoffered)].join(', ');
+      this.events.emit({
+        type: 'warning',
+        message: `${unoffered.length} call(s) left in flight use tools this node does not offer (${tools}); a node that offers them will finish them.`,
+      });
+    }
+    return { rerun, inDoubt, restored, skipped, approved, unoffered: unoffered.length };
   }
 
   /** Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
@@ -625,14 +641,6 @@ export class ToolRunner {
 const IN_DOUBT =
   'Wardrik stopped while this call was running, so it may or may not have happened. Say whether it did: ' +
   'inbox.answer(id, { happened: true, result }) records its result, { happened: false } runs it now, or deny it.';
-
-/** Stands in for a tool no longer offered, so a call of it can still be parked for a person. */
-function unknownEntry(ref: string): CatalogEntry {
-  const tool = defineTool({ name: ref.replace(/[^A-Za-z0-9_-]/g, '_'), description: 'A tool that is no longer available.', run: () => {
-    throw new Error(`Tool "${ref}" is no longer available.`);
-  } });
-  return { toolset: ref.split('/')[0] ?? ref, name: ref.replace('/', '__'), ref, tool };
-}
 
 function stoppedAnswer(p: Prepared): ToolAnswer {
   return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? []);

@@ -40,7 +40,7 @@ describe('recovery', () => {
     await store.writeCall(inFlight('c3', 't/email', { arguments: { to: 'x@example.com' } }), undefined);
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran) });
-    assert.deepEqual(await wardrik.recover(), { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0 }, 'a second recovery finds nothing to do');
+    assert.deepEqual(await wardrik.recover(), { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0, unoffered: 0 }, 'a second recovery finds nothing to do');
     const [item] = await wardrik.inbox.list();
     assert.equal(item?.kind, 'in_doubt');
     assert.equal(item?.call, 'c3');
@@ -77,12 +77,20 @@ describe('recovery', () => {
     await wardrik.close();
   });
 
-  it('parks a call of a tool no longer offered as in_doubt', async () => {
+  it('leaves an in-flight call of a tool this node does not offer to a node that does, and warns', async () => {
     const store = new MemoryStore();
-    await store.writeCall(inFlight('c6', 'gone/tool'), undefined);
+    await store.writeCall(inFlight('c6', 'other/tool'), undefined);
     const wardrik = await Wardrik.create({ store, tools: tools(counter()) });
-    const [item] = await wardrik.inbox.list();
-    assert.deepEqual([item?.kind, item?.tool], ['in_doubt', 'gone/tool']);
+    const warnings: string[] = [];
+    wardrik.events$.subscribe((e) => e.type === 'warning' && warnings.push(e.message));
+    assert.equal((await wardrik.recover()).unoffered, 1);
+    assert.deepEqual(await wardrik.inbox.list(), []);
+    assert.equal((await store.getCall('run-1', 'c6'))?.state, 'started');
+    assert.ok(warnings.some((w) => /1 call\(s\) left in flight use tools this node does not offer \(other\/tool\)/.test(w)));
+    const ran = counter();
+    const other = await Wardrik.create({ store, tools: { other: [defineTool({ name: 'tool', description: 'd', annotations: { readOnly: true }, run: () => ran.calls.push(1) })] } });
+    assert.equal(ran.count, 1, 'the node that offers it runs it again');
+    await other.close();
     await wardrik.close();
   });
 
