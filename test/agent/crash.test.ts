@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,26 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { container as root } from 'tsyringe';
 import { defineTool, Tokens, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
 
 const NODE_SCRIPT = fileURLToPath(new URL('./crash-agent-node.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-agent-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the node until it prints CRASH-POINT, then kills it with SIGKILL. */
 function crash(store: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NODE_SCRIPT], { env: { ...process.env, WARDRIK_STORE: store }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    let errors = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('CRASH-POINT')) child.kill('SIGKILL');
-    });
-    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.on('exit', (code, signal) =>
-      signal === 'SIGKILL' ? resolve() : reject(new Error(`the node exited (${code}) before its crash point:\n${output}\n${errors}`)),
-    );
-  });
+  return killAtCrashPoint(NODE_SCRIPT, { WARDRIK_STORE: store });
 }
 
 describe('An agent turn killed with SIGKILL (SQLite store)', () => {

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +8,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Wardrik, type ToolAnswer } from '../../src/index.js';
+import { killAtCrashPoint } from './kill-at-crash-point.js';
 import { ledgerTools, readLedger } from './ledger-tools.js';
 
 /**
@@ -32,22 +32,8 @@ after(async () => {
 
 type Point = 'before-started' | 'after-started' | 'after-effect';
 
-/** Runs the node until it reaches `point`, then kills it with SIGKILL. */
 function crashAt(env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NODE_SCRIPT], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    let errors = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('CRASH-POINT')) child.kill('SIGKILL');
-    });
-    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve();
-      else reject(new Error(`the node exited (${code}) instead of reaching its crash point:\n${output}\n${errors}`));
-    });
-  });
+  return killAtCrashPoint(NODE_SCRIPT, env);
 }
 
 const stores: [string, () => string][] = [
