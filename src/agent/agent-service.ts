@@ -25,6 +25,7 @@ import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './mo
 import { AGENT_DEFAULTS, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
 import { AgentTracing, type TraceSpan } from './tracing.js';
+import { isTransient, sleep } from '../runner/transient.js';
 
 /** An agent as the service keeps it: its checked options and how to reach its model. */
 interface Runtime {
@@ -789,25 +790,7 @@ function modelFailure(
     };
   }
   const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code ?? (error as { code?: unknown } | null)?.code;
-  const dropped = typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET'].includes(code);
-  return { message: `Model "${spec}" failed: ${message}`, type: error instanceof Error ? error.name : 'error', retryable: dropped };
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', done);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return { message: `Model "${spec}" failed: ${message}`, type: error instanceof Error ? error.name : 'error', retryable: isTransient(error) };
 }
 
 function round(usd: number): string {

@@ -21,7 +21,7 @@ import { isRepeatable } from '../tools/tool.js';
 import { RunLeases } from './run-leases.js';
 import { CallContext } from './call-context.js';
 import { argumentsDigest } from './digest.js';
-import { isTransient } from './transient.js';
+import { isTransient, sleep } from './transient.js';
 
 /** How the runner times out and retries calls. Every field has a default. */
 export interface RunnerOptions {
@@ -652,22 +652,6 @@ function budgetAnswer(budgetUsd: number): ToolAnswer {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted === true) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', done);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 function positive(name: string, value: number, allowZero = false): number {

@@ -1,7 +1,7 @@
 import { WardrikError } from '../errors.js';
 
-/** Socket errors that mean the connection dropped or never formed: the service may answer next time. */
-const DROPPED = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+/** Socket errors that mean the connection dropped or never formed (UND_ERR_SOCKET: fetch's): the service may answer next time. */
+const DROPPED = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
 
 /**
  * Whether a failure is transient, so that a repeatable call may be tried again: `Unavailable`, a
@@ -15,4 +15,20 @@ export function isTransient(error: unknown): boolean {
     current = (current as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts: the wait between two attempts. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted === true) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', done);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
