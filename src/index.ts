@@ -66,7 +66,21 @@ export type { SqliteStoreOptions } from './store/sqlite-store.js';
 export { PostgresStore } from './store/postgres-store.js';
 export type { PostgresStoreOptions } from './store/postgres-store.js';
 export { openStore } from './store/open-store.js';
-export type { CallRecord, CallState, InboxKind, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store/store.js';
+export type {
+  CallListOptions,
+  CallRecord,
+  CallState,
+  InboxKind,
+  InboxRecord,
+  InboxStatus,
+  McpServerRecord,
+  RememberedRecord,
+  RunSummary,
+  StepRecord,
+  Store,
+  TurnRecord,
+  TurnStatus,
+} from './store/store.js';
 
 export { Agent } from './agent/agent.js';
 export type { ParkedCall, SendOptions, TurnOutcome, TurnResult } from './agent/agent.js';

@@ -17,14 +17,14 @@ import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
-import { ToolCatalog } from '../tools/catalog.js';
+import { ToolCatalog, type CatalogEntry } from '../tools/catalog.js';
 import { TOOLSET_NAME } from '../tools/names.js';
 import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
 import { Tokens } from './tokens.js';
 
-/** The store when none is given: embedded and durable, with no server to run. */
-const DEFAULT_STORE = 'sqlite:.wardrik/wardrik.db';
+/** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
+export const DEFAULT_STORE = 'sqlite:.wardrik/wardrik.db';
 const DEFAULT_RECOVER_MS = 60_000;
 
 /** A class whose methods are tools: decorated with `@Toolset` and built by the container. */
@@ -65,6 +65,17 @@ export interface ToolInfo {
   readonly inputSchema: JsonSchema;
   /** The tool's annotations that are plain data (functions such as `resources` are left out). */
   readonly annotations: Annotations;
+}
+
+/** A catalog entry as a model sees it (also what `wardrik tools` prints). */
+export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
+  return {
+    name,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: Object.fromEntries(Object.entries(tool.annotations).filter(([, value]) => typeof value !== 'function')) as Annotations,
+  };
 }
 
 /**
@@ -185,13 +196,7 @@ export class Wardrik {
 
   /** The tools a model can be given, optionally only those matching patterns such as `orders/*`. */
   tools(patterns?: readonly string[]): ToolInfo[] {
-    return this.catalog.select(patterns).map(({ name, tool }) => ({
-      name,
-      ...(tool.title === undefined ? {} : { title: tool.title }),
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      annotations: Object.fromEntries(Object.entries(tool.annotations).filter(([, value]) => typeof value !== 'function')) as Annotations,
-    }));
+    return this.catalog.select(patterns).map(toolInfo);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
 export class MemoryStore implements Store {
@@ -23,10 +23,40 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async listCalls(options: { readonly state: CallState; readonly limit?: number }): Promise<CallRecord[]> {
+  async listCalls(options: CallListOptions): Promise<CallRecord[]> {
     // Map order is first-insertion order and the sort is stable, so ties keep the order calls were first written.
-    const calls = [...this.calls.values()].filter((record) => record.state === options.state).sort((a, b) => a.updatedAt - b.updatedAt);
+    const matching = [...this.calls.values()].filter(
+      (record) => (options.state === undefined || record.state === options.state) && (options.run === undefined || record.run === options.run),
+    );
+    // A run's calls come in the order first written (its timeline); calls by state, oldest update first.
+    const calls = options.run === undefined ? matching.sort((a, b) => a.updatedAt - b.updatedAt) : matching;
     return options.limit === undefined ? calls : calls.slice(0, options.limit);
+  }
+
+  async listRuns(options: { readonly agent?: string; readonly limit?: number } = {}): Promise<RunSummary[]> {
+    const runs = new Map<string, { agent: string; status?: TurnStatus; calls: number; parked: number; costUsd: number; firstAt: number; lastAt: number }>();
+    const touch = (run: string, agent: string, first: number, last: number) => {
+      let summary = runs.get(run);
+      if (summary === undefined) runs.set(run, (summary = { agent, calls: 0, parked: 0, costUsd: 0, firstAt: first, lastAt: last }));
+      summary.firstAt = Math.min(summary.firstAt, first);
+      summary.lastAt = Math.max(summary.lastAt, last);
+      return summary;
+    };
+    for (const record of this.calls.values()) {
+      if (options.agent !== undefined && record.agent !== options.agent) continue;
+      const summary = touch(record.run, record.agent, record.updatedAt, record.updatedAt);
+      summary.calls++;
+      if (record.state === 'parked') summary.parked++;
+      summary.costUsd += record.costUsd ?? 0;
+    }
+    for (const turn of this.turns.values()) {
+      if (options.agent !== undefined && turn.agent !== options.agent) continue;
+      touch(turn.run, turn.agent, turn.createdAt, turn.updatedAt).status = turn.status;
+    }
+    return [...runs.entries()]
+      .map(([run, summary]): RunSummary => ({ run, ...summary }))
+      .sort((a, b) => b.lastAt - a.lastAt || (a.run < b.run ? -1 : a.run > b.run ? 1 : 0))
+      .slice(0, options.limit ?? Infinity);
   }
 
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {

@@ -1,8 +1,8 @@
 import type { Pool, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; the password never appears in a message. */
@@ -54,12 +54,16 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE {s}.wardrik_mcp_servers (
      hub text NOT NULL, name text NOT NULL, options json, updated_at double precision NOT NULL,
      PRIMARY KEY (hub, name));`,
+  // 3: what each call spent (CallRecord.costUsd), and a run's calls in the order first written (a
+  // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
+  `ALTER TABLE {s}.calls ADD COLUMN cost_usd double precision;
+   CREATE INDEX calls_by_run ON {s}.calls (run, seq);`,
 ];
 
 /** The first key of the advisory lock that serialises migrations; the second is the schema's hash. */
 const MIGRATION_LOCK = 0x5741_5244; // "WARD"
 
-const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at';
+const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_usd';
 const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
 
 
@@ -112,9 +116,20 @@ export class PostgresStore implements Store {
     return (await this.count('write a call', 'updateCall', [...values, expected])) === 1;
   }
 
-  async listCalls(options: { readonly state: CallState; readonly limit?: number }): Promise<CallRecord[]> {
-    const rows = await this.query<CallRow>('list calls', 'listCalls', [options.state, options.limit ?? null]);
+  async listCalls(options: CallListOptions): Promise<CallRecord[]> {
+    const limit = options.limit ?? null;
+    const rows =
+      options.run === undefined
+        ? await this.query<CallRow>('list calls', 'listCalls', [options.state, limit])
+        : options.state === undefined
+          ? await this.query<CallRow>('list calls', 'listRunCalls', [options.run, limit])
+          : await this.query<CallRow>('list calls', 'listRunCallsInState', [options.run, options.state, limit]);
     return rows.map(callOf);
+  }
+
+  async listRuns(options: { readonly agent?: string; readonly limit?: number } = {}): Promise<RunSummary[]> {
+    const rows = await this.query<RunSummaryRow>('list runs', 'listRuns', [options.agent ?? null, options.limit ?? null]);
+    return rows.map(runSummaryOf);
   }
 
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
@@ -327,11 +342,24 @@ export class PostgresStore implements Store {
 /** One statement per operation; `{s}` is the quoted schema. */
 const STATEMENTS = {
   getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
-  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at)
-    VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11) ON CONFLICT (run, call) DO NOTHING`,
+  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_usd)
+    VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11, $12) ON CONFLICT (run, call) DO NOTHING`,
   updateCall: `UPDATE {s}.calls SET agent = $3, tool = $4, arguments = $5::json, idempotency_key = $6, state = $7, attempt = $8,
-    answer = $9::json, inbox_id = $10, updated_at = $11 WHERE run = $1 AND call = $2 AND state = $12`,
+    answer = $9::json, inbox_id = $10, updated_at = $11, cost_usd = $12 WHERE run = $1 AND call = $2 AND state = $13`,
   listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
+  // A run's calls in the order first written (an update keeps the seq).
+  listRunCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 ORDER BY seq LIMIT $2`,
+  listRunCallsInState: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND state = $2 ORDER BY seq LIMIT $3`,
+  // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
+  listRuns: `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
+      sum(cost) AS cost_usd, min(first_at) AS first_at, max(last_at) AS last_at
+    FROM (
+      SELECT run, agent, NULL::text AS status, count(*) AS calls, count(*) FILTER (WHERE state = 'parked') AS parked,
+        sum(cost_usd) AS cost, min(updated_at) AS first_at, max(updated_at) AS last_at
+      FROM {s}.calls WHERE $1::text IS NULL OR agent = $1 GROUP BY run, agent
+      UNION ALL
+      SELECT run, agent, status, 0, 0, NULL::double precision, created_at, updated_at FROM {s}.wardrik_turns WHERE $1::text IS NULL OR agent = $1) AS parts
+    GROUP BY run ORDER BY last_at DESC, run LIMIT $2`,
   getInbox: 'SELECT item::text AS item FROM {s}.inbox WHERE id = $1',
   listInboxPending: `SELECT item::text AS item FROM {s}.inbox WHERE status = 'pending' ORDER BY created_at, seq`,
   listInboxAll: 'SELECT item::text AS item FROM {s}.inbox ORDER BY created_at, seq',

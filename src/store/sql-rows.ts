@@ -1,5 +1,5 @@
 import type { ToolAnswer } from '../tools/result.js';
-import type { CallRecord, CallState, McpServerRecord, StepRecord, TurnRecord, TurnStatus } from './store.js';
+import type { CallRecord, CallState, McpServerRecord, RunSummary, StepRecord, TurnRecord, TurnStatus } from './store.js';
 
 /**
  * How the SQL stores lay out a call. JSON values are kept as text: SQL NULL stands for `undefined`
@@ -17,9 +17,11 @@ export interface CallRow {
   answer: string | null;
   inbox_id: string | null;
   updated_at: number;
+  /** From migration 3; NULL when the call reported no cost. */
+  cost_usd: number | null;
 }
 
-/** A record's columns in `CallRow` order (run, call, agent, tool, arguments … updated_at), for positional binding. */
+/** A record's columns in `CallRow` order (run, call, agent, tool, arguments … updated_at, cost_usd), for positional binding. */
 export function callValues(record: CallRecord): unknown[] {
   return [
     record.run,
@@ -33,6 +35,7 @@ export function callValues(record: CallRecord): unknown[] {
     encodeJson(record.answer),
     record.inboxId ?? null,
     record.updatedAt,
+    record.costUsd ?? null,
   ];
 }
 
@@ -49,6 +52,7 @@ export function callOf(row: CallRow): CallRecord {
     attempt: row.attempt,
     ...(row.answer === null ? {} : { answer: decodeJson(row.answer) as ToolAnswer }),
     ...(row.inbox_id === null ? {} : { inboxId: row.inbox_id }),
+    ...(row.cost_usd === null || row.cost_usd === undefined ? {} : { costUsd: row.cost_usd }),
     updatedAt: row.updated_at,
   };
 }
@@ -115,4 +119,30 @@ export function mcpServerOf(row: McpServerRow): McpServerRecord {
 export function turnListing(options: { readonly agent?: string; readonly status?: TurnStatus }): 'listTurns' | 'listTurnsByAgent' | 'listTurnsByStatus' | 'listTurnsByAgentStatus' {
   if (options.agent === undefined) return options.status === undefined ? 'listTurns' : 'listTurnsByStatus';
   return options.status === undefined ? 'listTurnsByAgent' : 'listTurnsByAgentStatus';
+}
+
+/** How the SQL stores return a run summary (`listRuns`). */
+export interface RunSummaryRow {
+  run: string;
+  agent: string;
+  status: TurnStatus | null;
+  calls: number | string;
+  parked: number | string;
+  cost_usd: number | null;
+  first_at: number;
+  last_at: number;
+}
+
+export function runSummaryOf(row: RunSummaryRow): RunSummary {
+  return {
+    run: row.run,
+    agent: row.agent,
+    ...(row.status === null ? {} : { status: row.status }),
+    // PostgreSQL's count and sum of integers are bigint, which pg returns as text.
+    calls: Number(row.calls),
+    parked: Number(row.parked),
+    costUsd: row.cost_usd ?? 0,
+    firstAt: row.first_at,
+    lastAt: row.last_at,
+  };
 }

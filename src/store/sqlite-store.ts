@@ -3,8 +3,8 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -54,6 +54,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE wardrik_mcp_servers (
      hub TEXT NOT NULL, name TEXT NOT NULL, options TEXT, updated_at REAL NOT NULL,
      PRIMARY KEY (hub, name));`,
+  // 3: what each call spent (CallRecord.costUsd), and a run's calls in the order first written (a
+  // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
+  `ALTER TABLE calls ADD COLUMN cost_usd REAL;
+   CREATE INDEX calls_by_run ON calls (run);`,
 ];
 
 
@@ -120,10 +124,24 @@ export class SqliteStore implements Store {
     });
   }
 
-  async listCalls(options: { readonly state: CallState; readonly limit?: number }): Promise<CallRecord[]> {
-    return this.run('list calls', () =>
-      (this.sql.listCalls.all(options.state, options.limit ?? -1) as CallRow[]).map(callOf),
-    );
+  async listCalls(options: CallListOptions): Promise<CallRecord[]> {
+    return this.run('list calls', () => {
+      const limit = options.limit ?? -1;
+      const rows =
+        options.run === undefined
+          ? this.sql.listCalls.all(options.state, limit)
+          : options.state === undefined
+            ? this.sql.listRunCalls.all(options.run, limit)
+            : this.sql.listRunCallsInState.all(options.run, options.state, limit);
+      return (rows as CallRow[]).map(callOf);
+    });
+  }
+
+  async listRuns(options: { readonly agent?: string; readonly limit?: number } = {}): Promise<RunSummary[]> {
+    return this.run('list runs', () => {
+      const agent = options.agent ?? null;
+      return (this.sql.listRuns.all(agent, agent, agent, agent, options.limit ?? -1) as RunSummaryRow[]).map(runSummaryOf);
+    });
   }
 
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
@@ -255,22 +273,37 @@ export class SqliteStore implements Store {
 }
 
 function prepare(db: Database.Database) {
-  const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at';
+  const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_usd';
   const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
   return {
     getCall: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND call = ?`),
     insertCall: db.prepare(
       `INSERT INTO calls (${columns})
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (run, call) DO NOTHING`,
     ),
     updateCall: db.prepare(
       `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
-         state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?
+         state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_usd = ?
        WHERE run = ? AND call = ? AND state = ?`,
     ),
     // Oldest first; rowid breaks ties in the order the calls were first written.
     listCalls: db.prepare(`SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`),
+    // A run's calls in the order first written (an update keeps the rowid).
+    listRunCalls: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? ORDER BY rowid LIMIT ?`),
+    listRunCallsInState: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND state = ? ORDER BY rowid LIMIT ?`),
+    // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
+    listRuns: db.prepare(
+      `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
+         sum(cost) AS cost_usd, min(first_at) AS first_at, max(last_at) AS last_at
+       FROM (
+         SELECT run, agent, NULL AS status, count(*) AS calls, sum(state = 'parked') AS parked, sum(cost_usd) AS cost,
+           min(updated_at) AS first_at, max(updated_at) AS last_at
+         FROM calls WHERE ? IS NULL OR agent = ? GROUP BY run, agent
+         UNION ALL
+         SELECT run, agent, status, 0, 0, NULL, created_at, updated_at FROM wardrik_turns WHERE ? IS NULL OR agent = ?)
+       GROUP BY run ORDER BY last_at DESC, run LIMIT ?`,
+    ),
     getInbox: db.prepare('SELECT item FROM inbox WHERE id = ?'),
     listInboxPending: db.prepare(`SELECT item FROM inbox WHERE status = 'pending' ORDER BY created_at, seq`),
     listInboxAll: db.prepare('SELECT item FROM inbox ORDER BY created_at, seq'),

@@ -17,9 +17,15 @@ export interface Store {
   writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean>;
   /**
    * Calls in `state`, oldest `updatedAt` first (ties in the order they were first written), at most
-   * `limit`. Recovery reads `started` calls with it: those a crash left in flight.
+   * `limit`. Recovery reads `started` calls with it: those a crash left in flight. With `run`, only that
+   * run's calls (in `state` if given), in the order they were first written: the run's timeline.
    */
-  listCalls(options: { readonly state: CallState; readonly limit?: number }): Promise<CallRecord[]>;
+  listCalls(options: CallListOptions): Promise<CallRecord[]>;
+  /**
+   * Runs, most recent activity first, at most `limit`: every run with journaled calls or an agent turn,
+   * only `agent`'s when given. For looking into runs (`wardrik runs`); not on any call's path.
+   */
+  listRuns(options?: { readonly agent?: string; readonly limit?: number }): Promise<RunSummary[]>;
 
   getInboxItem(id: string): Promise<InboxRecord | undefined>;
   /** Pending items, oldest first; `all` includes answered ones. */
@@ -68,6 +74,27 @@ export interface Store {
   deleteMcpServer(hub: string, name: string): Promise<boolean>;
 
   close(): Promise<void>;
+}
+
+/** What `listCalls` takes: a state, a run, or both. */
+export type CallListOptions =
+  | { readonly state: CallState; readonly run?: string; readonly limit?: number }
+  | { readonly state?: CallState; readonly run: string; readonly limit?: number };
+
+/** One run as `listRuns` sums it up from its calls and its turn. */
+export interface RunSummary {
+  readonly run: string;
+  readonly agent: string;
+  /** The agent turn's status; absent for a run with calls only (made through `runner.run`). */
+  readonly status?: TurnStatus;
+  /** Calls journaled in the run, and how many of them are parked now. */
+  readonly calls: number;
+  readonly parked: number;
+  /** What the run's tools reported spending (`ctx.cost`), summed over its calls. */
+  readonly costUsd: number;
+  /** The earliest and latest time written in the run (its turn's creation, its calls' updates). */
+  readonly firstAt: number;
+  readonly lastAt: number;
 }
 
 /**

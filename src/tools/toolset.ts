@@ -17,9 +17,10 @@ export function toolsetNameOf(target: Function): string {
 /**
  * The tool values of a toolset class, bound to `instance`. Reads the decorators once and checks them;
  * a mistake a developer must fix (no argument type, no description, a bad time-out) throws here, at
- * start-up, naming the class and the method.
+ * start-up, naming the class and the method. Without an instance the tools can be described (names,
+ * schemas, annotations) but running one throws: see `describeToolset`.
  */
-export function readToolset(target: Function, instance: object): ToolDefinition[] {
+export function readToolset(target: Function, instance: object | undefined): ToolDefinition[] {
   const prototype = target.prototype as object;
   return getToolMethods(prototype).map((method) => {
     const where = `Tool "${method}" on class "${target.name}"`;
@@ -37,13 +38,27 @@ export function readToolset(target: Function, instance: object): ToolDefinition[
         ...(record.tool.title === undefined ? {} : { title: record.tool.title }),
         ...(input === undefined ? {} : { input }),
         annotations: record.annotations,
-        run: (args, ctx) => (fn as (a: unknown, c: unknown) => unknown).call(instance, args, ctx),
+        run: (args, ctx) => {
+          if (instance === undefined) {
+            throw new ConfigurationError(`${where}: the toolset was only described, not built, so it cannot run. Give the class to Wardrik.create({ toolsets }).`);
+          }
+          return (fn as (a: unknown, c: unknown) => unknown).call(instance, args, ctx);
+        },
       });
     } catch (error) {
       if (error instanceof ConfigurationError) throw new ConfigurationError(error.message.replace(/^(Tool "[^"]*"|A tool)/, where), { cause: error });
       throw error;
     }
   });
+}
+
+/**
+ * A toolset class's name and tools as its decorators declare them, without building it: no container,
+ * no constructor dependencies. For tooling that lists tools (`wardrik tools`); the tools cannot run.
+ * Throws the same `ConfigurationError` registration would.
+ */
+export function describeToolset(target: Function): { readonly name: string; readonly tools: ToolDefinition[] } {
+  return { name: toolsetNameOf(target), tools: readToolset(target, undefined) };
 }
 
 const NOT_A_DTO = new Set<unknown>([Object, String, Number, Boolean, Array, Symbol, BigInt, Function, Promise, Date]);

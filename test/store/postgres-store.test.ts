@@ -45,28 +45,32 @@ describe('PostgresStore', () => {
       try {
         await Promise.all(stores.map((store) => store.start()));
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
     });
 
-    it('upgrades a version-1 schema to version 2, keeping its data', async () => {
+    it('upgrades a version-1 schema to the current version, keeping its data', async () => {
       const schema = `${prefix}_v1`;
       const writer = await new PostgresStore({ url, schema }).start();
       await writer.addSpend('a', 1.5);
       await writer.close();
-      // What a version-1 Wardrik left: migration 2's tables absent and unrecorded.
+      // What a version-1 Wardrik left: migrations 2 and 3 (tables, a column, an index) absent and unrecorded.
       await admin.query(
         `DROP TABLE "${schema}".wardrik_leases, "${schema}".wardrik_turns, "${schema}".wardrik_steps, "${schema}".wardrik_mcp_servers;
-         DELETE FROM "${schema}".wardrik_migrations WHERE version = 2`,
+         DROP INDEX "${schema}".calls_by_run; ALTER TABLE "${schema}".calls DROP COLUMN cost_usd;
+         DELETE FROM "${schema}".wardrik_migrations WHERE version >= 2`,
       );
       const store = await new PostgresStore({ url, schema }).start();
       try {
         assert.equal(await store.getSpend('a'), 1.5);
         assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
+        const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
+        assert.equal(await store.writeCall(record, undefined), true);
+        assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }]);
       } finally {
         await store.close();
       }

@@ -23,7 +23,7 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
       } finally {
         db.close();
       }
@@ -47,32 +47,36 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
       } finally {
         db.close();
       }
     });
 
-    it('upgrades a version-1 file to version 2, keeping its data', async () => {
+    it('upgrades a version-1 file to the current version, keeping its data', async () => {
       const path = join(dir, 'v1.db');
       const writer = new SqliteStore({ path });
       await writer.addSpend('a', 1.5);
       await writer.close();
-      // What a version-1 Wardrik left: migration 2's tables absent and unrecorded.
+      // What a version-1 Wardrik left: migrations 2 and 3 (tables, a column, an index) absent and unrecorded.
       const db = new Database(path);
       db.exec(`DROP TABLE wardrik_leases; DROP TABLE wardrik_turns; DROP TABLE wardrik_steps; DROP TABLE wardrik_mcp_servers;
-               DELETE FROM wardrik_migrations WHERE version = 2;`);
+               DROP INDEX calls_by_run; ALTER TABLE calls DROP COLUMN cost_usd;
+               DELETE FROM wardrik_migrations WHERE version >= 2;`);
       db.close();
       const store = new SqliteStore({ path });
       try {
         assert.equal(await store.getSpend('a'), 1.5);
         assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
+        const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
+        assert.equal(await store.writeCall(record, undefined), true);
+        assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
       } finally {
         await store.close();
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
       } finally {
         check.close();
       }

@@ -114,6 +114,21 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.deepEqual(limited, all.slice(0, 2));
         }));
 
+      it('lists a run\'s calls in the order first written, whatever their times, and in one state with state', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const other = call({ state: 'started' });
+          await store.writeCall(other, undefined);
+          const times: Record<string, number> = { c3: 30, c1: 10, c2: 20 };
+          for (const [id, updatedAt] of Object.entries(times)) await store.writeCall(call({ run, call: id, state: 'started', updatedAt }), undefined);
+          // An update moves c3's time after the others' but not its place in the timeline.
+          await store.writeCall(call({ run, call: 'c3', state: 'parked', updatedAt: 99 }), 'started');
+          assert.deepEqual((await store.listCalls({ run })).map((record) => record.call), ['c3', 'c1', 'c2']);
+          assert.deepEqual((await store.listCalls({ run, state: 'started' })).map((record) => record.call), ['c1', 'c2']);
+          assert.deepEqual((await store.listCalls({ run, limit: 2 })).map((record) => record.call), ['c3', 'c1']);
+          assert.deepEqual(await store.listCalls({ run: `run-${randomUUID()}` }), []);
+        }));
+
       it('follows a call as its state changes', () =>
         withStore(async (store) => {
           const record = call({ state: 'started' });
@@ -123,6 +138,45 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const succeeded = await store.listCalls({ state: 'succeeded' });
           assert.equal(started.some((r) => r.run === record.run), false);
           assert.equal(succeeded.filter((r) => r.run === record.run).length, 1);
+        }));
+    });
+
+    describe('listRuns', () => {
+      it('sums a run up from its calls and its turn: agent, status, calls, parked, cost and times', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          const run = `run-${randomUUID()}`;
+          await store.writeTurn(turn({ run, agent, status: 'parked', createdAt: 100, updatedAt: 400 }), undefined);
+          await store.writeCall(call({ run, agent, call: 'c1', state: 'succeeded', costUsd: 0.25, updatedAt: 200 }), undefined);
+          await store.writeCall(call({ run, agent, call: 'c2', state: 'parked', costUsd: 0.5, updatedAt: 300 }), undefined);
+          await store.writeCall(call({ run, agent, call: 'c3', state: 'failed', updatedAt: 250 }), undefined);
+          assert.deepEqual(await store.listRuns({ agent }), [{ run, agent, status: 'parked', calls: 3, parked: 1, costUsd: 0.75, firstAt: 100, lastAt: 400 }]);
+        }));
+
+      it('lists runs with calls only, and turns without calls, most recent first, at most limit', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          const [a, b, c] = [`run-a-${randomUUID()}`, `run-b-${randomUUID()}`, `run-c-${randomUUID()}`];
+          await store.writeCall(call({ run: a, agent, state: 'succeeded', updatedAt: 1_000 }), undefined);
+          await store.writeTurn(turn({ run: b, agent, status: 'done', createdAt: 2_000, updatedAt: 3_000 }), undefined);
+          await store.writeCall(call({ run: c, agent, state: 'started', updatedAt: 2_500 }), undefined);
+          const runs = await store.listRuns({ agent });
+          assert.deepEqual(runs.map((summary) => summary.run), [b, c, a]);
+          assert.deepEqual(runs[0], { run: b, agent, status: 'done', calls: 0, parked: 0, costUsd: 0, firstAt: 2_000, lastAt: 3_000 });
+          assert.equal('status' in runs[2]!, false);
+          assert.deepEqual((await store.listRuns({ agent, limit: 2 })).map((summary) => summary.run), [b, c]);
+        }));
+
+      it('lists only the given agent\'s runs, and every agent\'s without one', () =>
+        withStore(async (store) => {
+          const [one, two] = [`agent-${randomUUID()}`, `agent-${randomUUID()}`];
+          const record = call({ agent: one, state: 'succeeded', updatedAt: 5_000 });
+          await store.writeCall(record, undefined);
+          await store.writeTurn(turn({ agent: two }), undefined);
+          assert.deepEqual((await store.listRuns({ agent: one })).map((summary) => summary.run), [record.run]);
+          assert.equal((await store.listRuns({ agent: two })).length, 1);
+          const all = (await store.listRuns()).filter((summary) => summary.agent === one || summary.agent === two);
+          assert.equal(all.length, 2);
         }));
     });
 
@@ -587,6 +641,16 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.deepEqual(await store.getCall(run, 'c2'), without);
         }));
 
+      it('keeps what a call spent (costUsd), through an update', () =>
+        withStore(async (store) => {
+          const started = call({ state: 'started', costUsd: 0.125 });
+          await store.writeCall(started, undefined);
+          assert.deepEqual(await store.getCall(started.run, started.call), started);
+          const done = { ...started, state: 'succeeded' as const, answer: ok(1), costUsd: 0.375 };
+          await store.writeCall(done, 'started');
+          assert.deepEqual(await store.getCall(started.run, started.call), done);
+        }));
+
       it('leaves optional fields absent when they were not set', () =>
         withStore(async (store) => {
           const record = call({ state: 'started' });
@@ -594,6 +658,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const read = await store.getCall(record.run, record.call);
           assert.equal(read !== undefined && 'answer' in read, false);
           assert.equal(read !== undefined && 'inboxId' in read, false);
+          assert.equal(read !== undefined && 'costUsd' in read, false);
         }));
     });
 

@@ -1,0 +1,39 @@
+// The demo's own MCP server, the kind a carrier or another team runs: it tracks parcels. Built with the
+// MCP SDK's low-level `Server` so it publishes a plain JSON Schema; the demo starts it over stdio with
+// `process.execPath`. Its text comes from outside the company, so Wardrik labels it `outside`.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const parcels: Record<string, string> = {
+  ord_1001: 'Delivered on 27 Nov at 14:02 to the front door; signed by "K. Ito". The carrier notes: box dented on arrival.',
+};
+
+const server = new Server({ name: 'shipping', version: '1.0.0' }, { capabilities: { tools: {} } });
+
+server.setRequestHandler(ListToolsRequestSchema, () => ({
+  tools: [
+    {
+      name: 'track_parcel',
+      description: "Track an order's parcel: where it is, when it was delivered, and the carrier's notes.",
+      inputSchema: {
+        type: 'object',
+        properties: { order_id: { type: 'string', description: 'The order, such as ord_1001' } },
+        required: ['order_id'],
+        additionalProperties: false,
+      },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+  ],
+}));
+
+server.setRequestHandler(CallToolRequestSchema, (request) => {
+  const orderId = String((request.params.arguments ?? {}).order_id);
+  if (request.params.name !== 'track_parcel') return { content: [{ type: 'text', text: `No tool ${request.params.name}.` }], isError: true };
+  const status = parcels[orderId];
+  if (status === undefined) return { content: [{ type: 'text', text: `No parcel for ${orderId}. Order IDs look like ord_1001.` }], isError: true };
+  return { content: [{ type: 'text', text: status }] };
+});
+
+await server.connect(new StdioServerTransport());
+process.stdin.on('end', () => process.exit(0));

@@ -1,0 +1,58 @@
+import { CommanderError } from 'commander';
+import { ConfigurationError, ConflictError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
+
+/**
+ * What the `wardrik` command's exit code means. Scripts branch on these, so they never change:
+ * a new kind of failure gets a new number.
+ */
+export const ExitCode = Object.freeze({
+  /** It did what was asked. */
+  ok: 0,
+  /** Something nobody planned for; the message says what. */
+  unexpected: 1,
+  /** A bad command line: an unknown command or option, a missing or malformed argument, bad JSON, a bad store URL. */
+  usage: 2,
+  /** The inbox item, run, module or MCP server named does not exist. */
+  notFound: 3,
+  /** The item was answered already, or the digest is not the call's: nothing was done. */
+  conflict: 4,
+  /** The store could not be opened or used: a missing SQLite file, PostgreSQL down, a disk error. */
+  store: 5,
+});
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A failure the command explains itself: a message naming the thing, the cause and the fix, and its exit code. */
+export class CliError extends Error {
+  constructor(
+    readonly exitCode: ExitCodeValue,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The exit code and the stable `code` (for `--json`) of any error a command may throw. */
+export function classify(error: unknown): { readonly exitCode: ExitCodeValue; readonly code: string } {
+  if (error instanceof CliError) return { exitCode: error.exitCode, code: CODES[error.exitCode] };
+  if (error instanceof CommanderError) return { exitCode: ExitCode.usage, code: 'usage' };
+  if (error instanceof NotFoundError) return { exitCode: ExitCode.notFound, code: 'not_found' };
+  if (error instanceof ConflictError) return { exitCode: ExitCode.conflict, code: 'conflict' };
+  if (error instanceof StoreError) return { exitCode: ExitCode.store, code: 'store' };
+  // A bad store URL, a bad server option, an answer of the wrong shape: all fixed on the command line.
+  if (error instanceof ConfigurationError || error instanceof InvalidArgumentsError || error instanceof TypeError) {
+    return { exitCode: ExitCode.usage, code: 'usage' };
+  }
+  return { exitCode: ExitCode.unexpected, code: 'unexpected' };
+}
+
+const CODES: Readonly<Record<ExitCodeValue, string>> = {
+  0: 'ok',
+  1: 'unexpected',
+  2: 'usage',
+  3: 'not_found',
+  4: 'conflict',
+  5: 'store',
+};

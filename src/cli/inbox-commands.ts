@@ -1,0 +1,141 @@
+import type { Wardrik } from '../di/wardrik.js';
+import type { InboxRecord } from '../store/store.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { answerText } from '../tools/result.js';
+import type { CommandContext } from './context.js';
+import { CliError, ExitCode } from './errors.js';
+import { age, compact, indent, list, shellQuote, time } from './format.js';
+
+const KIND_WORDS: Readonly<Record<InboxRecord['kind'], string>> = {
+  approval: 'asks for approval',
+  park: "the tool's own park: answer it with a value",
+  in_doubt: 'a crash left it in doubt: say whether it happened',
+};
+
+/** `wardrik inbox [--all]`: parked calls waiting for a person (and, with --all, those answered). */
+export async function inboxList(ctx: CommandContext, options: { readonly all?: boolean }): Promise<void> {
+  const items = await ctx.withStore((store) => store.listInbox({ all: options.all === true }));
+  const now = ctx.io.now();
+  ctx.print({ store: ctx.storeName, items: items.map((item) => ({ ...item, ageMs: Math.max(0, now - item.createdAt) })) }, () => {
+    const pending = items.filter((item) => item.status === 'pending').length;
+    if (items.length === 0) return `The inbox is empty (store ${ctx.storeName}): no call waits for a person.`;
+    const head = options.all === true ? `${items.length} inbox items, ${pending} pending (store ${ctx.storeName}):` : `${pending} pending (store ${ctx.storeName}):`;
+    return [head, ...items.map((item) => describeItem(item, now))].join('\n\n');
+  });
+}
+
+function describeItem(item: InboxRecord, now: number): string {
+  const lines = [
+    `${item.id}  ${item.kind}  ${item.tool}  ${age(item.createdAt, now)}${item.status === 'pending' ? '' : `  [${item.status}${item.by === undefined ? '' : ` by ${item.by}`}]`}`,
+    `  arguments: ${compact(item.arguments, 400)}`,
+    `  labels:    ${list(item.labels)}`,
+    `  reason:    ${item.reason}`,
+    `  agent ${item.agent} · run ${item.run} · call ${item.call} · digest ${item.digest}`,
+  ];
+  if (item.status === 'pending') {
+    lines.push(`  ${KIND_WORDS[item.kind]}:`);
+    if (item.kind === 'approval') {
+      lines.push(`    wardrik approve ${item.id}`, `    wardrik deny ${item.id} --reason "…"`);
+    } else if (item.kind === 'in_doubt') {
+      lines.push(
+        `    wardrik answer ${item.id} --json '{"happened":true,"result":…}'   (it happened: record its result)`,
+        `    wardrik answer ${item.id} --json '{"happened":false}'             (it did not: run it now, once)`,
+        `    wardrik deny ${item.id} --reason "…"`,
+      );
+    } else {
+      lines.push(`    wardrik answer ${item.id} --json VALUE`, `    wardrik deny ${item.id} --reason "…"`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** `wardrik approve ID [--by NAME] [--digest HEX]` */
+export async function approve(ctx: CommandContext, id: string, options: { readonly by?: string; readonly digest?: string }): Promise<void> {
+  if (options.digest !== undefined && !/^[0-9a-f]{64}$/.test(options.digest)) {
+    throw new CliError(ExitCode.usage, `--digest must be the item's whole SHA-256 digest, 64 hex digits, as \`wardrik inbox\` shows it; got ${JSON.stringify(options.digest)}.`);
+  }
+  await ctx.withWardrik(async (wardrik) => {
+    const item = await pendingItem(ctx, wardrik, id, 'approve');
+    if (item.kind !== 'approval') {
+      throw new CliError(
+        ExitCode.usage,
+        `Inbox item "${id}" is ${item.kind === 'park' ? "a tool's own park" : 'a call left in doubt by a crash'}, not an approval, so it cannot be approved. ` +
+          (item.kind === 'park' ? `Answer it: wardrik answer ${id} --json VALUE` : `Say whether it happened: wardrik answer ${id} --json '{"happened":false}' (or true with a result)`) +
+          `, or refuse it: wardrik deny ${id} --reason "…".`,
+      );
+    }
+    const answer = await wardrik.inbox.approve(id, { ...(options.by === undefined ? {} : { by: options.by }), ...(options.digest === undefined ? {} : { digest: options.digest }) });
+    report(ctx, item, 'approved', options.by, answer);
+  });
+}
+
+/** `wardrik deny ID --reason TEXT [--by NAME]` */
+export async function deny(ctx: CommandContext, id: string, options: { readonly reason: string; readonly by?: string }): Promise<void> {
+  if (options.reason.trim() === '') throw new CliError(ExitCode.usage, '--reason must say why: the model reads it to decide what to do next.');
+  await ctx.withWardrik(async (wardrik) => {
+    const item = await pendingItem(ctx, wardrik, id, 'deny');
+    const answer = await wardrik.inbox.deny(id, { reason: options.reason, ...(options.by === undefined ? {} : { by: options.by }) });
+    report(ctx, item, 'denied', options.by, answer);
+  });
+}
+
+/** `wardrik answer ID --json VALUE [--by NAME]` */
+export async function answer(ctx: CommandContext, id: string, options: { readonly value: string; readonly by?: string }): Promise<void> {
+  let value: unknown;
+  try {
+    value = JSON.parse(options.value);
+  } catch (error) {
+    throw new CliError(
+      ExitCode.usage,
+      `--json must be a JSON value; ${JSON.stringify(compact(options.value, 80))} is not (${(error as Error).message}). ` +
+        `Quote it for the shell, and strings as JSON: --json '{"amountCents":1200}' or --json '"a text"'.`,
+    );
+  }
+  await ctx.withWardrik(async (wardrik) => {
+    const item = await pendingItem(ctx, wardrik, id, 'answer');
+    if (item.kind === 'approval') {
+      throw new CliError(ExitCode.usage, `Inbox item "${id}" asks for approval, not for a value: wardrik approve ${id}, or wardrik deny ${id} --reason "…".`);
+    }
+    if (item.kind === 'in_doubt' && typeof (value as { happened?: unknown } | null)?.happened !== 'boolean') {
+      throw new CliError(
+        ExitCode.usage,
+        `Inbox item "${id}" is a call a crash left in doubt; say whether it happened: --json '{"happened":true,"result":…}' records the result without running it, --json '{"happened":false}' runs it now, once.`,
+      );
+    }
+    const result = await wardrik.inbox.answer(id, value, options.by === undefined ? {} : { by: options.by });
+    report(ctx, item, item.kind === 'in_doubt' && (value as { happened: boolean }).happened === false ? 'approved' : 'answered', options.by, result);
+  });
+}
+
+/** The item if it is there and pending; a not-found or conflict error in the command's words if not. */
+async function pendingItem(ctx: CommandContext, wardrik: Wardrik, id: string, verb: string): Promise<InboxRecord> {
+  const item = await wardrik.inbox.get(id);
+  if (item === undefined) {
+    throw new CliError(
+      ExitCode.notFound,
+      `No inbox item "${id}" to ${verb} in store ${ctx.storeName}. \`wardrik inbox\` lists the pending ones with their ids; check the id, or pass the --store your app uses.`,
+    );
+  }
+  if (item.status !== 'pending') {
+    const when = item.answeredAt === undefined ? '' : ` at ${time(item.answeredAt)}`;
+    throw new CliError(ExitCode.conflict, `Inbox item "${id}" was already ${item.status}${item.by === undefined ? '' : ` by ${item.by}`}${when}; nothing was done. Each item is answered once.`);
+  }
+  return item;
+}
+
+function report(ctx: CommandContext, item: InboxRecord, status: 'approved' | 'denied' | 'answered', by: string | undefined, result: ToolAnswer): void {
+  // The answer is `parked` when the call waits for a node that offers its tool to run it.
+  const waiting = result.status === 'parked';
+  ctx.print(
+    { id: item.id, status, ...(by === undefined ? {} : { by }), kind: item.kind, tool: item.tool, agent: item.agent, run: item.run, call: item.call, pending: waiting, answer: result },
+    () => {
+      const who = by === undefined ? '' : ` by ${by}`;
+      const head = `${status[0]!.toUpperCase()}${status.slice(1)}${who}: ${item.id} (${item.tool} ${compact(item.arguments, 200)}).`;
+      if (waiting) {
+        return `${head}\nIt runs on the next node that offers ${item.tool}, at its next recovery (every recoverMs); the agent's turn then goes on.\n` +
+          `Follow it with: wardrik show ${shellQuote(item.run)}`;
+      }
+      return `${head}\nThe call's answer, as the model reads it:\n${indent(answerText(result), 2)}`;
+    },
+  );
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// The `wardrik` command: answer parked calls and look into runs, tools and MCP servers in a store.
+import 'reflect-metadata';
+import { runCli } from './program.js';
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  env: process.env,
+  now: () => Date.now(),
+});

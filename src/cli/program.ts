@@ -1,0 +1,145 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { CommandContext, DEFAULT_STORE, type Io } from './context.js';
+import { classify, ExitCode, type ExitCodeValue } from './errors.js';
+import { answer, approve, deny, inboxList } from './inbox-commands.js';
+import { mcpAdd, mcpList, mcpRemove, type McpAddOptions } from './mcp-commands.js';
+import { runs, show } from './runs-commands.js';
+import { tools } from './tools-command.js';
+
+const EXIT_CODES = `
+Exit codes:
+  0  ok
+  1  unexpected error
+  2  bad usage: unknown command or option, a bad argument, bad JSON, a bad store URL
+  3  not found: no such inbox item, run, module or MCP server
+  4  conflict: already answered, or the digest is not the call's (nothing was done)
+  5  store unreachable or failing: a missing SQLite file, PostgreSQL down, a disk error
+
+The store is --store URL, else $WARDRIK_STORE, else ${DEFAULT_STORE} (as the library).
+Options --store and --json go before or after the command; for \`answer\`, whose own
+--json takes the value, put the output flag first: wardrik --json answer ID --json VALUE.
+With --json, results are one line of JSON on stdout, and errors one line of JSON on stderr:
+{"error":{"code":"not_found","exitCode":3,"message":"…"}}.
+`;
+
+/**
+ * Runs the `wardrik` command line (`argv` without node and the script) and resolves to its exit code.
+ * Everything goes through `io`, so tests can run it in process as well as through the binary.
+ */
+export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeValue> {
+  const program = new Command('wardrik');
+  // Set once a command's options are read. For a usage error, commander's, it is guessed from argv:
+  // any --json except the value option of `answer` (which comes after the word answer).
+  const answerAt = argv.indexOf('answer');
+  let json = argv.some((arg, i) => arg === '--json' && (answerAt < 0 || i < answerAt));
+  const context = (command: Command, ownJson = true): CommandContext => {
+    const merged: Record<string, unknown> = {};
+    for (let at: Command | null = command; at !== null; at = at.parent) {
+      for (const [key, value] of Object.entries(at.opts())) if (value !== undefined && !(key in merged)) merged[key] = value;
+    }
+    json = ownJson ? merged.json === true : program.opts().json === true;
+    const store = (merged.store as string | undefined) ?? nonEmpty(io.env.WARDRIK_STORE) ?? DEFAULT_STORE;
+    return new CommandContext(io, json, store);
+  };
+  const common = (command: Command, withJson = true): Command => {
+    command.option('--store <url>', `the store: sqlite:PATH, postgres://…?schema=NAME (default $WARDRIK_STORE or ${DEFAULT_STORE})`);
+    if (withJson) command.option('--json', 'print one line of JSON, for scripts');
+    return command;
+  };
+
+  program
+    .description('Answer parked calls and look into runs, tools and MCP servers in a Wardrik store.')
+    .enablePositionalOptions()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.out(text),
+      writeErr: (text) => io.err(text),
+      // With --json a usage error is printed below, as JSON like every other error.
+      outputError: (text, write) => (json ? undefined : write(text)),
+    })
+    .showHelpAfterError(json ? false : '(wardrik --help lists the commands and exit codes)')
+    .addHelpText('after', EXIT_CODES);
+  common(program);
+
+  common(program.command('inbox').description('list parked calls waiting for a person: id, kind, tool, arguments, labels, reason, age'))
+    .option('--all', 'include items already answered')
+    .action((options: { all?: boolean }, command: Command) => inboxList(context(command), options));
+
+  common(program.command('approve').description('approve a parked call; it runs once, on a node that offers its tool').argument('<id>', 'the inbox item id'))
+    .option('--by <name>', 'who approves, kept with the answer')
+    .option('--digest <hex>', "the arguments' digest you reviewed (from `wardrik inbox`): refused if the call's differs")
+    .action((id: string, options: { by?: string; digest?: string }, command: Command) => approve(context(command), id, options));
+
+  common(program.command('deny').description('refuse a parked call; the model reads the reason').argument('<id>', 'the inbox item id'))
+    .requiredOption('--reason <text>', 'why, for the model')
+    .option('--by <name>', 'who refuses')
+    .action((id: string, options: { reason: string; by?: string }, command: Command) => deny(context(command), id, options));
+
+  common(program.command('answer').description("answer a tool's own park with a value, or say whether a call in doubt happened").argument('<id>', 'the inbox item id'), false)
+    .requiredOption('--json <value>', 'the answer as JSON; in doubt: {"happened":true,"result":…} or {"happened":false}')
+    .option('--by <name>', 'who answers')
+    .action((id: string, options: { json: string; by?: string }, command: Command) =>
+      answer(context(command, false), id, { value: options.json, ...(options.by === undefined ? {} : { by: options.by }) }),
+    );
+
+  common(program.command('runs').description('list runs, most recent first: agent, status, calls, parked, spend'))
+    .option('--agent <id>', "only this agent's runs")
+    .option('--limit <n>', 'at most this many', positiveInteger, 20)
+    .action((options: { agent?: string; limit: number }, command: Command) => runs(context(command), options));
+
+  common(program.command('show').description("one run's timeline: its turn and steps, each call with answer, cost and labels; totals").argument('<run>', 'the run id'))
+    .action((run: string, _options: unknown, command: Command) => show(context(command), run));
+
+  common(program.command('tools').description('describe the toolsets a JavaScript module exports: names, descriptions, JSON Schemas, annotations').argument('<module>', 'path of a compiled module'))
+    .option('--toolset <name>', 'the toolset name to show defineTool values under', 'tools')
+    .action((module: string, options: { toolset: string }, command: Command) => tools(context(command), module, options));
+
+  const mcp = program.command('mcp').description("the runtime MCP servers kept in the store, which every node's hub runs");
+  common(mcp.command('list').description("list a hub's runtime servers")).option('--hub <name>', 'the hub', 'mcp').action((options: { hub: string }, command: Command) => mcpList(context(command), options));
+  common(mcp.command('add').description('add (or replace) a runtime server; checked as hub.add checks it').argument('<name>', 'the server name, also its toolset name'))
+    .option('--hub <name>', 'the hub', 'mcp')
+    .option('--url <url>', 'a Streamable HTTP server')
+    .option('--command <cmd>', 'a stdio server: the program to start')
+    .option('--arg <value>', 'an argument of --command (repeat for more)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--cwd <dir>', 'the working directory of --command')
+    .option('--credential <name>', 'the name of a secret resolved at each connect (never stored)')
+    .option('--trusted', 'its answers are not labelled outside')
+    .option('--gated', 'every call waits for a person unless a policy allows it')
+    .option('--no-gated', 'no call waits for a person unless a policy asks')
+    .option('--only <tools>', "offer only these of its tools, comma-separated")
+    .option('--timeout-ms <ms>', 'one call\'s time-out')
+    .action((name: string, options: McpAddOptions, command: Command) => mcpAdd(context(command), name, options));
+  common(mcp.command('remove').description('remove a runtime server').argument('<name>', 'the server name'))
+    .option('--hub <name>', 'the hub', 'mcp')
+    .action((name: string, options: { hub: string }, command: Command) => mcpRemove(context(command), name, options));
+
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return ExitCode.usage;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are not failures; commander has already printed its message for the rest, unless --json.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return ExitCode.ok;
+      if (json) io.err(`${JSON.stringify({ error: { code: 'usage', exitCode: ExitCode.usage, message: error.message.replace(/^error: /, '') } })}\n`);
+      return ExitCode.usage;
+    }
+    const { exitCode, code } = classify(error);
+    const message = (error as Error)?.message ?? String(error);
+    io.err(json ? `${JSON.stringify({ error: { code, exitCode, message } })}\n` : `wardrik: ${message}\n`);
+    if (exitCode === ExitCode.unexpected && !json && (error as Error)?.stack !== undefined) io.err(`${(error as Error).stack}\n`);
+    return exitCode;
+  }
+}
+
+function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a whole number of at least 1 is needed.');
+  return Number(value);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
