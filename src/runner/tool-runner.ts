@@ -281,7 +281,7 @@ export class ToolRunner {
       }
       const checked = await checkArguments(entry.tool, item.arguments);
       if (!checked.ok) return await this.settle(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
-      if (await this.budgetSpent(item.agent, item.budgetUsd)) return await this.settle(base, budgetAnswer(item.budgetUsd!), 'parked');
+      if (item.budgetUsd !== undefined && (await this.budgetSpent(item.agent, item.budgetUsd))) return await this.settle(base, budgetAnswer(item.budgetUsd), 'parked');
       const record = await this.store.getCall(item.run, item.call);
       const prepared: Prepared = {
         agent: item.agent,
@@ -343,7 +343,7 @@ export class ToolRunner {
     const checking = checkArguments(entry.tool, parsed.value);
     const checked = checking instanceof Promise ? await checking : checking;
     if (!checked.ok) return early(invalidArgumentsAnswer(entry.name, checked.issues));
-    if (await this.budgetSpent(agent, request.budgetUsd)) return early(budgetAnswer(request.budgetUsd!));
+    if (request.budgetUsd !== undefined && (await this.budgetSpent(agent, request.budgetUsd))) return early(budgetAnswer(request.budgetUsd));
     const labels = await this.store.getLabels(run);
     const prepared: Prepared = {
       agent,
@@ -398,8 +398,8 @@ export class ToolRunner {
     return this.catalog.select(patterns).map((entry) => entry.name);
   }
 
-  private async budgetSpent(agent: string, budgetUsd: number | undefined): Promise<boolean> {
-    return budgetUsd !== undefined && (await this.store.getSpend(agent)) >= budgetUsd;
+  private async budgetSpent(agent: string, budgetUsd: number): Promise<boolean> {
+    return (await this.store.getSpend(agent)) >= budgetUsd;
   }
 
   /** Journals a call that ends before it runs (unknown tool, bad arguments, denied, budget). */
@@ -588,14 +588,17 @@ export class ToolRunner {
   }
 
   /** A store step a call cannot run without: its failure says which call did not run, and why. */
-  private async storeStep<T>(p: Prepared, what: string, step: () => Promise<T>): Promise<T> {
-    try {
-      return await step();
-    } catch (error) {
+  private storeStep<T>(p: Prepared, what: string, step: () => Promise<T>): Promise<T> {
+    const fail = (error: unknown): never => {
       throw new StoreError(
         `Call "${p.call}" of run "${p.run}" (${p.entry.ref}) did not run: could not ${what}: ${(error as Error).message} Fix the store, then send the call again.`,
         { cause: error },
       );
+    };
+    try {
+      return step().catch(fail);
+    } catch (error) {
+      return fail(error);
     }
   }
 
