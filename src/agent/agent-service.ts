@@ -200,7 +200,7 @@ export class AgentService {
     try {
       if (!(await this.store.writeTurn(record, undefined))) throw new ConflictError(`Turn "${run}" already exists; send again.`);
     } catch (error) {
-      await this.leases.release(run);
+      this.leases.release(run);
       throw error;
     }
     this.events.emit({ type: 'run.started', agent: id, run, model: rt.spec });
@@ -256,7 +256,7 @@ export class AgentService {
       const next: TurnRecord = { ...turn, version: turn.version + 1, updatedAt: this.clock.now() };
       // The compare-and-set makes one node the taker, even if two got the lease one after the other.
       if (this.active.has(turn.run) || !(await this.store.writeTurn(next, turn.version))) {
-        await this.leases.release(turn.run);
+        this.leases.release(turn.run);
         continue;
       }
       this.events.emit({ type: 'run.resumed', agent: turn.agent, run: turn.run, reason: 'recovered' });
@@ -342,7 +342,7 @@ export class AgentService {
     } finally {
       this.active.delete(d.run);
       this.driving.delete(d.run);
-      await this.leases.release(d.run);
+      this.leases.release(d.run);
     }
   }
 
@@ -650,7 +650,7 @@ export class AgentService {
     if (!(await this.leases.acquire(run))) return false;
     const next: TurnRecord = { ...turn, status: 'running', version: turn.version + 1, updatedAt: this.clock.now() };
     if (this.active.has(run) || !(await this.store.writeTurn(next, turn.version))) {
-      await this.leases.release(run);
+      this.leases.release(run);
       return false;
     }
     this.watched.delete(run);
@@ -669,7 +669,7 @@ export class AgentService {
         d = this.prepare(rt, record, history, steps.map((step) => step.data as StepData), undefined);
       } catch (error) {
         this.active.delete(record.run);
-        await this.leases.release(record.run);
+        this.leases.release(record.run);
         throw error;
       }
       await this.drive(d);

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_STORE, Wardrik } from '../di/wardrik.js';
 import { ConfigurationError, StoreError } from '../errors.js';
-import { openStore, redact } from '../store/open-store.js';
+import { openStore, redact, sqlitePath } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { CliError, ExitCode } from './errors.js';
 
@@ -70,9 +70,9 @@ export class CommandContext {
 
   private async open(): Promise<Store> {
     const url = this.storeUrl;
-    const file = sqliteFile(url);
+    const file = sqlitePath(url);
     // Reading a store that is not there would create an empty one and answer "nothing": say so instead.
-    if (file !== undefined && file !== ':memory:') {
+    if (file !== undefined && file !== '' && file !== ':memory:') {
       // Relative to the working directory, as openStore resolves it.
       const path = resolve(file);
       if (!existsSync(path)) {
@@ -98,12 +98,3 @@ export class CommandContext {
   }
 }
 
-/** The file a `sqlite:` URL names (as written, relative or absolute), or undefined for other stores. */
-function sqliteFile(url: string): string | undefined {
-  if (!/^sqlite:/i.test(url)) return undefined;
-  let rest = url.slice('sqlite:'.length);
-  const query = rest.indexOf('?');
-  if (query >= 0) rest = rest.slice(0, query);
-  if (rest.startsWith('//')) rest = rest.slice(2);
-  return rest === '' ? undefined : rest;
-}

@@ -27,10 +27,17 @@ export async function openStore(url: string): Promise<Store> {
   throw unknown(url, 'its scheme is not one Wardrik knows.', suggestion(url, scheme, colon));
 }
 
-async function openSqlite(url: string): Promise<Store> {
-  const [rest = '', query] = splitQuery(url.slice('sqlite:'.length));
+/** The file a `sqlite:` URL names, as given (relative to the working directory, or absolute); `undefined` for other URLs. */
+export function sqlitePath(url: string): string | undefined {
+  if (!/^sqlite:/i.test(url)) return undefined;
+  const [rest = ''] = splitQuery(url.slice('sqlite:'.length));
   // `sqlite:///abs/path` and `sqlite://rel` are common spellings of `sqlite:/abs/path` and `sqlite:rel`.
-  const path = rest.startsWith('//') ? rest.slice(2) : rest;
+  return rest.startsWith('//') ? rest.slice(2) : rest;
+}
+
+async function openSqlite(url: string): Promise<Store> {
+  const path = sqlitePath(url) ?? '';
+  const [, query] = splitQuery(url);
   if (path === '') throw unknown(url, 'it names no file.', 'sqlite:.wardrik/wardrik.db');
   let synchronous: 'normal' | 'full' | undefined;
   for (const [key, value] of new URLSearchParams(query)) {
