@@ -208,6 +208,10 @@ describe('Wardrik.create and dependency injection', () => {
       /Toolset "greet" is given twice \(class GreetTools and class OtherGreetTools\)/,
     );
     await assert.rejects(Wardrik.create({ container: app, toolsets: [GreetTools], tools: { greet: [] }, store: 'memory:' }), /Toolset "greet" is given twice/);
+    await assert.rejects(
+      Wardrik.create({ container: app, toolsets: [GreetTools, GreetTools], store: 'memory:' }),
+      /Toolset "greet" is given twice \(class GreetTools and class GreetTools\)/,
+    );
   });
 
   it('closes the store when create fails', async () => {
