@@ -9,17 +9,31 @@ export interface Timing {
 }
 
 export async function measure(name: string, op: () => unknown, options: { rounds?: number; perRound?: number } = {}): Promise<Timing> {
+  return (await measureInTurns([{ name, op }], options))[0]!;
+}
+
+/**
+ * Measures operations in turns: every round runs each of them once, in an order that rotates, and
+ * each figure is the median of its rounds. A slow spell of this shared machine then falls on all of
+ * them alike, not on whichever happened to run during it, so their ratios hold.
+ */
+export async function measureInTurns(ops: readonly { name: string; op: () => unknown }[], options: { rounds?: number; perRound?: number } = {}): Promise<Timing[]> {
   const rounds = options.rounds ?? 15;
   const perRound = options.perRound ?? 2_000;
-  for (let i = 0; i < perRound; i++) await op(); // warm-up
-  const samples: number[] = [];
-  for (let round = 0; round < rounds; round++) {
+  const time = async (op: () => unknown): Promise<number> => {
     const start = process.hrtime.bigint();
     for (let i = 0; i < perRound; i++) await op();
-    samples.push(Number(process.hrtime.bigint() - start) / perRound);
+    return Number(process.hrtime.bigint() - start) / perRound;
+  };
+  for (const { op } of ops) await time(op); // warm-up
+  const samples = ops.map((): number[] => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < ops.length; k++) {
+      const index = (k + round) % ops.length;
+      samples[index]!.push(await time(ops[index]!.op));
+    }
   }
-  samples.sort((a, b) => a - b);
-  return { name, ns: samples[Math.floor(samples.length / 2)]! };
+  return ops.map(({ name }, i) => ({ name, ns: samples[i]!.sort((a, b) => a - b)[Math.floor(rounds / 2)]! }));
 }
 
 export function format(ns: number): string {

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Wardrik, type McpTransportOptions } from '../src/index.js';
-import { format, report, type Timing } from './lib.js';
+import { format, measureInTurns, report, type Timing } from './lib.js';
 
 // The SDK's HTTP client transport gives every request the same AbortSignal and undici adds a listener
 // per request, so 32 concurrent calls trip Node's listener warning (raw and ours alike). Counted, not printed.
@@ -21,27 +21,6 @@ process.on('warning', (warning) => {
   if (warning.name === 'MaxListenersExceededWarning') listenerWarnings++;
   else console.warn(warning);
 });
-
-/**
- * The median of each op, measured in rounds that take turns (each round runs every op, in an order
- * that rotates), so a machine that drifts (the other core busy, a server warming up) colours all alike.
- */
-async function interleaved(ops: readonly { name: string; op: () => Promise<unknown> }[], rounds: number, perRound: number): Promise<Timing[]> {
-  const run = async (op: () => Promise<unknown>): Promise<number> => {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < perRound; i++) await op();
-    return Number(process.hrtime.bigint() - start) / perRound;
-  };
-  for (let i = 0; i < perRound * 2; i++) for (const { op } of ops) await op();
-  const samples = ops.map(() => [] as number[]);
-  for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < ops.length; k++) {
-      const index = (k + round) % ops.length;
-      samples[index]!.push(await run(ops[index]!.op));
-    }
-  }
-  return ops.map(({ name }, i) => ({ name, ns: samples[i]!.sort((x, y) => x - y)[Math.floor(rounds / 2)]! }));
-}
 
 const stdioServer = fileURLToPath(new URL('../test/mcp/fixtures/stdio-server.js', import.meta.url));
 const httpServer = fileURLToPath(new URL('../test/mcp/fixtures/http-server.js', import.meta.url));
@@ -88,24 +67,22 @@ for (const [kind, server, target] of [
   const tool = wardrik.mcp().tools({}, { servers: server }).find((entry) => entry.name === `${server}__echo`)!.tool;
   // The hub's tool alone, without the runner: how much of the difference is the MCP layer's.
   const bare = () => tool.run({ text: 'hello' }, { signal: new AbortController().signal } as never) as Promise<unknown>;
-  const [rawOne, oursOne, bareOne] = await interleaved(
+  const [rawOne, oursOne, bareOne] = await measureInTurns(
     [
       { name: `raw SDK client.callTool, ${kind}, 1 at a time`, op: raw(client) },
       { name: `wardrik.runner.run, ${kind}, 1 at a time`, op: ours(server) },
       { name: `(hub tool.run without the runner, ${kind})`, op: bare },
     ],
-    21,
-    kind === 'stdio' ? 200 : 100,
+    { rounds: 21, perRound: kind === 'stdio' ? 200 : 100 },
   );
   report(`MCP over ${kind}, one call at a time`, rawOne!, [{ timing: oursOne!, target }, { timing: bareOne! }]);
-  const [rawMany, oursMany, bareMany] = await interleaved(
+  const [rawMany, oursMany, bareMany] = await measureInTurns(
     [
       { name: `raw SDK client.callTool, ${kind}, ${CONCURRENCY} at once`, op: batch(raw(client)) },
       { name: `wardrik.runner.run, ${kind}, ${CONCURRENCY} at once`, op: batch(ours(server)) },
       { name: `(hub tool.run without the runner, ${kind}, ${CONCURRENCY} at once)`, op: batch(bare) },
     ],
-    21,
-    kind === 'stdio' ? 20 : 10,
+    { rounds: 21, perRound: kind === 'stdio' ? 20 : 10 },
   );
   report(`MCP over ${kind}, ${CONCURRENCY} calls at once (time per batch)`, rawMany!, [{ timing: oursMany!, target: 1.11 }, { timing: bareMany! }]);
   const share = rawMany!.ns / oursMany!.ns;

@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 import { defineTool, Wardrik } from '../src/index.js';
-import { measure, report } from './lib.js';
+import { measureInTurns, report } from './lib.js';
 
 class RefundArgs {
   @IsString()
@@ -27,17 +27,26 @@ const wardrik = await Wardrik.create({ store: 'memory:', tools: { b: [bare, chec
 const args = { orderId: 'ord_1', amountCents: 500, reason: 'damaged' };
 let id = 0;
 
-// The baseline a caller would otherwise write: await the tool function.
-const raw = await measure('raw: await tool.run(args, ctx)', async () => bare.run({} as never, {} as never), { perRound: 20_000 });
-const runner = await measure('runner: no DTO, memory store', () => wardrik.runner.run({ agent: 'a', run: 'r', call: { id: `n${id++}`, name: 'b__bump' } }), { perRound: 5_000 });
-report('Runner overhead, a tool without a DTO', raw, [{ timing: runner, target: 10 }]);
-
 const options = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true };
-const plain = await measure('plain: plainToInstance + validateSync', () => {
-  const instance = plainToInstance(RefundArgs, args);
-  if (validateSync(instance, options).length > 0) throw new Error('invalid');
-  return work(instance.amountCents);
-});
-const validated = await measure('runner: validated call, memory store', () => wardrik.runner.run({ agent: 'a', run: 'r', call: { id: `v${id++}`, name: 'b__refund', arguments: args } }));
-report('Runner, a validated call', plain, [{ timing: validated, target: 1.5 }]);
+const run = (name: string, args?: unknown) => () => wardrik.runner.run({ agent: 'a', run: 'r', call: { id: `${name}${id++}`, name, arguments: args } });
+// Each pair in turns, so the machine's slow spells fall on both sides of a ratio.
+const [raw, runner] = await measureInTurns([
+  // The baseline a caller would otherwise write: await the tool function.
+  { name: 'raw: await tool.run(args, ctx)', op: async () => bare.run({} as never, {} as never) },
+  { name: 'runner: no DTO, memory store', op: run('b__bump') },
+], { perRound: 5_000 });
+report('Runner overhead, a tool without a DTO', raw!, [{ timing: runner!, target: 10 }]);
+
+const [plain, validated] = await measureInTurns([
+  {
+    name: 'plain: plainToInstance + validateSync',
+    op: () => {
+      const instance = plainToInstance(RefundArgs, args);
+      if (validateSync(instance, options).length > 0) throw new Error('invalid');
+      return work(instance.amountCents);
+    },
+  },
+  { name: 'runner: validated call, memory store', op: run('b__refund', args) },
+]);
+report('Runner, a validated call', plain!, [{ timing: validated!, target: 1.5 }]);
 await wardrik.close();

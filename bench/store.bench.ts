@@ -12,7 +12,7 @@ import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import type { CallRecord, Store } from '../src/store/store.js';
-import { measure, report, type Timing } from './lib.js';
+import { measureInTurns, report } from './lib.js';
 
 const args = JSON.stringify({ orderId: 'o-1', amount: 12.5, note: 'refund for a late delivery' });
 const answer = { status: 'ok' as const, output: { refund: 're_123', status: 'succeeded' }, labels: [] };
@@ -65,21 +65,9 @@ async function agentSteps(store: Store): Promise<() => Promise<void>> {
   };
 }
 
-/**
- * Measures the operations in turns (A, B, A, B …) and takes each one's median, so a slow spell of
- * this shared machine falls on all of them rather than on whichever ran during it.
- */
-async function inTurns(ops: readonly { name: string; op: () => unknown }[], size: { rounds: number; perRound: number }, turns = 3): Promise<Timing[]> {
-  const samples = ops.map((): number[] => []);
-  for (let turn = 0; turn < turns; turn++) {
-    for (const [i, { name, op }] of ops.entries()) samples[i]!.push((await measure(name, op, size)).ns);
-  }
-  return ops.map(({ name }, i) => ({ name, ns: samples[i]!.sort((a, b) => a - b)[Math.floor(turns / 2)]! }));
-}
-
 async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void> {
   // FULL waits for the disk on every commit: fewer operations keep it to a few seconds.
-  const size = synchronous === 'full' ? { rounds: 5, perRound: 100 } : { rounds: 5, perRound: 500 };
+  const size = synchronous === 'full' ? { rounds: 15, perRound: 100 } : { rounds: 15, perRound: 500 };
   const rawPath = join(dir, `raw-${synchronous}.db`);
   await new SqliteStore({ path: rawPath }).close(); // the same schema, then written by plain better-sqlite3
   const db = new Database(rawPath);
@@ -92,7 +80,7 @@ async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void
   const store = new SqliteStore({ path: join(dir, `store-${synchronous}.db`), synchronous });
   try {
     const step = await agentSteps(store);
-    const [raw, journaled, lease, agentStep] = await inTurns(
+    const [raw, journaled, lease, agentStep] = await measureInTurns(
       [
         {
           name: `raw better-sqlite3 INSERT + commit (${synchronous})`,
@@ -132,7 +120,7 @@ async function postgres(url: string): Promise<void> {
     // The baseline is the driver at its fastest (a prepared statement, as the store uses); the plain
     // unprepared query is shown for reference.
     const step = await agentSteps(store);
-    const [raw, unprepared, journaled, lease, agentStep] = await inTurns(
+    const [raw, unprepared, journaled, lease, agentStep] = await measureInTurns(
       [
         { name: 'raw pg INSERT + commit (prepared statement)', op: rawInsert('bench_insert') },
         { name: 'raw pg INSERT + commit (plain query)', op: rawInsert() },
@@ -140,7 +128,7 @@ async function postgres(url: string): Promise<void> {
         { name: 'PostgresStore leaseRun renewal', op: leaseRenewal(store) },
         { name: 'PostgresStore agent step (appendStep + writeTurn)', op: step },
       ],
-      { rounds: 5, perRound: 100 },
+      { rounds: 15, perRound: 100 },
     );
     const perStep = { name: 'PostgresStore per journaled step (1 writeCall)', ns: journaled!.ns / 2 };
     report(`PostgreSQL (${url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')})`, raw!, [

@@ -5,7 +5,7 @@ import 'reflect-metadata';
 import { plainToInstance, Type } from 'class-transformer';
 import { IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested, validateSync } from 'class-validator';
 import { callTool, defineTool, type ToolContext } from '../src/index.js';
-import { format, measure, report } from './lib.js';
+import { format, measureInTurns, report } from './lib.js';
 
 class Address {
   @IsString()
@@ -53,14 +53,19 @@ if (check.status !== 'ok') throw new Error(`callTool failed: ${JSON.stringify(ch
 if (validateSync(plainToInstance(CreateOrderArgs, raw), options).length !== 0) throw new Error('the hand-written check failed');
 
 const instance = plainToInstance(CreateOrderArgs, raw);
-const bare = await measure('(a) raw function call', () => work(instance), { perRound: 200_000 });
-const manual = await measure('(b) plainToInstance + validateSync, then the call', () => {
-  const args = plainToInstance(CreateOrderArgs, raw);
-  if (validateSync(args, options).length > 0) throw new Error('invalid');
-  return work(args);
-});
-const tooled = await measure('(c) callTool([tool], call, ctx), validated', () => callTool([tool], call, ctx));
+const [bare, manual, tooled] = await measureInTurns([
+  { name: '(a) raw function call', op: () => work(instance) },
+  {
+    name: '(b) plainToInstance + validateSync, then the call',
+    op: () => {
+      const args = plainToInstance(CreateOrderArgs, raw);
+      if (validateSync(args, options).length > 0) throw new Error('invalid');
+      return work(args);
+    },
+  },
+  { name: '(c) callTool([tool], call, ctx), validated', op: () => callTool([tool], call, ctx) },
+]);
 
-report('Checked tool call, CreateOrderArgs (5 fields, one nested)', manual, [{ timing: tooled, target: 1.5 }]);
-console.log(`  ${bare.name.padEnd(52)} ${format(bare.ns).padStart(10)}   (for scale)`);
-console.log(`  ratio (c)/(b): ${(tooled.ns / manual.ns).toFixed(2)}`);
+report('Checked tool call, CreateOrderArgs (5 fields, one nested)', manual!, [{ timing: tooled!, target: 1.5 }]);
+console.log(`  ${bare!.name.padEnd(52)} ${format(bare!.ns).padStart(10)}   (for scale)`);
+console.log(`  ratio (c)/(b): ${(tooled!.ns / manual!.ns).toFixed(2)}`);
