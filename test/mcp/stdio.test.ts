@@ -321,7 +321,8 @@ describe('MCP over stdio', () => {
     it('a server that never answers initialize times out, and the others connect meanwhile', async () => {
       // A process that never speaks MCP: its connection attempts time out.
       const mute = { stdio: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } };
-      const h = await harness({ servers: { mute: { transport: mute }, good: { transport: stdio() } }, connectTimeoutMs: 300, waitMs: 100 });
+      // The time-out leaves room for a good server's start on a loaded machine (node with the SDK: ~0.3 s).
+      const h = await harness({ servers: { mute: { transport: mute }, good: { transport: stdio() } }, connectTimeoutMs: 2_000, waitMs: 100 });
       try {
         await h.toolsChanged('good');
         const warning = await h.until((e) => e.type === 'warning' && e.message.includes('"mute"'));
