@@ -43,34 +43,45 @@ export function inspectArguments(raw: unknown): FieldIssue[] {
     return [{ path: '(arguments)', message: `must be a JSON object of named arguments; got ${describeValue(raw)}` }];
   }
   const issues: FieldIssue[] = [];
+  // The path is kept as parts and spelled out only for an issue: most arguments have none.
+  const trail: (string | number)[] = [];
+  const here = (): string => trail.reduce<string>((path, part) => (typeof part === 'number' ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
   let values = 0;
   let characters = 0;
-  const walk = (value: unknown, path: string, depth: number): boolean => {
+  const walk = (value: unknown, depth: number): boolean => {
     values++;
     // Counted before the limit test, so one long string (the last value included) is refused too.
     if (typeof value === 'string') characters += value.length;
     if (values > ARGUMENT_LIMITS.values || characters > ARGUMENT_LIMITS.characters) return false;
     if (value === null || typeof value !== 'object') return true;
     if (depth > ARGUMENT_LIMITS.depth) {
-      issues.push({ path, message: `is nested deeper than ${ARGUMENT_LIMITS.depth} levels; send a flatter value` });
+      issues.push({ path: here(), message: `is nested deeper than ${ARGUMENT_LIMITS.depth} levels; send a flatter value` });
       return true;
     }
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) if (!walk(value[i], `${path}[${i}]`, depth + 1)) return false;
+      for (let i = 0; i < value.length; i++) {
+        trail.push(i);
+        const within = walk(value[i], depth + 1);
+        trail.pop();
+        if (!within) return false;
+      }
       return true;
     }
-    for (const key of Object.keys(value)) {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
       characters += key.length;
-      const child = path === '' ? key : `${path}.${key}`;
-      if (FORBIDDEN_KEYS.has(key)) {
-        issues.push({ path: child, message: `"${key}" is not allowed as an argument name; remove it` });
-        continue;
-      }
-      if (!walk((value as Record<string, unknown>)[key], child, depth + 1)) return false;
+      trail.push(key);
+      const within = FORBIDDEN_KEYS.has(key) ? forbidden(key) : walk((value as Record<string, unknown>)[key], depth + 1);
+      trail.pop();
+      if (!within) return false;
     }
     return true;
   };
-  if (!walk(raw, '', 0)) {
+  const forbidden = (key: string): true => {
+    issues.push({ path: here(), message: `"${key}" is not allowed as an argument name; remove it` });
+    return true;
+  };
+  if (!walk(raw, 0)) {
     return [
       {
         path: '(arguments)',
