@@ -132,6 +132,11 @@ export class ChildTransport implements Transport {
     if (stdin === undefined || stdin === null || this.exitInfo !== undefined || stdin.destroyed) {
       return Promise.reject(new Error(`Not connected: ${this.exit ?? 'the process is not running'}.`));
     }
+    // Messages sent in one tick (calls made together) go to the pipe in one write, not one each.
+    if (stdin.writableCorked === 0) {
+      stdin.cork();
+      process.nextTick(() => stdin.uncork());
+    }
     // A write error also comes as the stream's 'error' (reported through onerror) and the process's exit.
     if (stdin.write(serializeMessage(message))) return Promise.resolve();
     return new Promise((resolve) => stdin.once('drain', resolve));
