@@ -58,7 +58,8 @@ export interface Decision {
 
 interface CompiledRule {
   readonly rule: PolicyRule;
-  readonly label: string;
+  /** What the rule decides when it matches, naming the rule. */
+  readonly decision: Decision;
   readonly matches: (ref: string) => boolean;
   readonly resources?: readonly ((resource: string) => boolean)[];
 }
@@ -89,24 +90,17 @@ export class Policy {
 
   /** The decision for a call; synchronous unless a `decide` hook is set, since this runs on every call. */
   decide(input: PolicyInput, agentRules?: readonly PolicyRule[]): Decision | Promise<Decision> {
-    let decided: Decision | undefined;
-    const consider = (action: PolicyAction, rule: string): void => {
-      if (decided === undefined || SEVERITY[action] > SEVERITY[decided.action]) decided = { action, rule };
-    };
-    const apply = (rules: readonly CompiledRule[]): void => {
-      for (const rule of rules) if (ruleMatches(rule, input)) consider(rule.rule.action, rule.label);
-    };
-    apply(this.rules);
+    let decided = strictest(this.rules, input, undefined);
     if (agentRules !== undefined && agentRules.length > 0) {
       this.prepare(agentRules);
-      apply(this.agentRules.get(agentRules)!);
+      decided = strictest(this.agentRules.get(agentRules)!, input, decided);
     }
     const hook = this.options.decide;
     if (hook === undefined) return this.conclude(input, decided);
     return Promise.resolve(hook(input)).then((action) => {
       if (action !== undefined) {
         if (!(action in SEVERITY)) throw new ConfigurationError(`policy.decide returned ${JSON.stringify(action)}; return "allow", "ask", "deny" or undefined.`);
-        consider(action, 'policy.decide hook');
+        decided = stricter(decided, { action, rule: 'policy.decide hook' });
       }
       return this.conclude(input, decided);
     });
@@ -116,17 +110,8 @@ export class Policy {
   private conclude(input: PolicyInput, decided: Decision | undefined): Decision {
     const readOnly = input.annotations.readOnly === true;
     const gated = input.annotations.gated;
-    decided ??=
-      gated === true
-        ? { action: 'ask', rule: 'default: the tool is gated, so it asks a person' }
-        : gated === false
-          ? { action: 'allow', rule: 'default: the tool is not gated' }
-          : readOnly
-            ? { action: 'allow', rule: 'default: read-only tools run' }
-            : { action: 'ask', rule: 'default: a tool that is not read-only asks a person' };
-    if (decided.action === 'allow' && !readOnly && this.asksWhenOutside && input.labels.includes(OUTSIDE)) {
-      return { action: 'ask', rule: `labels: the run carries "${OUTSIDE}", so a tool that is not read-only asks a person` };
-    }
+    decided ??= gated === true ? DEFAULTS.gated : gated === false ? DEFAULTS.ungated : readOnly ? DEFAULTS.readOnly : DEFAULTS.other;
+    if (decided.action === 'allow' && !readOnly && this.asksWhenOutside && input.labels.includes(OUTSIDE)) return DEFAULTS.outside;
     return decided;
   }
 }
@@ -149,11 +134,34 @@ function compileRules(rules: readonly PolicyRule[], kind: string): readonly Comp
     const matchRef = glob(rule.match);
     return {
       rule,
-      label,
+      decision: decision(rule.action, label),
       matches: rule.match === '*' || rule.match === '**' ? () => true : matchRef,
       ...(rule.when?.resources === undefined ? {} : { resources: rule.when.resources.map(glob) }),
     };
   });
+}
+
+/** The decisions made when no rule matched, made once: this runs on every call. */
+const DEFAULTS = Object.freeze({
+  gated: decision('ask', 'default: the tool is gated, so it asks a person'),
+  ungated: decision('allow', 'default: the tool is not gated'),
+  readOnly: decision('allow', 'default: read-only tools run'),
+  other: decision('ask', 'default: a tool that is not read-only asks a person'),
+  outside: decision('ask', `labels: the run carries "${OUTSIDE}", so a tool that is not read-only asks a person`),
+});
+
+function decision(action: PolicyAction, rule: string): Decision {
+  return Object.freeze({ action, rule });
+}
+
+/** The most restrictive of `decided` and the matching rules among `rules` (deny > ask > allow). */
+function strictest(rules: readonly CompiledRule[], input: PolicyInput, decided: Decision | undefined): Decision | undefined {
+  for (const rule of rules) if (ruleMatches(rule, input)) decided = stricter(decided, rule.decision);
+  return decided;
+}
+
+function stricter(current: Decision | undefined, next: Decision): Decision {
+  return current === undefined || SEVERITY[next.action] > SEVERITY[current.action] ? next : current;
 }
 
 function ruleMatches(compiled: CompiledRule, input: PolicyInput): boolean {

@@ -6,8 +6,9 @@ import { checkAmount, type Measure, type ToolContext } from '../tools/context.js
  * call must be stopped), since most calls never look and making one costs more than a fast tool call.
  */
 export class CallContext implements ToolContext {
-  readonly costs: number[] = [];
-  readonly measures: Measure[] = [];
+  /** What the tool reported spending, in US dollars; made on the first `cost`, as most tools never call it. */
+  costs: number[] | undefined;
+  measures: Measure[] | undefined;
   private controller: AbortController | undefined;
   private abortReason: unknown;
   private aborted = false;
@@ -39,14 +40,14 @@ export class CallContext implements ToolContext {
 
   cost(usd: number): void {
     checkAmount('cost(usd)', usd);
-    this.costs.push(usd);
+    (this.costs ??= []).push(usd);
   }
 
   measure(unit: string, amount: number): void {
     checkAmount('measure(unit, amount)', amount);
     // A measure in US dollars is a cost, as in the seed's `measure(context, :usd, 0.01)`.
-    if (unit === 'usd') this.costs.push(amount);
-    else this.measures.push({ unit, amount });
+    if (unit === 'usd') (this.costs ??= []).push(amount);
+    else (this.measures ??= []).push({ unit, amount });
   }
 }
 

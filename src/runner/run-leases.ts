@@ -24,13 +24,15 @@ export class RunLeases {
     private readonly idleMs = 250,
   ) {}
 
-  /** Takes the run for one more piece of work; false when another node holds it. */
-  acquire(run: string): Promise<boolean> {
+  /**
+   * Takes the run for one more piece of work; false when another node holds it. Answers at once, with
+   * no promise, when this node already holds the run with plenty of lease left (every call's path).
+   */
+  acquire(run: string): boolean | Promise<boolean> {
     const lease = this.held.get(run);
-    // Fast path: this node holds the run, with plenty of lease left.
     if (lease !== undefined && lease.until - this.clock.now() > this.ttlMs / 2) {
       lease.active++;
-      return Promise.resolve(true);
+      return true;
     }
     return this.serial(run, async () => {
       const now = this.clock.now();
@@ -38,7 +40,7 @@ export class RunLeases {
       if (current === undefined || current.until - now <= this.ttlMs / 2) {
         if (!(await this.store.leaseRun(run, this.node, now, this.ttlMs))) return false;
       }
-      const next: Lease = current ?? { until: 0, active: 0, idle: undefined };
+      const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, idle: undefined };
       next.until = Math.max(next.until, now + this.ttlMs);
       next.active++;
       this.held.set(run, next);
@@ -51,14 +53,20 @@ export class RunLeases {
   release(run: string): void {
     const lease = this.held.get(run);
     if (lease === undefined || --lease.active > 0) return;
-    if (lease.idle !== undefined) {
-      lease.idle.refresh();
-      return;
-    }
+    // Real time, as the idle timer is a real timer. The timer is not moved on every call (that costs
+    // more than the call): when it fires early for a run used since, it waits out the rest.
+    lease.idleSince = performance.now();
+    if (lease.idle === undefined) this.waitIdle(run, lease, this.idleMs);
+  }
+
+  private waitIdle(run: string, lease: Lease, ms: number): void {
     lease.idle = setTimeout(() => {
       lease.idle = undefined;
-      void this.giveUp(run, lease).catch(() => undefined); // it expires on its own if the store is down
-    }, this.idleMs);
+      if (lease.active > 0) return; // its next release waits again
+      const left = this.idleMs - (performance.now() - lease.idleSince);
+      if (left > 1) this.waitIdle(run, lease, left);
+      else void this.giveUp(run, lease).catch(() => undefined); // it expires on its own if the store is down
+    }, ms);
     lease.idle.unref();
   }
 
@@ -117,6 +125,8 @@ interface Lease {
   until: number;
   /** Pieces of work running under it here. */
   active: number;
+  /** When the last piece of work here ended (`performance.now()`). */
+  idleSince: number;
   /** Gives the lease up once the run has been idle for a while. */
   idle: NodeJS.Timeout | undefined;
 }

@@ -16,7 +16,7 @@ import {
   parseArguments,
 } from '../tools/call-tool.js';
 import { glob } from '../tools/glob.js';
-import { errorAnswer, type ToolAnswer } from '../tools/result.js';
+import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
 import { RunLeases } from './run-leases.js';
 import { CallContext } from './call-context.js';
@@ -83,6 +83,8 @@ interface Prepared {
   readonly agent: string;
   readonly run: string;
   readonly call: string;
+  /** The tool as policies name it, `toolset/tool`. */
+  readonly tool: string;
   readonly entry: CatalogEntry;
   /** The checked arguments the tool receives (a DTO instance for DTO tools). */
   readonly args: unknown;
@@ -116,7 +118,13 @@ export const RUNNER_DEFAULTS = Object.freeze({
  * written to the store before the effect it describes, so a crash leaves a readable journal.
  */
 export class ToolRunner {
-  private readonly inFlight = new Map<string, Promise<ToolAnswer>>();
+  /**
+   * Calls running in this process, by run and call id, so a duplicate joins the first. Replaced by a
+   * new Map whenever it empties: V8 makes a Map that has lived long (moved to the old generation) and
+   * churns through keys keep each discarded table alive until a full collection, which cost more
+   * than the rest of a call here (measured: ~1 µs a call, bench/runner.bench.ts).
+   */
+  private inFlight = new Map<string, Promise<ToolAnswer>>();
   private readonly remembering = new Map<string, { readonly digest: string; readonly answer: Promise<Attempted> }>();
   private readonly timeoutMs: number;
   private readonly attempts: number;
@@ -187,6 +195,7 @@ export class ToolRunner {
           agent: current.agent,
           run: current.run,
           call: current.call,
+          tool: entry.ref,
           entry,
           args: checking.ok ? checking.value : current.arguments,
           arguments: current.arguments,
@@ -260,6 +269,7 @@ export class ToolRunner {
       return await this.start(request);
     } finally {
       this.inFlight.delete(key);
+      if (this.inFlight.size === 0) this.inFlight = new Map();
     }
   }
 
@@ -287,6 +297,7 @@ export class ToolRunner {
         agent: item.agent,
         run: item.run,
         call: item.call,
+        tool: entry.ref,
         entry,
         args: checked.value,
         arguments: item.arguments,
@@ -306,7 +317,7 @@ export class ToolRunner {
    * Returns the answer, or throws a `StoreError` when the journal cannot be written.
    */
   async settle(
-    base: { readonly agent: string; readonly run: string; readonly call: string; readonly tool: string },
+    base: CallRef,
     answer: ToolAnswer,
     expected: CallState | undefined,
   ): Promise<ToolAnswer> {
@@ -335,20 +346,38 @@ export class ToolRunner {
     if (existing !== undefined) return this.recorded(existing, call.arguments);
     const entry = this.resolve(call.name, request.tools);
     const base = { agent, run, call: call.id, tool: entry?.ref ?? call.name };
-    this.events.emit({ type: 'tool.called', ...base });
+    // Events are built only when someone listens: this is every call's path.
+    const listening = this.events.listening;
+    if (listening) this.events.emit({ type: 'tool.called', ...base });
     const parsed = parseArguments(call.arguments);
-    const early = (answer: ToolAnswer): Promise<ToolAnswer> => this.finishEarly(base, parsed.ok ? parsed.value : call.arguments, answer);
-    if (entry === undefined) return early(notFoundAnswer(call.name, this.visible(request.tools)));
-    if (!parsed.ok) return early(invalidArgumentsAnswer(entry.name, parsed.issues));
+    if (entry === undefined) return this.finishEarly(base, parsed.ok ? parsed.value : call.arguments, notFoundAnswer(call.name, this.visible(request.tools)));
+    if (!parsed.ok) return this.finishEarly(base, call.arguments, invalidArgumentsAnswer(entry.name, parsed.issues));
     const checking = checkArguments(entry.tool, parsed.value);
     const checked = checking instanceof Promise ? await checking : checking;
-    if (!checked.ok) return early(invalidArgumentsAnswer(entry.name, checked.issues));
-    if (request.budgetUsd !== undefined && (await this.budgetSpent(agent, request.budgetUsd))) return early(budgetAnswer(request.budgetUsd));
+    if (!checked.ok) return this.finishEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checked.issues));
+    if (request.budgetUsd !== undefined && (await this.budgetSpent(agent, request.budgetUsd))) return this.finishEarly(base, parsed.value, budgetAnswer(request.budgetUsd));
     const labels = await this.store.getLabels(run);
+    const annotations = entry.tool.annotations;
+    let resources: readonly string[] = NO_RESOURCES;
+    try {
+      if (annotations.resources !== undefined) resources = annotations.resources(checked.value as never);
+    } catch (error) {
+      // Fail closed: a policy that cannot see what a call touches must not allow it.
+      const message = `Tool "${entry.name}" could not say what it acts on (@Resources threw: ${(error as Error).message}); it did not run.`;
+      return this.finishEarly(base, parsed.value, errorAnswer('failed', message));
+    }
+    const deciding = this.policy.decide({ agent, run, tool: entry.ref, annotations, arguments: checked.value, labels, resources }, request.policy);
+    const decision = deciding instanceof Promise ? await deciding : deciding;
+    if (listening) this.events.emit({ type: 'tool.decided', ...base, decision: decision.action, rule: decision.rule });
+    if (decision.action === 'deny') {
+      const message = `The policy does not allow this call (${decision.rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`;
+      return this.finishEarly(base, parsed.value, errorAnswer('denied', message));
+    }
     const prepared: Prepared = {
       agent,
       run,
       call: call.id,
+      tool: entry.ref,
       entry,
       args: checked.value,
       arguments: parsed.value,
@@ -358,22 +387,6 @@ export class ToolRunner {
       signal: request.signal,
       spent: { usd: 0 },
     };
-    let resources: readonly string[];
-    try {
-      resources = entry.tool.annotations.resources?.(checked.value as never) ?? [];
-    } catch (error) {
-      // Fail closed: a policy that cannot see what a call touches must not allow it.
-      return early(errorAnswer('failed', `Tool "${entry.name}" could not say what it acts on (@Resources threw: ${(error as Error).message}); it did not run.`));
-    }
-    const deciding = this.policy.decide(
-      { agent, run, tool: entry.ref, annotations: entry.tool.annotations, arguments: checked.value, labels, resources },
-      request.policy,
-    );
-    const decision = deciding instanceof Promise ? await deciding : deciding;
-    this.events.emit({ type: 'tool.decided', ...base, decision: decision.action, rule: decision.rule });
-    if (decision.action === 'deny') {
-      return early(errorAnswer('denied', `The policy does not allow this call (${decision.rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`));
-    }
     if (decision.action === 'ask') return this.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
     return this.execute(prepared, undefined);
   }
@@ -404,7 +417,7 @@ export class ToolRunner {
 
   /** Journals a call that ends before it runs (unknown tool, bad arguments, denied, budget). */
   private async finishEarly(
-    base: { readonly agent: string; readonly run: string; readonly call: string; readonly tool: string },
+    base: CallRef,
     args: unknown,
     answer: ToolAnswer,
   ): Promise<ToolAnswer> {
@@ -424,7 +437,14 @@ export class ToolRunner {
 
   /** Journals `started` (attempt `first`) under the run's lease, runs the call, journals its answer. */
   private async execute(p: Prepared, expected: CallState | undefined, first = 1): Promise<ToolAnswer> {
-    if (!(await this.storeStep(p, 'lease its run', () => this.leases.acquire(p.run)))) {
+    let leased: boolean;
+    try {
+      const acquiring = this.leases.acquire(p.run);
+      leased = acquiring === true || (await acquiring);
+    } catch (error) {
+      throw storeFailure(p, 'lease its run', error);
+    }
+    if (!leased) {
       return errorAnswer('conflict', `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`);
     }
     try {
@@ -468,32 +488,32 @@ export class ToolRunner {
     const tool = p.entry.tool;
     const repeatable = tool.annotations.readOnly === true || tool.annotations.idempotent === true;
     const limit = first - 1 + (repeatable ? this.attempts : 1);
-    const base = { agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref };
     for (let attempt = first; ; attempt++) {
-      const outcome = await this.attemptOnce(p, attempt);
+      const ctx = new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
+      const attempting = this.attemptOnce(p, ctx);
+      const outcome = attempting instanceof Promise ? await attempting : attempting;
+      // Costs are counted whatever the attempt's outcome.
+      if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs);
       if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
       if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
       if (attempt >= limit || !isTransient(outcome.threw)) return [failureAnswer(tool, outcome.threw), attempt];
       const delayMs = this.backoff(attempt);
-      this.events.emit({ type: 'tool.retrying', ...base, attempt: attempt + 1, delayMs, reason: (outcome.threw as Error)?.message ?? String(outcome.threw) });
+      const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
+      this.events.emit({ type: 'tool.retrying', agent: p.agent, run: p.run, call: p.call, tool: p.tool, attempt: attempt + 1, delayMs, reason });
       await this.journal(p, 'started', attempt + 1, 'started');
       if (!(await sleep(delayMs, p.signal))) return [stoppedAnswer(p), attempt];
     }
   }
 
-  /** One attempt under one timer; its costs are recorded whatever happens. */
-  private async attemptOnce(p: Prepared, attempt: number): Promise<Outcome> {
+  /** One attempt under one timer; synchronous when the tool is, since most are. */
+  private attemptOnce(p: Prepared, ctx: CallContext): Outcome | Promise<Outcome> {
     const tool = p.entry.tool;
-    const ctx = new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
-    let outcome: Outcome;
     try {
       const result = tool.run(p.args as never, ctx);
-      outcome = isThenable(result) ? await this.race(result, ctx, tool.annotations.timeout ?? this.timeoutMs, p) : { returned: result };
+      return isThenable(result) ? this.race(result, ctx, tool.annotations.timeout ?? this.timeoutMs, p) : { returned: result };
     } catch (error) {
-      outcome = { threw: error };
+      return { threw: error };
     }
-    if (ctx.costs.length > 0) await this.recordCosts(p, ctx);
-    return outcome;
   }
 
   /** Waits for the tool, its time-out or the caller's stop, whichever comes first, with one timer. */
@@ -522,8 +542,8 @@ export class ToolRunner {
     });
   }
 
-  private async recordCosts(p: Prepared, ctx: CallContext): Promise<void> {
-    for (const usd of ctx.costs) {
+  private async recordCosts(p: Prepared, costs: readonly number[]): Promise<void> {
+    for (const usd of costs) {
       p.spent.usd += usd;
       const totalUsd = await this.store.addSpend(p.agent, usd);
       this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd });
@@ -532,18 +552,11 @@ export class ToolRunner {
 
   /** Journals the answer, adds its labels to the run, parks the call if the tool asked to. */
   private async finish(p: Prepared, answer: ToolAnswer, attempt: number): Promise<ToolAnswer> {
-    const base = { agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref };
-    if (answer.labels.length > 0) await this.addLabels(base, answer.labels);
+    if (answer.labels.length > 0) await this.addLabels(p, answer.labels);
     if (answer.status === 'parked') return this.park(p, 'park', answer.reason, 'started', answer.labels);
-    const written = await this.store.writeCall(
-      {
-        ...this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempt),
-        answer,
-      },
-      'started',
-    );
-    if (!written) return this.raced(p.run, p.call);
-    this.emitFinal(base, answer, attempt);
+    const state = answer.status === 'ok' ? 'succeeded' : 'failed';
+    if (!(await this.store.writeCall(this.recordOf(p, state, attempt, answer), 'started'))) return this.raced(p.run, p.call);
+    if (this.events.listening) this.emitFinal(p, answer, attempt);
     return answer;
   }
 
@@ -551,10 +564,10 @@ export class ToolRunner {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
-    const written = await this.store.writeCall({ ...this.recordOf(p, 'parked', 0), answer, inboxId }, expected);
+    const written = await this.store.writeCall({ ...this.recordOf(p, 'parked', 0, answer), inboxId }, expected);
     if (!written) return this.raced(p.run, p.call);
     await this.store.putInboxItem(this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd));
-    this.events.emit({ type: 'tool.parked', agent: p.agent, run: p.run, call: p.call, tool: p.entry.ref, inboxId, kind, reason });
+    this.events.emit({ type: 'tool.parked', agent: p.agent, run: p.run, call: p.call, tool: p.tool, inboxId, kind, reason });
     return answer;
   }
 
@@ -562,7 +575,7 @@ export class ToolRunner {
     id: string,
     kind: InboxKind,
     reason: string,
-    call: { readonly agent: string; readonly run: string; readonly call: string; readonly arguments: unknown } & ({ readonly tool: string } | { readonly entry: CatalogEntry }),
+    call: CallRef & { readonly arguments: unknown },
     labels: readonly string[],
     budgetUsd: number | undefined,
   ): InboxRecord {
@@ -573,7 +586,7 @@ export class ToolRunner {
       agent: call.agent,
       run: call.run,
       call: call.call,
-      tool: 'tool' in call ? call.tool : call.entry.ref,
+      tool: call.tool,
       arguments: call.arguments,
       digest: argumentsDigest(call.arguments),
       labels,
@@ -583,38 +596,26 @@ export class ToolRunner {
     };
   }
 
-  private journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
-    return this.storeStep(p, `write it to the journal as ${state}`, () => this.store.writeCall(this.recordOf(p, state, attempt), expected));
-  }
-
-  /** A store step a call cannot run without: its failure says which call did not run, and why. */
-  private storeStep<T>(p: Prepared, what: string, step: () => Promise<T>): Promise<T> {
-    const fail = (error: unknown): never => {
-      throw new StoreError(
-        `Call "${p.call}" of run "${p.run}" (${p.entry.ref}) did not run: could not ${what}: ${(error as Error).message} Fix the store, then send the call again.`,
-        { cause: error },
-      );
-    };
+  /** Journals the call's state before what it describes happens; a store that fails stops the call. */
+  private async journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
     try {
-      return step().catch(fail);
+      return await this.store.writeCall(this.recordOf(p, state, attempt, undefined), expected);
     } catch (error) {
-      return fail(error);
+      throw storeFailure(p, `write it to the journal as ${state}`, error);
     }
   }
 
-  private recordOf(p: Prepared, state: CallState, attempt: number): CallRecord {
-    return {
-      run: p.run,
-      call: p.call,
-      agent: p.agent,
-      tool: p.entry.ref,
-      arguments: p.arguments,
-      idempotencyKey: p.idempotencyKey,
-      state,
-      attempt,
-      ...(p.spent.usd > 0 ? { costUsd: p.spent.usd } : {}),
-      updatedAt: this.clock.now(),
-    };
+  private recordOf(p: Prepared, state: CallState, attempt: number, answer: ToolAnswer | undefined): CallRecord {
+    const { run, call, agent, tool, arguments: args, idempotencyKey } = p;
+    const updatedAt = this.clock.now();
+    // Whole literals rather than fields added afterwards: a memory store keeps every record, and an
+    // added field costs each of them a second allocation.
+    const record: Mutable<CallRecord> =
+      answer === undefined
+        ? { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, updatedAt }
+        : { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, answer, updatedAt };
+    if (p.spent.usd > 0) record.costUsd = p.spent.usd;
+    return record;
   }
 
   /** Someone else changed the call's state first: answer with what they recorded. */
@@ -623,15 +624,15 @@ export class ToolRunner {
     return record?.answer ?? errorAnswer('conflict', `Call "${call}" is being handled elsewhere; wait for its answer.`);
   }
 
-  private async addLabels(base: { readonly agent: string; readonly run: string; readonly call: string; readonly tool: string }, labels: readonly string[]): Promise<void> {
+  private async addLabels(base: CallRef, labels: readonly string[]): Promise<void> {
     if (labels.length === 0) return;
     const added = await this.store.addLabels(base.run, labels);
-    if (added.length > 0) this.events.emit({ type: 'label.added', ...base, labels: added });
+    if (added.length > 0) this.events.emit({ type: 'label.added', ...ref(base), labels: added });
   }
 
-  private emitFinal(base: { readonly agent: string; readonly run: string; readonly call: string; readonly tool: string }, answer: ToolAnswer, attempts: number): void {
-    if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...base, attempts, labels: answer.labels });
-    else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...base, code: answer.code, message: answer.message, attempts });
+  private emitFinal(base: CallRef, answer: ToolAnswer, attempts: number): void {
+    if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...ref(base), attempts, labels: answer.labels });
+    else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...ref(base), code: answer.code, message: answer.message, attempts });
   }
 
   /** Exponential backoff with equal jitter: half the step fixed, half random, capped. */
@@ -645,8 +646,33 @@ const IN_DOUBT =
   'Wardrik stopped while this call was running, so it may or may not have happened. Say whether it did: ' +
   'inbox.answer(id, { happened: true, result }) records its result, { happened: false } runs it now, or deny it.';
 
+const NO_RESOURCES: readonly string[] = Object.freeze([]);
+
+/** Which call an event is about. */
+interface CallRef {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: string;
+  readonly tool: string;
+}
+
+/** Just the call's reference fields, for an event (a prepared call carries much more). */
+function ref(call: CallRef): CallRef {
+  return { agent: call.agent, run: call.run, call: call.call, tool: call.tool };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A store step a call cannot run without failed: says which call did not run, and why. */
+function storeFailure(p: Prepared, what: string, error: unknown): StoreError {
+  return new StoreError(
+    `Call "${p.call}" of run "${p.run}" (${p.tool}) did not run: could not ${what}: ${(error as Error).message} Fix the store, then send the call again.`,
+    { cause: error },
+  );
+}
+
 function stoppedAnswer(p: Prepared): ToolAnswer {
-  return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? []);
+  return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? NO_LABELS);
 }
 
 function budgetAnswer(budgetUsd: number): ToolAnswer {

@@ -20,9 +20,16 @@ export class EventBus {
 
   constructor(private readonly clock: Clock) {}
 
+  /**
+   * Whether an event emitted now would reach anyone. The call path asks first, so that it does not even
+   * build the events nobody reads.
+   */
+  get listening(): boolean {
+    return !this.started || this.subject.observed;
+  }
+
   emit(input: EventInput): void {
-    // Nobody listens and start-up is over: skip building the event (this is on every call's path).
-    if (this.started && !this.subject.observed) return;
+    if (!this.listening) return;
     const event = { ...input, time: this.clock.now() } as WardrikEvent;
     if (!this.started) this.startup.push(event);
     this.subject.next(event);

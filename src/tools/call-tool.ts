@@ -3,7 +3,7 @@ import { InvalidArgumentsError, ToolNotFoundError, WardrikError, type FieldIssue
 import { argumentChecker, type CheckResult } from './arguments.js';
 import { checkAmount, type ToolContext } from './context.js';
 import { closestNames } from './names.js';
-import { errorAnswer, okAnswer, ParkRequest, ToolResult, type ToolAnswer, type ToolErrorCode } from './result.js';
+import { errorAnswer, NO_LABELS, okAnswer, ParkRequest, ToolResult, type ToolAnswer, type ToolErrorCode } from './result.js';
 import type { ToolDefinition } from './tool.js';
 
 /** A model's request to call a tool. `arguments` may be an object or the JSON text of one. */
@@ -77,7 +77,7 @@ function uncheckable(error: unknown): CheckResult {
 
 /** The answer for what a tool returned: its output with its labels, or a park. */
 export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
-  const own = tool.annotations.labels ?? [];
+  const own = tool.annotations.labels ?? NO_LABELS;
   if (value instanceof ParkRequest) return { status: 'parked', kind: 'park', reason: value.reason, labels: own };
   if (value instanceof ToolResult) return okAnswer(value.output, mergeLabels(own, value.labels));
   return okAnswer(value, own);
@@ -88,7 +88,7 @@ export function failureAnswer(tool: ToolDefinition, error: unknown): ToolAnswer 
   const code: ToolErrorCode =
     error instanceof WardrikError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'failed';
   const message = error instanceof Error ? error.message : String(error);
-  return errorAnswer(code, message === '' ? `Tool "${tool.name}" failed without a message.` : message, tool.annotations.labels ?? []);
+  return errorAnswer(code, message === '' ? `Tool "${tool.name}" failed without a message.` : message, tool.annotations.labels ?? NO_LABELS);
 }
 
 export function notFoundAnswer(name: string, available: Iterable<string>): ToolAnswer {

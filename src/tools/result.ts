@@ -65,7 +65,8 @@ export type ToolAnswer =
       readonly labels: readonly string[];
     };
 
-const NO_LABELS: readonly string[] = Object.freeze([]);
+/** No labels: one shared frozen array, since most answers carry none and call records keep them. */
+export const NO_LABELS: readonly string[] = Object.freeze([]);
 
 export function okAnswer(output: unknown, labels: readonly string[] = NO_LABELS): ToolAnswer {
   return { status: 'ok', output, labels };
