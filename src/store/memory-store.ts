@@ -30,7 +30,8 @@ export class MemoryStore implements Store {
 
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
     const runs = options.run === undefined ? [...this.calls.values()] : [this.calls.get(options.run) ?? new Map<string, CallRecord>()];
-    // Map order is first-insertion order and the sort is stable, so ties keep the order calls were first written.
+    // Map order is first-insertion order and the sort is stable: ties keep runs in the order first
+    // written, and each run's calls too.
     const matching = runs.flatMap((calls) => [...calls.values()].filter((record) => options.state === undefined || record.state === options.state));
     // A run's calls come in the order first written (its timeline); calls by state, oldest update first.
     const calls = options.run === undefined ? matching.sort((a, b) => a.updatedAt - b.updatedAt) : matching;
