@@ -1,6 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
 import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { CallContext } from '../runner/call-context.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
@@ -418,7 +419,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       input: inputSchemaOf(tool),
       ...(typeof title === 'string' && title !== '' ? { title } : {}),
       annotations,
-      run: async (args, ctx) => outputOf(await connection.callTool(tool.name, args, ctx.signal), maxChars, where),
+      // Under the runner, the SDK gets the attempt's light signal: a real one costs more than the call.
+      run: async (args, ctx) => outputOf(await connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal), maxChars, where),
     });
   }
 
