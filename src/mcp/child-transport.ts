@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
@@ -35,7 +35,9 @@ export class ChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly buffer: ReadBuffer;
+  /** The start of a message whose line has not ended yet. */
+  private pending: Buffer | undefined;
+  private readonly maxMessageBytes: number;
   private stderrTail = '';
   private exitInfo: string | undefined;
   private closedFired = false;
@@ -43,7 +45,7 @@ export class ChildTransport implements Transport {
   private markExited!: () => void;
 
   constructor(private readonly options: ChildTransportOptions) {
-    this.buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes ?? 16 * 1024 * 1024 });
+    this.maxMessageBytes = options.maxMessageBytes ?? 16 * 1024 * 1024;
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });
@@ -105,25 +107,28 @@ export class ChildTransport implements Transport {
     });
   }
 
+  /** Splits stdout into lines, one JSON-RPC message each. */
   private read(chunk: Buffer): void {
-    try {
-      this.buffer.append(chunk);
-    } catch (error) {
-      this.onerror?.(new Error(`The server sent a message larger than the limit; closing the connection (${(error as Error).message}).`));
-      void this.close();
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
+    const data = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
+    let start = 0;
+    for (let end = data.indexOf(10, start); end !== -1; end = data.indexOf(10, start)) {
+      const line = data.toString('utf8', start, end > start && data[end - 1] === 13 ? end - 1 : end);
+      start = end + 1;
+      let message: JSONRPCMessage;
       try {
-        message = this.buffer.readMessage();
+        message = jsonRpc(line);
       } catch (error) {
         // A line that is not JSON-RPC (a server printing logs to stdout): reported and skipped.
         this.onerror?.(new Error(`The server wrote a line to stdout that is not JSON-RPC; skipped it (${(error as Error).message.slice(0, 200)}).`));
         continue;
       }
-      if (message === null) return;
       this.onmessage?.(message);
+    }
+    this.pending = start < data.length ? data.subarray(start) : undefined;
+    if (this.pending !== undefined && this.pending.length > this.maxMessageBytes) {
+      this.pending = undefined;
+      this.onerror?.(new Error(`The server sent a message larger than the limit of ${this.maxMessageBytes} bytes; closing the connection.`));
+      void this.close();
     }
   }
 
@@ -161,7 +166,7 @@ export class ChildTransport implements Transport {
     }
     child?.stdout?.destroy();
     child?.stderr?.destroy();
-    this.buffer.clear();
+    this.pending = undefined;
     this.fireClose();
   }
 
@@ -181,4 +186,16 @@ function within(promise: Promise<void>, ms: number): Promise<boolean> {
       resolve(true);
     });
   });
+}
+
+/**
+ * A line as a JSON-RPC 2.0 message. Only its outline is checked: the SDK checks each message's exact
+ * form again before it uses it, so its own full check here (a union of four schemas) would be a second.
+ */
+function jsonRpc(line: string): JSONRPCMessage {
+  const value: unknown = JSON.parse(line);
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || (value as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+    throw new Error(`not a JSON-RPC 2.0 message: ${line.slice(0, 100)}`);
+  }
+  return value as JSONRPCMessage;
 }
