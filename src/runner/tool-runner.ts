@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { hostname } from 'node:os';
 import { ConfigurationError, ConflictError, StoreError, ToolTimeoutError } from '../errors.js';
-import type { Policy, PolicyRule } from '../policy/policy.js';
+import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxKind, InboxRecord, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
@@ -96,6 +96,8 @@ interface Prepared {
   readonly signal?: AbortSignal | undefined;
   /** What the tool reported spending on this call so far, kept in its journal entry. */
   readonly spent: { usd: number };
+  /** The policy's decision for a new call, announced once its first journal write shows it is new. */
+  readonly decision?: Decision;
 }
 
 /** An answer and how many attempts it took (0: answered from a remembered result). */
@@ -341,14 +343,11 @@ export class ToolRunner {
   }
 
   private async start(request: CallRequest): Promise<ToolAnswer> {
+    // No read of the journal first: the call's first journal write fails when the call id is known, and
+    // its recorded answer comes back then (a store round trip fewer on every call).
     const { agent, run, call } = request;
-    const existing = await this.store.getCall(run, call.id);
-    if (existing !== undefined) return this.recorded(existing, call.arguments);
     const entry = this.resolve(call.name, request.tools);
     const base = { agent, run, call: call.id, tool: entry?.ref ?? call.name };
-    // Events are built only when someone listens: this is every call's path.
-    const listening = this.events.listening;
-    if (listening) this.events.emit({ type: 'tool.called', ...base });
     const parsed = parseArguments(call.arguments);
     if (entry === undefined) return this.finishEarly(base, parsed.ok ? parsed.value : call.arguments, notFoundAnswer(call.name, this.visible(request.tools)));
     if (!parsed.ok) return this.finishEarly(base, call.arguments, invalidArgumentsAnswer(entry.name, parsed.issues));
@@ -368,10 +367,9 @@ export class ToolRunner {
     }
     const deciding = this.policy.decide({ agent, run, tool: entry.ref, annotations, arguments: checked.value, labels, resources }, request.policy);
     const decision = deciding instanceof Promise ? await deciding : deciding;
-    if (listening) this.events.emit({ type: 'tool.decided', ...base, decision: decision.action, rule: decision.rule });
     if (decision.action === 'deny') {
       const message = `The policy does not allow this call (${decision.rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`;
-      return this.finishEarly(base, parsed.value, errorAnswer('denied', message));
+      return this.finishEarly(base, parsed.value, errorAnswer('denied', message), decision);
     }
     const prepared: Prepared = {
       agent,
@@ -386,15 +384,15 @@ export class ToolRunner {
       budgetUsd: request.budgetUsd,
       signal: request.signal,
       spent: { usd: 0 },
+      decision,
     };
     if (decision.action === 'ask') return this.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
     return this.execute(prepared, undefined);
   }
 
   /** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
-  private recorded(record: CallRecord, raw: unknown): ToolAnswer {
-    const parsed = parseArguments(raw);
-    if (parsed.ok && record.arguments !== null && argumentsDigest(parsed.value) !== argumentsDigest(record.arguments)) {
+  private recorded(record: CallRecord, args: unknown): ToolAnswer {
+    if (args !== undefined && record.arguments !== null && argumentsDigest(args) !== argumentsDigest(record.arguments)) {
       return errorAnswer('conflict', `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`);
     }
     if (record.answer !== undefined) return record.answer;
@@ -420,6 +418,7 @@ export class ToolRunner {
     base: CallRef,
     args: unknown,
     answer: ToolAnswer,
+    decision?: Decision,
   ): Promise<ToolAnswer> {
     const record: CallRecord = {
       ...base,
@@ -430,7 +429,8 @@ export class ToolRunner {
       answer,
       updatedAt: this.clock.now(),
     };
-    if (!(await this.store.writeCall(record, undefined))) return this.raced(base.run, base.call);
+    if (!(await this.store.writeCall(record, undefined))) return this.raced(base.run, base.call, args ?? null);
+    this.announce(base, decision);
     this.emitFinal(base, answer, 0);
     return answer;
   }
@@ -448,7 +448,8 @@ export class ToolRunner {
       return errorAnswer('conflict', `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`);
     }
     try {
-      if (!(await this.journal(p, 'started', first, expected))) return await this.raced(p.run, p.call);
+      if (!(await this.journal(p, 'started', first, expected))) return await this.raced(p.run, p.call, p.arguments);
+      if (expected === undefined) this.announce(p, p.decision);
       const [answer, attempt] = p.entry.tool.annotations.remember === true ? await this.remembered(p, first) : await this.attemptAll(p, first);
       return await this.finish(p, answer, attempt);
     } finally {
@@ -565,7 +566,8 @@ export class ToolRunner {
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
     const written = await this.store.writeCall({ ...this.recordOf(p, 'parked', 0, answer), inboxId }, expected);
-    if (!written) return this.raced(p.run, p.call);
+    if (!written) return this.raced(p.run, p.call, p.arguments);
+    if (expected === undefined) this.announce(p, p.decision);
     await this.store.putInboxItem(this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd));
     this.events.emit({ type: 'tool.parked', agent: p.agent, run: p.run, call: p.call, tool: p.tool, inboxId, kind, reason });
     return answer;
@@ -619,9 +621,17 @@ export class ToolRunner {
   }
 
   /** Someone else changed the call's state first: answer with what they recorded. */
-  private async raced(run: string, call: string): Promise<ToolAnswer> {
+  private async raced(run: string, call: string, args?: unknown): Promise<ToolAnswer> {
     const record = await this.store.getCall(run, call);
-    return record?.answer ?? errorAnswer('conflict', `Call "${call}" is being handled elsewhere; wait for its answer.`);
+    if (record === undefined) return errorAnswer('conflict', `Call "${call}" is being handled elsewhere; wait for its answer.`);
+    return this.recorded(record, args);
+  }
+
+  /** A new call: `tool.called`, then `tool.decided` when the policy decided it. */
+  private announce(base: CallRef, decision: Decision | undefined): void {
+    if (!this.events.listening) return; // every call's path: no events built for nobody
+    this.events.emit({ type: 'tool.called', ...ref(base) });
+    if (decision !== undefined) this.events.emit({ type: 'tool.decided', ...ref(base), decision: decision.action, rule: decision.rule });
   }
 
   private async addLabels(base: CallRef, labels: readonly string[]): Promise<void> {
