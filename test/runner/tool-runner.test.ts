@@ -270,6 +270,25 @@ describe('ToolRunner', () => {
       const second = await h.call('read', {}, { id: 'same' });
       assert.deepEqual(second, first);
       assert.equal(ran.count, 1);
+      // The repeat is no new call: no events say one was made.
+      assert.deepEqual(
+        h.events.filter((e) => 'call' in e && e.call === 'same').map((e) => e.type),
+        ['tool.called', 'tool.decided', 'tool.succeeded'],
+      );
+      await h.close();
+    });
+
+    it('answers a repeat of a parked or an unknown call with what was recorded, running nothing', async () => {
+      const ran = counter();
+      const h = await harness([defineTool({ name: 'write', description: 'd', run: () => ran.calls.push(1) })]);
+      const parked = await h.call('write', {}, { id: 'p' });
+      assert.equal(parked.status, 'parked');
+      assert.deepEqual(await h.call('write', {}, { id: 'p' }), parked);
+      const unknown = await h.call('nope', {}, { id: 'u' });
+      assert.deepEqual(await h.call('nope', {}, { id: 'u' }), unknown);
+      assert.equal(errorCode(await h.call('write', { other: 1 }, { id: 'p' })), 'conflict');
+      assert.equal(ran.count, 0);
+      assert.equal((await h.wardrik.inbox.list()).length, 1);
       await h.close();
     });
 
