@@ -20,6 +20,7 @@ import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
 import { RunLeases } from './run-leases.js';
 import { CallContext } from './call-context.js';
+import { Deadlines } from './deadlines.js';
 import { argumentsDigest } from './digest.js';
 import { isTransient, sleep } from './transient.js';
 
@@ -127,6 +128,8 @@ export class ToolRunner {
    * than the rest of a call here (measured: ~1 µs a call, bench/runner.bench.ts).
    */
   private inFlight = new Map<string, Promise<ToolAnswer>>();
+  /** The time-outs of attempts in flight, on one timer. */
+  private readonly deadlines = new Deadlines();
   private readonly remembering = new Map<string, { readonly digest: string; readonly answer: Promise<Attempted> }>();
   private readonly timeoutMs: number;
   private readonly attempts: number;
@@ -517,11 +520,11 @@ export class ToolRunner {
     }
   }
 
-  /** Waits for the tool, its time-out or the caller's stop, whichever comes first, with one timer. */
+  /** Waits for the tool, its time-out or the caller's stop, whichever comes first. */
   private race(result: PromiseLike<unknown>, ctx: CallContext, ms: number, p: Prepared): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       const settle = (outcome: Outcome): void => {
-        clearTimeout(timer);
+        this.deadlines.cancel(deadline);
         p.signal?.removeEventListener('abort', stop);
         resolve(outcome);
       };
@@ -529,11 +532,11 @@ export class ToolRunner {
         ctx.abort(p.signal?.reason);
         settle({ threw: p.signal?.reason });
       };
-      const timer = setTimeout(() => {
+      const deadline = this.deadlines.add(ms, () => {
         const error = new ToolTimeoutError(p.entry.name, ms);
         ctx.abort(error);
         settle({ threw: error });
-      }, ms);
+      });
       p.signal?.addEventListener('abort', stop, { once: true });
       if (p.signal?.aborted === true) stop();
       result.then(
