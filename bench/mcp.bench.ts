@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Wardrik, type McpTransportOptions } from '../src/index.js';
+import { CallContext } from '../src/runner/call-context.js';
 import { format, measureInTurns, report, type Timing } from './lib.js';
 
 // The SDK's HTTP client transport gives every request the same AbortSignal and undici adds a listener
@@ -65,8 +66,9 @@ for (const [kind, server, target] of [
 ] as const) {
   const client = await rawClient(kind);
   const tool = wardrik.mcp().tools({}, { servers: server }).find((entry) => entry.name === `${server}__echo`)!.tool;
-  // The hub's tool alone, without the runner: how much of the difference is the MCP layer's.
-  const bare = () => tool.run({ text: 'hello' }, { signal: new AbortController().signal } as never) as Promise<unknown>;
+  // The hub's tool alone, without the runner (given an attempt's context, as the runner gives it): how
+  // much of the difference is the MCP layer's.
+  const bare = () => tool.run({ text: 'hello' }, new CallContext('bench', 'bench', 'c', 1, 'bench:c', [])) as Promise<unknown>;
   const [rawOne, oursOne, bareOne] = await measureInTurns(
     [
       { name: `raw SDK client.callTool, ${kind}, 1 at a time`, op: raw(client) },
