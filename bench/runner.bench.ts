@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
-import { defineTool, Wardrik } from '../src/index.js';
+import { defineTool, MemoryStore, Wardrik, type CallRecord } from '../src/index.js';
 import { measureInTurns, report } from './lib.js';
 
 class RefundArgs {
@@ -30,12 +30,21 @@ let id = 0;
 const options = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true };
 const run = (name: string, args?: unknown) => () => wardrik.runner.run({ agent: 'a', run: 'r', call: { id: `${name}${id++}`, name, arguments: args } });
 // Each pair in turns, so the machine's slow spells fall on both sides of a ratio.
-const [raw, runner] = await measureInTurns([
+// For scale: the journal alone, the two writes (started, then the answer) a call makes to a memory
+// store that keeps every record, as the runner's does.
+const journal = new MemoryStore();
+const journalOnly = async (): Promise<void> => {
+  const started: CallRecord = { run: 'r', call: `j${id++}`, agent: 'a', tool: 'b/bump', arguments: {}, idempotencyKey: `r:j${id}`, state: 'started', attempt: 1, updatedAt: Date.now() };
+  await journal.writeCall(started, undefined);
+  await journal.writeCall({ ...started, state: 'succeeded', answer: { status: 'ok', output: 2, labels: [] }, updatedAt: Date.now() }, 'started');
+};
+const [raw, runner, journaled] = await measureInTurns([
   // The baseline a caller would otherwise write: await the tool function.
   { name: 'raw: await tool.run(args, ctx)', op: async () => bare.run({} as never, {} as never) },
   { name: 'runner: no DTO, memory store', op: run('b__bump') },
+  { name: '(the journal alone: 2 memory store writes)', op: journalOnly },
 ], { perRound: 5_000 });
-report('Runner overhead, a tool without a DTO', raw!, [{ timing: runner!, target: 10 }]);
+report('Runner overhead, a tool without a DTO', raw!, [{ timing: runner!, target: 10 }, { timing: journaled! }]);
 
 const [plain, validated] = await measureInTurns([
   {
