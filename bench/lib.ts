@@ -8,6 +8,13 @@ export interface Timing {
   readonly ns: number;
 }
 
+/** An operation to time; `before`, if given, runs (untimed) before each of its rounds. */
+export interface Measured {
+  readonly name: string;
+  readonly op: () => unknown;
+  readonly before?: () => Promise<void> | void;
+}
+
 export async function measure(name: string, op: () => unknown, options: { rounds?: number; perRound?: number } = {}): Promise<Timing> {
   return (await measureInTurns([{ name, op }], options))[0]!;
 }
@@ -17,20 +24,21 @@ export async function measure(name: string, op: () => unknown, options: { rounds
  * each figure is the median of its rounds. A slow spell of this shared machine then falls on all of
  * them alike, not on whichever happened to run during it, so their ratios hold.
  */
-export async function measureInTurns(ops: readonly { name: string; op: () => unknown }[], options: { rounds?: number; perRound?: number } = {}): Promise<Timing[]> {
+export async function measureInTurns(ops: readonly Measured[], options: { rounds?: number; perRound?: number } = {}): Promise<Timing[]> {
   const rounds = options.rounds ?? 15;
   const perRound = options.perRound ?? 2_000;
-  const time = async (op: () => unknown): Promise<number> => {
+  const time = async ({ op, before }: Measured): Promise<number> => {
+    await before?.();
     const start = process.hrtime.bigint();
     for (let i = 0; i < perRound; i++) await op();
     return Number(process.hrtime.bigint() - start) / perRound;
   };
-  for (const { op } of ops) await time(op); // warm-up
+  for (const measured of ops) await time(measured); // warm-up
   const samples = ops.map((): number[] => []);
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < ops.length; k++) {
       const index = (k + round) % ops.length;
-      samples[index]!.push(await time(ops[index]!.op));
+      samples[index]!.push(await time(ops[index]!));
     }
   }
   return ops.map(({ name }, i) => ({ name, ns: samples[i]!.sort((a, b) => a - b)[Math.floor(rounds / 2)]! }));
