@@ -420,7 +420,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       ...(typeof title === 'string' && title !== '' ? { title } : {}),
       annotations,
       // Under the runner, the SDK gets the attempt's light signal: a real one costs more than the call.
-      run: async (args, ctx) => outputOf(await connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal), maxChars, where),
+      run: (args, ctx) =>
+        connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal).then((result) => outputOf(result, maxChars, where)),
     });
   }
 

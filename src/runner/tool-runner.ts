@@ -264,18 +264,14 @@ export class ToolRunner {
     const key = `${request.run}\u0000${request.call.id}`;
     const running = this.inFlight.get(key);
     if (running !== undefined) return running;
-    const answer = this.startOnce(key, request);
+    const answer = this.start(request);
     this.inFlight.set(key, answer);
-    return answer;
-  }
-
-  private async startOnce(key: string, request: CallRequest): Promise<ToolAnswer> {
-    try {
-      return await this.start(request);
-    } finally {
+    const done = (): void => {
       this.inFlight.delete(key);
       if (this.inFlight.size === 0) this.inFlight = new Map();
-    }
+    };
+    void answer.then(done, done);
+    return answer;
   }
 
   /**
@@ -438,7 +434,11 @@ export class ToolRunner {
     return answer;
   }
 
-  /** Journals `started` (attempt `first`) under the run's lease, runs the call, journals its answer. */
+  /**
+   * Journals `started` (attempt `first`) under the run's lease, runs the call, then journals its answer
+   * and adds its labels to the run, or parks the call if the tool asked to. One async function for all
+   * of it: each one a call passes through leaves it about half a kilobyte of garbage.
+   */
   private async execute(p: Prepared, expected: CallState | undefined, first = 1): Promise<ToolAnswer> {
     let leased: boolean;
     try {
@@ -453,8 +453,15 @@ export class ToolRunner {
     try {
       if (!(await this.journal(p, 'started', first, expected))) return await this.raced(p.run, p.call, p.arguments);
       if (expected === undefined) this.announce(p, p.decision);
-      const [answer, attempt] = p.entry.tool.annotations.remember === true ? await this.remembered(p, first) : await this.attemptAll(p, first);
-      return await this.finish(p, answer, attempt);
+      const attempted = p.entry.tool.annotations.remember === true ? await this.remembered(p, first) : await this.attemptAll(p, first);
+      const answer = attempted[0];
+      // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
+      if (!includesAll(p.labels, answer.labels)) await this.addLabels(p, answer.labels);
+      if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
+      const record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
+      if (!(await this.store.writeCall(record, 'started'))) return await this.raced(p.run, p.call);
+      if (this.events.listening) this.emitFinal(p, answer, record.attempt);
+      return answer;
     } finally {
       this.leases.release(p.run);
     }
@@ -522,23 +529,28 @@ export class ToolRunner {
 
   /** Waits for the tool, its time-out or the caller's stop, whichever comes first. */
   private race(result: PromiseLike<unknown>, ctx: CallContext, ms: number, p: Prepared): Promise<Outcome> {
+    const signal = p.signal;
     return new Promise<Outcome>((resolve) => {
+      let stop: (() => void) | undefined;
       const settle = (outcome: Outcome): void => {
         this.deadlines.cancel(deadline);
-        p.signal?.removeEventListener('abort', stop);
+        if (stop !== undefined) signal?.removeEventListener('abort', stop);
         resolve(outcome);
-      };
-      const stop = (): void => {
-        ctx.abort(p.signal?.reason);
-        settle({ threw: p.signal?.reason });
       };
       const deadline = this.deadlines.add(ms, () => {
         const error = new ToolTimeoutError(p.entry.name, ms);
         ctx.abort(error);
         settle({ threw: error });
       });
-      p.signal?.addEventListener('abort', stop, { once: true });
-      if (p.signal?.aborted === true) stop();
+      // Only a caller's signal needs a listener (most calls come without one).
+      if (signal !== undefined) {
+        stop = (): void => {
+          ctx.abort(signal.reason);
+          settle({ threw: signal.reason });
+        };
+        signal.addEventListener('abort', stop, { once: true });
+        if (signal.aborted) stop();
+      }
       result.then(
         (returned) => settle({ returned }),
         (threw: unknown) => settle({ threw }),
@@ -552,16 +564,6 @@ export class ToolRunner {
       const totalUsd = await this.store.addSpend(p.agent, usd);
       this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd });
     }
-  }
-
-  /** Journals the answer, adds its labels to the run, parks the call if the tool asked to. */
-  private async finish(p: Prepared, answer: ToolAnswer, attempt: number): Promise<ToolAnswer> {
-    if (answer.labels.length > 0) await this.addLabels(p, answer.labels);
-    if (answer.status === 'parked') return this.park(p, 'park', answer.reason, 'started', answer.labels);
-    const state = answer.status === 'ok' ? 'succeeded' : 'failed';
-    if (!(await this.store.writeCall(this.recordOf(p, state, attempt, answer), 'started'))) return this.raced(p.run, p.call);
-    if (this.events.listening) this.emitFinal(p, answer, attempt);
-    return answer;
   }
 
   private async park(p: Prepared, kind: InboxKind, reason: string, expected: CallState | undefined, labels: readonly string[] = []): Promise<ToolAnswer> {
@@ -660,6 +662,11 @@ const IN_DOUBT =
   'inbox.answer(id, { happened: true, result }) records its result, { happened: false } runs it now, or deny it.';
 
 const NO_RESOURCES: readonly string[] = Object.freeze([]);
+
+function includesAll(have: readonly string[], wanted: readonly string[]): boolean {
+  for (const label of wanted) if (!have.includes(label)) return false;
+  return true;
+}
 
 /** Which call an event is about. */
 interface CallRef {

@@ -38,50 +38,12 @@ export function argumentChecker(tool: ToolDefinition): ArgumentChecker {
 }
 
 /** Applies the shape and size limits every call's arguments must pass before any parsing into a DTO. */
-export function inspectArguments(raw: unknown): FieldIssue[] {
+export function inspectArguments(raw: unknown): readonly FieldIssue[] {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return [{ path: '(arguments)', message: `must be a JSON object of named arguments; got ${describeValue(raw)}` }];
   }
-  const issues: FieldIssue[] = [];
-  // The path is kept as parts and spelled out only for an issue: most arguments have none.
-  const trail: (string | number)[] = [];
-  const here = (): string => trail.reduce<string>((path, part) => (typeof part === 'number' ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
-  let values = 0;
-  let characters = 0;
-  const walk = (value: unknown, depth: number): boolean => {
-    values++;
-    // Counted before the limit test, so one long string (the last value included) is refused too.
-    if (typeof value === 'string') characters += value.length;
-    if (values > ARGUMENT_LIMITS.values || characters > ARGUMENT_LIMITS.characters) return false;
-    if (value === null || typeof value !== 'object') return true;
-    if (depth > ARGUMENT_LIMITS.depth) {
-      issues.push({ path: here(), message: `is nested deeper than ${ARGUMENT_LIMITS.depth} levels; send a flatter value` });
-      return true;
-    }
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        trail.push(i);
-        const within = walk(value[i], depth + 1);
-        trail.pop();
-        if (!within) return false;
-      }
-      return true;
-    }
-    for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
-      characters += key.length;
-      trail.push(key);
-      const within = FORBIDDEN_KEYS.has(key) ? forbidden(key) : walk((value as Record<string, unknown>)[key], depth + 1);
-      trail.pop();
-      if (!within) return false;
-    }
-    return true;
-  };
-  const forbidden = (key: string): true => {
-    issues.push({ path: here(), message: `"${key}" is not allowed as an argument name; remove it` });
-    return true;
-  };
-  if (!walk(raw, 0)) {
+  const walk: Walk = { values: 0, characters: 0, trail: [], issues: undefined };
+  if (!walkValue(walk, raw, 0)) {
     return [
       {
         path: '(arguments)',
@@ -89,7 +51,56 @@ export function inspectArguments(raw: unknown): FieldIssue[] {
       },
     ];
   }
-  return issues;
+  return walk.issues ?? NO_ISSUES;
+}
+
+const NO_ISSUES: readonly FieldIssue[] = Object.freeze([]);
+
+/** Where the limits walk is: what it has counted, and the path to the value it is at. */
+interface Walk {
+  values: number;
+  characters: number;
+  /** The path as parts, spelled out only for an issue: most arguments have none. */
+  readonly trail: (string | number)[];
+  issues: FieldIssue[] | undefined;
+}
+
+/** Counts `value` and what it holds against the limits; false once they are passed. */
+function walkValue(walk: Walk, value: unknown, depth: number): boolean {
+  walk.values++;
+  // Counted before the limit test, so one long string (the last value included) is refused too.
+  if (typeof value === 'string') walk.characters += value.length;
+  if (walk.values > ARGUMENT_LIMITS.values || walk.characters > ARGUMENT_LIMITS.characters) return false;
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > ARGUMENT_LIMITS.depth) {
+    walkIssue(walk, `is nested deeper than ${ARGUMENT_LIMITS.depth} levels; send a flatter value`);
+    return true;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      walk.trail.push(i);
+      const within = walkValue(walk, value[i], depth + 1);
+      walk.trail.pop();
+      if (!within) return false;
+    }
+    return true;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    walk.characters += key.length;
+    walk.trail.push(key);
+    let within = true;
+    if (FORBIDDEN_KEYS.has(key)) walkIssue(walk, `"${key}" is not allowed as an argument name; remove it`);
+    else within = walkValue(walk, (value as Record<string, unknown>)[key], depth + 1);
+    walk.trail.pop();
+    if (!within) return false;
+  }
+  return true;
+}
+
+function walkIssue(walk: Walk, message: string): void {
+  const path = walk.trail.reduce<string>((at, part) => (typeof part === 'number' ? `${at}[${part}]` : at === '' ? part : `${at}.${part}`), '');
+  (walk.issues ??= []).push({ path, message });
 }
 
 const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
