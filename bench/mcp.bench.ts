@@ -84,7 +84,7 @@ for (const [kind, server, target] of [
       { name: `wardrik.runner.run, ${kind}, ${CONCURRENCY} at once`, op: batch(ours(server)) },
       { name: `(hub tool.run without the runner, ${kind}, ${CONCURRENCY} at once)`, op: batch(bare) },
     ],
-    { rounds: 21, perRound: kind === 'stdio' ? 20 : 10 },
+    { rounds: 21, perRound: kind === 'stdio' ? 60 : 10 },
   );
   report(`MCP over ${kind}, ${CONCURRENCY} calls at once (time per batch)`, rawMany!, [{ timing: oursMany!, target: 1.11 }, { timing: bareMany! }]);
   const share = rawMany!.ns / oursMany!.ns;

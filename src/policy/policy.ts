@@ -156,7 +156,7 @@ function decision(action: PolicyAction, rule: string): Decision {
 
 /** The most restrictive of `decided` and the matching rules among `rules` (deny > ask > allow). */
 function strictest(rules: readonly CompiledRule[], input: PolicyInput, decided: Decision | undefined): Decision | undefined {
-  for (const rule of rules) if (ruleMatches(rule, input)) decided = stricter(decided, rule.decision);
+  for (let i = 0; i < rules.length; i++) if (ruleMatches(rules[i]!, input)) decided = stricter(decided, rules[i]!.decision);
   return decided;
 }
 

@@ -68,7 +68,7 @@ type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): voi
 
 /** See `CallContext.lightSignal`. */
 class AttemptSignal {
-  private listeners: AbortListener[] = [];
+  private listeners: AbortListener[] | undefined;
   onabort: ((event: Event) => void) | null = null;
 
   constructor(private readonly ctx: CallContext) {}
@@ -86,17 +86,20 @@ class AttemptSignal {
   }
 
   addEventListener(type: string, listener: AbortListener | null): void {
-    if (type === 'abort' && listener !== null && !this.listeners.includes(listener)) this.listeners.push(listener);
+    if (type !== 'abort' || listener === null) return;
+    // A literal of one, not a push: most attempts get one listener (the SDK's), and a first push reserves room for 17.
+    if (this.listeners === undefined) this.listeners = [listener];
+    else if (!this.listeners.includes(listener)) this.listeners.push(listener);
   }
 
   removeEventListener(type: string, listener: AbortListener | null): void {
-    if (type === 'abort') this.listeners = this.listeners.filter((candidate) => candidate !== listener);
+    if (type === 'abort') this.listeners = this.listeners?.filter((candidate) => candidate !== listener);
   }
 
   /** Calls each listener once, as an AbortSignal does (they are dropped after). */
   fire(): void {
-    const listeners = this.listeners;
-    this.listeners = [];
+    const listeners = this.listeners ?? [];
+    this.listeners = undefined;
     const event = new Event('abort');
     this.onabort?.call(this, event);
     for (const listener of listeners) {

@@ -603,12 +603,18 @@ export class ToolRunner {
     };
   }
 
-  /** Journals the call's state before what it describes happens; a store that fails stops the call. */
-  private async journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
-    try {
-      return await this.store.writeCall(this.recordOf(p, state, attempt, undefined), expected);
-    } catch (error) {
+  /**
+   * Journals the call's state before what it describes happens; a store that fails stops the call.
+   * Not an async function: on every call's path, its frame would cost more than the write.
+   */
+  private journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
+    const failed = (error: unknown): never => {
       throw storeFailure(p, `write it to the journal as ${state}`, error);
+    };
+    try {
+      return this.store.writeCall(this.recordOf(p, state, attempt, undefined), expected).catch(failed);
+    } catch (error) {
+      return failed(error);
     }
   }
 
@@ -664,7 +670,7 @@ const IN_DOUBT =
 const NO_RESOURCES: readonly string[] = Object.freeze([]);
 
 function includesAll(have: readonly string[], wanted: readonly string[]): boolean {
-  for (const label of wanted) if (!have.includes(label)) return false;
+  for (let i = 0; i < wanted.length; i++) if (!have.includes(wanted[i]!)) return false;
   return true;
 }
 
