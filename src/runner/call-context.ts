@@ -63,7 +63,6 @@ export class CallContext implements ToolContext {
   }
 }
 
-
 type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): void };
 
 /** See `CallContext.lightSignal`. */
