@@ -15,6 +15,7 @@ import {
   notFoundAnswer,
   parseArguments,
 } from '../tools/call-tool.js';
+import type { Measure } from '../tools/context.js';
 import { glob } from '../tools/glob.js';
 import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
@@ -95,8 +96,8 @@ interface Prepared {
   readonly labels: readonly string[];
   readonly budgetUsd: number | undefined;
   readonly signal?: AbortSignal | undefined;
-  /** What the tool reported spending on this call so far, kept in its journal entry. */
-  readonly spent: { usd: number };
+  /** What the tool reported spending on this call so far (kept in its journal entry), and its measures. */
+  readonly spent: { usd: number; measures?: Measure[] };
   /** The policy's decision for a new call, announced once its first journal write shows it is new. */
   readonly decision?: Decision;
 }
@@ -460,7 +461,7 @@ export class ToolRunner {
       if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
       const record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
       if (!(await this.store.writeCall(record, 'started'))) return await this.raced(p.run, p.call);
-      if (this.events.listening) this.emitFinal(p, answer, record.attempt);
+      if (this.events.listening) this.emitFinal(p, answer, record.attempt, p.spent.measures);
       return answer;
     } finally {
       this.leases.release(p.run);
@@ -503,8 +504,9 @@ export class ToolRunner {
       const ctx = new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
       const attempting = this.attemptOnce(p, ctx);
       const outcome = attempting instanceof Promise ? await attempting : attempting;
-      // Costs are counted whatever the attempt's outcome.
+      // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
       if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs);
+      if (ctx.measures !== undefined) (p.spent.measures ??= []).push(...ctx.measures);
       if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
       if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
       if (attempt >= limit || !isTransient(outcome.threw)) return [failureAnswer(tool, outcome.threw), attempt];
@@ -651,9 +653,10 @@ export class ToolRunner {
     if (added.length > 0) this.events.emit({ type: 'label.added', ...ref(base), labels: added });
   }
 
-  private emitFinal(base: CallRef, answer: ToolAnswer, attempts: number): void {
-    if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...ref(base), attempts, labels: answer.labels });
-    else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...ref(base), code: answer.code, message: answer.message, attempts });
+  private emitFinal(base: CallRef, answer: ToolAnswer, attempts: number, measures?: readonly Measure[]): void {
+    const measured = measures === undefined ? {} : { measures };
+    if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...ref(base), attempts, labels: answer.labels, ...measured });
+    else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...ref(base), code: answer.code, message: answer.message, attempts, ...measured });
   }
 
   /** Exponential backoff with equal jitter: half the step fixed, half random, capped. */

@@ -1,3 +1,5 @@
+import type { Measure } from '../tools/context.js';
+
 /**
  * Every event Wardrik emits on `events$`. Each has a `type` and a `time` (milliseconds since the epoch),
  * and carries `agent`, `run` and `call` where they apply. Types are dotted lowercase and stable.
@@ -44,6 +46,8 @@ export interface ToolSucceededEvent extends CallEventBase {
   readonly type: 'tool.succeeded';
   readonly attempts: number;
   readonly labels: readonly string[];
+  /** What the tool recorded with `ctx.measure(unit, amount)` (other than `usd`, a cost), when it did. */
+  readonly measures?: readonly Measure[];
 }
 
 export interface ToolFailedEvent extends CallEventBase {
@@ -51,6 +55,8 @@ export interface ToolFailedEvent extends CallEventBase {
   readonly code: string;
   readonly message: string;
   readonly attempts: number;
+  /** What the tool recorded with `ctx.measure(unit, amount)` before it failed, when it did. */
+  readonly measures?: readonly Measure[];
 }
 
 /** A repeatable call failed transiently and will run again after `delayMs`. */

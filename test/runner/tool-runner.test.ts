@@ -462,6 +462,35 @@ describe('ToolRunner', () => {
       await h.close();
     });
 
+    it("reports a call's measures, over all its attempts, with its last event", async () => {
+      const h = await harness([
+        defineTool({
+          name: 'llm',
+          description: 'd',
+          annotations: { readOnly: true },
+          run: (_a, ctx: ToolContext) => {
+            ctx.measure('tokens', 100 * ctx.attempt);
+            if (ctx.attempt === 1) throw new Unavailable('busy');
+            return 'ok';
+          },
+        }),
+        defineTool({ name: 'broken', description: 'd', annotations: { readOnly: true }, run: (_a, ctx: ToolContext) => { ctx.measure('pages', 3); throw new Error('no'); } }),
+        defineTool({ name: 'plain', description: 'd', annotations: { readOnly: true }, run: () => 'ok' }),
+      ]);
+      await h.call('llm', {}, { id: 'm1' });
+      await h.call('broken', {}, { id: 'm2' });
+      await h.call('plain', {}, { id: 'm3' });
+      const last = (call: string) => h.events.filter((e) => 'call' in e && e.call === call).at(-1);
+      const measures = (call: string) => {
+        const event = last(call);
+        return event?.type === 'tool.succeeded' || event?.type === 'tool.failed' ? [event.type, event.measures] : [];
+      };
+      assert.deepEqual(measures('m1'), ['tool.succeeded', [{ unit: 'tokens', amount: 100 }, { unit: 'tokens', amount: 200 }]]);
+      assert.deepEqual(measures('m2'), ['tool.failed', [{ unit: 'pages', amount: 3 }]]);
+      assert.deepEqual(measures('m3'), ['tool.succeeded', undefined]);
+      await h.close();
+    });
+
     it('keeps what a call spent, over all its attempts, in its journal entry', async () => {
       const store = new MemoryStore();
       const h = await harness(
