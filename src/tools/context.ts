@@ -18,7 +18,10 @@ export interface ToolContext {
   readonly labels: readonly string[];
   /** Adds a paid API's cost, in US dollars, to the agent's spend. Twice adds both; counted even if the call then throws. */
   cost(usd: number): void;
-  /** Records a usage measure, such as (`tokens`, 1200), reported as `measures` on the call's `tool.succeeded` or `tool.failed` event; a `usd` measure is a cost. */
+  /**
+   * Records a usage measure, such as (`tokens`, 1200), reported as `measures` on the call's
+   * `tool.succeeded` or `tool.failed` event; a `usd` measure is a cost.
+   */
   measure(unit: string, amount: number): void;
 }
 
