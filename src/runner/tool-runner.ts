@@ -102,8 +102,11 @@ interface Prepared {
   readonly decision?: Decision;
 }
 
-/** An answer and how many attempts it took (0: answered from a remembered result). */
-type Attempted = readonly [ToolAnswer, number];
+/**
+ * An answer, the number of the attempt that gave it, and whether the call was lost meanwhile (another
+ * node changed its journal entry; the answer is then what that node recorded).
+ */
+type Attempted = readonly [ToolAnswer, number, lost?: boolean];
 
 type Outcome = { readonly returned: unknown } | { readonly threw: unknown };
 
@@ -456,6 +459,7 @@ export class ToolRunner {
       if (expected === undefined) this.announce(p, p.decision);
       const attempted = p.entry.tool.annotations.remember === true ? await this.remembered(p, first) : await this.attemptAll(p, first);
       const answer = attempted[0];
+      if (attempted[2] === true) return answer;
       // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
       if (!includesAll(p.labels, answer.labels)) await this.addLabels(p, answer.labels);
       if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
@@ -498,8 +502,7 @@ export class ToolRunner {
   /** Runs attempts until one answers; only repeatable tools get more than one, and only for transient failures. */
   private async attemptAll(p: Prepared, first: number): Promise<Attempted> {
     const tool = p.entry.tool;
-    const repeatable = tool.annotations.readOnly === true || tool.annotations.idempotent === true;
-    const limit = first - 1 + (repeatable ? this.attempts : 1);
+    const limit = first - 1 + (isRepeatable(tool) ? this.attempts : 1);
     for (let attempt = first; ; attempt++) {
       const ctx = new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
       const attempting = this.attemptOnce(p, ctx);
@@ -513,7 +516,8 @@ export class ToolRunner {
       const delayMs = this.backoff(attempt);
       const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
       this.events.emit({ type: 'tool.retrying', agent: p.agent, run: p.run, call: p.call, tool: p.tool, attempt: attempt + 1, delayMs, reason });
-      await this.journal(p, 'started', attempt + 1, 'started');
+      // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
+      if (!(await this.journal(p, 'started', attempt + 1, 'started'))) return [await this.raced(p.run, p.call, p.arguments), attempt, true];
       if (!(await sleep(delayMs, p.signal))) return [stoppedAnswer(p), attempt];
     }
   }

@@ -1,8 +1,17 @@
 /**
  * Glob patterns for tool refs (`orders/*`, `*\/find_*`) and resources (`/srv/data/**`): `*` matches
- * within one `/`-separated part, `**` across parts, `?` one character. Compiled once per pattern.
+ * within one `/`-separated part, `**` across parts, `?` one character. Compiled once per pattern and
+ * kept, since agents' tool patterns are matched on every call.
  */
 export function glob(pattern: string): (text: string) => boolean {
+  let matcher = compiled.get(pattern);
+  if (matcher === undefined) compiled.set(pattern, (matcher = compile(pattern)));
+  return matcher;
+}
+
+const compiled = new Map<string, (text: string) => boolean>();
+
+function compile(pattern: string): (text: string) => boolean {
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
     const char = pattern[i]!;

@@ -310,6 +310,33 @@ describe('ToolRunner', () => {
       await h.close();
     });
 
+    it('does not retry a call another node took over between attempts: its answer is theirs', async () => {
+      const store = new MemoryStore();
+      const ran = counter();
+      const theirs = { status: 'ok' as const, output: 'done elsewhere', labels: [] };
+      const h = await harness(
+        [
+          defineTool({
+            name: 'read',
+            description: 'd',
+            annotations: { readOnly: true },
+            run: async () => {
+              ran.calls.push(1);
+              // Meanwhile another node finished this call (say, after this node's lease lapsed).
+              const record = (await store.getCall('run-1', 'taken'))!;
+              await store.writeCall({ ...record, state: 'succeeded', answer: theirs }, 'started');
+              throw new Unavailable('busy');
+            },
+          }),
+        ],
+        { store },
+      );
+      assert.deepEqual(await h.call('read', {}, { id: 'taken' }), theirs);
+      assert.equal(ran.count, 1);
+      assert.equal((await store.getCall('run-1', 'taken'))?.answer, theirs);
+      await h.close();
+    });
+
     it('writes started before the tool runs and the answer before answering', async () => {
       const store = new MemoryStore();
       const states: CallState[] = [];
