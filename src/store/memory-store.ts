@@ -2,8 +2,8 @@ import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, 
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
 export class MemoryStore implements Store {
-  /** Calls by run, then by call id: no key string is built (and kept) per call. */
-  private readonly calls = new Map<string, Map<string, CallRecord>>();
+  /** Calls by `run \u0000 call`, in the order first written (the ties of `listCalls`). */
+  private readonly calls = new Map<string, CallRecord>();
   private readonly inbox = new Map<string, InboxRecord>();
   private readonly remembered = new Map<string, RememberedRecord>();
   private readonly spend = new Map<string, number>();
@@ -14,25 +14,21 @@ export class MemoryStore implements Store {
   private readonly mcpServers = new Map<string, McpServerRecord>();
 
   async getCall(run: string, call: string): Promise<CallRecord | undefined> {
-    return this.calls.get(run)?.get(call);
+    return this.calls.get(callKey(run, call));
   }
 
   async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
-    let calls = this.calls.get(record.run);
-    if (calls === undefined) {
-      if (expected !== undefined) return false;
-      this.calls.set(record.run, (calls = new Map()));
-    }
-    if (calls.get(record.call)?.state !== expected) return false;
-    calls.set(record.call, record);
+    const key = callKey(record.run, record.call);
+    if (this.calls.get(key)?.state !== expected) return false;
+    this.calls.set(key, record);
     return true;
   }
 
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
-    const runs = options.run === undefined ? [...this.calls.values()] : [this.calls.get(options.run) ?? new Map<string, CallRecord>()];
-    // Map order is first-insertion order and the sort is stable: ties keep runs in the order first
-    // written, and each run's calls too.
-    const matching = runs.flatMap((calls) => [...calls.values()].filter((record) => options.state === undefined || record.state === options.state));
+    // Map order is first-insertion order and the sort is stable, so ties keep the order calls were first written.
+    const matching = [...this.calls.values()].filter(
+      (record) => (options.state === undefined || record.state === options.state) && (options.run === undefined || record.run === options.run),
+    );
     // A run's calls come in the order first written (its timeline); calls by state, oldest update first.
     const calls = options.run === undefined ? matching.sort((a, b) => a.updatedAt - b.updatedAt) : matching;
     return options.limit === undefined ? calls : calls.slice(0, options.limit);
@@ -47,7 +43,7 @@ export class MemoryStore implements Store {
       summary.lastAt = Math.max(summary.lastAt, last);
       return summary;
     };
-    for (const record of [...this.calls.values()].flatMap((calls) => [...calls.values()])) {
+    for (const record of this.calls.values()) {
       if (options.agent !== undefined && record.agent !== options.agent) continue;
       const summary = touch(record.run, record.agent, record.updatedAt, record.updatedAt);
       summary.calls++;
@@ -185,3 +181,6 @@ export class MemoryStore implements Store {
 
 const NO_LABELS: readonly string[] = Object.freeze([]);
 
+function callKey(run: string, call: string): string {
+  return `${run}\u0000${call}`;
+}

@@ -104,6 +104,15 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.deepEqual(parked.map((record) => record.call), ['c5']);
         }));
 
+      it('keeps ties across runs in the order the calls were first written', () =>
+        withStore(async (store) => {
+          const [a, b] = [`run-${randomUUID()}`, `run-${randomUUID()}`];
+          const updatedAt = 7;
+          for (const [run, id] of [[a, 'a1'], [b, 'b1'], [a, 'a2']] as const) await store.writeCall(call({ run, call: id, state: 'started', updatedAt }), undefined);
+          const started = (await store.listCalls({ state: 'started' })).filter((record) => record.run === a || record.run === b);
+          assert.deepEqual(started.map((record) => record.call), ['a1', 'b1', 'a2']);
+        }));
+
       it('returns at most limit calls, the oldest', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
