@@ -131,6 +131,7 @@ function compileRules(rules: readonly PolicyRule[], kind: string): readonly Comp
         `Policy ${label}: "${rule.match}" has no "/"; rules name tools as "toolset/tool", such as "${rule.match}/*" or "*/${rule.match}".`,
       );
     }
+    checkWhen(rule.when, label);
     const matchRef = glob(rule.match);
     return {
       rule,
@@ -139,6 +140,29 @@ function compileRules(rules: readonly PolicyRule[], kind: string): readonly Comp
       ...(rule.when?.resources === undefined ? {} : { resources: rule.when.resources.map(glob) }),
     };
   });
+}
+
+/** A rule's `when`, checked at start-up: a wrong shape would otherwise throw, or never match, on calls. */
+function checkWhen(when: PolicyRule['when'], label: string): void {
+  if (when === undefined) return;
+  const strings = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '');
+  if (when === null || typeof when !== 'object' || Array.isArray(when)) {
+    throw new ConfigurationError(`Policy ${label}: when must be an object such as { labels: ['outside'] }; got ${JSON.stringify(when)}.`);
+  }
+  for (const key of Object.keys(when)) {
+    if (key !== 'labels' && key !== 'resources' && key !== 'annotations') {
+      throw new ConfigurationError(`Policy ${label}: when.${key} is not a condition; use labels, resources or annotations.`);
+    }
+  }
+  if (when.labels !== undefined && !strings(when.labels)) {
+    throw new ConfigurationError(`Policy ${label}: when.labels must be an array of label names, such as ['outside']; got ${JSON.stringify(when.labels)}.`);
+  }
+  if (when.resources !== undefined && !strings(when.resources)) {
+    throw new ConfigurationError(`Policy ${label}: when.resources must be an array of globs, such as ['/srv/data/**']; got ${JSON.stringify(when.resources)}.`);
+  }
+  if (when.annotations !== undefined && (when.annotations === null || typeof when.annotations !== 'object' || Array.isArray(when.annotations))) {
+    throw new ConfigurationError(`Policy ${label}: when.annotations must be an object such as { destructive: true }; got ${JSON.stringify(when.annotations)}.`);
+  }
 }
 
 /** The decisions made when no rule matched, made once: this runs on every call. */

@@ -327,18 +327,11 @@ export class ToolRunner {
     expected: CallState | undefined,
   ): Promise<ToolAnswer> {
     const previous = await this.store.getCall(base.run, base.call);
-    const record: CallRecord = {
-      run: base.run,
-      call: base.call,
-      agent: base.agent,
-      tool: base.tool,
-      arguments: previous?.arguments ?? null,
-      idempotencyKey: previous?.idempotencyKey ?? `${base.run}:${base.call}`,
-      state: answer.status === 'ok' ? 'succeeded' : 'failed',
-      attempt: previous?.attempt ?? 0,
-      answer,
-      updatedAt: this.clock.now(),
-    };
+    const state = answer.status === 'ok' ? 'succeeded' : 'failed';
+    const updatedAt = this.clock.now();
+    // The parked entry's arguments, key, attempt and cost stay: only its outcome changes.
+    const { inboxId: _parkedOn, ...kept } = previous ?? { arguments: null, idempotencyKey: `${base.run}:${base.call}`, attempt: 0 };
+    const record: CallRecord = { ...kept, ...base, state, answer, updatedAt };
     if (!(await this.store.writeCall(record, expected))) return this.raced(base.run, base.call);
     await this.addLabels(base, answer.labels);
     this.emitFinal(base, answer, record.attempt);

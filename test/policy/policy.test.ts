@@ -106,6 +106,13 @@ describe('Policy', () => {
         return true;
       });
       assert.throws(() => new Policy({ rules: [{ match: 'a/b', action: 'permit' as 'allow' }] }), /action must be "allow", "ask" or "deny"/);
+      // A wrong `when` is refused at start-up, naming the rule, not thrown (or never matched) on calls.
+      const when = (value: unknown) => () => new Policy({ rules: [{ match: 'a/b', action: 'allow' }, { match: 'a/*', action: 'deny', when: value as never }] });
+      assert.throws(when({ labels: 'outside' }), /Policy rule 2 \(a\/\* deny\): when.labels must be an array of label names/);
+      assert.throws(when({ resources: '/etc/**' }), /rule 2 .*when.resources must be an array of globs/);
+      assert.throws(when({ annotations: 'destructive' }), /rule 2 .*when.annotations must be an object/);
+      assert.throws(when({ label: ['outside'] }), /rule 2 .*when.label is not a condition; use labels, resources or annotations/);
+      assert.throws(when('outside'), /rule 2 .*when must be an object/);
     });
   });
 

@@ -5,6 +5,7 @@ import { IsString } from 'class-validator';
 import {
   defineTool,
   MemoryStore,
+  park,
   StoreError,
   ToolResult,
   Unavailable,
@@ -515,6 +516,20 @@ describe('ToolRunner', () => {
       assert.deepEqual(measures('m1'), ['tool.succeeded', [{ unit: 'tokens', amount: 100 }, { unit: 'tokens', amount: 200 }]]);
       assert.deepEqual(measures('m2'), ['tool.failed', [{ unit: 'pages', amount: 3 }]]);
       assert.deepEqual(measures('m3'), ['tool.succeeded', undefined]);
+      await h.close();
+    });
+
+    it('keeps what a call that parked itself spent once a person answers it', async () => {
+      const store = new MemoryStore();
+      const h = await harness(
+        [defineTool({ name: 'quote', description: 'd', annotations: { readOnly: true }, run: (_a, ctx: ToolContext) => { ctx.cost(0.3); return park('needs a manager'); } })],
+        { store },
+      );
+      const parked = await h.call('quote', {}, { id: 'q1' });
+      assert.equal(parked.status, 'parked');
+      await h.wardrik.inbox.deny(parked.status === 'parked' ? parked.inboxId! : '', { reason: 'no' });
+      const record = await store.getCall('run-1', 'q1');
+      assert.deepEqual([record?.state, record?.costUsd], ['failed', 0.3]);
       await h.close();
     });
 
