@@ -34,7 +34,7 @@ export async function tools(ctx: CommandContext, module: string, options: { read
   }
   const path = resolve(module);
   if (!existsSync(path)) {
-    throw new CliError(ExitCode.notFound, `No module at ${path}. Pass the path of a JavaScript module that exports toolsets, such as dist/src/order-tools.js.`);
+    throw new CliError(ExitCode.notFound, `No module at ${path}. Pass the path of a JavaScript module that exports toolsets, such as dist/examples/orders/order-tools.js (build first: npm run build).`);
   }
   let exports: Record<string, unknown>;
   try {
