@@ -109,8 +109,17 @@ function cut(text: string, maxChars: number): string {
   return `${text.slice(0, maxChars)}\n[Wardrik cut this result: it was ${text.length} characters; only the first ${maxChars} are shown.]`;
 }
 
+/**
+ * The SDK refusing a result that does not fit MCP's schema (it rejects with zod's error). That is the
+ * server's answer to this call, the same every time: not a lost connection, and nothing to retry.
+ */
+function isMalformedResult(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ZodError';
+}
+
 /** Whether a failed call means the connection itself is gone (so the hub reconnects). */
 export function isConnectionFailure(error: unknown): boolean {
+  if (isMalformedResult(error)) return false;
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
   if (error instanceof StreamableHTTPError) return error.code === undefined || error.code === 404 || error.code >= 500;
   return !(error instanceof EgressRefused);
@@ -124,6 +133,9 @@ export function isConnectionFailure(error: unknown): boolean {
  */
 export function callFailure(error: unknown, where: string, detail: string | undefined): Error {
   if (error instanceof EgressRefused) return error;
+  if (isMalformedResult(error)) {
+    return new Error(`${where} answered with a result that is not valid MCP (${(error as Error).message.slice(0, 300)}); the server needs fixing.`, { cause: error });
+  }
   if (error instanceof McpError) {
     switch (error.code) {
       case ErrorCode.InvalidParams:

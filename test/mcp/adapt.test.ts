@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, defineTool, isTransient, Unavailable } from '../../src/index.js';
-import { annotationsOf, callFailure, inputSchemaOf, outputOf } from '../../src/mcp/adapt.js';
+import { annotationsOf, callFailure, inputSchemaOf, isConnectionFailure, outputOf } from '../../src/mcp/adapt.js';
 import { backoffDelay } from '../../src/mcp/connection.js';
 
 const tool = (annotations?: McpTool['annotations']): McpTool => ({ name: 't', inputSchema: { type: 'object' }, ...(annotations === undefined ? {} : { annotations }) });
@@ -116,6 +116,17 @@ describe('MCP call failures', () => {
     const failure = callFailure(new McpError(ErrorCode.InvalidParams, 'bad a'), 'MCP server "s"', undefined);
     assert.equal(failure instanceof Unavailable, false);
     assert.match(failure.message, /refused the call/);
+  });
+
+  it("are the call's own error, keeping the connection, when a result is not valid MCP", () => {
+    // What the SDK's client rejects with when a server's result does not fit the schema.
+    const parsed = CallToolResultSchema.safeParse({ content: [{ type: 'hologram', data: 1 }] });
+    assert.equal(parsed.success, false);
+    const failure = callFailure(parsed.error, 'MCP server "s" (tool "t")', undefined);
+    assert.equal(failure instanceof Unavailable, false);
+    assert.match(failure.message, /MCP server "s" \(tool "t"\) answered with a result that is not valid MCP \(.+\); the server needs fixing\./s);
+    assert.equal(isConnectionFailure(parsed.error), false);
+    assert.equal(isConnectionFailure(new McpError(ErrorCode.ConnectionClosed, 'Connection closed')), true);
   });
 });
 
