@@ -35,8 +35,9 @@ export class ChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  /** The start of a message whose line has not ended yet. */
-  private pending: Buffer | undefined;
+  /** The start of a message whose line has not ended yet, as it came (joined once the line ends). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private readonly maxMessageBytes: number;
   private stderrTail = '';
   private exitInfo: string | undefined;
@@ -107,29 +108,40 @@ export class ChildTransport implements Transport {
     });
   }
 
-  /** Splits stdout into lines, one JSON-RPC message each. */
+  /** Splits stdout into lines, one JSON-RPC message each. Each byte is scanned and copied once. */
   private read(chunk: Buffer): void {
-    const data = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
     let start = 0;
-    for (let end = data.indexOf(10, start); end !== -1; end = data.indexOf(10, start)) {
-      const line = data.toString('utf8', start, end > start && data[end - 1] === 13 ? end - 1 : end);
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      let data = chunk.subarray(start, end);
       start = end + 1;
-      let message: JSONRPCMessage;
-      try {
-        message = jsonRpc(line);
-      } catch (error) {
-        // A line that is not JSON-RPC (a server printing logs to stdout): reported and skipped.
-        this.onerror?.(new Error(`The server wrote a line to stdout that is not JSON-RPC; skipped it (${(error as Error).message.slice(0, 200)}).`));
-        continue;
+      if (this.pending.length > 0) {
+        data = Buffer.concat([...this.pending, data]);
+        this.pending = [];
+        this.pendingBytes = 0;
       }
-      this.onmessage?.(message);
+      this.receive(data.toString('utf8', 0, data.length > 0 && data[data.length - 1] === 13 ? data.length - 1 : data.length));
     }
-    this.pending = start < data.length ? data.subarray(start) : undefined;
-    if (this.pending !== undefined && this.pending.length > this.maxMessageBytes) {
-      this.pending = undefined;
+    if (start === chunk.length) return;
+    this.pending.push(chunk.subarray(start));
+    this.pendingBytes += chunk.length - start;
+    if (this.pendingBytes > this.maxMessageBytes) {
+      this.pending = [];
+      this.pendingBytes = 0;
       this.onerror?.(new Error(`The server sent a message larger than the limit of ${this.maxMessageBytes} bytes; closing the connection.`));
       void this.close();
     }
+  }
+
+  private receive(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = jsonRpc(line);
+    } catch (error) {
+      // A line that is not JSON-RPC (a server printing logs to stdout): reported and skipped.
+      this.onerror?.(new Error(`The server wrote a line to stdout that is not JSON-RPC; skipped it (${(error as Error).message.slice(0, 200)}).`));
+      return;
+    }
+    this.onmessage?.(message);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -166,7 +178,8 @@ export class ChildTransport implements Transport {
     }
     child?.stdout?.destroy();
     child?.stderr?.destroy();
-    this.pending = undefined;
+    this.pending = [];
+    this.pendingBytes = 0;
     this.fireClose();
   }
 
