@@ -665,7 +665,8 @@ export class AgentService {
     void (async () => {
       let d: Drive;
       try {
-        const [history, steps] = await Promise.all([this.historyOf(rt, record.createdAt), this.store.listSteps(record.run)]);
+        // A turn taken up here (recovered, or resumed by an answer) is this process's first span, maybe.
+        const [history, steps] = await Promise.all([this.historyOf(rt, record.createdAt), this.store.listSteps(record.run), this.tracing.ready()]);
         d = this.prepare(rt, record, history, steps.map((step) => step.data as StepData), undefined);
       } catch (error) {
         this.active.delete(record.run);
@@ -801,9 +802,3 @@ function whole(name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new ConfigurationError(`${name} must be a whole number of at least ${min}; got ${String(value)}.`);
   return value;
 }
-
-/**
- * The runner's run leases, so a turn and its calls hold one lease per run and node: the turn takes it
- * for as long as it is driven here, and the runner's calls join it. Falls back to leases of its own,
- * under the runner's node name, if the runner does not share its leases.
- */

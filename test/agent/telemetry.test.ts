@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { MemoryStore, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { agentHarness, shopTools } from './helpers.js';
 
@@ -47,6 +48,22 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
       assert.equal(span.parentSpanContext?.spanId, root.spanContext().spanId, `${span.name} is a child of the turn`);
       assert.equal(span.spanContext().traceId, root.spanContext().traceId);
     }
+  });
+
+  it('traces a turn a new process takes up through recover(), with no send() there', async () => {
+    exporter.reset();
+    const store = new MemoryStore();
+    const first = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: shopTools() } });
+    const turn = await first.startAgent({ id: 'a', model: scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'x' } }] }]), tools: ['shop/*'] }).send('go');
+    await first.inbox.approve(turn.parked[0]!.inboxId);
+    await first.close();
+    exporter.reset();
+    const second = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: shopTools() } });
+    const agent = second.startAgent({ id: 'a', model: scriptedModel([{ text: 'Refunded.' }]), tools: ['shop/*'] });
+    await second.agents.recover();
+    assert.equal((await agent.result(turn.run)).status, 'done');
+    await second.close();
+    assert.deepEqual(exporter.getFinishedSpans().map((span) => span.name).sort(), ['chat scripted-model', 'invoke_agent a']);
   });
 
   it('names the operation, agent, provider and model on the turn span', async () => {
