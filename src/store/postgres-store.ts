@@ -1,7 +1,7 @@
 import type { Pool, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -293,9 +293,7 @@ export class PostgresStore implements Store {
       await client.query(`CREATE TABLE IF NOT EXISTS ${s}.wardrik_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
       const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${s}.wardrik_migrations`);
       const version = rows[0]?.version ?? 0;
-      if (version > MIGRATIONS.length) {
-        throw new Error(`its schema is version ${version}, newer than this Wardrik knows (${MIGRATIONS.length}); upgrade Wardrik on this node`);
-      }
+      if (version > MIGRATIONS.length) throw schemaVersionError(version, MIGRATIONS.length);
       for (let next = version + 1; next <= MIGRATIONS.length; next++) {
         await client.query(MIGRATIONS[next - 1]!.replaceAll('{s}', s));
         await client.query(`INSERT INTO ${s}.wardrik_migrations (version) VALUES ($1)`, [next]);
@@ -407,6 +405,7 @@ const STATEMENTS = {
 
 /** What to do, by SQLSTATE (or its class, the first two characters) or Node's socket error code. */
 const FIXES: Readonly<Record<string, string>> = {
+  ...SCHEMA_FIXES,
   ECONNREFUSED: 'nothing is listening there; start PostgreSQL, or correct the host and port in the store URL',
   ENOTFOUND: 'the host name does not resolve; correct the host in the store URL',
   EAI_AGAIN: 'the host name could not be resolved right now; check DNS, then retry',

@@ -146,3 +146,18 @@ export function runSummaryOf(row: RunSummaryRow): RunSummary {
     lastAt: row.last_at,
   };
 }
+
+/**
+ * A store whose schema this Wardrik cannot use as it is. Its `code` carries the fix each store's
+ * error names (`SCHEMA_FIXES`): the cause is the same for SQLite and PostgreSQL.
+ */
+export function schemaVersionError(version: number, known: number): Error {
+  const newer = version > known;
+  const error = new Error(`its schema is version ${version}, ${newer ? 'newer than this Wardrik knows' : 'older than this Wardrik needs'} (${known})`);
+  return Object.assign(error, { code: newer ? 'WARDRIK_SCHEMA_NEWER' : 'WARDRIK_SCHEMA_OLDER' });
+}
+
+export const SCHEMA_FIXES: Readonly<Record<string, string>> = {
+  WARDRIK_SCHEMA_NEWER: 'a newer Wardrik wrote this store; upgrade Wardrik on this node to that version',
+  WARDRIK_SCHEMA_OLDER: 'open it once without the readonly option, so that Wardrik migrates it',
+};

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -362,12 +362,7 @@ function currentVersion(db: Database.Database): number {
 }
 
 function checkVersion(db: Database.Database, version: number): void {
-  if (version > MIGRATIONS.length) {
-    throw new Error(`its schema is version ${version}, newer than this Wardrik knows (${MIGRATIONS.length}); upgrade Wardrik`);
-  }
-  if (version < MIGRATIONS.length && db.readonly) {
-    throw new Error(`its schema is version ${version}, older than this Wardrik needs (${MIGRATIONS.length}); open it once writable to migrate it`);
-  }
+  if (version > MIGRATIONS.length || (version < MIGRATIONS.length && db.readonly)) throw schemaVersionError(version, MIGRATIONS.length);
 }
 
 // IMMEDIATE takes the write lock before reading the version, so two processes opening a new file at
@@ -389,6 +384,7 @@ function migrate(db: Database.Database): void {
 
 /** What to do about each SQLite failure a user can meet, by its result code. */
 const FIXES: Readonly<Record<string, string>> = {
+  ...SCHEMA_FIXES,
   SQLITE_READONLY: 'the file or its directory is read-only (or the store was opened read-only); give this process write access, or point the store at a writable path',
   SQLITE_CANTOPEN: 'the file cannot be opened; check that its directory exists and is writable, and that the path is not a directory',
   SQLITE_FULL: 'the disk is full; free space, then retry',

@@ -53,6 +53,15 @@ describe('SqliteStore', () => {
       }
     });
 
+    it('refuses an old file opened read-only, saying to open it once writable', async () => {
+      const older = join(dir, 'older.db');
+      await new SqliteStore({ path: older }).close();
+      const old = new Database(older);
+      old.prepare('DELETE FROM wardrik_migrations WHERE version = 3').run();
+      old.close();
+      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 2, older than this Wardrik needs \(3\).*Fix: open it once without the readonly option/);
+    });
+
     it('upgrades a version-1 file to the current version, keeping its data', async () => {
       const path = join(dir, 'v1.db');
       const writer = new SqliteStore({ path });
@@ -92,7 +101,7 @@ describe('SqliteStore', () => {
         assert.ok(error instanceof StoreError);
         assert.match(error.message, /newer\.db/);
         assert.match(error.message, /version 99/);
-        assert.match(error.message, /upgrade Wardrik/);
+        assert.match(error.message, /Fix: a newer Wardrik wrote this store; upgrade Wardrik/);
         return true;
       });
     });
