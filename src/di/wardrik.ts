@@ -5,12 +5,12 @@ import { Agent } from '../agent/agent.js';
 import { AgentService } from '../agent/agent-service.js';
 import { ModelRegistry } from '../agent/model-registry.js';
 import type { AgentOptions, AgentsOptions } from '../agent/options.js';
-import { systemClock } from '../clock.js';
+import { MAX_TIMER_MS, systemClock } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
-import type { McpHubOptions } from '../mcp/options.js';
+import { numberOption, type McpHubOptions } from '../mcp/options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore } from '../store/open-store.js';
@@ -146,6 +146,8 @@ export class Wardrik {
         ),
     );
 
+    // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
+    const recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, max: MAX_TIMER_MS, infinity: true });
     const wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
     try {
       if (policyOptions.askWhenOutside === false) {
@@ -159,7 +161,7 @@ export class Wardrik {
       // Before recovery, so calls a crash left in flight find their MCP tools.
       await wardrik.startMcp(options.mcp);
       // Finish what a crash left behind, then keep taking over runs of nodes that die (D2, D3).
-      wardrik.startRecovering(options.recoverMs ?? DEFAULT_RECOVER_MS);
+      wardrik.startRecovering(recoverMs);
       await wardrik.recover();
     } catch (error) {
       await wardrik.close();
@@ -260,10 +262,7 @@ export class Wardrik {
   }
 
   private startRecovering(ms: number): void {
-    if (!(ms > 0) || !Number.isFinite(ms)) {
-      if (ms === Infinity) return;
-      throw new ConfigurationError(`recoverMs must be a number of milliseconds above 0, or Infinity for never; got ${String(ms)}.`);
-    }
+    if (ms === Infinity) return;
     this.recovering = setInterval(() => {
       this.recover().catch((error: unknown) =>
         this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),

@@ -3,6 +3,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_TIMER_MS } from '../clock.js';
 import { Unavailable } from '../errors.js';
 import { callFailure, isConnectionFailure } from './adapt.js';
 import { ChildTransport } from './child-transport.js';
@@ -38,7 +39,7 @@ export interface ConnectionSettings {
 }
 
 /** The SDK's largest request time-out; the runner's own time-out and the call's signal stop calls first. */
-const NO_SDK_TIMEOUT = 2_147_483_647;
+const NO_SDK_TIMEOUT = MAX_TIMER_MS;
 
 /**
  * One server's connection, kept up on its own: it connects, lists the tools, re-lists them on

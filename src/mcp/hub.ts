@@ -1,5 +1,5 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Clock } from '../clock.js';
+import { MAX_TIMER_MS, type Clock } from '../clock.js';
 import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
 import { CallContext } from '../runner/call-context.js';
 import type { Store } from '../store/store.js';
@@ -118,7 +118,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     const label = `mcp "${this.name}"`;
     if (options.check !== undefined && typeof options.check !== 'function') throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
     this.check = options.check;
-    this.reconcileMs = numberOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, infinity: true });
+    this.reconcileMs = numberOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, max: MAX_TIMER_MS, infinity: true });
     this.waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs);
     this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, { min: 1 });
     const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, numberOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, { min: 1 }));
@@ -151,7 +151,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       } catch (error) {
         this.warn(`MCP hub "${this.name}" could not read its runtime servers from the store: ${(error as Error).message}. It tries again every reconcile.`);
       }
-      if (this.reconcileMs !== Infinity && this.reconcileMs <= 2_147_483_647) {
+      if (this.reconcileMs !== Infinity) {
         this.reconcileTimer = setInterval(() => {
           this.reconcile().catch((error: unknown) => this.warn(`MCP hub "${this.name}" could not reconcile with the store: ${(error as Error).message}.`));
         }, this.reconcileMs);

@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { TOOLSET_NAME } from '../tools/names.js';
@@ -138,7 +139,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     );
   }
   const timeoutMs = o.timeoutMs;
-  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2_147_483_647)) {
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
     throw new ConfigurationError(`${where}: timeoutMs is a whole number of milliseconds above 0; got ${String(timeoutMs)}.`);
   }
   return deepFrozen({
@@ -244,11 +245,13 @@ function deepFrozen<T>(value: T): T {
 }
 
 /** A number option: finite and at least `min`, or `Infinity` when allowed. */
-export function numberOption(name: string, value: number | undefined, fallback: number, options: { min?: number; infinity?: boolean } = {}): number {
+export function numberOption(name: string, value: number | undefined, fallback: number, options: { min?: number; max?: number; infinity?: boolean } = {}): number {
   if (value === undefined) return fallback;
   if (value === Infinity && options.infinity === true) return value;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < (options.min ?? 0)) {
-    throw new ConfigurationError(`${name} must be a number of at least ${options.min ?? 0}${options.infinity === true ? ' or Infinity' : ''}; got ${String(value)}.`);
+  const max = options.max ?? Number.MAX_VALUE;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < (options.min ?? 0) || value > max) {
+    const range = `${options.min ?? 0}${max === Number.MAX_VALUE ? '' : ` and at most ${max}`}${options.infinity === true ? ', or Infinity for never' : ''}`;
+    throw new ConfigurationError(`${name} must be a number of at least ${range}; got ${String(value)}.`);
   }
   return value;
 }

@@ -1,5 +1,4 @@
-/** The longest wait Node's timers take: 2^31 - 1 ms, about 24.8 days. */
-const MAX_WAIT_MS = 2 ** 31 - 1;
+import { MAX_TIMER_MS } from '../clock.js';
 
 /** A call's time-out, from `Deadlines.add`. */
 export interface Deadline {
@@ -50,7 +49,7 @@ export class Deadlines {
     clearTimeout(this.timer);
     this.timerAt = at;
     // Node fires a longer wait at once (with a warning); waking early just waits again.
-    this.timer = setTimeout(() => this.fire(), Math.min(MAX_WAIT_MS, Math.max(0, at - performance.now())));
+    this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_MS, Math.max(0, at - performance.now())));
     if (this.pending === 0) this.timer.unref();
   }
 

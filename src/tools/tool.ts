@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
 import type { ToolContext } from './context.js';
@@ -189,7 +190,7 @@ function copyPrivate(from: ToolDefinition, to: ToolDefinition): void {
 
 function checkAnnotations(label: string, annotations: Annotations): void {
   const { timeout, resources, labels } = annotations;
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0 && timeout <= 2_147_483_647)) {
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0 && timeout <= MAX_TIMER_MS)) {
     throw new ConfigurationError(`${label}: the timeout is a whole number of milliseconds above 0 (@Timeout(5000)); got ${String(timeout)}.`);
   }
   if (resources !== undefined && typeof resources !== 'function') {

@@ -214,6 +214,16 @@ describe('Wardrik.create and dependency injection', () => {
     );
   });
 
+  it('refuses a recovery or reconcile interval a timer cannot keep (Node would fire it every millisecond)', async () => {
+    for (const recoverMs of [0, 3e9, Number.NaN]) {
+      await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs }), /recoverMs must be a number of at least 1 and at most 2147483647, or Infinity for never/);
+    }
+    await assert.rejects(
+      Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: {}, reconcileMs: 3e9 } }),
+      /reconcileMs must be a number of at least 1 and at most 2147483647, or Infinity for never; got 3000000000/,
+    );
+  });
+
   it('closes the store when create fails', async () => {
     const store = new MemoryStore();
     let closed = 0;
