@@ -25,7 +25,7 @@ import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './mo
 import { AGENT_DEFAULTS, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
 import { AgentTracing, type TraceSpan } from './tracing.js';
-import { isTransient, sleep } from '../runner/transient.js';
+import { backoffDelay, isTransient, sleep } from '../runner/transient.js';
 
 /** An agent as the service keeps it: its checked options and how to reach its model. */
 interface Runtime {
@@ -428,8 +428,7 @@ export class AgentService {
           ...(failure.status === undefined ? {} : { status: failure.status }),
         });
         if (!failure.retryable || attempt >= this.attempts || d.signal.aborted) return { failed: failure.message };
-        const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-        if (!(await sleep(delay / 2 + Math.random() * (delay / 2), d.signal))) return { failed: failure.message };
+        if (!(await sleep(backoffDelay(attempt, this.baseDelayMs, this.maxDelayMs, Math.random), d.signal))) return { failed: failure.message };
       }
     }
   }

@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS } from '../clock.js';
 import { Unavailable } from '../errors.js';
+import { backoffDelay } from '../runner/transient.js';
 import { callFailure, isConnectionFailure } from './adapt.js';
 import { ChildTransport } from './child-transport.js';
 import type { CredentialProvider } from './credentials.js';
@@ -304,15 +305,6 @@ export class ServerConnection {
 
 class Stale extends Error {}
 
-/**
- * The wait before reconnection attempt `failures + 1`: exponential from `baseDelayMs`, capped at
- * `maxDelayMs`, with equal jitter (half the step fixed, half random) so servers that went down together
- * are not all retried at the same moment.
- */
-export function backoffDelay(failures: number, baseDelayMs: number, maxDelayMs: number, random: () => number): number {
-  const step = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(Math.max(failures, 1) - 1, 30));
-  return Math.round(step / 2 + random() * (step / 2));
-}
 
 async function listAll(client: Client, timeoutMs: number): Promise<McpTool[]> {
   const tools: McpTool[] = [];

@@ -23,7 +23,7 @@ import { RunLeases } from './run-leases.js';
 import { CallContext } from './call-context.js';
 import { Deadlines } from './deadlines.js';
 import { argumentsDigest } from './digest.js';
-import { isTransient, sleep } from './transient.js';
+import { backoffDelay, isTransient, sleep } from './transient.js';
 
 /** How the runner times out and retries calls. Every field has a default. */
 export interface RunnerOptions {
@@ -506,7 +506,7 @@ export class ToolRunner {
       if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
       if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
       if (attempt >= limit || !isTransient(outcome.threw)) return [failureAnswer(tool, outcome.threw), attempt];
-      const delayMs = this.backoff(attempt);
+      const delayMs = backoffDelay(attempt, this.baseDelayMs, this.maxDelayMs, this.random);
       const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
       this.events.emit({ type: 'tool.retrying', agent: p.agent, run: p.run, call: p.call, tool: p.tool, attempt: attempt + 1, delayMs, reason });
       // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
@@ -656,11 +656,6 @@ export class ToolRunner {
     else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...ref(base), code: answer.code, message: answer.message, attempts, ...measured });
   }
 
-  /** Exponential backoff with equal jitter: half the step fixed, half random, capped. */
-  private backoff(attempt: number): number {
-    const step = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(step / 2 + this.random() * (step / 2));
-  }
 }
 
 const IN_DOUBT =

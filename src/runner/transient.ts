@@ -32,3 +32,13 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<bool
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * The wait before try `failures + 1` (a call's retry, a model call's, a reconnection): exponential
+ * from `baseDelayMs`, capped at `maxDelayMs`, with equal jitter (half the step fixed, half random) so
+ * that what failed together is not all tried again at the same moment.
+ */
+export function backoffDelay(failures: number, baseDelayMs: number, maxDelayMs: number, random: () => number): number {
+  const step = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(Math.max(failures, 1) - 1, 30));
+  return Math.round(step / 2 + random() * (step / 2));
+}

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { CallToolResultSchema, ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, defineTool, isTransient, Unavailable } from '../../src/index.js';
 import { annotationsOf, callFailure, inputSchemaOf, isConnectionFailure, outputOf } from '../../src/mcp/adapt.js';
-import { backoffDelay } from '../../src/mcp/connection.js';
+import { backoffDelay } from '../../src/runner/transient.js';
 
 const tool = (annotations?: McpTool['annotations']): McpTool => ({ name: 't', inputSchema: { type: 'object' }, ...(annotations === undefined ? {} : { annotations }) });
 const rules = { trusted: false, gated: undefined, wasGated: false, timeoutMs: undefined };
