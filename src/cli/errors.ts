@@ -41,8 +41,9 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
   if (error instanceof NotFoundError) return { exitCode: ExitCode.notFound, code: 'not_found' };
   if (error instanceof ConflictError) return { exitCode: ExitCode.conflict, code: 'conflict' };
   if (error instanceof StoreError) return { exitCode: ExitCode.store, code: 'store' };
-  // A bad store URL, a bad server option, an answer of the wrong shape: all fixed on the command line.
-  if (error instanceof ConfigurationError || error instanceof InvalidArgumentsError || error instanceof TypeError) {
+  // A bad store URL, a bad server option: fixed on the command line. (The commands check answers' shapes
+  // themselves; a TypeError here is a bug, reported as unexpected with its stack.)
+  if (error instanceof ConfigurationError || error instanceof InvalidArgumentsError) {
     return { exitCode: ExitCode.usage, code: 'usage' };
   }
   return { exitCode: ExitCode.unexpected, code: 'unexpected' };
