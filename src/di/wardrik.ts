@@ -283,15 +283,22 @@ export class Wardrik {
       seen.add(name);
       const store = options?.store;
       const opened = typeof store === 'string' ? await openStore(store) : undefined;
-      const hub = new McpHub(options, {
-        catalog: this.catalog,
-        events: this.bus,
-        clock: this.container.resolve(Tokens.Clock),
-        credentials: this.container.resolve(Tokens.Credentials),
-        claims,
-        store: store === false ? undefined : (opened ?? (typeof store === 'object' && store !== null ? store : this.container.resolve(Tokens.Store))),
-        ...(opened === undefined ? {} : { ownedStore: opened }),
-      });
+      let hub: McpHub;
+      try {
+        hub = new McpHub(options, {
+          catalog: this.catalog,
+          events: this.bus,
+          clock: this.container.resolve(Tokens.Clock),
+          credentials: this.container.resolve(Tokens.Credentials),
+          claims,
+          store: store === false ? undefined : (opened ?? (typeof store === 'object' && store !== null ? store : this.container.resolve(Tokens.Store))),
+          ...(opened === undefined ? {} : { ownedStore: opened }),
+        });
+      } catch (error) {
+        // A hub that is not made does not close the store it was to own.
+        await opened?.close();
+        throw error;
+      }
       this.hubs.push(hub);
       this.container.register(Tokens.Capabilities, { useValue: hub });
     }
