@@ -361,8 +361,16 @@ export class ToolRunner {
       const message = `Tool "${entry.name}" could not say what it acts on (@Resources threw: ${(error as Error).message}); it did not run.`;
       return this.finishEarly(base, parsed.value, errorAnswer('failed', message));
     }
-    const deciding = this.policy.decide({ agent, run, tool: entry.ref, annotations, arguments: checked.value, labels, resources }, request.policy);
-    const decision = deciding instanceof Promise ? await deciding : deciding;
+    let decision: Decision;
+    try {
+      const deciding = this.policy.decide({ agent, run, tool: entry.ref, annotations, arguments: checked.value, labels, resources }, request.policy);
+      decision = deciding instanceof Promise ? await deciding : deciding;
+    } catch (error) {
+      // Fail closed: a policy that cannot decide lets nothing run; the developer is told what broke.
+      const cause = (error as Error)?.message ?? String(error);
+      this.events.emit({ type: 'warning', message: `The policy could not decide on call "${call.id}" of ${entry.ref} (${cause}); the call did not run. Fix the policy's decide hook.` });
+      return this.finishEarly(base, parsed.value, errorAnswer('failed', `The policy could not decide on this call, so it did not run (${cause}). Tell the user it needs a person.`));
+    }
     if (decision.action === 'deny') {
       const message = `The policy does not allow this call (${decision.rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`;
       return this.finishEarly(base, parsed.value, errorAnswer('denied', message), decision);

@@ -125,6 +125,23 @@ describe('Policy', () => {
     });
   });
 
+  describe('a decide hook that fails', () => {
+    it('lets nothing run, journals the call failed, and warns naming the call and the hook', async () => {
+      for (const decide of [() => { throw new Error('rules service down'); }, () => 'yes' as never]) {
+        const ran = counter();
+        const h = await harness([defineTool({ name: 'write', description: 'd', run: () => ran.calls.push(1) })], { policy: { decide } });
+        const answer = await h.call('write', {}, { id: 'w1' });
+        assert.equal(errorCode(answer), 'failed');
+        assert.match(errorMessage(answer), /The policy could not decide on this call, so it did not run \((rules service down|policy.decide returned "yes")/);
+        assert.equal(ran.count, 0);
+        const warning = h.events.find((e) => e.type === 'warning' && e.message.includes('"w1"'));
+        assert.match(warning?.type === 'warning' ? warning.message : '', /call "w1" of t\/write .*Fix the policy's decide hook/);
+        assert.equal((await h.wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'w1', name: 't__write' } })).status, 'error');
+        await h.close();
+      }
+    });
+  });
+
   describe('through the runner', () => {
     class PathArgs {
       @IsString()
