@@ -24,6 +24,8 @@ export class CommandContext {
     readonly json: boolean,
     /** The store URL as given (`--store`, `WARDRIK_STORE`, or the default). */
     readonly storeUrl: string,
+    /** Where the URL came from, for errors: `--store`, `WARDRIK_STORE` or `the default store`. */
+    readonly storeSource = '--store',
   ) {}
 
   /** The store URL for messages: never a password. */
@@ -90,7 +92,8 @@ export class CommandContext {
       return await openStore(url);
     } catch (error) {
       if (error instanceof ConfigurationError) {
-        throw new CliError(ExitCode.usage, `--store: ${error.message} (Or set WARDRIK_STORE.)`, { cause: error });
+        const fix = this.storeSource === 'WARDRIK_STORE' ? 'Correct WARDRIK_STORE, or pass --store.' : 'Correct --store, or set WARDRIK_STORE.';
+        throw new CliError(ExitCode.usage, `${this.storeSource}: ${error.message} ${fix}`, { cause: error });
       }
       if (error instanceof StoreError) throw error;
       throw new CliError(ExitCode.store, `Store "${this.storeName}" could not be opened: ${(error as Error).message}`, { cause: error });

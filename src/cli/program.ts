@@ -38,8 +38,10 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       for (const [key, value] of Object.entries(at.opts())) if (value !== undefined && !(key in merged)) merged[key] = value;
     }
     json = ownJson ? merged.json === true : program.opts().json === true;
-    const store = (merged.store as string | undefined) ?? nonEmpty(io.env.WARDRIK_STORE) ?? DEFAULT_STORE;
-    return new CommandContext(io, json, store);
+    const given = merged.store as string | undefined;
+    const fromEnv = nonEmpty(io.env.WARDRIK_STORE);
+    const source = given !== undefined ? '--store' : fromEnv !== undefined ? 'WARDRIK_STORE' : 'the default store';
+    return new CommandContext(io, json, given ?? fromEnv ?? DEFAULT_STORE, source);
   };
   const common = (command: Command, withJson = true): Command => {
     command.option('--store <url>', `the store: sqlite:PATH, postgres://…?schema=NAME (default $WARDRIK_STORE or ${DEFAULT_STORE})`);

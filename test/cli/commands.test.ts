@@ -63,7 +63,11 @@ describe('The wardrik command', () => {
     it('refuses a store URL it cannot read with exit 2, suggesting the closest one', async () => {
       const result = await wardrik(['inbox', '--store', 'sqllite:x.db']);
       exits(result, 2);
-      assert.match(result.stderr, /--store: Store URL "sqllite:x\.db" cannot be used: .*Did you mean "sqlite:x\.db"\?/);
+      assert.match(result.stderr, /--store: Store URL "sqllite:x\.db" cannot be used: .*Did you mean "sqlite:x\.db"\?.* Correct --store, or set WARDRIK_STORE\./);
+      // From the environment, the error names the variable to correct.
+      const fromEnv = await wardrik(['inbox'], { env: { WARDRIK_STORE: 'sqllite:x.db' } });
+      exits(fromEnv, 2);
+      assert.match(fromEnv.stderr, /WARDRIK_STORE: Store URL "sqllite:x\.db" cannot be used: .* Correct WARDRIK_STORE, or pass --store\./);
     });
 
     it('takes the store from WARDRIK_STORE when --store is not given', async () => {
