@@ -88,6 +88,10 @@ export class Wardrik {
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
+  /** The call pipeline: `runner.run({ agent, run, call })`. */
+  readonly runner: ToolRunner;
+  /** Where a person answers parked calls. */
+  readonly inbox: Inbox;
 
   private constructor(
     /** The child container Wardrik registered its services in; resolve them by `Tokens`. */
@@ -95,7 +99,11 @@ export class Wardrik {
     private readonly bus: EventBus,
     private readonly catalog: ToolCatalog,
     private readonly ownsStore: boolean,
-  ) {}
+  ) {
+    // Resolved once: they are read on every call, and a container lookup costs more than a fast call's checks.
+    this.runner = container.resolve(Tokens.Runner);
+    this.inbox = container.resolve(Tokens.Inbox);
+  }
 
   static async create(options: WardrikOptions = {}): Promise<Wardrik> {
     const parent = options.container ?? rootContainer;
@@ -184,16 +192,6 @@ export class Wardrik {
   /** Every `tools.changed` event. */
   get toolChanges$(): Observable<ToolsChangedEvent> {
     return this.bus.toolChanges$;
-  }
-
-  /** Where a person answers parked calls. */
-  get inbox(): Inbox {
-    return this.container.resolve(Tokens.Inbox);
-  }
-
-  /** The call pipeline: `runner.run({ agent, run, call })`. */
-  get runner(): ToolRunner {
-    return this.container.resolve(Tokens.Runner);
   }
 
   /** The tools a model can be given, optionally only those matching patterns such as `orders/*`. */
