@@ -391,7 +391,7 @@ export class ToolRunner {
       decision,
     };
     if (decision.action === 'ask') return this.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
-    return this.execute(prepared, undefined);
+    return await this.execute(prepared, undefined);
   }
 
   /** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
@@ -456,9 +456,21 @@ export class ToolRunner {
       return errorAnswer('conflict', `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`);
     }
     try {
-      if (!(await this.journal(p, 'started', first, expected))) return await this.raced(p.run, p.call, p.arguments);
+      if (!(await this.journal(p, first, expected))) return await this.raced(p.run, p.call, p.arguments);
       if (expected === undefined) this.announce(p, p.decision);
-      const attempted = p.entry.tool.annotations.remember === true ? await this.remembered(p, first) : await this.attemptAll(p, first);
+      let attempted: Attempted;
+      if (p.entry.tool.annotations.remember === true) attempted = await this.remembered(p, first);
+      else {
+        // The first attempt here rather than in attemptAll: most calls need no other, and an async
+        // function on every call's path costs each call its frame.
+        const ctx = this.contextOf(p, first);
+        const attempting = this.attemptOnce(p, ctx);
+        const outcome = attempting instanceof Promise ? await attempting : attempting;
+        attempted =
+          'returned' in outcome && ctx.costs === undefined && ctx.measures === undefined
+            ? [answerFrom(p.entry.tool, outcome.returned), first]
+            : await this.attemptAll(p, first, ctx, outcome);
+      }
       const answer = attempted[0];
       if (attempted[2] === true) return answer;
       // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
@@ -486,7 +498,8 @@ export class ToolRunner {
     const answer = (async (): Promise<Attempted> => {
       const stored = await this.store.getRemembered(p.idempotencyKey, this.clock.now());
       if (stored !== undefined) return [stored.digest === digest ? stored.answer : conflict, first];
-      const attempted = await this.attemptAll(p, first);
+      const ctx = this.contextOf(p, first);
+      const attempted = await this.attemptAll(p, first, ctx, await this.attemptOnce(p, ctx));
       if (attempted[0].status === 'ok') {
         await this.store.putRemembered({ key: p.idempotencyKey, digest, answer: attempted[0], expiresAt: this.clock.now() + this.rememberMs });
       }
@@ -500,14 +513,15 @@ export class ToolRunner {
     }
   }
 
-  /** Runs attempts until one answers; only repeatable tools get more than one, and only for transient failures. */
-  private async attemptAll(p: Prepared, first: number): Promise<Attempted> {
+  /**
+   * Takes attempt `attempt` from its outcome to the call's answer: counts its costs, and runs more
+   * attempts while they may help (only repeatable tools get more than one, and only after transient
+   * failures). The caller makes the first attempt, with `ctx`.
+   */
+  private async attemptAll(p: Prepared, attempt: number, ctx: CallContext, outcome: Outcome): Promise<Attempted> {
     const tool = p.entry.tool;
-    const limit = first - 1 + (isRepeatable(tool) ? this.attempts : 1);
-    for (let attempt = first; ; attempt++) {
-      const ctx = new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
-      const attempting = this.attemptOnce(p, ctx);
-      const outcome = attempting instanceof Promise ? await attempting : attempting;
+    const limit = attempt - 1 + (isRepeatable(tool) ? this.attempts : 1);
+    for (;;) {
       // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
       if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs);
       if (ctx.measures !== undefined) (p.spent.measures ??= []).push(...ctx.measures);
@@ -518,9 +532,17 @@ export class ToolRunner {
       const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
       this.events.emit({ type: 'tool.retrying', agent: p.agent, run: p.run, call: p.call, tool: p.tool, attempt: attempt + 1, delayMs, reason });
       // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
-      if (!(await this.journal(p, 'started', attempt + 1, 'started'))) return [await this.raced(p.run, p.call, p.arguments), attempt, true];
+      if (!(await this.journal(p, attempt + 1, 'started'))) return [await this.raced(p.run, p.call, p.arguments), attempt, true];
       if (!(await sleep(delayMs, p.signal))) return [stoppedAnswer(p), attempt];
+      attempt++;
+      ctx = this.contextOf(p, attempt);
+      const attempting = this.attemptOnce(p, ctx);
+      outcome = attempting instanceof Promise ? await attempting : attempting;
     }
+  }
+
+  private contextOf(p: Prepared, attempt: number): CallContext {
+    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
   }
 
   /** One attempt under one timer; synchronous when the tool is, since most are. */
@@ -611,15 +633,15 @@ export class ToolRunner {
   }
 
   /**
-   * Journals the call's state before what it describes happens; a store that fails stops the call.
+   * Journals `started` (attempt `attempt`) before the attempt runs; a store that fails stops the call.
    * Not an async function: on every call's path, its frame would cost more than the write.
    */
-  private journal(p: Prepared, state: CallState, attempt: number, expected: CallState | undefined): Promise<boolean> {
+  private journal(p: Prepared, attempt: number, expected: CallState | undefined): Promise<boolean> {
     const failed = (error: unknown): never => {
-      throw storeFailure(p, `write it to the journal as ${state}`, error);
+      throw storeFailure(p, 'write it to the journal as started', error);
     };
     try {
-      return this.store.writeCall(this.recordOf(p, state, attempt, undefined), expected).catch(failed);
+      return this.store.writeCall(this.recordOf(p, 'started', attempt, undefined), expected).catch(failed);
     } catch (error) {
       return failed(error);
     }
