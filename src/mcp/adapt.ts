@@ -109,12 +109,70 @@ function cut(text: string, maxChars: number): string {
   return `${text.slice(0, maxChars)}\n[Wardrik cut this result: it was ${text.length} characters; only the first ${maxChars} are shown.]`;
 }
 
+/** A call's result that is not the shape MCP gives `tools/call` results. */
+export class MalformedResult extends Error {
+  override readonly name = 'MalformedResult';
+}
+
 /**
- * The SDK refusing a result that does not fit MCP's schema (it rejects with zod's error). That is the
- * server's answer to this call, the same every time: not a lost connection, and nothing to retry.
+ * What the SDK's client checks a call's result with, in place of its own zod schema: the same shape,
+ * checked where it lies. Zod builds a copy of every result as it checks it, about 5 KB and several µs a
+ * call (a third of all an MCP call allocated). It has the one method the SDK reads from a schema that
+ * is not zod 4's, `safeParse`. A content part of a type this MCP version does not know is let through
+ * (shown to the model as `[type content]`), so a newer server's results still read.
+ */
+export const CALL_RESULT = {
+  safeParse(value: unknown): { success: true; data: CallToolResult } | { success: false; error: MalformedResult } {
+    const problem = resultProblem(value);
+    return problem === undefined ? { success: true, data: value as CallToolResult } : { success: false, error: new MalformedResult(problem) };
+  },
+};
+
+function resultProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'the result is not an object';
+  const { content, structuredContent, isError } = value;
+  if (content !== undefined) {
+    if (!Array.isArray(content)) return '"content" is not a list';
+    for (let i = 0; i < content.length; i++) {
+      const problem = partProblem(content[i]);
+      if (problem !== undefined) return `content[${i}]: ${problem}`;
+    }
+  }
+  if (structuredContent !== undefined && !isRecord(structuredContent)) return '"structuredContent" is not an object';
+  if (isError !== undefined && typeof isError !== 'boolean') return '"isError" is not true or false';
+  return undefined;
+}
+
+/** What is wrong with a content part, in the fields Wardrik reads from it. */
+function partProblem(part: unknown): string | undefined {
+  if (!isRecord(part) || typeof part.type !== 'string') return 'not an object with a "type"';
+  switch (part.type) {
+    case 'text':
+      return typeof part.text === 'string' ? undefined : '"text" is not a string';
+    case 'image':
+    case 'audio':
+      return typeof part.data === 'string' && typeof part.mimeType === 'string' ? undefined : '"data" or "mimeType" is not a string';
+    case 'resource':
+      return isRecord(part.resource) && typeof part.resource.uri === 'string' && (typeof part.resource.text === 'string' || typeof part.resource.blob === 'string')
+        ? undefined
+        : '"resource" needs a "uri" and a "text" or "blob"';
+    case 'resource_link':
+      return typeof part.uri === 'string' && typeof part.name === 'string' ? undefined : '"uri" or "name" is not a string';
+    default:
+      return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A result that does not fit MCP's shape. That is the server's answer to this call, the same every
+ * time: not a lost connection, and nothing to retry.
  */
 function isMalformedResult(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ZodError';
+  return error instanceof MalformedResult;
 }
 
 /** Whether a failed call means the connection itself is gone (so the hub reconnects). */
@@ -134,7 +192,7 @@ export function isConnectionFailure(error: unknown): boolean {
 export function callFailure(error: unknown, where: string, detail: string | undefined): Error {
   if (error instanceof EgressRefused) return error;
   if (isMalformedResult(error)) {
-    return new Error(`${where} answered with a result that is not valid MCP (${(error as Error).message.slice(0, 300)}); the server needs fixing.`, { cause: error });
+    return new Error(`${where} answered with a result that is not valid MCP (${(error as Error).message}); the server needs fixing.`, { cause: error });
   }
   if (error instanceof McpError) {
     switch (error.code) {

@@ -2,11 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult, type CallToolResultSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS } from '../clock.js';
 import { Unavailable } from '../errors.js';
 import { backoffDelay } from '../runner/transient.js';
-import { callFailure, isConnectionFailure } from './adapt.js';
+import { CALL_RESULT, callFailure, isConnectionFailure } from './adapt.js';
 import { ChildTransport } from './child-transport.js';
 import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
@@ -93,32 +93,44 @@ export class ServerConnection {
     void this.connectNow();
   }
 
-  /** Calls a tool once. Throws `Unavailable` for transient failures, a plain Error for the server's refusal. */
-  async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
-    if (this.state === 'connecting' && this.connecting !== undefined) await untilSettledOrAborted(this.connecting, signal);
-    signal.throwIfAborted();
+  /**
+   * Calls a tool once and reads its result with `read`. Rejects with `Unavailable` for transient
+   * failures, a plain Error for the server's refusal. Not an async function: on every MCP call's path,
+   * its frame would cost more than the rest of this method.
+   */
+  callTool<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T): Promise<T> {
+    if (this.state === 'connecting' && this.connecting !== undefined) {
+      return untilSettledOrAborted(this.connecting, signal).then(() => this.send(name, args, signal, read));
+    }
+    return this.send(name, args, signal, read);
+  }
+
+  private send<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T): Promise<T> {
+    if (signal.aborted) return Promise.reject(signal.reason);
     const client = this.client;
     const generation = this.generation;
     if (client === undefined || this.state !== 'connected') {
-      throw new Unavailable(
-        `${this.where} is not connected${this.lastError === undefined ? '' : ` (${this.lastError})`}; the call was not sent. Wardrik is reconnecting; try again later.`,
+      return Promise.reject(
+        new Unavailable(
+          `${this.where} is not connected${this.lastError === undefined ? '' : ` (${this.lastError})`}; the call was not sent. Wardrik is reconnecting; try again later.`,
+        ),
       );
     }
-    try {
-      return (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
-        signal,
-        // The runner's time-out (the server's timeoutMs, as the tool's `timeout`) aborts `signal`, which
-        // sends the cancellation; the SDK's own 60 s timer must not fire first.
-        timeout: NO_SDK_TIMEOUT,
-      })) as CallToolResult;
-    } catch (error) {
+    // CALL_RESULT stands in for the SDK's zod schema (see there): the type admits only the SDK's own.
+    const sent = client.callTool({ name, arguments: args as Record<string, unknown> }, CALL_RESULT as unknown as typeof CallToolResultSchema, {
+      signal,
+      // The runner's time-out (the server's timeoutMs, as the tool's `timeout`) aborts `signal`, which
+      // sends the cancellation; the SDK's own 60 s timer must not fire first.
+      timeout: NO_SDK_TIMEOUT,
+    }) as Promise<CallToolResult>;
+    return sent.then(read, (error: unknown) => {
       // Stopped or timed out by the runner: the SDK has sent notifications/cancelled; the runner answers.
       if (signal.aborted) throw signal.reason ?? error;
       const detail = this.transport instanceof ChildTransport ? this.transport.exit : undefined;
       const failure = callFailure(error, `${this.where} (tool "${name}")`, detail);
       if (isConnectionFailure(error)) this.dropped(generation, (error as Error)?.message ?? String(error));
       throw failure;
-    }
+    });
   }
 
   /** Closes the connection for good: timers cleared, the transport closed, a stdio process reaped. */

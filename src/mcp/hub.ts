@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS, type Clock } from '../clock.js';
 import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
 import { CallContext } from '../runner/call-context.js';
@@ -412,6 +412,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     const connection = entry.connection;
     const where = `Tool "${tool.name}" of MCP server "${entry.name}"`;
     const maxChars = this.maxResultChars;
+    const read = (result: CallToolResult): unknown => outputOf(result, maxChars, where);
     const title = tool.title ?? tool.annotations?.title;
     return defineTool({
       name: tool.name,
@@ -420,8 +421,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       ...(typeof title === 'string' && title !== '' ? { title } : {}),
       annotations,
       // Under the runner, the SDK gets the attempt's light signal: a real one costs more than the call.
-      run: (args, ctx) =>
-        connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal).then((result) => outputOf(result, maxChars, where)),
+      run: (args, ctx) => connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal, read),
     });
   }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CallToolResultSchema, ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, defineTool, isTransient, Unavailable } from '../../src/index.js';
-import { annotationsOf, callFailure, inputSchemaOf, isConnectionFailure, outputOf } from '../../src/mcp/adapt.js';
+import { annotationsOf, CALL_RESULT, callFailure, inputSchemaOf, isConnectionFailure, outputOf } from '../../src/mcp/adapt.js';
 import { backoffDelay } from '../../src/runner/transient.js';
 
 const tool = (annotations?: McpTool['annotations']): McpTool => ({ name: 't', inputSchema: { type: 'object' }, ...(annotations === undefined ? {} : { annotations }) });
@@ -119,14 +119,60 @@ describe('MCP call failures', () => {
   });
 
   it("are the call's own error, keeping the connection, when a result is not valid MCP", () => {
-    // What the SDK's client rejects with when a server's result does not fit the schema.
-    const parsed = CallToolResultSchema.safeParse({ content: [{ type: 'hologram', data: 1 }] });
+    // What the SDK's client rejects with when a server's result does not fit CALL_RESULT.
+    const parsed = CALL_RESULT.safeParse({ content: [{ type: 'text', text: 1 }] });
     assert.equal(parsed.success, false);
-    const failure = callFailure(parsed.error, 'MCP server "s" (tool "t")', undefined);
+    const error = parsed.success ? undefined : parsed.error;
+    const failure = callFailure(error, 'MCP server "s" (tool "t")', undefined);
     assert.equal(failure instanceof Unavailable, false);
-    assert.match(failure.message, /MCP server "s" \(tool "t"\) answered with a result that is not valid MCP \(.+\); the server needs fixing\./s);
-    assert.equal(isConnectionFailure(parsed.error), false);
+    assert.equal(failure.message, 'MCP server "s" (tool "t") answered with a result that is not valid MCP (content[0]: "text" is not a string); the server needs fixing.');
+    assert.equal(isConnectionFailure(error), false);
     assert.equal(isConnectionFailure(new McpError(ErrorCode.ConnectionClosed, 'Connection closed')), true);
+  });
+});
+
+describe('CALL_RESULT, the check of a call result', () => {
+  const valid = [
+    {},
+    { content: [] },
+    { content: [{ type: 'text', text: 'hi', annotations: { audience: ['user'] } }], isError: false, _meta: { a: 1 } },
+    { content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png' }, { type: 'audio', data: 'aGk=', mimeType: 'audio/wav' }] },
+    { content: [{ type: 'resource', resource: { uri: 'file:///a', text: 'a' } }, { type: 'resource', resource: { uri: 'file:///b', blob: 'aGk=' } }] },
+    { content: [{ type: 'resource_link', uri: 'file:///a', name: 'a' }], structuredContent: { n: 1 } },
+  ];
+  const invalid: [unknown, string][] = [
+    [null, 'the result is not an object'],
+    [[], 'the result is not an object'],
+    [{ content: 'hi' }, '"content" is not a list'],
+    [{ content: [{ text: 'hi' }] }, 'content[0]: not an object with a "type"'],
+    [{ content: [{ type: 'text', text: 'a' }, { type: 'text' }] }, 'content[1]: "text" is not a string'],
+    [{ content: [{ type: 'image', data: 'aGk=' }] }, 'content[0]: "data" or "mimeType" is not a string'],
+    [{ content: [{ type: 'resource', resource: { uri: 'file:///a' } }] }, 'content[0]: "resource" needs a "uri" and a "text" or "blob"'],
+    [{ content: [{ type: 'resource_link', uri: 'file:///a' }] }, 'content[0]: "uri" or "name" is not a string'],
+    [{ content: [], structuredContent: [1] }, '"structuredContent" is not an object'],
+    [{ content: [], isError: 'yes' }, '"isError" is not true or false'],
+  ];
+
+  it('accepts what the SDK accepts, as it is, without a copy', () => {
+    for (const result of valid) {
+      assert.equal(CallToolResultSchema.safeParse(result).success, true, JSON.stringify(result));
+      const parsed = CALL_RESULT.safeParse(result);
+      assert.ok(parsed.success && parsed.data === result, JSON.stringify(result));
+    }
+  });
+
+  it('refuses what the SDK refuses in the fields Wardrik reads, saying where', () => {
+    for (const [result, problem] of invalid) {
+      assert.equal(CallToolResultSchema.safeParse(result).success, false, JSON.stringify(result));
+      const parsed = CALL_RESULT.safeParse(result);
+      assert.equal(parsed.success ? 'accepted' : parsed.error.message, problem);
+    }
+  });
+
+  it('lets through a content part of a type it does not know, which the model sees named', () => {
+    const result = { content: [{ type: 'hologram', data: 1 }] };
+    assert.ok(CALL_RESULT.safeParse(result).success);
+    assert.equal(outputOf(result as never, 1_000, 'x'), '[hologram content]');
   });
 });
 

@@ -352,6 +352,23 @@ describe('MCP over stdio', () => {
       }
     });
 
+    it("makes a result that is not valid MCP the call's own error, keeping the connection", async () => {
+      const h = await harness({ servers: { bad: { transport: stdio(['--malformed']) } } });
+      try {
+        const pid = h.hub().pid('bad');
+        const answer = await h.call('bad__echo', { text: 'malformed' });
+        assert.equal(answer.status === 'error' && answer.code, 'failed');
+        assert.match(
+          answer.status === 'error' ? answer.message : '',
+          /^MCP server "bad" \(tool "echo"\) answered with a result that is not valid MCP \(content\[0\]: "text" is not a string\); the server needs fixing\.$/,
+        );
+        assert.deepEqual(await h.call('bad__echo', { text: 'fine' }), { status: 'ok', output: 'echo: fine', labels: ['outside'] });
+        assert.equal(h.hub().pid('bad'), pid, 'the same process still serves');
+      } finally {
+        await h.close();
+      }
+    });
+
     it('drains a server flooding stderr without keeping it', async () => {
       const h = await harness({ servers: { loud: { transport: stdio(['--flood-stderr']) } } });
       try {
