@@ -149,11 +149,9 @@ export class ChildTransport implements Transport {
     if (stdin === undefined || stdin === null || this.exitInfo !== undefined || stdin.destroyed) {
       return Promise.reject(new Error(`Not connected: ${this.exit ?? 'the process is not running'}.`));
     }
-    // Messages sent in one tick (calls made together) go to the pipe in one write, not one each.
-    if (stdin.writableCorked === 0) {
-      stdin.cork();
-      process.nextTick(() => stdin.uncork());
-    }
+    // Each message goes to the pipe at once, not corked until the tick ends: the server then starts on
+    // the first of a burst of calls while the rest are still being made, and under the runner that
+    // overlap is worth more than the writes saved (measured: ~5% more calls a second at 32 at once).
     // A write error also comes as the stream's 'error' (reported through onerror) and the process's exit.
     if (stdin.write(serializeMessage(message))) return Promise.resolve();
     return new Promise((resolve) => stdin.once('drain', resolve));

@@ -60,7 +60,7 @@ describe('ChildTransport (stdio)', () => {
     assert.match(t.exit ?? '', /ended by SIGTERM|exited/);
   });
 
-  it('sends messages made in one tick in order, each whole', async () => {
+  it('sends messages made together in order, each whole', async () => {
     // The child echoes each line it reads back as the params of a notification.
     const script = `
       let rest = '';
