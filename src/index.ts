@@ -78,6 +78,7 @@ export type {
   RunSummary,
   StepRecord,
   Store,
+  SyncJournal,
   TurnRecord,
   TurnStatus,
 } from './store/store.js';

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { hostname } from 'node:os';
 import { ConfigurationError, ConflictError, StoreError, ToolTimeoutError } from '../errors.js';
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
-import type { CallRecord, CallState, InboxKind, InboxRecord, Store } from '../store/store.js';
+import type { CallRecord, CallState, InboxKind, InboxRecord, Store, SyncJournal } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import {
@@ -143,6 +143,8 @@ export class ToolRunner {
   private readonly random: () => number;
   /** The run leases this node holds; agent turns share them with their calls. */
   readonly leases: RunLeases;
+  /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
+  private readonly sync: SyncJournal | undefined;
 
   constructor(
     private readonly catalog: ToolCatalog,
@@ -158,6 +160,7 @@ export class ToolRunner {
     this.maxDelayMs = positive('runner.retry.maxDelayMs', options.retry?.maxDelayMs ?? RUNNER_DEFAULTS.maxDelayMs, true);
     this.rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
     this.random = options.random ?? Math.random;
+    this.sync = store.sync;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs), (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
@@ -351,7 +354,7 @@ export class ToolRunner {
     const checked = checking instanceof Promise ? await checking : checking;
     if (!checked.ok) return this.finishEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checked.issues));
     if (request.budgetUsd !== undefined && (await this.budgetSpent(agent, request.budgetUsd))) return this.finishEarly(base, parsed.value, budgetAnswer(request.budgetUsd));
-    const labels = await this.store.getLabels(run);
+    const labels = this.sync !== undefined ? this.sync.getLabels(run) : await this.store.getLabels(run);
     const annotations = entry.tool.annotations;
     let resources: readonly string[] = NO_RESOURCES;
     try {
@@ -456,7 +459,8 @@ export class ToolRunner {
       return errorAnswer('conflict', `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`);
     }
     try {
-      if (!(await this.journal(p, first, expected))) return await this.raced(p.run, p.call, p.arguments);
+      const journaled = this.journal(p, first, expected);
+      if (!(journaled instanceof Promise ? await journaled : journaled)) return await this.raced(p.run, p.call, p.arguments);
       if (expected === undefined) this.announce(p, p.decision);
       let attempted: Attempted;
       if (p.entry.tool.annotations.remember === true) attempted = await this.remembered(p, first);
@@ -477,7 +481,8 @@ export class ToolRunner {
       if (!includesAll(p.labels, answer.labels)) await this.addLabels(p, answer.labels);
       if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
       const record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
-      if (!(await this.store.writeCall(record, 'started'))) return await this.raced(p.run, p.call);
+      const written = this.writeCall(record, 'started');
+      if (!(written instanceof Promise ? await written : written)) return await this.raced(p.run, p.call);
       if (this.events.listening) this.emitFinal(p, answer, record.attempt, p.spent.measures);
       return answer;
     } finally {
@@ -636,15 +641,21 @@ export class ToolRunner {
    * Journals `started` (attempt `attempt`) before the attempt runs; a store that fails stops the call.
    * Not an async function: on every call's path, its frame would cost more than the write.
    */
-  private journal(p: Prepared, attempt: number, expected: CallState | undefined): Promise<boolean> {
+  private journal(p: Prepared, attempt: number, expected: CallState | undefined): boolean | Promise<boolean> {
     const failed = (error: unknown): never => {
       throw storeFailure(p, 'write it to the journal as started', error);
     };
     try {
-      return this.store.writeCall(this.recordOf(p, 'started', attempt, undefined), expected).catch(failed);
+      const written = this.writeCall(this.recordOf(p, 'started', attempt, undefined), expected);
+      return written instanceof Promise ? written.catch(failed) : written;
     } catch (error) {
       return failed(error);
     }
+  }
+
+  /** A call's journal write, without a promise when the store's writes are synchronous. */
+  private writeCall(record: CallRecord, expected: CallState | undefined): boolean | Promise<boolean> {
+    return this.sync !== undefined ? this.sync.writeCall(record, expected) : this.store.writeCall(record, expected);
   }
 
   private recordOf(p: Prepared, state: CallState, attempt: number, answer: ToolAnswer | undefined): CallRecord {

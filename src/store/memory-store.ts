@@ -1,4 +1,4 @@
-import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
 export class MemoryStore implements Store {
@@ -17,11 +17,18 @@ export class MemoryStore implements Store {
     return this.calls.get(callKey(run, call));
   }
 
+  readonly sync: SyncJournal = {
+    writeCall: (record, expected) => {
+      const key = callKey(record.run, record.call);
+      if (this.calls.get(key)?.state !== expected) return false;
+      this.calls.set(key, record);
+      return true;
+    },
+    getLabels: (run) => this.labels.get(run) ?? NO_LABELS,
+  };
+
   async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
-    const key = callKey(record.run, record.call);
-    if (this.calls.get(key)?.state !== expected) return false;
-    this.calls.set(key, record);
-    return true;
+    return this.sync.writeCall(record, expected);
   }
 
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
@@ -121,7 +128,7 @@ export class MemoryStore implements Store {
   }
 
   async getLabels(run: string): Promise<readonly string[]> {
-    return this.labels.get(run) ?? NO_LABELS;
+    return this.sync.getLabels(run);
   }
 
   async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {

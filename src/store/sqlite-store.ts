@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -114,14 +114,20 @@ export class SqliteStore implements Store {
     });
   }
 
+  readonly sync: SyncJournal = {
+    writeCall: (record, expected) =>
+      this.run('write a call', () => {
+        // Positional values: better-sqlite3 binds them faster than named ones, and this is the hot path.
+        const values = callValues(record);
+        if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
+        const [run, call, ...rest] = values;
+        return this.sql.updateCall.run(...rest, run, call, expected).changes === 1;
+      }),
+    getLabels: (run) => this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
+  };
+
   async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
-    return this.run('write a call', () => {
-      // Positional values: better-sqlite3 binds them faster than named ones, and this is the hot path.
-      const values = callValues(record);
-      if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
-      const [run, call, ...rest] = values;
-      return this.sql.updateCall.run(...rest, run, call, expected).changes === 1;
-    });
+    return this.sync.writeCall(record, expected);
   }
 
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
@@ -201,7 +207,7 @@ export class SqliteStore implements Store {
   }
 
   async getLabels(run: string): Promise<readonly string[]> {
-    return this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label));
+    return this.sync.getLabels(run);
   }
 
   async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {

@@ -74,6 +74,22 @@ export interface Store {
   deleteMcpServer(hub: string, name: string): Promise<boolean>;
 
   close(): Promise<void>;
+
+  /**
+   * The same journal operations without a promise, for a store whose writes are synchronous (memory,
+   * SQLite); absent otherwise. The runner uses them on every call's path when present.
+   */
+  readonly sync?: SyncJournal;
+}
+
+/**
+ * A call's hot journal operations, answered at once. With them a call reaches its tool without
+ * yielding in between, so of many calls made together the first are under way (an MCP server working
+ * on them) while the rest are still being prepared. Each must behave exactly as its `Store` namesake.
+ */
+export interface SyncJournal {
+  writeCall(record: CallRecord, expected: CallState | undefined): boolean;
+  getLabels(run: string): readonly string[];
 }
 
 /** What `listCalls` takes: a state, a run, or both. */

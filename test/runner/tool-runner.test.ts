@@ -11,9 +11,21 @@ import {
   Unavailable,
   type CallRecord,
   type CallState,
+  type Store,
   type ToolContext,
 } from '../../src/index.js';
 import { counter, dropped, errorCode, errorMessage, harness } from './helpers.js';
+
+/** The store as one whose writes are not synchronous: every method (or its stand-in), but no `sync`. */
+function withoutSync(store: MemoryStore, instead: Partial<Store> = {}): Store {
+  return new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'sync') return undefined;
+      const value: unknown = Reflect.get(instead, key) ?? Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 class NoteArgs {
   @IsString()
@@ -341,8 +353,9 @@ describe('ToolRunner', () => {
     it('writes started before the tool runs and the answer before answering', async () => {
       const store = new MemoryStore();
       const states: CallState[] = [];
-      const original = store.writeCall.bind(store);
-      store.writeCall = async (record: CallRecord, expected: CallState | undefined) => {
+      // Its synchronous journal, which its promise methods use too.
+      const original = store.sync.writeCall;
+      store.sync.writeCall = (record: CallRecord, expected: CallState | undefined) => {
         states.push(record.state);
         return original(record, expected);
       };
@@ -360,7 +373,7 @@ describe('ToolRunner', () => {
 
     it('does not run a call whose journal entry cannot be written, and says why', async () => {
       const store = new MemoryStore();
-      store.writeCall = async () => {
+      store.sync.writeCall = () => {
         throw new Error('disk I/O error');
       };
       const ran = counter();
@@ -370,6 +383,43 @@ describe('ToolRunner', () => {
         assert.match(error.message, /Call "c1" of run "run-1" \(t\/read\) did not run: could not write it to the journal as started: disk I\/O error/);
         return true;
       });
+      assert.equal(ran.count, 0);
+      await h.close();
+    });
+  });
+
+  describe("a store's synchronous journal", () => {
+    const reachesTool = async (store: Store): Promise<boolean> => {
+      let ran = false;
+      const h = await harness([defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: () => (ran = true) })], { store });
+      await h.call('read'); // takes the run's lease, which the next call then finds held
+      ran = false;
+      const answer = h.call('read');
+      const before = ran;
+      assert.equal((await answer).status, 'ok');
+      assert.deepEqual(
+        (await store.listCalls({ run: 'run-1' })).map((record) => record.state),
+        ['succeeded', 'succeeded'],
+      );
+      await h.close();
+      return before;
+    };
+
+    it('lets a call reach its tool before runner.run returns, with nothing else run in between', async () => {
+      assert.equal(await reachesTool(new MemoryStore()), true);
+    });
+
+    it('is optional: a store without one is used through its promises', async () => {
+      assert.equal(await reachesTool(withoutSync(new MemoryStore())), false);
+    });
+
+    it('a failed write through the promises also stops the call, and says why', async () => {
+      const store = new MemoryStore();
+      const ran = counter();
+      const h = await harness([defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: () => ran.calls.push(1) })], {
+        store: withoutSync(store, { writeCall: async () => Promise.reject(new Error('connection reset')) }),
+      });
+      await assert.rejects(h.call('read'), /Call "c1" of run "run-1" \(t\/read\) did not run: could not write it to the journal as started: connection reset/);
       assert.equal(ran.count, 0);
       await h.close();
     });

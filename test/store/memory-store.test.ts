@@ -1,4 +1,4 @@
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { storeContract } from './store-contract.js';
 
-storeContract('MemoryStore', async () => new MemoryStore(), { durable: false });
+storeContract('MemoryStore', async () => new MemoryStore(), { durable: false, synchronous: true });

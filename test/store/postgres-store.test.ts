@@ -35,7 +35,7 @@ after(async () => {
   await admin.end();
 });
 
-storeContract('PostgresStore', async () => new PostgresStore({ url, schema: contractSchema }).start(), { durable: true });
+storeContract('PostgresStore', async () => new PostgresStore({ url, schema: contractSchema }).start(), { durable: true, synchronous: false });
 
 describe('PostgresStore', () => {
   describe('when it starts', () => {

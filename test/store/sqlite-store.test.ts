@@ -12,8 +12,8 @@ const dir = mkdtempSync(join(tmpdir(), 'wardrik-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 // One file for the whole contract: each test opens its own connection to it, as a restarted process would.
-storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true });
-storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true });
+storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
+storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
 describe('SqliteStore', () => {
   describe('when it opens a file', () => {

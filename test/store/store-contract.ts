@@ -6,6 +6,8 @@ import type { CallRecord, CallState, InboxRecord, McpServerRecord, Store, TurnRe
 export interface ContractOptions {
   /** The store keeps its data across `close()` and a new `makeStore()` (SQLite, PostgreSQL). */
   readonly durable: boolean;
+  /** Its writes are synchronous, and it offers them as `sync` (memory, SQLite). */
+  readonly synchronous: boolean;
 }
 
 /**
@@ -316,6 +318,26 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const run = `run-${randomUUID()}`;
           const results = await Promise.all(range(10).map(() => store.addLabels(run, ['outside'])));
           assert.equal(results.filter((added) => added.length === 1).length, 1);
+        }));
+    });
+
+    describe('sync, the journal without promises', () => {
+      it(options.synchronous ? 'agrees with the promise methods: the same compare-and-set, one record, the same labels' : 'is not offered', () =>
+        withStore(async (store) => {
+          const sync = store.sync;
+          if (!options.synchronous) return assert.equal(sync, undefined);
+          assert.ok(sync !== undefined);
+          const started = call({ state: 'started' });
+          assert.equal(sync.writeCall(started, undefined), true);
+          assert.equal(await store.writeCall({ ...started, attempt: 2 }, undefined), false);
+          assert.equal(sync.writeCall({ ...started, attempt: 3 }, undefined), false);
+          const done = { ...started, state: 'succeeded' as const, answer: ok('done'), updatedAt: 2 };
+          assert.equal(sync.writeCall(done, 'started'), true);
+          assert.equal(sync.writeCall({ ...done, state: 'failed' }, 'started'), false);
+          assert.deepEqual(await store.getCall(started.run, started.call), done);
+          await store.addLabels(started.run, ['outside', 'pii']);
+          assert.deepEqual(sync.getLabels(started.run), await store.getLabels(started.run));
+          assert.deepEqual(sync.getLabels(`run-${randomUUID()}`), []);
         }));
     });
 
