@@ -11,9 +11,31 @@ async function stopHere(): Promise<never> {
   return new Promise<never>(() => {});
 }
 
+/** The same stop for the synchronous journal: the thread waits right there until it is killed. */
+function stopHereNow(): never {
+  process.stdout.write('CRASH-POINT\n'); // synchronous on a pipe
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
 const real = await openStore(STORE_URL!);
+// Both ways a store journals a call stop at the fault point: its promises, and its `sync` (SQLite's,
+// which the runner uses when it is there).
+const sync = real.sync;
 const store = new Proxy(real, {
   get(target, key, receiver) {
+    if (key === 'sync') {
+      return (
+        sync && {
+          getLabels: sync.getLabels,
+          writeCall: (record: CallRecord, expected: CallState | undefined) => {
+            if (record.state === 'started' && POINT === 'before-started') stopHereNow();
+            const written = sync.writeCall(record, expected);
+            if (record.state === 'started' && POINT === 'after-started') stopHereNow();
+            return written;
+          },
+        }
+      );
+    }
     if (key !== 'writeCall') {
       const value = Reflect.get(target, key, receiver) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
