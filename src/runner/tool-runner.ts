@@ -5,6 +5,7 @@ import { ConfigurationError, ConflictError, StoreError, ToolTimeoutError } from 
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxKind, InboxRecord, Store, SyncJournal } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
+import type { CheckResult } from '../tools/arguments.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import {
   answerFrom,
@@ -271,7 +272,12 @@ export class ToolRunner {
     const key = `${request.run}\u0000${request.call.id}`;
     const running = this.inFlight.get(key);
     if (running !== undefined) return running;
-    const answer = this.start(request);
+    let answer: Promise<ToolAnswer>;
+    try {
+      answer = this.start(request);
+    } catch (error) {
+      answer = Promise.reject(error); // a store that throws at once (its synchronous journal): as if it rejected
+    }
     this.inFlight.set(key, answer);
     const done = (): void => {
       this.inFlight.delete(key);
@@ -341,52 +347,85 @@ export class ToolRunner {
     return answer;
   }
 
-  private async start(request: CallRequest): Promise<ToolAnswer> {
+  /**
+   * Resolves and checks the call, then hands it on. Not an async function: when the checks are
+   * synchronous and the store has a synchronous journal (the usual case), the call goes from here to
+   * its tool without a frame or a wait of its own; otherwise `startAfterReads` waits for them.
+   */
+  private start(request: CallRequest): Promise<ToolAnswer> {
     // No read of the journal first: the call's first journal write fails when the call id is known, and
     // its recorded answer comes back then (a store round trip fewer on every call).
-    const { agent, run, call } = request;
+    const { run, call } = request;
     const entry = this.resolve(call.name, request.tools);
-    const base = { agent, run, call: call.id, tool: entry?.ref ?? call.name };
+    const base = { agent: request.agent, run, call: call.id, tool: entry?.ref ?? call.name };
     const parsed = parseArguments(call.arguments);
     if (entry === undefined) return this.finishEarly(base, parsed.ok ? parsed.value : call.arguments, notFoundAnswer(call.name, this.visible(request.tools)));
     if (!parsed.ok) return this.finishEarly(base, call.arguments, invalidArgumentsAnswer(entry.name, parsed.issues));
     const checking = checkArguments(entry.tool, parsed.value);
-    const checked = checking instanceof Promise ? await checking : checking;
-    if (!checked.ok) return this.finishEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checked.issues));
-    if (request.budgetUsd !== undefined && (await this.budgetSpent(agent, request.budgetUsd))) return this.finishEarly(base, parsed.value, budgetAnswer(request.budgetUsd));
-    const labels = this.sync !== undefined ? this.sync.getLabels(run) : await this.store.getLabels(run);
+    if (checking instanceof Promise || request.budgetUsd !== undefined || this.sync === undefined) {
+      return this.startAfterReads(request, entry, base, parsed.value, checking);
+    }
+    if (!checking.ok) return this.finishEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checking.issues));
+    return this.decide(request, entry, base, parsed.value, checking.value, this.sync.getLabels(run));
+  }
+
+  /** `start` when it must wait: for an async validator, the agent's spend, or the run's labels. */
+  private async startAfterReads(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, checking: CheckResult | Promise<CheckResult>): Promise<ToolAnswer> {
+    const checked = await checking;
+    if (!checked.ok) return this.finishEarly(base, value, invalidArgumentsAnswer(entry.name, checked.issues));
+    if (request.budgetUsd !== undefined && (await this.budgetSpent(request.agent, request.budgetUsd))) return this.finishEarly(base, value, budgetAnswer(request.budgetUsd));
+    const labels = this.sync !== undefined ? this.sync.getLabels(request.run) : await this.store.getLabels(request.run);
+    return this.decide(request, entry, base, value, checked.value, labels);
+  }
+
+  /** With the arguments checked and the run's labels read: the policy decides, then the call is denied, parked or run. */
+  private decide(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, args: unknown, labels: readonly string[]): Promise<ToolAnswer> {
     const annotations = entry.tool.annotations;
     let resources: readonly string[] = NO_RESOURCES;
     try {
-      if (annotations.resources !== undefined) resources = annotations.resources(checked.value as never);
+      if (annotations.resources !== undefined) resources = annotations.resources(args as never);
     } catch (error) {
       // Fail closed: a policy that cannot see what a call touches must not allow it.
       const message = `Tool "${entry.name}" could not say what it acts on (@Resources threw: ${(error as Error).message}); it did not run.`;
-      return this.finishEarly(base, parsed.value, errorAnswer('failed', message));
+      return this.finishEarly(base, value, errorAnswer('failed', message));
     }
-    let decision: Decision;
+    let deciding: Decision | Promise<Decision>;
     try {
-      const deciding = this.policy.decide({ agent, run, tool: entry.ref, annotations, arguments: checked.value, labels, resources }, request.policy);
-      decision = deciding instanceof Promise ? await deciding : deciding;
+      deciding = this.policy.decide({ agent: request.agent, run: request.run, tool: entry.ref, annotations, arguments: args, labels, resources }, request.policy);
     } catch (error) {
-      // Fail closed: a policy that cannot decide lets nothing run; the developer is told what broke.
-      const cause = (error as Error)?.message ?? String(error);
-      this.events.emit({ type: 'warning', message: `The policy could not decide on call "${call.id}" of ${entry.ref} (${cause}); the call did not run. Fix the policy's decide hook.` });
-      return this.finishEarly(base, parsed.value, errorAnswer('failed', `The policy could not decide on this call, so it did not run (${cause}). Tell the user it needs a person.`));
+      return this.undecided(entry, base, value, error);
     }
+    if (deciding instanceof Promise) {
+      return deciding.then(
+        (decision) => this.act(request, entry, base, value, args, labels, decision),
+        (error: unknown) => this.undecided(entry, base, value, error),
+      );
+    }
+    return this.act(request, entry, base, value, args, labels, deciding);
+  }
+
+  /** Fail closed: a policy that cannot decide lets nothing run; the developer is told what broke. */
+  private undecided(entry: CatalogEntry, base: CallRef, value: unknown, error: unknown): Promise<ToolAnswer> {
+    const cause = (error as Error)?.message ?? String(error);
+    this.events.emit({ type: 'warning', message: `The policy could not decide on call "${base.call}" of ${entry.ref} (${cause}); the call did not run. Fix the policy's decide hook.` });
+    return this.finishEarly(base, value, errorAnswer('failed', `The policy could not decide on this call, so it did not run (${cause}). Tell the user it needs a person.`));
+  }
+
+  /** Acts on the policy's decision: deny, park for a person, or run. */
+  private act(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, args: unknown, labels: readonly string[], decision: Decision): Promise<ToolAnswer> {
     if (decision.action === 'deny') {
       const message = `The policy does not allow this call (${decision.rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`;
-      return this.finishEarly(base, parsed.value, errorAnswer('denied', message), decision);
+      return this.finishEarly(base, value, errorAnswer('denied', message), decision);
     }
     const prepared: Prepared = {
-      agent,
-      run,
-      call: call.id,
+      agent: request.agent,
+      run: request.run,
+      call: base.call,
       tool: entry.ref,
       entry,
-      args: checked.value,
-      arguments: parsed.value,
-      idempotencyKey: request.idempotencyKey ?? `${run}:${call.id}`,
+      args,
+      arguments: value,
+      idempotencyKey: request.idempotencyKey ?? `${request.run}:${base.call}`,
       labels,
       budgetUsd: request.budgetUsd,
       signal: request.signal,
@@ -394,7 +433,7 @@ export class ToolRunner {
       decision,
     };
     if (decision.action === 'ask') return this.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
-    return await this.execute(prepared, undefined);
+    return this.execute(prepared, undefined);
   }
 
   /** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
