@@ -413,6 +413,19 @@ describe('ToolRunner', () => {
       assert.equal(await reachesTool(withoutSync(new MemoryStore())), false);
     });
 
+    it('a read that throws at once rejects the call, as a rejected read would, and runs nothing', async () => {
+      const store = new MemoryStore();
+      store.sync.getLabels = () => {
+        throw new Error('disk I/O error');
+      };
+      const ran = counter();
+      const h = await harness([defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: () => ran.calls.push(1) })], { store });
+      const answer = h.call('read'); // a promise, not a throw
+      await assert.rejects(answer, /disk I\/O error/);
+      assert.equal(ran.count, 0);
+      await h.close();
+    });
+
     it('a failed write through the promises also stops the call, and says why', async () => {
       const store = new MemoryStore();
       const ran = counter();
