@@ -495,6 +495,9 @@ export class ToolRunner {
       throw storeFailure(p, 'lease its run', error);
     }
     if (!leased) {
+      // A call asked for again may have finished before that node took the run: its answer is recorded.
+      const record = expected === undefined ? await this.store.getCall(p.run, p.call) : undefined;
+      if (record !== undefined) return this.recorded(record, p.arguments);
       return errorAnswer('conflict', `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`);
     }
     try {
