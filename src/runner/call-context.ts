@@ -95,15 +95,25 @@ class AttemptSignal {
     if (type === 'abort') this.listeners = this.listeners?.filter((candidate) => candidate !== listener);
   }
 
-  /** Calls each listener once, as an AbortSignal does (they are dropped after). */
+  /**
+   * Calls each listener once, as an AbortSignal does (they are dropped after). As there, one that throws
+   * stops neither the others nor the stop: its error is reported as uncaught.
+   */
   fire(): void {
     const listeners = this.listeners ?? [];
     this.listeners = undefined;
     const event = new Event('abort');
-    this.onabort?.call(this, event);
-    for (const listener of listeners) {
-      if (typeof listener === 'function') listener.call(this, event);
-      else listener.handleEvent(event);
-    }
+    const each = (listener: AbortListener | null): void => {
+      try {
+        if (typeof listener === 'function') listener.call(this, event);
+        else listener?.handleEvent(event);
+      } catch (error) {
+        process.nextTick(() => {
+          throw error;
+        });
+      }
+    };
+    each(this.onabort);
+    for (const listener of listeners) each(listener);
   }
 }

@@ -613,16 +613,17 @@ export class ToolRunner {
         if (stop !== undefined) signal?.removeEventListener('abort', stop);
         resolve(outcome);
       };
+      // The answer is settled before the tool is told to stop, so nothing the tool does then can hold it.
       const deadline = this.deadlines.add(ms, () => {
         const error = new ToolTimeoutError(p.entry.name, ms);
-        ctx.abort(error);
         settle({ threw: error });
+        ctx.abort(error);
       });
       // Only a caller's signal needs a listener (most calls come without one).
       if (signal !== undefined) {
         stop = (): void => {
-          ctx.abort(signal.reason);
           settle({ threw: signal.reason });
+          ctx.abort(signal.reason);
         };
         signal.addEventListener('abort', stop, { once: true });
         if (signal.aborted) stop();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { CallContext } from '../../src/runner/call-context.js';
 
@@ -51,6 +52,22 @@ describe('CallContext', () => {
       ctx.abort('again'); // a second stop changes nothing
       assert.deepEqual(heard, ['onabort', 'first:abort', 'object']);
       assert.equal(signal.reason, 'x');
+    });
+
+    it('goes on to the other listeners when one throws, and reports its error as uncaught', () => {
+      // In a child process: the error surfaces as an uncaught exception, as an AbortSignal's does.
+      const module = new URL('../../src/runner/call-context.js', import.meta.url).href;
+      const script = `
+        import { CallContext } from ${JSON.stringify(module)};
+        process.on('uncaughtException', (error) => console.log('uncaught: ' + error.message));
+        const ctx = new CallContext('a', 'r', 'c', 1, 'r:c', []);
+        ctx.lightSignal.addEventListener('abort', () => { throw new Error('listener broke'); });
+        ctx.lightSignal.addEventListener('abort', () => console.log('second heard it'));
+        ctx.abort('stop');
+        console.log('abort returned, aborted=' + ctx.lightSignal.aborted);`;
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      assert.equal(child.status, 0, child.stderr);
+      assert.deepEqual(child.stdout.trim().split('\n'), ['second heard it', 'abort returned, aborted=true', 'uncaught: listener broke']);
     });
   });
 });
