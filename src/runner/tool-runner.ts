@@ -576,10 +576,10 @@ export class ToolRunner {
       if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
       if (attempt >= limit || !isTransient(outcome.threw)) return [failureAnswer(tool, outcome.threw), attempt];
       const delayMs = backoffDelay(attempt, this.baseDelayMs, this.maxDelayMs, this.random);
-      const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
-      this.events.emit({ type: 'tool.retrying', agent: p.agent, run: p.run, call: p.call, tool: p.tool, attempt: attempt + 1, delayMs, reason });
       // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
       if (!(await this.journal(p, attempt + 1, 'started'))) return [await this.raced(p.run, p.call, p.arguments), attempt, true];
+      const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
+      this.events.emit({ type: 'tool.retrying', agent: p.agent, run: p.run, call: p.call, tool: p.tool, attempt: attempt + 1, delayMs, reason });
       if (!(await sleep(delayMs, p.signal))) return [stoppedAnswer(p), attempt];
       attempt++;
       ctx = this.contextOf(p, attempt);

@@ -346,6 +346,7 @@ describe('ToolRunner', () => {
       );
       assert.deepEqual(await h.call('read', {}, { id: 'taken' }), theirs);
       assert.equal(ran.count, 1);
+      assert.deepEqual(h.types((event) => event.type === 'tool.retrying'), [], 'no retry is announced');
       assert.equal((await store.getCall('run-1', 'taken'))?.answer, theirs);
       await h.close();
     });
