@@ -124,39 +124,46 @@ export class Wardrik {
       const store = options.store;
       child.register(Tokens.Store, { useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? DEFAULT_STORE) });
     }
-    provide(
-      Tokens.Runner,
-      () =>
-        new ToolRunner(
-          child.resolve(Tokens.Catalog),
-          child.resolve(Tokens.Store),
-          bus,
-          child.resolve(Tokens.Policy),
-          child.resolve(Tokens.Clock),
-          options.runner,
-        ),
-    );
-    provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock)));
-    provide(Tokens.Credentials, () => new EnvCredentialProvider());
-    provide(Tokens.Models, () => new ModelRegistry(options.agents?.providers));
-    provide(
-      Tokens.Agents,
-      () =>
-        new AgentService(
-          child.resolve(Tokens.Store),
-          child.resolve(Tokens.Runner),
-          child.resolve(Tokens.Catalog),
-          bus,
-          child.resolve(Tokens.Policy),
-          child.resolve(Tokens.Clock),
-          child.resolve(Tokens.Models),
-          options.agents,
-        ),
-    );
-
-    // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
-    const recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, max: MAX_TIMER_MS, infinity: true });
-    const wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
+    let wardrik: Wardrik;
+    let recoverMs: number;
+    try {
+      // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
+      recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, max: MAX_TIMER_MS, infinity: true });
+      provide(
+        Tokens.Runner,
+        () =>
+          new ToolRunner(
+            child.resolve(Tokens.Catalog),
+            child.resolve(Tokens.Store),
+            bus,
+            child.resolve(Tokens.Policy),
+            child.resolve(Tokens.Clock),
+            options.runner,
+          ),
+      );
+      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock)));
+      provide(Tokens.Credentials, () => new EnvCredentialProvider());
+      provide(Tokens.Models, () => new ModelRegistry(options.agents?.providers));
+      provide(
+        Tokens.Agents,
+        () =>
+          new AgentService(
+            child.resolve(Tokens.Store),
+            child.resolve(Tokens.Runner),
+            child.resolve(Tokens.Catalog),
+            bus,
+            child.resolve(Tokens.Policy),
+            child.resolve(Tokens.Clock),
+            child.resolve(Tokens.Models),
+            options.agents,
+          ),
+      );
+      wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
+    } catch (error) {
+      // Options refused (recoverMs, the runner's, the agents'): the store Wardrik was to own is closed again.
+      if (ownsStore) await child.resolve(Tokens.Store).close();
+      throw error;
+    }
     try {
       if (policyOptions.askWhenOutside === false) {
         bus.emit({

@@ -224,15 +224,17 @@ describe('Wardrik.create and dependency injection', () => {
     );
   });
 
-  it('closes the store when create fails', async () => {
-    const store = new MemoryStore();
-    let closed = 0;
-    const original = store.close.bind(store);
-    store.close = async () => {
-      closed++;
-      await original();
-    };
-    await assert.rejects(Wardrik.create({ toolsets: [NotDecorated], store }));
-    assert.equal(closed, 1);
+  it('closes the store when create fails, whatever option it refuses', async () => {
+    for (const refused of [{ toolsets: [NotDecorated] }, { recoverMs: -1 }, { runner: { timeoutMs: -1 } }] as const) {
+      const store = new MemoryStore();
+      let closed = 0;
+      const original = store.close.bind(store);
+      store.close = async () => {
+        closed++;
+        await original();
+      };
+      await assert.rejects(Wardrik.create({ ...refused, store }));
+      assert.equal(closed, 1, JSON.stringify(refused));
+    }
   });
 });
