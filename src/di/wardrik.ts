@@ -5,12 +5,12 @@ import { Agent } from '../agent/agent.js';
 import { AgentService } from '../agent/agent-service.js';
 import { ModelRegistry } from '../agent/model-registry.js';
 import type { AgentOptions, AgentsOptions } from '../agent/options.js';
-import { MAX_TIMER_MS, systemClock } from '../clock.js';
+import { systemClock } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
-import { numberOption, type McpHubOptions } from '../mcp/options.js';
+import { msOption, type McpHubOptions } from '../mcp/options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore } from '../store/open-store.js';
@@ -128,7 +128,7 @@ export class Wardrik {
     let recoverMs: number;
     try {
       // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
-      recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, max: MAX_TIMER_MS, infinity: true });
+      recoverMs = msOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, infinity: true });
       provide(
         Tokens.Runner,
         () =>

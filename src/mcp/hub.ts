@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_TIMER_MS, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
 import { CallContext } from '../runner/call-context.js';
 import type { Store } from '../store/store.js';
@@ -11,7 +11,7 @@ import type { CapabilityContext, CapabilityProvider } from './capability.js';
 import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
 import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck } from './egress.js';
-import { httpUrlOf, MCP_DEFAULTS, numberOption, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
+import { httpUrlOf, MCP_DEFAULTS, msOption, numberOption, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
 
 /**
  * Who holds which toolset name. MCP servers are toolsets (`github/*`), so a server's name must not be a
@@ -118,15 +118,15 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     const label = `mcp "${this.name}"`;
     if (options.check !== undefined && typeof options.check !== 'function') throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
     this.check = options.check;
-    this.reconcileMs = numberOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, max: MAX_TIMER_MS, infinity: true });
-    this.waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs);
+    this.reconcileMs = msOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, infinity: true });
+    this.waitMs = msOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs);
     this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, { min: 1 });
-    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, numberOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, { min: 1 }));
+    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, msOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, { min: 1 }));
     this.timing = {
-      connectTimeoutMs: numberOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, { min: 1 }),
-      baseDelayMs: Math.min(maxDelayMs, numberOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, { min: 1 })),
+      connectTimeoutMs: msOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, { min: 1 }),
+      baseDelayMs: Math.min(maxDelayMs, msOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, { min: 1 })),
       maxDelayMs,
-      listDebounceMs: numberOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs),
+      listDebounceMs: msOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs),
       random: options.random ?? Math.random,
     };
     const servers = options.servers ?? {};

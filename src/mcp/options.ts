@@ -244,14 +244,19 @@ function deepFrozen<T>(value: T): T {
   return value;
 }
 
-/** A number option: finite and at least `min`, or `Infinity` when allowed. */
+/** A number option: finite, at least `min` and at most `max`, or `Infinity` when allowed. */
 export function numberOption(name: string, value: number | undefined, fallback: number, options: { min?: number; max?: number; infinity?: boolean } = {}): number {
   if (value === undefined) return fallback;
   if (value === Infinity && options.infinity === true) return value;
-  const max = options.max ?? Number.MAX_VALUE;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < (options.min ?? 0) || value > max) {
-    const range = `${options.min ?? 0}${max === Number.MAX_VALUE ? '' : ` and at most ${max}`}${options.infinity === true ? ', or Infinity for never' : ''}`;
+  const { min = 0, max } = options;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || (max !== undefined && value > max)) {
+    const range = `${min}${max === undefined ? '' : ` and at most ${max}`}${options.infinity === true ? ', or Infinity for never' : ''}`;
     throw new ConfigurationError(`${name} must be a number of at least ${range}; got ${String(value)}.`);
   }
   return value;
+}
+
+/** A duration in milliseconds that a Node timer waits: no longer than Node's longest (a longer one fires at once). */
+export function msOption(name: string, value: number | undefined, fallback: number, options: { min?: number; infinity?: boolean } = {}): number {
+  return numberOption(name, value, fallback, { ...options, max: MAX_TIMER_MS });
 }

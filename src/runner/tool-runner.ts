@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import { MAX_TIMER_MS, type Clock } from '../clock.js';
 import { hostname } from 'node:os';
 import { ConfigurationError, ConflictError, StoreError, ToolTimeoutError } from '../errors.js';
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
@@ -157,13 +157,13 @@ export class ToolRunner {
   ) {
     this.timeoutMs = positive('runner.timeoutMs', options.timeoutMs ?? RUNNER_DEFAULTS.timeoutMs);
     this.attempts = positive('runner.retry.attempts', options.retry?.attempts ?? RUNNER_DEFAULTS.attempts);
-    this.baseDelayMs = positive('runner.retry.baseDelayMs', options.retry?.baseDelayMs ?? RUNNER_DEFAULTS.baseDelayMs, true);
-    this.maxDelayMs = positive('runner.retry.maxDelayMs', options.retry?.maxDelayMs ?? RUNNER_DEFAULTS.maxDelayMs, true);
+    this.baseDelayMs = positive('runner.retry.baseDelayMs', options.retry?.baseDelayMs ?? RUNNER_DEFAULTS.baseDelayMs, { zero: true, timer: true });
+    this.maxDelayMs = positive('runner.retry.maxDelayMs', options.retry?.maxDelayMs ?? RUNNER_DEFAULTS.maxDelayMs, { zero: true, timer: true });
     this.rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
     this.random = options.random ?? Math.random;
     this.sync = store.sync;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs), (run) =>
+    this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs, { timer: true }), (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
     );
   }
@@ -788,9 +788,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
-function positive(name: string, value: number, allowZero = false): number {
-  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
-    throw new ConfigurationError(`${name} must be a number ${allowZero ? 'of at least 0' : 'above 0'}; got ${String(value)}.`);
+/**
+ * A positive option (`zero`: or 0). A `timer` one is waited on by a Node timer, so it may be no longer
+ * than Node's longest: a longer one fires at once. (`timeoutMs` need not be: the deadlines wait it out.)
+ */
+function positive(name: string, value: number, allow: { zero?: boolean; timer?: boolean } = {}): number {
+  const max = allow.timer === true ? MAX_TIMER_MS : Infinity;
+  if (!Number.isFinite(value) || value < 0 || (allow.zero !== true && value === 0) || value > max) {
+    const range = `${allow.zero === true ? 'of at least 0' : 'above 0'}${max === Infinity ? '' : ` and at most ${max}`}`;
+    throw new ConfigurationError(`${name} must be a number ${range}; got ${String(value)}.`);
   }
   return value;
 }

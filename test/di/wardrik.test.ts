@@ -214,7 +214,7 @@ describe('Wardrik.create and dependency injection', () => {
     );
   });
 
-  it('refuses a recovery or reconcile interval a timer cannot keep (Node would fire it every millisecond)', async () => {
+  it('refuses a duration a timer cannot keep (Node would fire it at once, or every millisecond)', async () => {
     for (const recoverMs of [0, 3e9, Number.NaN]) {
       await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs }), /recoverMs must be a number of at least 1 and at most 2147483647, or Infinity for never/);
     }
@@ -222,6 +222,20 @@ describe('Wardrik.create and dependency injection', () => {
       Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: {}, reconcileMs: 3e9 } }),
       /reconcileMs must be a number of at least 1 and at most 2147483647, or Infinity for never; got 3000000000/,
     );
+    // Every other duration a timer waits on, too.
+    for (const [mcp, field] of [
+      [{ connectTimeoutMs: 3e9 }, 'connectTimeoutMs'],
+      [{ waitMs: 3e9 }, 'waitMs'],
+      [{ listDebounceMs: 3e9 }, 'listDebounceMs'],
+    ] as const) {
+      await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: {}, ...mcp } }), new RegExp(`${field} must be a number of at least [01] and at most 2147483647; got 3000000000`));
+    }
+    for (const [runner, field] of [
+      [{ leaseMs: 3e9 }, 'runner.leaseMs'],
+      [{ retry: { maxDelayMs: 3e9 } }, 'runner.retry.maxDelayMs'],
+    ] as const) {
+      await assert.rejects(Wardrik.create({ store: 'memory:', runner }), new RegExp(`${field.replace(/\./g, '\\.')} must be a number (above|of at least) 0 and at most 2147483647; got 3000000000`));
+    }
   });
 
   it('closes the store when create fails, whatever option it refuses', async () => {
