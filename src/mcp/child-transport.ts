@@ -38,6 +38,8 @@ export class ChildTransport implements Transport {
   /** The start of a message whose line has not ended yet, as it came (joined once the line ends). */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** A message went over the limit: the connection is closing, and stdout is no longer read. */
+  private overLimit = false;
   private readonly maxMessageBytes: number;
   private stderrTail = '';
   private exitInfo: string | undefined;
@@ -110,10 +112,12 @@ export class ChildTransport implements Transport {
 
   /** Splits stdout into lines, one JSON-RPC message each. Each byte is scanned and copied once. */
   private read(chunk: Buffer): void {
+    if (this.overLimit) return; // nothing more is read while the connection closes
     let start = 0;
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
       let data = chunk.subarray(start, end);
       start = end + 1;
+      if (this.pendingBytes + data.length > this.maxMessageBytes) return this.refuseOverLimit();
       if (this.pending.length > 0) {
         data = Buffer.concat([...this.pending, data]);
         this.pending = [];
@@ -124,12 +128,15 @@ export class ChildTransport implements Transport {
     if (start === chunk.length) return;
     this.pending.push(chunk.subarray(start));
     this.pendingBytes += chunk.length - start;
-    if (this.pendingBytes > this.maxMessageBytes) {
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.onerror?.(new Error(`The server sent a message larger than the limit of ${this.maxMessageBytes} bytes; closing the connection.`));
-      void this.close();
-    }
+    if (this.pendingBytes > this.maxMessageBytes) this.refuseOverLimit();
+  }
+
+  private refuseOverLimit(): void {
+    this.overLimit = true;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.onerror?.(new Error(`The server sent a message larger than the limit of ${this.maxMessageBytes} bytes; closing the connection.`));
+    void this.close();
   }
 
   private receive(line: string): void {

@@ -60,6 +60,27 @@ describe('ChildTransport (stdio)', () => {
     assert.match(t.exit ?? '', /ended by SIGTERM|exited/);
   });
 
+  it('reads nothing more after a message over the limit, whether its line ends in the same write or later', async () => {
+    // Over the limit in one write with its end and a good message after it; then the rest of a long
+    // line and another good message. None of it is delivered or parsed while the connection closes.
+    const big = `{"jsonrpc":"2.0","method":"x","params":{"a":"${'x'.repeat(2000)}"}}`;
+    for (const script of [
+      `process.stdout.write(${JSON.stringify(`${big}
+${note(1)}
+`)}); setInterval(() => {}, 1000);`,
+      `process.stdout.write(${JSON.stringify(big.slice(0, 1500))}); setTimeout(() => process.stdout.write(${JSON.stringify(`${big.slice(1500)}
+${note(2)}
+`)}), 50); setInterval(() => {}, 1000);`,
+    ]) {
+      const t = transport(script, 1_000);
+      const seen = collect(t);
+      await t.start();
+      await seen.closed;
+      assert.deepEqual(seen.messages, []);
+      assert.deepEqual(seen.errors, ['The server sent a message larger than the limit of 1000 bytes; closing the connection.']);
+    }
+  });
+
   it('sends messages made together in order, each whole', async () => {
     // The child echoes each line it reads back as the params of a notification.
     const script = `
