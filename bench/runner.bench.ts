@@ -38,17 +38,18 @@ const freshStore = async (): Promise<void> => {
 const run = (name: string, args?: unknown) => () => wardrik.runner.run({ agent: 'a', run: 'r', call: { id: `${name}${id++}`, name, arguments: args } });
 
 // For scale: the journal alone, the two writes (started, then the answer) a call makes to a memory
-// store that keeps every record, as the runner's does; also a fresh store each round.
+// store that keeps every record, as the runner's does, through its synchronous journal (Store.sync) as
+// the runner writes them; also a fresh store each round.
 let journal = new MemoryStore();
-const journalOnly = async (): Promise<void> => {
+const journalOnly = (): void => {
   const call = `j${id++}`;
   const idempotencyKey = `r:${call}`;
   const args = {};
   // Whole literals, as the runner writes them (a spread copy costs several times more here).
   const started: CallRecord = { run: 'r', call, agent: 'a', tool: 'b/bump', arguments: args, idempotencyKey, state: 'started', attempt: 1, updatedAt: Date.now() };
-  await journal.writeCall(started, undefined);
+  journal.sync.writeCall(started, undefined);
   const answer: ToolAnswer = { status: 'ok', output: 2, labels: [] };
-  await journal.writeCall({ run: 'r', call, agent: 'a', tool: 'b/bump', arguments: args, idempotencyKey, state: 'succeeded', attempt: 1, answer, updatedAt: Date.now() }, 'started');
+  journal.sync.writeCall({ run: 'r', call, agent: 'a', tool: 'b/bump', arguments: args, idempotencyKey, state: 'succeeded', attempt: 1, answer, updatedAt: Date.now() }, 'started');
 };
 
 // Each group in turns, so the machine's slow spells fall on every side of a ratio.
