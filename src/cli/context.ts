@@ -25,7 +25,7 @@ export class CommandContext {
     /** The store URL as given (`--store`, `WARDRIK_STORE`, or the default). */
     readonly storeUrl: string,
     /** Where the URL came from, for errors: `--store`, `WARDRIK_STORE` or `the default store`. */
-    readonly storeSource = '--store',
+    readonly storeSource: '--store' | 'WARDRIK_STORE' | 'the default store',
   ) {}
 
   /** The store URL for messages: never a password. */

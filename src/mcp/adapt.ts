@@ -69,7 +69,7 @@ export function outputOf(result: CallToolResult, maxChars: number, where: string
   if (result.isError === true) {
     throw new Error(cut(text === '' ? `${where} reported an error without a message.` : text, maxChars));
   }
-  if (result.structuredContent !== undefined && result.structuredContent !== null) {
+  if (result.structuredContent !== undefined) {
     const json = JSON.stringify(result.structuredContent);
     if (json.length <= maxChars) return result.structuredContent;
     return cut(json, maxChars);
@@ -167,17 +167,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/**
- * A result that does not fit MCP's shape. That is the server's answer to this call, the same every
- * time: not a lost connection, and nothing to retry.
- */
-function isMalformedResult(error: unknown): boolean {
-  return error instanceof MalformedResult;
-}
-
 /** Whether a failed call means the connection itself is gone (so the hub reconnects). */
 export function isConnectionFailure(error: unknown): boolean {
-  if (isMalformedResult(error)) return false;
+  // A result that does not fit MCP's shape is the server's answer to this call, the same every time.
+  if (error instanceof MalformedResult) return false;
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
   if (error instanceof StreamableHTTPError) return error.code === undefined || error.code === 404 || error.code >= 500;
   return !(error instanceof EgressRefused);
@@ -191,7 +184,7 @@ export function isConnectionFailure(error: unknown): boolean {
  */
 export function callFailure(error: unknown, where: string, detail: string | undefined): Error {
   if (error instanceof EgressRefused) return error;
-  if (isMalformedResult(error)) {
+  if (error instanceof MalformedResult) {
     return new Error(`${where} answered with a result that is not valid MCP (${(error as Error).message}); the server needs fixing.`, { cause: error });
   }
   if (error instanceof McpError) {

@@ -317,7 +317,6 @@ export class ServerConnection {
 
 class Stale extends Error {}
 
-
 async function listAll(client: Client, timeoutMs: number): Promise<McpTool[]> {
   const tools: McpTool[] = [];
   let cursor: string | undefined;

@@ -85,15 +85,20 @@ export class Policy {
 
   /** Checks an agent's own rules; call at start-up so a typo fails then. */
   prepare(rules: readonly PolicyRule[]): void {
-    if (!this.agentRules.has(rules)) this.agentRules.set(rules, compileRules(rules, 'agent rule'));
+    this.compiled(rules);
+  }
+
+  private compiled(rules: readonly PolicyRule[]): readonly CompiledRule[] {
+    let compiled = this.agentRules.get(rules);
+    if (compiled === undefined) this.agentRules.set(rules, (compiled = compileRules(rules, 'agent rule')));
+    return compiled;
   }
 
   /** The decision for a call; synchronous unless a `decide` hook is set, since this runs on every call. */
   decide(input: PolicyInput, agentRules?: readonly PolicyRule[]): Decision | Promise<Decision> {
     let decided = strictest(this.rules, input, undefined);
     if (agentRules !== undefined && agentRules.length > 0) {
-      this.prepare(agentRules);
-      decided = strictest(this.agentRules.get(agentRules)!, input, decided);
+      decided = strictest(this.compiled(agentRules), input, decided);
     }
     const hook = this.options.decide;
     if (hook === undefined) return this.conclude(input, decided);

@@ -266,7 +266,9 @@ export class ToolRunner {
 
   /**
    * Runs one call and returns the answer the model sees. A call id already in the journal is never run
-   * again: its recorded answer comes back. Throws only when the store fails (the call then did not run).
+   * again: its recorded answer comes back. Rejects only when the store fails (the call then did not run).
+   * A synchronous tool may run before this returns, so one that calls `run` again with its own call id
+   * gets a conflict rather than joining itself.
    */
   run(request: CallRequest): Promise<ToolAnswer> {
     const key = `${request.run}\u0000${request.call.id}`;
@@ -525,7 +527,7 @@ export class ToolRunner {
       const record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
       const written = this.writeCall(record, 'started');
       if (!(written instanceof Promise ? await written : written)) return await this.raced(p.run, p.call);
-      if (this.events.listening) this.emitFinal(p, answer, record.attempt, p.spent.measures);
+      this.emitFinal(p, answer, record.attempt, p.spent.measures);
       return answer;
     } finally {
       this.leases.release(p.run);
@@ -705,7 +707,7 @@ export class ToolRunner {
     const { run, call, agent, tool, arguments: args, idempotencyKey } = p;
     const updatedAt = this.clock.now();
     // Whole literals rather than fields added afterwards: a memory store keeps every record, and an
-    // added field costs each of them a second allocation.
+    // added field costs each of them a second allocation (only a call that reported a cost gets one).
     const record: Mutable<CallRecord> =
       answer === undefined
         ? { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, updatedAt }
@@ -735,6 +737,7 @@ export class ToolRunner {
   }
 
   private emitFinal(base: CallRef, answer: ToolAnswer, attempts: number, measures?: readonly Measure[]): void {
+    if (!this.events.listening) return; // every call's path: no events built for nobody
     const measured = measures === undefined ? {} : { measures };
     if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...ref(base), attempts, labels: answer.labels, ...measured });
     else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...ref(base), code: answer.code, message: answer.message, attempts, ...measured });

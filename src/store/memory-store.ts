@@ -1,3 +1,4 @@
+import { NO_LABELS } from '../tools/result.js';
 import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
@@ -186,7 +187,6 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {}
 }
 
-const NO_LABELS: readonly string[] = Object.freeze([]);
 
 function callKey(run: string, call: string): string {
   return `${run}\u0000${call}`;

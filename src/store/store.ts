@@ -77,7 +77,8 @@ export interface Store {
 
   /**
    * The same journal operations without a promise, for a store whose writes are synchronous (memory,
-   * SQLite); absent otherwise. The runner uses them on every call's path when present.
+   * SQLite); absent otherwise. The runner uses them on every call's path when present, so a store that
+   * wraps another must wrap these too, or offer none: passed through, they bypass its `writeCall`.
    */
   readonly sync?: SyncJournal;
 }

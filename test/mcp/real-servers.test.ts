@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -65,6 +65,7 @@ describe('the reference MCP servers', () => {
     await h?.close();
     httpServer?.kill('SIGTERM');
     if (httpServer?.exitCode === null) await once(httpServer, 'exit');
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('connects to each and offers its tools, hints turned into annotations', () => {
