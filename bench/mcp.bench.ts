@@ -48,13 +48,14 @@ async function rawClient(kind: 'stdio' | 'http'): Promise<Client> {
   return client;
 }
 
-/** One pair: a fresh hub connection (its own stdio child, or its own HTTP session) and a fresh raw client. */
+/** One pair's timings, one call at a time and 32 at once, each as [raw, ours, hub without the runner]. */
 interface PairResult {
   readonly one: readonly Timing[];
   readonly many: readonly Timing[];
 }
 
 let id = 0;
+/** Measures one pair: a fresh hub connection (its own stdio child, or its own HTTP session) and a fresh raw client. */
 async function measurePair(kind: 'stdio' | 'http'): Promise<PairResult> {
   const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: { s: { transport: transports[kind] } }, reconcileMs: Infinity } });
   if (wardrik.mcp().status().some((server) => server.state !== 'connected')) throw new Error(`server not connected: ${JSON.stringify(wardrik.mcp().status())}`);
