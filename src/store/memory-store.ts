@@ -187,7 +187,6 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {}
 }
 
-
 function callKey(run: string, call: string): string {
   return `${run}\u0000${call}`;
 }
