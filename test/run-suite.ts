@@ -90,7 +90,8 @@ async function main(): Promise<number> {
   }
   const files = testFiles(fileURLToPath(new URL('.', import.meta.url)));
   const env = cluster === undefined ? process.env : { ...process.env, WARDRIK_TEST_POSTGRES_URL: cluster.url };
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  // A test that hangs fails by name after five minutes, instead of holding the run until CI gives up on it.
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], { stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward).on('SIGTERM', forward);
   const code = await new Promise<number>((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128))));
