@@ -222,7 +222,6 @@
     const reason = el('input', { id: `reason-${id}`, name: 'reason', type: 'text', required: true, maxlength: '4000' });
     const deny = el('button', { type: 'submit', class: 'deny', text: 'Deny' });
     forms.push(el('form', { class: 'deny-form', onsubmit: act('deny', () => ({ reason: reason.value }), deny) }, el('label', { for: `reason-${id}`, text: 'Reason for denying (required; the model reads it)' }), reason, deny));
-    // A body() that throws (bad JSON) is reported like a refused answer, not lost.
     return el('div', { class: 'actions' }, forms);
   }
 
@@ -246,11 +245,12 @@
 
   // ----- the lists, kept in place between polls so typing and focus survive -----
 
-  function sync(list, items, render, keep) {
+  /** Makes `list` show `items` in order: new ones rendered, gone ones removed, the rest left as they are. */
+  function sync(list, items, render, empty) {
     const wanted = new Map(items.map((item) => [item.id, item]));
     for (const node of [...list.children]) {
       const id = node.getAttribute('data-inbox-id');
-      if (!wanted.has(id) || !keep) node.remove();
+      if (id === null || !wanted.has(id)) node.remove();
     }
     const present = new Set([...list.children].map((node) => node.getAttribute('data-inbox-id')));
     let previous = null;
@@ -264,17 +264,16 @@
       if (previous === null ? list.firstChild !== node : previous.nextSibling !== node) list.insertBefore(node, previous === null ? list.firstChild : previous.nextSibling);
       previous = node;
     }
+    if (items.length === 0) list.append(el('li', { class: 'empty', text: empty }));
   }
 
   async function refresh() {
     const [pending, answered] = await Promise.all([api('GET', 'api/items'), api('GET', 'api/items?status=answered&limit=30')]);
     const list = document.getElementById('pending');
-    sync(list, pending.items, pendingItem, true);
-    if (pending.items.length === 0 && list.children.length === 0) list.append(el('li', { class: 'empty', 'data-empty': '', text: 'Nothing waits for a person.' }));
-    else for (const node of list.querySelectorAll('[data-empty]')) if (pending.items.length > 0) node.remove();
+    sync(list, pending.items, pendingItem, 'Nothing waits for a person.');
     document.getElementById('pending-count').textContent = `(${pending.items.length})`;
     document.title = pending.items.length > 0 ? `(${pending.items.length}) Wardrik inbox` : 'Wardrik inbox';
-    sync(document.getElementById('answered'), answered.items, answeredItem, false);
+    sync(document.getElementById('answered'), answered.items, answeredItem, 'Nothing answered yet.');
     if (!focusedHash && location.hash.startsWith('#item-')) {
       focusedHash = true;
       const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
