@@ -9,6 +9,8 @@ export const SIGNATURE_HEADER = 'x-wardrik-signature';
 const REMEMBER_MS = 30 * 24 * 3_600_000;
 const TIMEOUT_MS = 10_000;
 const MAX_IN_FLIGHT = 4;
+/** How long `close()` lets deliveries under way finish (and be recorded) before it cuts them off. */
+const CLOSE_GRACE_MS = 2_000;
 const TEXT_ARGUMENTS = 300;
 
 /** The JSON a webhook receives for each item that starts waiting. */
@@ -35,7 +37,10 @@ export interface InboxWaitingMessage {
 export class WebhookNotifier {
   private readonly delivered = new Set<string>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Stops scanning and retrying. */
   private readonly stop = new AbortController();
+  /** Cuts off POSTs under way: only when they outlast the grace `close()` gives them. */
+  private readonly cut = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private readonly keyPrefix: string;
@@ -55,12 +60,17 @@ export class WebhookNotifier {
     this.timer.unref();
   }
 
-  /** Stops looking and retrying; waits for deliveries under way to end. */
+  /**
+   * Stops looking and retrying. A POST under way may finish for a moment, so that a message the receiver
+   * took is recorded as delivered and not announced again after a restart.
+   */
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.stop.abort();
     await this.scanning;
+    const grace = setTimeout(() => this.cut.abort(), CLOSE_GRACE_MS);
     await Promise.all(this.inFlight.values());
+    clearTimeout(grace);
   }
 
   private tick(): void {
@@ -116,7 +126,7 @@ export class WebhookNotifier {
         headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: `sha256=${signature}`, 'x-wardrik-delivery': item.id },
         body,
         redirect: 'error',
-        signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(TIMEOUT_MS)]),
+        signal: AbortSignal.any([this.cut.signal, AbortSignal.timeout(TIMEOUT_MS)]),
       });
       await response.arrayBuffer().catch(() => undefined);
       return response.ok ? undefined : `the receiver answered HTTP ${response.status}`;
