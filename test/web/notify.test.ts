@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, describe, it } from 'node:test';
 import { Wardrik, type InboxWaitingMessage, type WardrikEvent } from '../../src/index.js';
+import { signedBy } from '../../examples/web/webhook-receiver.js';
 import { seed, type Seeded } from '../cli/helpers.js';
 import { sqliteStores, TOKEN, until } from './helpers.js';
 
@@ -29,8 +29,8 @@ async function receiver(reply: (n: number, response: ServerResponse) => boolean 
     let raw = '';
     request.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk));
     request.on('end', () => {
-      const expected = `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
-      if (request.headers['x-wardrik-signature'] !== expected) {
+      // The guide's own check: a message signed with another secret, or altered, would be refused here.
+      if (!signedBy(SECRET, raw, request.headers['x-wardrik-signature'] as string | undefined) || signedBy('another-secret-0123456789', raw, request.headers['x-wardrik-signature'] as string | undefined)) {
         response.writeHead(401).end('bad signature');
         return;
       }
