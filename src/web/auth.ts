@@ -68,7 +68,8 @@ export class WebAuth {
       throw new WebError(401, 'unauthenticated', 'That token is not this inbox\'s. Use the token `wardrik web` printed at start, or the one in WARDRIK_WEB_TOKEN.');
     }
     this.failures.delete(from);
-    const name = (form.get('name') ?? '').trim().slice(0, 80) || TOKEN_HOLDER;
+    // The name is recorded as `by` and shown in the CLI and the page: one line of printable text.
+    const name = (form.get('name') ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, 80) || TOKEN_HOLDER;
     this.sweep(now);
     const id = randomBytes(24).toString('base64url');
     this.sessions.set(id, { name, expiresAt: now + this.settings.sessionMs });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
+import { ConfigurationError } from '../errors.js';
 import type { Inbox } from '../inbox/inbox.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -79,7 +80,7 @@ export class InboxWeb {
 
   /** Serves the inbox on its own; resolves to the page's URL. */
   async listen(options: InboxWebListenOptions = {}): Promise<{ readonly url: string }> {
-    if (this.server !== undefined) throw new WebError(500, 'configuration', 'inboxWeb: listen() was called twice; one InboxWeb serves one address.');
+    if (this.server !== undefined) throw new ConfigurationError('inboxWeb: listen() was called twice; one InboxWeb serves one address. Call wardrik.inboxWeb() again for another.');
     const server = createServer(this.handler);
     // A client that never finishes its headers or body does not hold a socket for long.
     server.headersTimeout = 15_000;
@@ -131,16 +132,18 @@ export class InboxWeb {
       if (needsSlash) return send(response, 308, 'text/plain; charset=utf-8', 'The inbox is at its path with a closing slash.', { location: `${mount}/` });
       const person = await this.auth.who(request);
       if (person !== undefined) return send(response, 200, 'text/html; charset=utf-8', inboxPage());
-      return send(response, 401, 'text/html; charset=utf-8', signInPage(this.settings.token === undefined ? 'app' : 'token'));
+      return send(response, 401, 'text/html; charset=utf-8', signInPage(this.settings.token === undefined ? 'app' : 'token', undefined, linkedItem(request)));
     }
     if (path === '/sign-in') {
       allow(method, 'POST');
       this.auth.checkSameOrigin(request);
       try {
         const cookie = this.auth.signIn(request, await readForm(request), mount || '/');
-        return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: './', 'set-cookie': cookie });
+        const item = linkedItem(request);
+        // Back to the page, and to the item a notification linked to.
+        return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: item === undefined ? './' : `./?item=${encodeURIComponent(item)}`, 'set-cookie': cookie });
       } catch (error) {
-        if (error instanceof WebError && (error.status === 401 || error.status === 429)) return send(response, error.status, 'text/html; charset=utf-8', signInPage('token', error.message));
+        if (error instanceof WebError && (error.status === 401 || error.status === 429)) return send(response, error.status, 'text/html; charset=utf-8', signInPage('token', error.message, linkedItem(request)));
         throw error;
       }
     }
@@ -172,7 +175,7 @@ export class InboxWeb {
     }
     const item = /^\/api\/items\/([^/]+)(?:\/(approve|deny|answer))?$/.exec(path);
     if (item !== null) {
-      const id = decodeURIComponent(item[1]!);
+      const id = decoded(item[1]!);
       const verb = item[2];
       if (verb === undefined) {
         allow(method, 'GET');
@@ -187,7 +190,7 @@ export class InboxWeb {
     const run = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (run !== null) {
       allow(method, 'GET');
-      return this.api.run(decodeURIComponent(run[1]!));
+      return this.api.run(decoded(run[1]!));
     }
     throw new WebError(404, 'not_found', `No API route "${method} ${path}". The routes: GET api/session, GET api/items, GET api/items/ID, GET api/runs/RUN, POST api/items/ID/approve|deny|answer.`);
   }
@@ -213,6 +216,20 @@ function locate(request: IncomingMessage, basePath: string | undefined): { path:
   // Under Express, both "/inbox" and "/inbox/" arrive as "/"; only the latter keeps the page's relative links under the mount.
   const needsSlash = (inner === '/' || inner === '') && !original.endsWith('/');
   return { path: inner === '' ? '/' : inner, mount: needsSlash ? original : mount, needsSlash };
+}
+
+/** The item a notification's link names (`?item=ID`), kept through sign-in. */
+function linkedItem(request: IncomingMessage): string | undefined {
+  const item = new URL(request.url ?? '/', 'http://x').searchParams.get('item');
+  return item !== null && /^[\w.:-]{1,200}$/.test(item) ? item : undefined;
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new WebError(400, 'usage', `"${segment.slice(0, 80)}" is not a well-formed path segment; percent-encode ids with encodeURIComponent.`);
+  }
 }
 
 function allow(method: string, ...methods: string[]): void {

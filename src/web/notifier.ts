@@ -137,7 +137,8 @@ export class WebhookNotifier {
   }
 
   private message(item: InboxRecord): InboxWaitingMessage {
-    const url = `${this.pageUrl}#item-${encodeURIComponent(item.id)}`;
+    // A query, not a fragment: it survives the sign-in a person may need first.
+    const url = `${this.pageUrl}?item=${encodeURIComponent(item.id)}`;
     const what = item.kind === 'approval' ? 'Approval needed' : item.kind === 'park' ? 'A tool asks a person' : 'A call in doubt after a crash';
     const args = compactJson(item.arguments);
     const labels = item.labels.length === 0 ? '' : ` · labels: ${item.labels.join(', ')}${item.labels.includes('outside') ? ' (asked for after the run read text from outside)' : ''}`;

@@ -26,8 +26,9 @@ export interface InboxWebOptions {
    */
   readonly authenticate?: Authenticate;
   /**
-   * The sign-in token when there is no `authenticate`: `WARDRIK_WEB_TOKEN` unless given, else one is
-   * generated (read it from `web.token` and hand it to the people who approve). At least 16 characters.
+   * The sign-in token: `WARDRIK_WEB_TOKEN` unless given, else one is generated (read it from `web.token`
+   * and hand it to the people who approve). At least 16 characters. With `authenticate`, only a token
+   * given here opens the sign-in form too; the environment's is not used.
    */
   readonly token?: string;
   /**
@@ -72,7 +73,9 @@ export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<
   if (authenticate !== undefined && typeof authenticate !== 'function') {
     throw new ConfigurationError('inboxWeb: authenticate must be a function (request) => person name or nothing.');
   }
-  let token = options.token ?? (env.WARDRIK_WEB_TOKEN === '' ? undefined : env.WARDRIK_WEB_TOKEN);
+  // With the app's own login, a token is only what the app passes: WARDRIK_WEB_TOKEN (set for `wardrik web`, say) must not open a second door.
+  const fromEnv = authenticate === undefined && env.WARDRIK_WEB_TOKEN !== '' ? env.WARDRIK_WEB_TOKEN : undefined;
+  let token = options.token ?? fromEnv;
   const source = options.token !== undefined ? 'inboxWeb: token' : 'WARDRIK_WEB_TOKEN';
   if (token !== undefined && (typeof token !== 'string' || token.length < MIN_SECRET)) {
     throw new ConfigurationError(`${source} must be at least ${MIN_SECRET} characters, so it cannot be guessed; generate one with: openssl rand -hex 24`);

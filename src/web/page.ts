@@ -43,12 +43,15 @@ export function inboxPage(): string {
 `;
 }
 
-/** The sign-in form (`token` mode), or a note that the app's own login comes first (`app` mode). */
-export function signInPage(mode: 'token' | 'app', error?: string): string {
+/**
+ * The sign-in form (`token` mode), or a note that the app's own login comes first (`app` mode). `item`
+ * is the item a notification linked to, carried through the sign-in.
+ */
+export function signInPage(mode: 'token' | 'app', error?: string, item?: string): string {
   const body =
     mode === 'app'
       ? '<p>Sign in to the app first: this inbox uses its login. Then open this page again.</p>'
-      : `<form method="post" action="sign-in">
+      : `<form method="post" action="sign-in${item === undefined ? '' : `?item=${encodeURIComponent(item)}`}">
   ${error === undefined ? '' : `<p class="error" role="alert">${escapeHtml(error)}</p>`}
   <p><label for="token">Inbox token</label><br><input id="token" name="token" type="password" autocomplete="current-password" required autofocus></p>
   <p><label for="name">Your name, recorded with each of your answers</label><br><input id="name" name="name" type="text" autocomplete="name" maxlength="80"></p>

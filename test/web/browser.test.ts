@@ -153,6 +153,18 @@ describe('The inbox page in Chromium', () => {
     assert.deepEqual(call?.answer, { status: 'ok', output: '1200 cents', labels: [] });
   });
 
+  it("opens a notification's link to an item through the sign-in, and shows that item", async () => {
+    rig = await webRig(stores.url());
+    context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${rig.base}?item=${rig.seeded.batch.inDoubt}`);
+    await page.fill('input[name="token"]', TOKEN);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector(`#pending [data-inbox-id="${rig.seeded.batch.inDoubt}"].linked`);
+    assert.equal(new URL(page.url()).search, `?item=${rig.seeded.batch.inDoubt}`);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), `item-${rig.seeded.batch.inDoubt}`);
+  });
+
   it('works with the keyboard alone: sign in, reach Approve, press Enter', async () => {
     rig = await webRig(stores.url());
     context = await browser.newContext();

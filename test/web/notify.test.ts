@@ -86,14 +86,14 @@ describe('Inbox notifications to a webhook', () => {
     assert.equal(turn.headers['content-type'], 'application/json');
     assert.equal(turn.headers['x-wardrik-delivery'], seeded.turn.approval);
     assert.equal(turn.message.type, 'inbox.waiting');
-    assert.equal(turn.message.url, `https://ops.example.com/inbox/#item-${seeded.turn.approval}`);
+    assert.equal(turn.message.url, `https://ops.example.com/inbox/?item=${seeded.turn.approval}`);
     assert.deepEqual(turn.message.item.arguments, { id: 'ord_1' });
     assert.deepEqual(turn.message.item.labels, ['outside']);
     assert.equal(turn.message.item.agent, 'support');
     assert.equal(
       turn.message.text,
       `Approval needed: shop/refund {"id":"ord_1"} · asked by agent support in run ${seeded.turn.run} · labels: outside (asked for after the run read text from outside) · ` +
-        `Needs approval (default: a tool that is not read-only asks a person). · Open: https://ops.example.com/inbox/#item-${seeded.turn.approval}`,
+        `Needs approval (default: a tool that is not read-only asks a person). · Open: https://ops.example.com/inbox/?item=${seeded.turn.approval}`,
     );
     assert.match(byId.get(seeded.batch.park)!.message.text, /^A tool asks a person: shop\/ask_amount \{\} · asked by agent batch/);
     assert.match(byId.get(seeded.batch.inDoubt)!.message.text, /^A call in doubt after a crash: shop\/send_email/);

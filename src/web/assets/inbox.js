@@ -15,7 +15,7 @@
   };
 
   let session = null;
-  let focusedHash = false;
+  let focusedLink = false;
 
   // ----- talking to the API -----
 
@@ -267,16 +267,28 @@
     if (items.length === 0) list.append(el('li', { class: 'empty', text: empty }));
   }
 
+  /** The answered list is read when the pending items change, and at least every 30 s, not on every poll: it is the costlier read. */
+  let pendingIds = null;
+  let answeredReadAt = 0;
+
   async function refresh() {
-    const [pending, answered] = await Promise.all([api('GET', 'api/items'), api('GET', 'api/items?status=answered&limit=30')]);
-    const list = document.getElementById('pending');
-    sync(list, pending.items, pendingItem, 'Nothing waits for a person.');
+    const pending = await api('GET', 'api/items');
+    const ids = pending.items.map((item) => item.id).join(' ');
+    const answered = ids !== pendingIds || Date.now() - answeredReadAt > 30_000 ? await api('GET', 'api/items?status=answered&limit=30') : undefined;
+    // Pending first, so an item that was just answered leaves that list before it joins the other.
+    sync(document.getElementById('pending'), pending.items, pendingItem, 'Nothing waits for a person.');
+    if (answered !== undefined) {
+      sync(document.getElementById('answered'), answered.items, answeredItem, 'Nothing answered yet.');
+      pendingIds = ids;
+      answeredReadAt = Date.now();
+    }
     document.getElementById('pending-count').textContent = `(${pending.items.length})`;
     document.title = pending.items.length > 0 ? `(${pending.items.length}) Wardrik inbox` : 'Wardrik inbox';
-    sync(document.getElementById('answered'), answered.items, answeredItem, 'Nothing answered yet.');
-    if (!focusedHash && location.hash.startsWith('#item-')) {
-      focusedHash = true;
-      const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    // A notification links to its item with ?item=ID: show it once, where it is.
+    const linked = new URLSearchParams(location.search).get('item');
+    if (!focusedLink && linked !== null) {
+      focusedLink = true;
+      const target = document.getElementById(`item-${linked}`);
       if (target !== null) {
         target.classList.add('linked');
         target.focus();
