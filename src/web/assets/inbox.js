@@ -339,7 +339,7 @@
             {},
             el('p', {}, el('code', { text: `${when(call.updatedAt)}  ${call.call}  ${call.tool}` })),
             prettyJson(call.arguments),
-            el('p', { class: `state state-${call.state}`, text: stateLine(call) }),
+            callState(call),
             view.inbox
               .filter((entry) => entry.call === call.call)
               .map((entry) =>
@@ -381,20 +381,15 @@
     return el('li', { text: `${when(step.createdAt)} ${JSON.stringify(step.data)}` });
   }
 
-  function stateLine(call) {
-    const answer = call.answer;
-    switch (call.state) {
-      case 'started':
-        return 'running (started, no answer yet; recovery finishes it if its node died)';
-      case 'parked':
-        return answer?.status === 'parked' ? `parked (${answer.kind}): ${answer.reason} · inbox ${answer.inboxId}` : 'parked';
-      case 'succeeded':
-        return `succeeded: ${JSON.stringify(answer?.status === 'ok' ? answer.output : answer)}`;
-      case 'failed':
-        return answer?.status === 'error' ? `failed (${answer.code}): ${answer.message}` : 'failed';
-      default:
-        return String(call.state);
-    }
+  /** A call's state as a word, and what it answered: a succeeded call's output as pretty JSON, folded where long. */
+  function callState(call) {
+    const answer = call.answer ?? {};
+    const word = { started: 'running', parked: `parked${answer.kind ? ` (${answer.kind})` : ''}`, succeeded: 'succeeded', failed: `failed${answer.code ? ` (${answer.code})` : ''}` }[call.state] ?? call.state;
+    const head = el('p', { class: 'state' }, el('span', { class: `state-word state-${call.state}`, text: word }));
+    if (call.state === 'started') head.append(' no answer yet; recovery finishes it if its node died');
+    if (call.state === 'parked' && answer.reason) head.append(` ${answer.reason} · inbox ${answer.inboxId}`);
+    if (call.state === 'failed' && answer.message) head.append(` ${answer.message}`);
+    return call.state === 'succeeded' ? [head, prettyJson(answer.status === 'ok' ? answer.output : answer)] : [head];
   }
 
   // ----- start -----
