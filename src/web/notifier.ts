@@ -83,12 +83,15 @@ export class WebhookNotifier {
   private async scan(): Promise<void> {
     const items = await this.parts.inbox.list();
     for (const item of items) {
-      if (this.stop.signal.aborted || this.inFlight.size >= MAX_IN_FLIGHT) return;
+      if (this.stop.signal.aborted) return;
       if (this.delivered.has(item.id) || this.inFlight.has(item.id)) continue;
       if ((await this.parts.store.getRemembered(this.keyPrefix + item.id, this.parts.clock.now())) !== undefined) {
         this.delivered.add(item.id);
         continue;
       }
+      // At most MAX_IN_FLIGHT at once: the next starts as soon as one ends (or gives up when the notifier stops).
+      while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight.values());
+      if (this.stop.signal.aborted) return;
       const delivery = this.deliver(item).finally(() => this.inFlight.delete(item.id));
       this.inFlight.set(item.id, delivery);
     }
