@@ -64,6 +64,9 @@ export class WebAuth {
     const recent = (this.failures.get(from) ?? []).filter((at) => at > now - 60_000);
     if (recent.length >= MAX_FAILURES_PER_MINUTE) throw new WebError(429, 'too_many', 'Too many wrong tokens from this address; wait a minute and try again.');
     if (!sameSecret(form.get('token') ?? '', token)) {
+      // Bounded, like the sessions: past the cap the addresses that failed longest ago are forgotten first.
+      if (this.failures.size >= MAX_SESSIONS) this.failures.delete(this.failures.keys().next().value!);
+      this.failures.delete(from);
       this.failures.set(from, [...recent, now]);
       throw new WebError(401, 'unauthenticated', 'That token is not this inbox\'s. Use the token `wardrik web` printed at start, or the one in WARDRIK_WEB_TOKEN.');
     }
