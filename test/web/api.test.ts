@@ -49,6 +49,30 @@ describe('The inbox web API', () => {
       assert.match(csp, /frame-ancestors 'none'/);
     });
 
+    it('sends the CSP, no-store and no-framing headers on every response: pages, script, JSON, errors', async () => {
+      const session = await signIn(rig.base);
+      const responses = await Promise.all([
+        fetch(rig.base),
+        fetch(new URL('inbox.js', rig.base)),
+        fetch(new URL('inbox.css', rig.base)),
+        fetch(new URL('api/items', rig.base)),
+        fetch(new URL('nowhere', rig.base)),
+        fetch(new URL('inbox.js', rig.base), { method: 'POST' }),
+        session.get(''),
+        session.get('api/items'),
+        session.get('api/nowhere'),
+        session.post(`api/items/${rig.seeded.batch.approval}/approve`, { digest: 'nope' }),
+      ]);
+      assert.deepEqual(responses.map((response) => response.status), [401, 200, 200, 401, 404, 405, 200, 200, 404, 400]);
+      for (const response of responses) {
+        assert.equal(response.headers.get('content-security-policy'), "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'", response.url);
+        assert.equal(response.headers.get('x-frame-options'), 'DENY');
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      }
+      // No inline script and no inline event handlers: the page's one script is the file.
+      assert.doesNotMatch(await responses[6]!.text(), /<script>|\son[a-z]+=/i);
+    });
+
     it('refuses a wrong token, and after ten wrong tries from one address refuses even the right one for a minute', async () => {
       const form = (token: string) =>
         fetch(new URL('sign-in', rig.base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${token}`, redirect: 'manual' });
@@ -311,6 +335,36 @@ describe('The inbox web API mounted in an app', () => {
   it('refuses sign-in with a token when the app decides', async () => {
     const response = await fetch(`${appUrl}/ops/inbox/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}` });
     assert.equal(response.status, 404);
+  });
+});
+
+describe('The inbox web API mounted the way Express mounts a handler', () => {
+  it('routes under the mount path Express strips into originalUrl, and sets the session cookie on that path', async () => {
+    const rig = await webRig(stores.url());
+    // What `app.use('/inbox', web.handler)` does: url loses the mount path, originalUrl keeps the whole.
+    const app = createServer((request, response) => {
+      if (!request.url?.startsWith('/inbox')) {
+        response.end('the app');
+        return;
+      }
+      Object.assign(request, { originalUrl: request.url, url: request.url.slice('/inbox'.length) || '/' });
+      rig.web.handler(request, response);
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(app.address() as AddressInfo).port}/inbox/`;
+    try {
+      const bare = await fetch(base.slice(0, -1), { redirect: 'manual' });
+      assert.deepEqual([bare.status, bare.headers.get('location')], [308, '/inbox/']);
+      const session = await signIn(base, 'Dana');
+      assert.match(session.setCookie, /; Path=\/inbox;/);
+      const { items } = (await (await session.get('api/items')).json()) as { items: unknown[] };
+      assert.equal(items.length, 4);
+      const response = await session.post(`api/items/${rig.seeded.batch.park}/deny`, { reason: 'no' });
+      assert.equal(response.status, 200);
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+      await rig.close();
+    }
   });
 });
 

@@ -137,6 +137,30 @@ describe('The inbox page in Chromium', () => {
     }
   });
 
+  it('lets a call a crash left in doubt run now, once, on the node that offers it', async () => {
+    rig = await webRig(stores.url());
+    context = await browser.newContext();
+    const page = await signedIn(context, rig, 'Dana');
+    await item(page, rig.seeded.batch.inDoubt).getByRole('button', { name: 'It did not happen: run it now' }).click();
+    await page.waitForSelector('#status.ok');
+    assert.match((await page.locator('#status').textContent()) ?? '', /^Approved by Dana: shop\/send_email .* It runs on the next node that offers shop\/send_email/);
+    await rig.seeded.node.recover();
+    await rig.seeded.node.recover();
+    assert.deepEqual(rig.seeded.ran, ['email:a@example.com']);
+  });
+
+  it('gives a browser without a session 401 from the API, and the sign-in form for the page', async () => {
+    rig = await webRig(stores.url());
+    context = await browser.newContext();
+    const page = await context.newPage();
+    const response = await page.goto(rig.base);
+    assert.equal(response?.status(), 401);
+    assert.equal(await page.locator('form input[name="token"]').count(), 1);
+    const api = await page.request.get(new URL('api/items', rig.base).toString());
+    assert.equal(api.status(), 401);
+    assert.equal(((await api.json()) as { error: { code: string } }).error.code, 'unauthenticated');
+  });
+
   it('shows a new item without a reload, and answers a park with a value', async () => {
     rig = await webRig(stores.url(), { token: TOKEN, pollMs: 100 });
     context = await browser.newContext();
