@@ -137,6 +137,12 @@ function checkWebhook(webhook: WebhookOptions): void {
   if (typeof webhook.secret !== 'string' || webhook.secret.length < MIN_SECRET) {
     throw new ConfigurationError(`notify.webhook.secret must be at least ${MIN_SECRET} characters: the receiver checks each message's HMAC-SHA256 signature with it.`);
   }
+  for (const key of ['baseDelayMs', 'maxDelayMs'] as const) {
+    const value = webhook.retry?.[key];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 1)) {
+      throw new ConfigurationError(`notify.webhook.retry.${key} must be a number of milliseconds of at least 1; got ${String(value)}.`);
+    }
+  }
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -376,6 +376,8 @@ describe('inboxWeb options', () => {
       assert.throws(() => wardrik.inboxWeb({ notify: { webhook: { url: 'ftp://x', secret: 'x'.repeat(16) } } }), /not an http\(s\) URL/);
       assert.throws(() => wardrik.inboxWeb({ notify: { webhook: { url: 'http://127.0.0.1:1/', secret: 'short' } } }), /secret must be at least 16 characters/);
       assert.throws(() => wardrik.inboxWeb({ publicUrl: 'not a url' }), /publicUrl "not a url" is not a URL/);
+      assert.throws(() => wardrik.inboxWeb({ notify: { webhook: { url: 'http://127.0.0.1:1/', secret: 'x'.repeat(16), retry: { baseDelayMs: -5 } } } }), /retry\.baseDelayMs must be a number of milliseconds of at least 1; got -5/);
+      assert.throws(() => wardrik.inboxWeb({ basePath: 'inbox' }), /basePath "inbox" is not a URL path/);
       const web = wardrik.inboxWeb();
       assert.equal(web.tokenGenerated, true);
       assert.ok((web.token ?? '').length >= 32);
