@@ -42,6 +42,12 @@ export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, Po
 
 export { Inbox } from './inbox/inbox.js';
 export type { InboxItem } from './inbox/inbox.js';
+export { InboxWeb } from './web/inbox-web.js';
+export type { InboxWebListenOptions } from './web/inbox-web.js';
+export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
+export type { WebAnswer, WebItem } from './web/api.js';
+export type { InboxWaitingMessage } from './web/notifier.js';
+export type { RunTotals, RunView } from './inbox/run-view.js';
 
 export { McpHub } from './mcp/hub.js';
 export type { McpServerStatus, McpToolsOptions } from './mcp/hub.js';

@@ -20,6 +20,7 @@ describe('The public API', () => {
       'EventBus',
       'Idempotent',
       'Inbox',
+      'InboxWeb',
       'InvalidArgumentsError',
       'Labels',
       'McpHub',

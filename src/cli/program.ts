@@ -5,6 +5,7 @@ import { answer, approve, deny, inboxList } from './inbox-commands.js';
 import { mcpAdd, mcpList, mcpRemove, type McpAddOptions } from './mcp-commands.js';
 import { runs, show } from './runs-commands.js';
 import { tools } from './tools-command.js';
+import { web, type WebCommandOptions } from './web-command.js';
 
 const EXIT_CODES = `
 Exit codes:
@@ -96,6 +97,13 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--toolset <name>', 'the toolset name to show defineTool values under', 'tools')
     .action((module: string, options: { toolset: string }, command: Command) => tools(context(command), module, options));
 
+  common(program.command('web').description('serve the inbox in a browser, with its JSON API, until stopped (127.0.0.1 unless --host)'))
+    .option('--host <host>', 'the address to listen on', '127.0.0.1')
+    .option('--port <port>', 'the port to listen on', port, 8040)
+    .option('--public-url <url>', 'where people open the page, for the links in notifications (behind a proxy)')
+    .option('--webhook-url <url>', 'POST a signed message here when an item starts waiting (secret in $WARDRIK_WEBHOOK_SECRET)')
+    .action((options: WebCommandOptions, command: Command) => web(context(command), options));
+
   const mcp = program.command('mcp').description("the runtime MCP servers kept in the store, which every node's hub runs");
   common(mcp.command('list').description("list a hub's runtime servers")).option('--hub <name>', 'the hub', 'mcp').action((options: { hub: string }, command: Command) => mcpList(context(command), options));
   common(mcp.command('add').description('add (or replace) a runtime server; checked as hub.add checks it').argument('<name>', 'the server name, also its toolset name'))
@@ -139,6 +147,11 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a whole number of at least 1 is needed.');
+  return Number(value);
+}
+
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new InvalidArgumentError('a port number from 0 to 65535 is needed (0: any free port).');
   return Number(value);
 }
 

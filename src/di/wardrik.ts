@@ -21,6 +21,8 @@ import { ToolCatalog, type CatalogEntry } from '../tools/catalog.js';
 import { TOOLSET_NAME } from '../tools/names.js';
 import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
+import { InboxWeb } from '../web/inbox-web.js';
+import type { InboxWebOptions } from '../web/options.js';
 import { Tokens } from './tokens.js';
 
 /** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
@@ -88,6 +90,7 @@ export class Wardrik {
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
+  private readonly webs: InboxWeb[] = [];
   /** The call pipeline: `runner.run({ agent, run, call })`. */
   readonly runner: ToolRunner;
   /** Where a person answers parked calls. */
@@ -250,11 +253,24 @@ export class Wardrik {
     return hub;
   }
 
+  /**
+   * The inbox in a browser: a page and a JSON API where people answer parked calls of every node that
+   * shares this store, and webhook notifications when one starts waiting. Mount `web.handler` under a
+   * path of your app (with `authenticate`, its login decides who answers), or `await web.listen()`.
+   * An approval runs the call here when this Wardrik offers the tool; else a node that does runs it.
+   */
+  inboxWeb(options: InboxWebOptions = {}): InboxWeb {
+    const web = new InboxWeb({ inbox: this.inbox, store: this.container.resolve(Tokens.Store), events: this.bus, clock: this.container.resolve(Tokens.Clock) }, options);
+    this.webs.push(web);
+    return web;
+  }
+
   /** Releases the MCP hubs (connections closed, processes reaped), the container and the store. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.recovering);
+    await Promise.all(this.webs.map((web) => web.close()));
     await this.agents.close();
     await Promise.all(this.hubs.map((hub) => hub.close()));
     this.bus.complete();
