@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_TIMER_MS, type Clock } from '../clock.js';
 import { hostname } from 'node:os';
-import { ConfigurationError, ConflictError, StoreError, ToolTimeoutError } from '../errors.js';
+import { ConfigurationError, StoreError, ToolTimeoutError } from '../errors.js';
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxKind, InboxRecord, Store, SyncJournal } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -20,7 +20,9 @@ import type { Measure } from '../tools/context.js';
 import { glob } from '../tools/glob.js';
 import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
+import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
 import { RunLeases } from './run-leases.js';
+import { SerialPasses } from './serial-passes.js';
 import { CallContext } from './call-context.js';
 import { Deadlines } from './deadlines.js';
 import { argumentsDigest } from './digest.js';
@@ -46,22 +48,6 @@ export interface RunnerOptions {
   readonly node?: string;
   /** How long a run's lease lasts unless renewed: 30 000 ms. A dead node's runs are taken over after it. */
   readonly leaseMs?: number;
-}
-
-/** What `recover()` did. */
-export interface RecoveryReport {
-  /** Repeatable calls found in flight and run again with their idempotency key. */
-  readonly rerun: number;
-  /** Calls found in flight that are not safe to repeat, parked for a person as `in_doubt`. */
-  readonly inDoubt: number;
-  /** Parked calls whose inbox item a crash lost, put back. */
-  readonly restored: number;
-  /** Calls a person let go on a node without their tool (the `wardrik` command, say), run here. */
-  readonly approved: number;
-  /** In-flight calls of tools this node does not offer, left for a node that does. */
-  readonly unoffered: number;
-  /** In-flight calls left alone because a live node holds their run. */
-  readonly skipped: number;
 }
 
 /** A call to run: who calls, in which run, and what the model asked for. */
@@ -111,6 +97,8 @@ type Attempted = readonly [ToolAnswer, number, lost?: boolean];
 
 type Outcome = { readonly returned: unknown } | { readonly threw: unknown };
 
+export type { RecoveryReport } from './recovery.js';
+
 export const RUNNER_DEFAULTS = Object.freeze({
   timeoutMs: 60_000,
   attempts: 3,
@@ -125,7 +113,7 @@ export const RUNNER_DEFAULTS = Object.freeze({
  * (time-out, retries), journal the answer, labels and costs. Each step is explicit and its state is
  * written to the store before the effect it describes, so a crash leaves a readable journal.
  */
-export class ToolRunner {
+export class ToolRunner implements RecoveryHost {
   /**
    * Calls running in this process, by run and call id, so a duplicate joins the first. Replaced by a
    * new Map whenever it empties: in V8 a Map that has lived long (moved to the old generation) and
@@ -146,6 +134,8 @@ export class ToolRunner {
   readonly leases: RunLeases;
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
   private readonly sync: SyncJournal | undefined;
+  /** Recovery passes, one at a time. */
+  private readonly recoveries = new SerialPasses(() => recoveryPass(this, this.store, this.events, this.clock));
 
   constructor(
     private readonly catalog: ToolCatalog,
@@ -174,84 +164,62 @@ export class ToolRunner {
   }
 
   /**
-   * Finishes what a crash left behind (D2): calls found `started` whose run no live node holds are run
-   * again with the same idempotency key when repeatable, and parked as `in_doubt` otherwise, for a
-   * person to say whether they happened. Parked calls whose inbox item was lost get it back, and calls
-   * a person approved on a node without their tool run here. Calls of runs a live node holds, and
-   * calls of tools this node does not offer, are left to the nodes that can take them.
+   * Finishes what a crash left behind (D2): see `recoveryPass`. One pass at a time: asked while one
+   * runs, it answers with the next, started once that one ends.
    */
-  async recover(): Promise<RecoveryReport> {
-    let rerun = 0;
-    let inDoubt = 0;
-    let restored = 0;
-    let skipped = 0;
-    let approved = 0;
-    const unoffered: string[] = [];
-    await this.store.pruneRemembered(this.clock.now());
-    for (const record of await this.store.listCalls({ state: 'started' })) {
-      if (this.inFlight.has(`${record.run}\u0000${record.call}`)) continue;
-      const entry = this.catalog.get(record.tool);
-      if (entry === undefined) {
-        // Another node may offer it (an MCP server not connected yet here, another service's toolset).
-        unoffered.push(record.tool);
-        continue;
-      }
-      if (!(await this.leases.acquire(record.run))) {
-        skipped++;
-        continue;
-      }
-      try {
-        const current = await this.store.getCall(record.run, record.call);
-        if (current?.state !== 'started') continue;
-        const checking = await checkArguments(entry.tool, current.arguments);
-        const p: Prepared = {
-          agent: current.agent,
-          run: current.run,
-          call: current.call,
-          tool: entry.ref,
-          entry,
-          args: checking.ok ? checking.value : current.arguments,
-          arguments: current.arguments,
-          idempotencyKey: current.idempotencyKey,
-          labels: await this.store.getLabels(current.run),
-          budgetUsd: undefined,
-          spent: { usd: current.costUsd ?? 0 },
-        };
-        if (checking.ok && isRepeatable(entry.tool)) {
-          rerun++;
-          await this.execute(p, 'started', current.attempt + 1);
-        } else {
-          inDoubt++;
-          await this.park(p, 'in_doubt', IN_DOUBT, 'started');
-        }
-      } finally {
-        this.leases.release(record.run);
-      }
+  recover(): Promise<RecoveryReport> {
+    return this.recoveries.run();
+  }
+
+  /** Takes over a call found `started` (see `RecoveryHost.resume`). */
+  resume(record: CallRecord): Promise<Resumed> {
+    const key = callKey(record.run, record.call);
+    if (this.inFlight.has(key)) return Promise.resolve('skipped');
+    const resuming = this.resumeLeased(record);
+    // A duplicate of the call sent meanwhile joins it, as it would join a call sent first.
+    this.track(key, resuming.then(([, answer]) => answer ?? this.raced(record.run, record.call)));
+    return resuming.then(([resumed]) => resumed);
+  }
+
+  private async resumeLeased(record: CallRecord): Promise<[Resumed, ToolAnswer?]> {
+    const entry = this.catalog.get(record.tool);
+    if (entry === undefined) return ['gone'];
+    if (!(await this.leases.acquire(record.run))) return ['skipped'];
+    try {
+      const current = await this.store.getCall(record.run, record.call);
+      if (current?.state !== 'started') return ['gone'];
+      const checking = await checkArguments(entry.tool, current.arguments);
+      const p: Prepared = {
+        agent: current.agent,
+        run: current.run,
+        call: current.call,
+        tool: entry.ref,
+        entry,
+        args: checking.ok ? checking.value : current.arguments,
+        arguments: current.arguments,
+        idempotencyKey: current.idempotencyKey,
+        labels: await this.store.getLabels(current.run),
+        budgetUsd: undefined,
+        spent: { usd: current.costUsd ?? 0 },
+      };
+      // The next attempt: the journal refuses a started-to-started write that does not advance it, so
+      // of two nodes taking the call over at once only one runs it.
+      if (checking.ok && isRepeatable(entry.tool)) return ['rerun', await this.execute(p, 'started', current.attempt + 1)];
+      return ['inDoubt', await this.park(p, 'in_doubt', IN_DOUBT, 'started')];
+    } finally {
+      this.leases.release(record.run);
     }
-    for (const record of await this.store.listCalls({ state: 'parked' })) {
-      if (record.inboxId === undefined || record.answer?.status !== 'parked') continue;
-      const item = await this.store.getInboxItem(record.inboxId);
-      if (item === undefined) {
-        await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
-        restored++;
-      } else if (item.status === 'approved' && this.offers(item.tool)) {
-        try {
-          await this.runApproved(item, async () => {});
-          approved++;
-        } catch (error) {
-          if (!(error instanceof ConflictError)) throw error;
-          skipped++; // its run is busy on another node, which will see the approval too
-        }
-      }
-    }
-    if (unoffered.length > 0) {
-      const tools = [...new Set(unoffered)].join(', ');
-      this.events.emit({
-        type: 'warning',
-        message: `${unoffered.length} call(s) left in flight use tools this node does not offer (${tools}); a node that offers them will finish them.`,
-      });
-    }
-    return { rerun, inDoubt, restored, skipped, approved, unoffered: unoffered.length };
+  }
+
+  /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
+  async restoreInboxItem(record: CallRecord): Promise<void> {
+    if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
+    await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
+  }
+
+  /** Whether this node is running the call now: sent, recovered or approved here. */
+  isRunning(run: string, call: string): boolean {
+    return this.inFlight.has(callKey(run, call));
   }
 
   /** Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
@@ -259,9 +227,10 @@ export class ToolRunner {
     return this.catalog.get(ref) !== undefined;
   }
 
-  /** Stops background work and gives up the run leases this node holds. */
-  close(): Promise<void> {
-    return this.leases.close();
+  /** Stops background work (waiting for a recovery pass under way) and gives up the run leases this node holds. */
+  async close(): Promise<void> {
+    await this.recoveries.stop();
+    await this.leases.close();
   }
 
   /**
@@ -271,7 +240,7 @@ export class ToolRunner {
    * gets a conflict rather than joining itself.
    */
   run(request: CallRequest): Promise<ToolAnswer> {
-    const key = `${request.run}\u0000${request.call.id}`;
+    const key = callKey(request.run, request.call.id);
     const running = this.inFlight.get(key);
     if (running !== undefined) return running;
     let answer: Promise<ToolAnswer>;
@@ -280,26 +249,42 @@ export class ToolRunner {
     } catch (error) {
       answer = Promise.reject(error); // a store that throws at once (its synchronous journal): as if it rejected
     }
+    this.track(key, answer);
+    return answer;
+  }
+
+  /** Counts a call as in flight here until `answer` settles: a duplicate joins it, and recovery leaves it alone. */
+  private track(key: string, answer: Promise<ToolAnswer>): void {
     this.inFlight.set(key, answer);
     const done = (): void => {
+      if (this.inFlight.get(key) !== answer) return;
       this.inFlight.delete(key);
       if (this.inFlight.size === 0) this.inFlight = new Map();
     };
     void answer.then(done, done);
-    return answer;
   }
 
   /**
-   * Runs a parked call a person let go (approved, or said an in-doubt call did not happen). Takes the
-   * run's lease first and only then calls `mark` (which records the person's answer), so a run busy on
-   * another node throws a `ConflictError` with nothing changed.
+   * Runs a parked call a person let go (approved, or said an in-doubt call did not happen). `mark`
+   * records the person's answer first (its compare-and-set makes one answer count); the call counts as
+   * running here from then on, so this node's recovery never takes it for a crashed one. When another
+   * node holds the run, the call is left approved and answers `parked`: that node, or the next recovery
+   * once the run is free, runs it.
    */
-  async runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
+  runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
+    const key = callKey(item.run, item.call);
+    const answer = this.runApprovedLeased(item, mark);
+    if (!this.inFlight.has(key)) this.track(key, answer.catch(() => this.raced(item.run, item.call)));
+    return answer;
+  }
+
+  private async runApprovedLeased(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
+    await mark();
     if (!(await this.leases.acquire(item.run))) {
-      throw new ConflictError(`Run "${item.run}" is busy on another node right now; nothing ran and the item is still pending. Try again in a few seconds.`);
+      const reason = `A person let this call go; run "${item.run}" is busy on another node, which runs it, or the next recovery once the run is free.`;
+      return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
     }
     try {
-      await mark();
       const entry = this.catalog.get(item.tool);
       const base = { agent: item.agent, run: item.run, call: item.call, tool: item.tool };
       if (entry === undefined) {
@@ -770,6 +755,10 @@ function ref(call: CallRef): CallRef {
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function callKey(run: string, call: string): string {
+  return `${run}\u0000${call}`;
+}
 
 /** A store step a call cannot run without failed: says which call did not run, and why. */
 function storeFailure(p: Prepared, what: string, error: unknown): StoreError {

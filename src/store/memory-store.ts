@@ -21,7 +21,8 @@ export class MemoryStore implements Store {
   readonly sync: SyncJournal = {
     writeCall: (record, expected) => {
       const key = callKey(record.run, record.call);
-      if (this.calls.get(key)?.state !== expected) return false;
+      const current = this.calls.get(key);
+      if (current?.state !== expected || !advances(current, record)) return false;
       this.calls.set(key, record);
       return true;
     },
@@ -185,6 +186,11 @@ export class MemoryStore implements Store {
   }
 
   async close(): Promise<void> {}
+}
+
+/** Started again only with a higher attempt: two takers of one started call cannot both win (see `Store.writeCall`). */
+function advances(current: CallRecord | undefined, next: CallRecord): boolean {
+  return current?.state !== 'started' || next.state !== 'started' || next.attempt > current.attempt;
 }
 
 function callKey(run: string, call: string): string {

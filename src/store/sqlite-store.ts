@@ -121,7 +121,7 @@ export class SqliteStore implements Store {
         const values = callValues(record);
         if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
         const [run, call, ...rest] = values;
-        return this.sql.updateCall.run(...rest, run, call, expected).changes === 1;
+        return this.sql.updateCall.run(...rest, run, call, expected, record.state, record.attempt).changes === 1;
       }),
     getLabels: (run) => this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
   };
@@ -291,7 +291,7 @@ function prepare(db: Database.Database) {
     updateCall: db.prepare(
       `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
          state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_usd = ?
-       WHERE run = ? AND call = ? AND state = ?`,
+       WHERE run = ? AND call = ? AND state = ? AND (state <> 'started' OR ? <> 'started' OR attempt < ?)`,
     ),
     // Oldest first; rowid breaks ties in the order the calls were first written.
     listCalls: db.prepare(`SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`),

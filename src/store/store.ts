@@ -13,7 +13,11 @@ import type { ToolAnswer } from '../tools/result.js';
  */
 export interface Store {
   getCall(run: string, call: string): Promise<CallRecord | undefined>;
-  /** Writes `record` if the call's current state is `expected` (`undefined`: no record yet); false if not. */
+  /**
+   * Writes `record` if the call's current state is `expected` (`undefined`: no record yet); false if not.
+   * A `started` call written `started` again must also raise its `attempt`: a compare-and-set that does
+   * not advance the record would let a second taker (a retry, a recovery) through.
+   */
   writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean>;
   /**
    * Calls in `state`, oldest `updatedAt` first (ties in the order they were first written), at most

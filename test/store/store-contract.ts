@@ -85,6 +85,25 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.deepEqual((await store.getCall(base.run, base.call))?.answer, ok(winner));
         }));
 
+      it('moves a started call to started again only when the attempt goes up', () =>
+        withStore(async (store) => {
+          const started = call({ state: 'started', attempt: 2 });
+          await store.writeCall(started, undefined);
+          assert.equal(await store.writeCall({ ...started, updatedAt: 5 }, 'started'), false, 'the same attempt');
+          assert.equal(await store.writeCall({ ...started, attempt: 1 }, 'started'), false, 'a lower attempt');
+          assert.equal(await store.writeCall({ ...started, attempt: 3 }, 'started'), true);
+          assert.equal((await store.getCall(started.run, started.call))?.attempt, 3);
+        }));
+
+      it('lets exactly one of 10 concurrent writers of the same next attempt take a started call', () =>
+        withStore(async (store) => {
+          const base = call({ state: 'started', attempt: 1 });
+          await store.writeCall(base, undefined);
+          const results = await Promise.all(range(10).map((i) => store.writeCall({ ...base, attempt: 2, agent: `agent-${i}` }, 'started')));
+          assert.equal(results.filter(Boolean).length, 1);
+          assert.equal((await store.getCall(base.run, base.call))?.agent, `agent-${results.indexOf(true)}`);
+        }));
+
       it('answers undefined for a call never written', () =>
         withStore(async (store) => {
           assert.equal(await store.getCall(`run-${randomUUID()}`, 'c1'), undefined);
