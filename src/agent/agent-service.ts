@@ -11,6 +11,7 @@ import type {
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../clock.js';
 import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { toMicroUsd, toUsd } from '../money.js';
 import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
@@ -361,7 +362,7 @@ export class AgentService {
       }
       const budget = rt.options.budgetUsd;
       if (budget !== undefined) {
-        const spent = await this.store.getSpend(rt.id);
+        const spent = toUsd(await this.store.getSpend(rt.id));
         if (spent >= budget) {
           return this.settle(d, 'budget_spent', [], `Agent "${rt.id}" has spent $${round(spent)} of its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`);
         }
@@ -438,9 +439,9 @@ export class AgentService {
     const { rt } = d;
     // Spend first: a crash after it and before the journal asks the model again, which really costs again.
     if (rt.price !== undefined) {
-      const totalUsd = await this.store.addSpend(rt.id, step.usd);
+      const totalMicroUsd = await this.store.addSpend(rt.id, toMicroUsd(step.usd));
       d.spentUsd += step.usd;
-      this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd });
+      this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
     }
     await this.append(d, step);
     d.prompt.push(assistantMessage(step));

@@ -21,6 +21,9 @@ import { glob } from '../tools/glob.js';
 import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
 import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
+import { toMicroUsd, toUsd } from '../money.js';
+import { BudgetHolds } from './budget-holds.js';
+import { claimRememberedKey } from './remembered-keys.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
 import { CallContext } from './call-context.js';
@@ -83,8 +86,11 @@ interface Prepared {
   readonly labels: readonly string[];
   readonly budgetUsd: number | undefined;
   readonly signal?: AbortSignal | undefined;
-  /** What the tool reported spending on this call so far (kept in its journal entry), and its measures. */
-  readonly spent: { usd: number; measures?: Measure[] };
+  /**
+   * What the tool reported spending on this call so far in micro-dollars (kept in its journal entry),
+   * whether an attempt ran here (its cost is then known), and its measures.
+   */
+  readonly spent: { microUsd: number; ran?: boolean; measures?: Measure[] };
   /** The policy's decision for a new call, announced once its first journal write shows it is new. */
   readonly decision?: Decision;
 }
@@ -134,6 +140,7 @@ export class ToolRunner implements RecoveryHost {
   readonly leases: RunLeases;
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
   private readonly sync: SyncJournal | undefined;
+  private readonly budgets: BudgetHolds;
   /** Recovery passes, one at a time. */
   private readonly recoveries = new SerialPasses(() => recoveryPass(this, this.store, this.events, this.clock));
 
@@ -152,6 +159,7 @@ export class ToolRunner implements RecoveryHost {
     this.rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
     this.random = options.random ?? Math.random;
     this.sync = store.sync;
+    this.budgets = new BudgetHolds(store, clock);
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs, { timer: true }), (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
@@ -200,7 +208,7 @@ export class ToolRunner implements RecoveryHost {
         idempotencyKey: current.idempotencyKey,
         labels: await this.store.getLabels(current.run),
         budgetUsd: undefined,
-        spent: { usd: current.costUsd ?? 0 },
+        spent: { microUsd: toMicroUsd(current.costUsd ?? 0) },
       };
       // The next attempt: the journal refuses a started-to-started write that does not advance it, so
       // of two nodes taking the call over at once only one runs it.
@@ -292,7 +300,6 @@ export class ToolRunner implements RecoveryHost {
       }
       const checked = await checkArguments(entry.tool, item.arguments);
       if (!checked.ok) return await this.settle(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
-      if (item.budgetUsd !== undefined && (await this.budgetSpent(item.agent, item.budgetUsd))) return await this.settle(base, budgetAnswer(item.budgetUsd), 'parked');
       const record = await this.store.getCall(item.run, item.call);
       const prepared: Prepared = {
         agent: item.agent,
@@ -305,9 +312,11 @@ export class ToolRunner implements RecoveryHost {
         idempotencyKey: record?.idempotencyKey ?? `${item.run}:${item.call}`,
         labels: await this.store.getLabels(item.run),
         budgetUsd: item.budgetUsd,
-        spent: { usd: 0 },
+        spent: { microUsd: 0 },
       };
-      return await this.execute(prepared, 'parked', (record?.attempt ?? 0) + 1);
+      const attempt = (record?.attempt ?? 0) + 1;
+      if (item.budgetUsd === undefined) return await this.execute(prepared, 'parked', attempt);
+      return await this.executeBudgeted(prepared, item.budgetUsd, 'parked', attempt, (refused) => this.settle(base, refused, 'parked'));
     } finally {
       this.leases.release(item.run);
     }
@@ -416,11 +425,12 @@ export class ToolRunner implements RecoveryHost {
       labels,
       budgetUsd: request.budgetUsd,
       signal: request.signal,
-      spent: { usd: 0 },
+      spent: { microUsd: 0 },
       decision,
     };
     if (decision.action === 'ask') return this.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
-    return this.execute(prepared, undefined);
+    if (request.budgetUsd === undefined) return this.execute(prepared, undefined);
+    return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) => this.finishEarly(base, value, refused, decision));
   }
 
   /** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
@@ -442,8 +452,43 @@ export class ToolRunner implements RecoveryHost {
     return this.catalog.select(patterns).map((entry) => entry.name);
   }
 
+  /** A cheap early answer before the policy and the inbox see the call; `executeBudgeted` holds the budget. */
   private async budgetSpent(agent: string, budgetUsd: number): Promise<boolean> {
-    return (await this.store.getSpend(agent)) >= budgetUsd;
+    return (await this.store.getSpend(agent)) >= toMicroUsd(budgetUsd);
+  }
+
+  /**
+   * `execute` for an agent with a budget: holds part of the budget before the call starts and gives it
+   * back once the call is done (see `BudgetHolds`). `refuse` journals the answer of a call that may not start.
+   */
+  private async executeBudgeted(
+    p: Prepared,
+    budgetUsd: number,
+    expected: CallState | undefined,
+    first: number,
+    refuse: (answer: ToolAnswer) => Promise<ToolAnswer>,
+  ): Promise<ToolAnswer> {
+    const id = storedCallId(p);
+    const { maxCostUsd } = p.entry.tool.annotations;
+    let held: 'held' | 'spent' | 'stopped';
+    try {
+      held = await this.budgets.hold({ agent: p.agent, id, tool: p.tool, budgetUsd, maxCostUsd, holdMs: this.holdMs(p.entry), signal: p.signal });
+    } catch (error) {
+      throw storeFailure(p, 'hold part of its budget', error);
+    }
+    if (held === 'spent') return refuse(budgetAnswer(budgetUsd));
+    if (held === 'stopped') return refuse(stoppedAnswer(p));
+    try {
+      return await this.execute(p, expected, first);
+    } finally {
+      await this.budgets.release(p.agent, id, p.tool, p.spent.ran === true ? p.spent.microUsd : undefined);
+    }
+  }
+
+  /** The longest a call of this tool can take, every attempt and wait included: how long its holds and claims live. */
+  private holdMs(entry: CatalogEntry): number {
+    const attempts = isRepeatable(entry.tool) ? this.attempts : 1;
+    return (entry.tool.annotations.timeout ?? this.timeoutMs) * attempts + this.maxDelayMs * (attempts - 1) + this.leases.ttlMs;
   }
 
   /** Journals a call that ends before it runs (unknown tool, bad arguments, denied, budget). */
@@ -519,31 +564,43 @@ export class ToolRunner implements RecoveryHost {
     }
   }
 
-  /** `@Idempotent({ remember: true })`: a stored result answers a repeat; concurrent repeats run once. */
+  /**
+   * `@Idempotent({ remember: true })`: a stored result answers a repeat. Concurrent repeats in this
+   * process join the first; across processes, the key is claimed in the store before the tool runs, and
+   * a repeat waits for the claimer's result (see `claimRememberedKey`).
+   */
   private async remembered(p: Prepared, first: number): Promise<Attempted> {
     const digest = argumentsDigest(p.arguments);
-    const conflict = errorAnswer(
-      'conflict',
-      `Idempotency key "${p.idempotencyKey}" was already used with other arguments; nothing ran. Use a new key for a different request.`,
-    );
-    const flight = this.remembering.get(p.idempotencyKey);
+    const key = p.idempotencyKey;
+    const conflict = errorAnswer('conflict', `Idempotency key "${key}" was already used with other arguments; nothing ran. Use a new key for a different request.`);
+    const flight = this.remembering.get(key);
     if (flight !== undefined) return flight.digest === digest ? [(await flight.answer)[0], first] : [conflict, first];
     // Registered before the first await, so concurrent duplicates in this process join this one.
     const answer = (async (): Promise<Attempted> => {
-      const stored = await this.store.getRemembered(p.idempotencyKey, this.clock.now());
-      if (stored !== undefined) return [stored.digest === digest ? stored.answer : conflict, first];
-      const ctx = this.contextOf(p, first);
-      const attempted = await this.attemptAll(p, first, ctx, await this.attemptOnce(p, ctx));
-      if (attempted[0].status === 'ok') {
-        await this.store.putRemembered({ key: p.idempotencyKey, digest, answer: attempted[0], expiresAt: this.clock.now() + this.rememberMs });
+      const owner = storedCallId(p);
+      const claim = await claimRememberedKey(this.store, this.clock, { key, digest, owner }, this.holdMs(p.entry), p.signal);
+      if ('remembered' in claim) return [claim.remembered.digest === digest ? claim.remembered.answer : conflict, first];
+      if (!claim.claimed) {
+        if (claim.digest !== digest) return [conflict, first];
+        const message = `Idempotency key "${key}" is being run by another call that has not finished yet; this call did not run. Ask again later for its result.`;
+        return [errorAnswer('conflict', message), first];
       }
-      return attempted;
+      let attempted: Attempted | undefined;
+      try {
+        const ctx = this.contextOf(p, first);
+        attempted = await this.attemptAll(p, first, ctx, await this.attemptOnce(p, ctx));
+        if (attempted[0].status === 'ok') await this.store.putRemembered({ key, digest, answer: attempted[0], expiresAt: this.clock.now() + this.rememberMs });
+        return attempted;
+      } finally {
+        // Nothing to remember: a later call with the key may run it (a claim would otherwise block it until it lapses).
+        if (attempted?.[0].status !== 'ok') await this.store.releaseRemembered(key, owner).catch(() => undefined);
+      }
     })();
-    this.remembering.set(p.idempotencyKey, { digest, answer });
+    this.remembering.set(key, { digest, answer });
     try {
       return await answer;
     } finally {
-      this.remembering.delete(p.idempotencyKey);
+      this.remembering.delete(key);
     }
   }
 
@@ -582,6 +639,7 @@ export class ToolRunner implements RecoveryHost {
   /** One attempt under one timer; synchronous when the tool is, since most are. */
   private attemptOnce(p: Prepared, ctx: CallContext): Outcome | Promise<Outcome> {
     const tool = p.entry.tool;
+    p.spent.ran = true;
     try {
       const result = tool.run(p.args as never, ctx);
       return isThenable(result) ? this.race(result, ctx, tool.annotations.timeout ?? this.timeoutMs, p) : { returned: result };
@@ -624,9 +682,10 @@ export class ToolRunner implements RecoveryHost {
 
   private async recordCosts(p: Prepared, costs: readonly number[]): Promise<void> {
     for (const usd of costs) {
-      p.spent.usd += usd;
-      const totalUsd = await this.store.addSpend(p.agent, usd);
-      this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd });
+      const microUsd = toMicroUsd(usd);
+      p.spent.microUsd += microUsd;
+      const totalMicroUsd = await this.store.addSpend(p.agent, microUsd);
+      this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
     }
   }
 
@@ -697,7 +756,7 @@ export class ToolRunner implements RecoveryHost {
       answer === undefined
         ? { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, updatedAt }
         : { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, answer, updatedAt };
-    if (p.spent.usd > 0) record.costUsd = p.spent.usd;
+    if (p.spent.microUsd > 0) record.costUsd = toUsd(p.spent.microUsd);
     return record;
   }
 
@@ -758,6 +817,11 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function callKey(run: string, call: string): string {
   return `${run}\u0000${call}`;
+}
+
+/** A call's id in the store's claims and holds: unambiguous, and text PostgreSQL takes (no NUL). */
+function storedCallId(p: Prepared): string {
+  return JSON.stringify([p.run, p.call]);
 }
 
 /** A store step a call cannot run without failed: says which call did not run, and why. */

@@ -1,8 +1,8 @@
-import type { Pool, PoolConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; the password never appears in a message. */
@@ -58,12 +58,26 @@ const MIGRATIONS: readonly string[] = [
   // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
   `ALTER TABLE {s}.calls ADD COLUMN cost_usd double precision;
    CREATE INDEX calls_by_run ON {s}.calls (run, seq);`,
+  // 4: money in integer micro-dollars (dollars as double precision added up to 0.9999999999999999 for
+  // ten $0.10), claims on remembered keys (one run per key across nodes), budget holds and each tool's
+  // cost so far.
+  `ALTER TABLE {s}.calls ALTER COLUMN cost_usd TYPE bigint USING round(cost_usd * 1000000)::bigint;
+   ALTER TABLE {s}.calls RENAME COLUMN cost_usd TO cost_micro_usd;
+   ALTER TABLE {s}.spend ALTER COLUMN usd TYPE bigint USING round(usd * 1000000)::bigint;
+   ALTER TABLE {s}.spend RENAME COLUMN usd TO micro_usd;
+   CREATE TABLE {s}.wardrik_remembered_claims (key text PRIMARY KEY, digest text NOT NULL, owner text NOT NULL, expires_at double precision NOT NULL);
+   CREATE TABLE {s}.wardrik_spend_holds (
+     agent text NOT NULL, id text NOT NULL, tool text NOT NULL, micro_usd bigint NOT NULL, known boolean NOT NULL,
+     expires_at double precision NOT NULL, PRIMARY KEY (agent, id));
+   CREATE TABLE {s}.wardrik_tool_costs (tool text PRIMARY KEY, max_micro_usd bigint NOT NULL);`,
 ];
 
 /** The first key of the advisory lock that serialises migrations; the second is the schema's hash. */
 const MIGRATION_LOCK = 0x5741_5244; // "WARD"
+/** The first key of the advisory locks that make a claim on a remembered key, or a budget hold, one step. */
+const STEP_LOCK = 0x5741_5245;
 
-const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_usd';
+const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_micro_usd';
 const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
 
 
@@ -151,29 +165,66 @@ export class PostgresStore implements Store {
     return (await this.count('update an inbox item', 'updateInbox', values)) === 1;
   }
 
+  async claimRemembered(claim: RememberedClaim, now: number): Promise<ClaimOutcome> {
+    return this.locked('claim a remembered key', `remember:${claim.key}`, async (run) => {
+      const [row] = await run<RememberedRow>('getRemembered', [claim.key, now]);
+      if (row !== undefined) return { claimed: false, remembered: rememberedOf(claim.key, row) };
+      const [held] = await run<{ owner: string; digest: string }>('getClaim', [claim.key, now, claim.owner]);
+      if (held !== undefined) return { claimed: false, heldBy: held.owner, digest: held.digest };
+      await run('putClaim', [claim.key, claim.digest, claim.owner, claim.expiresAt]);
+      return { claimed: true };
+    });
+  }
+
+  async releaseRemembered(key: string, owner: string): Promise<void> {
+    await this.query('release a remembered key', 'releaseClaim', [key, owner]);
+  }
+
+  async holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome> {
+    return this.locked('hold part of a budget', `spend:${hold.agent}`, async (run) => {
+      await run('pruneHolds', [hold.agent, now]);
+      const [sums] = await run<{ held: string; busy: string }>('sumHolds', [hold.agent, hold.tool]);
+      if (Number(sums!.held) >= hold.budgetMicroUsd) return 'spent';
+      const [cost] = hold.maxMicroUsd === undefined ? await run<{ max_micro_usd: string }>('getToolCost', [hold.tool]) : [];
+      const microUsd = hold.maxMicroUsd ?? (cost === undefined ? undefined : Number(cost.max_micro_usd));
+      if (microUsd === undefined && Number(sums!.busy) > 0) return 'busy';
+      await run('putHold', [hold.agent, hold.id, hold.tool, microUsd ?? 0, microUsd !== undefined, hold.expiresAt]);
+      return 'held';
+    });
+  }
+
+  async releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
+    await this.query('release a budget hold', 'deleteHold', [agent, id]);
+    if (costMicroUsd !== undefined) await this.query('record a tool\'s cost', 'putToolCost', [tool, costMicroUsd]);
+  }
+
   async getRemembered(key: string, now: number): Promise<RememberedRecord | undefined> {
-    const rows = await this.query<{ digest: string; answer: string; expires_at: number }>('read a remembered result', 'getRemembered', [key, now]);
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+    const [row] = await this.query<RememberedRow>('read a remembered result', 'getRemembered', [key, now]);
+    return row === undefined ? undefined : rememberedOf(key, row);
   }
 
   async putRemembered(record: RememberedRecord): Promise<void> {
-    await this.query('remember a result', 'putRemembered', [record.key, record.digest, JSON.stringify(record.answer), record.expiresAt]);
+    // Under the key's lock: a claimer never sees the claim gone before the result is there.
+    await this.locked('remember a result', `remember:${record.key}`, async (run) => {
+      await run('putRemembered', [record.key, record.digest, JSON.stringify(record.answer), record.expiresAt]);
+      await run('deleteClaim', [record.key]);
+    });
   }
 
   async pruneRemembered(now: number): Promise<number> {
+    await this.count('prune remembered keys', 'pruneClaims', [now]);
     return this.count('prune remembered results', 'pruneRemembered', [now]);
   }
 
-  async addSpend(agent: string, usd: number): Promise<number> {
-    const rows = await this.query<{ usd: number }>('add spend', 'addSpend', [agent, usd]);
-    return rows[0]!.usd;
+  async addSpend(agent: string, microUsd: number): Promise<number> {
+    const rows = await this.query<{ micro_usd: string }>('add spend', 'addSpend', [agent, microUsd]);
+    // bigint comes back as text.
+    return Number(rows[0]!.micro_usd);
   }
 
   async getSpend(agent: string): Promise<number> {
-    const rows = await this.query<{ usd: number }>('read spend', 'getSpend', [agent]);
-    return rows[0]?.usd ?? 0;
+    const rows = await this.query<{ micro_usd: string }>('read spend', 'getSpend', [agent]);
+    return Number(rows[0]?.micro_usd ?? 0);
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
@@ -307,6 +358,34 @@ export class PostgresStore implements Store {
     }
   }
 
+  /**
+   * Runs `work` in one transaction holding an advisory lock on `name` (a remembered key, an agent), so
+   * steps that read then write (a claim, a budget hold) are atomic: racing nodes take turns.
+   */
+  private async locked<T>(action: string, name: string, work: (run: <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+    const pool = await this.ready();
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw this.storeError(action, error);
+    }
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [STEP_LOCK, `${this.schema}:${name}`]);
+      const result = await work(async <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) =>
+        (await client.query<R>({ name: `wardrik_${statement}`, text: this.q[statement], values })).rows,
+      );
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.storeError(action, error);
+    } finally {
+      client.release();
+    }
+  }
+
   private async query<R extends QueryResultRow>(action: string, statement: keyof typeof STATEMENTS, values: unknown[]): Promise<R[]> {
     return (await this.execute<R>(action, statement, values)).rows;
   }
@@ -340,10 +419,10 @@ export class PostgresStore implements Store {
 /** One statement per operation; `{s}` is the quoted schema. */
 const STATEMENTS = {
   getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
-  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_usd)
+  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
     VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11, $12) ON CONFLICT (run, call) DO NOTHING`,
   updateCall: `UPDATE {s}.calls SET agent = $3, tool = $4, arguments = $5::json, idempotency_key = $6, state = $7, attempt = $8,
-    answer = $9::json, inbox_id = $10, updated_at = $11, cost_usd = $12
+    answer = $9::json, inbox_id = $10, updated_at = $11, cost_micro_usd = $12
     WHERE run = $1 AND call = $2 AND state = $13 AND (state <> 'started' OR $7 <> 'started' OR attempt < $8)`,
   listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
   // A run's calls in the order first written (an update keeps the seq).
@@ -351,13 +430,13 @@ const STATEMENTS = {
   listRunCallsInState: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND state = $2 ORDER BY seq LIMIT $3`,
   // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
   listRuns: `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
-      sum(cost) AS cost_usd, min(first_at) AS first_at, max(last_at) AS last_at
+      sum(cost) AS cost_micro_usd, min(first_at) AS first_at, max(last_at) AS last_at
     FROM (
       SELECT run, agent, NULL::text AS status, count(*) AS calls, count(*) FILTER (WHERE state = 'parked') AS parked,
-        sum(cost_usd) AS cost, min(updated_at) AS first_at, max(updated_at) AS last_at
+        sum(cost_micro_usd) AS cost, min(updated_at) AS first_at, max(updated_at) AS last_at
       FROM {s}.calls WHERE $1::text IS NULL OR agent = $1 GROUP BY run, agent
       UNION ALL
-      SELECT run, agent, status, 0, 0, NULL::double precision, created_at, updated_at FROM {s}.wardrik_turns WHERE $1::text IS NULL OR agent = $1) AS parts
+      SELECT run, agent, status, 0, 0, NULL::numeric, created_at, updated_at FROM {s}.wardrik_turns WHERE $1::text IS NULL OR agent = $1) AS parts
     GROUP BY run ORDER BY last_at DESC, run LIMIT $2`,
   getInbox: 'SELECT item::text AS item FROM {s}.inbox WHERE id = $1',
   listInboxPending: `SELECT item::text AS item FROM {s}.inbox WHERE status = 'pending' ORDER BY created_at, seq`,
@@ -370,9 +449,27 @@ const STATEMENTS = {
   putRemembered: `INSERT INTO {s}.remembered (key, digest, answer, expires_at) VALUES ($1, $2, $3::json, $4)
     ON CONFLICT (key) DO UPDATE SET digest = EXCLUDED.digest, answer = EXCLUDED.answer, expires_at = EXCLUDED.expires_at`,
   pruneRemembered: 'DELETE FROM {s}.remembered WHERE expires_at <= $1',
-  addSpend: `INSERT INTO {s}.spend AS spend (agent, usd) VALUES ($1, $2)
-    ON CONFLICT (agent) DO UPDATE SET usd = spend.usd + EXCLUDED.usd RETURNING usd`,
-  getSpend: 'SELECT usd FROM {s}.spend WHERE agent = $1',
+  // A live claim of another call (an expired one, or the caller's own, may be taken).
+  getClaim: 'SELECT owner, digest FROM {s}.wardrik_remembered_claims WHERE key = $1 AND expires_at > $2 AND owner <> $3',
+  putClaim: `INSERT INTO {s}.wardrik_remembered_claims (key, digest, owner, expires_at) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (key) DO UPDATE SET digest = EXCLUDED.digest, owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
+  deleteClaim: 'DELETE FROM {s}.wardrik_remembered_claims WHERE key = $1',
+  releaseClaim: 'DELETE FROM {s}.wardrik_remembered_claims WHERE key = $1 AND owner = $2',
+  pruneClaims: 'DELETE FROM {s}.wardrik_remembered_claims WHERE expires_at <= $1',
+  addSpend: `INSERT INTO {s}.spend AS spend (agent, micro_usd) VALUES ($1, $2)
+    ON CONFLICT (agent) DO UPDATE SET micro_usd = spend.micro_usd + EXCLUDED.micro_usd RETURNING micro_usd`,
+  getSpend: 'SELECT micro_usd FROM {s}.spend WHERE agent = $1',
+  pruneHolds: 'DELETE FROM {s}.wardrik_spend_holds WHERE agent = $1 AND expires_at <= $2',
+  // The agent's spend plus its holds, and how many calls of the tool hold without a known cost.
+  sumHolds: `SELECT coalesce((SELECT micro_usd FROM {s}.spend WHERE agent = $1), 0) + coalesce(sum(micro_usd), 0) AS held,
+      count(*) FILTER (WHERE tool = $2 AND NOT known) AS busy
+    FROM {s}.wardrik_spend_holds WHERE agent = $1`,
+  putHold: `INSERT INTO {s}.wardrik_spend_holds (agent, id, tool, micro_usd, known, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (agent, id) DO UPDATE SET tool = EXCLUDED.tool, micro_usd = EXCLUDED.micro_usd, known = EXCLUDED.known, expires_at = EXCLUDED.expires_at`,
+  deleteHold: 'DELETE FROM {s}.wardrik_spend_holds WHERE agent = $1 AND id = $2',
+  getToolCost: 'SELECT max_micro_usd FROM {s}.wardrik_tool_costs WHERE tool = $1',
+  putToolCost: `INSERT INTO {s}.wardrik_tool_costs AS costs (tool, max_micro_usd) VALUES ($1, $2)
+    ON CONFLICT (tool) DO UPDATE SET max_micro_usd = greatest(costs.max_micro_usd, EXCLUDED.max_micro_usd)`,
   addLabels: `INSERT INTO {s}.labels (run, label)
     SELECT $1, label FROM unnest($2::text[]) WITH ORDINALITY AS wanted (label, n) ORDER BY n
     ON CONFLICT (run, label) DO NOTHING RETURNING label`,
@@ -403,6 +500,16 @@ const STATEMENTS = {
     ON CONFLICT (hub, name) DO UPDATE SET options = EXCLUDED.options, updated_at = EXCLUDED.updated_at`,
   deleteMcpServer: 'DELETE FROM {s}.wardrik_mcp_servers WHERE hub = $1 AND name = $2',
 } as const;
+
+interface RememberedRow {
+  digest: string;
+  answer: string;
+  expires_at: number;
+}
+
+function rememberedOf(key: string, row: RememberedRow): RememberedRecord {
+  return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+}
 
 /** What to do, by SQLSTATE (or its class, the first two characters) or Node's socket error code. */
 const FIXES: Readonly<Record<string, string>> = {

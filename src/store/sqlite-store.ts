@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -58,6 +58,19 @@ const MIGRATIONS: readonly string[] = [
   // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
   `ALTER TABLE calls ADD COLUMN cost_usd REAL;
    CREATE INDEX calls_by_run ON calls (run);`,
+  // 4: money in integer micro-dollars (dollars as REAL added up to 0.9999999999999999 for ten $0.10),
+  // claims on remembered keys (one run per key across processes), budget holds and each tool's cost so far.
+  `ALTER TABLE calls ADD COLUMN cost_micro_usd INTEGER;
+   UPDATE calls SET cost_micro_usd = CAST(round(cost_usd * 1000000) AS INTEGER) WHERE cost_usd IS NOT NULL;
+   ALTER TABLE calls DROP COLUMN cost_usd;
+   ALTER TABLE spend ADD COLUMN micro_usd INTEGER NOT NULL DEFAULT 0;
+   UPDATE spend SET micro_usd = CAST(round(usd * 1000000) AS INTEGER);
+   ALTER TABLE spend DROP COLUMN usd;
+   CREATE TABLE wardrik_remembered_claims (key TEXT PRIMARY KEY, digest TEXT NOT NULL, owner TEXT NOT NULL, expires_at REAL NOT NULL);
+   CREATE TABLE wardrik_spend_holds (
+     agent TEXT NOT NULL, id TEXT NOT NULL, tool TEXT NOT NULL, micro_usd INTEGER NOT NULL, known INTEGER NOT NULL,
+     expires_at REAL NOT NULL, PRIMARY KEY (agent, id));
+   CREATE TABLE wardrik_tool_costs (tool TEXT PRIMARY KEY, max_micro_usd INTEGER NOT NULL);`,
 ];
 
 
@@ -76,6 +89,11 @@ export class SqliteStore implements Store {
   private readonly sql: ReturnType<typeof prepare>;
   // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
   private readonly addLabelsTx: (run: string, labels: readonly string[]) => string[];
+  // IMMEDIATE transactions: the write lock is taken before the reads, so racing processes take turns.
+  private readonly claimTx: (claim: RememberedClaim, now: number) => ClaimOutcome;
+  private readonly putRememberedTx: (record: RememberedRecord) => void;
+  private readonly holdTx: (hold: SpendHold, now: number) => HoldOutcome;
+  private readonly releaseHoldTx: (agent: string, id: string, tool: string, cost: number | undefined) => void;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path === ':memory:' ? options.path : resolve(options.path);
@@ -101,6 +119,31 @@ export class SqliteStore implements Store {
       this.addLabelsTx = this.db.transaction((run: string, labels: readonly string[]) =>
         labels.filter((label) => sql.addLabel.run(run, label).changes === 1),
       );
+      this.claimTx = immediate(this.db, (claim: RememberedClaim, now: number): ClaimOutcome => {
+        const row = sql.getRemembered.get(claim.key, now) as RememberedRow | undefined;
+        if (row !== undefined) return { claimed: false, remembered: rememberedOf(claim.key, row) };
+        const held = sql.getClaim.get(claim.key, now, claim.owner) as { owner: string; digest: string } | undefined;
+        if (held !== undefined) return { claimed: false, heldBy: held.owner, digest: held.digest };
+        sql.putClaim.run(claim.key, claim.digest, claim.owner, claim.expiresAt);
+        return { claimed: true };
+      });
+      this.putRememberedTx = immediate(this.db, (record: RememberedRecord) => {
+        sql.putRemembered.run(record.key, record.digest, JSON.stringify(record.answer), record.expiresAt);
+        sql.deleteClaim.run(record.key);
+      });
+      this.holdTx = immediate(this.db, (hold: SpendHold, now: number): HoldOutcome => {
+        sql.pruneHolds.run(hold.agent, now);
+        const held = sql.sumHolds.get(hold.agent, hold.tool, hold.agent) as { held: number; busy: number };
+        if (held.held >= hold.budgetMicroUsd) return 'spent';
+        const microUsd = hold.maxMicroUsd ?? (sql.getToolCost.get(hold.tool) as { max_micro_usd: number } | undefined)?.max_micro_usd;
+        if (microUsd === undefined && held.busy > 0) return 'busy';
+        sql.putHold.run(hold.agent, hold.id, hold.tool, microUsd ?? 0, microUsd === undefined ? 0 : 1, hold.expiresAt);
+        return 'held';
+      });
+      this.releaseHoldTx = immediate(this.db, (agent: string, id: string, tool: string, cost: number | undefined) => {
+        sql.deleteHold.run(agent, id);
+        if (cost !== undefined) sql.putToolCost.run(tool, cost);
+      });
     } catch (error) {
       this.db.close();
       throw storeError(this.path, 'open', error);
@@ -178,28 +221,46 @@ export class SqliteStore implements Store {
 
   async getRemembered(key: string, now: number): Promise<RememberedRecord | undefined> {
     return this.run('read a remembered result', () => {
-      const row = this.sql.getRemembered.get(key, now) as { digest: string; answer: string; expires_at: number } | undefined;
-      if (row === undefined) return undefined;
-      return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+      const row = this.sql.getRemembered.get(key, now) as RememberedRow | undefined;
+      return row === undefined ? undefined : rememberedOf(key, row);
     });
   }
 
   async putRemembered(record: RememberedRecord): Promise<void> {
-    this.run('remember a result', () => {
-      this.sql.putRemembered.run(record.key, record.digest, JSON.stringify(record.answer), record.expiresAt);
+    this.run('remember a result', () => this.putRememberedTx(record));
+  }
+
+  async claimRemembered(claim: RememberedClaim, now: number): Promise<ClaimOutcome> {
+    return this.run('claim a remembered key', () => this.claimTx(claim, now));
+  }
+
+  async releaseRemembered(key: string, owner: string): Promise<void> {
+    this.run('release a remembered key', () => {
+      this.sql.releaseClaim.run(key, owner);
     });
   }
 
   async pruneRemembered(now: number): Promise<number> {
-    return this.run('prune remembered results', () => this.sql.pruneRemembered.run(now).changes);
+    return this.run('prune remembered results', () => {
+      this.sql.pruneClaims.run(now);
+      return this.sql.pruneRemembered.run(now).changes;
+    });
   }
 
-  async addSpend(agent: string, usd: number): Promise<number> {
-    return this.run('add spend', () => (this.sql.addSpend.get(agent, usd) as { usd: number }).usd);
+  async addSpend(agent: string, microUsd: number): Promise<number> {
+    return this.run('add spend', () => (this.sql.addSpend.get(agent, microUsd) as { micro_usd: number }).micro_usd);
   }
 
   async getSpend(agent: string): Promise<number> {
-    return this.run('read spend', () => (this.sql.getSpend.get(agent) as { usd: number } | undefined)?.usd ?? 0);
+    return this.run('read spend', () => (this.sql.getSpend.get(agent) as { micro_usd: number } | undefined)?.micro_usd ?? 0);
+  }
+
+  async holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome> {
+    return this.run('hold part of a budget', () => this.holdTx(hold, now));
+  }
+
+  async releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
+    this.run('release a budget hold', () => this.releaseHoldTx(agent, id, tool, costMicroUsd));
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
@@ -279,7 +340,7 @@ export class SqliteStore implements Store {
 }
 
 function prepare(db: Database.Database) {
-  const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_usd';
+  const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd';
   const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
   return {
     getCall: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND call = ?`),
@@ -290,7 +351,7 @@ function prepare(db: Database.Database) {
     ),
     updateCall: db.prepare(
       `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
-         state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_usd = ?
+         state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_micro_usd = ?
        WHERE run = ? AND call = ? AND state = ? AND (state <> 'started' OR ? <> 'started' OR attempt < ?)`,
     ),
     // Oldest first; rowid breaks ties in the order the calls were first written.
@@ -301,9 +362,9 @@ function prepare(db: Database.Database) {
     // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
     listRuns: db.prepare(
       `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
-         sum(cost) AS cost_usd, min(first_at) AS first_at, max(last_at) AS last_at
+         sum(cost) AS cost_micro_usd, min(first_at) AS first_at, max(last_at) AS last_at
        FROM (
-         SELECT run, agent, NULL AS status, count(*) AS calls, sum(state = 'parked') AS parked, sum(cost_usd) AS cost,
+         SELECT run, agent, NULL AS status, count(*) AS calls, sum(state = 'parked') AS parked, sum(cost_micro_usd) AS cost,
            min(updated_at) AS first_at, max(updated_at) AS last_at
          FROM calls WHERE ? IS NULL OR agent = ? GROUP BY run, agent
          UNION ALL
@@ -325,10 +386,33 @@ function prepare(db: Database.Database) {
        ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, answer = excluded.answer, expires_at = excluded.expires_at`,
     ),
     pruneRemembered: db.prepare('DELETE FROM remembered WHERE expires_at <= ?'),
-    addSpend: db.prepare(
-      'INSERT INTO spend (agent, usd) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET usd = usd + excluded.usd RETURNING usd',
+    // A live claim of another call (an expired one, or the caller's own, may be taken).
+    getClaim: db.prepare('SELECT owner, digest FROM wardrik_remembered_claims WHERE key = ? AND expires_at > ? AND owner <> ?'),
+    putClaim: db.prepare(
+      `INSERT INTO wardrik_remembered_claims (key, digest, owner, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, owner = excluded.owner, expires_at = excluded.expires_at`,
     ),
-    getSpend: db.prepare('SELECT usd FROM spend WHERE agent = ?'),
+    deleteClaim: db.prepare('DELETE FROM wardrik_remembered_claims WHERE key = ?'),
+    releaseClaim: db.prepare('DELETE FROM wardrik_remembered_claims WHERE key = ? AND owner = ?'),
+    pruneClaims: db.prepare('DELETE FROM wardrik_remembered_claims WHERE expires_at <= ?'),
+    addSpend: db.prepare(
+      'INSERT INTO spend (agent, micro_usd) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET micro_usd = micro_usd + excluded.micro_usd RETURNING micro_usd',
+    ),
+    getSpend: db.prepare('SELECT micro_usd FROM spend WHERE agent = ?'),
+    pruneHolds: db.prepare('DELETE FROM wardrik_spend_holds WHERE agent = ? AND expires_at <= ?'),
+    // The agent's spend plus its holds, and whether a call of the tool holds without a known cost.
+    sumHolds: db.prepare(
+      `SELECT coalesce((SELECT micro_usd FROM spend WHERE agent = ?), 0) + coalesce(sum(micro_usd), 0) AS held,
+         coalesce(sum(tool = ? AND NOT known), 0) AS busy
+       FROM wardrik_spend_holds WHERE agent = ?`,
+    ),
+    putHold: db.prepare('INSERT OR REPLACE INTO wardrik_spend_holds (agent, id, tool, micro_usd, known, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    deleteHold: db.prepare('DELETE FROM wardrik_spend_holds WHERE agent = ? AND id = ?'),
+    getToolCost: db.prepare('SELECT max_micro_usd FROM wardrik_tool_costs WHERE tool = ?'),
+    putToolCost: db.prepare(
+      `INSERT INTO wardrik_tool_costs (tool, max_micro_usd) VALUES (?, ?)
+       ON CONFLICT (tool) DO UPDATE SET max_micro_usd = max(max_micro_usd, excluded.max_micro_usd)`,
+    ),
     addLabel: db.prepare('INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING'),
     getLabels: db.prepare('SELECT label FROM labels WHERE run = ? ORDER BY seq'),
     // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
@@ -387,6 +471,22 @@ function migrate(db: Database.Database): void {
 }
 
 
+
+interface RememberedRow {
+  digest: string;
+  answer: string;
+  expires_at: number;
+}
+
+function rememberedOf(key: string, row: RememberedRow): RememberedRecord {
+  return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+}
+
+/** A function run in an IMMEDIATE transaction: it holds the write lock from its first read. */
+function immediate<A extends unknown[], R>(db: Database.Database, work: (...args: A) => R): (...args: A) => R {
+  const transaction = db.transaction(work);
+  return (...args) => transaction.immediate(...args);
+}
 
 /** What to do about each SQLite failure a user can meet, by its result code. */
 const FIXES: Readonly<Record<string, string>> = {

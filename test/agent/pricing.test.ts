@@ -64,13 +64,13 @@ describe('Pricing', () => {
           ['tool', 0.25, 0.7],
         ],
       );
-      assert.equal(round(await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a')), 0.7);
+      assert.equal(await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a'), 700_000, 'kept in whole micro-dollars');
       await h.close();
     });
 
     it('ends a turn at once when the agent’s budget was already spent', async () => {
       const store = new MemoryStore();
-      await store.addSpend('a', 1);
+      await store.addSpend('a', 1_000_000);
       const h = await agentHarness(shopTools(), { store });
       const model = scriptedModel([{ text: 'never' }]);
       const turn = await h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1, price: paid }).send('hi');
@@ -95,7 +95,7 @@ describe('Pricing', () => {
       const model = scriptedModel([{ text: 'Hi.', usage: { inputTokens: 500_000, outputTokens: 10_000 } }], { name: 'priced' });
       const turn = await h.wardrik.startAgent({ id: 'a', model, tools: [] }).send('hi');
       const [cost] = h.events.filter((e): e is CostEvent => e.type === 'cost');
-      assert.deepEqual({ ...cost, time: 0, usd: round(cost!.usd), totalUsd: round(cost!.totalUsd) }, { type: 'cost', agent: 'a', run: turn.run, source: 'model', usd: 1.1, totalUsd: 1.1, time: 0 });
+      assert.deepEqual({ ...cost, time: 0, usd: round(cost!.usd), totalUsd: round(cost!.totalUsd) }, { type: 'cost', agent: 'a', run: turn.run, source: 'model', usd: 1.1, totalUsd: 1.1, totalMicroUsd: 1_100_000, time: 0 });
       await h.close();
     });
   });

@@ -15,6 +15,12 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
 storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
+/** Undoes migration 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+const TO_VERSION_3 = `DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
+  ALTER TABLE spend ADD COLUMN usd REAL NOT NULL DEFAULT 0; ALTER TABLE spend DROP COLUMN micro_usd;
+  ALTER TABLE calls ADD COLUMN cost_usd REAL; ALTER TABLE calls DROP COLUMN cost_micro_usd;
+  DELETE FROM wardrik_migrations WHERE version >= 4;`;
+
 describe('SqliteStore', () => {
   describe('when it opens a file', () => {
     it('creates the missing directories, in WAL mode, with synchronous NORMAL by default', async () => {
@@ -23,7 +29,7 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       } finally {
         db.close();
       }
@@ -47,7 +53,7 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       } finally {
         db.close();
       }
@@ -57,25 +63,45 @@ describe('SqliteStore', () => {
       const older = join(dir, 'older.db');
       await new SqliteStore({ path: older }).close();
       const old = new Database(older);
-      old.prepare('DELETE FROM wardrik_migrations WHERE version = 3').run();
+      old.prepare('DELETE FROM wardrik_migrations WHERE version = 4').run();
       old.close();
-      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 2, older than this Wardrik needs \(3\).*Fix: open it once without the readonly option/);
+      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(4\).*Fix: open it once without the readonly option/);
+    });
+
+    it('upgrades a version-3 file, turning its dollars into micro-dollars', async () => {
+      const path = join(dir, 'v3.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      db.exec(`${TO_VERSION_3}
+               INSERT INTO spend (agent, usd) VALUES ('a', 0.30000000000000004);
+               INSERT INTO calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at, cost_usd)
+                 VALUES ('run-1', 'c1', 'a', 't/x', '{}', 'k', 'succeeded', 1, 1, 0.1);`);
+      db.close();
+      const store = new SqliteStore({ path });
+      try {
+        assert.equal(await store.getSpend('a'), 300_000);
+        assert.equal(await store.addSpend('a', 700_000), 1_000_000);
+        assert.equal((await store.getCall('run-1', 'c1'))?.costUsd, 0.1);
+        assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
+      } finally {
+        await store.close();
+      }
     });
 
     it('upgrades a version-1 file to the current version, keeping its data', async () => {
       const path = join(dir, 'v1.db');
-      const writer = new SqliteStore({ path });
-      await writer.addSpend('a', 1.5);
-      await writer.close();
-      // What a version-1 Wardrik left: migrations 2 and 3 (tables, a column, an index) absent and unrecorded.
+      await new SqliteStore({ path }).close();
+      // What a version-1 Wardrik left: migrations 2 to 4 (tables, columns, an index) absent and unrecorded.
       const db = new Database(path);
-      db.exec(`DROP TABLE wardrik_leases; DROP TABLE wardrik_turns; DROP TABLE wardrik_steps; DROP TABLE wardrik_mcp_servers;
+      db.exec(`${TO_VERSION_3}
+               DROP TABLE wardrik_leases; DROP TABLE wardrik_turns; DROP TABLE wardrik_steps; DROP TABLE wardrik_mcp_servers;
                DROP INDEX calls_by_run; ALTER TABLE calls DROP COLUMN cost_usd;
-               DELETE FROM wardrik_migrations WHERE version >= 2;`);
+               DELETE FROM wardrik_migrations WHERE version >= 2;
+               INSERT INTO spend (agent, usd) VALUES ('a', 1.5);`);
       db.close();
       const store = new SqliteStore({ path });
       try {
-        assert.equal(await store.getSpend('a'), 1.5);
+        assert.equal(await store.getSpend('a'), 1_500_000);
         assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
         const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
         assert.equal(await store.writeCall(record, undefined), true);
@@ -85,7 +111,7 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       } finally {
         check.close();
       }
