@@ -141,6 +141,8 @@ export class ToolRunner implements RecoveryHost {
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
   private readonly sync: SyncJournal | undefined;
   private readonly budgets: BudgetHolds;
+  /** The store refuses writes (opened to inspect a journal): no call starts. */
+  private readonly readOnly: boolean;
   /** Recovery passes, one at a time. */
   private readonly recoveries = new SerialPasses(() => recoveryPass(this, this.store, this.events, this.clock));
 
@@ -160,6 +162,7 @@ export class ToolRunner implements RecoveryHost {
     this.random = options.random ?? Math.random;
     this.sync = store.sync;
     this.budgets = new BudgetHolds(store, clock);
+    this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs, { timer: true }), (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
@@ -176,6 +179,7 @@ export class ToolRunner implements RecoveryHost {
    * runs, it answers with the next, started once that one ends.
    */
   recover(): Promise<RecoveryReport> {
+    if (this.readOnly) return Promise.reject(new StoreError('Recovery writes to the journal, and this store was opened read-only (for inspection); nothing was recovered. Open it without readonly on a node that runs calls.'));
     return this.recoveries.run();
   }
 
@@ -354,6 +358,7 @@ export class ToolRunner implements RecoveryHost {
     const { run, call } = request;
     const entry = this.resolve(call.name, request.tools);
     const base = { agent: request.agent, run, call: call.id, tool: entry?.ref ?? call.name };
+    if (this.readOnly) throw readOnlyStore(base);
     const parsed = parseArguments(call.arguments);
     if (entry === undefined) return this.finishEarly(base, parsed.ok ? parsed.value : call.arguments, notFoundAnswer(call.name, this.visible(request.tools)));
     if (!parsed.ok) return this.finishEarly(base, call.arguments, invalidArgumentsAnswer(entry.name, parsed.issues));
@@ -362,15 +367,28 @@ export class ToolRunner implements RecoveryHost {
       return this.startAfterReads(request, entry, base, parsed.value, checking);
     }
     if (!checking.ok) return this.finishEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checking.issues));
-    return this.decide(request, entry, base, parsed.value, checking.value, this.sync.getLabels(run));
+    let labels: readonly string[];
+    try {
+      labels = this.sync.getLabels(run);
+    } catch (error) {
+      throw storeFailure(base, "read the run's labels", error);
+    }
+    return this.decide(request, entry, base, parsed.value, checking.value, labels);
   }
 
   /** `start` when it must wait: for an async validator, the agent's spend, or the run's labels. */
   private async startAfterReads(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, checking: CheckResult | Promise<CheckResult>): Promise<ToolAnswer> {
     const checked = await checking;
     if (!checked.ok) return this.finishEarly(base, value, invalidArgumentsAnswer(entry.name, checked.issues));
-    if (request.budgetUsd !== undefined && (await this.budgetSpent(request.agent, request.budgetUsd))) return this.finishEarly(base, value, budgetAnswer(request.budgetUsd));
-    const labels = this.sync !== undefined ? this.sync.getLabels(request.run) : await this.store.getLabels(request.run);
+    let spent: boolean;
+    let labels: readonly string[];
+    try {
+      spent = request.budgetUsd !== undefined && (await this.budgetSpent(request.agent, request.budgetUsd));
+      labels = this.sync !== undefined ? this.sync.getLabels(request.run) : await this.store.getLabels(request.run);
+    } catch (error) {
+      throw storeFailure(base, `read ${request.budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`, error);
+    }
+    if (spent) return this.finishEarly(base, value, budgetAnswer(request.budgetUsd!));
     return this.decide(request, entry, base, value, checked.value, labels);
   }
 
@@ -551,12 +569,17 @@ export class ToolRunner implements RecoveryHost {
       }
       const answer = attempted[0];
       if (attempted[2] === true) return answer;
-      // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
-      if (!includesAll(p.labels, answer.labels)) await this.addLabels(p, answer.labels);
-      if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
-      const record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
-      const written = this.writeCall(record, 'started');
-      if (!(written instanceof Promise ? await written : written)) return await this.raced(p.run, p.call);
+      let record: CallRecord;
+      try {
+        // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
+        if (!includesAll(p.labels, answer.labels)) await this.addLabels(p, answer.labels);
+        if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
+        record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
+        const written = this.writeCall(record, 'started');
+        if (!(written instanceof Promise ? await written : written)) return await this.raced(p.run, p.call);
+      } catch (error) {
+        throw answerNotJournaled(p, 'write its answer to the journal', error);
+      }
       this.emitFinal(p, answer, record.attempt, p.spent.measures);
       return answer;
     } finally {
@@ -578,7 +601,9 @@ export class ToolRunner implements RecoveryHost {
     // Registered before the first await, so concurrent duplicates in this process join this one.
     const answer = (async (): Promise<Attempted> => {
       const owner = storedCallId(p);
-      const claim = await claimRememberedKey(this.store, this.clock, { key, digest, owner }, this.holdMs(p.entry), p.signal);
+      const claim = await claimRememberedKey(this.store, this.clock, { key, digest, owner }, this.holdMs(p.entry), p.signal).catch((error: unknown) => {
+        throw storeFailure(p, 'claim its idempotency key', error);
+      });
       if ('remembered' in claim) return [claim.remembered.digest === digest ? claim.remembered.answer : conflict, first];
       if (!claim.claimed) {
         if (claim.digest !== digest) return [conflict, first];
@@ -589,7 +614,12 @@ export class ToolRunner implements RecoveryHost {
       try {
         const ctx = this.contextOf(p, first);
         attempted = await this.attemptAll(p, first, ctx, await this.attemptOnce(p, ctx));
-        if (attempted[0].status === 'ok') await this.store.putRemembered({ key, digest, answer: attempted[0], expiresAt: this.clock.now() + this.rememberMs });
+        const answer = attempted[0];
+        if (answer.status === 'ok') {
+          await this.store.putRemembered({ key, digest, answer, expiresAt: this.clock.now() + this.rememberMs }).catch((error: unknown) => {
+            throw answerNotJournaled(p, 'remember its result', error);
+          });
+        }
         return attempted;
       } finally {
         // Nothing to remember: a later call with the key may run it (a claim would otherwise block it until it lapses).
@@ -614,7 +644,9 @@ export class ToolRunner implements RecoveryHost {
     const limit = attempt - 1 + (isRepeatable(tool) ? this.attempts : 1);
     for (;;) {
       // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
-      if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs);
+      if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs).catch((error: unknown) => {
+        throw answerNotJournaled(p, 'add its cost to the spend', error);
+      });
       if (ctx.measures !== undefined) (p.spent.measures ??= []).push(...ctx.measures);
       if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
       if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
@@ -825,9 +857,24 @@ function storedCallId(p: Prepared): string {
 }
 
 /** A store step a call cannot run without failed: says which call did not run, and why. */
-function storeFailure(p: Prepared, what: string, error: unknown): StoreError {
+function storeFailure(p: CallRef, what: string, error: unknown): StoreError {
   return new StoreError(
     `Call "${p.call}" of run "${p.run}" (${p.tool}) did not run: could not ${what}: ${(error as Error).message} Fix the store, then send the call again.`,
+    { cause: error },
+  );
+}
+
+function readOnlyStore(p: CallRef): StoreError {
+  return new StoreError(
+    `Call "${p.call}" of run "${p.run}" (${p.tool}) did not run: the store was opened read-only, for inspecting a journal. Open it without readonly to run calls.`,
+  );
+}
+
+/** The tool ran but the store failed after it: says so, and what becomes of the call. */
+function answerNotJournaled(p: CallRef, what: string, error: unknown): StoreError {
+  return new StoreError(
+    `Call "${p.call}" of run "${p.run}" (${p.tool}) ran, but Wardrik could not ${what}: ${(error as Error).message} ` +
+      'Its journal entry stays "started": once the store is back, recovery runs it again if it is safe to repeat, or parks it for a person to say whether it happened.',
     { cause: error },
   );
 }

@@ -15,7 +15,11 @@ export interface SqliteStoreOptions {
    * twice the cost of a write.
    */
   readonly synchronous?: 'normal' | 'full';
-  /** Opens the file read-only (for inspecting a journal): every write fails with a `StoreError`. */
+  /**
+   * Opens the file read-only, for inspecting a journal (`listRuns`, `listCalls`, the inbox): a Wardrik on
+   * it runs no recovery, a call fails at once saying the store is read-only, and any write fails with a
+   * `StoreError`.
+   */
   readonly readonly?: boolean;
   /** How long a write waits for another process holding the write lock: 5 s. */
   readonly busyTimeoutMs?: number;
@@ -85,6 +89,8 @@ export class SqliteStore implements Store {
   readonly path: string;
   /** The connection's `PRAGMA synchronous`, as SQLite reports it. */
   readonly synchronous: 'normal' | 'full';
+  /** Opened with `readonly: true`, for inspecting a journal. */
+  readonly readOnly: boolean;
   private readonly db: Database.Database;
   private readonly sql: ReturnType<typeof prepare>;
   // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
@@ -98,6 +104,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.path = options.path === ':memory:' ? options.path : resolve(options.path);
     const readonly = options.readonly === true;
+    this.readOnly = readonly;
     try {
       if (this.path !== ':memory:' && !readonly) mkdirSync(dirname(this.path), { recursive: true });
       this.db = new Database(this.path, { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? 5_000 });

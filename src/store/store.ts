@@ -107,6 +107,12 @@ export interface Store {
   close(): Promise<void>;
 
   /**
+   * True for a store opened to inspect a journal, which refuses every write (`SqliteStore` with
+   * `readonly: true`). Wardrik then runs no recovery, and a call fails at once, saying why.
+   */
+  readonly readOnly?: boolean;
+
+  /**
    * The same journal operations without a promise, for a store whose writes are synchronous (memory,
    * SQLite); absent otherwise. The runner uses them on every call's path when present, so a store that
    * wraps another must wrap these too, or offer none: passed through, they bypass its `writeCall`.

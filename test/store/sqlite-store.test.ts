@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { StoreError } from '../../src/errors.js';
+import { defineTool, Tokens, Wardrik } from '../../src/index.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { storeContract } from './store-contract.js';
 
@@ -178,5 +180,31 @@ describe('SqliteStore', () => {
         return true;
       });
     });
+  });
+});
+
+describe('a Wardrik on a SQLite store opened read-only, to inspect a journal', () => {
+  it('starts without recovering or writing, shows the journal, and fails a call at once, naming it', async () => {
+    const path = join(dir, 'inspect.db');
+    const writer = new SqliteStore({ path });
+    const started = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/email', arguments: {}, idempotencyKey: 'run-1:c1', state: 'started' as const, attempt: 1, updatedAt: 1 };
+    await writer.writeCall(started, undefined);
+    await writer.close();
+    const ran: string[] = [];
+    const email = defineTool({ name: 'email', description: 'Sends.', run: () => ran.push('email') });
+    const wardrik = await Wardrik.create({ store: new SqliteStore({ path, readonly: true }), tools: { t: [email] } });
+    try {
+      const store = wardrik.container.resolve(Tokens.Store);
+      assert.deepEqual(await store.listCalls({ run: 'run-1' }), [started], 'recovery left the call as it was');
+      assert.equal((await store.listRuns())[0]?.run, 'run-1');
+      await assert.rejects(wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c2', name: 't__email' } }), {
+        name: 'StoreError',
+        message: 'Call "c2" of run "run-1" (t/email) did not run: the store was opened read-only, for inspecting a journal. Open it without readonly to run calls.',
+      });
+      await assert.rejects(wardrik.recover(), /this store was opened read-only \(for inspection\); nothing was recovered/);
+      assert.deepEqual(ran, []);
+    } finally {
+      await wardrik.close();
+    }
   });
 });
