@@ -1,15 +1,12 @@
 import type { Clock } from '../clock.js';
 import { toMicroUsd } from '../money.js';
 import type { Store } from '../store/store.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { storeFailure, type CallRef } from './call-failures.js';
 import { sleep } from './transient.js';
 
-/** What a budgeted call holds, and for how long at most (its node may die with it). */
-export interface HoldRequest {
-  readonly agent: string;
-  /** The call: `JSON.stringify([run, call])`. */
-  readonly id: string;
-  /** `toolset/tool` */
-  readonly tool: string;
+/** A budgeted call about to start: its budget, its tool's declared maximum, and how long it can take at most (its node may die meanwhile). */
+export interface HoldRequest extends CallRef {
   readonly budgetUsd: number;
   /** The tool's declared maximum cost a call (`@Cost({ maxUsd })`). */
   readonly maxCostUsd: number | undefined;
@@ -34,11 +31,35 @@ export class BudgetHolds {
   ) {}
 
   /**
-   * Holds for one call: `held`, `spent` when the budget is used up, or `stopped` when the caller's
-   * signal aborted while waiting for a call of unknown cost to finish.
+   * Runs a call holding part of the budget, and gives the hold back when it ends. A call that may not
+   * start is answered by `refuse`: `spent` (the budget is used up) or `stopped` (the caller's signal
+   * aborted while it waited for a call of unknown cost). `cost` says, once the call ends, what it cost
+   * in micro-dollars if its tool ran (then that tool's cost is known), or `undefined`.
    */
-  async hold(request: HoldRequest): Promise<'held' | 'spent' | 'stopped'> {
-    const { agent, id, tool, holdMs, signal } = request;
+  async within(
+    request: HoldRequest,
+    run: () => Promise<ToolAnswer>,
+    refuse: (why: 'spent' | 'stopped') => Promise<ToolAnswer>,
+    cost: () => number | undefined,
+  ): Promise<ToolAnswer> {
+    const id = JSON.stringify([request.run, request.call]);
+    let held: 'held' | 'spent' | 'stopped';
+    try {
+      held = await this.hold(id, request);
+    } catch (error) {
+      throw storeFailure(request, 'hold part of its budget', error);
+    }
+    if (held !== 'held') return refuse(held);
+    try {
+      return await run();
+    } finally {
+      // A hold the store fails to give back lapses at its expiry: the call's answer stands.
+      await this.release(request.agent, id, request.tool, cost()).catch(() => undefined);
+    }
+  }
+
+  private async hold(id: string, request: HoldRequest): Promise<'held' | 'spent' | 'stopped'> {
+    const { agent, tool, holdMs, signal } = request;
     const budgetMicroUsd = toMicroUsd(request.budgetUsd);
     const maxMicroUsd = request.maxCostUsd === undefined ? undefined : toMicroUsd(request.maxCostUsd);
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
@@ -50,13 +71,15 @@ export class BudgetHolds {
     }
   }
 
-  /** Gives the hold back once the call is done; `ranUsd` is what it cost if its tool ran (its cost is then known). */
-  async release(agent: string, id: string, tool: string, ranMicroUsd: number | undefined): Promise<void> {
-    await this.store.releaseSpend(agent, id, tool, ranMicroUsd);
+  private async release(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
     const key = `${agent}\u0000${tool}`;
-    const waiters = this.waiting.get(key);
-    this.waiting.delete(key);
-    for (const wake of waiters ?? []) wake();
+    try {
+      await this.store.releaseSpend(agent, id, tool, costMicroUsd);
+    } finally {
+      const waiters = this.waiting.get(key);
+      this.waiting.delete(key);
+      for (const wake of waiters ?? []) wake();
+    }
   }
 
   private waitForRelease(key: string, ms: number, signal: AbortSignal | undefined): Promise<boolean> {

@@ -23,7 +23,8 @@ import { isRepeatable } from '../tools/tool.js';
 import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import { BudgetHolds } from './budget-holds.js';
-import { claimRememberedKey } from './remembered-keys.js';
+import { answerNotJournaled, readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
+import { RememberedKeys } from './remembered-keys.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
 import { CallContext } from './call-context.js';
@@ -129,7 +130,7 @@ export class ToolRunner implements RecoveryHost {
   private inFlight = new Map<string, Promise<ToolAnswer>>();
   /** The time-outs of attempts in flight, on one timer. */
   private readonly deadlines = new Deadlines();
-  private readonly remembering = new Map<string, { readonly digest: string; readonly answer: Promise<Attempted> }>();
+  private readonly remembering: RememberedKeys;
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly baseDelayMs: number;
@@ -162,6 +163,7 @@ export class ToolRunner implements RecoveryHost {
     this.random = options.random ?? Math.random;
     this.sync = store.sync;
     this.budgets = new BudgetHolds(store, clock);
+    this.remembering = new RememberedKeys(store, clock, this.rememberMs);
     this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs, { timer: true }), (run) =>
@@ -475,32 +477,14 @@ export class ToolRunner implements RecoveryHost {
     return (await this.store.getSpend(agent)) >= toMicroUsd(budgetUsd);
   }
 
-  /**
-   * `execute` for an agent with a budget: holds part of the budget before the call starts and gives it
-   * back once the call is done (see `BudgetHolds`). `refuse` journals the answer of a call that may not start.
-   */
-  private async executeBudgeted(
-    p: Prepared,
-    budgetUsd: number,
-    expected: CallState | undefined,
-    first: number,
-    refuse: (answer: ToolAnswer) => Promise<ToolAnswer>,
-  ): Promise<ToolAnswer> {
-    const id = storedCallId(p);
-    const { maxCostUsd } = p.entry.tool.annotations;
-    let held: 'held' | 'spent' | 'stopped';
-    try {
-      held = await this.budgets.hold({ agent: p.agent, id, tool: p.tool, budgetUsd, maxCostUsd, holdMs: this.holdMs(p.entry), signal: p.signal });
-    } catch (error) {
-      throw storeFailure(p, 'hold part of its budget', error);
-    }
-    if (held === 'spent') return refuse(budgetAnswer(budgetUsd));
-    if (held === 'stopped') return refuse(stoppedAnswer(p));
-    try {
-      return await this.execute(p, expected, first);
-    } finally {
-      await this.budgets.release(p.agent, id, p.tool, p.spent.ran === true ? p.spent.microUsd : undefined);
-    }
+  /** `execute` for an agent with a budget, holding part of it while the call runs (see `BudgetHolds`); `refuse` journals a refusal. */
+  private executeBudgeted(p: Prepared, budgetUsd: number, expected: CallState | undefined, first: number, refuse: (answer: ToolAnswer) => Promise<ToolAnswer>): Promise<ToolAnswer> {
+    return this.budgets.within(
+      { ...ref(p), budgetUsd, maxCostUsd: p.entry.tool.annotations.maxCostUsd, holdMs: this.holdMs(p.entry), signal: p.signal },
+      () => this.execute(p, expected, first),
+      (why) => refuse(why === 'spent' ? budgetAnswer(budgetUsd) : stoppedAnswer(p)),
+      () => (p.spent.ran === true ? p.spent.microUsd : undefined),
+    );
   }
 
   /** The longest a call of this tool can take, every attempt and wait included: how long its holds and claims live. */
@@ -555,7 +539,13 @@ export class ToolRunner implements RecoveryHost {
       if (!(journaled instanceof Promise ? await journaled : journaled)) return await this.raced(p.run, p.call, p.arguments);
       if (expected === undefined) this.announce(p, p.decision);
       let attempted: Attempted;
-      if (p.entry.tool.annotations.remember === true) attempted = await this.remembered(p, first);
+      if (p.entry.tool.annotations.remember === true) {
+        const run = (): Promise<Attempted> => {
+          const ctx = this.contextOf(p, first);
+          return Promise.resolve(this.attemptOnce(p, ctx)).then((outcome) => this.attemptAll(p, first, ctx, outcome));
+        };
+        attempted = await this.remembering.answer(p, this.holdMs(p.entry), run, (answer): Attempted => [answer, first]);
+      }
       else {
         // The first attempt here rather than in attemptAll: most calls need no other, and an async
         // function on every call's path costs each call its frame.
@@ -584,53 +574,6 @@ export class ToolRunner implements RecoveryHost {
       return answer;
     } finally {
       this.leases.release(p.run);
-    }
-  }
-
-  /**
-   * `@Idempotent({ remember: true })`: a stored result answers a repeat. Concurrent repeats in this
-   * process join the first; across processes, the key is claimed in the store before the tool runs, and
-   * a repeat waits for the claimer's result (see `claimRememberedKey`).
-   */
-  private async remembered(p: Prepared, first: number): Promise<Attempted> {
-    const digest = argumentsDigest(p.arguments);
-    const key = p.idempotencyKey;
-    const conflict = errorAnswer('conflict', `Idempotency key "${key}" was already used with other arguments; nothing ran. Use a new key for a different request.`);
-    const flight = this.remembering.get(key);
-    if (flight !== undefined) return flight.digest === digest ? [(await flight.answer)[0], first] : [conflict, first];
-    // Registered before the first await, so concurrent duplicates in this process join this one.
-    const answer = (async (): Promise<Attempted> => {
-      const owner = storedCallId(p);
-      const claim = await claimRememberedKey(this.store, this.clock, { key, digest, owner }, this.holdMs(p.entry), p.signal).catch((error: unknown) => {
-        throw storeFailure(p, 'claim its idempotency key', error);
-      });
-      if ('remembered' in claim) return [claim.remembered.digest === digest ? claim.remembered.answer : conflict, first];
-      if (!claim.claimed) {
-        if (claim.digest !== digest) return [conflict, first];
-        const message = `Idempotency key "${key}" is being run by another call that has not finished yet; this call did not run. Ask again later for its result.`;
-        return [errorAnswer('conflict', message), first];
-      }
-      let attempted: Attempted | undefined;
-      try {
-        const ctx = this.contextOf(p, first);
-        attempted = await this.attemptAll(p, first, ctx, await this.attemptOnce(p, ctx));
-        const answer = attempted[0];
-        if (answer.status === 'ok') {
-          await this.store.putRemembered({ key, digest, answer, expiresAt: this.clock.now() + this.rememberMs }).catch((error: unknown) => {
-            throw answerNotJournaled(p, 'remember its result', error);
-          });
-        }
-        return attempted;
-      } finally {
-        // Nothing to remember: a later call with the key may run it (a claim would otherwise block it until it lapses).
-        if (attempted?.[0].status !== 'ok') await this.store.releaseRemembered(key, owner).catch(() => undefined);
-      }
-    })();
-    this.remembering.set(key, { digest, answer });
-    try {
-      return await answer;
-    } finally {
-      this.remembering.delete(key);
     }
   }
 
@@ -832,14 +775,6 @@ function includesAll(have: readonly string[], wanted: readonly string[]): boolea
   return true;
 }
 
-/** Which call an event is about. */
-interface CallRef {
-  readonly agent: string;
-  readonly run: string;
-  readonly call: string;
-  readonly tool: string;
-}
-
 /** Just the call's reference fields, for an event (a prepared call carries much more). */
 function ref(call: CallRef): CallRef {
   return { agent: call.agent, run: call.run, call: call.call, tool: call.tool };
@@ -851,33 +786,7 @@ function callKey(run: string, call: string): string {
   return `${run}\u0000${call}`;
 }
 
-/** A call's id in the store's claims and holds: unambiguous, and text PostgreSQL takes (no NUL). */
-function storedCallId(p: Prepared): string {
-  return JSON.stringify([p.run, p.call]);
-}
 
-/** A store step a call cannot run without failed: says which call did not run, and why. */
-function storeFailure(p: CallRef, what: string, error: unknown): StoreError {
-  return new StoreError(
-    `Call "${p.call}" of run "${p.run}" (${p.tool}) did not run: could not ${what}: ${(error as Error).message} Fix the store, then send the call again.`,
-    { cause: error },
-  );
-}
-
-function readOnlyStore(p: CallRef): StoreError {
-  return new StoreError(
-    `Call "${p.call}" of run "${p.run}" (${p.tool}) did not run: the store was opened read-only, for inspecting a journal. Open it without readonly to run calls.`,
-  );
-}
-
-/** The tool ran but the store failed after it: says so, and what becomes of the call. */
-function answerNotJournaled(p: CallRef, what: string, error: unknown): StoreError {
-  return new StoreError(
-    `Call "${p.call}" of run "${p.run}" (${p.tool}) ran, but Wardrik could not ${what}: ${(error as Error).message} ` +
-      'Its journal entry stays "started": once the store is back, recovery runs it again if it is safe to repeat, or parks it for a person to say whether it happened.',
-    { cause: error },
-  );
-}
 
 function stoppedAnswer(p: Prepared): ToolAnswer {
   return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? NO_LABELS);
