@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import type { ToolAnswer } from '../tools/result.js';
+import { prepare, type SqliteStatements } from './sqlite-statements.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
@@ -77,7 +78,6 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE wardrik_tool_costs (tool TEXT PRIMARY KEY, max_micro_usd INTEGER NOT NULL);`,
 ];
 
-
 /**
  * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
  * a commit is one append to the log. better-sqlite3 is synchronous, so every method runs to the end
@@ -92,7 +92,7 @@ export class SqliteStore implements Store {
   /** Opened with `readonly: true`, for inspecting a journal. */
   readonly readOnly: boolean;
   private readonly db: Database.Database;
-  private readonly sql: ReturnType<typeof prepare>;
+  private readonly sql: SqliteStatements;
   // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
   private readonly addLabelsTx: (run: string, labels: readonly string[]) => string[];
   // IMMEDIATE transactions: the write lock is taken before the reads, so racing processes take turns.
@@ -346,112 +346,6 @@ export class SqliteStore implements Store {
   }
 }
 
-function prepare(db: Database.Database) {
-  const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd';
-  const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
-  return {
-    getCall: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND call = ?`),
-    insertCall: db.prepare(
-      `INSERT INTO calls (${columns})
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (run, call) DO NOTHING`,
-    ),
-    updateCall: db.prepare(
-      `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
-         state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_micro_usd = ?
-       WHERE run = ? AND call = ? AND state = ? AND (state <> 'started' OR ? <> 'started' OR attempt < ?)`,
-    ),
-    // Oldest first; rowid breaks ties in the order the calls were first written.
-    listCalls: db.prepare(`SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`),
-    // A run's calls in the order first written (an update keeps the rowid).
-    listRunCalls: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? ORDER BY rowid LIMIT ?`),
-    listRunCallsInState: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND state = ? ORDER BY rowid LIMIT ?`),
-    // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
-    listRuns: db.prepare(
-      `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
-         sum(cost) AS cost_micro_usd, min(first_at) AS first_at, max(last_at) AS last_at
-       FROM (
-         SELECT run, agent, NULL AS status, count(*) AS calls, sum(state = 'parked') AS parked, sum(cost_micro_usd) AS cost,
-           min(updated_at) AS first_at, max(updated_at) AS last_at
-         FROM calls WHERE ? IS NULL OR agent = ? GROUP BY run, agent
-         UNION ALL
-         SELECT run, agent, status, 0, 0, NULL, created_at, updated_at FROM wardrik_turns WHERE ? IS NULL OR agent = ?)
-       GROUP BY run ORDER BY last_at DESC, run LIMIT ?`,
-    ),
-    getInbox: db.prepare('SELECT item FROM inbox WHERE id = ?'),
-    listInboxPending: db.prepare(`SELECT item FROM inbox WHERE status = 'pending' ORDER BY created_at, seq`),
-    listInboxAll: db.prepare('SELECT item FROM inbox ORDER BY created_at, seq'),
-    // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
-    putInbox: db.prepare(
-      `INSERT INTO inbox (id, status, created_at, item) VALUES (?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, item = excluded.item`,
-    ),
-    updateInbox: db.prepare('UPDATE inbox SET status = ?, created_at = ?, item = ? WHERE id = ? AND status = ?'),
-    getRemembered: db.prepare('SELECT digest, answer, expires_at FROM remembered WHERE key = ? AND expires_at > ?'),
-    putRemembered: db.prepare(
-      `INSERT INTO remembered (key, digest, answer, expires_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, answer = excluded.answer, expires_at = excluded.expires_at`,
-    ),
-    pruneRemembered: db.prepare('DELETE FROM remembered WHERE expires_at <= ?'),
-    // A live claim of another call (an expired one, or the caller's own, may be taken).
-    getClaim: db.prepare('SELECT owner, digest FROM wardrik_remembered_claims WHERE key = ? AND expires_at > ? AND owner <> ?'),
-    putClaim: db.prepare(
-      `INSERT INTO wardrik_remembered_claims (key, digest, owner, expires_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, owner = excluded.owner, expires_at = excluded.expires_at`,
-    ),
-    deleteClaim: db.prepare('DELETE FROM wardrik_remembered_claims WHERE key = ?'),
-    releaseClaim: db.prepare('DELETE FROM wardrik_remembered_claims WHERE key = ? AND owner = ?'),
-    pruneClaims: db.prepare('DELETE FROM wardrik_remembered_claims WHERE expires_at <= ?'),
-    addSpend: db.prepare(
-      'INSERT INTO spend (agent, micro_usd) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET micro_usd = micro_usd + excluded.micro_usd RETURNING micro_usd',
-    ),
-    getSpend: db.prepare('SELECT micro_usd FROM spend WHERE agent = ?'),
-    pruneHolds: db.prepare('DELETE FROM wardrik_spend_holds WHERE agent = ? AND expires_at <= ?'),
-    // The agent's spend plus its holds, and whether a call of the tool holds without a known cost.
-    sumHolds: db.prepare(
-      `SELECT coalesce((SELECT micro_usd FROM spend WHERE agent = ?), 0) + coalesce(sum(micro_usd), 0) AS held,
-         coalesce(sum(tool = ? AND NOT known), 0) AS busy
-       FROM wardrik_spend_holds WHERE agent = ?`,
-    ),
-    putHold: db.prepare('INSERT OR REPLACE INTO wardrik_spend_holds (agent, id, tool, micro_usd, known, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
-    deleteHold: db.prepare('DELETE FROM wardrik_spend_holds WHERE agent = ? AND id = ?'),
-    getToolCost: db.prepare('SELECT max_micro_usd FROM wardrik_tool_costs WHERE tool = ?'),
-    putToolCost: db.prepare(
-      `INSERT INTO wardrik_tool_costs (tool, max_micro_usd) VALUES (?, ?)
-       ON CONFLICT (tool) DO UPDATE SET max_micro_usd = max(max_micro_usd, excluded.max_micro_usd)`,
-    ),
-    addLabel: db.prepare('INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING'),
-    getLabels: db.prepare('SELECT label FROM labels WHERE run = ? ORDER BY seq'),
-    // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
-    // otherwise nothing changes (changes = 0). SQLite's write lock makes racing nodes take turns.
-    leaseRun: db.prepare(
-      `INSERT INTO wardrik_leases (run, node, until) VALUES (?, ?, ?)
-       ON CONFLICT (run) DO UPDATE SET node = excluded.node, until = excluded.until
-       WHERE wardrik_leases.node = excluded.node OR wardrik_leases.until < ?`,
-    ),
-    releaseRun: db.prepare('DELETE FROM wardrik_leases WHERE run = ? AND node = ?'),
-    getTurn: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE run = ?`),
-    insertTurn: db.prepare(`INSERT INTO wardrik_turns (${turnColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run) DO NOTHING`),
-    updateTurn: db.prepare(
-      'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
-    ),
-    // Oldest first; rowid breaks ties in the order the turns were first written.
-    listTurns: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT ?`),
-    listTurnsByAgent: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? ORDER BY created_at, rowid LIMIT ?`),
-    listTurnsByStatus: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE status = ? ORDER BY created_at, rowid LIMIT ?`),
-    listTurnsByAgentStatus: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? AND status = ? ORDER BY created_at, rowid LIMIT ?`),
-    appendStep: db.prepare('INSERT INTO wardrik_steps (run, idx, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (run, idx) DO NOTHING'),
-    listSteps: db.prepare('SELECT run, idx, data, created_at FROM wardrik_steps WHERE run = ? ORDER BY idx'),
-    // BINARY collation: byte order of UTF-8, the same as comparing code points.
-    listMcpServers: db.prepare('SELECT hub, name, options, updated_at FROM wardrik_mcp_servers WHERE hub = ? ORDER BY name'),
-    putMcpServer: db.prepare(
-      `INSERT INTO wardrik_mcp_servers (hub, name, options, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (hub, name) DO UPDATE SET options = excluded.options, updated_at = excluded.updated_at`,
-    ),
-    deleteMcpServer: db.prepare('DELETE FROM wardrik_mcp_servers WHERE hub = ? AND name = ?'),
-  };
-}
-
 function currentVersion(db: Database.Database): number {
   const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'wardrik_migrations'`).get();
   if (table === undefined) return 0;
@@ -476,8 +370,6 @@ function migrate(db: Database.Database): void {
     }
   }).immediate();
 }
-
-
 
 interface RememberedRow {
   digest: string;
