@@ -22,6 +22,7 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { answerText, type ToolAnswer } from '../tools/result.js';
 import { Agent, type ParkedCall, type SendOptions, type TurnOutcome, type TurnResult } from './agent.js';
 import { assistantMessage, toolMessage, turnMessages, type ModelStepData, type StepData, type ToolsStepData } from './messages.js';
+import { modelHold } from './model-budget.js';
 import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './model-registry.js';
 import { AGENT_DEFAULTS, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
@@ -369,13 +370,30 @@ export class AgentService {
       }
       this.throwIfClosing();
       if (d.signal.aborted) return this.settle(d, 'failed', [], `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`);
-      const step = await this.callModel(d);
+      const step = await this.modelStep(d, budget);
+      if (step === undefined) return this.settle(d, 'budget_spent', [], `Agent "${rt.id}" has spent its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`);
       if ('failed' in step) {
         this.throwIfClosing();
         return this.settle(d, 'failed', [], step.failed);
       }
-      await this.journalModelStep(d, step);
     }
+  }
+
+  /** Calls the model and journals its step; under a budget, holding part of it meanwhile (`undefined`: the budget is spent). */
+  private modelStep(d: Drive, budgetUsd: number | undefined): Promise<ModelStepData | ModelFailure | undefined> {
+    let cost: number | undefined;
+    const step = async (): Promise<ModelStepData | ModelFailure> => {
+      const result = await this.callModel(d);
+      if ('failed' in result) return result;
+      await this.journalModelStep(d, result);
+      cost = toMicroUsd(result.usd);
+      return result;
+    };
+    if (budgetUsd === undefined) return step();
+    const { rt } = d;
+    const hold = modelHold({ agent: rt.id, run: d.run, step: d.modelSteps + 1, spec: rt.spec }, rt.price, rt.options.maxOutputTokens, budgetUsd, d.signal);
+    const stopped = `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`;
+    return this.runner.budgets.within<ModelStepData | ModelFailure | undefined>(hold, step, async (why) => (why === 'spent' ? undefined : { failed: stopped }), () => cost);
   }
 
   /** Asks the model for the next step, retrying transient failures; a failure is described, not thrown. */

@@ -31,17 +31,17 @@ export class BudgetHolds {
   ) {}
 
   /**
-   * Runs a call holding part of the budget, and gives the hold back when it ends. A call that may not
+   * Runs a call (a tool's, or a model's) holding part of the budget, and gives the hold back when it ends. A call that may not
    * start is answered by `refuse`: `spent` (the budget is used up) or `stopped` (the caller's signal
    * aborted while it waited for a call of unknown cost). `cost` says, once the call ends, what it cost
    * in micro-dollars if its tool ran (then that tool's cost is known), or `undefined`.
    */
-  async within(
+  async within<T = ToolAnswer>(
     request: HoldRequest,
-    run: () => Promise<ToolAnswer>,
-    refuse: (why: 'spent' | 'stopped') => Promise<ToolAnswer>,
+    run: () => Promise<T>,
+    refuse: (why: 'spent' | 'stopped') => Promise<T>,
     cost: () => number | undefined,
-  ): Promise<ToolAnswer> {
+  ): Promise<T> {
     const id = JSON.stringify([request.run, request.call]);
     let held: 'held' | 'spent' | 'stopped';
     try {

@@ -141,7 +141,8 @@ export class ToolRunner implements RecoveryHost {
   readonly leases: RunLeases;
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
   private readonly sync: SyncJournal | undefined;
-  private readonly budgets: BudgetHolds;
+  /** Budget holds; agent turns hold for their model calls too. */
+  readonly budgets: BudgetHolds;
   /** The store refuses writes (opened to inspect a journal): no call starts. */
   private readonly readOnly: boolean;
   /** Recovery passes, one at a time. */
