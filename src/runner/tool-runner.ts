@@ -283,8 +283,7 @@ export class ToolRunner implements RecoveryHost {
    * Runs a parked call a person let go (approved, or said an in-doubt call did not happen). `mark`
    * records the person's answer first (its compare-and-set makes one answer count); the call counts as
    * running here from then on, so this node's recovery never takes it for a crashed one. When another
-   * node holds the run, the call is left approved and answers `parked`: that node, or the next recovery
-   * once the run is free, runs it.
+   * node holds the run, the call is left approved and answers `parked`: a recovery runs it once the run is free.
    */
   runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
     const key = callKey(item.run, item.call);
@@ -296,7 +295,7 @@ export class ToolRunner implements RecoveryHost {
   private async runApprovedLeased(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
     await mark();
     if (!(await this.leases.acquire(item.run))) {
-      const reason = `A person let this call go; run "${item.run}" is busy on another node, which runs it, or the next recovery once the run is free.`;
+      const reason = `A person let this call go; run "${item.run}" is busy on another node right now, so the next recovery runs it once the run is free.`;
       return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
     }
     try {

@@ -159,6 +159,9 @@ describe('two nodes on one PostgreSQL', () => {
     assert.equal(item?.call, 'c1', 'node B sees the item parked on node A');
     const results = await Promise.allSettled([a.inbox.approve(item!.id), b.inbox.approve(item!.id), b.inbox.approve(item!.id)]);
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    // Whichever approval counted, the call runs once: at once on the node holding its run, else at a recovery.
+    await a.recover();
+    await b.recover();
     assert.equal(effects(ledger, 'email'), 1);
     assert.deepEqual(await a.runner.run({ agent: 'a', run: 'run-9', call: { id: 'c1', name: 't__email' } }), { status: 'ok', output: 'sent', labels: [] });
     await a.close();

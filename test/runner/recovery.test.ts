@@ -142,7 +142,7 @@ describe('recovery', () => {
     const answer = await wardrik.inbox.approve(item!.id);
     assert.deepEqual([answer.status, answer.status === 'parked' ? answer.reason : ''], [
       'parked',
-      'A person let this call go; run "run-2" is busy on another node, which runs it, or the next recovery once the run is free.',
+      'A person let this call go; run "run-2" is busy on another node right now, so the next recovery runs it once the run is free.',
     ]);
     assert.equal((await wardrik.inbox.get(item!.id))?.status, 'approved', 'the approval is recorded, not bounced');
     assert.equal(ran.count, 0);
