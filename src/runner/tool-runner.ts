@@ -20,10 +20,10 @@ import type { Measure } from '../tools/context.js';
 import { glob } from '../tools/glob.js';
 import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
-import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import { BudgetHolds } from './budget-holds.js';
 import { answerNotJournaled, readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
+import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
 import { RememberedKeys } from './remembered-keys.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
@@ -545,8 +545,7 @@ export class ToolRunner implements RecoveryHost {
           return Promise.resolve(this.attemptOnce(p, ctx)).then((outcome) => this.attemptAll(p, first, ctx, outcome));
         };
         attempted = await this.remembering.answer(p, this.holdMs(p.entry), run, (answer): Attempted => [answer, first]);
-      }
-      else {
+      } else {
         // The first attempt here rather than in attemptAll: most calls need no other, and an async
         // function on every call's path costs each call its frame.
         const ctx = this.contextOf(p, first);
@@ -785,8 +784,6 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 function callKey(run: string, call: string): string {
   return `${run}\u0000${call}`;
 }
-
-
 
 function stoppedAnswer(p: Prepared): ToolAnswer {
   return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? NO_LABELS);

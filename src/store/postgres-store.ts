@@ -1,8 +1,7 @@
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
-import type { ToolAnswer } from '../tools/result.js';
 import { STATEMENTS } from './postgres-statements.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -411,16 +410,6 @@ export class PostgresStore implements Store {
       { cause: error },
     );
   }
-}
-
-interface RememberedRow {
-  digest: string;
-  answer: string;
-  expires_at: number;
-}
-
-function rememberedOf(key: string, row: RememberedRow): RememberedRecord {
-  return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
 }
 
 /** What to do, by SQLSTATE (or its class, the first two characters) or Node's socket error code. */

@@ -1,6 +1,6 @@
 import { toMicroUsd, toUsd } from '../money.js';
 import type { ToolAnswer } from '../tools/result.js';
-import type { CallRecord, CallState, McpServerRecord, RunSummary, StepRecord, TurnRecord, TurnStatus } from './store.js';
+import type { CallRecord, CallState, McpServerRecord, RememberedRecord, RunSummary, StepRecord, TurnRecord, TurnStatus } from './store.js';
 
 /**
  * How the SQL stores lay out a call. JSON values are kept as text: SQL NULL stands for `undefined`
@@ -64,6 +64,17 @@ export function encodeJson(value: unknown): string | null {
 
 export function decodeJson(text: string | null): unknown {
   return text === null ? undefined : JSON.parse(text);
+}
+
+/** How the SQL stores return a remembered result; `answer` is JSON text. */
+export interface RememberedRow {
+  digest: string;
+  answer: string;
+  expires_at: number;
+}
+
+export function rememberedOf(key: string, row: RememberedRow): RememberedRecord {
+  return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
 }
 
 /** How the SQL stores lay out a turn; `data` is JSON text (NULL for `undefined`). */

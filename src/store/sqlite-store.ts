@@ -2,9 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
-import type { ToolAnswer } from '../tools/result.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -369,16 +368,6 @@ function migrate(db: Database.Database): void {
       record.run(next, Date.now());
     }
   }).immediate();
-}
-
-interface RememberedRow {
-  digest: string;
-  answer: string;
-  expires_at: number;
-}
-
-function rememberedOf(key: string, row: RememberedRow): RememberedRecord {
-  return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
 }
 
 /** A function run in an IMMEDIATE transaction: it holds the write lock from its first read. */

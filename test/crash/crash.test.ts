@@ -1,15 +1,13 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Wardrik, type ToolAnswer } from '../../src/index.js';
 import { killAtCrashPoint } from './kill-at-crash-point.js';
 import { ledgerTools, readLedger } from './ledger-tools.js';
+import { scratchStores } from './scratch-stores.js';
 
 /**
  * Real crashes: a child process runs one call against a real store and is killed with SIGKILL at a
@@ -17,36 +15,13 @@ import { ledgerTools, readLedger } from './ledger-tools.js';
  * file outside the store.
  */
 const NODE_SCRIPT = fileURLToPath(new URL('./crash-node.js', import.meta.url));
-const POSTGRES_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const dir = mkdtempSync(join(tmpdir(), 'wardrik-crash-'));
-const schemas: string[] = [];
-
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
-});
+const { dir, stores } = scratchStores('crash');
 
 type Point = 'before-started' | 'after-started' | 'after-effect';
 
 function crashAt(env: Record<string, string>): Promise<void> {
   return killAtCrashPoint(NODE_SCRIPT, env);
 }
-
-const stores: [string, () => string][] = [
-  ['SQLite', () => `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.db`)}`],
-  [
-    'PostgreSQL',
-    () => {
-      const schema = `wardrik_crash_${randomBytes(4).toString('hex')}`;
-      schemas.push(schema);
-      return `${POSTGRES_URL}?schema=${schema}`;
-    },
-  ],
-];
 
 async function restart(storeUrl: string, ledger: string, node = 'node-b'): Promise<Wardrik> {
   return Wardrik.create({

@@ -1,16 +1,14 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { openStore, Wardrik, type CallRecord, type Store, type ToolAnswer } from '../../src/index.js';
 import { killAtCrashPoint } from './kill-at-crash-point.js';
 import { ledgerTools, readLedger } from './ledger-tools.js';
 import { loadCall, TOOLS } from './load-calls.js';
+import { scratchStores } from './scratch-stores.js';
 
 /**
  * The crash guarantees under load (issue 13, point 7): node after node sends a few hundred mixed calls
@@ -18,33 +16,10 @@ import { loadCall, TOOLS } from './load-calls.js';
  * SIGKILL mid-load. Then a last node recovers the rest, and every call is accounted for.
  */
 const NODE_SCRIPT = fileURLToPath(new URL('./load-node.js', import.meta.url));
-const POSTGRES_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROUNDS = 5;
 const CALLS = 150;
 const LEASE_MS = 300;
-const dir = mkdtempSync(join(tmpdir(), 'wardrik-load-'));
-const schemas: string[] = [];
-
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
-});
-
-const stores: [string, () => string][] = [
-  ['SQLite', () => `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.db`)}`],
-  [
-    'PostgreSQL',
-    () => {
-      const schema = `wardrik_load_${randomBytes(4).toString('hex')}`;
-      schemas.push(schema);
-      return `${POSTGRES_URL}?schema=${schema}`;
-    },
-  ],
-];
+const { dir, stores } = scratchStores('load');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -68,7 +43,8 @@ for (const [storeName, storeUrl] of stores) {
           NODE: `node-${round}`,
           ROUND: String(round),
           CALLS: String(CALLS),
-          KILL_AFTER_MS: String(60 + Math.floor(Math.random() * 140)),
+          // Killed once a fifth to three fifths of its calls answered: the others are in flight.
+          KILL_AFTER: String(Math.floor(CALLS * (0.2 + Math.random() * 0.4))),
           RECOVER_MS: '40',
           LEASE_MS: String(LEASE_MS),
         });

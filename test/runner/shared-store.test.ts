@@ -1,43 +1,25 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
 import { defineTool, MemoryStore, openStore, Wardrik, type CostEvent, type Store, type ToolAnswer, type ToolContext, type ToolDefinition } from '../../src/index.js';
+import { scratchStores } from '../crash/scratch-stores.js';
 import { errorCode } from './helpers.js';
 
 /**
  * Guarantees that must hold when many calls, and several nodes sharing one store, happen at once
  * (issue 13, points 3 to 5): a remembered key runs once, a budget holds, money adds up exactly.
  */
-const POSTGRES_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const dir = mkdtempSync(join(tmpdir(), 'wardrik-shared-'));
-const schemas: string[] = [];
-
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
-});
+const { stores } = scratchStores('shared');
 
 /** Where the nodes of one test keep their data: each node opens its own connection to it. */
-const places: [string, () => () => Promise<Store>][] = [
-  ['SQLite', () => {
-    const url = `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.db`)}`;
-    return () => openStore(url);
-  }],
-  ['PostgreSQL', () => {
-    const schema = `wardrik_shared_${randomBytes(4).toString('hex')}`;
-    schemas.push(schema);
-    return () => openStore(`${POSTGRES_URL}?schema=${schema}`);
-  }],
-];
+const places: [string, () => () => Promise<Store>][] = stores.map(([name, url]) => [
+  name,
+  () => {
+    const at = url();
+    return () => openStore(at);
+  },
+]);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
