@@ -509,7 +509,10 @@ export class ToolRunner implements RecoveryHost {
       answer,
       updatedAt: this.clock.now(),
     };
-    if (!(await this.store.writeCall(record, undefined))) return this.raced(base.run, base.call, args ?? null);
+    const written = await this.store.writeCall(record, undefined).catch((error: unknown) => {
+      throw storeFailure(base, 'write its answer to the journal', error);
+    });
+    if (!written) return this.raced(base.run, base.call, args ?? null);
     this.announce(base, decision);
     this.emitFinal(base, answer, 0);
     return answer;

@@ -208,3 +208,21 @@ describe('a Wardrik on a SQLite store opened read-only, to inspect a journal', (
     }
   });
 });
+
+describe('a call refused before it runs, when the journal cannot be written', () => {
+  it('fails naming the call and saying it did not run', async () => {
+    const path = join(dir, 'refused.db');
+    const store = new SqliteStore({ path });
+    const wardrik = await Wardrik.create({ store, tools: { t: [defineTool({ name: 'read', description: 'Reads.', annotations: { readOnly: true }, run: () => 'read' })] } });
+    try {
+      // The journal's table is gone, so the unknown tool's refusal cannot be written.
+      new Database(path).exec('DROP TABLE calls');
+      await assert.rejects(wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c1', name: 't__nope' } }), {
+        name: 'StoreError',
+        message: /^Call "c1" of run "run-1" \(t__nope\) did not run: could not write its answer to the journal: SQLite store .* could not write a call/,
+      });
+    } finally {
+      await wardrik.close();
+    }
+  });
+});
