@@ -18,7 +18,7 @@ export {
 } from './errors.js';
 export type { FieldIssue } from './errors.js';
 
-export { Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
+export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
 export type { ToolDecoratorOptions } from './tools/metadata.js';
 export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
 export type { Annotations, DtoClass, JsonSchema, PrivateKey, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
@@ -76,12 +76,16 @@ export type {
   CallListOptions,
   CallRecord,
   CallState,
+  ClaimOutcome,
+  HoldOutcome,
   InboxKind,
   InboxRecord,
   InboxStatus,
   McpServerRecord,
+  RememberedClaim,
   RememberedRecord,
   RunSummary,
+  SpendHold,
   StepRecord,
   Store,
   SyncJournal,

@@ -12,6 +12,7 @@ describe('The public API', () => {
       'AgentService',
       'ConfigurationError',
       'ConflictError',
+      'Cost',
       'DEFAULT_PRICES',
       'Describe',
       'Destructive',

@@ -12,6 +12,7 @@ import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
 import { msOption, type McpHubOptions } from '../mcp/options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
+import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -86,7 +87,13 @@ export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
  */
 export class Wardrik {
   private closed = false;
-  private recovering: NodeJS.Timeout | undefined;
+  /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
+  private readonly recoveries = new SerialPasses(async () => {
+    const report = await this.runner.recover();
+    // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
+    await this.agents.recover();
+    return report;
+  });
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
@@ -178,9 +185,12 @@ export class Wardrik {
       wardrik.register(options);
       // Before recovery, so calls a crash left in flight find their MCP tools.
       await wardrik.startMcp(options.mcp);
-      // Finish what a crash left behind, then keep taking over runs of nodes that die (D2, D3).
-      wardrik.startRecovering(recoverMs);
-      await wardrik.recover();
+      // Finish what a crash left behind, then keep taking over runs of nodes that die (D2, D3). A store
+      // opened read-only is there to be inspected: recovery would write.
+      if (child.resolve(Tokens.Store).readOnly !== true) {
+        wardrik.startRecovering(recoverMs);
+        await wardrik.recover();
+      }
     } catch (error) {
       await wardrik.close();
       throw error;
@@ -213,11 +223,8 @@ export class Wardrik {
    * Finishes calls a crash left in flight: repeatable ones run again with their idempotency key, others
    * park as `in_doubt` for a person. Runs by itself at start-up and every `recoverMs`.
    */
-  async recover(): Promise<RecoveryReport> {
-    const report = await this.runner.recover();
-    // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
-    await this.agents.recover();
-    return report;
+  recover(): Promise<RecoveryReport> {
+    return this.recoveries.run();
   }
 
   /**
@@ -269,7 +276,7 @@ export class Wardrik {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.recovering);
+    await this.recoveries.stop();
     await Promise.all(this.webs.map((web) => web.close()));
     await this.agents.close();
     await Promise.all(this.hubs.map((hub) => hub.close()));
@@ -283,13 +290,9 @@ export class Wardrik {
   }
 
   private startRecovering(ms: number): void {
-    if (ms === Infinity) return;
-    this.recovering = setInterval(() => {
-      this.recover().catch((error: unknown) =>
-        this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
-      );
-    }, ms);
-    this.recovering.unref();
+    this.recoveries.every(ms, (error: unknown) =>
+      this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
+    );
   }
 
   /** Builds each MCP hub, registers it in the container and starts it (each waits at most its `waitMs`). */

@@ -99,6 +99,8 @@ export interface CostEvent {
   readonly source: 'tool' | 'model';
   readonly usd: number;
   readonly totalUsd: number;
+  /** The running total exactly, in integer micro-dollars (millionths of a dollar), as the store keeps it. */
+  readonly totalMicroUsd: number;
   readonly time: number;
 }
 
