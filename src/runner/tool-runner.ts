@@ -16,7 +16,7 @@ import {
   notFoundAnswer,
   parseArguments,
 } from '../tools/call-tool.js';
-import type { Measure } from '../tools/context.js';
+import type { CallReporter, Measure } from '../tools/context.js';
 import { glob } from '../tools/glob.js';
 import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
@@ -79,6 +79,8 @@ export interface CallRequest {
   readonly signal?: AbortSignal;
   /** The key the tool sees as `ctx.idempotencyKey`; `run:call` unless given. */
   readonly idempotencyKey?: string;
+  /** Where the tool's `ctx.progress` and `ctx.log` go (an MCP client's session); nowhere when absent. */
+  readonly reporter?: CallReporter;
 }
 
 /** A call that passed resolution and checking, ready to run (now, or once approved). */
@@ -97,6 +99,7 @@ interface Prepared {
   readonly labels: readonly string[];
   readonly budgetUsd: number | undefined;
   readonly signal?: AbortSignal | undefined;
+  readonly reporter?: CallReporter | undefined;
   /** What the tool reported spending on this call so far (kept in its journal entry), and its measures. */
   readonly spent: { usd: number; measures?: Measure[] };
   /** The policy's decision for a new call, announced once its first journal write shows it is new. */
@@ -431,6 +434,7 @@ export class ToolRunner {
       labels,
       budgetUsd: request.budgetUsd,
       signal: request.signal,
+      reporter: request.reporter,
       spent: { usd: 0 },
       decision,
     };
@@ -591,7 +595,7 @@ export class ToolRunner {
   }
 
   private contextOf(p: Prepared, attempt: number): CallContext {
-    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
+    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels, p.reporter);
   }
 
   /** One attempt under one timer; synchronous when the tool is, since most are. */
