@@ -12,7 +12,17 @@ export interface WaitOptions {
   readonly signal: AbortSignal;
   /** Called every `progressMs` with how many times it was called before (a progress notification). */
   readonly onProgress?: (count: number) => void;
+  /** The inbox item the call waits on. */
+  readonly inboxId?: string;
+  /**
+   * Runs approved calls this node offers (the runner's recovery). Called when the item was approved
+   * elsewhere (`wardrik approve` in another process, whose node lacks the tool) and the call has not
+   * run yet, so the waiting client need not wait for the next periodic recovery; at most once a second.
+   */
+  readonly runApproved?: () => Promise<unknown>;
 }
+
+const RUN_APPROVED_EVERY_MS = 1_000;
 
 /**
  * Waits for a parked call's final answer: resolves with it once the call's journal entry has one (a
@@ -25,9 +35,19 @@ export async function awaitAnswer(store: Store, run: string, call: string, optio
   const until = Date.now() + options.waitMs;
   let progressAt = Date.now() + options.progressMs;
   let sent = 0;
+  let runAt = 0;
   for (;;) {
     const record = await store.getCall(run, call);
     if (record?.answer !== undefined && (record.state === 'succeeded' || record.state === 'failed')) return record.answer;
+    if (record?.state === 'parked' && options.inboxId !== undefined && options.runApproved !== undefined && Date.now() >= runAt) {
+      const item = await store.getInboxItem(options.inboxId);
+      if (item?.status === 'approved') {
+        runAt = Date.now() + RUN_APPROVED_EVERY_MS;
+        // A failure here (the run busy on another node) leaves the call for the next try or recovery.
+        await options.runApproved().catch(() => undefined);
+        continue;
+      }
+    }
     const now = Date.now();
     if (signal.aborted || now >= until) return undefined;
     if (now >= progressAt) {

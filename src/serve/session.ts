@@ -118,6 +118,8 @@ export class ServeSession {
           checkMs: settings.checkMs,
           progressMs: settings.progressMs,
           signal: stop.signal,
+          ...(answer.inboxId === undefined ? {} : { inboxId: answer.inboxId }),
+          runApproved: () => runner.recover(),
           ...(progressToken === undefined ? {} : { onProgress: (count: number) => this.notify(extra, { method: 'notifications/progress', params: { progressToken, progress: count + 1, message: reason } }) }),
         });
         if (final === undefined) return waitingResult(answer);
