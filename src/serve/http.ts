@@ -69,7 +69,7 @@ export class HttpSessions {
     if (entry === undefined) return reject(res, 404, 'Session not found: it ended or was closed while idle. Start a new one with initialize.', -32001);
     if (entry.owner !== ownerOf(req)) return reject(res, 403, 'This session was opened by another client; start your own with initialize.');
     this.touch(id, entry);
-    this.stopWhenGone(entry.session, req, res, body);
+    this.stopWhenGone(entry.transport, req, res, body);
     await entry.transport.handleRequest(req, res, body);
   }
 
@@ -112,15 +112,21 @@ export class HttpSessions {
     entry.idle.unref();
   }
 
-  /** A POST whose response closes before it is finished: the client went away, so its calls stop. */
-  private stopWhenGone(session: ServeSession, req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  /**
+   * A POST whose response closes before it is finished: the client went away, so its calls stop, as
+   * if it had sent notifications/cancelled for each (the SDK then aborts their handlers' signals).
+   */
+  private stopWhenGone(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body: unknown): void {
     if (req.method !== 'POST') return;
     const ids = (Array.isArray(body) ? body : [body]).flatMap((message: { id?: unknown; method?: unknown } | null) =>
       message?.method === 'tools/call' && (typeof message.id === 'string' || typeof message.id === 'number') ? [message.id] : [],
     );
     if (ids.length === 0) return;
     res.on('close', () => {
-      if (!res.writableFinished) session.stop(ids);
+      if (res.writableFinished) return;
+      for (const requestId of ids) {
+        transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'The MCP client went away before the call finished.' } });
+      }
     });
   }
 

@@ -87,7 +87,7 @@ export interface ServeHttpOptions {
   readonly maxBodyBytes?: number;
   /** A session with no request for this long is closed: 30 minutes. */
   readonly idleMs?: number;
-  /** Calls one session may have in flight at once; more answer an error at once: 16. */
+  /** Calls one session may have in flight at once; more answer an error at once: 64. */
   readonly maxCallsPerSession?: number;
   /** Sessions open at once; a new one past it gets 503: 1 000. */
   readonly maxSessions?: number;
@@ -122,7 +122,7 @@ export const SERVE_DEFAULTS = Object.freeze({
   checkMs: 250,
   maxBodyBytes: 1024 * 1024,
   idleMs: 30 * 60_000,
-  maxCallsPerSession: 16,
+  maxCallsPerSession: 64,
   maxSessions: 1_000,
 });
 

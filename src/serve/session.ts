@@ -15,9 +15,10 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { argumentsDigest } from '../runner/digest.js';
-import type { ToolRunner } from '../runner/tool-runner.js';
+import type { CallRequest, ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
 import type { CallReporter, LogLevel } from '../tools/context.js';
+import type { ToolAnswer } from '../tools/result.js';
 import { awaitAnswer } from './approvals.js';
 import type { ServedTools } from './naming.js';
 import type { ServeSettings } from './options.js';
@@ -49,17 +50,23 @@ export class ServeSession {
   run: string = randomUUID();
   /** Set by the HTTP layer when the session starts: the request that opened it. */
   request: IncomingMessage | undefined;
-  private agent: Promise<string> | undefined;
+  /** The agent this session's calls run as, once known. */
+  private agent: string | undefined;
+  private identifying: Promise<string> | undefined;
+  /** The server's rules and budget, the same on every call. */
+  private readonly limits: Pick<CallRequest, 'policy' | 'budgetUsd'>;
   private calls = 0;
   private inFlight = 0;
   /** Calls waiting for a person, by tool and arguments digest: a repeat joins them. */
   private readonly waiting = new Map<string, string>();
-  /** Calls in flight by JSON-RPC request id, so a client that goes away stops them. */
-  private readonly stops = new Map<string | number, AbortController>();
   private logLevel: LoggingLevel | undefined;
 
   constructor(private readonly deps: SessionDeps) {
     const { settings } = deps;
+    this.limits = {
+      ...(settings.policy === undefined ? {} : { policy: settings.policy }),
+      ...(settings.budgetUsd === undefined ? {} : { budgetUsd: settings.budgetUsd }),
+    };
     this.server = new Server(
       { name: settings.name, version: settings.version },
       { capabilities: { tools: { listChanged: true }, logging: {} }, ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }) },
@@ -73,13 +80,8 @@ export class ServeSession {
     });
   }
 
-  /** The client went away before these requests were answered: their calls stop (their tools' signals abort). */
-  stop(requestIds: readonly (string | number)[]): void {
-    for (const id of requestIds) this.stops.get(id)?.abort(new Error('The MCP client went away before the call finished.'));
-  }
-
   private async call(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
-    const { settings, served, runner, store } = this.deps;
+    const { settings, served, runner } = this.deps;
     const name = request.params.name;
     const tool = served.get(name);
     if (tool === undefined) {
@@ -91,78 +93,100 @@ export class ServeSession {
       return { content: [{ type: 'text', text }], isError: true };
     }
     this.inFlight++;
-    const stop = new AbortController();
-    const forward = (): void => stop.abort(extra.signal.reason);
-    extra.signal.addEventListener('abort', forward, { once: true });
-    this.stops.set(extra.requestId, stop);
     try {
       const args = request.params.arguments ?? {};
-      const key = `${tool.entry.ref}\u0000${argumentsDigest(args)}`;
-      const call = this.waiting.get(key) ?? `call-${++this.calls}`;
+      // The digest only when a call of this session waits for a person: most sessions never have one.
+      const key = this.waiting.size === 0 ? undefined : waitingKey(tool.entry.ref, args);
+      const call = (key === undefined ? undefined : this.waiting.get(key)) ?? `call-${++this.calls}`;
       const progressToken = request.params._meta?.progressToken;
-      let answer = await runner.run({
-        agent: await this.identity(extra),
+      // The SDK's signal aborts on notifications/cancelled and when the connection closes; the HTTP
+      // layer turns a client gone mid-request into a cancel too.
+      const answer = await runner.run({
+        agent: this.agent ?? (await this.identity(extra)),
         run: this.run,
         call: { id: call, name: tool.entry.ref, arguments: args },
-        tools: settings.tools,
-        signal: stop.signal,
-        reporter: this.reporter(extra, progressToken, name),
-        ...(settings.policy === undefined ? {} : { policy: settings.policy }),
-        ...(settings.budgetUsd === undefined ? {} : { budgetUsd: settings.budgetUsd }),
+        signal: extra.signal,
+        reporter: new SessionReporter(this, extra, progressToken, name),
+        ...this.limits,
       });
-      if (answer.status === 'parked') {
-        this.waiting.set(key, call);
-        const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
-        const final = await awaitAnswer(store, this.run, call, {
-          waitMs: settings.waitMs,
-          checkMs: settings.checkMs,
-          progressMs: settings.progressMs,
-          signal: stop.signal,
-          ...(answer.inboxId === undefined ? {} : { inboxId: answer.inboxId }),
-          runApproved: () => runner.recover(),
-          ...(progressToken === undefined ? {} : { onProgress: (count: number) => this.notify(extra, { method: 'notifications/progress', params: { progressToken, progress: count + 1, message: reason } }) }),
-        });
-        if (final === undefined) return waitingResult(answer);
-        answer = final;
-      }
-      if (this.waiting.get(key) === call) this.waiting.delete(key);
+      if (answer.status === 'parked') return await this.waitForPerson(answer, key ?? waitingKey(tool.entry.ref, args), call, progressToken, extra);
+      if (key !== undefined && this.waiting.get(key) === call) this.waiting.delete(key);
       return callResult(answer);
     } finally {
       this.inFlight--;
-      extra.signal.removeEventListener('abort', forward);
-      this.stops.delete(extra.requestId);
     }
+  }
+
+  /**
+   * Holds a parked call open for up to `approvals.waitMs`, with progress notifications when the client
+   * sent a token, and answers with its result once a person answered; past that, says it waits. Until
+   * its result is given, the same call again in this session gets this call's id and joins it.
+   */
+  private async waitForPerson(answer: ParkedAnswer, key: string, call: string, progressToken: string | number | undefined, extra: Extra): Promise<CallToolResult> {
+    const { settings, store, runner } = this.deps;
+    this.waiting.set(key, call);
+    const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
+    const final = await awaitAnswer(store, this.run, call, {
+      waitMs: settings.waitMs,
+      checkMs: settings.checkMs,
+      progressMs: settings.progressMs,
+      signal: extra.signal,
+      ...(answer.inboxId === undefined ? {} : { inboxId: answer.inboxId }),
+      runApproved: () => runner.recover(),
+      ...(progressToken === undefined ? {} : { onProgress: (count: number) => this.notify(extra, { method: 'notifications/progress', params: { progressToken, progress: count + 1, message: reason } }) }),
+    });
+    if (final === undefined) return waitingResult(answer);
+    if (this.waiting.get(key) === call) this.waiting.delete(key);
+    return callResult(final);
   }
 
   /** The agent this session's calls run as, decided at its first call and kept. */
   private identity(extra: Extra): Promise<string> {
     const { identify, agent } = this.deps.settings;
-    return (this.agent ??= (async () => {
+    return (this.identifying ??= (async () => {
       const auth = extra.authInfo;
       const id = identify === undefined ? (auth?.clientId ?? agent) : await identify({ ...(auth === undefined ? {} : { auth }), ...(this.request === undefined ? {} : { request: this.request }), ...clientOf(this.server) });
       if (typeof id !== 'string' || id === '') throw new McpError(ErrorCode.InternalError, 'The server could not tell who this client is (its identify hook gave no agent id); fix the server.');
-      return id;
+      return (this.agent = id);
     })());
   }
 
-  /** Where the tool's `ctx.progress` and `ctx.log` go: this call's stream, when the client asked for them. */
-  private reporter(extra: Extra, progressToken: string | number | undefined, logger: string): CallReporter {
-    return {
-      progress: (progress, total, message) => {
-        if (progressToken === undefined) return;
-        this.notify(extra, { method: 'notifications/progress', params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } });
-      },
-      log: (level: LogLevel, data) => {
-        if (this.logLevel !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(this.logLevel)) return;
-        this.notify(extra, { method: 'notifications/message', params: { level, logger, data } });
-      },
-    };
+  /** Whether the client wants log messages of `level` (all until it sets a level). */
+  logs(level: LogLevel): boolean {
+    return this.logLevel === undefined || LEVELS.indexOf(level) >= LEVELS.indexOf(this.logLevel);
   }
 
-  private notify(extra: Extra, notification: ServerNotification): void {
+  notify(extra: Extra, notification: ServerNotification): void {
     // A notification that cannot be sent (the client went away) must not fail the call.
     extra.sendNotification(notification).catch(() => {});
   }
+}
+
+/** Where a call's `ctx.progress` and `ctx.log` go: its own request's stream, when the client asked for them. */
+class SessionReporter implements CallReporter {
+  constructor(
+    private readonly session: ServeSession,
+    private readonly extra: Extra,
+    private readonly progressToken: string | number | undefined,
+    private readonly logger: string,
+  ) {}
+
+  progress(progress: number, total: number | undefined, message: string | undefined): void {
+    const progressToken = this.progressToken;
+    if (progressToken === undefined) return;
+    this.session.notify(this.extra, { method: 'notifications/progress', params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } });
+  }
+
+  log(level: LogLevel, data: unknown): void {
+    if (!this.session.logs(level)) return;
+    this.session.notify(this.extra, { method: 'notifications/message', params: { level, logger: this.logger, data } });
+  }
+}
+
+type ParkedAnswer = Extract<ToolAnswer, { status: 'parked' }>;
+
+function waitingKey(tool: string, args: unknown): string {
+  return `${tool}\u0000${argumentsDigest(args)}`;
 }
 
 function clientOf(server: Server): { client?: NonNullable<ReturnType<Server['getClientVersion']>> } {
