@@ -22,6 +22,7 @@ import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
 import { RunLeases } from './run-leases.js';
 import { CallContext } from './call-context.js';
+import { callReporter } from './call-reporter.js';
 import { Deadlines } from './deadlines.js';
 import { argumentsDigest } from './digest.js';
 import { backoffDelay, isTransient, sleep } from './transient.js';
@@ -595,7 +596,7 @@ export class ToolRunner {
   }
 
   private contextOf(p: Prepared, attempt: number): CallContext {
-    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels, p.reporter);
+    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels, callReporter(this.events, p, p.reporter));
   }
 
   /** One attempt under one timer; synchronous when the tool is, since most are. */

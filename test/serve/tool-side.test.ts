@@ -59,6 +59,28 @@ describe('ctx.progress and ctx.log', () => {
   });
 });
 
+describe('tool.progress and tool.log events', () => {
+  it("report a call's ctx.progress and ctx.log to whoever watches events$, with the caller's reporter still told", async () => {
+    const tool = defineTool({ name: 't', description: 'Reports.', annotations: { readOnly: true }, run: (_args, ctx) => (ctx.progress(1, 2, 'half'), ctx.log('info', 'hi'), 'done') });
+    const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, tools: { x: [tool] } });
+    const events: { type: string }[] = [];
+    const subscription = wardrik.events$.subscribe((event) => events.push(event));
+    try {
+      const seen: number[] = [];
+      await wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'x__t' }, reporter: { progress: (p) => void seen.push(p), log: () => {} } });
+      assert.deepEqual(seen, [1]);
+      const reports = events.filter((event) => event.type === 'tool.progress' || event.type === 'tool.log').map(({ time: _time, ...event }: { type: string; time?: number }) => event);
+      assert.deepEqual(reports, [
+        { type: 'tool.progress', agent: 'a', run: 'r', call: 'c', tool: 'x/t', progress: 1, total: 2, message: 'half' },
+        { type: 'tool.log', agent: 'a', run: 'r', call: 'c', tool: 'x/t', level: 'info', data: 'hi' },
+      ]);
+    } finally {
+      subscription.unsubscribe();
+      await wardrik.close();
+    }
+  });
+});
+
 describe('ToolResult content parts', () => {
   it('keep the parts for MCP clients and give models their text', async () => {
     const tool = defineTool({
