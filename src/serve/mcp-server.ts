@@ -8,6 +8,7 @@ import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
 import { ServedTools } from './naming.js';
 import { serverSettings, type ServeOptions, type ServeSettings } from './options.js';
 import { ServeSession } from './session.js';
+import { ServeTaskStore } from './tasks.js';
 
 /** What a server needs from its Wardrik. */
 export interface McpServerDeps {
@@ -35,6 +36,7 @@ export class WardrikMcpServer {
   private readonly settings: ServeSettings;
   private readonly served: ServedTools;
   private readonly sessions = new Set<ServeSession>();
+  private readonly tasks = new ServeTaskStore();
   private readonly unwatch: () => void;
   private http: HttpSessions | undefined;
   private readonly listening: HttpServer[] = [];
@@ -94,6 +96,7 @@ export class WardrikMcpServer {
     await this.http?.close();
     await Promise.all([...this.sessions].map((session) => session.server.close().catch(() => {})));
     this.sessions.clear();
+    this.tasks.close();
     await Promise.all(
       this.listening.map(
         (server) =>
@@ -106,7 +109,7 @@ export class WardrikMcpServer {
   }
 
   private open(): ServeSession {
-    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, served: this.served, settings: this.settings });
+    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, served: this.served, settings: this.settings, tasks: this.tasks });
     this.sessions.add(session);
     const closing = session.server.onclose;
     session.server.onclose = () => {

@@ -92,5 +92,7 @@ function listed({ name, entry }: ServedTool): McpTool {
     description: tool.description,
     inputSchema: tool.inputSchema as McpTool['inputSchema'],
     ...(Object.keys(hints).length === 0 ? {} : { annotations: hints }),
+    // Any call may be a task (one that waits for a person completes when they answer).
+    execution: { taskSupport: 'optional' },
   };
 }

@@ -10,6 +10,7 @@ import {
   SetLevelRequestSchema,
   type CallToolRequest,
   type CallToolResult,
+  type CreateTaskResult,
   type LoggingLevel,
   type ServerNotification,
   type ServerRequest,
@@ -19,8 +20,10 @@ import type { CallRequest, ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
 import type { CallReporter, LogLevel } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
+import { MAX_TIMER_MS } from '../clock.js';
 import { awaitAnswer } from './approvals.js';
-import type { ServedTools } from './naming.js';
+import type { ServedTool, ServedTools } from './naming.js';
+import type { ServeTaskStore } from './tasks.js';
 import type { ServeSettings } from './options.js';
 import { callResult, waitingResult } from './results.js';
 
@@ -30,6 +33,8 @@ export interface SessionDeps {
   readonly store: Store;
   readonly served: ServedTools;
   readonly settings: ServeSettings;
+  /** Where task-augmented calls keep their tasks; absent, calls are never tasks. */
+  readonly tasks?: ServeTaskStore;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -60,6 +65,8 @@ export class ServeSession {
   /** Calls waiting for a person, by tool and arguments digest: a repeat joins them. */
   private readonly waiting = new Map<string, string>();
   private logLevel: LoggingLevel | undefined;
+  /** Aborted when the session closes: its tasks stop with it. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly deps: SessionDeps) {
     const { settings } = deps;
@@ -69,8 +76,17 @@ export class ServeSession {
     };
     this.server = new Server(
       { name: settings.name, version: settings.version },
-      { capabilities: { tools: { listChanged: true }, logging: {} }, ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }) },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          logging: {},
+          ...(deps.tasks === undefined ? {} : { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } }),
+        },
+        ...(deps.tasks === undefined ? {} : { taskStore: deps.tasks }),
+        ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
+      },
     );
+    this.server.onclose = () => this.closing.abort(new Error('The MCP session closed.'));
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...deps.served.listing()] }));
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request, extra));
     // This session's own level (one Server per session): logs go on the stream of the call that made them.
@@ -80,8 +96,8 @@ export class ServeSession {
     });
   }
 
-  private async call(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
-    const { settings, served, runner } = this.deps;
+  private async call(request: CallToolRequest, extra: Extra): Promise<CallToolResult | CreateTaskResult> {
+    const { settings, served } = this.deps;
     const name = request.params.name;
     const tool = served.get(name);
     if (tool === undefined) {
@@ -92,45 +108,73 @@ export class ServeSession {
       const text = `This session already has ${settings.maxCallsPerSession} calls in flight, the most it may; this call did not run. Wait for one to finish, then call again.`;
       return { content: [{ type: 'text', text }], isError: true };
     }
+    if (request.params.task !== undefined && this.deps.tasks !== undefined) return this.startTask(request, tool, extra, this.deps.tasks);
     this.inFlight++;
     try {
-      const args = request.params.arguments ?? {};
-      // The digest only when a call of this session waits for a person: most sessions never have one.
-      const key = this.waiting.size === 0 ? undefined : waitingKey(tool.entry.ref, args);
-      const call = (key === undefined ? undefined : this.waiting.get(key)) ?? `call-${++this.calls}`;
-      const progressToken = request.params._meta?.progressToken;
       // The SDK's signal aborts on notifications/cancelled and when the connection closes; the HTTP
       // layer turns a client gone mid-request into a cancel too.
-      const answer = await runner.run({
-        agent: this.agent ?? (await this.identity(extra)),
-        run: this.run,
-        call: { id: call, name: tool.entry.ref, arguments: args },
-        signal: extra.signal,
-        reporter: new SessionReporter(this, extra, progressToken, name),
-        ...this.limits,
-      });
-      if (answer.status === 'parked') return await this.waitForPerson(answer, key ?? waitingKey(tool.entry.ref, args), call, progressToken, extra);
-      if (key !== undefined && this.waiting.get(key) === call) this.waiting.delete(key);
-      return callResult(answer);
+      return await this.answer(request, tool, extra, { signal: extra.signal, waitMs: settings.waitMs });
     } finally {
       this.inFlight--;
     }
   }
 
   /**
-   * Holds a parked call open for up to `approvals.waitMs`, with progress notifications when the client
-   * sent a token, and answers with its result once a person answered; past that, says it waits. Until
-   * its result is given, the same call again in this session gets this call's id and joins it.
+   * A task-augmented call (MCP tasks): answered at once with a task, which completes with the call's
+   * result, however long a person takes to answer it. `tasks/cancel` stops it, as closing the session does.
    */
-  private async waitForPerson(answer: ParkedAnswer, key: string, call: string, progressToken: string | number | undefined, extra: Extra): Promise<CallToolResult> {
+  private async startTask(request: CallToolRequest, tool: ServedTool, extra: Extra, tasks: ServeTaskStore): Promise<CreateTaskResult> {
+    const taskStore = extra.taskStore!;
+    const task = await taskStore.createTask({ ttl: request.params.task?.ttl ?? null, pollInterval: this.deps.settings.checkMs });
+    const signal = AbortSignal.any([tasks.track(task.taskId), this.closing.signal]);
+    this.inFlight++;
+    const onWaiting = (message: string): void => void taskStore.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
+    void this.answer(request, tool, extra, { signal, waitMs: MAX_TIMER_MS, onWaiting })
+      .then((result) => taskStore.storeTaskResult(task.taskId, 'completed', result))
+      .catch(() => taskStore.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: 'The call failed inside the server.' }], isError: true }))
+      .catch(() => {}) // the task was cancelled or expired meanwhile
+      .finally(() => {
+        this.inFlight--;
+        tasks.untrack(task.taskId);
+      });
+    return { task };
+  }
+
+  /** Runs one call through the runner and answers it, waiting for a person when it parks. */
+  private async answer(request: CallToolRequest, tool: ServedTool, extra: Extra, how: Waiting): Promise<CallToolResult> {
+    const args = request.params.arguments ?? {};
+    // The digest only when a call of this session waits for a person: most sessions never have one.
+    const key = this.waiting.size === 0 ? undefined : waitingKey(tool.entry.ref, args);
+    const call = (key === undefined ? undefined : this.waiting.get(key)) ?? `call-${++this.calls}`;
+    const progressToken = request.params._meta?.progressToken;
+    const answer = await this.deps.runner.run({
+      agent: this.agent ?? (await this.identity(extra)),
+      run: this.run,
+      call: { id: call, name: tool.entry.ref, arguments: args },
+      signal: how.signal,
+      reporter: new SessionReporter(this, extra, progressToken, tool.name),
+      ...this.limits,
+    });
+    if (answer.status === 'parked') return await this.waitForPerson(answer, key ?? waitingKey(tool.entry.ref, args), call, progressToken, extra, how);
+    if (key !== undefined && this.waiting.get(key) === call) this.waiting.delete(key);
+    return callResult(answer);
+  }
+
+  /**
+   * Holds a parked call open for up to `waitMs`, with progress notifications when the client sent a
+   * token, and answers with its result once a person answered; past that, says it waits. Until its
+   * result is given, the same call again in this session gets this call's id and joins it.
+   */
+  private async waitForPerson(answer: ParkedAnswer, key: string, call: string, progressToken: string | number | undefined, extra: Extra, how: Waiting): Promise<CallToolResult> {
     const { settings, store, runner } = this.deps;
     this.waiting.set(key, call);
     const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
+    how.onWaiting?.(reason);
     const final = await awaitAnswer(store, this.run, call, {
-      waitMs: settings.waitMs,
+      waitMs: how.waitMs,
       checkMs: settings.checkMs,
       progressMs: settings.progressMs,
-      signal: extra.signal,
+      signal: how.signal,
       ...(answer.inboxId === undefined ? {} : { inboxId: answer.inboxId }),
       runApproved: () => runner.recover(),
       ...(progressToken === undefined ? {} : { onProgress: (count: number) => this.notify(extra, { method: 'notifications/progress', params: { progressToken, progress: count + 1, message: reason } }) }),
@@ -184,6 +228,13 @@ class SessionReporter implements CallReporter {
 }
 
 type ParkedAnswer = Extract<ToolAnswer, { status: 'parked' }>;
+
+/** How a call waits for a person: until `signal` aborts or `waitMs` passes; `onWaiting` is told once it starts. */
+interface Waiting {
+  readonly signal: AbortSignal;
+  readonly waitMs: number;
+  readonly onWaiting?: (reason: string) => void;
+}
 
 function waitingKey(tool: string, args: unknown): string {
   return `${tool}\u0000${argumentsDigest(args)}`;

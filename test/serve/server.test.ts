@@ -20,6 +20,7 @@ describe('WardrikMcpServer', () => {
       assert.equal(find.description, 'Look up an order by id.');
       assert.deepEqual(find.inputSchema.required, ['id']);
       assert.deepEqual(find.annotations, { title: 'Find an order', readOnlyHint: true, openWorldHint: false });
+      assert.deepEqual(find.execution, { taskSupport: 'optional' });
       assert.deepEqual(tools[2]!.annotations, { destructiveHint: true, idempotentHint: false });
     });
   });
