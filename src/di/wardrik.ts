@@ -265,6 +265,7 @@ export class Wardrik {
       {
         runner: this.runner,
         store: this.container.resolve(Tokens.Store),
+        inbox: this.inbox,
         catalog: this.catalog,
         warn: (message) => this.bus.emit({ type: 'warning', message }),
       },

@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ConfigurationError } from '../errors.js';
+import type { Inbox } from '../inbox/inbox.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
 import type { ToolCatalog } from '../tools/catalog.js';
@@ -14,6 +15,7 @@ import { ServeTaskStore } from './tasks.js';
 export interface McpServerDeps {
   readonly runner: ToolRunner;
   readonly store: Store;
+  readonly inbox: Inbox;
   readonly catalog: ToolCatalog;
   /** Reports a problem a developer should see (a `warning` event). */
   readonly warn: (message: string) => void;
@@ -109,7 +111,7 @@ export class WardrikMcpServer {
   }
 
   private open(): ServeSession {
-    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, served: this.served, settings: this.settings, tasks: this.tasks });
+    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, inbox: this.deps.inbox, served: this.served, settings: this.settings, tasks: this.tasks });
     this.sessions.add(session);
     const closing = session.server.onclose;
     session.server.onclose = () => {

@@ -72,6 +72,12 @@ export interface ServeApprovalOptions {
   readonly progressMs?: number;
   /** How often a held call reads the journal for the person's answer: 250 ms. */
   readonly checkMs?: number;
+  /**
+   * `'elicitation'`: ask the client's own user (when the client supports elicitation), showing the
+   * exact arguments and the run's labels; their answer is recorded with the client's identity as `by`.
+   * Off unless set: the inbox's people decide.
+   */
+  readonly via?: 'elicitation';
 }
 
 /** Limits of the Streamable HTTP server. */
@@ -108,6 +114,7 @@ export interface ServeSettings {
   readonly waitMs: number;
   readonly progressMs: number;
   readonly checkMs: number;
+  readonly viaElicitation: boolean;
   readonly allowedHosts: readonly string[] | undefined;
   readonly allowedOrigins: readonly string[] | undefined;
   readonly maxBodyBytes: number;
@@ -167,6 +174,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     waitMs: count('approvals.waitMs', approvals.waitMs, SERVE_DEFAULTS.waitMs, 0, MAX_TIMER_MS),
     progressMs: count('approvals.progressMs', approvals.progressMs, SERVE_DEFAULTS.progressMs, 1, MAX_TIMER_MS),
     checkMs: count('approvals.checkMs', approvals.checkMs, SERVE_DEFAULTS.checkMs, 1, MAX_TIMER_MS),
+    viaElicitation: via(approvals.via),
     allowedHosts: hosts('allowedHosts', http.allowedHosts),
     allowedOrigins: hosts('allowedOrigins', http.allowedOrigins),
     maxBodyBytes: count('http.maxBodyBytes', http.maxBodyBytes, SERVE_DEFAULTS.maxBodyBytes, 1, 2 ** 31),
@@ -174,6 +182,12 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     maxCallsPerSession: count('http.maxCallsPerSession', http.maxCallsPerSession, SERVE_DEFAULTS.maxCallsPerSession, 1, 1_000_000),
     maxSessions: count('http.maxSessions', http.maxSessions, SERVE_DEFAULTS.maxSessions, 1, 1_000_000),
   });
+}
+
+function via(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (value !== 'elicitation') throw new ConfigurationError(`mcpServer: approvals.via is 'elicitation' or left out; got ${JSON.stringify(value)}.`);
+  return true;
 }
 
 function count(name: string, value: number | undefined, fallback: number, min: number, max: number): number {

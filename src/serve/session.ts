@@ -7,10 +7,12 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  ElicitResultSchema,
   SetLevelRequestSchema,
   type CallToolRequest,
   type CallToolResult,
   type CreateTaskResult,
+  type ElicitRequest,
   type LoggingLevel,
   type ServerNotification,
   type ServerRequest,
@@ -21,7 +23,9 @@ import type { Store } from '../store/store.js';
 import type { CallReporter, LogLevel } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { MAX_TIMER_MS } from '../clock.js';
+import type { Inbox } from '../inbox/inbox.js';
 import { awaitAnswer } from './approvals.js';
+import { askClientUser, canElicit } from './elicitation.js';
 import type { ServedTool, ServedTools } from './naming.js';
 import type { ServeTaskStore } from './tasks.js';
 import type { ServeSettings } from './options.js';
@@ -31,6 +35,7 @@ import { callResult, waitingResult } from './results.js';
 export interface SessionDeps {
   readonly runner: ToolRunner;
   readonly store: Store;
+  readonly inbox: Inbox;
   readonly served: ServedTools;
   readonly settings: ServeSettings;
   /** Where task-augmented calls keep their tasks; absent, calls are never tasks. */
@@ -170,6 +175,10 @@ export class ServeSession {
     this.waiting.set(key, call);
     const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
     how.onWaiting?.(reason);
+    if (settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities())) {
+      const send = (elicit: ElicitRequest, signal: AbortSignal) => extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
+      await askClientUser(this.deps.inbox, answer.inboxId, this.agent!, send, how.signal);
+    }
     const final = await awaitAnswer(store, this.run, call, {
       waitMs: how.waitMs,
       checkMs: settings.checkMs,

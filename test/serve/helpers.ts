@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, ToolResult, Tokens, Wardrik, type ServeOptions, type Store, type WardrikOptions } from '../../src/index.js';
@@ -79,8 +79,8 @@ export async function serving(options: Partial<ServeOptions> = {}, wardrikOption
      * it after initializing; a notification sent before would have nowhere to go). `changes` counts its
      * tools/list_changed notifications.
      */
-    async client(transport: StreamableHTTPClientTransportOptions = {}) {
-      const client = new Client({ name: 'test-client', version: '1.0.0' });
+    async client(transport: StreamableHTTPClientTransportOptions = {}, options: ClientOptions = {}) {
+      const client = new Client({ name: 'test-client', version: '1.0.0' }, options);
       const changes = { count: 0 };
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes.count++);
       let opened!: () => void;
