@@ -11,15 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { format, measureInTurns, report, type Timing } from './lib.js';
+import { countListenerWarnings, measureInTurns, reportPairs, type PairResult } from './lib.js';
 
-// See mcp.bench.ts: the SDK's HTTP client transport trips Node's listener warning at 32 in flight.
-let listenerWarnings = 0;
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (warning.name === 'MaxListenersExceededWarning') listenerWarnings++;
-  else console.warn(warning);
-});
+const listenerWarnings = countListenerWarnings();
 
 const SERVER = fileURLToPath(new URL('./serve-server.js', import.meta.url));
 const CONCURRENCY = 32;
@@ -42,11 +36,6 @@ async function connect(which: 'sdk' | 'wardrik', kind: 'stdio' | 'http'): Promis
       await once(child, 'exit');
     },
   };
-}
-
-interface PairResult {
-  readonly one: readonly Timing[];
-  readonly many: readonly Timing[];
 }
 
 async function measurePair(kind: 'stdio' | 'http'): Promise<PairResult> {
@@ -76,27 +65,12 @@ async function measurePair(kind: 'stdio' | 'http'): Promise<PairResult> {
   return { one, many };
 }
 
-const median = (values: readonly number[]): number => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const throughput = (timing: Timing): string => `${Math.round((CONCURRENCY * 1e9) / timing.ns)} calls/s`;
-
 for (const [kind, pairs] of [
   ['stdio', 5],
   ['http', 3],
 ] as const) {
   const results: PairResult[] = [];
   for (let pair = 0; pair < pairs; pair++) results.push(await measurePair(kind));
-  const ratios = results.map(({ one }) => one[1]!.ns / one[0]!.ns);
-  const shares = results.map(({ many }) => many[0]!.ns / many[1]!.ns);
-  const oneMedian = results[ratios.indexOf(median(ratios))]!.one;
-  report(`Served over ${kind}, one call at a time (median of ${pairs} pairs)`, oneMedian[0]!, [{ timing: oneMedian[1]!, target: 1.1 }]);
-  console.log(`  each pair: ${ratios.map((ratio) => `${ratio.toFixed(2)}x`).join(', ')}`);
-  const manyMedian = results[shares.indexOf(median(shares))]!.many;
-  report(`Served over ${kind}, ${CONCURRENCY} calls at once, time per batch (median of ${pairs} pairs)`, manyMedian[0]!, [{ timing: manyMedian[1]! }]);
-  const share = median(shares);
-  console.log(
-    `  throughput at ${CONCURRENCY}: SDK ${throughput(manyMedian[0]!)}, ours ${throughput(manyMedian[1]!)} = ${share.toFixed(2)} of the SDK's  target ≥ 0.9: ${share >= 0.9 ? 'met' : 'MISSED'}` +
-      ` (${format(manyMedian[1]!.ns / CONCURRENCY)} per call)`,
-  );
-  console.log(`  each pair: ${shares.map((s) => `${s.toFixed(2)} of the SDK's`).join(', ')}`);
+  reportPairs(`Served over ${kind}`, results, { target: 1.1, concurrency: CONCURRENCY, baseline: "the SDK's" });
 }
-if (listenerWarnings > 0) console.log(`\n  (${listenerWarnings} MaxListenersExceeded warnings from the SDK's HTTP client transport, counted and not printed)`);
+listenerWarnings.printCount();

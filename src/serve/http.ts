@@ -36,6 +36,7 @@ export class HttpSessions {
     private readonly settings: ServeSettings,
     private readonly open: () => ServeSession,
     authenticate: ServeAuthenticateOptions | false,
+    private readonly warn: (message: string) => void,
   ) {
     this.bearer = authenticate === false ? undefined : bearerCheck(authenticate);
   }
@@ -52,9 +53,10 @@ export class HttpSessions {
       if (req.method === 'POST' && isInitializeRequest(body)) return await this.start(req, res, body);
       reject(res, 400, 'Bad Request: no mcp-session-id header. Start a session with an initialize request first.');
     } catch (error) {
+      // The client learns nothing of the cause; the developer is told (a warning event).
+      this.warn(`An MCP request failed inside the server: ${(error as Error)?.message ?? String(error)}`);
       if (!res.headersSent) reject(res, 500, 'Internal server error.');
       else res.end();
-      void error;
     }
   };
 

@@ -77,7 +77,7 @@ export class WardrikMcpServer {
         "mcpServer over HTTP needs authenticate: { verifier } to check bearer tokens, or authenticate: false to serve without them (only behind something that does, or on loopback for one user).",
       );
     }
-    this.http ??= new HttpSessions(this.settings, () => this.open(), authenticate);
+    this.http ??= new HttpSessions(this.settings, () => this.open(), authenticate, this.deps.warn);
     return this.http.handle;
   }
 

@@ -106,8 +106,10 @@ export class ServeSession {
     const name = request.params.name;
     const tool = served.get(name);
     if (tool === undefined) {
-      const closest = served.closest(name);
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}".${closest.length > 0 ? ` The closest: ${closest.join(', ')}.` : ' This server offers no tools.'}`);
+      // Served names are at most 64 characters: a longer one is cut before it is compared or echoed.
+      const shown = name.slice(0, 80);
+      const closest = served.closest(shown);
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${shown}".${closest.length > 0 ? ` The closest: ${closest.join(', ')}.` : ' This server offers no tools.'}`);
     }
     if (this.inFlight >= settings.maxCallsPerSession) {
       const text = `This session already has ${settings.maxCallsPerSession} calls in flight, the most it may; this call did not run. Wait for one to finish, then call again.`;

@@ -103,6 +103,8 @@ describe('WardrikMcpServer', () => {
         (error: unknown) => error instanceof McpError && error.code === -32602 && /orders__find_order/.test(error.message),
       );
       assert.deepEqual(await s.store.listCalls({ run: client.session }), []);
+      // A hostile name is cut before it is compared with every served name or echoed.
+      await assert.rejects(client.callTool({ name: 'x'.repeat(200_000), arguments: {} }), (error: unknown) => error instanceof McpError && error.message.length < 400);
     });
 
     it('keeps labels with the session: outside read in one session does not reach another', async () => {
