@@ -46,7 +46,9 @@ export class HttpSessions {
       const refused = this.refusal(req);
       if (refused !== undefined) return reject(res, 403, refused);
       if (this.bearer !== undefined && !(await this.bearer(req, res))) return;
-      const body = req.method === 'POST' ? await readBody(req, res, this.settings.maxBodyBytes) : undefined;
+      // An app that parsed the body already (Express's json(), Fastify) leaves it on req.body.
+      const parsed = (req as IncomingMessage & { body?: unknown }).body;
+      const body = req.method !== 'POST' ? undefined : parsed !== undefined ? parsed : await readBody(req, res, this.settings.maxBodyBytes);
       if (body === NO_BODY) return;
       const id = req.headers['mcp-session-id'];
       if (typeof id === 'string') return await this.forward(id, req, res, body);

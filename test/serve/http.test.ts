@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, it } from 'node:test';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -99,6 +102,32 @@ describe('WardrikMcpServer over HTTP', () => {
         assert.equal((await send(s.url, { headers: { host: 'mcp.internal:8080', origin: 'http://localhost' }, body: JSON.stringify(INITIALIZE) })).status, 403);
         assert.equal((await send(s.url, { headers: { host: 'mcp.internal:8080', origin: 'https://app.internal' }, body: JSON.stringify(INITIALIZE) })).status, 200);
       } finally {
+        await s.close();
+      }
+    });
+  });
+
+  describe('mounted in an app', () => {
+    it('serves through handler() in an app that parsed the JSON body already (as Express json() does)', async () => {
+      const s = await serving();
+      const handler = s.server.handler();
+      const app = createServer(async (req, res) => {
+        let raw = '';
+        for await (const chunk of req) raw += String(chunk);
+        (req as typeof req & { body?: unknown }).body = raw === '' ? undefined : JSON.parse(raw);
+        await handler(req, res);
+      });
+      await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/anywhere`;
+        const client = new Client({ name: 'app-client', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+        const result = await client.callTool({ name: 'orders__find_order', arguments: { id: 'o-5' } });
+        assert.deepEqual(result.structuredContent, { id: 'o-5', status: 'shipped' });
+        await client.close();
+      } finally {
+        app.closeAllConnections();
+        await new Promise((resolve) => app.close(resolve));
         await s.close();
       }
     });
