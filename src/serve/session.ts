@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -93,7 +93,10 @@ export class ServeSession {
     );
     this.server.onclose = () => this.closing.abort(new Error('The MCP session closed.'));
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...deps.served.listing()] }));
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request, extra));
+    // Protocol's own registration, not Server's: Server wraps tools/call to parse the request twice and
+    // the result once more with zod, and every result here is built by callResult in MCP's shape. That
+    // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too).
+    Protocol.prototype.setRequestHandler.call(this.server, CallToolRequestSchema, (request: CallToolRequest, extra: Extra) => this.call(request, extra));
     // This session's own level (one Server per session): logs go on the stream of the call that made them.
     this.server.setRequestHandler(SetLevelRequestSchema, (request) => {
       this.logLevel = request.params.level;
