@@ -25,8 +25,8 @@ export type { Annotations, DtoClass, JsonSchema, PrivateKey, ToolDefinition, Too
 export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';
 export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';
-export type { ToolAnswer, ToolErrorCode } from './tools/result.js';
-export type { Measure, ToolContext } from './tools/context.js';
+export type { ContentPart, ToolAnswer, ToolErrorCode } from './tools/result.js';
+export type { CallReporter, LogLevel, Measure, ToolContext } from './tools/context.js';
 export { ARGUMENT_LIMITS } from './tools/arguments.js';
 export { ToolCatalog } from './tools/catalog.js';
 export type { CatalogEntry, SkippedTool } from './tools/catalog.js';
@@ -103,6 +103,12 @@ export type { ModelFactory, ModelProvider, ModelsOptions, ProviderSettings } fro
 export { DEFAULT_PRICES } from './agent/pricing.js';
 export type { ModelPrice, ModelUsage, PriceTable } from './agent/pricing.js';
 
+export { WardrikMcpServer } from './serve/mcp-server.js';
+export type { ListenOptions } from './serve/mcp-server.js';
+export type { McpRequestHandler } from './serve/http.js';
+export { SERVE_DEFAULTS } from './serve/options.js';
+export type { ServeApprovalOptions, ServeAuthenticateOptions, ServeClientInfo, ServeHttpOptions, ServeOptions } from './serve/options.js';
+
 export { EventBus } from './telemetry/event-bus.js';
 export type {
   CostEvent,
@@ -117,7 +123,9 @@ export type {
   ToolCalledEvent,
   ToolDecidedEvent,
   ToolFailedEvent,
+  ToolLogEvent,
   ToolParkedEvent,
+  ToolProgressEvent,
   ToolRetryingEvent,
   ToolSkippedEvent,
   ToolsChangedEvent,

@@ -24,6 +24,8 @@ import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
 import { InboxWeb } from '../web/inbox-web.js';
 import type { InboxWebOptions } from '../web/options.js';
+import { WardrikMcpServer } from '../serve/mcp-server.js';
+import type { ServeOptions } from '../serve/options.js';
 import { Tokens } from './tokens.js';
 
 /** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
@@ -98,6 +100,7 @@ export class Wardrik {
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
   private readonly webs: InboxWeb[] = [];
+  private readonly servers: WardrikMcpServer[] = [];
   /** The call pipeline: `runner.run({ agent, run, call })`. */
   readonly runner: ToolRunner;
   /** Where a person answers parked calls. */
@@ -272,12 +275,35 @@ export class Wardrik {
     return web;
   }
 
+  /**
+   * Serves the tools matching `options.tools` to any MCP client, over Streamable HTTP (`listen`, or
+   * `handler()` mounted in an app) or any SDK transport, stdio included (`connect`). Every call goes
+   * through the runner as an agent's does. Throws a ConfigurationError for bad options, or when two
+   * served tools would share a name with `names: 'bare'`.
+   */
+  mcpServer(options: ServeOptions): WardrikMcpServer {
+    if (this.closed) throw new ConfigurationError('This Wardrik is closed; mcpServer needs an open one.');
+    const server = new WardrikMcpServer(
+      {
+        runner: this.runner,
+        store: this.container.resolve(Tokens.Store),
+        inbox: this.inbox,
+        catalog: this.catalog,
+        warn: (message) => this.bus.emit({ type: 'warning', message }),
+      },
+      options,
+    );
+    this.servers.push(server);
+    return server;
+  }
+
   /** Releases the MCP hubs (connections closed, processes reaped), the container and the store. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.recoveries.stop();
     await Promise.all(this.webs.map((web) => web.close()));
+    await Promise.all(this.servers.map((server) => server.close()));
     await this.agents.close();
     await Promise.all(this.hubs.map((hub) => hub.close()));
     this.bus.complete();

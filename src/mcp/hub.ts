@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
-import { annotationsOf, describeTool, inputSchemaOf, outputOf } from './adapt.js';
+import { annotationsOf, describeTool, inputSchemaOf, labelled, outputOf } from './adapt.js';
 import type { CapabilityContext, CapabilityProvider } from './capability.js';
 import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
 import type { CredentialProvider } from './credentials.js';
@@ -412,7 +412,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     const connection = entry.connection;
     const where = `Tool "${tool.name}" of MCP server "${entry.name}"`;
     const maxChars = this.maxResultChars;
-    const read = (result: CallToolResult): unknown => outputOf(result, maxChars, where);
+    const read = (result: CallToolResult): unknown => labelled(result, outputOf(result, maxChars, where));
     const title = tool.title ?? tool.annotations?.title;
     return defineTool({
       name: tool.name,

@@ -16,7 +16,7 @@ import {
   notFoundAnswer,
   parseArguments,
 } from '../tools/call-tool.js';
-import type { Measure } from '../tools/context.js';
+import type { CallReporter, Measure } from '../tools/context.js';
 import { glob } from '../tools/glob.js';
 import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
@@ -28,6 +28,7 @@ import { RememberedKeys } from './remembered-keys.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
 import { CallContext } from './call-context.js';
+import { callReporter } from './call-reporter.js';
 import { Deadlines } from './deadlines.js';
 import { argumentsDigest } from './digest.js';
 import { backoffDelay, isTransient, sleep } from './transient.js';
@@ -69,6 +70,8 @@ export interface CallRequest {
   readonly signal?: AbortSignal;
   /** The key the tool sees as `ctx.idempotencyKey`; `run:call` unless given. */
   readonly idempotencyKey?: string;
+  /** Where the tool's `ctx.progress` and `ctx.log` go (an MCP client's session); nowhere when absent. */
+  readonly reporter?: CallReporter;
 }
 
 /** A call that passed resolution and checking, ready to run (now, or once approved). */
@@ -87,6 +90,7 @@ interface Prepared {
   readonly labels: readonly string[];
   readonly budgetUsd: number | undefined;
   readonly signal?: AbortSignal | undefined;
+  readonly reporter?: CallReporter | undefined;
   /**
    * What the tool reported spending on this call so far in micro-dollars (kept in its journal entry),
    * whether an attempt ran here (its cost is then known), and its measures.
@@ -445,6 +449,7 @@ export class ToolRunner implements RecoveryHost {
       labels,
       budgetUsd: request.budgetUsd,
       signal: request.signal,
+      reporter: request.reporter,
       spent: { microUsd: 0 },
       decision,
     };
@@ -610,7 +615,7 @@ export class ToolRunner implements RecoveryHost {
   }
 
   private contextOf(p: Prepared, attempt: number): CallContext {
-    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
+    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels, callReporter(this.events, p, p.reporter));
   }
 
   /** One attempt under one timer; synchronous when the tool is, since most are. */

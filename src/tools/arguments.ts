@@ -247,7 +247,11 @@ function schemaChecker(schema: JsonSchema): ArgumentChecker {
   }
   let validator: ValidateFunction;
   try {
-    validator = ajv.compile(schema);
+    // A draft this shared (draft-07) instance does not load, such as 2020-12 (MCP's default since
+    // 2025-11-25), is checked as draft-07: the keywords tool inputs use read the same. The tool's own
+    // schema, `$schema` included, is what models and MCP clients still see.
+    const { $schema: draft, ...rest } = schema;
+    validator = ajv.compile(typeof draft === 'string' && !draft.includes('draft-07') ? rest : schema);
   } catch (error) {
     throw new ConfigurationError(`its input schema is not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
   }
