@@ -41,7 +41,10 @@ export class WebAuth {
   /** The person asking, or `undefined` for nobody (the caller answers 401). */
   async who(request: IncomingMessage): Promise<Person | undefined> {
     const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
-    if (bearer !== undefined && this.settings.token !== undefined && sameSecret(bearer, this.settings.token)) return { name: TOKEN_HOLDER, key: 'bearer', bearer: true };
+    if (bearer !== undefined && this.settings.token !== undefined) {
+      // A bearer token is a guess at the same secret as the sign-in form's: the same lockout counts both.
+      if (this.tokenMatches(request, bearer)) return { name: TOKEN_HOLDER, key: 'bearer', bearer: true };
+    }
     const id = cookies(request).get(SESSION_COOKIE);
     const session = id === undefined ? undefined : this.sessions.get(id);
     if (id !== undefined && session !== undefined) {
@@ -59,24 +62,38 @@ export class WebAuth {
   signIn(request: IncomingMessage, form: URLSearchParams, cookiePath: string): string {
     const token = this.settings.token;
     if (token === undefined) throw new WebError(404, 'not_found', 'Sign-in with a token is off here: this inbox uses the app\'s own login.');
-    const from = request.socket.remoteAddress ?? '?';
-    const now = this.clock.now();
-    const recent = (this.failures.get(from) ?? []).filter((at) => at > now - 60_000);
-    if (recent.length >= MAX_FAILURES_PER_MINUTE) throw new WebError(429, 'too_many', 'Too many wrong tokens from this address; wait a minute and try again.');
-    if (!sameSecret(form.get('token') ?? '', token)) {
-      // Bounded, like the sessions: past the cap the addresses that failed longest ago are forgotten first.
-      if (this.failures.size >= MAX_SESSIONS) this.failures.delete(this.failures.keys().next().value!);
-      this.failures.delete(from);
-      this.failures.set(from, [...recent, now]);
+    if (!this.tokenMatches(request, form.get('token') ?? '')) {
       throw new WebError(401, 'unauthenticated', 'That token is not this inbox\'s. Use the token `wardrik web` printed at start, or the one in WARDRIK_WEB_TOKEN.');
     }
-    this.failures.delete(from);
+    const now = this.clock.now();
     // The name is recorded as `by` and shown in the CLI and the page: one line of printable text.
     const name = (form.get('name') ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, 80) || TOKEN_HOLDER;
     this.sweep(now);
     const id = randomBytes(24).toString('base64url');
     this.sessions.set(id, { name, expiresAt: now + this.settings.sessionMs });
     return sessionCookie(id, cookiePath, Math.floor(this.settings.sessionMs / 1000), secure(request, this.settings.publicUrl));
+  }
+
+  /**
+   * Whether `given` is the token, counting wrong guesses per address: after `MAX_FAILURES_PER_MINUTE`
+   * within a minute, even the right token is refused (429) until the minute has passed.
+   */
+  private tokenMatches(request: IncomingMessage, given: string): boolean {
+    const token = this.settings.token;
+    if (token === undefined) return false;
+    const from = request.socket.remoteAddress ?? '?';
+    const now = this.clock.now();
+    const recent = (this.failures.get(from) ?? []).filter((at) => at > now - 60_000);
+    if (recent.length >= MAX_FAILURES_PER_MINUTE) throw new WebError(429, 'too_many', 'Too many wrong tokens from this address; wait a minute and try again.');
+    if (sameSecret(given, token)) {
+      this.failures.delete(from);
+      return true;
+    }
+    // Bounded, like the sessions: past the cap the addresses that failed longest ago are forgotten first.
+    if (this.failures.size >= MAX_SESSIONS) this.failures.delete(this.failures.keys().next().value!);
+    this.failures.delete(from);
+    this.failures.set(from, [...recent, now]);
+    return false;
   }
 
   /** Ends the session the request carries; returns the cookie that clears it. */

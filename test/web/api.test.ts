@@ -85,6 +85,16 @@ describe('The inbox web API', () => {
       assert.equal(locked.status, 429);
       assert.equal(locked.headers.get('set-cookie'), null);
     });
+
+    it('counts wrong bearer tokens with wrong sign-ins, so a script cannot guess the token past the lockout', async () => {
+      const bearer = (token: string) => fetch(new URL('api/items', rig.base), { headers: { authorization: `Bearer ${token}` } });
+      for (let i = 0; i < 10; i++) assert.equal((await bearer(`guess-${i}`)).status, 401);
+      const locked = await bearer(TOKEN);
+      assert.equal(locked.status, 429);
+      assert.match(((await locked.json()) as ErrorBody).error.message, /Too many wrong tokens from this address/);
+      const form = await fetch(new URL('sign-in', rig.base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}`, redirect: 'manual' });
+      assert.equal(form.status, 429);
+    });
   });
 
   describe('signing in', () => {
