@@ -161,7 +161,7 @@ export class InboxWeb {
   }
 
   private async route(request: IncomingMessage, method: string, path: string, person: Person): Promise<unknown> {
-    const query = new URL(request.url ?? '/', 'http://x').searchParams;
+    const query = target(request.url).searchParams;
     if (path === '/api/session') {
       allow(method, 'GET');
       return { person: person.name, csrfToken: this.auth.csrfToken(person), csrfHeader: CSRF_HEADER, pollMs: this.settings.pollMs, signOut: person.key.startsWith('session:') };
@@ -209,8 +209,8 @@ export class InboxWeb {
  * `basePath` says what to strip.
  */
 function locate(request: IncomingMessage, basePath: string | undefined): { path: string; mount: string; needsSlash: boolean } {
-  let inner = new URL(request.url ?? '/', 'http://x').pathname;
-  const original = new URL((request as { originalUrl?: string }).originalUrl ?? request.url ?? '/', 'http://x').pathname;
+  let inner = target(request.url).pathname;
+  const original = target((request as { originalUrl?: string }).originalUrl ?? request.url).pathname;
   if (basePath !== undefined && (inner === basePath || inner.startsWith(`${basePath}/`))) inner = inner.slice(basePath.length);
   const mount = original.endsWith(inner) ? original.slice(0, original.length - inner.length).replace(/\/$/, '') : '';
   // Under Express, both "/inbox" and "/inbox/" arrive as "/"; only the latter keeps the page's relative links under the mount.
@@ -218,9 +218,22 @@ function locate(request: IncomingMessage, basePath: string | undefined): { path:
   return { path: inner === '' ? '/' : inner, mount: needsSlash ? original : mount, needsSlash };
 }
 
+/**
+ * The request's target as a URL. Resolving it against a base would read `//evil.example/api/items` as
+ * host `evil.example` and path `/api/items` (and throw on `///`): a path is put after an origin instead.
+ */
+function target(url: string | undefined): URL {
+  const raw = url ?? '/';
+  try {
+    return /^https?:\/\//i.test(raw) ? new URL(raw) : new URL(`http://x${raw.startsWith('/') ? '' : '/'}${raw}`);
+  } catch {
+    throw new WebError(400, 'usage', `"${raw.slice(0, 80)}" is not a URL path this inbox can read; open the inbox page at its own address.`);
+  }
+}
+
 /** The item a notification's link names (`?item=ID`), kept through sign-in. */
 function linkedItem(request: IncomingMessage): string | undefined {
-  const item = new URL(request.url ?? '/', 'http://x').searchParams.get('item');
+  const item = target(request.url).searchParams.get('item');
   return item !== null && /^[\w.:-]{1,200}$/.test(item) ? item : undefined;
 }
 

@@ -37,6 +37,19 @@ describe('The inbox web API', () => {
       assert.equal((await rig.seeded.node.inbox.get(rig.seeded.batch.approval))?.status, 'pending');
     });
 
+    it('reads a path that starts with two slashes as a path, not as a host: 404, never the page, the API or a 500', async () => {
+      const origin = new URL(rig.base).origin;
+      const bearer = { authorization: `Bearer ${TOKEN}` };
+      for (const path of ['///', '//evil.example/', '//evil.example/api/items', '/\\evil.example/api/items', '//api/items?x=1']) {
+        const response = await fetch(`${origin}${path}`, { headers: bearer, redirect: 'manual' });
+        assert.equal(response.status, 404, path);
+        assert.equal(((await response.json()) as ErrorBody).error.code, 'not_found', path);
+        assert.ok(response.headers.get('content-security-policy'), path);
+      }
+      assert.deepEqual(rig.events.filter((event) => event.type === 'warning'), []);
+      assert.equal((await fetch(`${origin}/api/items?status=answered`, { headers: bearer })).status, 200);
+    });
+
     it('shows the sign-in form, whose field is named token, with a CSP that runs no inline script', async () => {
       const response = await fetch(rig.base);
       assert.equal(response.status, 401);
