@@ -5,6 +5,8 @@
 (() => {
   /** Strings longer than this are folded: the first part shows, the rest opens with its summary. */
   const FOLD_AT = 240;
+  /** Deeper than this, a value shows as one line of JSON: a tool's output may nest thousands deep, and the page must not overflow its stack. */
+  const PRETTY_DEPTH = 32;
   const OUTSIDE_NOTE =
     'Asked for after the run read text from outside (a web page, an e-mail, an MCP server\'s answer). ' +
     'That text may carry instructions meant for the model: check that this call is what a person would want.';
@@ -86,8 +88,9 @@
     return root;
   }
 
-  function write(parent, value, pad) {
+  function write(parent, value, pad, level = 0) {
     if (value === null || typeof value !== 'object') return writeScalar(parent, value);
+    if (level >= PRETTY_DEPTH) return writeDeep(parent, value);
     const isArray = Array.isArray(value);
     const entries = isArray ? value.map((v, i) => [i, v]) : Object.entries(value);
     if (entries.length === 0) return parent.append(isArray ? '[]' : '{}');
@@ -95,7 +98,7 @@
     entries.forEach(([key, child], i) => {
       parent.append(pad + '  ');
       if (!isArray) parent.append(el('span', { class: 'key', text: JSON.stringify(key) }), ': ');
-      write(parent, child, pad + '  ');
+      write(parent, child, pad + '  ', level + 1);
       parent.append(i < entries.length - 1 ? ',\n' : '\n');
     });
     parent.append(pad + (isArray ? ']' : '}'));
@@ -113,6 +116,25 @@
         { class: 'fold' },
         el('summary', {}, el('span', { class: 'string', text: `${text.slice(0, 80)}…` }), el('span', { class: 'fold-note', text: ` folded: ${value.length.toLocaleString('en')} characters, open to read all of it` })),
         el('span', { class: 'string', text }),
+      ),
+    );
+  }
+
+  /** What is nested deeper than `PRETTY_DEPTH`, as one folded line of JSON: whole, and no deeper in the page's own stack. */
+  function writeDeep(parent, value) {
+    let text;
+    try {
+      text = JSON.stringify(value);
+    } catch (error) {
+      parent.append(el('span', { class: 'deep error', text: `(nested too deeply for this browser to show: ${error.message}; wardrik show --json prints it)` }));
+      return;
+    }
+    parent.append(
+      el(
+        'details',
+        { class: 'fold' },
+        el('summary', {}, el('span', { class: 'string', text: `${text.slice(0, 80)}…` }), el('span', { class: 'fold-note', text: ` nested deeper than ${PRETTY_DEPTH} levels: shown as one line of JSON, ${text.length.toLocaleString('en')} characters; open to read all of it` })),
+        el('span', { class: 'deep', text }),
       ),
     );
   }
