@@ -149,7 +149,7 @@ export class WebhookNotifier {
     const { id, kind, tool, agent, run, call, arguments: argumentsValue, digest, labels: itemLabels, reason, createdAt } = item;
     return {
       type: 'inbox.waiting',
-      text: slackSafe(text),
+      text: slackSafe(oneLine(text)),
       url,
       item: { id, kind, tool, agent, run, call, arguments: argumentsValue, digest, labels: itemLabels, reason, createdAt },
       sentAt: this.parts.clock.now(),
@@ -177,6 +177,15 @@ export class WebhookNotifier {
 function compactJson(value: unknown): string {
   const text = JSON.stringify(value) ?? 'none';
   return text.length <= TEXT_ARGUMENTS ? text : `${text.slice(0, TEXT_ARGUMENTS)}… (${text.length} characters in all; the page shows them whole)`;
+}
+
+/**
+ * The text as one line in reading order, with no Markdown link: line breaks, other control characters and
+ * bidirectional overrides become spaces (a model's arguments must not start a line of their own, such as a
+ * second "Open: …", nor reverse what follows), and `](` gets a space, so Teams makes no `[text](url)` link.
+ */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, ' ').replace(/\]\(/g, '] (');
 }
 
 /**

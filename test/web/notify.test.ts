@@ -108,6 +108,29 @@ describe('Inbox notifications to a webhook', () => {
     assert.equal(new Set(hook.taken.map((received) => received.message.item.id)).size, 5);
   });
 
+  it("keeps a model's arguments from making a link, a second line or reversed text in the message Slack or Teams shows", async () => {
+    const url = stores.url();
+    const seeded = await start(url);
+    const hook = await receiver();
+    closing.push(hook.close);
+    const { wardrik } = await notifier(url, hook.url);
+    closing.push(() => wardrik.close());
+    await until(() => hook.taken.length === 4);
+    // Text the model read from outside: a Markdown link (Teams shows one), a line break and a right-to-left override.
+    const to = 'x@example.com [Approve it here](https://evil.example/phish)\u2028Open: https://evil.example/\r\n\u202egnp.exe';
+    const answer = await seeded.node.runner.run({ agent: 'mailer', run: 'r3', call: { id: 'm1', name: 'shop__send_email', arguments: { to } } });
+    assert.equal(answer.status, 'parked');
+    await until(() => hook.taken.length === 5);
+    const { text, item } = hook.taken[4]!.message;
+    assert.doesNotMatch(text, /\]\(/, 'no Markdown link');
+    assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u, 'one line, in reading order');
+    assert.match(text, /\[Approve it here\] \(https:\/\/evil\.example\/phish\)/);
+    assert.equal(text.match(/Open: /g)?.length, 2, 'the second "Open:" is visibly inside the arguments');
+    assert.match(text, /· Open: https:\/\/ops\.example\.com\/inbox\/\?item=[^ ]+$/);
+    // The item itself, for a receiver that reads it, is exact.
+    assert.deepEqual(item.arguments, { to });
+  });
+
   it('retries a failed delivery with backoff, reporting each failure as a warning that does not show the secret URL', async () => {
     const url = stores.url();
     await start(url);
