@@ -134,7 +134,7 @@ export class WebAuth {
     // A listed origin (a proxy's public one) passes even when the browser calls it cross-site.
     const listed = origin !== undefined && this.settings.origins.includes(origin);
     if ((site !== undefined && site !== 'same-origin' && site !== 'none' && !listed) || !allowed()) {
-      throw new WebError(403, 'cross_site', `This request came from another site (${origin ?? String(site)}); answers are taken only from the inbox page itself. Behind a proxy, list its public origin in inboxWeb({ origins }).`);
+      throw new WebError(403, 'cross_site', `This request came from another site (${origin ?? String(site)}); answers are taken only from the inbox page itself. Behind a proxy, give its public address as publicUrl (wardrik web --public-url), or list it in inboxWeb({ origins }).`);
     }
   }
 

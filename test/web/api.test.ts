@@ -305,6 +305,33 @@ describe('The inbox web API', () => {
   });
 });
 
+describe('The inbox web API behind a TLS proxy', () => {
+  it("takes sign-ins and answers from publicUrl's origin when the proxy does not pass the Host the browser used", async () => {
+    // The guide: "put it behind your TLS proxy and pass --public-url". A proxy such as nginx sends its upstream's
+    // address as Host (fetch sends 127.0.0.1:PORT here), while the browser's Origin is the public one.
+    const rig = await webRig(stores.url(), { token: TOKEN, publicUrl: 'https://ops.example.com/inbox/' });
+    try {
+      const origin = 'https://ops.example.com';
+      const form = await fetch(new URL('sign-in', rig.base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin' },
+        body: new URLSearchParams({ token: TOKEN, name: 'Dana' }).toString(),
+        redirect: 'manual',
+      });
+      assert.equal(form.status, 303, await form.clone().text());
+      const session = await signIn(rig.base, 'Dana');
+      const item = (await rig.seeded.node.inbox.get(rig.seeded.batch.park))!;
+      const denied = await session.post(`api/items/${item.id}/deny`, { reason: 'not now' }, { origin });
+      assert.equal(denied.status, 200, await denied.clone().text());
+      // Another site is still another site.
+      const other = await session.post(`api/items/${rig.seeded.batch.approval}/deny`, { reason: 'x' }, { origin: 'https://evil.example' });
+      assert.equal(other.status, 403);
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 describe('The inbox web API mounted in an app', () => {
   let app: Server;
   let appUrl: string;
