@@ -135,13 +135,16 @@ export class InboxWeb {
       return send(response, 401, 'text/html; charset=utf-8', signInPage(this.settings.token === undefined ? 'app' : 'token', undefined, linkedItem(request)));
     }
     if (path === '/sign-in') {
+      const item = linkedItem(request);
+      // Back to the page, and to the item a notification linked to.
+      const page = item === undefined ? './' : `./?item=${encodeURIComponent(item)}`;
+      // After a wrong token the address bar shows sign-in: opening it again leads to the form, not to a 405.
+      if (method === 'GET' || method === 'HEAD') return send(response, 303, 'text/plain; charset=utf-8', 'The sign-in form is on the page.', { location: page });
       allow(method, 'POST');
       this.auth.checkSameOrigin(request);
       try {
         const cookie = this.auth.signIn(request, await readForm(request), mount || '/');
-        const item = linkedItem(request);
-        // Back to the page, and to the item a notification linked to.
-        return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: item === undefined ? './' : `./?item=${encodeURIComponent(item)}`, 'set-cookie': cookie });
+        return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: page, 'set-cookie': cookie });
       } catch (error) {
         if (error instanceof WebError && (error.status === 401 || error.status === 429)) return send(response, error.status, 'text/html; charset=utf-8', signInPage('token', error.message, linkedItem(request)));
         throw error;

@@ -50,6 +50,12 @@ describe('The inbox web API', () => {
       assert.equal((await fetch(`${origin}/api/items?status=answered`, { headers: bearer })).status, 200);
     });
 
+    it('sends a browser that opens sign-in itself (a reload or a copied address after a wrong token) to the page', async () => {
+      const response = await fetch(new URL('sign-in?item=abc-1', rig.base), { redirect: 'manual' });
+      assert.deepEqual([response.status, response.headers.get('location')], [303, './?item=abc-1']);
+      assert.ok(response.headers.get('content-security-policy'));
+    });
+
     it('shows the sign-in form, whose field is named token, with a CSP that runs no inline script', async () => {
       const response = await fetch(rig.base);
       assert.equal(response.status, 401);
