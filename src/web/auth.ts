@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../clock.js';
 import { cookies, WebError } from './http.js';
 import type { InboxWebSettings } from './options.js';
+import { printableLine } from './text.js';
 
 /** Who is asking, and the key their CSRF token is bound to. */
 export interface Person {
@@ -20,6 +21,8 @@ export const CSRF_HEADER = 'x-wardrik-csrf';
 export const TOKEN_HOLDER = 'token holder';
 const MAX_SESSIONS = 10_000;
 const MAX_FAILURES_PER_MINUTE = 10;
+/** A name from the app's login is refused rather than cut past this: two people must not become one. */
+const MAX_APP_NAME = 200;
 
 /**
  * Signing in and checking who asks. With the app's `authenticate`, the app decides on every request.
@@ -54,8 +57,13 @@ export class WebAuth {
     if (this.settings.authenticate === undefined) return undefined;
     const name = await this.settings.authenticate(request);
     if (name === undefined || name === null) return undefined;
-    if (typeof name !== 'string' || name.trim() === '') throw new WebError(500, 'configuration', 'inboxWeb: authenticate returned something other than a person\'s name; return a non-empty string, or nothing.');
-    return { name, key: `person:${name}`, bearer: false };
+    const printable = typeof name === 'string' ? printableLine(name).trim() : '';
+    if (printable === '' || printable.length > MAX_APP_NAME) {
+      const what = typeof name !== 'string' ? `a ${typeof name}` : printable === '' ? 'no printable character' : `a name of ${printable.length} characters`;
+      throw new WebError(500, 'configuration', `inboxWeb: authenticate returned ${what}; return a name of 1 to ${MAX_APP_NAME} printable characters, or nothing.`);
+    }
+    // The name is recorded as `by` and printed by `wardrik inbox`: one line, as a sign-in name is.
+    return { name: printable, key: `person:${printable}`, bearer: false };
   }
 
   /** Exchanges the token for a session; returns the cookie to set. Refuses a wrong token, and many wrong tries (429). */
@@ -67,7 +75,7 @@ export class WebAuth {
     }
     const now = this.clock.now();
     // The name is recorded as `by` and shown in the CLI and the page: one line of printable text.
-    const name = (form.get('name') ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, 80) || TOKEN_HOLDER;
+    const name = printableLine(form.get('name') ?? '').trim().slice(0, 80) || TOKEN_HOLDER;
     this.sweep(now);
     const id = randomBytes(24).toString('base64url');
     this.sessions.set(id, { name, expiresAt: now + this.settings.sessionMs });

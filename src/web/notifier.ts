@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type { InboxRecord } from '../store/store.js';
 import type { InboxWebParts } from './inbox-web.js';
 import type { WebhookOptions } from './options.js';
+import { printableLine } from './text.js';
 
 /** The header a receiver checks: `sha256=` and the hex HMAC-SHA256 of the raw body under the shared secret. */
 export const SIGNATURE_HEADER = 'x-wardrik-signature';
@@ -185,7 +186,7 @@ function compactJson(value: unknown): string {
  * second "Open: …", nor reverse what follows), and `](` gets a space, so Teams makes no `[text](url)` link.
  */
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, ' ').replace(/\]\(/g, '] (');
+  return printableLine(text).replace(/\]\(/g, '] (');
 }
 
 /**

@@ -394,6 +394,39 @@ describe('The inbox web API mounted in an app', () => {
   });
 });
 
+describe("The app's authenticate", () => {
+  it('has its names recorded as one printable line, as sign-in names are: no terminal escapes or line breaks in `by`', async () => {
+    // A display name people may edit in the app: `wardrik inbox` prints `by` to an operator's terminal.
+    const rig = await webRig(stores.url(), { authenticate: () => 'Eve\u001b]0;owned\u0007\nApproved by: the CEO\u202e' });
+    try {
+      const session = (await (await fetch(new URL('api/session', rig.base))).json()) as { person: string; csrfToken: string };
+      assert.equal(session.person, 'Eve ]0;owned  Approved by: the CEO');
+      const response = await fetch(new URL(`api/items/${rig.seeded.batch.park}/deny`, rig.base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-wardrik-csrf': session.csrfToken, origin: new URL(rig.base).origin },
+        body: JSON.stringify({ reason: 'no' }),
+      });
+      assert.equal(response.status, 200);
+      assert.equal((await rig.seeded.node.inbox.get(rig.seeded.batch.park))?.by, 'Eve ]0;owned  Approved by: the CEO');
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('refuses a name over 200 characters, or one that is only control characters, as a mistake in the app, naming it', async () => {
+    for (const name of ['x'.repeat(201), '\u0000\u0007']) {
+      const rig = await webRig(stores.url(), { authenticate: () => name });
+      try {
+        const response = await fetch(new URL('api/items', rig.base));
+        assert.equal(response.status, 500);
+        assert.match(((await response.json()) as ErrorBody).error.message, /authenticate returned .*; return a name of 1 to 200 printable characters, or nothing/);
+      } finally {
+        await rig.close();
+      }
+    }
+  });
+});
+
 describe('The inbox web API mounted the way Express mounts a handler', () => {
   it('routes under the mount path Express strips into originalUrl, and sets the session cookie on that path', async () => {
     const rig = await webRig(stores.url());
