@@ -242,6 +242,21 @@ describe('The inbox page in Chromium', () => {
     }
   });
 
+  it('shows invisible and direction-changing characters in arguments as escapes, so what a person reads is what runs', async () => {
+    rig = await webRig(stores.url());
+    // Displayed raw, U+202E would show this address reversed, as "dana@example.com", and U+200B would not show at all.
+    const to = '\u202emoc.elpmaxe@anad\u200b';
+    const answer = await rig.seeded.node.runner.run({ agent: 'mailer', run: 'bidi-run', call: { id: 'm1', name: 'shop__send_email', arguments: { to } } });
+    assert.equal(answer.status, 'parked');
+    context = await browser.newContext();
+    const page = await signedIn(context, rig, 'Dana');
+    const args = item(page, answer.status === 'parked' ? answer.inboxId! : '').locator('pre.json');
+    await args.waitFor();
+    const text = (await args.textContent()) ?? '';
+    assert.match(text, /"to": "\\u202emoc\.elpmaxe@anad\\u200b"/);
+    assert.doesNotMatch(text, /[\u200b\u202e]/);
+  });
+
   it("shows a tool's output nested thousands of levels deep, the deep part as one line of JSON, and never as markup", async () => {
     rig = await webRig(stores.url());
     // An MCP server's answer is not bounded in depth the way a model's arguments are: the journal keeps it as it came.
