@@ -213,8 +213,13 @@ export class InboxWeb {
  */
 function locate(request: IncomingMessage, basePath: string | undefined): { path: string; mount: string; needsSlash: boolean } {
   let inner = target(request.url).pathname;
-  const original = target((request as { originalUrl?: string }).originalUrl ?? request.url).pathname;
+  const originalUrl = (request as { originalUrl?: string }).originalUrl;
+  const original = target(originalUrl ?? request.url).pathname;
   if (basePath !== undefined && (inner === basePath || inner.startsWith(`${basePath}/`))) inner = inner.slice(basePath.length);
+  else if (basePath !== undefined && originalUrl === undefined) {
+    // A plain server passes the URL as it came: "/inbox/../api/items" starts with the base path but, read, climbs out of it.
+    throw new WebError(404, 'not_found', `Nothing at "${original}" here: it is outside the inbox's base path "${basePath}/".`);
+  }
   const mount = original.endsWith(inner) ? original.slice(0, original.length - inner.length).replace(/\/$/, '') : '';
   // Under Express, both "/inbox" and "/inbox/" arrive as "/"; only the latter keeps the page's relative links under the mount.
   const needsSlash = (inner === '/' || inner === '') && !original.endsWith('/');

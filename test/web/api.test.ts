@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { ConfigurationError, Tokens, Wardrik } from '../../src/index.js';
@@ -386,6 +386,24 @@ describe('The inbox web API mounted in an app', () => {
     const script = await fetch(`${appUrl}/ops/inbox/inbox.js`);
     assert.equal(script.status, 200);
     assert.match(script.headers.get('content-type') ?? '', /text\/javascript/);
+  });
+
+  it('answers 404 to a path that climbs out of basePath with .. (plain or percent-encoded), rather than serving it from the root', async () => {
+    // An app that hands the inbox every URL starting with its path, as this one does, passes these on as they came.
+    const raw = (path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        get({ host: '127.0.0.1', port: new URL(appUrl).port, path, headers: { 'x-app-user': 'dana@example.com' } }, (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        }).on('error', reject);
+      });
+    for (const path of ['/ops/inbox/../../api/items', '/ops/inbox/%2e%2e/%2E%2E/api/items', '/ops/inbox/..', '/ops/inbox/../inbox.js']) {
+      const response = await raw(path);
+      assert.equal(response.status, 404, path);
+      assert.doesNotMatch(response.body, /"items"|<!doctype/i, path);
+    }
+    assert.equal((await raw('/ops/inbox/x/../api/items')).status, 200);
   });
 
   it('refuses sign-in with a token when the app decides', async () => {
