@@ -72,8 +72,8 @@ describe('Inbox notifications to a webhook', () => {
     closing.push(() => seeded.node.close());
     return seeded;
   };
-
-  it('posts a signed message for each item that starts waiting: what, who asked, the labels, a link, and a text Slack shows', async () => {
+  /** The seeded store, a receiver, and a notifier that has announced the four seeded items to it. */
+  const announcedSeed = async () => {
     const url = stores.url();
     const seeded = await start(url);
     const hook = await receiver();
@@ -81,6 +81,11 @@ describe('Inbox notifications to a webhook', () => {
     const { wardrik } = await notifier(url, hook.url);
     closing.push(() => wardrik.close());
     await until(() => hook.taken.length === 4);
+    return { seeded, hook };
+  };
+
+  it('posts a signed message for each item that starts waiting: what, who asked, the labels, a link, and a text Slack shows', async () => {
+    const { seeded, hook } = await announcedSeed();
     const byId = new Map(hook.taken.map((received) => [received.message.item.id, received]));
     const turn = byId.get(seeded.turn.approval)!;
     assert.equal(turn.headers['content-type'], 'application/json');
@@ -109,13 +114,7 @@ describe('Inbox notifications to a webhook', () => {
   });
 
   it("keeps a model's arguments from making a link, a second line or reversed text in the message Slack or Teams shows", async () => {
-    const url = stores.url();
-    const seeded = await start(url);
-    const hook = await receiver();
-    closing.push(hook.close);
-    const { wardrik } = await notifier(url, hook.url);
-    closing.push(() => wardrik.close());
-    await until(() => hook.taken.length === 4);
+    const { seeded, hook } = await announcedSeed();
     // Text the model read from outside: a Markdown link (Teams shows one), a line break and a right-to-left override.
     const to = 'x@example.com [Approve it here](https://evil.example/phish)\u2028Open: https://evil.example/\r\n\u202egnp.exe';
     const answer = await seeded.node.runner.run({ agent: 'mailer', run: 'r3', call: { id: 'm1', name: 'shop__send_email', arguments: { to } } });
