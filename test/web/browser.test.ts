@@ -242,6 +242,25 @@ describe('The inbox page in Chromium', () => {
     }
   });
 
+  it('asks for the items once at a time when the server answers slower than pollMs, rather than piling requests up', async () => {
+    rig = await webRig(stores.url(), { token: TOKEN, pollMs: 20 });
+    context = await browser.newContext();
+    const page = await signedIn(context, rig, 'Dana');
+    // A server slow to send a long list (50 MB of pending arguments took 6 s on the test machine): each answer waits.
+    let inFlight = 0;
+    let most = 0;
+    let answered = 0;
+    await page.route(/\/api\/items(\?|$)/, async (route) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      inFlight--;
+      answered++;
+      await route.continue();
+    });
+    while (answered < 4) await page.waitForTimeout(50);
+    assert.equal(most, 1);
+  });
+
   it('shows invisible and direction-changing characters in arguments as escapes, so what a person reads is what runs', async () => {
     rig = await webRig(stores.url());
     // Displayed raw, U+202E would show this address reversed, as "dana@example.com", and U+200B would not show at all.

@@ -447,7 +447,14 @@
       document.getElementById('run').hidden = true;
       document.getElementById('pending').focus();
     });
-    const tick = () => refresh().catch((error) => status(`Could not refresh: ${error.message}`, true));
+    // One look at a time: when the list takes longer than pollMs to arrive, the next look waits for this one.
+    let looking = null;
+    const tick = () => {
+      looking ??= refresh()
+        .catch((error) => status(`Could not refresh: ${error.message}`, true))
+        .finally(() => (looking = null));
+      return looking;
+    };
     await tick();
     setInterval(tick, session.pollMs);
   }
