@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../clock.js';
 import { cookies, WebError } from './http.js';
 import type { InboxWebSettings } from './options.js';
+import { printableLine } from './text.js';
 
 /** Who is asking, and the key their CSRF token is bound to. */
 export interface Person {
@@ -20,6 +21,8 @@ export const CSRF_HEADER = 'x-wardrik-csrf';
 export const TOKEN_HOLDER = 'token holder';
 const MAX_SESSIONS = 10_000;
 const MAX_FAILURES_PER_MINUTE = 10;
+/** A name from the app's login is refused rather than cut past this: two people must not become one. */
+const MAX_APP_NAME = 200;
 
 /**
  * Signing in and checking who asks. With the app's `authenticate`, the app decides on every request.
@@ -41,7 +44,10 @@ export class WebAuth {
   /** The person asking, or `undefined` for nobody (the caller answers 401). */
   async who(request: IncomingMessage): Promise<Person | undefined> {
     const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
-    if (bearer !== undefined && this.settings.token !== undefined && sameSecret(bearer, this.settings.token)) return { name: TOKEN_HOLDER, key: 'bearer', bearer: true };
+    if (bearer !== undefined && this.settings.token !== undefined) {
+      // A bearer token is a guess at the same secret as the sign-in form's: the same lockout counts both.
+      if (this.tokenMatches(request, bearer)) return { name: TOKEN_HOLDER, key: 'bearer', bearer: true };
+    }
     const id = cookies(request).get(SESSION_COOKIE);
     const session = id === undefined ? undefined : this.sessions.get(id);
     if (id !== undefined && session !== undefined) {
@@ -51,32 +57,51 @@ export class WebAuth {
     if (this.settings.authenticate === undefined) return undefined;
     const name = await this.settings.authenticate(request);
     if (name === undefined || name === null) return undefined;
-    if (typeof name !== 'string' || name.trim() === '') throw new WebError(500, 'configuration', 'inboxWeb: authenticate returned something other than a person\'s name; return a non-empty string, or nothing.');
-    return { name, key: `person:${name}`, bearer: false };
+    const printable = typeof name === 'string' ? printableLine(name).trim() : '';
+    if (printable === '' || printable.length > MAX_APP_NAME) {
+      const what = typeof name !== 'string' ? `a ${typeof name}` : printable === '' ? 'no printable character' : `a name of ${printable.length} characters`;
+      throw new WebError(500, 'configuration', `inboxWeb: authenticate returned ${what}; return a name of 1 to ${MAX_APP_NAME} printable characters, or nothing.`);
+    }
+    // The name is recorded as `by` and printed by `wardrik inbox`: one line, as a sign-in name is.
+    return { name: printable, key: `person:${printable}`, bearer: false };
   }
 
   /** Exchanges the token for a session; returns the cookie to set. Refuses a wrong token, and many wrong tries (429). */
   signIn(request: IncomingMessage, form: URLSearchParams, cookiePath: string): string {
     const token = this.settings.token;
     if (token === undefined) throw new WebError(404, 'not_found', 'Sign-in with a token is off here: this inbox uses the app\'s own login.');
-    const from = request.socket.remoteAddress ?? '?';
-    const now = this.clock.now();
-    const recent = (this.failures.get(from) ?? []).filter((at) => at > now - 60_000);
-    if (recent.length >= MAX_FAILURES_PER_MINUTE) throw new WebError(429, 'too_many', 'Too many wrong tokens from this address; wait a minute and try again.');
-    if (!sameSecret(form.get('token') ?? '', token)) {
-      // Bounded, like the sessions: past the cap the addresses that failed longest ago are forgotten first.
-      if (this.failures.size >= MAX_SESSIONS) this.failures.delete(this.failures.keys().next().value!);
-      this.failures.delete(from);
-      this.failures.set(from, [...recent, now]);
+    if (!this.tokenMatches(request, form.get('token') ?? '')) {
       throw new WebError(401, 'unauthenticated', 'That token is not this inbox\'s. Use the token `wardrik web` printed at start, or the one in WARDRIK_WEB_TOKEN.');
     }
-    this.failures.delete(from);
+    const now = this.clock.now();
     // The name is recorded as `by` and shown in the CLI and the page: one line of printable text.
-    const name = (form.get('name') ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, 80) || TOKEN_HOLDER;
+    const name = printableLine(form.get('name') ?? '').trim().slice(0, 80) || TOKEN_HOLDER;
     this.sweep(now);
     const id = randomBytes(24).toString('base64url');
     this.sessions.set(id, { name, expiresAt: now + this.settings.sessionMs });
     return sessionCookie(id, cookiePath, Math.floor(this.settings.sessionMs / 1000), secure(request, this.settings.publicUrl));
+  }
+
+  /**
+   * Whether `given` is the token, counting wrong guesses per address: after `MAX_FAILURES_PER_MINUTE`
+   * within a minute, even the right token is refused (429) until the minute has passed.
+   */
+  private tokenMatches(request: IncomingMessage, given: string): boolean {
+    const token = this.settings.token;
+    if (token === undefined) return false;
+    const from = request.socket.remoteAddress ?? '?';
+    const now = this.clock.now();
+    const recent = (this.failures.get(from) ?? []).filter((at) => at > now - 60_000);
+    if (recent.length >= MAX_FAILURES_PER_MINUTE) throw new WebError(429, 'too_many', 'Too many wrong tokens from this address; wait a minute and try again.');
+    if (sameSecret(given, token)) {
+      this.failures.delete(from);
+      return true;
+    }
+    // Bounded, like the sessions: past the cap the addresses that failed longest ago are forgotten first.
+    if (this.failures.size >= MAX_SESSIONS) this.failures.delete(this.failures.keys().next().value!);
+    this.failures.delete(from);
+    this.failures.set(from, [...recent, now]);
+    return false;
   }
 
   /** Ends the session the request carries; returns the cookie that clears it. */
@@ -117,7 +142,7 @@ export class WebAuth {
     // A listed origin (a proxy's public one) passes even when the browser calls it cross-site.
     const listed = origin !== undefined && this.settings.origins.includes(origin);
     if ((site !== undefined && site !== 'same-origin' && site !== 'none' && !listed) || !allowed()) {
-      throw new WebError(403, 'cross_site', `This request came from another site (${origin ?? String(site)}); answers are taken only from the inbox page itself. Behind a proxy, list its public origin in inboxWeb({ origins }).`);
+      throw new WebError(403, 'cross_site', `This request came from another site (${origin ?? String(site)}); answers are taken only from the inbox page itself. Behind a proxy, give its public address as publicUrl (wardrik web --public-url), or list it in inboxWeb({ origins }).`);
     }
   }
 

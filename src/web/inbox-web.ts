@@ -135,13 +135,16 @@ export class InboxWeb {
       return send(response, 401, 'text/html; charset=utf-8', signInPage(this.settings.token === undefined ? 'app' : 'token', undefined, linkedItem(request)));
     }
     if (path === '/sign-in') {
+      const item = linkedItem(request);
+      // Back to the page, and to the item a notification linked to.
+      const page = item === undefined ? './' : `./?item=${encodeURIComponent(item)}`;
+      // After a wrong token the address bar shows sign-in: opening it again leads to the form, not to a 405.
+      if (method === 'GET' || method === 'HEAD') return send(response, 303, 'text/plain; charset=utf-8', 'The sign-in form is on the page.', { location: page });
       allow(method, 'POST');
       this.auth.checkSameOrigin(request);
       try {
         const cookie = this.auth.signIn(request, await readForm(request), mount || '/');
-        const item = linkedItem(request);
-        // Back to the page, and to the item a notification linked to.
-        return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: item === undefined ? './' : `./?item=${encodeURIComponent(item)}`, 'set-cookie': cookie });
+        return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: page, 'set-cookie': cookie });
       } catch (error) {
         if (error instanceof WebError && (error.status === 401 || error.status === 429)) return send(response, error.status, 'text/html; charset=utf-8', signInPage('token', error.message, linkedItem(request)));
         throw error;
@@ -161,7 +164,7 @@ export class InboxWeb {
   }
 
   private async route(request: IncomingMessage, method: string, path: string, person: Person): Promise<unknown> {
-    const query = new URL(request.url ?? '/', 'http://x').searchParams;
+    const query = target(request.url).searchParams;
     if (path === '/api/session') {
       allow(method, 'GET');
       return { person: person.name, csrfToken: this.auth.csrfToken(person), csrfHeader: CSRF_HEADER, pollMs: this.settings.pollMs, signOut: person.key.startsWith('session:') };
@@ -209,18 +212,36 @@ export class InboxWeb {
  * `basePath` says what to strip.
  */
 function locate(request: IncomingMessage, basePath: string | undefined): { path: string; mount: string; needsSlash: boolean } {
-  let inner = new URL(request.url ?? '/', 'http://x').pathname;
-  const original = new URL((request as { originalUrl?: string }).originalUrl ?? request.url ?? '/', 'http://x').pathname;
+  let inner = target(request.url).pathname;
+  const originalUrl = (request as { originalUrl?: string }).originalUrl;
+  const original = target(originalUrl ?? request.url).pathname;
   if (basePath !== undefined && (inner === basePath || inner.startsWith(`${basePath}/`))) inner = inner.slice(basePath.length);
+  else if (basePath !== undefined && originalUrl === undefined) {
+    // A plain server passes the URL as it came: "/inbox/../api/items" starts with the base path but, read, climbs out of it.
+    throw new WebError(404, 'not_found', `Nothing at "${original}" here: it is outside the inbox's base path "${basePath}/".`);
+  }
   const mount = original.endsWith(inner) ? original.slice(0, original.length - inner.length).replace(/\/$/, '') : '';
   // Under Express, both "/inbox" and "/inbox/" arrive as "/"; only the latter keeps the page's relative links under the mount.
   const needsSlash = (inner === '/' || inner === '') && !original.endsWith('/');
   return { path: inner === '' ? '/' : inner, mount: needsSlash ? original : mount, needsSlash };
 }
 
+/**
+ * The request's target as a URL. Resolving it against a base would read `//evil.example/api/items` as
+ * host `evil.example` and path `/api/items` (and throw on `///`): a path is put after an origin instead.
+ */
+function target(url: string | undefined): URL {
+  const raw = url ?? '/';
+  try {
+    return /^https?:\/\//i.test(raw) ? new URL(raw) : new URL(`http://x${raw.startsWith('/') ? '' : '/'}${raw}`);
+  } catch {
+    throw new WebError(400, 'usage', `"${raw.slice(0, 80)}" is not a URL path this inbox can read; open the inbox page at its own address.`);
+  }
+}
+
 /** The item a notification's link names (`?item=ID`), kept through sign-in. */
 function linkedItem(request: IncomingMessage): string | undefined {
-  const item = new URL(request.url ?? '/', 'http://x').searchParams.get('item');
+  const item = target(request.url).searchParams.get('item');
   return item !== null && /^[\w.:-]{1,200}$/.test(item) ? item : undefined;
 }
 

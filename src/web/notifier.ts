@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type { InboxRecord } from '../store/store.js';
 import type { InboxWebParts } from './inbox-web.js';
 import type { WebhookOptions } from './options.js';
+import { printableLine } from './text.js';
 
 /** The header a receiver checks: `sha256=` and the hex HMAC-SHA256 of the raw body under the shared secret. */
 export const SIGNATURE_HEADER = 'x-wardrik-signature';
@@ -149,7 +150,7 @@ export class WebhookNotifier {
     const { id, kind, tool, agent, run, call, arguments: argumentsValue, digest, labels: itemLabels, reason, createdAt } = item;
     return {
       type: 'inbox.waiting',
-      text: slackSafe(text),
+      text: slackSafe(oneLine(text)),
       url,
       item: { id, kind, tool, agent, run, call, arguments: argumentsValue, digest, labels: itemLabels, reason, createdAt },
       sentAt: this.parts.clock.now(),
@@ -177,6 +178,15 @@ export class WebhookNotifier {
 function compactJson(value: unknown): string {
   const text = JSON.stringify(value) ?? 'none';
   return text.length <= TEXT_ARGUMENTS ? text : `${text.slice(0, TEXT_ARGUMENTS)}… (${text.length} characters in all; the page shows them whole)`;
+}
+
+/**
+ * The text as one line in reading order, with no Markdown link: line breaks, other control characters and
+ * bidirectional overrides become spaces (a model's arguments must not start a line of their own, such as a
+ * second "Open: …", nor reverse what follows), and `](` gets a space, so Teams makes no `[text](url)` link.
+ */
+function oneLine(text: string): string {
+  return printableLine(text).replace(/\]\(/g, '] (');
 }
 
 /**

@@ -41,7 +41,7 @@ export interface InboxWebOptions {
    * routing. Not needed under Express, Connect or NestJS, which strip the mount path themselves.
    */
   readonly basePath?: string;
-  /** Origins other than the request's own `Host` that may send answers, such as a proxy's public origin. */
+  /** Origins other than the request's own `Host` and `publicUrl`'s that may send answers, such as a proxy's public origin. */
   readonly origins?: readonly string[];
   /** Tell people when an item starts waiting, on any node sharing the store. */
   readonly notify?: { readonly webhook?: WebhookOptions };
@@ -90,6 +90,8 @@ export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<
       throw new ConfigurationError(`inboxWeb: origins has ${JSON.stringify(origin)}, which is not an origin such as "https://ops.example.com".`);
     }
   });
+  // Where people open the page is the page's own origin, even when a proxy in front sends another Host.
+  if (publicUrl !== undefined) origins.push(new URL(publicUrl).origin);
   const basePath = options.basePath?.replace(/\/+$/, '');
   if (basePath !== undefined && !/^\/[\w\-./~%]*$/.test(basePath)) {
     throw new ConfigurationError(`inboxWeb: basePath ${JSON.stringify(options.basePath)} is not a URL path; give one such as "/inbox".`);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { ConfigurationError, Tokens, Wardrik } from '../../src/index.js';
@@ -35,6 +35,25 @@ describe('The inbox web API', () => {
       const post = await fetch(new URL(`api/items/${rig.seeded.batch.approval}/approve`, rig.base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       assert.equal(post.status, 401);
       assert.equal((await rig.seeded.node.inbox.get(rig.seeded.batch.approval))?.status, 'pending');
+    });
+
+    it('reads a path that starts with two slashes as a path, not as a host: 404, never the page, the API or a 500', async () => {
+      const origin = new URL(rig.base).origin;
+      const bearer = { authorization: `Bearer ${TOKEN}` };
+      for (const path of ['///', '//evil.example/', '//evil.example/api/items', '/\\evil.example/api/items', '//api/items?x=1']) {
+        const response = await fetch(`${origin}${path}`, { headers: bearer, redirect: 'manual' });
+        assert.equal(response.status, 404, path);
+        assert.equal(((await response.json()) as ErrorBody).error.code, 'not_found', path);
+        assert.ok(response.headers.get('content-security-policy'), path);
+      }
+      assert.deepEqual(rig.events.filter((event) => event.type === 'warning'), []);
+      assert.equal((await fetch(`${origin}/api/items?status=answered`, { headers: bearer })).status, 200);
+    });
+
+    it('sends a browser that opens sign-in itself (a reload or a copied address after a wrong token) to the page', async () => {
+      const response = await fetch(new URL('sign-in?item=abc-1', rig.base), { redirect: 'manual' });
+      assert.deepEqual([response.status, response.headers.get('location')], [303, './?item=abc-1']);
+      assert.ok(response.headers.get('content-security-policy'));
     });
 
     it('shows the sign-in form, whose field is named token, with a CSP that runs no inline script', async () => {
@@ -84,6 +103,16 @@ describe('The inbox web API', () => {
       const locked = await form(TOKEN);
       assert.equal(locked.status, 429);
       assert.equal(locked.headers.get('set-cookie'), null);
+    });
+
+    it('counts wrong bearer tokens with wrong sign-ins, so a script cannot guess the token past the lockout', async () => {
+      const bearer = (token: string) => fetch(new URL('api/items', rig.base), { headers: { authorization: `Bearer ${token}` } });
+      for (let i = 0; i < 10; i++) assert.equal((await bearer(`guess-${i}`)).status, 401);
+      const locked = await bearer(TOKEN);
+      assert.equal(locked.status, 429);
+      assert.match(((await locked.json()) as ErrorBody).error.message, /Too many wrong tokens from this address/);
+      const form = await fetch(new URL('sign-in', rig.base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}`, redirect: 'manual' });
+      assert.equal(form.status, 429);
     });
   });
 
@@ -282,6 +311,33 @@ describe('The inbox web API', () => {
   });
 });
 
+describe('The inbox web API behind a TLS proxy', () => {
+  it("takes sign-ins and answers from publicUrl's origin when the proxy does not pass the Host the browser used", async () => {
+    // The guide: "put it behind your TLS proxy and pass --public-url". A proxy such as nginx sends its upstream's
+    // address as Host (fetch sends 127.0.0.1:PORT here), while the browser's Origin is the public one.
+    const rig = await webRig(stores.url(), { token: TOKEN, publicUrl: 'https://ops.example.com/inbox/' });
+    try {
+      const origin = 'https://ops.example.com';
+      const form = await fetch(new URL('sign-in', rig.base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin' },
+        body: new URLSearchParams({ token: TOKEN, name: 'Dana' }).toString(),
+        redirect: 'manual',
+      });
+      assert.equal(form.status, 303, await form.clone().text());
+      const session = await signIn(rig.base, 'Dana');
+      const item = (await rig.seeded.node.inbox.get(rig.seeded.batch.park))!;
+      const denied = await session.post(`api/items/${item.id}/deny`, { reason: 'not now' }, { origin });
+      assert.equal(denied.status, 200, await denied.clone().text());
+      // Another site is still another site.
+      const other = await session.post(`api/items/${rig.seeded.batch.approval}/deny`, { reason: 'x' }, { origin: 'https://evil.example' });
+      assert.equal(other.status, 403);
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 describe('The inbox web API mounted in an app', () => {
   let app: Server;
   let appUrl: string;
@@ -332,9 +388,60 @@ describe('The inbox web API mounted in an app', () => {
     assert.match(script.headers.get('content-type') ?? '', /text\/javascript/);
   });
 
+  it('answers 404 to a path that climbs out of basePath with .. (plain or percent-encoded), rather than serving it from the root', async () => {
+    // An app that hands the inbox every URL starting with its path, as this one does, passes these on as they came.
+    const raw = (path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        get({ host: '127.0.0.1', port: new URL(appUrl).port, path, headers: { 'x-app-user': 'dana@example.com' } }, (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        }).on('error', reject);
+      });
+    for (const path of ['/ops/inbox/../../api/items', '/ops/inbox/%2e%2e/%2E%2E/api/items', '/ops/inbox/..', '/ops/inbox/../inbox.js']) {
+      const response = await raw(path);
+      assert.equal(response.status, 404, path);
+      assert.doesNotMatch(response.body, /"items"|<!doctype/i, path);
+    }
+    assert.equal((await raw('/ops/inbox/x/../api/items')).status, 200);
+  });
+
   it('refuses sign-in with a token when the app decides', async () => {
     const response = await fetch(`${appUrl}/ops/inbox/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}` });
     assert.equal(response.status, 404);
+  });
+});
+
+describe("The app's authenticate", () => {
+  it('has its names recorded as one printable line, as sign-in names are: no terminal escapes or line breaks in `by`', async () => {
+    // A display name people may edit in the app: `wardrik inbox` prints `by` to an operator's terminal.
+    const rig = await webRig(stores.url(), { authenticate: () => 'Eve\u001b]0;owned\u0007\nApproved by: the CEO\u202e' });
+    try {
+      const session = (await (await fetch(new URL('api/session', rig.base))).json()) as { person: string; csrfToken: string };
+      assert.equal(session.person, 'Eve ]0;owned  Approved by: the CEO');
+      const response = await fetch(new URL(`api/items/${rig.seeded.batch.park}/deny`, rig.base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-wardrik-csrf': session.csrfToken, origin: new URL(rig.base).origin },
+        body: JSON.stringify({ reason: 'no' }),
+      });
+      assert.equal(response.status, 200);
+      assert.equal((await rig.seeded.node.inbox.get(rig.seeded.batch.park))?.by, 'Eve ]0;owned  Approved by: the CEO');
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('refuses a name over 200 characters, or one that is only control characters, as a mistake in the app, naming it', async () => {
+    for (const name of ['x'.repeat(201), '\u0000\u0007']) {
+      const rig = await webRig(stores.url(), { authenticate: () => name });
+      try {
+        const response = await fetch(new URL('api/items', rig.base));
+        assert.equal(response.status, 500);
+        assert.match(((await response.json()) as ErrorBody).error.message, /authenticate returned .*; return a name of 1 to 200 printable characters, or nothing/);
+      } finally {
+        await rig.close();
+      }
+    }
   });
 });
 

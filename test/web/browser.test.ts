@@ -242,6 +242,65 @@ describe('The inbox page in Chromium', () => {
     }
   });
 
+  it('asks for the items once at a time when the server answers slower than pollMs, rather than piling requests up', async () => {
+    rig = await webRig(stores.url(), { token: TOKEN, pollMs: 20 });
+    context = await browser.newContext();
+    const page = await signedIn(context, rig, 'Dana');
+    // A server slow to send a long list (50 MB of pending arguments took 6 s on the test machine): each answer waits.
+    let inFlight = 0;
+    let most = 0;
+    let answered = 0;
+    await page.route(/\/api\/items(\?|$)/, async (route) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      inFlight--;
+      answered++;
+      await route.continue();
+    });
+    while (answered < 4) await page.waitForTimeout(50);
+    assert.equal(most, 1);
+  });
+
+  it('shows invisible and direction-changing characters in arguments as escapes, so what a person reads is what runs', async () => {
+    rig = await webRig(stores.url());
+    // Displayed raw, U+202E would show this address reversed, as "dana@example.com", and U+200B would not show at all.
+    const to = '\u202emoc.elpmaxe@anad\u200b';
+    const answer = await rig.seeded.node.runner.run({ agent: 'mailer', run: 'bidi-run', call: { id: 'm1', name: 'shop__send_email', arguments: { to } } });
+    assert.equal(answer.status, 'parked');
+    context = await browser.newContext();
+    const page = await signedIn(context, rig, 'Dana');
+    const args = item(page, answer.status === 'parked' ? answer.inboxId! : '').locator('pre.json');
+    await args.waitFor();
+    const text = (await args.textContent()) ?? '';
+    assert.match(text, /"to": "\\u202emoc\.elpmaxe@anad\\u200b"/);
+    assert.doesNotMatch(text, /[\u200b\u202e]/);
+  });
+
+  it("shows a tool's output nested thousands of levels deep, the deep part as one line of JSON, and never as markup", async () => {
+    rig = await webRig(stores.url());
+    // An MCP server's answer is not bounded in depth the way a model's arguments are: the journal keeps it as it came.
+    let deep: unknown = '<img src=x onerror="document.title=\'pwned\'">';
+    for (let i = 0; i < 3_000; i++) deep = { a: deep };
+    const store = rig.seeded.node.container.resolve(Tokens.Store);
+    const { run } = rig.seeded.batch;
+    await store.writeCall({ run, call: 'deep', agent: 'batch', tool: 'shop/lookup', arguments: { id: 'ord_9' }, idempotencyKey: `${run}:deep`, state: 'succeeded', attempt: 1, answer: { status: 'ok', output: deep, labels: [] }, updatedAt: Date.now() }, undefined);
+    context = await browser.newContext();
+    const page = await signedIn(context, rig, 'Dana');
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await item(page, rig.seeded.batch.approval).getByRole('button', { name: `Show run ${run}` }).click();
+    const view = page.locator('#run');
+    await view.locator('.totals').waitFor();
+    const note = view.locator('.fold-note', { hasText: 'nested deeper than' });
+    assert.equal(await note.count(), 1);
+    assert.match((await note.textContent()) ?? '', /nested deeper than \d+ levels: shown as one line of JSON, [\d,]+ characters/);
+    // All of it is there, as text: the innermost string too.
+    assert.match((await view.locator('.deep').textContent()) ?? '', /\{"a":\{"a":.*"<img src=x onerror=\\"document\.title='pwned'\\">"\}\}/);
+    assert.equal(await view.locator('img').count(), 0);
+    assert.notEqual(await page.title(), 'pwned');
+    assert.deepEqual(errors, []);
+  });
+
   it("shows a run's timeline with its steps, costs and labels, and takes the guide's pictures", async () => {
     rig = await webRig(stores.url());
     context = await browser.newContext({ viewport: { width: 1200, height: 1000 } });

@@ -72,8 +72,8 @@ describe('Inbox notifications to a webhook', () => {
     closing.push(() => seeded.node.close());
     return seeded;
   };
-
-  it('posts a signed message for each item that starts waiting: what, who asked, the labels, a link, and a text Slack shows', async () => {
+  /** The seeded store, a receiver, and a notifier that has announced the four seeded items to it. */
+  const announcedSeed = async () => {
     const url = stores.url();
     const seeded = await start(url);
     const hook = await receiver();
@@ -81,6 +81,11 @@ describe('Inbox notifications to a webhook', () => {
     const { wardrik } = await notifier(url, hook.url);
     closing.push(() => wardrik.close());
     await until(() => hook.taken.length === 4);
+    return { seeded, hook };
+  };
+
+  it('posts a signed message for each item that starts waiting: what, who asked, the labels, a link, and a text Slack shows', async () => {
+    const { seeded, hook } = await announcedSeed();
     const byId = new Map(hook.taken.map((received) => [received.message.item.id, received]));
     const turn = byId.get(seeded.turn.approval)!;
     assert.equal(turn.headers['content-type'], 'application/json');
@@ -108,6 +113,23 @@ describe('Inbox notifications to a webhook', () => {
     assert.equal(new Set(hook.taken.map((received) => received.message.item.id)).size, 5);
   });
 
+  it("keeps a model's arguments from making a link, a second line or reversed text in the message Slack or Teams shows", async () => {
+    const { seeded, hook } = await announcedSeed();
+    // Text the model read from outside: a Markdown link (Teams shows one), a line break and a right-to-left override.
+    const to = 'x@example.com [Approve it here](https://evil.example/phish)\u2028Open: https://evil.example/\r\n\u202egnp.exe';
+    const answer = await seeded.node.runner.run({ agent: 'mailer', run: 'r3', call: { id: 'm1', name: 'shop__send_email', arguments: { to } } });
+    assert.equal(answer.status, 'parked');
+    await until(() => hook.taken.length === 5);
+    const { text, item } = hook.taken[4]!.message;
+    assert.doesNotMatch(text, /\]\(/, 'no Markdown link');
+    assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u, 'one line, in reading order');
+    assert.match(text, /\[Approve it here\] \(https:\/\/evil\.example\/phish\)/);
+    assert.equal(text.match(/Open: /g)?.length, 2, 'the second "Open:" is visibly inside the arguments');
+    assert.match(text, /· Open: https:\/\/ops\.example\.com\/inbox\/\?item=[^ ]+$/);
+    // The item itself, for a receiver that reads it, is exact.
+    assert.deepEqual(item.arguments, { to });
+  });
+
   it('retries a failed delivery with backoff, reporting each failure as a warning that does not show the secret URL', async () => {
     const url = stores.url();
     await start(url);
@@ -123,10 +145,15 @@ describe('Inbox notifications to a webhook', () => {
     await until(() => hook.taken.length === 4);
     const warnings = events.flatMap((event) => (event.type === 'warning' ? [event.message] : []));
     assert.equal(warnings.length, 3);
+    // Which items the three failures hit depends on timing (a 5 ms retry may overtake another item's first try); each item's tries count up from 1.
+    const attempts = new Map<string, number[]>();
     for (const warning of warnings) {
-      assert.match(warning, /^inboxWeb notifications \(http:\/\/127\.0\.0\.1:\d+\/…\): could not announce inbox item ".+" \(shop\/\w+\), attempt 1: the receiver answered HTTP 503\. Trying again in [\d.]+ s while it waits\.$/);
+      const found = /^inboxWeb notifications \(http:\/\/127\.0\.0\.1:\d+\/…\): could not announce inbox item "(.+)" \(shop\/\w+\), attempt (\d+): the receiver answered HTTP 503\. Trying again in [\d.]+ s while it waits\.$/.exec(warning);
+      assert.ok(found, warning);
+      attempts.set(found[1]!, [...(attempts.get(found[1]!) ?? []), Number(found[2])]);
       assert.doesNotMatch(warning, /secret-path/);
     }
+    for (const tries of attempts.values()) assert.deepEqual(tries, tries.map((_, i) => i + 1));
     assert.equal(new Set(hook.taken.map((received) => received.message.item.id)).size, 4);
   });
 

@@ -5,6 +5,10 @@
 (() => {
   /** Strings longer than this are folded: the first part shows, the rest opens with its summary. */
   const FOLD_AT = 240;
+  /** Deeper than this, a value shows as one line of JSON: a tool's output may nest thousands deep, and the page must not overflow its stack. */
+  const PRETTY_DEPTH = 32;
+  /** Invisible, line-breaking and direction-changing characters JSON.stringify leaves as they are. */
+  const HIDDEN = /[\u007f-\u00a0\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]/g;
   const OUTSIDE_NOTE =
     'Asked for after the run read text from outside (a web page, an e-mail, an MCP server\'s answer). ' +
     'That text may carry instructions meant for the model: check that this call is what a person would want.';
@@ -79,6 +83,15 @@
 
   // ----- exact arguments, pretty, long values folded (never cut) -----
 
+  /**
+   * JSON text with the characters a person cannot see, or that reorder what follows them (U+202E shows the
+   * rest backwards), written as \u escapes: still the same JSON, and what a person reads is what runs.
+   */
+  function json(value) {
+    const text = JSON.stringify(value);
+    return text === undefined ? text : text.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  }
+
   /** Pretty JSON as DOM: a long string shows its start and a <details> with all of it, saying how long it is. */
   function prettyJson(value) {
     const root = el('pre', { class: 'json' });
@@ -86,23 +99,24 @@
     return root;
   }
 
-  function write(parent, value, pad) {
+  function write(parent, value, pad, level = 0) {
     if (value === null || typeof value !== 'object') return writeScalar(parent, value);
+    if (level >= PRETTY_DEPTH) return writeDeep(parent, value);
     const isArray = Array.isArray(value);
     const entries = isArray ? value.map((v, i) => [i, v]) : Object.entries(value);
     if (entries.length === 0) return parent.append(isArray ? '[]' : '{}');
     parent.append(isArray ? '[\n' : '{\n');
     entries.forEach(([key, child], i) => {
       parent.append(pad + '  ');
-      if (!isArray) parent.append(el('span', { class: 'key', text: JSON.stringify(key) }), ': ');
-      write(parent, child, pad + '  ');
+      if (!isArray) parent.append(el('span', { class: 'key', text: json(key) }), ': ');
+      write(parent, child, pad + '  ', level + 1);
       parent.append(i < entries.length - 1 ? ',\n' : '\n');
     });
     parent.append(pad + (isArray ? ']' : '}'));
   }
 
   function writeScalar(parent, value) {
-    const text = JSON.stringify(value);
+    const text = json(value);
     if (typeof value !== 'string' || text.length <= FOLD_AT) {
       parent.append(el('span', { class: typeof value, text: text === undefined ? 'undefined' : text }));
       return;
@@ -113,6 +127,25 @@
         { class: 'fold' },
         el('summary', {}, el('span', { class: 'string', text: `${text.slice(0, 80)}…` }), el('span', { class: 'fold-note', text: ` folded: ${value.length.toLocaleString('en')} characters, open to read all of it` })),
         el('span', { class: 'string', text }),
+      ),
+    );
+  }
+
+  /** What is nested deeper than `PRETTY_DEPTH`, as one folded line of JSON: whole, and no deeper in the page's own stack. */
+  function writeDeep(parent, value) {
+    let text;
+    try {
+      text = json(value);
+    } catch (error) {
+      parent.append(el('span', { class: 'deep error', text: `(nested too deeply for this browser to show: ${error.message}; wardrik show --json prints it)` }));
+      return;
+    }
+    parent.append(
+      el(
+        'details',
+        { class: 'fold' },
+        el('summary', {}, el('span', { class: 'string', text: `${text.slice(0, 80)}…` }), el('span', { class: 'fold-note', text: ` nested deeper than ${PRETTY_DEPTH} levels: shown as one line of JSON, ${text.length.toLocaleString('en')} characters; open to read all of it` })),
+        el('span', { class: 'deep', text }),
       ),
     );
   }
@@ -414,7 +447,14 @@
       document.getElementById('run').hidden = true;
       document.getElementById('pending').focus();
     });
-    const tick = () => refresh().catch((error) => status(`Could not refresh: ${error.message}`, true));
+    // One look at a time: when the list takes longer than pollMs to arrive, the next look waits for this one.
+    let looking = null;
+    const tick = () => {
+      looking ??= refresh()
+        .catch((error) => status(`Could not refresh: ${error.message}`, true))
+        .finally(() => (looking = null));
+      return looking;
+    };
     await tick();
     setInterval(tick, session.pollMs);
   }
