@@ -49,12 +49,22 @@ export class ToolNotFoundError extends WardrikError {
   }
 }
 
+/**
+ * What the model is told after a call that is not safe to repeat may or may not have happened (it timed
+ * out, its connection dropped): "try again later" made models send it again as a new call, a second effect.
+ */
+export const MAY_HAVE_HAPPENED =
+  'so it may have happened. Do not call it again: a repeat could do it twice. Tell the user it is not known whether it happened; a person will check and settle it.';
+
 /** A call ran longer than its time-out; its signal was aborted. */
 export class ToolTimeoutError extends WardrikError {
-  constructor(tool: string, ms: number) {
+  /** `repeatable`: the tool is read-only or idempotent, so trying again is safe and the model is told so. */
+  constructor(tool: string, ms: number, repeatable = true) {
     super(
       'timeout',
-      `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again later, or with a smaller request.`,
+      repeatable
+        ? `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again later, or with a smaller request.`
+        : `Tool "${tool}" timed out after ${ms} ms and was stopped, ${MAY_HAVE_HAPPENED}`,
     );
   }
 }

@@ -617,7 +617,7 @@ export class ToolRunner {
       };
       // The answer is settled before the tool is told to stop, so nothing the tool does then can hold it.
       const deadline = this.deadlines.add(ms, () => {
-        const error = new ToolTimeoutError(p.entry.name, ms);
+        const error = new ToolTimeoutError(p.entry.name, ms, isRepeatable(p.entry.tool));
         settle({ threw: error });
         ctx.abort(error);
       });

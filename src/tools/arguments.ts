@@ -1,9 +1,9 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, validateSync, ValidationTypes, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { ConfigurationError, type FieldIssue } from '../errors.js';
+import { compiledSchema, schemaProblem } from './json-schema.js';
 import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
 
 /**
@@ -231,30 +231,21 @@ function safeJson(value: unknown): string {
   }
 }
 
-let ajv: Ajv | undefined;
-
+/** A JSON Schema's checker: the schema is read at once, compiled on the first call (see json-schema.ts). */
 function schemaChecker(schema: JsonSchema): ArgumentChecker {
   if (schema.type !== 'object') {
     throw new ConfigurationError(
       `its input is not an object schema (type: ${JSON.stringify(schema.type ?? null)}); a tool's arguments are named, so give { type: 'object', properties: {...} }`,
     );
   }
-  if (ajv === undefined) {
-    // addUsedSchema off: two tools whose schemas share an `$id` (two MCP servers, say) must not clash in
-    // this shared instance ("schema with key or id ... already exists"), which skipped the second tool.
-    ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
-    addFormats.default(ajv);
-  }
-  let validator: ValidateFunction;
-  try {
-    validator = ajv.compile(schema);
-  } catch (error) {
-    throw new ConfigurationError(`its input schema is not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
-  }
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) throw new ConfigurationError(problem);
+  let validator: ValidateFunction | undefined;
   return {
     check(raw) {
       const issues = inspectArguments(raw);
       if (issues.length > 0) return { ok: false, issues };
+      validator ??= compiledSchema(schema);
       return validator(raw) ? { ok: true, value: raw } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
     },
   };
