@@ -4,6 +4,7 @@ import { getMetadataStorage, validate, validateSync, ValidationTypes, type Valid
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { ConfigurationError, type FieldIssue } from '../errors.js';
 import { compiledSchema, schemaProblem } from './json-schema.js';
+import { dtoSchema } from './schema.js';
 import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
 
 /**
@@ -110,14 +111,28 @@ const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
   validationError: { target: false, value: true },
 });
 
+/**
+ * A DTO's checker: class-validator first (its messages are the app's), then the DTO's own JSON Schema,
+ * the one the model is shown. class-validator alone let through what that schema refuses: an array
+ * where a nested object is required (`address: []`, `lines: [[]]`), unknown keys named like
+ * `Object.prototype` members (`toString`: its whitelist looks them up in a plain object, finds the
+ * prototype's, and drops them), and a date where the schema says `date-time` (`@IsDateString`). So
+ * arguments that pass are always what the schema says.
+ */
 function dtoChecker(dto: DtoClass): ArgumentChecker {
   // validateSync skips async validators, so a DTO with any, itself or in a nested DTO, uses the async path.
   const isAsync = hasAsyncConstraint(dto, new Set());
   const nested = nestedRules(dto);
-  const finish = (instance: object, errors: ValidationError[]): CheckResult => {
+  const schema = dtoSchema(dto);
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) throw new ConfigurationError(problem);
+  let validator: ValidateFunction | undefined;
+  const finish = (raw: unknown, instance: object, errors: ValidationError[]): CheckResult => {
     const issues = flatten(errors, '');
     if (nested.length > 0) missingNested(instance, nested, '', issues, 0);
-    return issues.length === 0 ? { ok: true, value: instance } : { ok: false, issues };
+    if (issues.length > 0) return { ok: false, issues };
+    validator ??= compiledSchema(schema);
+    return validator(raw) ? { ok: true, value: instance } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
   };
   return {
     check(raw) {
@@ -125,8 +140,8 @@ function dtoChecker(dto: DtoClass): ArgumentChecker {
       if (issues.length > 0) return { ok: false, issues };
       const instance = plainToInstance(dto, raw as object) as object;
       return isAsync
-        ? validate(instance, VALIDATOR_OPTIONS).then((errors) => finish(instance, errors))
-        : finish(instance, validateSync(instance, VALIDATOR_OPTIONS));
+        ? validate(instance, VALIDATOR_OPTIONS).then((errors) => finish(raw, instance, errors))
+        : finish(raw, instance, validateSync(instance, VALIDATOR_OPTIONS));
     },
   };
 }
