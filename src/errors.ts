@@ -27,12 +27,17 @@ export interface FieldIssue {
   readonly message: string;
 }
 
+const MAX_LISTED_ISSUES = 25;
+
 /** The arguments of a call did not pass the tool's checks. Carries every failing field. */
 export class InvalidArgumentsError extends WardrikError {
   readonly issues: readonly FieldIssue[];
 
   constructor(tool: string, issues: readonly FieldIssue[]) {
-    const lines = issues.map((issue) => `- ${issue.path}: ${issue.message}`).join('\n');
+    // The message lists the first few: arguments with thousands of bad values must not make an answer as large.
+    const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path.slice(0, 200)}: ${issue.message}`);
+    if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
+    const lines = listed.join('\n');
     super(
       'invalid_arguments',
       `Invalid arguments for tool "${tool}"; the tool did not run. Fix these and call it again:\n${lines}`,

@@ -5,7 +5,7 @@ import { ConfigurationError, ConflictError, StoreError, ToolTimeoutError } from 
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxKind, InboxRecord, Store, SyncJournal } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
-import type { CheckResult } from '../tools/arguments.js';
+import { journaledArguments, type CheckResult } from '../tools/arguments.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import {
   answerFrom,
@@ -468,16 +468,18 @@ export class ToolRunner {
     answer: ToolAnswer,
     decision?: Decision,
   ): Promise<ToolAnswer> {
+    // Arguments over the limits are journaled as a note, never whole (see journaledArguments).
+    const journaled = journaledArguments(args ?? null);
     const record: CallRecord = {
       ...base,
-      arguments: args ?? null,
+      arguments: journaled,
       idempotencyKey: `${base.run}:${base.call}`,
       state: 'failed',
       attempt: 0,
       answer,
       updatedAt: this.clock.now(),
     };
-    if (!(await this.store.writeCall(record, undefined))) return this.raced(base.run, base.call, args ?? null);
+    if (!(await this.store.writeCall(record, undefined))) return this.raced(base.run, base.call, journaled);
     this.announce(base, decision);
     this.emitFinal(base, answer, 0);
     return answer;

@@ -20,6 +20,18 @@ export interface ArgumentChecker {
 /** Bounds on what a model may send: deeper or larger arguments are refused before parsing into a DTO. */
 export const ARGUMENT_LIMITS = Object.freeze({ depth: 32, values: 10_000, characters: 1_000_000 });
 
+/**
+ * JSON text of arguments longer than this many characters is refused unread: it cannot hold arguments
+ * within `ARGUMENT_LIMITS` (their characters, and the syntax of their values) but in pathological cases.
+ */
+export const MAX_ARGUMENTS_TEXT = ARGUMENT_LIMITS.characters + 10 * ARGUMENT_LIMITS.values;
+
+/**
+ * The one key of what is kept in place of arguments over the limits (`journaledArguments`). Arguments
+ * that hold it are refused as too large, so a journaled note that is run again is refused the same way.
+ */
+export const CUT_KEY = '(cut by Wardrik)';
+
 /** Keys that could reach an object's prototype through class-transformer; never valid argument names. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -43,7 +55,8 @@ export function inspectArguments(raw: unknown): readonly FieldIssue[] {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return [{ path: '(arguments)', message: `must be a JSON object of named arguments; got ${describeValue(raw)}` }];
   }
-  const walk: Walk = { values: 0, characters: 0, trail: [], issues: undefined };
+  if (Object.hasOwn(raw, CUT_KEY)) return [{ path: '(arguments)', message: `were too large, so only a note was kept (${String((raw as Record<string, unknown>)[CUT_KEY]).slice(0, 200)}); send less` }];
+  const walk: Walk = { values: 0, characters: 0, deep: false, trail: [], issues: undefined };
   if (!walkValue(walk, raw, 0)) {
     return [
       {
@@ -61,6 +74,8 @@ const NO_ISSUES: readonly FieldIssue[] = Object.freeze([]);
 interface Walk {
   values: number;
   characters: number;
+  /** A value is nested deeper than the limit. */
+  deep: boolean;
   /** The path as parts, spelled out only for an issue: most arguments have none. */
   readonly trail: (string | number)[];
   issues: FieldIssue[] | undefined;
@@ -74,6 +89,7 @@ function walkValue(walk: Walk, value: unknown, depth: number): boolean {
   if (walk.values > ARGUMENT_LIMITS.values || walk.characters > ARGUMENT_LIMITS.characters) return false;
   if (value === null || typeof value !== 'object') return true;
   if (depth > ARGUMENT_LIMITS.depth) {
+    walk.deep = true;
     walkIssue(walk, `is nested deeper than ${ARGUMENT_LIMITS.depth} levels; send a flatter value`);
     return true;
   }
@@ -97,6 +113,29 @@ function walkValue(walk: Walk, value: unknown, depth: number): boolean {
     if (!within) return false;
   }
   return true;
+}
+
+/**
+ * Arguments as the journal keeps them: whole when within `ARGUMENT_LIMITS`, else a small note in their
+ * place, `{ "(cut by Wardrik)": why }`. Arguments refused for size or depth were kept whole before: 20
+ * of 10 MB grew the process by 249 MB and SQLite by 211 MB, and 10,000 levels overflowed the stack of
+ * the journal's JSON writer, failing the turn at every recovery.
+ */
+export function journaledArguments(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > MAX_ARGUMENTS_TEXT ? cutNote(`${value.length} characters of JSON, over ${MAX_ARGUMENTS_TEXT}`) : value;
+  if (value === null || typeof value !== 'object') return value;
+  const walk: Walk = { values: 0, characters: 0, deep: false, trail: [], issues: undefined };
+  if (!walkValue(walk, value, 0)) return cutNote(`more than ${ARGUMENT_LIMITS.values} values or ${ARGUMENT_LIMITS.characters} characters`);
+  return walk.deep ? cutNote(`nested deeper than ${ARGUMENT_LIMITS.depth} levels`) : value;
+}
+
+/** A model's arguments text as an agent's turn journals it: whole, or the note when it is too long to hold arguments within the limits. */
+export function journaledArgumentsText(text: string): string {
+  return text.length > MAX_ARGUMENTS_TEXT ? JSON.stringify(journaledArguments(text)) : text;
+}
+
+function cutNote(why: string): Record<string, string> {
+  return { [CUT_KEY]: `the arguments were over the limits (${why}); only this note was kept` };
 }
 
 function walkIssue(walk: Walk, message: string): void {
