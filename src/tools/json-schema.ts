@@ -37,12 +37,21 @@ export function toolsAjv(): Ajv {
  * or a regular expression that is not safe (see `unsafePatternReason`). `undefined` when nothing is.
  */
 export function schemaProblem(schema: object, what = 'input schema'): string | undefined {
-  const unsafe = patternProblem(schema, what, 0);
-  if (unsafe !== undefined) return unsafe;
-  const ajv = toolsAjv();
-  if (ajv.validateSchema(schema) !== true) return `its ${what} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
-  return undefined;
+  // Many tools of a server share a schema (no arguments, one string): each is read once.
+  const key = `${what}\n${JSON.stringify(schema)}`;
+  if (problems.has(key)) return problems.get(key);
+  let problem = patternProblem(schema, what, 0);
+  if (problem === undefined) {
+    const ajv = toolsAjv();
+    if (ajv.validateSchema(schema) !== true) problem = `its ${what} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+  }
+  if (problems.size >= CACHE_SIZE) problems.delete(problems.keys().next().value!);
+  problems.set(key, problem);
+  return problem;
 }
+
+/** What `schemaProblem` found, by schema. */
+const problems = new Map<string, string | undefined>();
 
 const compiled = new Map<string, ValidateFunction>();
 
