@@ -12,7 +12,7 @@ import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
 import { MessageTooLarge } from './message-limit.js';
 import type { McpServerOptions } from './options.js';
-import { LAZY_OUTPUT_SCHEMAS } from './output-schemas.js';
+import { TOOLS_PAGE } from './tool-listing.js';
 import { pinnedFetch, type PinnedFetch } from './pinned-fetch.js';
 
 /** Where a server's connection stands. */
@@ -215,7 +215,7 @@ export class ServerConnection {
     if (options.credential !== undefined && (secret === undefined || secret === '')) {
       throw new Error(`credential "${options.credential}" has no value (the credential provider found none; by default it reads the environment variable of that name)`);
     }
-    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: LAZY_OUTPUT_SCHEMAS });
+    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: {} });
     if ('stdio' in options.transport) {
       if (runtime && check !== undefined) {
         throw new EgressRefused(`${this.where} runs a command, which a hub with an egress check refuses for servers added at runtime; use an http transport.`);
@@ -343,7 +343,8 @@ async function listAll(client: Client, timeoutMs: number): Promise<McpTool[]> {
   const tools: McpTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs });
+    // Not client.listTools(): see TOOLS_PAGE for what it costs with a hostile server.
+    const result = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, TOOLS_PAGE, { timeout: timeoutMs });
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (cursor === undefined) break;

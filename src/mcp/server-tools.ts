@@ -1,10 +1,10 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { CallContext } from '../runner/call-context.js';
-import { schemaProblem } from '../tools/json-schema.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { annotationsOf, describeTool, inputSchemaOf, outputOf } from './adapt.js';
 import type { ServerConnection } from './connection.js';
 import type { McpServerOptions } from './options.js';
+import { outputSchemaProblem, structuredOutput } from './tool-listing.js';
 
 export interface ServerToolsSettings {
   readonly server: string;
@@ -76,13 +76,18 @@ export class ServerTools {
     const { trusted = false, gated, timeoutMs } = options;
     const annotations = annotationsOf(tool, { trusted, gated, wasGated: this.everGated.has(tool.name), timeoutMs });
     if (!trusted && gated === undefined && annotations.gated === true) this.everGated.add(tool.name);
-    if (tool.outputSchema !== undefined) {
-      // The SDK checks results against it (lazily, see output-schemas.ts); an unsafe one is refused here.
-      const problem = schemaProblem(tool.outputSchema, 'output schema');
-      if (problem !== undefined) throw new Error(problem);
-    }
     const where = `Tool "${tool.name}" of MCP server "${server}"`;
-    const read = (result: CallToolResult): unknown => outputOf(result, maxResultChars, where);
+    let read = (result: CallToolResult): unknown => outputOf(result, maxResultChars, where);
+    if (tool.outputSchema !== undefined) {
+      // Results are checked against it (compiled on the first); a schema that cannot be used skips the tool.
+      const problem = outputSchemaProblem(tool.outputSchema);
+      if (problem !== undefined) throw new Error(problem);
+      const check = structuredOutput(tool.outputSchema, where);
+      read = (result) => {
+        check(result);
+        return outputOf(result, maxResultChars, where);
+      };
+    }
     const title = tool.title ?? tool.annotations?.title;
     const repeatable = annotations.readOnly === true || annotations.idempotent === true;
     return defineTool({

@@ -70,6 +70,41 @@ describe('A server with schemas that would stall the event loop', () => {
     }
   });
 
+  it('checks structured results against the output schema on the first result, and refuses ones that do not match', async () => {
+    const outputSchema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+    const answers: Record<string, object> = { good: { structuredContent: { n: 1 } }, bad: { structuredContent: { n: 'one' } }, none: {} };
+    const server = await startRawServer({
+      tools: ['good', 'bad', 'none'].map((name) => tool(name, {}, { outputSchema })),
+      onCall(call, res) {
+        const result = { content: [{ type: 'text', text: 'x' }], ...answers[call.name] };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
+      },
+    });
+    const h = await harness({ servers: { raw: { transport: { http: { url: server.url } } } } });
+    try {
+      await h.toolsChanged('raw', 3);
+      assert.deepEqual(await h.call('raw__good'), { status: 'ok', output: { n: 1 }, labels: ['outside'] });
+      const bad = await h.call('raw__bad');
+      assert.match(bad.status === 'error' ? bad.message : '', /structured content that does not match its output schema \(data\/n must be integer\)/);
+      const none = await h.call('raw__none');
+      assert.match(none.status === 'error' ? none.message : '', /has an output schema but answered without structured content/);
+    } finally {
+      await h.close();
+      await server.close();
+    }
+  });
+
+  it('fails the connection on a listing that is not valid MCP, saying why', async () => {
+    const server = await rawServer([{ description: 'no name' }]);
+    const h = await harness({ servers: { raw: { transport: { http: { url: server.url } } } } });
+    try {
+      await h.until((e) => e.type === 'warning' && /tools\/list answer is not valid MCP: tools\[0\] is not an object with a "name"/.test(e.message));
+    } finally {
+      await h.close();
+      await server.close();
+    }
+  });
+
   it('offers at most maxTools of a server listing 20,000 tools, with a warning naming the server', async () => {
     const many = Array.from({ length: 20_000 }, (_, i) => tool(`t${i}`, { q: { type: 'string', maxLength: 10 + (i % 50) } }));
     const server = await rawServer(many);
