@@ -37,8 +37,8 @@ export interface ConnectionSettings {
   readonly timing: ConnectionTiming;
   /** The largest message read from the server (a stdio line, a JSON body, an SSE event), in bytes. */
   readonly maxMessageBytes: number;
-  /** The server's tools after each listing; `undefined` when it went down. */
-  readonly onTools: (tools: readonly McpTool[] | undefined) => void;
+  /** The server's tools after each listing (waited for, when a long one is adapted in slices); `undefined` when it went down. */
+  readonly onTools: (tools: readonly McpTool[] | undefined) => void | Promise<void>;
   /** The connection went down (or the first attempt failed), and why; for a warning event. */
   readonly onDown: (reason: string, retryInMs: number) => void;
 }
@@ -189,7 +189,7 @@ export class ServerConnection {
       this.failures = 0;
       this.lastError = undefined;
       this.opening = undefined;
-      this.settings.onTools(tools);
+      await this.settings.onTools(tools);
       this.settleFirst();
     } catch (error) {
       this.opening = undefined;
@@ -299,7 +299,7 @@ export class ServerConnection {
         try {
           const tools = await listAll(client, this.settings.timing.connectTimeoutMs);
           if (generation !== this.generation) return;
-          this.settings.onTools(tools);
+          await this.settings.onTools(tools);
         } catch (error) {
           if (generation !== this.generation) return;
           // The connection may be gone (its close handler takes over), or only the listing failed.

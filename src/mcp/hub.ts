@@ -8,7 +8,7 @@ import type { CapabilityContext, CapabilityProvider } from './capability.js';
 import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
 import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck } from './egress.js';
-import { ServerTools } from './server-tools.js';
+import { ServerTools, type AdaptedListing } from './server-tools.js';
 import { httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
 
 /**
@@ -393,7 +393,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   }
 
   /** Puts a server's listed tools in the catalog (none while it is down) and emits `tools.changed` on a change. */
-  private publish(entry: ServerEntry, tools: readonly McpTool[] | undefined): void {
+  private publish(entry: ServerEntry, tools: readonly McpTool[] | undefined): void | Promise<void> {
     if (entry.closed || this.closed) return;
     if (tools === undefined) {
       entry.tools.forget();
@@ -405,8 +405,14 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       return;
     }
     entry.down = false;
-    const listing = entry.tools.adapt(tools);
-    if (listing === undefined) return;
+    const adapting = entry.tools.adapt(tools);
+    if (adapting instanceof Promise) return adapting.then((listing) => this.offer(entry, listing));
+    this.offer(entry, adapting);
+  }
+
+  /** Puts an adapted listing in the catalog, with its warnings, skipped tools and `tools.changed`. */
+  private offer(entry: ServerEntry, listing: AdaptedListing | undefined): void {
+    if (listing === undefined || entry.closed || this.closed) return;
     if (listing.overCap !== undefined) {
       this.warn(
         `MCP server "${entry.name}" of hub "${this.name}" lists ${listing.overCap} tools, more than maxTools (${this.maxTools}); only the first ${this.maxTools} are offered. ` +

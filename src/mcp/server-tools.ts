@@ -1,10 +1,14 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { CallContext } from '../runner/call-context.js';
+import { argumentChecker } from '../tools/arguments.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { annotationsOf, describeTool, inputSchemaOf, outputOf } from './adapt.js';
 import type { ServerConnection } from './connection.js';
 import type { McpServerOptions } from './options.js';
 import { outputSchemaProblem, structuredOutput } from './tool-listing.js';
+
+/** How many tools are adapted between two turns of the event loop. */
+const SLICE = 500;
 
 export interface ServerToolsSettings {
   readonly server: string;
@@ -35,16 +39,23 @@ export class ServerTools {
   private readonly everGated = new Set<string>();
   private previous = new Map<string, { readonly json: string; readonly definition: ToolDefinition }>();
   private fingerprint: string | undefined;
+  /** Increases with each listing adapted and on forget(): a slower adaptation that sees it changed stops. */
+  private version = 0;
 
   constructor(private readonly settings: ServerToolsSettings) {}
 
   /** Forgets the last listing (the server went down): the next one is adapted even if it is the same. */
   forget(): void {
     this.fingerprint = undefined;
+    this.version++; // a listing being adapted is dropped
   }
 
-  /** The listing adapted, or `undefined` when it is the same as the last. */
-  adapt(tools: readonly McpTool[]): AdaptedListing | undefined {
+  /**
+   * The listing adapted, or `undefined` when it is the same as the last (or a newer listing, or the
+   * server going down, overtook it). Up to `SLICE` tools are adapted at once; a longer listing is
+   * adapted `SLICE` at a time, with the event loop free between slices, and comes as a promise.
+   */
+  adapt(tools: readonly McpTool[]): AdaptedListing | undefined | Promise<AdaptedListing | undefined> {
     const { options, maxTools } = this.settings;
     const only = options.only === undefined ? undefined : new Set(options.only);
     const offered = only === undefined ? tools : tools.filter((tool) => only.has(tool.name));
@@ -53,22 +64,43 @@ export class ServerTools {
     const fingerprint = `${offered.length}\n${jsons.join('\n')}`;
     if (fingerprint === this.fingerprint) return undefined;
     this.fingerprint = fingerprint;
-    const definitions: ToolDefinition[] = [];
-    const skipped: { tool: string; reason: string }[] = [];
+    const version = ++this.version;
+    const listing: AdaptedListing & { definitions: ToolDefinition[]; skipped: { tool: string; reason: string }[] } = {
+      definitions: [],
+      skipped: [],
+      overCap: offered.length > maxTools ? offered.length : undefined,
+    };
     const next = new Map<string, { readonly json: string; readonly definition: ToolDefinition }>();
-    kept.forEach((tool, i) => {
-      const json = jsons[i]!;
-      const before = this.previous.get(tool.name);
-      try {
-        const definition = before !== undefined && before.json === json ? before.definition : this.define(tool);
-        definitions.push(definition);
-        next.set(tool.name, { json, definition });
-      } catch (error) {
-        skipped.push({ tool: String(tool.name), reason: (error as Error).message });
+    const adaptSlice = (from: number): void => {
+      for (let i = from; i < Math.min(from + SLICE, kept.length); i++) {
+        const tool = kept[i]!;
+        const json = jsons[i]!;
+        const before = this.previous.get(tool.name);
+        try {
+          const definition = before !== undefined && before.json === json ? before.definition : this.define(tool);
+          listing.definitions.push(definition);
+          next.set(tool.name, { json, definition });
+        } catch (error) {
+          listing.skipped.push({ tool: String(tool.name), reason: (error as Error).message });
+        }
       }
-    });
-    this.previous = next;
-    return { definitions, skipped, overCap: offered.length > maxTools ? offered.length : undefined };
+    };
+    const done = (): AdaptedListing => {
+      this.previous = next;
+      return listing;
+    };
+    if (kept.length <= SLICE) {
+      adaptSlice(0);
+      return done();
+    }
+    return (async () => {
+      for (let from = 0; from < kept.length; from += SLICE) {
+        if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+        if (version !== this.version) return undefined;
+        adaptSlice(from);
+      }
+      return done();
+    })();
   }
 
   private define(tool: McpTool): ToolDefinition {
@@ -90,7 +122,7 @@ export class ServerTools {
     }
     const title = tool.title ?? tool.annotations?.title;
     const repeatable = annotations.readOnly === true || annotations.idempotent === true;
-    return defineTool({
+    const definition = defineTool({
       name: tool.name,
       description: describeTool(tool, server),
       input: inputSchemaOf(tool),
@@ -99,5 +131,7 @@ export class ServerTools {
       // Under the runner, the SDK gets the attempt's light signal: a real one costs more than the call.
       run: (args, ctx) => connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal, read, repeatable),
     });
+    argumentChecker(definition); // its schema is read here, a slice at a time, not all at once in the catalog
+    return definition;
   }
 }
