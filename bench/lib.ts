@@ -58,3 +58,70 @@ export function report(title: string, baseline: Timing, rows: readonly { timing:
     console.log(`  ${timing.name.padEnd(52)} ${format(timing.ns).padStart(10)}   ${ratio.toFixed(2)}x${verdict}`);
   }
 }
+
+/** The median of some numbers. */
+export function median(values: readonly number[]): number {
+  return values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+/**
+ * One comparison measured on several fresh pairs (of connections, of server processes): `one` holds a
+ * pair's timings one call at a time and `many` its time per batch of `concurrency` calls, each with the
+ * baseline first and ours second (more rows after, for reference).
+ */
+export interface PairResult {
+  readonly one: readonly Timing[];
+  readonly many: readonly Timing[];
+}
+
+/**
+ * Prints a comparison made on several pairs, holding the targets to the median pair: one call at a time
+ * (ours ≤ `target` × the baseline's time) and `concurrency` at once (ours ≥ 0.9 of the baseline's
+ * throughput). `eachOne` and `eachMany` say how a pair's own figures are listed.
+ */
+export function reportPairs(
+  title: string,
+  results: readonly PairResult[],
+  options: {
+    readonly target: number;
+    readonly concurrency: number;
+    readonly baseline: string;
+    readonly eachOne?: (pair: PairResult) => string;
+    readonly eachMany?: (pair: PairResult) => string;
+  },
+): void {
+  const { target, concurrency, baseline } = options;
+  const ratios = results.map(({ one }) => one[1]!.ns / one[0]!.ns);
+  const shares = results.map(({ many }) => many[0]!.ns / many[1]!.ns);
+  const throughput = (timing: Timing): string => `${Math.round((concurrency * 1e9) / timing.ns)} calls/s`;
+  const oneMedian = results[ratios.indexOf(median(ratios))]!.one;
+  report(`${title}, one call at a time (median of ${results.length} pairs)`, oneMedian[0]!, [{ timing: oneMedian[1]!, target }, ...oneMedian.slice(2).map((timing) => ({ timing }))]);
+  console.log(`  each pair: ${results.map((pair, i) => options.eachOne?.(pair) ?? `${ratios[i]!.toFixed(2)}x`).join(', ')}`);
+  const manyMedian = results[shares.indexOf(median(shares))]!.many;
+  report(`${title}, ${concurrency} calls at once, time per batch (median of ${results.length} pairs)`, manyMedian[0]!, manyMedian.slice(1).map((timing) => ({ timing })));
+  const share = median(shares);
+  console.log(
+    `  throughput at ${concurrency}: ${baseline} ${throughput(manyMedian[0]!)}, ours ${throughput(manyMedian[1]!)} = ${share.toFixed(2)} of ${baseline}  target ≥ 0.9: ${share >= 0.9 ? 'met' : 'MISSED'}` +
+      ` (${format(manyMedian[1]!.ns / concurrency)} per call)`,
+  );
+  console.log(`  each pair: ${results.map((pair, i) => options.eachMany?.(pair) ?? `${shares[i]!.toFixed(2)} of ${baseline}`).join(', ')}`);
+}
+
+/**
+ * The SDK's HTTP client transport gives every request the same AbortSignal and undici adds a listener
+ * per request, so many concurrent calls trip Node's MaxListenersExceeded warning (raw and ours alike).
+ * Counts them instead of printing them; `printCount()` says how many there were.
+ */
+export function countListenerWarnings(): { printCount(): void } {
+  let count = 0;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name === 'MaxListenersExceededWarning') count++;
+    else console.warn(warning);
+  });
+  return {
+    printCount() {
+      if (count > 0) console.log(`\n  (${count} MaxListenersExceeded warnings from the SDK's HTTP client transport, counted and not printed)`);
+    },
+  };
+}

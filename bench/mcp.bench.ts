@@ -17,16 +17,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Wardrik, type McpTransportOptions } from '../src/index.js';
 import { CallContext } from '../src/runner/call-context.js';
-import { format, measureInTurns, report, type Timing } from './lib.js';
+import { countListenerWarnings, measureInTurns, reportPairs, type PairResult } from './lib.js';
 
-// The SDK's HTTP client transport gives every request the same AbortSignal and undici adds a listener
-// per request, so 32 concurrent calls trip Node's listener warning (raw and ours alike). Counted, not printed.
-let listenerWarnings = 0;
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (warning.name === 'MaxListenersExceededWarning') listenerWarnings++;
-  else console.warn(warning);
-});
+const listenerWarnings = countListenerWarnings();
 
 const stdioServer = fileURLToPath(new URL('../test/mcp/fixtures/stdio-server.js', import.meta.url));
 const httpServer = fileURLToPath(new URL('../test/mcp/fixtures/http-server.js', import.meta.url));
@@ -48,11 +41,7 @@ async function rawClient(kind: 'stdio' | 'http'): Promise<Client> {
   return client;
 }
 
-/** One pair's timings, one call at a time and 32 at once, each as [raw, ours, hub without the runner]. */
-interface PairResult {
-  readonly one: readonly Timing[];
-  readonly many: readonly Timing[];
-}
+// A pair's timings (PairResult), one call at a time and 32 at once, are each [raw, ours, hub without the runner].
 
 let id = 0;
 /** Measures one pair: a fresh hub connection (its own stdio child, or its own HTTP session) and a fresh raw client. */
@@ -91,31 +80,21 @@ async function measurePair(kind: 'stdio' | 'http'): Promise<PairResult> {
   return { one, many };
 }
 
-const median = (values: readonly number[]): number => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const throughput = (timing: Timing): string => `${Math.round((CONCURRENCY * 1e9) / timing.ns)} calls/s`;
-
 for (const [kind, target, pairs] of [
   ['stdio', 1.1, 5],
   ['http', 1.05, 3],
 ] as const) {
   const results: PairResult[] = [];
   for (let pair = 0; pair < pairs; pair++) results.push(await measurePair(kind));
-  // The pair whose ratio is the median one is printed in full; every pair's ratios are listed under it.
-  const ratios = results.map(({ one }) => one[1]!.ns / one[0]!.ns);
-  const shares = results.map(({ many }) => many[0]!.ns / many[1]!.ns);
-  const oneMedian = results[ratios.indexOf(median(ratios))]!.one;
-  report(`MCP over ${kind}, one call at a time (median of ${pairs} pairs)`, oneMedian[0]!, [{ timing: oneMedian[1]!, target }, { timing: oneMedian[2]! }]);
-  console.log(`  each pair: ${results.map(({ one }) => `${(one[1]!.ns / one[0]!.ns).toFixed(2)}x (without the runner ${(one[2]!.ns / one[0]!.ns).toFixed(2)}x)`).join(', ')}`);
-  const manyMedian = results[shares.indexOf(median(shares))]!.many;
-  report(`MCP over ${kind}, ${CONCURRENCY} calls at once, time per batch (median of ${pairs} pairs)`, manyMedian[0]!, [{ timing: manyMedian[1]! }, { timing: manyMedian[2]! }]);
-  const share = median(shares);
-  console.log(
-    `  throughput at ${CONCURRENCY}: raw ${throughput(manyMedian[0]!)}, ours ${throughput(manyMedian[1]!)} = ${share.toFixed(2)} of raw  target ≥ 0.9: ${share >= 0.9 ? 'met' : 'MISSED'}` +
-      ` (${format(manyMedian[1]!.ns / CONCURRENCY)} per call)`,
-  );
-  console.log(`  each pair: ${results.map(({ many }) => `${(many[0]!.ns / many[1]!.ns).toFixed(2)} of raw (without the runner ${(many[0]!.ns / many[2]!.ns).toFixed(2)})`).join(', ')}`);
+  reportPairs(`MCP over ${kind}`, results, {
+    target,
+    concurrency: CONCURRENCY,
+    baseline: 'raw',
+    eachOne: ({ one }) => `${(one[1]!.ns / one[0]!.ns).toFixed(2)}x (without the runner ${(one[2]!.ns / one[0]!.ns).toFixed(2)}x)`,
+    eachMany: ({ many }) => `${(many[0]!.ns / many[1]!.ns).toFixed(2)} of raw (without the runner ${(many[0]!.ns / many[2]!.ns).toFixed(2)})`,
+  });
 }
-if (listenerWarnings > 0) console.log(`\n  (${listenerWarnings} MaxListenersExceeded warnings from the SDK's HTTP client transport, counted and not printed)`);
+listenerWarnings.printCount();
 
 httpChild.stdin!.end();
 await once(httpChild, 'exit');

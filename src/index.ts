@@ -18,15 +18,15 @@ export {
 } from './errors.js';
 export type { FieldIssue } from './errors.js';
 
-export { Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
+export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
 export type { ToolDecoratorOptions } from './tools/metadata.js';
 export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
 export type { Annotations, DtoClass, JsonSchema, PrivateKey, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
 export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';
 export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';
-export type { ToolAnswer, ToolErrorCode } from './tools/result.js';
-export type { Measure, ToolContext } from './tools/context.js';
+export type { ContentPart, ToolAnswer, ToolErrorCode } from './tools/result.js';
+export type { CallReporter, LogLevel, Measure, ToolContext } from './tools/context.js';
 export { ARGUMENT_LIMITS } from './tools/arguments.js';
 export { ToolCatalog } from './tools/catalog.js';
 export type { CatalogEntry, SkippedTool } from './tools/catalog.js';
@@ -42,6 +42,12 @@ export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, Po
 
 export { Inbox } from './inbox/inbox.js';
 export type { InboxItem } from './inbox/inbox.js';
+export { InboxWeb } from './web/inbox-web.js';
+export type { InboxWebListenOptions } from './web/inbox-web.js';
+export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
+export type { WebAnswer, WebItem } from './web/api.js';
+export type { InboxWaitingMessage } from './web/notifier.js';
+export type { RunTotals, RunView } from './inbox/run-view.js';
 
 export { McpHub } from './mcp/hub.js';
 export type { McpServerStatus, McpToolsOptions } from './mcp/hub.js';
@@ -70,12 +76,16 @@ export type {
   CallListOptions,
   CallRecord,
   CallState,
+  ClaimOutcome,
+  HoldOutcome,
   InboxKind,
   InboxRecord,
   InboxStatus,
   McpServerRecord,
+  RememberedClaim,
   RememberedRecord,
   RunSummary,
+  SpendHold,
   StepRecord,
   Store,
   SyncJournal,
@@ -93,6 +103,12 @@ export type { ModelFactory, ModelProvider, ModelsOptions, ProviderSettings } fro
 export { DEFAULT_PRICES } from './agent/pricing.js';
 export type { ModelPrice, ModelUsage, PriceTable } from './agent/pricing.js';
 
+export { WardrikMcpServer } from './serve/mcp-server.js';
+export type { ListenOptions } from './serve/mcp-server.js';
+export type { McpRequestHandler } from './serve/http.js';
+export { SERVE_DEFAULTS } from './serve/options.js';
+export type { ServeApprovalOptions, ServeAuthenticateOptions, ServeClientInfo, ServeHttpOptions, ServeOptions } from './serve/options.js';
+
 export { EventBus } from './telemetry/event-bus.js';
 export type {
   CostEvent,
@@ -107,7 +123,9 @@ export type {
   ToolCalledEvent,
   ToolDecidedEvent,
   ToolFailedEvent,
+  ToolLogEvent,
   ToolParkedEvent,
+  ToolProgressEvent,
   ToolRetryingEvent,
   ToolSkippedEvent,
   ToolsChangedEvent,

@@ -11,6 +11,7 @@ import type {
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../clock.js';
 import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { toMicroUsd, toUsd } from '../money.js';
 import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
@@ -22,6 +23,7 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { answerText, type ToolAnswer } from '../tools/result.js';
 import { Agent, type ParkedCall, type SendOptions, type TurnOutcome, type TurnResult } from './agent.js';
 import { assistantMessage, toolMessage, turnMessages, type ModelStepData, type StepData, type ToolsStepData } from './messages.js';
+import { modelHold } from './model-budget.js';
 import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './model-registry.js';
 import { AGENT_DEFAULTS, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
@@ -362,20 +364,37 @@ export class AgentService {
       }
       const budget = rt.options.budgetUsd;
       if (budget !== undefined) {
-        const spent = await this.store.getSpend(rt.id);
+        const spent = toUsd(await this.store.getSpend(rt.id));
         if (spent >= budget) {
           return this.settle(d, 'budget_spent', [], `Agent "${rt.id}" has spent $${round(spent)} of its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`);
         }
       }
       this.throwIfClosing();
       if (d.signal.aborted) return this.settle(d, 'failed', [], `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`);
-      const step = await this.callModel(d);
+      const step = await this.modelStep(d, budget);
+      if (step === undefined) return this.settle(d, 'budget_spent', [], `Agent "${rt.id}" has spent its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`);
       if ('failed' in step) {
         this.throwIfClosing();
         return this.settle(d, 'failed', [], step.failed);
       }
-      await this.journalModelStep(d, step);
     }
+  }
+
+  /** Calls the model and journals its step; under a budget, holding part of it meanwhile (`undefined`: the budget is spent). */
+  private modelStep(d: Drive, budgetUsd: number | undefined): Promise<ModelStepData | ModelFailure | undefined> {
+    let cost: number | undefined;
+    const step = async (): Promise<ModelStepData | ModelFailure> => {
+      const result = await this.callModel(d);
+      if ('failed' in result) return result;
+      await this.journalModelStep(d, result);
+      cost = toMicroUsd(result.usd);
+      return result;
+    };
+    if (budgetUsd === undefined) return step();
+    const { rt } = d;
+    const hold = modelHold({ agent: rt.id, run: d.run, step: d.modelSteps + 1, spec: rt.spec }, rt.price, rt.options.maxOutputTokens, budgetUsd, d.signal);
+    const stopped = `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`;
+    return this.runner.budgets.within<ModelStepData | ModelFailure | undefined>(hold, step, async (why) => (why === 'spent' ? undefined : { failed: stopped }), () => cost);
   }
 
   /** Asks the model for the next step, retrying transient failures; a failure is described, not thrown. */
@@ -439,9 +458,9 @@ export class AgentService {
     const { rt } = d;
     // Spend first: a crash after it and before the journal asks the model again, which really costs again.
     if (rt.price !== undefined) {
-      const totalUsd = await this.store.addSpend(rt.id, step.usd);
+      const totalMicroUsd = await this.store.addSpend(rt.id, toMicroUsd(step.usd));
       d.spentUsd += step.usd;
-      this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd });
+      this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
     }
     await this.append(d, step);
     d.prompt.push(assistantMessage(step));

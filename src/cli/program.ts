@@ -4,7 +4,9 @@ import { classify, ExitCode, type ExitCodeValue } from './errors.js';
 import { answer, approve, deny, inboxList } from './inbox-commands.js';
 import { mcpAdd, mcpList, mcpRemove, type McpAddOptions } from './mcp-commands.js';
 import { runs, show } from './runs-commands.js';
+import { serve, type ServeCommandOptions } from './serve-command.js';
 import { tools } from './tools-command.js';
+import { web, type WebCommandOptions } from './web-command.js';
 
 const EXIT_CODES = `
 Exit codes:
@@ -96,6 +98,24 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--toolset <name>', 'the toolset name to show defineTool values under', 'tools')
     .action((module: string, options: { toolset: string }, command: Command) => tools(context(command), module, options));
 
+  common(program.command('web').description('serve the inbox in a browser, with its JSON API, until stopped (127.0.0.1 unless --host)'))
+    .option('--host <host>', 'the address to listen on', '127.0.0.1')
+    .option('--port <port>', 'the port to listen on', port, 8040)
+    .option('--public-url <url>', 'where people open the page, for the links in notifications (behind a proxy)')
+    .option('--webhook-url <url>', 'POST a signed message here when an item starts waiting (secret in $WARDRIK_WEBHOOK_SECRET)')
+    .action((options: WebCommandOptions, command: Command) => web(context(command), options));
+  common(program.command('serve').description("serve the toolsets a module exports to MCP clients, every call through Wardrik's runner").argument('<module>', 'path of a compiled module'))
+    .option('--stdio', 'serve one client over stdin/stdout (for Claude Desktop and other clients that start the command)')
+    .option('--http <host:port>', 'serve Streamable HTTP at http://HOST:PORT/mcp')
+    .option('--tools <pattern>', 'serve only tools matching this pattern, such as orders/* (repeat for more; all unless given)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--toolset <name>', 'the toolset name of defineTool values', 'tools')
+    .option('--names <style>', 'qualified (orders__find_order) or bare (find_order)', 'qualified')
+    .option('--agent <id>', 'the agent id calls run as (its policy rules and budget apply)')
+    .option('--token-env <name>', 'with --http: the environment variable holding the bearer token clients must send')
+    .option('--unauthenticated', 'with --http: serve without a token (loopback, one user)')
+    .option('--wait-ms <ms>', 'how long a call that waits for a person is held open', positiveInteger)
+    .action((module: string, options: ServeCommandOptions, command: Command) => serve(context(command), module, options));
+
   const mcp = program.command('mcp').description("the runtime MCP servers kept in the store, which every node's hub runs");
   common(mcp.command('list').description("list a hub's runtime servers")).option('--hub <name>', 'the hub', 'mcp').action((options: { hub: string }, command: Command) => mcpList(context(command), options));
   common(mcp.command('add').description('add (or replace) a runtime server; checked as hub.add checks it').argument('<name>', 'the server name, also its toolset name'))
@@ -139,6 +159,11 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a whole number of at least 1 is needed.');
+  return Number(value);
+}
+
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new InvalidArgumentError('a port number from 0 to 65535 is needed (0: any free port).');
   return Number(value);
 }
 

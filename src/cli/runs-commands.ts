@@ -1,19 +1,9 @@
 import type { StepData } from '../agent/messages.js';
+import { readRun, type RunTotals, type TurnData } from '../inbox/run-view.js';
 import type { CallRecord, InboxRecord, RunSummary, StepRecord, TurnRecord } from '../store/store.js';
 import type { CommandContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { age, compact, indent, list, table, time, usd } from './format.js';
-
-/** What an agent turn keeps in `TurnRecord.data` (the agent loop's own JSON), as far as the command reads it. */
-interface TurnData {
-  readonly input?: string;
-  readonly model?: string;
-  readonly text?: string;
-  readonly spentUsd?: number;
-  readonly steps?: number;
-  readonly error?: string;
-  readonly parked?: readonly { readonly inboxId: string; readonly call: string; readonly tool: string; readonly reason: string }[];
-}
 
 /** `wardrik runs [--agent ID] [--limit N]`: the most recent runs first. */
 export async function runs(ctx: CommandContext, options: { readonly agent?: string; readonly limit: number }): Promise<void> {
@@ -45,53 +35,12 @@ function statusOf(run: RunSummary): string {
 
 /** `wardrik show RUN`: the run's turn and steps, each call with its answer, cost and labels; the run's labels; totals. */
 export async function show(ctx: CommandContext, run: string): Promise<void> {
-  const found = await ctx.withStore(async (store) => {
-    const [turn, steps, calls, labels, inbox] = await Promise.all([
-      store.getTurn(run),
-      store.listSteps(run),
-      store.listCalls({ run }),
-      store.getLabels(run),
-      store.listInbox({ all: true }),
-    ]);
-    return { turn, steps, calls, labels, inbox: inbox.filter((item) => item.run === run) };
-  });
-  const { turn, steps, calls, labels, inbox } = found;
-  if (turn === undefined && calls.length === 0) {
+  const found = await ctx.withStore((store) => readRun(store, run));
+  if (found === undefined) {
     throw new CliError(ExitCode.notFound, `No run "${run}" in store ${ctx.storeName}: it has no turn and no calls. \`wardrik runs\` lists the runs; check the id, or pass the --store your app uses.`);
   }
-  const totals = totalsOf(turn, steps, calls);
-  ctx.print({ store: ctx.storeName, run, agent: turn?.agent ?? calls[0]!.agent, turn: turn ?? null, steps, calls, inbox, labels, totals }, () =>
-    timeline(run, turn, steps, calls, inbox, labels, totals, ctx.io.now()),
-  );
-}
-
-interface Totals {
-  readonly calls: number;
-  readonly succeeded: number;
-  readonly failed: number;
-  readonly parked: number;
-  readonly running: number;
-  readonly toolCostUsd: number;
-  readonly modelCostUsd: number;
-  /** What the turn spent in all; for a run of calls only, what its tools spent. */
-  readonly spentUsd: number;
-}
-
-function totalsOf(turn: TurnRecord | undefined, steps: readonly StepRecord[], calls: readonly CallRecord[]): Totals {
-  const count = (state: CallRecord['state']): number => calls.filter((call) => call.state === state).length;
-  const toolCostUsd = calls.reduce((sum, call) => sum + (call.costUsd ?? 0), 0);
-  const modelCostUsd = steps.reduce((sum, step) => sum + ((step.data as StepData | null)?.kind === 'model' ? ((step.data as { usd?: number }).usd ?? 0) : 0), 0);
-  const data = (turn?.data ?? {}) as TurnData;
-  return {
-    calls: calls.length,
-    succeeded: count('succeeded'),
-    failed: count('failed'),
-    parked: count('parked'),
-    running: count('started'),
-    toolCostUsd,
-    modelCostUsd,
-    spentUsd: data.spentUsd ?? toolCostUsd + modelCostUsd,
-  };
+  const { turn, steps, calls, inbox, labels, totals } = found;
+  ctx.print({ store: ctx.storeName, ...found }, () => timeline(run, turn ?? undefined, steps, calls, inbox, labels, totals, ctx.io.now()));
 }
 
 function timeline(
@@ -101,7 +50,7 @@ function timeline(
   calls: readonly CallRecord[],
   inbox: readonly InboxRecord[],
   labels: readonly string[],
-  totals: Totals,
+  totals: RunTotals,
   now: number,
 ): string {
   const out: string[] = [];

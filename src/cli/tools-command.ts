@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { toolInfo, type ToolInfo } from '../di/wardrik.js';
+import { toolInfo, type ToolInfo, type ToolsetClass } from '../di/wardrik.js';
 import { ConfigurationError } from '../errors.js';
 import { ToolCatalog, type SkippedTool } from '../tools/catalog.js';
 import { getToolsetName } from '../tools/metadata.js';
@@ -29,8 +29,39 @@ interface DescribedToolset {
  * names it), so they are shown under `--toolset` (`tools` unless given).
  */
 export async function tools(ctx: CommandContext, module: string, options: { readonly toolset: string }): Promise<void> {
-  if (!TOOLSET_NAME.test(options.toolset)) {
-    throw new CliError(ExitCode.usage, `--toolset ${JSON.stringify(options.toolset)} is not a toolset name: ${TOOLSET_NAME_RULE}.`);
+  const loaded = await loadToolsets(module, options.toolset);
+  const described: DescribedToolset[] = [];
+  for (const { exportName, toolsetClass } of loaded.classes) {
+    let toolset: ReturnType<typeof describeToolset>;
+    try {
+      toolset = describeToolset(toolsetClass);
+    } catch (error) {
+      if (error instanceof ConfigurationError) throw new CliError(ExitCode.usage, `Toolset class ${toolsetClass.name} exported as "${exportName}" by ${loaded.path} cannot be registered: ${error.message}`, { cause: error });
+      throw error;
+    }
+    described.push(describe(toolset.name, `class ${toolsetClass.name}`, toolset.tools));
+  }
+  if (loaded.values.length > 0) {
+    const names = [...new Set(loaded.values.map((value) => value.name))].join(', ');
+    described.push(describe(options.toolset, `defineTool values (${names})`, loaded.values.map((value) => value.tool)));
+  }
+  ctx.print({ module: loaded.path, toolsets: described }, () => described.map(human).join('\n\n'));
+}
+
+/** What a module exports that Wardrik can serve: `@Toolset` classes, and `defineTool` values (alone or in arrays). */
+export interface ModuleToolsets {
+  readonly path: string;
+  readonly classes: readonly { readonly exportName: string; readonly toolsetClass: ToolsetClass }[];
+  readonly values: readonly { readonly name: string; readonly tool: ToolDefinition }[];
+}
+
+/**
+ * Imports a compiled module and finds its toolsets. Throws a CliError when the module is missing, fails
+ * to import, or exports none. `toolset` is only checked here: it names the values' toolset.
+ */
+export async function loadToolsets(module: string, toolset: string): Promise<ModuleToolsets> {
+  if (!TOOLSET_NAME.test(toolset)) {
+    throw new CliError(ExitCode.usage, `--toolset ${JSON.stringify(toolset)} is not a toolset name: ${TOOLSET_NAME_RULE}.`);
   }
   const path = resolve(module);
   if (!existsSync(path)) {
@@ -45,32 +76,21 @@ export async function tools(ctx: CommandContext, module: string, options: { read
       : 'Fix the module, or pass one that only defines toolsets (importing it must not start your app).';
     throw new CliError(ExitCode.usage, `Module ${path} could not be imported: ${(error as Error).message}. ${hint}`, { cause: error });
   }
-  const described: DescribedToolset[] = [];
-  const values: { readonly name: string; readonly tool: ToolDefinition }[] = [];
+  const classes: { exportName: string; toolsetClass: ToolsetClass }[] = [];
+  const values: { name: string; tool: ToolDefinition }[] = [];
   for (const [name, value] of Object.entries(exports)) {
     if (typeof value === 'function' && getToolsetName(value) !== undefined) {
-      let toolset: ReturnType<typeof describeToolset>;
-      try {
-        toolset = describeToolset(value);
-      } catch (error) {
-        if (error instanceof ConfigurationError) throw new CliError(ExitCode.usage, `Toolset class ${value.name} exported as "${name}" by ${path} cannot be registered: ${error.message}`, { cause: error });
-        throw error;
-      }
-      described.push(describe(toolset.name, `class ${value.name}`, toolset.tools));
+      classes.push({ exportName: name, toolsetClass: value as ToolsetClass });
     } else if (isToolValue(value)) {
       values.push({ name, tool: value });
     } else if (Array.isArray(value) && value.length > 0 && value.every(isToolValue)) {
       for (const tool of value) values.push({ name, tool });
     }
   }
-  if (values.length > 0) {
-    const names = [...new Set(values.map((value) => value.name))].join(', ');
-    described.push(describe(options.toolset, `defineTool values (${names})`, values.map((value) => value.tool)));
-  }
-  if (described.length === 0) {
+  if (classes.length === 0 && values.length === 0) {
     throw new CliError(ExitCode.notFound, `Module ${path} exports no toolsets: no @Toolset class and no defineTool value among its exports (${Object.keys(exports).join(', ') || 'none'}). Export them from the module you pass.`);
   }
-  ctx.print({ module: path, toolsets: described }, () => described.map(human).join('\n\n'));
+  return { path, classes, values };
 }
 
 function describe(name: string, source: string, definitions: readonly ToolDefinition[]): DescribedToolset {

@@ -12,6 +12,7 @@ import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
 import { msOption, type McpHubOptions } from '../mcp/options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
+import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -21,6 +22,10 @@ import { ToolCatalog, type CatalogEntry } from '../tools/catalog.js';
 import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
 import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
+import { InboxWeb } from '../web/inbox-web.js';
+import type { InboxWebOptions } from '../web/options.js';
+import { WardrikMcpServer } from '../serve/mcp-server.js';
+import type { ServeOptions } from '../serve/options.js';
 import { Tokens } from './tokens.js';
 
 /** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
@@ -84,10 +89,18 @@ export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
  */
 export class Wardrik {
   private closed = false;
-  private recovering: NodeJS.Timeout | undefined;
+  /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
+  private readonly recoveries = new SerialPasses(async () => {
+    const report = await this.runner.recover();
+    // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
+    await this.agents.recover();
+    return report;
+  });
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
+  private readonly webs: InboxWeb[] = [];
+  private readonly servers: WardrikMcpServer[] = [];
   /** The call pipeline: `runner.run({ agent, run, call })`. */
   readonly runner: ToolRunner;
   /** Where a person answers parked calls. */
@@ -175,9 +188,12 @@ export class Wardrik {
       wardrik.register(options);
       // Before recovery, so calls a crash left in flight find their MCP tools.
       await wardrik.startMcp(options.mcp);
-      // Finish what a crash left behind, then keep taking over runs of nodes that die (D2, D3).
-      wardrik.startRecovering(recoverMs);
-      await wardrik.recover();
+      // Finish what a crash left behind, then keep taking over runs of nodes that die (D2, D3). A store
+      // opened read-only is there to be inspected: recovery would write.
+      if (child.resolve(Tokens.Store).readOnly !== true) {
+        wardrik.startRecovering(recoverMs);
+        await wardrik.recover();
+      }
     } catch (error) {
       await wardrik.close();
       throw error;
@@ -210,11 +226,8 @@ export class Wardrik {
    * Finishes calls a crash left in flight: repeatable ones run again with their idempotency key, others
    * park as `in_doubt` for a person. Runs by itself at start-up and every `recoverMs`.
    */
-  async recover(): Promise<RecoveryReport> {
-    const report = await this.runner.recover();
-    // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
-    await this.agents.recover();
-    return report;
+  recover(): Promise<RecoveryReport> {
+    return this.recoveries.run();
   }
 
   /**
@@ -250,11 +263,47 @@ export class Wardrik {
     return hub;
   }
 
+  /**
+   * The inbox in a browser: a page and a JSON API where people answer parked calls of every node that
+   * shares this store, and webhook notifications when one starts waiting. Mount `web.handler` under a
+   * path of your app (with `authenticate`, its login decides who answers), or `await web.listen()`.
+   * An approval runs the call here when this Wardrik offers the tool; else a node that does runs it.
+   */
+  inboxWeb(options: InboxWebOptions = {}): InboxWeb {
+    const web = new InboxWeb({ inbox: this.inbox, store: this.container.resolve(Tokens.Store), events: this.bus, clock: this.container.resolve(Tokens.Clock) }, options);
+    this.webs.push(web);
+    return web;
+  }
+
+  /**
+   * Serves the tools matching `options.tools` to any MCP client, over Streamable HTTP (`listen`, or
+   * `handler()` mounted in an app) or any SDK transport, stdio included (`connect`). Every call goes
+   * through the runner as an agent's does. Throws a ConfigurationError for bad options, or when two
+   * served tools would share a name with `names: 'bare'`.
+   */
+  mcpServer(options: ServeOptions): WardrikMcpServer {
+    if (this.closed) throw new ConfigurationError('This Wardrik is closed; mcpServer needs an open one.');
+    const server = new WardrikMcpServer(
+      {
+        runner: this.runner,
+        store: this.container.resolve(Tokens.Store),
+        inbox: this.inbox,
+        catalog: this.catalog,
+        warn: (message) => this.bus.emit({ type: 'warning', message }),
+      },
+      options,
+    );
+    this.servers.push(server);
+    return server;
+  }
+
   /** Releases the MCP hubs (connections closed, processes reaped), the container and the store. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.recovering);
+    await this.recoveries.stop();
+    await Promise.all(this.webs.map((web) => web.close()));
+    await Promise.all(this.servers.map((server) => server.close()));
     await this.agents.close();
     await Promise.all(this.hubs.map((hub) => hub.close()));
     this.bus.complete();
@@ -267,13 +316,9 @@ export class Wardrik {
   }
 
   private startRecovering(ms: number): void {
-    if (ms === Infinity) return;
-    this.recovering = setInterval(() => {
-      this.recover().catch((error: unknown) =>
-        this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
-      );
-    }, ms);
-    this.recovering.unref();
+    this.recoveries.every(ms, (error: unknown) =>
+      this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
+    );
   }
 
   /** Builds each MCP hub, registers it in the container and starts it (each waits at most its `waitMs`). */

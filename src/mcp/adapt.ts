@@ -2,6 +2,7 @@ import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAY_HAVE_HAPPENED, Unavailable } from '../errors.js';
 import { OUTSIDE } from '../policy/policy.js';
+import { ToolResult } from '../tools/result.js';
 import type { Annotations, JsonSchema } from '../tools/tool.js';
 import { EgressRefused } from './egress.js';
 
@@ -75,6 +76,23 @@ export function outputOf(result: CallToolResult, maxChars: number, where: string
     return cut(json, maxChars);
   }
   return cut(text, maxChars);
+}
+
+/** Where a Wardrik server (or any other) puts a result's labels: `_meta['wardrik/labels']`. */
+export const LABELS_META = 'wardrik/labels';
+const MAX_LABELS = 16;
+const LABEL = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * The output with the labels the server put on its result, so that `outside` read by a service behind
+ * an MCP hop still gates side effects here. Read from any server, trusted or not (a label only ever
+ * restricts); the server's word is bounded: at most 16 labels of 1 to 64 plain characters, the rest ignored.
+ */
+export function labelled(result: CallToolResult, output: unknown): unknown {
+  const meta = result._meta?.[LABELS_META];
+  if (!Array.isArray(meta) || meta.length === 0) return output;
+  const labels = meta.slice(0, MAX_LABELS).filter((label): label is string => typeof label === 'string' && LABEL.test(label));
+  return labels.length === 0 ? output : new ToolResult(output, { labels });
 }
 
 function textOf(result: CallToolResult): string {

@@ -2,7 +2,7 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/
 import { CallContext } from '../runner/call-context.js';
 import { argumentChecker } from '../tools/arguments.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
-import { annotationsOf, describeTool, inputSchemaOf, outputOf } from './adapt.js';
+import { annotationsOf, describeTool, inputSchemaOf, labelled, outputOf } from './adapt.js';
 import type { ServerConnection } from './connection.js';
 import type { McpServerOptions } from './options.js';
 import { outputSchemaProblem, structuredOutput } from './tool-listing.js';
@@ -109,7 +109,7 @@ export class ServerTools {
     const annotations = annotationsOf(tool, { trusted, gated, wasGated: this.everGated.has(tool.name), timeoutMs });
     if (!trusted && gated === undefined && annotations.gated === true) this.everGated.add(tool.name);
     const where = `Tool "${tool.name}" of MCP server "${server}"`;
-    let read = (result: CallToolResult): unknown => outputOf(result, maxResultChars, where);
+    let read = (result: CallToolResult): unknown => labelled(result, outputOf(result, maxResultChars, where));
     if (tool.outputSchema !== undefined) {
       // Results are checked against it (compiled on the first); a schema that cannot be used skips the tool.
       const problem = outputSchemaProblem(tool.outputSchema);
@@ -117,7 +117,7 @@ export class ServerTools {
       const check = structuredOutput(tool.outputSchema, where);
       read = (result) => {
         check(result);
-        return outputOf(result, maxResultChars, where);
+        return labelled(result, outputOf(result, maxResultChars, where));
       };
     }
     const title = tool.title ?? tool.annotations?.title;

@@ -1,4 +1,4 @@
-import { checkAmount, type Measure, type ToolContext } from '../tools/context.js';
+import { checkAmount, type CallReporter, type LogLevel, type Measure, type ToolContext } from '../tools/context.js';
 
 /**
  * The context of one attempt. Its `AbortController` is made only when the tool reads `signal` (or the
@@ -21,6 +21,7 @@ export class CallContext implements ToolContext {
     readonly attempt: number,
     readonly idempotencyKey: string,
     readonly labels: readonly string[],
+    private readonly reporter?: CallReporter,
   ) {}
 
   get signal(): AbortSignal {
@@ -61,7 +62,21 @@ export class CallContext implements ToolContext {
     if (unit === 'usd') (this.costs ??= []).push(amount);
     else (this.measures ??= []).push({ unit, amount });
   }
+
+  progress(progress: number, total?: number, message?: string): void {
+    checkAmount('progress(progress)', progress);
+    if (total !== undefined) checkAmount('progress(progress, total)', total);
+    // A stopped attempt reports nothing more: its caller has its answer, or has gone.
+    if (!this.aborted) this.reporter?.progress(progress, total, message);
+  }
+
+  log(level: LogLevel, data: unknown): void {
+    if (!LOG_LEVELS.has(level)) throw new TypeError(`log(level, data) takes one of ${[...LOG_LEVELS].join(', ')}; got ${JSON.stringify(level)}.`);
+    if (!this.aborted) this.reporter?.log(level, data);
+  }
 }
+
+const LOG_LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): void };
 

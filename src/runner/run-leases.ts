@@ -19,7 +19,8 @@ export class RunLeases {
     private readonly store: Store,
     private readonly clock: Clock,
     readonly node: string,
-    private readonly ttlMs: number,
+    /** How long a lease lasts unless renewed. */
+    readonly ttlMs: number,
     private readonly onLost: (run: string) => void,
     private readonly idleMs = 250,
   ) {}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_TIMER_MS, type Clock } from '../clock.js';
 import { hostname } from 'node:os';
-import { ConfigurationError, ConflictError, StoreError, ToolTimeoutError } from '../errors.js';
+import { ConfigurationError, StoreError, ToolTimeoutError } from '../errors.js';
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxKind, InboxRecord, Store, SyncJournal } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -16,12 +16,19 @@ import {
   notFoundAnswer,
   parseArguments,
 } from '../tools/call-tool.js';
-import type { Measure } from '../tools/context.js';
+import type { CallReporter, Measure } from '../tools/context.js';
 import { glob } from '../tools/glob.js';
 import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
+import { toMicroUsd, toUsd } from '../money.js';
+import { BudgetHolds } from './budget-holds.js';
+import { answerNotJournaled, readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
+import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
+import { RememberedKeys } from './remembered-keys.js';
 import { RunLeases } from './run-leases.js';
+import { SerialPasses } from './serial-passes.js';
 import { CallContext } from './call-context.js';
+import { callReporter } from './call-reporter.js';
 import { Deadlines } from './deadlines.js';
 import { argumentsDigest } from './digest.js';
 import { backoffDelay, isTransient, sleep } from './transient.js';
@@ -48,22 +55,6 @@ export interface RunnerOptions {
   readonly leaseMs?: number;
 }
 
-/** What `recover()` did. */
-export interface RecoveryReport {
-  /** Repeatable calls found in flight and run again with their idempotency key. */
-  readonly rerun: number;
-  /** Calls found in flight that are not safe to repeat, parked for a person as `in_doubt`. */
-  readonly inDoubt: number;
-  /** Parked calls whose inbox item a crash lost, put back. */
-  readonly restored: number;
-  /** Calls a person let go on a node without their tool (the `wardrik` command, say), run here. */
-  readonly approved: number;
-  /** In-flight calls of tools this node does not offer, left for a node that does. */
-  readonly unoffered: number;
-  /** In-flight calls left alone because a live node holds their run. */
-  readonly skipped: number;
-}
-
 /** A call to run: who calls, in which run, and what the model asked for. */
 export interface CallRequest {
   readonly agent: string;
@@ -79,6 +70,8 @@ export interface CallRequest {
   readonly signal?: AbortSignal;
   /** The key the tool sees as `ctx.idempotencyKey`; `run:call` unless given. */
   readonly idempotencyKey?: string;
+  /** Where the tool's `ctx.progress` and `ctx.log` go (an MCP client's session); nowhere when absent. */
+  readonly reporter?: CallReporter;
 }
 
 /** A call that passed resolution and checking, ready to run (now, or once approved). */
@@ -97,8 +90,12 @@ interface Prepared {
   readonly labels: readonly string[];
   readonly budgetUsd: number | undefined;
   readonly signal?: AbortSignal | undefined;
-  /** What the tool reported spending on this call so far (kept in its journal entry), and its measures. */
-  readonly spent: { usd: number; measures?: Measure[] };
+  readonly reporter?: CallReporter | undefined;
+  /**
+   * What the tool reported spending on this call so far in micro-dollars (kept in its journal entry),
+   * whether an attempt ran here (its cost is then known), and its measures.
+   */
+  readonly spent: { microUsd: number; ran?: boolean; measures?: Measure[] };
   /** The policy's decision for a new call, announced once its first journal write shows it is new. */
   readonly decision?: Decision;
 }
@@ -110,6 +107,8 @@ interface Prepared {
 type Attempted = readonly [ToolAnswer, number, lost?: boolean];
 
 type Outcome = { readonly returned: unknown } | { readonly threw: unknown };
+
+export type { RecoveryReport } from './recovery.js';
 
 export const RUNNER_DEFAULTS = Object.freeze({
   timeoutMs: 60_000,
@@ -125,7 +124,7 @@ export const RUNNER_DEFAULTS = Object.freeze({
  * (time-out, retries), journal the answer, labels and costs. Each step is explicit and its state is
  * written to the store before the effect it describes, so a crash leaves a readable journal.
  */
-export class ToolRunner {
+export class ToolRunner implements RecoveryHost {
   /**
    * Calls running in this process, by run and call id, so a duplicate joins the first. Replaced by a
    * new Map whenever it empties: in V8 a Map that has lived long (moved to the old generation) and
@@ -135,7 +134,7 @@ export class ToolRunner {
   private inFlight = new Map<string, Promise<ToolAnswer>>();
   /** The time-outs of attempts in flight, on one timer. */
   private readonly deadlines = new Deadlines();
-  private readonly remembering = new Map<string, { readonly digest: string; readonly answer: Promise<Attempted> }>();
+  private readonly remembering: RememberedKeys;
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly baseDelayMs: number;
@@ -146,6 +145,12 @@ export class ToolRunner {
   readonly leases: RunLeases;
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
   private readonly sync: SyncJournal | undefined;
+  /** Budget holds; agent turns hold for their model calls too. */
+  readonly budgets: BudgetHolds;
+  /** The store refuses writes (opened to inspect a journal): no call starts. */
+  private readonly readOnly: boolean;
+  /** Recovery passes, one at a time. */
+  private readonly recoveries = new SerialPasses(() => recoveryPass(this, this.store, this.events, this.clock));
 
   constructor(
     private readonly catalog: ToolCatalog,
@@ -162,6 +167,9 @@ export class ToolRunner {
     this.rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
     this.random = options.random ?? Math.random;
     this.sync = store.sync;
+    this.budgets = new BudgetHolds(store, clock);
+    this.remembering = new RememberedKeys(store, clock, this.rememberMs);
+    this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs, { timer: true }), (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
@@ -174,84 +182,63 @@ export class ToolRunner {
   }
 
   /**
-   * Finishes what a crash left behind (D2): calls found `started` whose run no live node holds are run
-   * again with the same idempotency key when repeatable, and parked as `in_doubt` otherwise, for a
-   * person to say whether they happened. Parked calls whose inbox item was lost get it back, and calls
-   * a person approved on a node without their tool run here. Calls of runs a live node holds, and
-   * calls of tools this node does not offer, are left to the nodes that can take them.
+   * Finishes what a crash left behind (D2): see `recoveryPass`. One pass at a time: asked while one
+   * runs, it answers with the next, started once that one ends.
    */
-  async recover(): Promise<RecoveryReport> {
-    let rerun = 0;
-    let inDoubt = 0;
-    let restored = 0;
-    let skipped = 0;
-    let approved = 0;
-    const unoffered: string[] = [];
-    await this.store.pruneRemembered(this.clock.now());
-    for (const record of await this.store.listCalls({ state: 'started' })) {
-      if (this.inFlight.has(`${record.run}\u0000${record.call}`)) continue;
-      const entry = this.catalog.get(record.tool);
-      if (entry === undefined) {
-        // Another node may offer it (an MCP server not connected yet here, another service's toolset).
-        unoffered.push(record.tool);
-        continue;
-      }
-      if (!(await this.leases.acquire(record.run))) {
-        skipped++;
-        continue;
-      }
-      try {
-        const current = await this.store.getCall(record.run, record.call);
-        if (current?.state !== 'started') continue;
-        const checking = await checkArguments(entry.tool, current.arguments);
-        const p: Prepared = {
-          agent: current.agent,
-          run: current.run,
-          call: current.call,
-          tool: entry.ref,
-          entry,
-          args: checking.ok ? checking.value : current.arguments,
-          arguments: current.arguments,
-          idempotencyKey: current.idempotencyKey,
-          labels: await this.store.getLabels(current.run),
-          budgetUsd: undefined,
-          spent: { usd: current.costUsd ?? 0 },
-        };
-        if (checking.ok && isRepeatable(entry.tool)) {
-          rerun++;
-          await this.execute(p, 'started', current.attempt + 1);
-        } else {
-          inDoubt++;
-          await this.park(p, 'in_doubt', IN_DOUBT, 'started');
-        }
-      } finally {
-        this.leases.release(record.run);
-      }
+  recover(): Promise<RecoveryReport> {
+    if (this.readOnly) return Promise.reject(new StoreError('Recovery writes to the journal, and this store was opened read-only (for inspection); nothing was recovered. Open it without readonly on a node that runs calls.'));
+    return this.recoveries.run();
+  }
+
+  /** Takes over a call found `started` (see `RecoveryHost.resume`). */
+  resume(record: CallRecord): Promise<Resumed> {
+    const key = callKey(record.run, record.call);
+    if (this.inFlight.has(key)) return Promise.resolve('skipped');
+    const resuming = this.resumeLeased(record);
+    // A duplicate of the call sent meanwhile joins it, as it would join a call sent first.
+    this.track(key, resuming.then(([, answer]) => answer ?? this.raced(record.run, record.call)));
+    return resuming.then(([resumed]) => resumed);
+  }
+
+  private async resumeLeased(record: CallRecord): Promise<[Resumed, ToolAnswer?]> {
+    const entry = this.catalog.get(record.tool);
+    if (entry === undefined) return ['gone'];
+    if (!(await this.leases.acquire(record.run))) return ['skipped'];
+    try {
+      const current = await this.store.getCall(record.run, record.call);
+      if (current?.state !== 'started') return ['gone'];
+      const checking = await checkArguments(entry.tool, current.arguments);
+      const p: Prepared = {
+        agent: current.agent,
+        run: current.run,
+        call: current.call,
+        tool: entry.ref,
+        entry,
+        args: checking.ok ? checking.value : current.arguments,
+        arguments: current.arguments,
+        idempotencyKey: current.idempotencyKey,
+        labels: await this.store.getLabels(current.run),
+        budgetUsd: undefined,
+        spent: { microUsd: toMicroUsd(current.costUsd ?? 0) },
+      };
+      // The next attempt: the journal refuses a started-to-started write that does not advance it, so
+      // of two nodes taking the call over at once only one runs it.
+      if (checking.ok && isRepeatable(entry.tool)) return ['rerun', await this.execute(p, 'started', current.attempt + 1)];
+      return ['inDoubt', await this.park(p, 'in_doubt', IN_DOUBT, 'started')];
+    } finally {
+      this.leases.release(record.run);
     }
-    for (const record of await this.store.listCalls({ state: 'parked' })) {
-      if (record.inboxId === undefined || record.answer?.status !== 'parked') continue;
-      const item = await this.store.getInboxItem(record.inboxId);
-      if (item === undefined) {
-        await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
-        restored++;
-      } else if (item.status === 'approved' && this.offers(item.tool)) {
-        try {
-          await this.runApproved(item, async () => {});
-          approved++;
-        } catch (error) {
-          if (!(error instanceof ConflictError)) throw error;
-          skipped++; // its run is busy on another node, which will see the approval too
-        }
-      }
-    }
-    if (unoffered.length > 0) {
-      const tools = [...new Set(unoffered)].join(', ');
-      this.events.emit({
-        type: 'warning',
-        message: `${unoffered.length} call(s) left in flight use tools this node does not offer (${tools}); a node that offers them will finish them.`,
-      });
-    }
-    return { rerun, inDoubt, restored, skipped, approved, unoffered: unoffered.length };
+  }
+
+  /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
+  async restoreInboxItem(record: CallRecord): Promise<void> {
+    if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
+    await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
+  }
+
+  /** Whether this node is running the call now: sent, recovered or approved here. */
+  isRunning(run: string, call: string): boolean {
+    return this.inFlight.has(callKey(run, call));
   }
 
   /** Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
@@ -259,9 +246,10 @@ export class ToolRunner {
     return this.catalog.get(ref) !== undefined;
   }
 
-  /** Stops background work and gives up the run leases this node holds. */
-  close(): Promise<void> {
-    return this.leases.close();
+  /** Stops background work (waiting for a recovery pass under way) and gives up the run leases this node holds. */
+  async close(): Promise<void> {
+    await this.recoveries.stop();
+    await this.leases.close();
   }
 
   /**
@@ -271,7 +259,7 @@ export class ToolRunner {
    * gets a conflict rather than joining itself.
    */
   run(request: CallRequest): Promise<ToolAnswer> {
-    const key = `${request.run}\u0000${request.call.id}`;
+    const key = callKey(request.run, request.call.id);
     const running = this.inFlight.get(key);
     if (running !== undefined) return running;
     let answer: Promise<ToolAnswer>;
@@ -280,26 +268,41 @@ export class ToolRunner {
     } catch (error) {
       answer = Promise.reject(error); // a store that throws at once (its synchronous journal): as if it rejected
     }
+    this.track(key, answer);
+    return answer;
+  }
+
+  /** Counts a call as in flight here until `answer` settles: a duplicate joins it, and recovery leaves it alone. */
+  private track(key: string, answer: Promise<ToolAnswer>): void {
     this.inFlight.set(key, answer);
     const done = (): void => {
+      if (this.inFlight.get(key) !== answer) return;
       this.inFlight.delete(key);
       if (this.inFlight.size === 0) this.inFlight = new Map();
     };
     void answer.then(done, done);
-    return answer;
   }
 
   /**
-   * Runs a parked call a person let go (approved, or said an in-doubt call did not happen). Takes the
-   * run's lease first and only then calls `mark` (which records the person's answer), so a run busy on
-   * another node throws a `ConflictError` with nothing changed.
+   * Runs a parked call a person let go (approved, or said an in-doubt call did not happen). `mark`
+   * records the person's answer first (its compare-and-set makes one answer count); the call counts as
+   * running here from then on, so this node's recovery never takes it for a crashed one. When another
+   * node holds the run, the call is left approved and answers `parked`: a recovery runs it once the run is free.
    */
-  async runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
+  runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
+    const key = callKey(item.run, item.call);
+    const answer = this.runApprovedLeased(item, mark);
+    if (!this.inFlight.has(key)) this.track(key, answer.catch(() => this.raced(item.run, item.call)));
+    return answer;
+  }
+
+  private async runApprovedLeased(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
+    await mark();
     if (!(await this.leases.acquire(item.run))) {
-      throw new ConflictError(`Run "${item.run}" is busy on another node right now; nothing ran and the item is still pending. Try again in a few seconds.`);
+      const reason = `A person let this call go; run "${item.run}" is busy on another node right now, so the next recovery runs it once the run is free.`;
+      return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
     }
     try {
-      await mark();
       const entry = this.catalog.get(item.tool);
       const base = { agent: item.agent, run: item.run, call: item.call, tool: item.tool };
       if (entry === undefined) {
@@ -307,7 +310,6 @@ export class ToolRunner {
       }
       const checked = await checkArguments(entry.tool, item.arguments);
       if (!checked.ok) return await this.settle(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
-      if (item.budgetUsd !== undefined && (await this.budgetSpent(item.agent, item.budgetUsd))) return await this.settle(base, budgetAnswer(item.budgetUsd), 'parked');
       const record = await this.store.getCall(item.run, item.call);
       const prepared: Prepared = {
         agent: item.agent,
@@ -320,9 +322,11 @@ export class ToolRunner {
         idempotencyKey: record?.idempotencyKey ?? `${item.run}:${item.call}`,
         labels: await this.store.getLabels(item.run),
         budgetUsd: item.budgetUsd,
-        spent: { usd: 0 },
+        spent: { microUsd: 0 },
       };
-      return await this.execute(prepared, 'parked', (record?.attempt ?? 0) + 1);
+      const attempt = (record?.attempt ?? 0) + 1;
+      if (item.budgetUsd === undefined) return await this.execute(prepared, 'parked', attempt);
+      return await this.executeBudgeted(prepared, item.budgetUsd, 'parked', attempt, (refused) => this.settle(base, refused, 'parked'));
     } finally {
       this.leases.release(item.run);
     }
@@ -360,6 +364,7 @@ export class ToolRunner {
     const { run, call } = request;
     const entry = this.resolve(call.name, request.tools);
     const base = { agent: request.agent, run, call: call.id, tool: entry?.ref ?? call.name };
+    if (this.readOnly) throw readOnlyStore(base);
     const parsed = parseArguments(call.arguments);
     if (entry === undefined) return this.finishEarly(base, parsed.ok ? parsed.value : call.arguments, notFoundAnswer(call.name, this.visible(request.tools)));
     if (!parsed.ok) return this.finishEarly(base, call.arguments, invalidArgumentsAnswer(entry.name, parsed.issues));
@@ -368,15 +373,28 @@ export class ToolRunner {
       return this.startAfterReads(request, entry, base, parsed.value, checking);
     }
     if (!checking.ok) return this.finishEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checking.issues));
-    return this.decide(request, entry, base, parsed.value, checking.value, this.sync.getLabels(run));
+    let labels: readonly string[];
+    try {
+      labels = this.sync.getLabels(run);
+    } catch (error) {
+      throw storeFailure(base, "read the run's labels", error);
+    }
+    return this.decide(request, entry, base, parsed.value, checking.value, labels);
   }
 
   /** `start` when it must wait: for an async validator, the agent's spend, or the run's labels. */
   private async startAfterReads(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, checking: CheckResult | Promise<CheckResult>): Promise<ToolAnswer> {
     const checked = await checking;
     if (!checked.ok) return this.finishEarly(base, value, invalidArgumentsAnswer(entry.name, checked.issues));
-    if (request.budgetUsd !== undefined && (await this.budgetSpent(request.agent, request.budgetUsd))) return this.finishEarly(base, value, budgetAnswer(request.budgetUsd));
-    const labels = this.sync !== undefined ? this.sync.getLabels(request.run) : await this.store.getLabels(request.run);
+    let spent: boolean;
+    let labels: readonly string[];
+    try {
+      spent = request.budgetUsd !== undefined && (await this.budgetSpent(request.agent, request.budgetUsd));
+      labels = this.sync !== undefined ? this.sync.getLabels(request.run) : await this.store.getLabels(request.run);
+    } catch (error) {
+      throw storeFailure(base, `read ${request.budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`, error);
+    }
+    if (spent) return this.finishEarly(base, value, budgetAnswer(request.budgetUsd!));
     return this.decide(request, entry, base, value, checked.value, labels);
   }
 
@@ -431,11 +449,13 @@ export class ToolRunner {
       labels,
       budgetUsd: request.budgetUsd,
       signal: request.signal,
-      spent: { usd: 0 },
+      reporter: request.reporter,
+      spent: { microUsd: 0 },
       decision,
     };
     if (decision.action === 'ask') return this.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
-    return this.execute(prepared, undefined);
+    if (request.budgetUsd === undefined) return this.execute(prepared, undefined);
+    return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) => this.finishEarly(base, value, refused, decision));
   }
 
   /** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
@@ -457,8 +477,25 @@ export class ToolRunner {
     return this.catalog.select(patterns).map((entry) => entry.name);
   }
 
+  /** A cheap early answer before the policy and the inbox see the call; `executeBudgeted` holds the budget. */
   private async budgetSpent(agent: string, budgetUsd: number): Promise<boolean> {
-    return (await this.store.getSpend(agent)) >= budgetUsd;
+    return (await this.store.getSpend(agent)) >= toMicroUsd(budgetUsd);
+  }
+
+  /** `execute` for an agent with a budget, holding part of it while the call runs (see `BudgetHolds`); `refuse` journals a refusal. */
+  private executeBudgeted(p: Prepared, budgetUsd: number, expected: CallState | undefined, first: number, refuse: (answer: ToolAnswer) => Promise<ToolAnswer>): Promise<ToolAnswer> {
+    return this.budgets.within(
+      { ...ref(p), budgetUsd, maxCostUsd: p.entry.tool.annotations.maxCostUsd, holdMs: this.holdMs(p.entry), signal: p.signal },
+      () => this.execute(p, expected, first),
+      (why) => refuse(why === 'spent' ? budgetAnswer(budgetUsd) : stoppedAnswer(p)),
+      () => (p.spent.ran === true ? p.spent.microUsd : undefined),
+    );
+  }
+
+  /** The longest a call of this tool can take, every attempt and wait included: how long its holds and claims live. */
+  private holdMs(entry: CatalogEntry): number {
+    const attempts = isRepeatable(entry.tool) ? this.attempts : 1;
+    return (entry.tool.annotations.timeout ?? this.timeoutMs) * attempts + this.maxDelayMs * (attempts - 1) + this.leases.ttlMs;
   }
 
   /** Journals a call that ends before it runs (unknown tool, bad arguments, denied, budget). */
@@ -479,7 +516,10 @@ export class ToolRunner {
       answer,
       updatedAt: this.clock.now(),
     };
-    if (!(await this.store.writeCall(record, undefined))) return this.raced(base.run, base.call, journaled);
+    const written = await this.store.writeCall(record, undefined).catch((error: unknown) => {
+      throw storeFailure(base, 'write its answer to the journal', error);
+    });
+    if (!written) return this.raced(base.run, base.call, journaled);
     this.announce(base, decision);
     this.emitFinal(base, answer, 0);
     return answer;
@@ -509,8 +549,13 @@ export class ToolRunner {
       if (!(journaled instanceof Promise ? await journaled : journaled)) return await this.raced(p.run, p.call, p.arguments);
       if (expected === undefined) this.announce(p, p.decision);
       let attempted: Attempted;
-      if (p.entry.tool.annotations.remember === true) attempted = await this.remembered(p, first);
-      else {
+      if (p.entry.tool.annotations.remember === true) {
+        const run = (): Promise<Attempted> => {
+          const ctx = this.contextOf(p, first);
+          return Promise.resolve(this.attemptOnce(p, ctx)).then((outcome) => this.attemptAll(p, first, ctx, outcome));
+        };
+        attempted = await this.remembering.answer(p, this.holdMs(p.entry), run, (answer): Attempted => [answer, first]);
+      } else {
         // The first attempt here rather than in attemptAll: most calls need no other, and an async
         // function on every call's path costs each call its frame.
         const ctx = this.contextOf(p, first);
@@ -523,44 +568,21 @@ export class ToolRunner {
       }
       const answer = attempted[0];
       if (attempted[2] === true) return answer;
-      // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
-      if (!includesAll(p.labels, answer.labels)) await this.addLabels(p, answer.labels);
-      if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
-      const record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
-      const written = this.writeCall(record, 'started');
-      if (!(written instanceof Promise ? await written : written)) return await this.raced(p.run, p.call);
+      let record: CallRecord;
+      try {
+        // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
+        if (!includesAll(p.labels, answer.labels)) await this.addLabels(p, answer.labels);
+        if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
+        record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
+        const written = this.writeCall(record, 'started');
+        if (!(written instanceof Promise ? await written : written)) return await this.raced(p.run, p.call);
+      } catch (error) {
+        throw answerNotJournaled(p, 'write its answer to the journal', error);
+      }
       this.emitFinal(p, answer, record.attempt, p.spent.measures);
       return answer;
     } finally {
       this.leases.release(p.run);
-    }
-  }
-
-  /** `@Idempotent({ remember: true })`: a stored result answers a repeat; concurrent repeats run once. */
-  private async remembered(p: Prepared, first: number): Promise<Attempted> {
-    const digest = argumentsDigest(p.arguments);
-    const conflict = errorAnswer(
-      'conflict',
-      `Idempotency key "${p.idempotencyKey}" was already used with other arguments; nothing ran. Use a new key for a different request.`,
-    );
-    const flight = this.remembering.get(p.idempotencyKey);
-    if (flight !== undefined) return flight.digest === digest ? [(await flight.answer)[0], first] : [conflict, first];
-    // Registered before the first await, so concurrent duplicates in this process join this one.
-    const answer = (async (): Promise<Attempted> => {
-      const stored = await this.store.getRemembered(p.idempotencyKey, this.clock.now());
-      if (stored !== undefined) return [stored.digest === digest ? stored.answer : conflict, first];
-      const ctx = this.contextOf(p, first);
-      const attempted = await this.attemptAll(p, first, ctx, await this.attemptOnce(p, ctx));
-      if (attempted[0].status === 'ok') {
-        await this.store.putRemembered({ key: p.idempotencyKey, digest, answer: attempted[0], expiresAt: this.clock.now() + this.rememberMs });
-      }
-      return attempted;
-    })();
-    this.remembering.set(p.idempotencyKey, { digest, answer });
-    try {
-      return await answer;
-    } finally {
-      this.remembering.delete(p.idempotencyKey);
     }
   }
 
@@ -574,7 +596,9 @@ export class ToolRunner {
     const limit = attempt - 1 + (isRepeatable(tool) ? this.attempts : 1);
     for (;;) {
       // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
-      if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs);
+      if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs).catch((error: unknown) => {
+        throw answerNotJournaled(p, 'add its cost to the spend', error);
+      });
       if (ctx.measures !== undefined) (p.spent.measures ??= []).push(...ctx.measures);
       if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
       if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
@@ -593,12 +617,13 @@ export class ToolRunner {
   }
 
   private contextOf(p: Prepared, attempt: number): CallContext {
-    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels);
+    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels, callReporter(this.events, p, p.reporter));
   }
 
   /** One attempt under one timer; synchronous when the tool is, since most are. */
   private attemptOnce(p: Prepared, ctx: CallContext): Outcome | Promise<Outcome> {
     const tool = p.entry.tool;
+    p.spent.ran = true;
     try {
       const result = tool.run(p.args as never, ctx);
       return isThenable(result) ? this.race(result, ctx, tool.annotations.timeout ?? this.timeoutMs, p) : { returned: result };
@@ -641,9 +666,10 @@ export class ToolRunner {
 
   private async recordCosts(p: Prepared, costs: readonly number[]): Promise<void> {
     for (const usd of costs) {
-      p.spent.usd += usd;
-      const totalUsd = await this.store.addSpend(p.agent, usd);
-      this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd });
+      const microUsd = toMicroUsd(usd);
+      p.spent.microUsd += microUsd;
+      const totalMicroUsd = await this.store.addSpend(p.agent, microUsd);
+      this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
     }
   }
 
@@ -714,7 +740,7 @@ export class ToolRunner {
       answer === undefined
         ? { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, updatedAt }
         : { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, answer, updatedAt };
-    if (p.spent.usd > 0) record.costUsd = p.spent.usd;
+    if (p.spent.microUsd > 0) record.costUsd = toUsd(p.spent.microUsd);
     return record;
   }
 
@@ -758,14 +784,6 @@ function includesAll(have: readonly string[], wanted: readonly string[]): boolea
   return true;
 }
 
-/** Which call an event is about. */
-interface CallRef {
-  readonly agent: string;
-  readonly run: string;
-  readonly call: string;
-  readonly tool: string;
-}
-
 /** Just the call's reference fields, for an event (a prepared call carries much more). */
 function ref(call: CallRef): CallRef {
   return { agent: call.agent, run: call.run, call: call.call, tool: call.tool };
@@ -773,12 +791,8 @@ function ref(call: CallRef): CallRef {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** A store step a call cannot run without failed: says which call did not run, and why. */
-function storeFailure(p: Prepared, what: string, error: unknown): StoreError {
-  return new StoreError(
-    `Call "${p.call}" of run "${p.run}" (${p.tool}) did not run: could not ${what}: ${(error as Error).message} Fix the store, then send the call again.`,
-    { cause: error },
-  );
+function callKey(run: string, call: string): string {
+  return `${run}\u0000${call}`;
 }
 
 function stoppedAnswer(p: Prepared): ToolAnswer {

@@ -1,5 +1,6 @@
+import { toMicroUsd, toUsd } from '../money.js';
 import { NO_LABELS } from '../tools/result.js';
-import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
 export class MemoryStore implements Store {
@@ -7,7 +8,12 @@ export class MemoryStore implements Store {
   private readonly calls = new Map<string, CallRecord>();
   private readonly inbox = new Map<string, InboxRecord>();
   private readonly remembered = new Map<string, RememberedRecord>();
+  private readonly claims = new Map<string, RememberedClaim>();
   private readonly spend = new Map<string, number>();
+  /** Spend holds by agent, then by call. */
+  private readonly holds = new Map<string, Map<string, { readonly tool: string; readonly microUsd: number; readonly known: boolean; readonly expiresAt: number }>>();
+  /** The most each tool has cost a call, in micro-dollars. */
+  private readonly toolCosts = new Map<string, number>();
   private readonly labels = new Map<string, readonly string[]>();
   private readonly leases = new Map<string, { readonly node: string; readonly until: number }>();
   private readonly turns = new Map<string, TurnRecord>();
@@ -21,7 +27,8 @@ export class MemoryStore implements Store {
   readonly sync: SyncJournal = {
     writeCall: (record, expected) => {
       const key = callKey(record.run, record.call);
-      if (this.calls.get(key)?.state !== expected) return false;
+      const current = this.calls.get(key);
+      if (current?.state !== expected || !advances(current, record)) return false;
       this.calls.set(key, record);
       return true;
     },
@@ -43,10 +50,10 @@ export class MemoryStore implements Store {
   }
 
   async listRuns(options: { readonly agent?: string; readonly limit?: number } = {}): Promise<RunSummary[]> {
-    const runs = new Map<string, { agent: string; status?: TurnStatus; calls: number; parked: number; costUsd: number; firstAt: number; lastAt: number }>();
+    const runs = new Map<string, { agent: string; status?: TurnStatus; calls: number; parked: number; costMicroUsd: number; firstAt: number; lastAt: number }>();
     const touch = (run: string, agent: string, first: number, last: number) => {
       let summary = runs.get(run);
-      if (summary === undefined) runs.set(run, (summary = { agent, calls: 0, parked: 0, costUsd: 0, firstAt: first, lastAt: last }));
+      if (summary === undefined) runs.set(run, (summary = { agent, calls: 0, parked: 0, costMicroUsd: 0, firstAt: first, lastAt: last }));
       summary.firstAt = Math.min(summary.firstAt, first);
       summary.lastAt = Math.max(summary.lastAt, last);
       return summary;
@@ -56,14 +63,14 @@ export class MemoryStore implements Store {
       const summary = touch(record.run, record.agent, record.updatedAt, record.updatedAt);
       summary.calls++;
       if (record.state === 'parked') summary.parked++;
-      summary.costUsd += record.costUsd ?? 0;
+      summary.costMicroUsd += toMicroUsd(record.costUsd ?? 0);
     }
     for (const turn of this.turns.values()) {
       if (options.agent !== undefined && turn.agent !== options.agent) continue;
       touch(turn.run, turn.agent, turn.createdAt, turn.updatedAt).status = turn.status;
     }
     return [...runs.entries()]
-      .map(([run, summary]): RunSummary => ({ run, ...summary }))
+      .map(([run, { costMicroUsd, ...summary }]): RunSummary => ({ run, ...summary, costUsd: toUsd(costMicroUsd) }))
       .sort((a, b) => b.lastAt - a.lastAt || (a.run < b.run ? -1 : a.run > b.run ? 1 : 0))
       .slice(0, options.limit ?? Infinity);
   }
@@ -99,9 +106,24 @@ export class MemoryStore implements Store {
 
   async putRemembered(record: RememberedRecord): Promise<void> {
     this.remembered.set(record.key, record);
+    this.claims.delete(record.key);
+  }
+
+  async claimRemembered(claim: RememberedClaim, now: number): Promise<ClaimOutcome> {
+    const remembered = await this.getRemembered(claim.key, now);
+    if (remembered !== undefined) return { claimed: false, remembered };
+    const held = this.claims.get(claim.key);
+    if (held !== undefined && held.expiresAt > now && held.owner !== claim.owner) return { claimed: false, heldBy: held.owner, digest: held.digest };
+    this.claims.set(claim.key, claim);
+    return { claimed: true };
+  }
+
+  async releaseRemembered(key: string, owner: string): Promise<void> {
+    if (this.claims.get(key)?.owner === owner) this.claims.delete(key);
   }
 
   async pruneRemembered(now: number): Promise<number> {
+    for (const [key, claim] of this.claims) if (claim.expiresAt <= now) this.claims.delete(key);
     let pruned = 0;
     for (const [key, record] of this.remembered) {
       if (record.expiresAt <= now && this.remembered.delete(key)) pruned++;
@@ -109,14 +131,38 @@ export class MemoryStore implements Store {
     return pruned;
   }
 
-  async addSpend(agent: string, usd: number): Promise<number> {
-    const total = (this.spend.get(agent) ?? 0) + usd;
+  async addSpend(agent: string, microUsd: number): Promise<number> {
+    const total = (this.spend.get(agent) ?? 0) + microUsd;
     this.spend.set(agent, total);
     return total;
   }
 
   async getSpend(agent: string): Promise<number> {
     return this.spend.get(agent) ?? 0;
+  }
+
+  async holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome> {
+    let holds = this.holds.get(hold.agent);
+    if (holds === undefined) this.holds.set(hold.agent, (holds = new Map()));
+    let held = this.spend.get(hold.agent) ?? 0;
+    let busy = false;
+    for (const [id, other] of holds) {
+      if (other.expiresAt <= now) holds.delete(id);
+      else {
+        held += other.microUsd;
+        busy ||= other.tool === hold.tool && !other.known;
+      }
+    }
+    if (held >= hold.budgetMicroUsd) return 'spent';
+    const microUsd = hold.maxMicroUsd ?? this.toolCosts.get(hold.tool);
+    if (microUsd === undefined && busy) return 'busy';
+    holds.set(hold.id, { tool: hold.tool, microUsd: microUsd ?? 0, known: microUsd !== undefined, expiresAt: hold.expiresAt });
+    return 'held';
+  }
+
+  async releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
+    this.holds.get(agent)?.delete(id);
+    if (costMicroUsd !== undefined) this.toolCosts.set(tool, Math.max(this.toolCosts.get(tool) ?? 0, costMicroUsd));
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
@@ -185,6 +231,11 @@ export class MemoryStore implements Store {
   }
 
   async close(): Promise<void> {}
+}
+
+/** Started again only with a higher attempt: two takers of one started call cannot both win (see `Store.writeCall`). */
+function advances(current: CallRecord | undefined, next: CallRecord): boolean {
+  return current?.state !== 'started' || next.state !== 'started' || next.attempt > current.attempt;
 }
 
 function callKey(run: string, call: string): string {

@@ -1,8 +1,8 @@
-import type { Pool, PoolConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
-import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import { STATEMENTS } from './postgres-statements.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; the password never appears in a message. */
@@ -58,14 +58,24 @@ const MIGRATIONS: readonly string[] = [
   // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
   `ALTER TABLE {s}.calls ADD COLUMN cost_usd double precision;
    CREATE INDEX calls_by_run ON {s}.calls (run, seq);`,
+  // 4: money in integer micro-dollars (dollars as double precision added up to 0.9999999999999999 for
+  // ten $0.10), claims on remembered keys (one run per key across nodes), budget holds and each tool's
+  // cost so far.
+  `ALTER TABLE {s}.calls ALTER COLUMN cost_usd TYPE bigint USING round(cost_usd * 1000000)::bigint;
+   ALTER TABLE {s}.calls RENAME COLUMN cost_usd TO cost_micro_usd;
+   ALTER TABLE {s}.spend ALTER COLUMN usd TYPE bigint USING round(usd * 1000000)::bigint;
+   ALTER TABLE {s}.spend RENAME COLUMN usd TO micro_usd;
+   CREATE TABLE {s}.wardrik_remembered_claims (key text PRIMARY KEY, digest text NOT NULL, owner text NOT NULL, expires_at double precision NOT NULL);
+   CREATE TABLE {s}.wardrik_spend_holds (
+     agent text NOT NULL, id text NOT NULL, tool text NOT NULL, micro_usd bigint NOT NULL, known boolean NOT NULL,
+     expires_at double precision NOT NULL, PRIMARY KEY (agent, id));
+   CREATE TABLE {s}.wardrik_tool_costs (tool text PRIMARY KEY, max_micro_usd bigint NOT NULL);`,
 ];
 
 /** The first key of the advisory lock that serialises migrations; the second is the schema's hash. */
 const MIGRATION_LOCK = 0x5741_5244; // "WARD"
-
-const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_usd';
-const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
-
+/** The first key of the advisory locks that make a claim on a remembered key, or a budget hold, one step. */
+const STEP_LOCK = 0x5741_5245;
 
 /**
  * The store for many nodes: PostgreSQL through a `pg` pool, loaded only when this store starts. Every
@@ -151,29 +161,66 @@ export class PostgresStore implements Store {
     return (await this.count('update an inbox item', 'updateInbox', values)) === 1;
   }
 
+  async claimRemembered(claim: RememberedClaim, now: number): Promise<ClaimOutcome> {
+    return this.locked('claim a remembered key', `remember:${claim.key}`, async (run) => {
+      const [row] = await run<RememberedRow>('getRemembered', [claim.key, now]);
+      if (row !== undefined) return { claimed: false, remembered: rememberedOf(claim.key, row) };
+      const [held] = await run<{ owner: string; digest: string }>('getClaim', [claim.key, now, claim.owner]);
+      if (held !== undefined) return { claimed: false, heldBy: held.owner, digest: held.digest };
+      await run('putClaim', [claim.key, claim.digest, claim.owner, claim.expiresAt]);
+      return { claimed: true };
+    });
+  }
+
+  async releaseRemembered(key: string, owner: string): Promise<void> {
+    await this.query('release a remembered key', 'releaseClaim', [key, owner]);
+  }
+
+  async holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome> {
+    return this.locked('hold part of a budget', `spend:${hold.agent}`, async (run) => {
+      await run('pruneHolds', [hold.agent, now]);
+      const [sums] = await run<{ held: string; busy: string }>('sumHolds', [hold.agent, hold.tool]);
+      if (Number(sums!.held) >= hold.budgetMicroUsd) return 'spent';
+      const [cost] = hold.maxMicroUsd === undefined ? await run<{ max_micro_usd: string }>('getToolCost', [hold.tool]) : [];
+      const microUsd = hold.maxMicroUsd ?? (cost === undefined ? undefined : Number(cost.max_micro_usd));
+      if (microUsd === undefined && Number(sums!.busy) > 0) return 'busy';
+      await run('putHold', [hold.agent, hold.id, hold.tool, microUsd ?? 0, microUsd !== undefined, hold.expiresAt]);
+      return 'held';
+    });
+  }
+
+  async releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
+    await this.query('release a budget hold', 'deleteHold', [agent, id]);
+    if (costMicroUsd !== undefined) await this.query('record a tool\'s cost', 'putToolCost', [tool, costMicroUsd]);
+  }
+
   async getRemembered(key: string, now: number): Promise<RememberedRecord | undefined> {
-    const rows = await this.query<{ digest: string; answer: string; expires_at: number }>('read a remembered result', 'getRemembered', [key, now]);
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+    const [row] = await this.query<RememberedRow>('read a remembered result', 'getRemembered', [key, now]);
+    return row === undefined ? undefined : rememberedOf(key, row);
   }
 
   async putRemembered(record: RememberedRecord): Promise<void> {
-    await this.query('remember a result', 'putRemembered', [record.key, record.digest, JSON.stringify(record.answer), record.expiresAt]);
+    // Under the key's lock: a claimer never sees the claim gone before the result is there.
+    await this.locked('remember a result', `remember:${record.key}`, async (run) => {
+      await run('putRemembered', [record.key, record.digest, JSON.stringify(record.answer), record.expiresAt]);
+      await run('deleteClaim', [record.key]);
+    });
   }
 
   async pruneRemembered(now: number): Promise<number> {
+    await this.count('prune remembered keys', 'pruneClaims', [now]);
     return this.count('prune remembered results', 'pruneRemembered', [now]);
   }
 
-  async addSpend(agent: string, usd: number): Promise<number> {
-    const rows = await this.query<{ usd: number }>('add spend', 'addSpend', [agent, usd]);
-    return rows[0]!.usd;
+  async addSpend(agent: string, microUsd: number): Promise<number> {
+    const rows = await this.query<{ micro_usd: string }>('add spend', 'addSpend', [agent, microUsd]);
+    // bigint comes back as text.
+    return Number(rows[0]!.micro_usd);
   }
 
   async getSpend(agent: string): Promise<number> {
-    const rows = await this.query<{ usd: number }>('read spend', 'getSpend', [agent]);
-    return rows[0]?.usd ?? 0;
+    const rows = await this.query<{ micro_usd: string }>('read spend', 'getSpend', [agent]);
+    return Number(rows[0]?.micro_usd ?? 0);
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
@@ -307,6 +354,34 @@ export class PostgresStore implements Store {
     }
   }
 
+  /**
+   * Runs `work` in one transaction holding an advisory lock on `name` (a remembered key, an agent), so
+   * steps that read then write (a claim, a budget hold) are atomic: racing nodes take turns.
+   */
+  private async locked<T>(action: string, name: string, work: (run: <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+    const pool = await this.ready();
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw this.storeError(action, error);
+    }
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [STEP_LOCK, `${this.schema}:${name}`]);
+      const result = await work(async <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) =>
+        (await client.query<R>({ name: `wardrik_${statement}`, text: this.q[statement], values })).rows,
+      );
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.storeError(action, error);
+    } finally {
+      client.release();
+    }
+  }
+
   private async query<R extends QueryResultRow>(action: string, statement: keyof typeof STATEMENTS, values: unknown[]): Promise<R[]> {
     return (await this.execute<R>(action, statement, values)).rows;
   }
@@ -336,72 +411,6 @@ export class PostgresStore implements Store {
     );
   }
 }
-
-/** One statement per operation; `{s}` is the quoted schema. */
-const STATEMENTS = {
-  getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
-  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_usd)
-    VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11, $12) ON CONFLICT (run, call) DO NOTHING`,
-  updateCall: `UPDATE {s}.calls SET agent = $3, tool = $4, arguments = $5::json, idempotency_key = $6, state = $7, attempt = $8,
-    answer = $9::json, inbox_id = $10, updated_at = $11, cost_usd = $12 WHERE run = $1 AND call = $2 AND state = $13`,
-  listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
-  // A run's calls in the order first written (an update keeps the seq).
-  listRunCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 ORDER BY seq LIMIT $2`,
-  listRunCallsInState: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND state = $2 ORDER BY seq LIMIT $3`,
-  // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
-  listRuns: `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
-      sum(cost) AS cost_usd, min(first_at) AS first_at, max(last_at) AS last_at
-    FROM (
-      SELECT run, agent, NULL::text AS status, count(*) AS calls, count(*) FILTER (WHERE state = 'parked') AS parked,
-        sum(cost_usd) AS cost, min(updated_at) AS first_at, max(updated_at) AS last_at
-      FROM {s}.calls WHERE $1::text IS NULL OR agent = $1 GROUP BY run, agent
-      UNION ALL
-      SELECT run, agent, status, 0, 0, NULL::double precision, created_at, updated_at FROM {s}.wardrik_turns WHERE $1::text IS NULL OR agent = $1) AS parts
-    GROUP BY run ORDER BY last_at DESC, run LIMIT $2`,
-  getInbox: 'SELECT item::text AS item FROM {s}.inbox WHERE id = $1',
-  listInboxPending: `SELECT item::text AS item FROM {s}.inbox WHERE status = 'pending' ORDER BY created_at, seq`,
-  listInboxAll: 'SELECT item::text AS item FROM {s}.inbox ORDER BY created_at, seq',
-  // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
-  putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item) VALUES ($1, $2, $3, $4::json)
-    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item`,
-  updateInbox: 'UPDATE {s}.inbox SET status = $2, created_at = $3, item = $4::json WHERE id = $1 AND status = $5',
-  getRemembered: 'SELECT digest, answer::text AS answer, expires_at FROM {s}.remembered WHERE key = $1 AND expires_at > $2',
-  putRemembered: `INSERT INTO {s}.remembered (key, digest, answer, expires_at) VALUES ($1, $2, $3::json, $4)
-    ON CONFLICT (key) DO UPDATE SET digest = EXCLUDED.digest, answer = EXCLUDED.answer, expires_at = EXCLUDED.expires_at`,
-  pruneRemembered: 'DELETE FROM {s}.remembered WHERE expires_at <= $1',
-  addSpend: `INSERT INTO {s}.spend AS spend (agent, usd) VALUES ($1, $2)
-    ON CONFLICT (agent) DO UPDATE SET usd = spend.usd + EXCLUDED.usd RETURNING usd`,
-  getSpend: 'SELECT usd FROM {s}.spend WHERE agent = $1',
-  addLabels: `INSERT INTO {s}.labels (run, label)
-    SELECT $1, label FROM unnest($2::text[]) WITH ORDINALITY AS wanted (label, n) ORDER BY n
-    ON CONFLICT (run, label) DO NOTHING RETURNING label`,
-  getLabels: 'SELECT label FROM {s}.labels WHERE run = $1 ORDER BY seq',
-  // Taken when free, expired before $4 (now), or already ours; otherwise the upsert's WHERE leaves the
-  // row alone and no row is returned. The conflicting row is locked, so of racing nodes exactly one wins.
-  leaseRun: `INSERT INTO {s}.wardrik_leases AS leases (run, node, until) VALUES ($1, $2, $3)
-    ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
-    WHERE leases.node = EXCLUDED.node OR leases.until < $4 RETURNING run`,
-  releaseRun: 'DELETE FROM {s}.wardrik_leases WHERE run = $1 AND node = $2',
-  getTurn: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE run = $1`,
-  insertTurn: `INSERT INTO {s}.wardrik_turns (run, agent, status, version, data, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5::json, $6, $7) ON CONFLICT (run) DO NOTHING`,
-  updateTurn: `UPDATE {s}.wardrik_turns SET agent = $2, status = $3, version = $4, data = $5::json, created_at = $6, updated_at = $7
-    WHERE run = $1 AND version = $8`,
-  // One statement per filter, so each can use its index (a generic plan of "$1 IS NULL OR agent = $1" cannot).
-  listTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns ORDER BY created_at, seq LIMIT $1`,
-  listTurnsByAgent: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE agent = $1 ORDER BY created_at, seq LIMIT $2`,
-  listTurnsByStatus: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE status = $1 ORDER BY created_at, seq LIMIT $2`,
-  listTurnsByAgentStatus: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE agent = $1 AND status = $2 ORDER BY created_at, seq LIMIT $3`,
-  appendStep: `INSERT INTO {s}.wardrik_steps (run, idx, data, created_at) VALUES ($1, $2, $3::json, $4)
-    ON CONFLICT (run, idx) DO NOTHING`,
-  listSteps: 'SELECT run, idx, data::text AS data, created_at FROM {s}.wardrik_steps WHERE run = $1 ORDER BY idx',
-  // COLLATE "C": code point order whatever the database's locale, as MemoryStore and SQLite sort.
-  listMcpServers: `SELECT hub, name, options::text AS options, updated_at FROM {s}.wardrik_mcp_servers
-    WHERE hub = $1 ORDER BY name COLLATE "C"`,
-  putMcpServer: `INSERT INTO {s}.wardrik_mcp_servers (hub, name, options, updated_at) VALUES ($1, $2, $3::json, $4)
-    ON CONFLICT (hub, name) DO UPDATE SET options = EXCLUDED.options, updated_at = EXCLUDED.updated_at`,
-  deleteMcpServer: 'DELETE FROM {s}.wardrik_mcp_servers WHERE hub = $1 AND name = $2',
-} as const;
 
 /** What to do, by SQLSTATE (or its class, the first two characters) or Node's socket error code. */
 const FIXES: Readonly<Record<string, string>> = {

@@ -1,5 +1,6 @@
+import { toMicroUsd, toUsd } from '../money.js';
 import type { ToolAnswer } from '../tools/result.js';
-import type { CallRecord, CallState, McpServerRecord, RunSummary, StepRecord, TurnRecord, TurnStatus } from './store.js';
+import type { CallRecord, CallState, McpServerRecord, RememberedRecord, RunSummary, StepRecord, TurnRecord, TurnStatus } from './store.js';
 
 /**
  * How the SQL stores lay out a call. JSON values are kept as text: SQL NULL stands for `undefined`
@@ -17,11 +18,11 @@ export interface CallRow {
   answer: string | null;
   inbox_id: string | null;
   updated_at: number;
-  /** From migration 3; NULL when the call reported no cost. */
-  cost_usd: number | null;
+  /** Micro-dollars (migration 4; dollars in migration 3); NULL when the call reported no cost. PostgreSQL's bigint comes as text. */
+  cost_micro_usd: number | string | null;
 }
 
-/** A record's columns in `CallRow` order (run, call, agent, tool, arguments … updated_at, cost_usd), for positional binding. */
+/** A record's columns in `CallRow` order (run, call, agent, tool, arguments … updated_at, cost_micro_usd), for positional binding. */
 export function callValues(record: CallRecord): unknown[] {
   return [
     record.run,
@@ -35,7 +36,7 @@ export function callValues(record: CallRecord): unknown[] {
     encodeJson(record.answer),
     record.inboxId ?? null,
     record.updatedAt,
-    record.costUsd ?? null,
+    record.costUsd === undefined ? null : toMicroUsd(record.costUsd),
   ];
 }
 
@@ -52,7 +53,7 @@ export function callOf(row: CallRow): CallRecord {
     attempt: row.attempt,
     ...(row.answer === null ? {} : { answer: decodeJson(row.answer) as ToolAnswer }),
     ...(row.inbox_id === null ? {} : { inboxId: row.inbox_id }),
-    ...(row.cost_usd === null || row.cost_usd === undefined ? {} : { costUsd: row.cost_usd }),
+    ...(row.cost_micro_usd === null || row.cost_micro_usd === undefined ? {} : { costUsd: toUsd(Number(row.cost_micro_usd)) }),
     updatedAt: row.updated_at,
   };
 }
@@ -63,6 +64,17 @@ export function encodeJson(value: unknown): string | null {
 
 export function decodeJson(text: string | null): unknown {
   return text === null ? undefined : JSON.parse(text);
+}
+
+/** How the SQL stores return a remembered result; `answer` is JSON text. */
+export interface RememberedRow {
+  digest: string;
+  answer: string;
+  expires_at: number;
+}
+
+export function rememberedOf(key: string, row: RememberedRow): RememberedRecord {
+  return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
 }
 
 /** How the SQL stores lay out a turn; `data` is JSON text (NULL for `undefined`). */
@@ -128,7 +140,7 @@ export interface RunSummaryRow {
   status: TurnStatus | null;
   calls: number | string;
   parked: number | string;
-  cost_usd: number | null;
+  cost_micro_usd: number | string | null;
   first_at: number;
   last_at: number;
 }
@@ -141,7 +153,7 @@ export function runSummaryOf(row: RunSummaryRow): RunSummary {
     // PostgreSQL's count and sum of integers are bigint, which pg returns as text.
     calls: Number(row.calls),
     parked: Number(row.parked),
-    costUsd: row.cost_usd ?? 0,
+    costUsd: toUsd(Number(row.cost_micro_usd ?? 0)),
     firstAt: row.first_at,
     lastAt: row.last_at,
   };

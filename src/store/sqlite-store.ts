@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
-import type { ToolAnswer } from '../tools/result.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallListOptions, CallRecord, CallState, InboxRecord, InboxStatus, McpServerRecord, RememberedRecord, RunSummary, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
+import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import { prepare, type SqliteStatements } from './sqlite-statements.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -15,7 +15,11 @@ export interface SqliteStoreOptions {
    * twice the cost of a write.
    */
   readonly synchronous?: 'normal' | 'full';
-  /** Opens the file read-only (for inspecting a journal): every write fails with a `StoreError`. */
+  /**
+   * Opens the file read-only, for inspecting a journal (`listRuns`, `listCalls`, the inbox): a Wardrik on
+   * it runs no recovery, a call fails at once saying the store is read-only, and any write fails with a
+   * `StoreError`.
+   */
   readonly readonly?: boolean;
   /** How long a write waits for another process holding the write lock: 5 s. */
   readonly busyTimeoutMs?: number;
@@ -58,8 +62,20 @@ const MIGRATIONS: readonly string[] = [
   // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
   `ALTER TABLE calls ADD COLUMN cost_usd REAL;
    CREATE INDEX calls_by_run ON calls (run);`,
+  // 4: money in integer micro-dollars (dollars as REAL added up to 0.9999999999999999 for ten $0.10),
+  // claims on remembered keys (one run per key across processes), budget holds and each tool's cost so far.
+  `ALTER TABLE calls ADD COLUMN cost_micro_usd INTEGER;
+   UPDATE calls SET cost_micro_usd = CAST(round(cost_usd * 1000000) AS INTEGER) WHERE cost_usd IS NOT NULL;
+   ALTER TABLE calls DROP COLUMN cost_usd;
+   ALTER TABLE spend ADD COLUMN micro_usd INTEGER NOT NULL DEFAULT 0;
+   UPDATE spend SET micro_usd = CAST(round(usd * 1000000) AS INTEGER);
+   ALTER TABLE spend DROP COLUMN usd;
+   CREATE TABLE wardrik_remembered_claims (key TEXT PRIMARY KEY, digest TEXT NOT NULL, owner TEXT NOT NULL, expires_at REAL NOT NULL);
+   CREATE TABLE wardrik_spend_holds (
+     agent TEXT NOT NULL, id TEXT NOT NULL, tool TEXT NOT NULL, micro_usd INTEGER NOT NULL, known INTEGER NOT NULL,
+     expires_at REAL NOT NULL, PRIMARY KEY (agent, id));
+   CREATE TABLE wardrik_tool_costs (tool TEXT PRIMARY KEY, max_micro_usd INTEGER NOT NULL);`,
 ];
-
 
 /**
  * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
@@ -72,14 +88,22 @@ export class SqliteStore implements Store {
   readonly path: string;
   /** The connection's `PRAGMA synchronous`, as SQLite reports it. */
   readonly synchronous: 'normal' | 'full';
+  /** Opened with `readonly: true`, for inspecting a journal. */
+  readonly readOnly: boolean;
   private readonly db: Database.Database;
-  private readonly sql: ReturnType<typeof prepare>;
+  private readonly sql: SqliteStatements;
   // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
   private readonly addLabelsTx: (run: string, labels: readonly string[]) => string[];
+  // IMMEDIATE transactions: the write lock is taken before the reads, so racing processes take turns.
+  private readonly claimTx: (claim: RememberedClaim, now: number) => ClaimOutcome;
+  private readonly putRememberedTx: (record: RememberedRecord) => void;
+  private readonly holdTx: (hold: SpendHold, now: number) => HoldOutcome;
+  private readonly releaseHoldTx: (agent: string, id: string, tool: string, cost: number | undefined) => void;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path === ':memory:' ? options.path : resolve(options.path);
     const readonly = options.readonly === true;
+    this.readOnly = readonly;
     try {
       if (this.path !== ':memory:' && !readonly) mkdirSync(dirname(this.path), { recursive: true });
       this.db = new Database(this.path, { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? 5_000 });
@@ -101,6 +125,31 @@ export class SqliteStore implements Store {
       this.addLabelsTx = this.db.transaction((run: string, labels: readonly string[]) =>
         labels.filter((label) => sql.addLabel.run(run, label).changes === 1),
       );
+      this.claimTx = immediate(this.db, (claim: RememberedClaim, now: number): ClaimOutcome => {
+        const row = sql.getRemembered.get(claim.key, now) as RememberedRow | undefined;
+        if (row !== undefined) return { claimed: false, remembered: rememberedOf(claim.key, row) };
+        const held = sql.getClaim.get(claim.key, now, claim.owner) as { owner: string; digest: string } | undefined;
+        if (held !== undefined) return { claimed: false, heldBy: held.owner, digest: held.digest };
+        sql.putClaim.run(claim.key, claim.digest, claim.owner, claim.expiresAt);
+        return { claimed: true };
+      });
+      this.putRememberedTx = immediate(this.db, (record: RememberedRecord) => {
+        sql.putRemembered.run(record.key, record.digest, JSON.stringify(record.answer), record.expiresAt);
+        sql.deleteClaim.run(record.key);
+      });
+      this.holdTx = immediate(this.db, (hold: SpendHold, now: number): HoldOutcome => {
+        sql.pruneHolds.run(hold.agent, now);
+        const held = sql.sumHolds.get(hold.agent, hold.tool, hold.agent) as { held: number; busy: number };
+        if (held.held >= hold.budgetMicroUsd) return 'spent';
+        const microUsd = hold.maxMicroUsd ?? (sql.getToolCost.get(hold.tool) as { max_micro_usd: number } | undefined)?.max_micro_usd;
+        if (microUsd === undefined && held.busy > 0) return 'busy';
+        sql.putHold.run(hold.agent, hold.id, hold.tool, microUsd ?? 0, microUsd === undefined ? 0 : 1, hold.expiresAt);
+        return 'held';
+      });
+      this.releaseHoldTx = immediate(this.db, (agent: string, id: string, tool: string, cost: number | undefined) => {
+        sql.deleteHold.run(agent, id);
+        if (cost !== undefined) sql.putToolCost.run(tool, cost);
+      });
     } catch (error) {
       this.db.close();
       throw storeError(this.path, 'open', error);
@@ -121,7 +170,7 @@ export class SqliteStore implements Store {
         const values = callValues(record);
         if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
         const [run, call, ...rest] = values;
-        return this.sql.updateCall.run(...rest, run, call, expected).changes === 1;
+        return this.sql.updateCall.run(...rest, run, call, expected, record.state, record.attempt).changes === 1;
       }),
     getLabels: (run) => this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
   };
@@ -178,28 +227,46 @@ export class SqliteStore implements Store {
 
   async getRemembered(key: string, now: number): Promise<RememberedRecord | undefined> {
     return this.run('read a remembered result', () => {
-      const row = this.sql.getRemembered.get(key, now) as { digest: string; answer: string; expires_at: number } | undefined;
-      if (row === undefined) return undefined;
-      return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+      const row = this.sql.getRemembered.get(key, now) as RememberedRow | undefined;
+      return row === undefined ? undefined : rememberedOf(key, row);
     });
   }
 
   async putRemembered(record: RememberedRecord): Promise<void> {
-    this.run('remember a result', () => {
-      this.sql.putRemembered.run(record.key, record.digest, JSON.stringify(record.answer), record.expiresAt);
+    this.run('remember a result', () => this.putRememberedTx(record));
+  }
+
+  async claimRemembered(claim: RememberedClaim, now: number): Promise<ClaimOutcome> {
+    return this.run('claim a remembered key', () => this.claimTx(claim, now));
+  }
+
+  async releaseRemembered(key: string, owner: string): Promise<void> {
+    this.run('release a remembered key', () => {
+      this.sql.releaseClaim.run(key, owner);
     });
   }
 
   async pruneRemembered(now: number): Promise<number> {
-    return this.run('prune remembered results', () => this.sql.pruneRemembered.run(now).changes);
+    return this.run('prune remembered results', () => {
+      this.sql.pruneClaims.run(now);
+      return this.sql.pruneRemembered.run(now).changes;
+    });
   }
 
-  async addSpend(agent: string, usd: number): Promise<number> {
-    return this.run('add spend', () => (this.sql.addSpend.get(agent, usd) as { usd: number }).usd);
+  async addSpend(agent: string, microUsd: number): Promise<number> {
+    return this.run('add spend', () => (this.sql.addSpend.get(agent, microUsd) as { micro_usd: number }).micro_usd);
   }
 
   async getSpend(agent: string): Promise<number> {
-    return this.run('read spend', () => (this.sql.getSpend.get(agent) as { usd: number } | undefined)?.usd ?? 0);
+    return this.run('read spend', () => (this.sql.getSpend.get(agent) as { micro_usd: number } | undefined)?.micro_usd ?? 0);
+  }
+
+  async holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome> {
+    return this.run('hold part of a budget', () => this.holdTx(hold, now));
+  }
+
+  async releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
+    this.run('release a budget hold', () => this.releaseHoldTx(agent, id, tool, costMicroUsd));
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
@@ -278,89 +345,6 @@ export class SqliteStore implements Store {
   }
 }
 
-function prepare(db: Database.Database) {
-  const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_usd';
-  const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
-  return {
-    getCall: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND call = ?`),
-    insertCall: db.prepare(
-      `INSERT INTO calls (${columns})
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (run, call) DO NOTHING`,
-    ),
-    updateCall: db.prepare(
-      `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
-         state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_usd = ?
-       WHERE run = ? AND call = ? AND state = ?`,
-    ),
-    // Oldest first; rowid breaks ties in the order the calls were first written.
-    listCalls: db.prepare(`SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`),
-    // A run's calls in the order first written (an update keeps the rowid).
-    listRunCalls: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? ORDER BY rowid LIMIT ?`),
-    listRunCallsInState: db.prepare(`SELECT ${columns} FROM calls WHERE run = ? AND state = ? ORDER BY rowid LIMIT ?`),
-    // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
-    listRuns: db.prepare(
-      `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
-         sum(cost) AS cost_usd, min(first_at) AS first_at, max(last_at) AS last_at
-       FROM (
-         SELECT run, agent, NULL AS status, count(*) AS calls, sum(state = 'parked') AS parked, sum(cost_usd) AS cost,
-           min(updated_at) AS first_at, max(updated_at) AS last_at
-         FROM calls WHERE ? IS NULL OR agent = ? GROUP BY run, agent
-         UNION ALL
-         SELECT run, agent, status, 0, 0, NULL, created_at, updated_at FROM wardrik_turns WHERE ? IS NULL OR agent = ?)
-       GROUP BY run ORDER BY last_at DESC, run LIMIT ?`,
-    ),
-    getInbox: db.prepare('SELECT item FROM inbox WHERE id = ?'),
-    listInboxPending: db.prepare(`SELECT item FROM inbox WHERE status = 'pending' ORDER BY created_at, seq`),
-    listInboxAll: db.prepare('SELECT item FROM inbox ORDER BY created_at, seq'),
-    // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
-    putInbox: db.prepare(
-      `INSERT INTO inbox (id, status, created_at, item) VALUES (?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, item = excluded.item`,
-    ),
-    updateInbox: db.prepare('UPDATE inbox SET status = ?, created_at = ?, item = ? WHERE id = ? AND status = ?'),
-    getRemembered: db.prepare('SELECT digest, answer, expires_at FROM remembered WHERE key = ? AND expires_at > ?'),
-    putRemembered: db.prepare(
-      `INSERT INTO remembered (key, digest, answer, expires_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, answer = excluded.answer, expires_at = excluded.expires_at`,
-    ),
-    pruneRemembered: db.prepare('DELETE FROM remembered WHERE expires_at <= ?'),
-    addSpend: db.prepare(
-      'INSERT INTO spend (agent, usd) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET usd = usd + excluded.usd RETURNING usd',
-    ),
-    getSpend: db.prepare('SELECT usd FROM spend WHERE agent = ?'),
-    addLabel: db.prepare('INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING'),
-    getLabels: db.prepare('SELECT label FROM labels WHERE run = ? ORDER BY seq'),
-    // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
-    // otherwise nothing changes (changes = 0). SQLite's write lock makes racing nodes take turns.
-    leaseRun: db.prepare(
-      `INSERT INTO wardrik_leases (run, node, until) VALUES (?, ?, ?)
-       ON CONFLICT (run) DO UPDATE SET node = excluded.node, until = excluded.until
-       WHERE wardrik_leases.node = excluded.node OR wardrik_leases.until < ?`,
-    ),
-    releaseRun: db.prepare('DELETE FROM wardrik_leases WHERE run = ? AND node = ?'),
-    getTurn: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE run = ?`),
-    insertTurn: db.prepare(`INSERT INTO wardrik_turns (${turnColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run) DO NOTHING`),
-    updateTurn: db.prepare(
-      'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
-    ),
-    // Oldest first; rowid breaks ties in the order the turns were first written.
-    listTurns: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT ?`),
-    listTurnsByAgent: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? ORDER BY created_at, rowid LIMIT ?`),
-    listTurnsByStatus: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE status = ? ORDER BY created_at, rowid LIMIT ?`),
-    listTurnsByAgentStatus: db.prepare(`SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? AND status = ? ORDER BY created_at, rowid LIMIT ?`),
-    appendStep: db.prepare('INSERT INTO wardrik_steps (run, idx, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (run, idx) DO NOTHING'),
-    listSteps: db.prepare('SELECT run, idx, data, created_at FROM wardrik_steps WHERE run = ? ORDER BY idx'),
-    // BINARY collation: byte order of UTF-8, the same as comparing code points.
-    listMcpServers: db.prepare('SELECT hub, name, options, updated_at FROM wardrik_mcp_servers WHERE hub = ? ORDER BY name'),
-    putMcpServer: db.prepare(
-      `INSERT INTO wardrik_mcp_servers (hub, name, options, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (hub, name) DO UPDATE SET options = excluded.options, updated_at = excluded.updated_at`,
-    ),
-    deleteMcpServer: db.prepare('DELETE FROM wardrik_mcp_servers WHERE hub = ? AND name = ?'),
-  };
-}
-
 function currentVersion(db: Database.Database): number {
   const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'wardrik_migrations'`).get();
   if (table === undefined) return 0;
@@ -386,7 +370,11 @@ function migrate(db: Database.Database): void {
   }).immediate();
 }
 
-
+/** A function run in an IMMEDIATE transaction: it holds the write lock from its first read. */
+function immediate<A extends unknown[], R>(db: Database.Database, work: (...args: A) => R): (...args: A) => R {
+  const transaction = db.transaction(work);
+  return (...args) => transaction.immediate(...args);
+}
 
 /** What to do about each SQLite failure a user can meet, by its result code. */
 const FIXES: Readonly<Record<string, string>> = {

@@ -13,7 +13,11 @@ import type { ToolAnswer } from '../tools/result.js';
  */
 export interface Store {
   getCall(run: string, call: string): Promise<CallRecord | undefined>;
-  /** Writes `record` if the call's current state is `expected` (`undefined`: no record yet); false if not. */
+  /**
+   * Writes `record` if the call's current state is `expected` (`undefined`: no record yet); false if not.
+   * A `started` call written `started` again must also raise its `attempt`: a compare-and-set that does
+   * not advance the record would let a second taker (a retry, a recovery) through.
+   */
   writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean>;
   /**
    * Calls in `state`, oldest `updatedAt` first (ties in the order they were first written), at most
@@ -35,13 +39,40 @@ export interface Store {
   updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean>;
 
   getRemembered(key: string, now: number): Promise<RememberedRecord | undefined>;
+  /** Remembers a result under its key, ending the key's claim if any. */
   putRemembered(record: RememberedRecord): Promise<void>;
-  /** Deletes remembered results that expired at or before `now`; returns how many. */
+  /**
+   * Claims a key before its tool runs, so one call runs per key across nodes. `claimed` when this call
+   * may run: nobody holds the key, the claim on it expired, or it is `claim.owner`'s own (a call taken
+   * over after its node died). Otherwise what holds the key: its remembered result, or another call's
+   * live claim, whose result the caller waits for. One atomic step: of racing claimers one wins.
+   */
+  claimRemembered(claim: RememberedClaim, now: number): Promise<ClaimOutcome>;
+  /** Ends `owner`'s claim on `key` without a result (its call failed), so a later call may run the key. */
+  releaseRemembered(key: string, owner: string): Promise<void>;
+  /** Deletes remembered results and claims that expired at or before `now`; returns how many results. */
   pruneRemembered(now: number): Promise<number>;
 
-  /** Adds to an agent's spend and returns the new total. */
-  addSpend(agent: string, usd: number): Promise<number>;
+  /**
+   * Adds to an agent's spend and returns the new total. Money is kept in integer micro-dollars
+   * (millionths of a dollar), so ten $0.10 costs add up to exactly $1.
+   */
+  addSpend(agent: string, microUsd: number): Promise<number>;
+  /** What the agent has spent, in micro-dollars. */
   getSpend(agent: string): Promise<number>;
+  /**
+   * Holds part of an agent's budget for a call about to start, so concurrent calls cannot all start on
+   * one remaining dollar. One atomic step. `held` while the agent's spend plus its live holds is below
+   * `budgetMicroUsd`, holding `maxMicroUsd`, else the most `tool` has cost so far; `spent` when the
+   * budget is used up; `busy` when neither amount is known and another call of `tool` for the agent
+   * holds (a tool of unknown cost runs one call at a time until its first cost is known).
+   */
+  holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome>;
+  /**
+   * Ends a hold once its call is done. `costMicroUsd` is what the call cost when its tool ran (kept as
+   * `tool`'s cost so far if the most yet); `undefined` when it did not run, which tells nothing.
+   */
+  releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void>;
 
   /** Adds labels to a run and returns those that were new. */
   addLabels(run: string, labels: readonly string[]): Promise<readonly string[]>;
@@ -74,6 +105,12 @@ export interface Store {
   deleteMcpServer(hub: string, name: string): Promise<boolean>;
 
   close(): Promise<void>;
+
+  /**
+   * True for a store opened to inspect a journal, which refuses every write (`SqliteStore` with
+   * `readonly: true`). Wardrik then runs no recovery, and a call fails at once, saying why.
+   */
+  readonly readOnly?: boolean;
 
   /**
    * The same journal operations without a promise, for a store whose writes are synchronous (memory,
@@ -161,6 +198,38 @@ export interface InboxRecord {
   readonly by?: string;
   readonly answeredAt?: number;
 }
+
+/** A call's claim on an idempotency key while its tool runs (`@Idempotent({ remember: true })`). */
+export interface RememberedClaim {
+  readonly key: string;
+  /** SHA-256 of the arguments: another call with the same key and other arguments gets a conflict. */
+  readonly digest: string;
+  /** Which call claims it: `JSON.stringify([run, call])`. */
+  readonly owner: string;
+  /** When the claim lapses if its call never ends (its node died and nobody took the call over). */
+  readonly expiresAt: number;
+}
+
+export type ClaimOutcome =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly remembered: RememberedRecord }
+  | { readonly claimed: false; readonly heldBy: string; readonly digest: string };
+
+/** Part of an agent's budget held for one call (see `Store.holdSpend`). */
+export interface SpendHold {
+  readonly agent: string;
+  /** The call holding: `JSON.stringify([run, call])`. */
+  readonly id: string;
+  /** `toolset/tool`: whose cost so far is held when the tool declares no maximum. */
+  readonly tool: string;
+  readonly budgetMicroUsd: number;
+  /** The tool's declared maximum cost a call (`@Cost({ maxUsd })`), in micro-dollars. */
+  readonly maxMicroUsd?: number;
+  /** When the hold lapses if its call never ends (its node died). */
+  readonly expiresAt: number;
+}
+
+export type HoldOutcome = 'held' | 'spent' | 'busy';
 
 /** A result kept under its idempotency key (`@Idempotent({ remember: true })`). */
 export interface RememberedRecord {

@@ -1,4 +1,4 @@
-import type { Measure } from '../tools/context.js';
+import type { LogLevel, Measure } from '../tools/context.js';
 
 /**
  * Every event Wardrik emits on `events$`. Each has a `type` and a `time` (milliseconds since the epoch),
@@ -99,6 +99,8 @@ export interface CostEvent {
   readonly source: 'tool' | 'model';
   readonly usd: number;
   readonly totalUsd: number;
+  /** The running total exactly, in integer micro-dollars (millionths of a dollar), as the store keeps it. */
+  readonly totalMicroUsd: number;
   readonly time: number;
 }
 
@@ -185,6 +187,21 @@ export interface ModelFailedEvent {
   readonly time: number;
 }
 
+/** A tool reported how far it has come, with `ctx.progress(progress, total?, message?)`. */
+export interface ToolProgressEvent extends CallEventBase {
+  readonly type: 'tool.progress';
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** A tool logged a message for its caller, with `ctx.log(level, data)`. */
+export interface ToolLogEvent extends CallEventBase {
+  readonly type: 'tool.log';
+  readonly level: LogLevel;
+  readonly data: unknown;
+}
+
 export type WardrikEvent =
   | RunStartedEvent
   | RunParkedEvent
@@ -203,7 +220,9 @@ export type WardrikEvent =
   | ToolAnsweredEvent
   | LabelAddedEvent
   | CostEvent
-  | ToolsChangedEvent;
+  | ToolsChangedEvent
+  | ToolProgressEvent
+  | ToolLogEvent;
 
 /** An event as code emits it; the bus stamps the time. */
 export type EventInput = WardrikEvent extends infer E ? (E extends WardrikEvent ? Omit<E, 'time'> : never) : never;

@@ -292,14 +292,19 @@ function schemaChecker(schema: JsonSchema): ArgumentChecker {
       `its input is not an object schema (type: ${JSON.stringify(schema.type ?? null)}); a tool's arguments are named, so give { type: 'object', properties: {...} }`,
     );
   }
-  const problem = schemaProblem(schema);
+  // A draft this shared (draft-07) instance does not load, such as 2020-12 (MCP's default since
+  // 2025-11-25), is checked as draft-07: the keywords tool inputs use read the same. The tool's own
+  // schema, `$schema` included, is what models and MCP clients still see.
+  const { $schema: draft, ...rest } = schema;
+  const checked = typeof draft === 'string' && !draft.includes('draft-07') ? rest : schema;
+  const problem = schemaProblem(checked);
   if (problem !== undefined) throw new ConfigurationError(problem);
   let validator: ValidateFunction | undefined;
   return {
     check(raw) {
       const issues = inspectArguments(raw);
       if (issues.length > 0) return { ok: false, issues };
-      validator ??= compiledSchema(schema);
+      validator ??= compiledSchema(checked);
       return validator(raw) ? { ok: true, value: raw } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
     },
   };

@@ -40,6 +40,8 @@ export async function callTool(
     labels: ctx.labels ?? [],
     cost: ctx.cost ?? ((usd) => checkAmount('cost(usd)', usd)),
     measure: ctx.measure ?? ((_unit, amount) => checkAmount('measure(unit, amount)', amount)),
+    progress: ctx.progress ?? ((progress) => checkAmount('progress(progress)', progress)),
+    log: ctx.log ?? (() => {}),
   };
   try {
     return answerFrom(tool, await tool.run(checked.value as never, context));
@@ -92,7 +94,10 @@ function uncheckable(error: unknown): CheckResult {
 export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
   const own = tool.annotations.labels ?? NO_LABELS;
   if (value instanceof ParkRequest) return { status: 'parked', kind: 'park', reason: value.reason, labels: own };
-  if (value instanceof ToolResult) return okAnswer(value.output, mergeLabels(own, value.labels));
+  if (value instanceof ToolResult) {
+    const labels = mergeLabels(own, value.labels);
+    return value.content === undefined ? okAnswer(value.output, labels) : { status: 'ok', output: value.output, labels, content: value.content };
+  }
   return okAnswer(value, own);
 }
 

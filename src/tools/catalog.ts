@@ -30,6 +30,13 @@ const MODEL_NAME_LIMIT = 64;
 export class ToolCatalog {
   private readonly toolsets = new Map<string, readonly CatalogEntry[]>();
   private readonly byName = new Map<string, CatalogEntry>();
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `listener` after each change of the tools (a toolset set or deleted); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   /** Sets a toolset's tools, replacing any it had; returns those skipped. */
   set(toolset: string, tools: readonly ToolDefinition[]): SkippedTool[] {
@@ -50,6 +57,7 @@ export class ToolCatalog {
       this.byName.set(entry.ref, entry);
     }
     this.toolsets.set(toolset, Object.freeze(entries));
+    this.changed();
     return skipped;
   }
 
@@ -58,7 +66,11 @@ export class ToolCatalog {
       this.byName.delete(entry.name);
       this.byName.delete(entry.ref);
     }
-    this.toolsets.delete(toolset);
+    if (this.toolsets.delete(toolset)) this.changed();
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
   }
 
   /** The tool named `orders__find_order` or `orders/find_order`. */

@@ -23,6 +23,22 @@ export interface ToolContext {
    * `tool.succeeded` or `tool.failed` event; a `usd` measure is a cost.
    */
   measure(unit: string, amount: number): void;
+  /**
+   * Tells the caller how far the call has come, such as (3, 10): an MCP client that asked for progress
+   * gets a progress notification. `progress` only grows; `total` when known. A no-op when nobody listens.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends the caller a log message (an MCP logging notification, at the client's chosen level); a no-op when nobody listens. */
+  log(level: LogLevel, data: unknown): void;
+}
+
+/** MCP's (syslog's) log levels, least severe first. */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+/** Where a call's `ctx.progress` and `ctx.log` go: the MCP session that made the call, when one did. */
+export interface CallReporter {
+  progress(progress: number, total: number | undefined, message: string | undefined): void;
+  log(level: LogLevel, data: unknown): void;
 }
 
 /** A cost or measure recorded by a tool during one call. */

@@ -53,6 +53,14 @@ export function Timeout(ms: number): MethodDecorator {
   return annotationDecorator('@Timeout', { timeout: ms });
 }
 
+/**
+ * The most one call of this tool may cost, in US dollars. An agent with a budget holds that much of it
+ * while the call runs, so calls started together cannot spend past the budget.
+ */
+export function Cost(options: { readonly maxUsd: number }): MethodDecorator {
+  return annotationDecorator('@Cost', { maxCostUsd: options?.maxUsd });
+}
+
 /** What a call acts on, from its checked arguments, such as `args => [args.path]`; policies test these. */
 export function Resources<Args>(resources: (args: Args) => readonly string[]): MethodDecorator {
   return annotationDecorator('@Resources', { resources: resources as Annotations['resources'] });

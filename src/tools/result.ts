@@ -2,17 +2,65 @@
  * What a tool returns and what a call answers.
  */
 
-/** Return it from a tool to label its answer, such as `new ToolResult(page, { labels: ['outside'] })`. */
+/**
+ * An MCP content part a tool can answer with: text, an image or audio (base64 `data`), or an embedded
+ * resource. MCP clients get the parts as they are; Wardrik's own models read the result's `output`.
+ */
+export type ContentPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image' | 'audio'; readonly data: string; readonly mimeType: string }
+  | {
+      readonly type: 'resource';
+      readonly resource: { readonly uri: string; readonly mimeType?: string } & ({ readonly text: string } | { readonly blob: string });
+    };
+
+/**
+ * Return it from a tool to label its answer, such as `new ToolResult(page, { labels: ['outside'] })`,
+ * or to answer MCP clients with content parts: `new ToolResult(undefined, { content: [{ type: 'image', … }] })`
+ * (its output is then the parts' text, for Wardrik's own models).
+ */
 export class ToolResult<T = unknown> {
   readonly labels: readonly string[];
+  readonly content: readonly ContentPart[] | undefined;
+  readonly output: T;
 
-  constructor(
-    readonly output: T,
-    options: { readonly labels?: readonly string[] } = {},
-  ) {
+  constructor(output: T, options: { readonly labels?: readonly string[]; readonly content?: readonly ContentPart[] } = {}) {
     this.labels = Object.freeze([...(options.labels ?? [])]);
+    this.content = options.content === undefined ? undefined : checkContent(options.content);
+    this.output = output === undefined && this.content !== undefined ? (contentText(this.content) as T) : output;
     Object.freeze(this);
   }
+}
+
+function checkContent(parts: readonly ContentPart[]): readonly ContentPart[] {
+  if (!Array.isArray(parts)) throw new TypeError('ToolResult content is a list of MCP content parts, such as [{ type: "text", text: "…" }].');
+  parts.forEach((part: ContentPart, i) => {
+    const ok =
+      part?.type === 'text'
+        ? typeof part.text === 'string'
+        : part?.type === 'image' || part?.type === 'audio'
+          ? typeof part.data === 'string' && typeof part.mimeType === 'string'
+          : part?.type === 'resource' &&
+            typeof part.resource?.uri === 'string' &&
+            (typeof (part.resource as { text?: unknown }).text === 'string' || typeof (part.resource as { blob?: unknown }).blob === 'string');
+    if (!ok) {
+      throw new TypeError(
+        `ToolResult content[${i}] is not an MCP content part: give { type: 'text', text }, { type: 'image' | 'audio', data (base64), mimeType } or { type: 'resource', resource: { uri, text | blob } }.`,
+      );
+    }
+  });
+  return Object.freeze(parts.map((part) => Object.freeze({ ...part })));
+}
+
+/** The parts as text, for a model that reads text: images, audio and binary resources are named. */
+export function contentText(parts: readonly ContentPart[]): string {
+  return parts
+    .map((part) => {
+      if (part.type === 'text') return part.text;
+      if (part.type === 'resource') return 'text' in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
+      return `[${part.type} ${part.mimeType}]`;
+    })
+    .join('\n');
 }
 
 /** Returned by `park(reason)`: the call waits for a person, whose answer becomes its result. */
@@ -48,7 +96,13 @@ export type ToolErrorCode =
  * person. `labels` are the labels this answer carries (from `ToolResult` and `@Labels`).
  */
 export type ToolAnswer =
-  | { readonly status: 'ok'; readonly output: unknown; readonly labels: readonly string[] }
+  | {
+      readonly status: 'ok';
+      readonly output: unknown;
+      readonly labels: readonly string[];
+      /** The MCP content parts the tool answered with (`ToolResult`'s `content`), for MCP clients. */
+      readonly content?: readonly ContentPart[];
+    }
   | {
       readonly status: 'error';
       readonly code: ToolErrorCode;

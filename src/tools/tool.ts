@@ -44,6 +44,12 @@ export interface Annotations {
    * absent, a tool that is not read-only asks. MCP servers set it from their `gated` option.
    */
   readonly gated?: boolean;
+  /**
+   * The most one call may cost, in US dollars (`@Cost({ maxUsd })`). An agent with a budget holds this
+   * much of it while the call runs, so concurrent calls cannot overspend; without it, the most the tool
+   * has cost so far is held.
+   */
+  readonly maxCostUsd?: number;
   readonly [key: string]: unknown;
 }
 
@@ -189,7 +195,10 @@ function copyPrivate(from: ToolDefinition, to: ToolDefinition): void {
 }
 
 function checkAnnotations(label: string, annotations: Annotations): void {
-  const { timeout, resources, labels } = annotations;
+  const { timeout, resources, labels, maxCostUsd } = annotations;
+  if (maxCostUsd !== undefined && !(typeof maxCostUsd === 'number' && Number.isFinite(maxCostUsd) && maxCostUsd >= 0)) {
+    throw new ConfigurationError(`${label}: the most a call may cost is a number of US dollars of at least 0 (@Cost({ maxUsd: 0.1 })); got ${String(maxCostUsd)}.`);
+  }
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0 && timeout <= MAX_TIMER_MS)) {
     throw new ConfigurationError(`${label}: the timeout is a whole number of milliseconds above 0 (@Timeout(5000)); got ${String(timeout)}.`);
   }

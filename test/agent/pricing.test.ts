@@ -64,13 +64,39 @@ describe('Pricing', () => {
           ['tool', 0.25, 0.7],
         ],
       );
-      assert.equal(round(await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a')), 0.7);
+      assert.equal(await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a'), 700_000, 'kept in whole micro-dollars');
+      await h.close();
+    });
+
+    it('holds the budget for model calls: 20 turns of one agent sent at once spend at most one step past it', async () => {
+      const h = await agentHarness(shopTools());
+      // $0.30 a step (300 input tokens), and no maximum declared: the first call runs alone until its cost is known.
+      const model = scriptedModel(() => ({ text: 'done', usage: { inputTokens: 300 } }));
+      const agent = h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1, price: paid });
+      const turns = await Promise.all(Array.from({ length: 20 }, () => agent.send('hi')));
+      const spent = await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a');
+      assert.ok(spent <= 1_300_000, `spent $${spent / 1e6}`);
+      assert.equal(turns.filter((turn) => turn.status === 'done').length, spent / 300_000);
+      assert.equal(turns.filter((turn) => turn.status === 'budget_spent').length, 20 - spent / 300_000);
+      await h.close();
+    });
+
+    it('holds a model call\'s maximum output cost when maxOutputTokens is set', async () => {
+      const h = await agentHarness(shopTools());
+      // At most $0.25 of output a step (250 tokens at $1 000 per million); each step costs $0.20.
+      const model = scriptedModel(() => ({ text: 'done', usage: { outputTokens: 200 } }));
+      const agent = h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1, price: { inputPerMTok: 0, outputPerMTok: 1000 }, maxOutputTokens: 250 });
+      const turns = await Promise.all(Array.from({ length: 20 }, () => agent.send('hi')));
+      const spent = await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a');
+      assert.ok(spent <= 1_000_000, `spent $${spent / 1e6}: never past the budget when each call holds its maximum`);
+      assert.equal(turns.filter((turn) => turn.status === 'done').length, spent / 200_000);
+      assert.ok(spent >= 800_000, 'at least four $0.25 holds fit');
       await h.close();
     });
 
     it('ends a turn at once when the agent’s budget was already spent', async () => {
       const store = new MemoryStore();
-      await store.addSpend('a', 1);
+      await store.addSpend('a', 1_000_000);
       const h = await agentHarness(shopTools(), { store });
       const model = scriptedModel([{ text: 'never' }]);
       const turn = await h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1, price: paid }).send('hi');
@@ -95,7 +121,7 @@ describe('Pricing', () => {
       const model = scriptedModel([{ text: 'Hi.', usage: { inputTokens: 500_000, outputTokens: 10_000 } }], { name: 'priced' });
       const turn = await h.wardrik.startAgent({ id: 'a', model, tools: [] }).send('hi');
       const [cost] = h.events.filter((e): e is CostEvent => e.type === 'cost');
-      assert.deepEqual({ ...cost, time: 0, usd: round(cost!.usd), totalUsd: round(cost!.totalUsd) }, { type: 'cost', agent: 'a', run: turn.run, source: 'model', usd: 1.1, totalUsd: 1.1, time: 0 });
+      assert.deepEqual({ ...cost, time: 0, usd: round(cost!.usd), totalUsd: round(cost!.totalUsd) }, { type: 'cost', agent: 'a', run: turn.run, source: 'model', usd: 1.1, totalUsd: 1.1, totalMicroUsd: 1_100_000, time: 0 });
       await h.close();
     });
   });

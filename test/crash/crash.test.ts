@@ -1,15 +1,13 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Wardrik, type ToolAnswer } from '../../src/index.js';
 import { killAtCrashPoint } from './kill-at-crash-point.js';
 import { ledgerTools, readLedger } from './ledger-tools.js';
+import { scratchStores } from './scratch-stores.js';
 
 /**
  * Real crashes: a child process runs one call against a real store and is killed with SIGKILL at a
@@ -17,36 +15,13 @@ import { ledgerTools, readLedger } from './ledger-tools.js';
  * file outside the store.
  */
 const NODE_SCRIPT = fileURLToPath(new URL('./crash-node.js', import.meta.url));
-const POSTGRES_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const dir = mkdtempSync(join(tmpdir(), 'wardrik-crash-'));
-const schemas: string[] = [];
-
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
-});
+const { dir, stores } = scratchStores('crash');
 
 type Point = 'before-started' | 'after-started' | 'after-effect';
 
 function crashAt(env: Record<string, string>): Promise<void> {
   return killAtCrashPoint(NODE_SCRIPT, env);
 }
-
-const stores: [string, () => string][] = [
-  ['SQLite', () => `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.db`)}`],
-  [
-    'PostgreSQL',
-    () => {
-      const schema = `wardrik_crash_${randomBytes(4).toString('hex')}`;
-      schemas.push(schema);
-      return `${POSTGRES_URL}?schema=${schema}`;
-    },
-  ],
-];
 
 async function restart(storeUrl: string, ledger: string, node = 'node-b'): Promise<Wardrik> {
   return Wardrik.create({
@@ -159,6 +134,9 @@ describe('two nodes on one PostgreSQL', () => {
     assert.equal(item?.call, 'c1', 'node B sees the item parked on node A');
     const results = await Promise.allSettled([a.inbox.approve(item!.id), b.inbox.approve(item!.id), b.inbox.approve(item!.id)]);
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    // Whichever approval counted, the call runs once: at once on the node holding its run, else at a recovery.
+    await a.recover();
+    await b.recover();
     assert.equal(effects(ledger, 'email'), 1);
     assert.deepEqual(await a.runner.run({ agent: 'a', run: 'run-9', call: { id: 'c1', name: 't__email' } }), { status: 'ok', output: 'sent', labels: [] });
     await a.close();

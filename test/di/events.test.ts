@@ -68,11 +68,11 @@ describe('events$', () => {
     bus.markStarted();
     const costs = firstValueFrom(bus.costs$.pipe(toArray()));
     const changes = firstValueFrom(bus.toolChanges$.pipe(toArray()));
-    bus.emit({ type: 'cost', agent: 'a', run: 'r', source: 'tool', usd: 0.5, totalUsd: 0.5 });
+    bus.emit({ type: 'cost', agent: 'a', run: 'r', source: 'tool', usd: 0.5, totalUsd: 0.5, totalMicroUsd: 500_000 });
     bus.emit({ type: 'tools.changed', mcp: 'hub', server: 's', count: 0 });
     bus.emit({ type: 'warning', message: 'w' });
     bus.complete();
-    assert.deepEqual(await costs, [{ type: 'cost', agent: 'a', run: 'r', source: 'tool', usd: 0.5, totalUsd: 0.5, time: 7 }]);
+    assert.deepEqual(await costs, [{ type: 'cost', agent: 'a', run: 'r', source: 'tool', usd: 0.5, totalUsd: 0.5, totalMicroUsd: 500_000, time: 7 }]);
     assert.deepEqual(await changes, [{ type: 'tools.changed', mcp: 'hub', server: 's', count: 0, time: 7 }]);
   });
 

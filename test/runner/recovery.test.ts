@@ -130,18 +130,26 @@ describe('recovery', () => {
     await wardrik.close();
   });
 
-  it('refuses an approval while another live node holds the run, changing nothing', async () => {
+  it('records an approval while another live node holds the run, and runs the call once the run is free', async () => {
     const store = new MemoryStore();
     const ran = counter();
-    const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' } });
+    const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' }, recoverMs: Infinity });
     const parked = await wardrik.runner.run({ agent: 'a', run: 'run-2', call: { id: 'p1', name: 't__email' } });
     assert.equal(parked.status, 'parked');
+    await new Promise((resolve) => setTimeout(resolve, 400)); // node B gives its idle lease up
     await store.leaseRun('run-2', 'node-a', Date.now(), 60_000);
     const [item] = await wardrik.inbox.list();
-    await assert.rejects(wardrik.inbox.approve(item!.id), /busy on another node right now; nothing ran and the item is still pending/);
-    assert.equal((await wardrik.inbox.get(item!.id))?.status, 'pending');
+    const answer = await wardrik.inbox.approve(item!.id);
+    assert.deepEqual([answer.status, answer.status === 'parked' ? answer.reason : ''], [
+      'parked',
+      'A person let this call go; run "run-2" is busy on another node right now, so the next recovery runs it once the run is free.',
+    ]);
+    assert.equal((await wardrik.inbox.get(item!.id))?.status, 'approved', 'the approval is recorded, not bounced');
+    assert.equal(ran.count, 0);
+    assert.equal((await wardrik.recover()).skipped, 1, 'left alone while node A holds the run');
     await store.releaseRun('run-2', 'node-a');
-    assert.equal((await wardrik.inbox.approve(item!.id)).status, 'ok');
+    assert.equal((await wardrik.recover()).approved, 1);
+    assert.equal((await store.getCall('run-2', 'p1'))?.state, 'succeeded');
     assert.equal(ran.count, 1);
     await wardrik.close();
   });

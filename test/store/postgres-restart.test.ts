@@ -81,6 +81,8 @@ describe('PostgresStore when PostgreSQL restarts under load', () => {
     for (const failure of failures) {
       assert.ok(failure instanceof StoreError, `expected a StoreError, got ${failure.name}: ${failure.message}`);
       assert.match(failure.message, new RegExp(`127\\.0\\.0\\.1:${port}`), 'the error names the database it could not reach');
+      // It names the call and says whether its tool ran.
+      assert.match(failure.message, /^Call "c" of run "run-\d+-\d+" \(t\/email\) (did not run: could not|ran, but Wardrik could not)/);
     }
     assert.ok(failedWhileDown >= 8);
 

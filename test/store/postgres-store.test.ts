@@ -35,6 +35,15 @@ after(async () => {
   await admin.end();
 });
 
+/** Undoes migration 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+function toVersion3(schema: string): string {
+  const s = `"${schema}"`;
+  return `DROP TABLE ${s}.wardrik_remembered_claims, ${s}.wardrik_spend_holds, ${s}.wardrik_tool_costs;
+    ALTER TABLE ${s}.spend DROP COLUMN micro_usd; ALTER TABLE ${s}.spend ADD COLUMN usd double precision NOT NULL DEFAULT 0;
+    ALTER TABLE ${s}.calls DROP COLUMN cost_micro_usd; ALTER TABLE ${s}.calls ADD COLUMN cost_usd double precision;
+    DELETE FROM ${s}.wardrik_migrations WHERE version >= 4`;
+}
+
 storeContract('PostgresStore', async () => new PostgresStore({ url, schema: contractSchema }).start(), { durable: true, synchronous: false });
 
 describe('PostgresStore', () => {
@@ -45,32 +54,52 @@ describe('PostgresStore', () => {
       try {
         await Promise.all(stores.map((store) => store.start()));
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
     });
 
-    it('upgrades a version-1 schema to the current version, keeping its data', async () => {
-      const schema = `${prefix}_v1`;
-      const writer = await new PostgresStore({ url, schema }).start();
-      await writer.addSpend('a', 1.5);
-      await writer.close();
-      // What a version-1 Wardrik left: migrations 2 and 3 (tables, a column, an index) absent and unrecorded.
+    it('upgrades a version-3 schema, turning its dollars into micro-dollars', async () => {
+      const schema = `${prefix}_v3`;
+      await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(
-        `DROP TABLE "${schema}".wardrik_leases, "${schema}".wardrik_turns, "${schema}".wardrik_steps, "${schema}".wardrik_mcp_servers;
-         DROP INDEX "${schema}".calls_by_run; ALTER TABLE "${schema}".calls DROP COLUMN cost_usd;
-         DELETE FROM "${schema}".wardrik_migrations WHERE version >= 2`,
+        `${toVersion3(schema)};
+         INSERT INTO "${schema}".spend (agent, usd) VALUES ('a', 0.30000000000000004);
+         INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at, cost_usd)
+           VALUES ('run-1', 'c1', 'a', 't/x', '{}', 'k', 'succeeded', 1, 1, 0.1)`,
       );
       const store = await new PostgresStore({ url, schema }).start();
       try {
-        assert.equal(await store.getSpend('a'), 1.5);
+        assert.equal(await store.getSpend('a'), 300_000);
+        assert.equal(await store.addSpend('a', 700_000), 1_000_000);
+        assert.equal((await store.getCall('run-1', 'c1'))?.costUsd, 0.1);
+        assert.equal((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('upgrades a version-1 schema to the current version, keeping its data', async () => {
+      const schema = `${prefix}_v1`;
+      await new PostgresStore({ url, schema }).start().then((store) => store.close());
+      // What a version-1 Wardrik left: migrations 2 to 4 (tables, columns, an index) absent and unrecorded.
+      await admin.query(
+        `${toVersion3(schema)};
+         DROP TABLE "${schema}".wardrik_leases, "${schema}".wardrik_turns, "${schema}".wardrik_steps, "${schema}".wardrik_mcp_servers;
+         DROP INDEX "${schema}".calls_by_run; ALTER TABLE "${schema}".calls DROP COLUMN cost_usd;
+         DELETE FROM "${schema}".wardrik_migrations WHERE version >= 2;
+         INSERT INTO "${schema}".spend (agent, usd) VALUES ('a', 1.5)`,
+      );
+      const store = await new PostgresStore({ url, schema }).start();
+      try {
+        assert.equal(await store.getSpend('a'), 1_500_000);
         assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
         const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       } finally {
         await store.close();
       }
@@ -81,7 +110,7 @@ describe('PostgresStore', () => {
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(`INSERT INTO "${schema}".wardrik_migrations (version) VALUES (99)`);
       const store = new PostgresStore({ url, schema });
-      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(3\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
+      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(4\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
       await store.close();
     });
 

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { StoreError } from '../../src/errors.js';
+import { defineTool, Tokens, Wardrik } from '../../src/index.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { storeContract } from './store-contract.js';
 
@@ -15,6 +17,12 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
 storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
+/** Undoes migration 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+const TO_VERSION_3 = `DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
+  ALTER TABLE spend ADD COLUMN usd REAL NOT NULL DEFAULT 0; ALTER TABLE spend DROP COLUMN micro_usd;
+  ALTER TABLE calls ADD COLUMN cost_usd REAL; ALTER TABLE calls DROP COLUMN cost_micro_usd;
+  DELETE FROM wardrik_migrations WHERE version >= 4;`;
+
 describe('SqliteStore', () => {
   describe('when it opens a file', () => {
     it('creates the missing directories, in WAL mode, with synchronous NORMAL by default', async () => {
@@ -23,7 +31,7 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       } finally {
         db.close();
       }
@@ -47,7 +55,7 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       } finally {
         db.close();
       }
@@ -57,25 +65,45 @@ describe('SqliteStore', () => {
       const older = join(dir, 'older.db');
       await new SqliteStore({ path: older }).close();
       const old = new Database(older);
-      old.prepare('DELETE FROM wardrik_migrations WHERE version = 3').run();
+      old.prepare('DELETE FROM wardrik_migrations WHERE version = 4').run();
       old.close();
-      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 2, older than this Wardrik needs \(3\).*Fix: open it once without the readonly option/);
+      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(4\).*Fix: open it once without the readonly option/);
+    });
+
+    it('upgrades a version-3 file, turning its dollars into micro-dollars', async () => {
+      const path = join(dir, 'v3.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      db.exec(`${TO_VERSION_3}
+               INSERT INTO spend (agent, usd) VALUES ('a', 0.30000000000000004);
+               INSERT INTO calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at, cost_usd)
+                 VALUES ('run-1', 'c1', 'a', 't/x', '{}', 'k', 'succeeded', 1, 1, 0.1);`);
+      db.close();
+      const store = new SqliteStore({ path });
+      try {
+        assert.equal(await store.getSpend('a'), 300_000);
+        assert.equal(await store.addSpend('a', 700_000), 1_000_000);
+        assert.equal((await store.getCall('run-1', 'c1'))?.costUsd, 0.1);
+        assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
+      } finally {
+        await store.close();
+      }
     });
 
     it('upgrades a version-1 file to the current version, keeping its data', async () => {
       const path = join(dir, 'v1.db');
-      const writer = new SqliteStore({ path });
-      await writer.addSpend('a', 1.5);
-      await writer.close();
-      // What a version-1 Wardrik left: migrations 2 and 3 (tables, a column, an index) absent and unrecorded.
+      await new SqliteStore({ path }).close();
+      // What a version-1 Wardrik left: migrations 2 to 4 (tables, columns, an index) absent and unrecorded.
       const db = new Database(path);
-      db.exec(`DROP TABLE wardrik_leases; DROP TABLE wardrik_turns; DROP TABLE wardrik_steps; DROP TABLE wardrik_mcp_servers;
+      db.exec(`${TO_VERSION_3}
+               DROP TABLE wardrik_leases; DROP TABLE wardrik_turns; DROP TABLE wardrik_steps; DROP TABLE wardrik_mcp_servers;
                DROP INDEX calls_by_run; ALTER TABLE calls DROP COLUMN cost_usd;
-               DELETE FROM wardrik_migrations WHERE version >= 2;`);
+               DELETE FROM wardrik_migrations WHERE version >= 2;
+               INSERT INTO spend (agent, usd) VALUES ('a', 1.5);`);
       db.close();
       const store = new SqliteStore({ path });
       try {
-        assert.equal(await store.getSpend('a'), 1.5);
+        assert.equal(await store.getSpend('a'), 1_500_000);
         assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
         const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
         assert.equal(await store.writeCall(record, undefined), true);
@@ -85,7 +113,7 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       } finally {
         check.close();
       }
@@ -152,5 +180,49 @@ describe('SqliteStore', () => {
         return true;
       });
     });
+  });
+});
+
+describe('a Wardrik on a SQLite store opened read-only, to inspect a journal', () => {
+  it('starts without recovering or writing, shows the journal, and fails a call at once, naming it', async () => {
+    const path = join(dir, 'inspect.db');
+    const writer = new SqliteStore({ path });
+    const started = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/email', arguments: {}, idempotencyKey: 'run-1:c1', state: 'started' as const, attempt: 1, updatedAt: 1 };
+    await writer.writeCall(started, undefined);
+    await writer.close();
+    const ran: string[] = [];
+    const email = defineTool({ name: 'email', description: 'Sends.', run: () => ran.push('email') });
+    const wardrik = await Wardrik.create({ store: new SqliteStore({ path, readonly: true }), tools: { t: [email] } });
+    try {
+      const store = wardrik.container.resolve(Tokens.Store);
+      assert.deepEqual(await store.listCalls({ run: 'run-1' }), [started], 'recovery left the call as it was');
+      assert.equal((await store.listRuns())[0]?.run, 'run-1');
+      await assert.rejects(wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c2', name: 't__email' } }), {
+        name: 'StoreError',
+        message: 'Call "c2" of run "run-1" (t/email) did not run: the store was opened read-only, for inspecting a journal. Open it without readonly to run calls.',
+      });
+      await assert.rejects(wardrik.recover(), /this store was opened read-only \(for inspection\); nothing was recovered/);
+      assert.deepEqual(ran, []);
+    } finally {
+      await wardrik.close();
+    }
+  });
+});
+
+describe('a call refused before it runs, when the journal cannot be written', () => {
+  it('fails naming the call and saying it did not run', async () => {
+    const path = join(dir, 'refused.db');
+    const store = new SqliteStore({ path });
+    const wardrik = await Wardrik.create({ store, tools: { t: [defineTool({ name: 'read', description: 'Reads.', annotations: { readOnly: true }, run: () => 'read' })] } });
+    try {
+      // The journal's table is gone, so the unknown tool's refusal cannot be written.
+      new Database(path).exec('DROP TABLE calls');
+      await assert.rejects(wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c1', name: 't__nope' } }), {
+        name: 'StoreError',
+        message: /^Call "c1" of run "run-1" \(t__nope\) did not run: could not write its answer to the journal: SQLite store .* could not write a call/,
+      });
+    } finally {
+      await wardrik.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { CallRecord, CallState, InboxRecord, McpServerRecord, Store, TurnRecord } from '../../src/store/store.js';
+import type { CallRecord, CallState, InboxRecord, McpServerRecord, RememberedClaim, SpendHold, Store, TurnRecord } from '../../src/store/store.js';
 
 export interface ContractOptions {
   /** The store keeps its data across `close()` and a new `makeStore()` (SQLite, PostgreSQL). */
@@ -83,6 +83,25 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.equal(results.filter(Boolean).length, 1);
           const winner = results.indexOf(true);
           assert.deepEqual((await store.getCall(base.run, base.call))?.answer, ok(winner));
+        }));
+
+      it('moves a started call to started again only when the attempt goes up', () =>
+        withStore(async (store) => {
+          const started = call({ state: 'started', attempt: 2 });
+          await store.writeCall(started, undefined);
+          assert.equal(await store.writeCall({ ...started, updatedAt: 5 }, 'started'), false, 'the same attempt');
+          assert.equal(await store.writeCall({ ...started, attempt: 1 }, 'started'), false, 'a lower attempt');
+          assert.equal(await store.writeCall({ ...started, attempt: 3 }, 'started'), true);
+          assert.equal((await store.getCall(started.run, started.call))?.attempt, 3);
+        }));
+
+      it('lets exactly one of 10 concurrent writers of the same next attempt take a started call', () =>
+        withStore(async (store) => {
+          const base = call({ state: 'started', attempt: 1 });
+          await store.writeCall(base, undefined);
+          const results = await Promise.all(range(10).map((i) => store.writeCall({ ...base, attempt: 2, agent: `agent-${i}` }, 'started')));
+          assert.equal(results.filter(Boolean).length, 1);
+          assert.equal((await store.getCall(base.run, base.call))?.agent, `agent-${results.indexOf(true)}`);
         }));
 
       it('answers undefined for a call never written', () =>
@@ -269,6 +288,48 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         }));
     });
 
+    describe('claims on remembered keys', () => {
+      const claim = (key: string, owner: string, over: Partial<RememberedClaim> = {}): RememberedClaim => ({ key, digest: 'd1', owner, expiresAt: 1_000, ...over });
+
+      it('gives a free key to its first claimer, and shows the claim to others', () =>
+        withStore(async (store) => {
+          const key = `key-${randomUUID()}`;
+          assert.deepEqual(await store.claimRemembered(claim(key, '["run-1","c1"]'), 1), { claimed: true });
+          assert.deepEqual(await store.claimRemembered(claim(key, '["run-2","c1"]'), 2), { claimed: false, heldBy: '["run-1","c1"]', digest: 'd1' });
+          assert.deepEqual(await store.claimRemembered(claim(key, '["run-1","c1"]'), 3), { claimed: true }, 'its owner takes it again (a call run again after a crash)');
+        }));
+
+      it('gives exactly one of 10 concurrent claimers the key', () =>
+        withStore(async (store) => {
+          const key = `key-${randomUUID()}`;
+          const outcomes = await Promise.all(range(10).map((i) => store.claimRemembered(claim(key, `["run-${i}","c1"]`), 1)));
+          assert.equal(outcomes.filter((o) => o.claimed).length, 1);
+        }));
+
+      it('answers the remembered result once it is put, and ends the claim', () =>
+        withStore(async (store) => {
+          const key = `key-${randomUUID()}`;
+          await store.claimRemembered(claim(key, '["run-1","c1"]', { expiresAt: 10_000 }), 1);
+          const record = { key, digest: 'd1', answer: ok('refunded'), expiresAt: 5_000 };
+          await store.putRemembered(record);
+          assert.deepEqual(await store.claimRemembered(claim(key, '["run-2","c1"]'), 2), { claimed: false, remembered: record });
+          assert.equal((await store.claimRemembered(claim(key, '["run-2","c1"]'), 6_000)).claimed, true, 'once the result expired the key is free: the claim ended with it');
+        }));
+
+      it('frees a key its owner released, or whose claim expired', () =>
+        withStore(async (store) => {
+          const [released, expired] = [`key-${randomUUID()}`, `key-${randomUUID()}`];
+          await store.claimRemembered(claim(released, '["run-1","c1"]'), 1);
+          await store.releaseRemembered(released, '["run-9","c1"]');
+          assert.equal((await store.claimRemembered(claim(released, '["run-2","c1"]'), 2)).claimed, false, 'only its owner releases it');
+          await store.releaseRemembered(released, '["run-1","c1"]');
+          assert.equal((await store.claimRemembered(claim(released, '["run-2","c1"]'), 2)).claimed, true);
+          await store.claimRemembered(claim(expired, '["run-1","c1"]', { expiresAt: 50 }), 1);
+          assert.equal((await store.claimRemembered(claim(expired, '["run-2","c1"]'), 49)).claimed, false);
+          assert.equal((await store.claimRemembered(claim(expired, '["run-2","c1"]'), 50)).claimed, true);
+        }));
+    });
+
     describe('spend', () => {
       it('is 0 for an agent that spent nothing', () =>
         withStore(async (store) => {
@@ -278,20 +339,93 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('adds 50 concurrent amounts without losing one', () =>
         withStore(async (store) => {
           const agent = `agent-${randomUUID()}`;
-          // Quarters add exactly in binary floating point, so the order of the adds cannot show.
-          const totals = await Promise.all(range(50).map(() => store.addSpend(agent, 0.25)));
-          assert.equal(await store.getSpend(agent), 12.5);
-          assert.equal(Math.max(...totals), 12.5);
+          const totals = await Promise.all(range(50).map(() => store.addSpend(agent, 250_000)));
+          assert.equal(await store.getSpend(agent), 12_500_000);
+          assert.equal(Math.max(...totals), 12_500_000);
           assert.equal(new Set(totals).size, 50, 'each add returns the total right after it');
+        }));
+
+      it('keeps money in whole micro-dollars: ten $0.10 make exactly $1', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          for (let i = 0; i < 10; i++) await store.addSpend(agent, 100_000);
+          assert.equal(await store.getSpend(agent), 1_000_000);
+          // Past what a 32-bit integer holds: $5 000.
+          assert.equal(await store.addSpend(agent, 5_000_000_000), 5_001_000_000);
         }));
 
       it('keeps each agent apart', () =>
         withStore(async (store) => {
           const [a, b] = [`agent-${randomUUID()}`, `agent-${randomUUID()}`];
-          assert.equal(await store.addSpend(a, 1.5), 1.5);
-          assert.equal(await store.addSpend(b, 0.125), 0.125);
-          assert.equal(await store.addSpend(a, 2), 3.5);
-          assert.equal(await store.getSpend(b), 0.125);
+          assert.equal(await store.addSpend(a, 1_500_000), 1_500_000);
+          assert.equal(await store.addSpend(b, 125_000), 125_000);
+          assert.equal(await store.addSpend(a, 2_000_000), 3_500_000);
+          assert.equal(await store.getSpend(b), 125_000);
+        }));
+    });
+
+    describe('budget holds', () => {
+      const hold = (agent: string, id: string, over: Partial<SpendHold> = {}): SpendHold => ({
+        agent,
+        id,
+        tool: 't/search',
+        budgetMicroUsd: 1_000_000,
+        maxMicroUsd: 100_000,
+        expiresAt: 10_000,
+        ...over,
+      });
+
+      it('holds while spend plus holds is under the budget, and refuses once it is not', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          for (let i = 0; i < 10; i++) assert.equal(await store.holdSpend(hold(agent, `c${i}`), 1), 'held');
+          assert.equal(await store.holdSpend(hold(agent, 'c10'), 1), 'spent', 'ten $0.10 holds fill a $1 budget');
+          await store.addSpend(agent, 100_000);
+          await store.releaseSpend(agent, 'c0', 't/search', 100_000);
+          assert.equal(await store.holdSpend(hold(agent, 'c10'), 1), 'spent', 'the spend took the released hold\'s place');
+        }));
+
+      it('lets exactly ten of 40 concurrent $0.10 holds into a $1 budget', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          const outcomes = await Promise.all(range(40).map((i) => store.holdSpend(hold(agent, `c${i}`), 1)));
+          assert.equal(outcomes.filter((o) => o === 'held').length, 10);
+          assert.equal(outcomes.filter((o) => o === 'spent').length, 30);
+        }));
+
+      it('lets a hold lapse at its expiry', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          assert.equal(await store.holdSpend(hold(agent, 'c1', { maxMicroUsd: 1_000_000, expiresAt: 50 }), 1), 'held');
+          assert.equal(await store.holdSpend(hold(agent, 'c2'), 49), 'spent');
+          assert.equal(await store.holdSpend(hold(agent, 'c2'), 50), 'held');
+        }));
+
+      it('holds one call at a time of a tool of unknown cost, then what it cost at most', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          const tool = `t/unknown-${randomUUID()}`;
+          const unknown = (id: string) => hold(agent, id, { tool, maxMicroUsd: undefined });
+          const outcomes = await Promise.all(range(5).map((i) => store.holdSpend(unknown(`c${i}`), 1)));
+          assert.deepEqual(outcomes.filter((o) => o === 'held').length, 1);
+          const first = `c${outcomes.indexOf('held')}`;
+          assert.equal(await store.holdSpend(hold(agent, 'other', { tool: 't/other', maxMicroUsd: undefined }), 1), 'held', 'another tool is not held up');
+          await store.releaseSpend(agent, first, tool, undefined);
+          assert.equal(await store.holdSpend(unknown('c9'), 1), 'held', 'a call that did not run tells nothing, but frees the turn');
+          await store.releaseSpend(agent, 'c9', tool, 300_000);
+          await store.addSpend(agent, 300_000);
+          // Its cost is known now ($0.30): held for each call, so $0.30 spent + two holds reach the $1 budget at the third.
+          const next = await Promise.all(range(4).map((i) => store.holdSpend(unknown(`d${i}`), 1)));
+          assert.equal(next.filter((o) => o === 'held').length, 3);
+          assert.equal(next.filter((o) => o === 'spent').length, 1);
+        }));
+
+      it('keeps each agent apart', () =>
+        withStore(async (store) => {
+          const [a, b] = [`agent-${randomUUID()}`, `agent-${randomUUID()}`];
+          assert.equal(await store.holdSpend(hold(a, 'c1', { maxMicroUsd: 1_000_000 }), 1), 'held');
+          assert.equal(await store.holdSpend(hold(b, 'c1'), 1), 'held');
+          assert.equal(await store.holdSpend(hold(a, 'c2'), 1), 'spent');
         }));
     });
 
@@ -705,14 +839,14 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
             await store.writeCall(record, undefined);
             await store.putInboxItem(item);
             await store.putRemembered(remembered);
-            await store.addSpend(agent, 0.5);
+            await store.addSpend(agent, 500_000);
             await store.addLabels(run, ['outside']);
           });
           await withStore(async (store) => {
             assert.deepEqual(await store.getCall(run, record.call), record);
             assert.deepEqual(await store.getInboxItem(item.id), item);
             assert.deepEqual(await store.getRemembered(remembered.key, 0), remembered);
-            assert.equal(await store.getSpend(agent), 0.5);
+            assert.equal(await store.getSpend(agent), 500_000);
             assert.deepEqual(await store.getLabels(run), ['outside']);
             assert.equal((await store.listCalls({ state: 'started' })).some((listed) => listed.run === run), true);
           });

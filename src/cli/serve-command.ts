@@ -1,0 +1,114 @@
+import { timingSafeEqual } from 'node:crypto';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { Wardrik } from '../di/wardrik.js';
+import { ConfigurationError } from '../errors.js';
+import type { ServeAuthenticateOptions } from '../serve/options.js';
+import type { CommandContext } from './context.js';
+import { CliError, ExitCode } from './errors.js';
+import { loadToolsets } from './tools-command.js';
+
+/** `wardrik serve`'s options, as commander gives them. */
+export interface ServeCommandOptions {
+  readonly http?: string;
+  readonly stdio?: boolean;
+  readonly tools: readonly string[];
+  readonly toolset: string;
+  readonly names: string;
+  readonly agent?: string;
+  readonly tokenEnv?: string;
+  readonly unauthenticated?: boolean;
+  readonly waitMs?: number;
+}
+
+/**
+ * `wardrik serve MODULE --stdio | --http HOST:PORT`: builds the toolsets a module exports (as `wardrik
+ * tools` reads them) with Wardrik.create on the command's store, and serves them to MCP clients until
+ * stopped (SIGINT, SIGTERM, or stdin closing under --stdio). Under --stdio, stdout is the MCP channel:
+ * everything else goes to stderr.
+ */
+export async function serve(ctx: CommandContext, module: string, options: ServeCommandOptions, signals: NodeJS.EventEmitter = process): Promise<void> {
+  if ((options.http === undefined) === (options.stdio !== true)) {
+    throw new CliError(ExitCode.usage, 'Pass exactly one of --stdio (for a client that starts this command, such as Claude Desktop) or --http HOST:PORT.');
+  }
+  if (options.names !== 'qualified' && options.names !== 'bare') throw new CliError(ExitCode.usage, `--names is "qualified" or "bare"; got ${JSON.stringify(options.names)}.`);
+  const listen = options.http === undefined ? undefined : hostPort(options.http);
+  const authenticate = listen === undefined ? undefined : httpAuthentication(ctx, options);
+  const loaded = await loadToolsets(module, options.toolset);
+  const toolsets = loaded.classes.map((entry) => entry.toolsetClass);
+  const tools = loaded.values.length === 0 ? {} : { [options.toolset]: loaded.values.map((value) => value.tool) };
+  const wardrik = await Wardrik.create({ store: ctx.storeUrl, toolsets, tools });
+  const warnings = wardrik.events$.subscribe((event) => {
+    if (event.type === 'warning' || event.type === 'tool.skipped') ctx.io.err(`wardrik: ${event.type === 'warning' ? event.message : `skipped ${event.toolset}/${event.tool}: ${event.reason}`}\n`);
+  });
+  try {
+    const server = wardrik.mcpServer({
+      tools: options.tools.length === 0 ? ['**'] : options.tools,
+      names: options.names,
+      ...(options.agent === undefined ? {} : { agent: options.agent }),
+      ...(authenticate === undefined ? {} : { authenticate }),
+      ...(options.waitMs === undefined ? {} : { approvals: { waitMs: options.waitMs } }),
+    });
+    const stopped = new Promise<void>((resolve) => {
+      signals.once('SIGINT', resolve);
+      signals.once('SIGTERM', resolve);
+    });
+    if (listen === undefined) {
+      const transport = new StdioServerTransport();
+      const closed = new Promise<void>((resolve) => {
+        transport.onclose = resolve;
+        process.stdin.once('end', resolve);
+      });
+      await server.connect(transport);
+      ctx.io.err(`wardrik: serving ${wardrik.tools().length} tool(s) over stdio; store ${ctx.storeName}\n`);
+      await Promise.race([stopped, closed]);
+    } else {
+      const url = await server.listen(listen);
+      ctx.io.err(`wardrik: serving ${wardrik.tools().length} tool(s) at ${url}; store ${ctx.storeName}\n`);
+      await stopped;
+    }
+  } catch (error) {
+    if (error instanceof ConfigurationError) throw new CliError(ExitCode.usage, error.message, { cause: error });
+    throw error;
+  } finally {
+    warnings.unsubscribe();
+    await wardrik.close();
+  }
+}
+
+function hostPort(value: string): { host: string; port: number } {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[2]);
+  if (match === null || port > 65_535) throw new CliError(ExitCode.usage, `--http takes HOST:PORT, such as 127.0.0.1:3000; got ${JSON.stringify(value)}.`);
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+/** --token-env NAME: one bearer token, read from the environment (never from argv, which `ps` shows). */
+function httpAuthentication(ctx: CommandContext, options: ServeCommandOptions): ServeAuthenticateOptions | false {
+  if (options.unauthenticated === true) {
+    if (options.tokenEnv !== undefined) throw new CliError(ExitCode.usage, 'Pass --token-env or --unauthenticated, not both.');
+    return false;
+  }
+  if (options.tokenEnv === undefined) {
+    throw new CliError(ExitCode.usage, 'Over --http, pass --token-env NAME (the environment variable holding the bearer token clients send), or --unauthenticated to serve without one.');
+  }
+  const token = ctx.io.env[options.tokenEnv];
+  if (token === undefined || token.length < 16) {
+    throw new CliError(ExitCode.usage, `--token-env ${options.tokenEnv}: that environment variable is ${token === undefined ? 'not set' : 'shorter than 16 characters'}; set it to a long random token.`);
+  }
+  return { verifier: tokenVerifier(token, options.agent ?? 'mcp') };
+}
+
+/** A verifier for one shared token; the client it names is `agent`. */
+export function tokenVerifier(token: string, agent: string): OAuthTokenVerifier {
+  const expected = Buffer.from(token);
+  return {
+    verifyAccessToken(given: string) {
+      const actual = Buffer.from(given);
+      if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return Promise.reject(new InvalidTokenError('The bearer token is not valid.'));
+      // A shared token does not expire; requireBearerAuth wants a time, so an hour from each check.
+      return Promise.resolve({ token: given, clientId: agent, scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    },
+  };
+}

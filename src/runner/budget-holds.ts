@@ -1,0 +1,93 @@
+import type { Clock } from '../clock.js';
+import { toMicroUsd } from '../money.js';
+import type { Store } from '../store/store.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { storeFailure, type CallRef } from './call-failures.js';
+import { sleep } from './transient.js';
+
+/** A budgeted call about to start: its budget, its tool's declared maximum, and how long it can take at most (its node may die meanwhile). */
+export interface HoldRequest extends CallRef {
+  readonly budgetUsd: number;
+  /** The tool's declared maximum cost a call (`@Cost({ maxUsd })`). */
+  readonly maxCostUsd: number | undefined;
+  readonly holdMs: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * Budget holds (issue 13): reading the spend before a call and adding its cost after let 100 calls
+ * started together under a $1 budget all run. Each budgeted call now holds part of the budget in the
+ * store before it starts (its declared maximum, else the most its tool has cost so far) and gives it
+ * back once done; a tool of unknown cost runs one call at a time per agent until its first cost is
+ * known. The store makes each hold one atomic step, across nodes too.
+ */
+export class BudgetHolds {
+  /** Calls waiting here for a tool of unknown cost to finish its call, by `agent \u0000 tool`. */
+  private readonly waiting = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Runs a call (a tool's, or a model's) holding part of the budget, and gives the hold back when it ends. A call that may not
+   * start is answered by `refuse`: `spent` (the budget is used up) or `stopped` (the caller's signal
+   * aborted while it waited for a call of unknown cost). `cost` says, once the call ends, what it cost
+   * in micro-dollars if its tool ran (then that tool's cost is known), or `undefined`.
+   */
+  async within<T = ToolAnswer>(
+    request: HoldRequest,
+    run: () => Promise<T>,
+    refuse: (why: 'spent' | 'stopped') => Promise<T>,
+    cost: () => number | undefined,
+  ): Promise<T> {
+    const id = JSON.stringify([request.run, request.call]);
+    let held: 'held' | 'spent' | 'stopped';
+    try {
+      held = await this.hold(id, request);
+    } catch (error) {
+      throw storeFailure(request, 'hold part of its budget', error);
+    }
+    if (held !== 'held') return refuse(held);
+    try {
+      return await run();
+    } finally {
+      // A hold the store fails to give back lapses at its expiry: the call's answer stands.
+      await this.release(request.agent, id, request.tool, cost()).catch(() => undefined);
+    }
+  }
+
+  private async hold(id: string, request: HoldRequest): Promise<'held' | 'spent' | 'stopped'> {
+    const { agent, tool, holdMs, signal } = request;
+    const budgetMicroUsd = toMicroUsd(request.budgetUsd);
+    const maxMicroUsd = request.maxCostUsd === undefined ? undefined : toMicroUsd(request.maxCostUsd);
+    for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
+      const now = this.clock.now();
+      const outcome = await this.store.holdSpend({ agent, id, tool, budgetMicroUsd, ...(maxMicroUsd === undefined ? {} : { maxMicroUsd }), expiresAt: now + holdMs }, now);
+      if (outcome !== 'busy') return outcome;
+      // Woken when a call of the tool ends here; polled for one that runs on another node.
+      if (!(await this.waitForRelease(`${agent}\u0000${tool}`, delayMs, signal))) return 'stopped';
+    }
+  }
+
+  private async release(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
+    const key = `${agent}\u0000${tool}`;
+    try {
+      await this.store.releaseSpend(agent, id, tool, costMicroUsd);
+    } finally {
+      const waiters = this.waiting.get(key);
+      this.waiting.delete(key);
+      for (const wake of waiters ?? []) wake();
+    }
+  }
+
+  private waitForRelease(key: string, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+    let wake!: () => void;
+    const woken = new Promise<boolean>((resolve) => (wake = () => resolve(true)));
+    let waiters = this.waiting.get(key);
+    if (waiters === undefined) this.waiting.set(key, (waiters = new Set()));
+    waiters.add(wake);
+    return Promise.race([woken, sleep(ms, signal)]).finally(() => this.waiting.get(key)?.delete(wake));
+  }
+}

@@ -1,0 +1,89 @@
+import type { Clock } from '../clock.js';
+import type { CallRecord, InboxRecord, Store } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { eachBounded } from './bounded.js';
+
+/** What `recover()` did. */
+export interface RecoveryReport {
+  /** Repeatable calls found in flight and run again with their idempotency key. */
+  readonly rerun: number;
+  /** Calls found in flight that are not safe to repeat, parked for a person as `in_doubt`. */
+  readonly inDoubt: number;
+  /** Parked calls whose inbox item a crash lost, put back. */
+  readonly restored: number;
+  /** Calls a person let go on a node without their tool (the `wardrik` command, say), run here. */
+  readonly approved: number;
+  /** In-flight calls of tools this node does not offer, left for a node that does. */
+  readonly unoffered: number;
+  /** In-flight calls left alone because a live node holds their run. */
+  readonly skipped: number;
+}
+
+/** What taking over one call found `started` came to. */
+export type Resumed = 'rerun' | 'inDoubt' | 'skipped' | 'gone';
+
+/** What a recovery pass needs from the runner: the steps that run, park and track calls. */
+export interface RecoveryHost {
+  /** Whether this node offers the tool a policy names `toolset/tool`. */
+  offers(ref: string): boolean;
+  /** Whether this node is running the call now (a new call, a recovered or an approved one). */
+  isRunning(run: string, call: string): boolean;
+  /** Takes over a call found `started`, tracked as running while it does: runs it again or parks it `in_doubt`. */
+  resume(record: CallRecord): Promise<Resumed>;
+  /** Puts back the inbox item of a parked call that a crash lost. */
+  restoreInboxItem(record: CallRecord): Promise<void>;
+  /** Runs a call a person let go; answers `parked` when its run is busy on another node. */
+  runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer>;
+}
+
+/** Runs of calls recovered at once: enough that recovery is not the sum of their durations, few enough not to flood a tool. */
+export const RECOVERY_CONCURRENCY = 8;
+
+/**
+ * One recovery pass (D2): calls found `started` whose run no live node holds are run again with the
+ * same idempotency key when repeatable, and parked as `in_doubt` otherwise. Parked calls whose inbox
+ * item was lost get it back, and calls a person approved on a node without their tool run here. Calls
+ * this node is running, calls of runs a live node holds, and calls of tools this node does not offer
+ * are left alone. The calls of different runs are taken over concurrently (a run's own in order). Never
+ * start a pass while another runs: `ToolRunner.recover` serialises them.
+ */
+export async function recoveryPass(host: RecoveryHost, store: Store, events: EventBus, clock: Clock): Promise<RecoveryReport> {
+  const counts = { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0 };
+  const unoffered: string[] = [];
+  await store.pruneRemembered(clock.now());
+  const runs = new Map<string, CallRecord[]>();
+  for (const record of await store.listCalls({ state: 'started' })) {
+    if (host.isRunning(record.run, record.call)) continue;
+    // Another node may offer it (an MCP server not connected yet here, another service's toolset).
+    if (!host.offers(record.tool)) unoffered.push(record.tool);
+    else if (runs.has(record.run)) runs.get(record.run)!.push(record);
+    else runs.set(record.run, [record]);
+  }
+  await eachBounded([...runs.values()], RECOVERY_CONCURRENCY, async (calls) => {
+    for (const record of calls) {
+      const resumed = await host.resume(record);
+      if (resumed !== 'gone') counts[resumed]++;
+    }
+  });
+  for (const record of await store.listCalls({ state: 'parked' })) {
+    if (record.inboxId === undefined || record.answer?.status !== 'parked' || host.isRunning(record.run, record.call)) continue;
+    const item = await store.getInboxItem(record.inboxId);
+    if (item === undefined) {
+      await host.restoreInboxItem(record);
+      counts.restored++;
+    } else if (item.status === 'approved' && host.offers(item.tool)) {
+      // Busy on another node: that node, or a later pass, runs it.
+      if ((await host.runApproved(item, async () => {})).status === 'parked') counts.skipped++;
+      else counts.approved++;
+    }
+  }
+  if (unoffered.length > 0) {
+    const tools = [...new Set(unoffered)].join(', ');
+    events.emit({
+      type: 'warning',
+      message: `${unoffered.length} call(s) left in flight use tools this node does not offer (${tools}); a node that offers them will finish them.`,
+    });
+  }
+  return { ...counts, unoffered: unoffered.length };
+}

@@ -1,0 +1,89 @@
+import type { Clock } from '../clock.js';
+import type { ClaimOutcome, RememberedClaim, Store } from '../store/store.js';
+import { errorAnswer, type ToolAnswer } from '../tools/result.js';
+import { answerNotJournaled, storeFailure, type CallRef } from './call-failures.js';
+import { argumentsDigest } from './digest.js';
+import { sleep } from './transient.js';
+
+/** A call of an `@Idempotent({ remember: true })` tool, as `RememberedKeys` needs it. */
+export interface RememberingCall extends CallRef {
+  readonly idempotencyKey: string;
+  readonly arguments: unknown;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Results kept under their idempotency key (`@Idempotent({ remember: true })`), for APIs without keys
+ * of their own: a repeat gets the stored result. One call runs per key: concurrent repeats in this
+ * process join the first, and across processes the key is claimed in the store before the tool runs,
+ * so a repeat on another node waits for the claimer's result (a store upsert let both run, and hand
+ * out two different results).
+ */
+export class RememberedKeys {
+  private readonly flights = new Map<string, { readonly digest: string; readonly answer: Promise<readonly [ToolAnswer, ...unknown[]]> }>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly rememberMs: number,
+  ) {}
+
+  /**
+   * Answers `call` from its key, or by `run` (which runs the tool's attempts) when the key is this
+   * call's to run; `answered` makes an answer that did not run the tool into `run`'s shape. `holdMs`
+   * is the longest `run` can take: how long a claim lives if its node dies, and how long a repeat waits.
+   */
+  async answer<T extends readonly [ToolAnswer, ...unknown[]]>(call: RememberingCall, holdMs: number, run: () => Promise<T>, answered: (answer: ToolAnswer) => T): Promise<T> {
+    const key = call.idempotencyKey;
+    const digest = argumentsDigest(call.arguments);
+    const conflict = errorAnswer('conflict', `Idempotency key "${key}" was already used with other arguments; nothing ran. Use a new key for a different request.`);
+    const flight = this.flights.get(key);
+    if (flight !== undefined) return answered(flight.digest === digest ? (await flight.answer)[0] : conflict);
+    // Registered before the first await, so concurrent duplicates in this process join this one.
+    const answer = (async (): Promise<T> => {
+      const owner = JSON.stringify([call.run, call.call]);
+      const claim = await this.claim({ key, digest, owner }, holdMs, call.signal).catch((error: unknown) => {
+        throw storeFailure(call, 'claim its idempotency key', error);
+      });
+      if ('remembered' in claim) return answered(claim.remembered.digest === digest ? claim.remembered.answer : conflict);
+      if (!claim.claimed) {
+        if (claim.digest !== digest) return answered(conflict);
+        return answered(errorAnswer('conflict', `Idempotency key "${key}" is being run by another call that has not finished yet; this call did not run. Ask again later for its result.`));
+      }
+      let ran: T | undefined;
+      try {
+        ran = await run();
+        const result = ran[0];
+        if (result.status === 'ok') {
+          await this.store.putRemembered({ key, digest, answer: result, expiresAt: this.clock.now() + this.rememberMs }).catch((error: unknown) => {
+            throw answerNotJournaled(call, 'remember its result', error);
+          });
+        }
+        return ran;
+      } finally {
+        // Nothing to remember: a later call with the key may run it (the claim would block it until it lapses).
+        if (ran?.[0].status !== 'ok') await this.store.releaseRemembered(key, owner).catch(() => undefined);
+      }
+    })();
+    this.flights.set(key, { digest, answer });
+    try {
+      return await answer;
+    } finally {
+      this.flights.delete(key);
+    }
+  }
+
+  /**
+   * Claims the key, waiting (polling the store, at most `holdMs`) while another call holds it with the
+   * same arguments. Answers the claim, the remembered result, or the other call's claim if it outlasted the wait.
+   */
+  private async claim(claim: Omit<RememberedClaim, 'expiresAt'>, holdMs: number, signal: AbortSignal | undefined): Promise<ClaimOutcome> {
+    const until = performance.now() + holdMs;
+    for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
+      const now = this.clock.now();
+      const outcome = await this.store.claimRemembered({ ...claim, expiresAt: now + holdMs }, now);
+      if (outcome.claimed || 'remembered' in outcome || outcome.digest !== claim.digest || performance.now() >= until) return outcome;
+      if (!(await sleep(delayMs, signal))) return outcome;
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { ElicitResultSchema, type ClientCapabilities, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ConflictError } from '../errors.js';
+import type { Inbox } from '../inbox/inbox.js';
+
+/** Sends the client an `elicitation/create` request on the call's own stream (the handler's `sendRequest`). */
+export type SendElicitation = (request: ElicitRequest, signal: AbortSignal) => Promise<unknown>;
+
+const MAX_ARGUMENTS_CHARS = 4_000;
+
+/** Whether the client says it can show a form to its user (`elicitation: {}` or `{ form: {} }`). */
+export function canElicit(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+/**
+ * Asks the client's own user to approve a parked call (`approvals: { via: 'elicitation' }`): the
+ * exact arguments and the run's labels are shown, and their answer is the inbox's, recorded with the
+ * client's identity as `by`. A user who cancels (or a client that fails) leaves the item pending for
+ * anyone else; an item answered meanwhile by someone else stays as they answered it.
+ */
+export async function askClientUser(inbox: Inbox, inboxId: string, by: string, send: SendElicitation, signal: AbortSignal): Promise<void> {
+  const item = await inbox.get(inboxId);
+  if (item === undefined || item.status !== 'pending' || item.kind !== 'approval') return;
+  let args = JSON.stringify(item.arguments, null, 2) ?? 'null';
+  if (args.length > MAX_ARGUMENTS_CHARS) args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n[${args.length - MAX_ARGUMENTS_CHARS} more characters not shown]`;
+  const labels = item.labels.length === 0 ? 'none' : item.labels.join(', ');
+  const message = [
+    `A tool call waits for your approval: ${item.tool}`,
+    `Arguments:\n${args}`,
+    `Labels on this conversation: ${labels}${item.labels.includes('outside') ? ' (it has read text from outside: check the arguments were not put there by it)' : ''}`,
+    `Why it asks: ${item.reason}`,
+  ].join('\n\n');
+  let answer: { action?: string; content?: { approve?: unknown; reason?: unknown } };
+  try {
+    answer = ElicitResultSchema.parse(
+      await send(
+        {
+          method: 'elicitation/create',
+          params: {
+            mode: 'form',
+            message,
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                approve: { type: 'boolean', title: 'Approve this call', description: 'Yes runs it once, exactly as shown; no refuses it.' },
+                reason: { type: 'string', title: 'Why (when refusing)', maxLength: 500 },
+              },
+              required: ['approve'],
+            },
+          },
+        },
+        signal,
+      ),
+    ) as typeof answer;
+  } catch {
+    return; // the client could not ask: the item waits for anyone else
+  }
+  try {
+    if (answer.action === 'accept' && answer.content?.approve === true) {
+      await inbox.approve(item.id, { by, digest: item.digest });
+    } else if (answer.action === 'decline' || (answer.action === 'accept' && answer.content?.approve === false)) {
+      const reason = typeof answer.content?.reason === 'string' && answer.content.reason.trim() !== '' ? answer.content.reason.slice(0, 500) : 'The user declined it.';
+      await inbox.deny(item.id, { reason, by });
+    }
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error; // someone answered first: theirs stands
+  }
+}

@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ServeAuthenticateOptions, ServeSettings } from './options.js';
+import type { ServeSession } from './session.js';
+
+/** A Node request handler, to mount in an app (Express, Fastify, NestJS) or an `http.Server`. */
+export type McpRequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+interface HttpSession {
+  readonly session: ServeSession;
+  readonly transport: StreamableHTTPServerTransport;
+  /** The verified client that opened it: a request with another client's token cannot use it. */
+  readonly owner: string | undefined;
+  idle: NodeJS.Timeout | undefined;
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Streamable HTTP for one server: one SDK transport and one `ServeSession` per MCP session, found by
+ * the `mcp-session-id` header. Before a request reaches a session it passes, in order: the Host and
+ * Origin allow-lists (DNS-rebinding protection), the bearer token (unless the server is explicitly
+ * unauthenticated), and the body limit. Idle sessions are closed; so is every session on `close()`.
+ */
+export class HttpSessions {
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly bearer: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly settings: ServeSettings,
+    private readonly open: () => ServeSession,
+    authenticate: ServeAuthenticateOptions | false,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.bearer = authenticate === false ? undefined : bearerCheck(authenticate);
+  }
+
+  readonly handle: McpRequestHandler = async (req, res) => {
+    try {
+      const refused = this.refusal(req);
+      if (refused !== undefined) return reject(res, 403, refused);
+      if (this.bearer !== undefined && !(await this.bearer(req, res))) return;
+      // An app that parsed the body already (Express's json(), Fastify) leaves it on req.body.
+      const parsed = (req as IncomingMessage & { body?: unknown }).body;
+      const body = req.method !== 'POST' ? undefined : parsed !== undefined ? parsed : await readBody(req, res, this.settings.maxBodyBytes);
+      if (body === NO_BODY) return;
+      const id = req.headers['mcp-session-id'];
+      if (typeof id === 'string') return await this.forward(id, req, res, body);
+      if (req.method === 'POST' && isInitializeRequest(body)) return await this.start(req, res, body);
+      reject(res, 400, 'Bad Request: no mcp-session-id header. Start a session with an initialize request first.');
+    } catch (error) {
+      // The client learns nothing of the cause; the developer is told (a warning event).
+      this.warn(`An MCP request failed inside the server: ${(error as Error)?.message ?? String(error)}`);
+      if (!res.headersSent) reject(res, 500, 'Internal server error.');
+      else res.end();
+    }
+  };
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.sessions.values()].map((entry) => entry.transport.close().catch(() => {})));
+    this.sessions.clear();
+  }
+
+  private async forward(id: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const entry = this.sessions.get(id);
+    if (entry === undefined) return reject(res, 404, 'Session not found: it ended or was closed while idle. Start a new one with initialize.', -32001);
+    if (entry.owner !== ownerOf(req)) return reject(res, 403, 'This session was opened by another client; start your own with initialize.');
+    this.touch(id, entry);
+    this.stopWhenGone(entry.transport, req, res, body);
+    await entry.transport.handleRequest(req, res, body);
+  }
+
+  private async start(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (this.closed) return reject(res, 503, 'The server is closing.');
+    if (this.sessions.size >= this.settings.maxSessions) {
+      return reject(res, 503, `The server has ${this.settings.maxSessions} sessions open, the most it keeps; try again later.`);
+    }
+    const session = this.open();
+    session.request = req;
+    const owner = ownerOf(req);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sid) => {
+        session.run = sid;
+        const entry: HttpSession = { session, transport, owner, idle: undefined };
+        this.sessions.set(sid, entry);
+        this.touch(sid, entry);
+      },
+      onsessionclosed: (sid) => this.drop(sid),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) this.drop(transport.sessionId);
+    };
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  private drop(id: string): void {
+    const entry = this.sessions.get(id);
+    if (entry === undefined) return;
+    clearTimeout(entry.idle);
+    this.sessions.delete(id);
+    void entry.transport.close().catch(() => {});
+  }
+
+  private touch(id: string, entry: HttpSession): void {
+    clearTimeout(entry.idle);
+    entry.idle = setTimeout(() => this.drop(id), this.settings.idleMs);
+    entry.idle.unref();
+  }
+
+  /**
+   * A POST whose response closes before it is finished: the client went away, so its calls stop, as
+   * if it had sent notifications/cancelled for each (the SDK then aborts their handlers' signals).
+   */
+  private stopWhenGone(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    if (req.method !== 'POST') return;
+    const ids = (Array.isArray(body) ? body : [body]).flatMap((message: { id?: unknown; method?: unknown } | null) =>
+      message?.method === 'tools/call' && (typeof message.id === 'string' || typeof message.id === 'number') ? [message.id] : [],
+    );
+    if (ids.length === 0) return;
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      for (const requestId of ids) {
+        transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'The MCP client went away before the call finished.' } });
+      }
+    });
+  }
+
+  /** Why the Host or Origin header is refused (DNS-rebinding protection), or undefined. */
+  private refusal(req: IncomingMessage): string | undefined {
+    const { allowedHosts, allowedOrigins } = this.settings;
+    const loopback = isLoopback(req.socket.localAddress);
+    const host = req.headers.host?.toLowerCase();
+    if (allowedHosts !== undefined ? host === undefined || !allowedHosts.includes(host) : loopback && !LOOPBACK_NAMES.has(hostnameOf(host))) {
+      return `Host ${JSON.stringify(host ?? '')} is not allowed here (DNS-rebinding protection); connect by an allowed name, or add it to http.allowedHosts.`;
+    }
+    const origin = req.headers.origin;
+    if (origin === undefined) return undefined;
+    if (allowedOrigins !== undefined ? !allowedOrigins.includes(origin) : loopback && !LOOPBACK_NAMES.has(originHost(origin))) {
+      return `Origin ${JSON.stringify(origin)} is not allowed here (DNS-rebinding protection); add it to http.allowedOrigins if it is yours.`;
+    }
+    return undefined;
+  }
+}
+
+/** Serves `handle` at `path` on a new `http.Server` bound to `host:port`; resolves to it and its URL. */
+export async function listenHttp(handle: McpRequestHandler, host: string, port: number, path: string): Promise<{ server: HttpServer; url: string }> {
+  const server = createServer((req, res) => {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}.`);
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}${path}` };
+}
+
+const NO_BODY = Symbol('no body');
+
+/** The JSON body, at most `max` bytes; answers 413 or 400 itself (and gives NO_BODY) when it is not. */
+async function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promise<unknown> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > max) {
+    reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`);
+    req.resume();
+    return NO_BODY;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`);
+      req.destroy();
+      return NO_BODY;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    reject(res, 400, 'Parse error: the request body is not JSON.', -32700);
+    return NO_BODY;
+  }
+}
+
+/** `requireBearerAuth` on a plain Node response: true when the token is good (and `req.auth` is set). */
+function bearerCheck(options: ServeAuthenticateOptions): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+  const middleware = requireBearerAuth({
+    verifier: options.verifier,
+    ...(options.requiredScopes === undefined ? {} : { requiredScopes: [...options.requiredScopes] }),
+    ...(options.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: options.resourceMetadataUrl }),
+  });
+  return async (req, res) => {
+    let passed = false;
+    const reply = {
+      set(name: string, value: string) {
+        res.setHeader(name, value);
+        return reply;
+      },
+      status(code: number) {
+        res.statusCode = code;
+        return reply;
+      },
+      json(body: unknown) {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(body));
+        return reply;
+      },
+    };
+    await middleware(req as never, reply as never, () => {
+      passed = true;
+    });
+    return passed;
+  };
+}
+
+function ownerOf(req: IncomingMessage): string | undefined {
+  return (req as IncomingMessage & { auth?: AuthInfo }).auth?.clientId;
+}
+
+function reject(res: ServerResponse, status: number, message: string, code = -32000): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address !== undefined && (address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.'));
+}
+
+/** `localhost:3000` → `localhost`, `[::1]:3000` → `[::1]`. */
+function hostnameOf(host: string | undefined): string {
+  if (host === undefined) return '';
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.indexOf(':');
+  return colon < 0 ? host : host.slice(0, colon);
+}
+
+function originHost(origin: string): string {
+  try {
+    return new URL(origin).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}

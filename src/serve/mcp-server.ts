@@ -1,0 +1,138 @@
+import type { Server as HttpServer } from 'node:http';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ConfigurationError } from '../errors.js';
+import type { Inbox } from '../inbox/inbox.js';
+import type { ToolRunner } from '../runner/tool-runner.js';
+import type { Store } from '../store/store.js';
+import type { ToolCatalog } from '../tools/catalog.js';
+import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
+import { ServedTools } from './naming.js';
+import { serverSettings, type ServeOptions, type ServeSettings } from './options.js';
+import { ServeSession } from './session.js';
+import { ServeTaskStore } from './tasks.js';
+
+/** What a server needs from its Wardrik. */
+export interface McpServerDeps {
+  readonly runner: ToolRunner;
+  readonly store: Store;
+  readonly inbox: Inbox;
+  readonly catalog: ToolCatalog;
+  /** Reports a problem a developer should see (a `warning` event). */
+  readonly warn: (message: string) => void;
+}
+
+/** Where `listen` binds: 127.0.0.1, a port the system picks, at `/mcp`, unless told. */
+export interface ListenOptions {
+  readonly host?: string;
+  readonly port?: number;
+  readonly path?: string;
+}
+
+/**
+ * Wardrik as an MCP server (`wardrik.mcpServer(options)`): the chosen tools, served over Streamable
+ * HTTP (`listen`, or `handler()` mounted in an app) and any SDK server transport, stdio included
+ * (`connect`). Each session is its own run; every call goes through the runner. The served list
+ * follows the catalog: each session is sent `notifications/tools/list_changed` when it changes.
+ */
+export class WardrikMcpServer {
+  private readonly settings: ServeSettings;
+  private readonly served: ServedTools;
+  private readonly sessions = new Set<ServeSession>();
+  private readonly tasks = new ServeTaskStore();
+  private readonly unwatch: () => void;
+  private http: HttpSessions | undefined;
+  private readonly listening: HttpServer[] = [];
+  private announcing = false;
+  private closed = false;
+
+  constructor(
+    private readonly deps: McpServerDeps,
+    options: ServeOptions,
+  ) {
+    this.settings = serverSettings(options);
+    this.served = new ServedTools(deps.catalog, this.settings.tools, this.settings.names, deps.warn);
+    this.unwatch = deps.catalog.onChange(() => this.catalogChanged());
+  }
+
+  /**
+   * Serves one client over `transport` (such as the SDK's `StdioServerTransport`) as its own session.
+   * No HTTP checks apply: the transport is trusted to reach only who should call.
+   */
+  async connect(transport: Transport): Promise<void> {
+    this.assertOpen();
+    const session = this.open();
+    if (transport.sessionId !== undefined) session.run = transport.sessionId;
+    await session.server.connect(transport);
+  }
+
+  /**
+   * A Node request handler for Streamable HTTP, to mount in an app (`app.all('/mcp', handler)`).
+   * Throws a ConfigurationError unless `authenticate` was given (or set to `false` deliberately).
+   */
+  handler(): McpRequestHandler {
+    this.assertOpen();
+    const { authenticate } = this.settings;
+    if (authenticate === undefined) {
+      throw new ConfigurationError(
+        "mcpServer over HTTP needs authenticate: { verifier } to check bearer tokens, or authenticate: false to serve without them (only behind something that does, or on loopback for one user).",
+      );
+    }
+    this.http ??= new HttpSessions(this.settings, () => this.open(), authenticate, this.deps.warn);
+    return this.http.handle;
+  }
+
+  /** Serves Streamable HTTP on its own `http.Server`; resolves to the endpoint's URL. */
+  async listen(options: ListenOptions = {}): Promise<string> {
+    const { host = '127.0.0.1', port = 0, path = '/mcp' } = options;
+    if (!path.startsWith('/')) throw new ConfigurationError(`listen: path starts with "/", such as "/mcp"; got ${JSON.stringify(path)}.`);
+    const { server, url } = await listenHttp(this.handler(), host, port, path);
+    this.listening.push(server);
+    return url;
+  }
+
+  /** Closes every session (their calls stop), the HTTP servers it listens on, and stops following the catalog. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.unwatch();
+    await this.http?.close();
+    await Promise.all([...this.sessions].map((session) => session.server.close().catch(() => {})));
+    this.sessions.clear();
+    this.tasks.close();
+    await Promise.all(
+      this.listening.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      ),
+    );
+  }
+
+  private open(): ServeSession {
+    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, inbox: this.deps.inbox, served: this.served, settings: this.settings, tasks: this.tasks });
+    this.sessions.add(session);
+    const closing = session.server.onclose;
+    session.server.onclose = () => {
+      closing?.();
+      this.sessions.delete(session);
+    };
+    return session;
+  }
+
+  /** Several changes at once (a hub reconnecting) make one announcement, after they are all made. */
+  private catalogChanged(): void {
+    if (this.announcing || this.closed) return;
+    this.announcing = true;
+    setImmediate(() => {
+      this.announcing = false;
+      if (this.closed || !this.served.refresh()) return;
+      for (const session of this.sessions) session.server.sendToolListChanged().catch(() => {});
+    });
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new ConfigurationError('This MCP server is closed; make a new one with wardrik.mcpServer(options).');
+  }
+}

@@ -1,0 +1,199 @@
+import type { IncomingMessage } from 'node:http';
+import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_TIMER_MS } from '../clock.js';
+import { ConfigurationError } from '../errors.js';
+import type { PolicyRule } from '../policy/policy.js';
+
+/** Who is calling, as far as the server knows when a session starts. */
+export interface ServeClientInfo {
+  /** The verified bearer token's details, over HTTP with `authenticate`. */
+  readonly auth?: AuthInfo;
+  /** The HTTP request that opened the session; absent over stdio and other transports. */
+  readonly request?: IncomingMessage;
+  /** What the client says it is (`initialize`'s `clientInfo`); the client's word, never proof. */
+  readonly client?: Implementation;
+}
+
+/** How HTTP clients prove who they are. */
+export interface ServeAuthenticateOptions {
+  /** Checks a bearer token (the MCP SDK's `OAuthTokenVerifier`); a token it refuses gets a 401. */
+  readonly verifier: OAuthTokenVerifier;
+  /** Scopes every token must have (403 otherwise). */
+  readonly requiredScopes?: readonly string[];
+  /** Sent in `WWW-Authenticate` so clients find the authorization server (OAuth protected resource metadata). */
+  readonly resourceMetadataUrl?: string;
+}
+
+/** What `wardrik.mcpServer(options)` takes. */
+export interface ServeOptions {
+  /** Patterns of the tools to serve, as agents take them: `orders/*`, `github/*`, `orders/find_order`. */
+  readonly tools: readonly string[];
+  /**
+   * The names clients see: `qualified` (the default, `orders__find_order`) or `bare` (`find_order`,
+   * refused at start-up when two served tools would share one). Stable: clients' saved prompts use them.
+   */
+  readonly names?: 'qualified' | 'bare';
+  /** The server's name in `initialize`: `wardrik` unless given. */
+  readonly name?: string;
+  readonly version?: string;
+  /** Told to the client's model in `initialize`. */
+  readonly instructions?: string;
+  /**
+   * The agent id a session's calls run as: the verified token's `clientId` over HTTP with
+   * `authenticate`, else `agent`. Return another id to map clients to agents with their own rules and spend.
+   */
+  readonly identify?: (client: ServeClientInfo) => string | Promise<string>;
+  /** The agent id when neither a token nor `identify` says: `mcp`. */
+  readonly agent?: string;
+  /**
+   * HTTP only: bearer tokens checked by the SDK's `requireBearerAuth`, or `false` to serve without
+   * (say so deliberately: an HTTP server without it refuses to start).
+   */
+  readonly authenticate?: ServeAuthenticateOptions | false;
+  /** Rules for every served call, applied with the global policy (the most restrictive wins). */
+  readonly policy?: readonly PolicyRule[];
+  /** Each agent's budget in US dollars: at or over it, no served call starts. */
+  readonly budgetUsd?: number;
+  readonly approvals?: ServeApprovalOptions;
+  readonly http?: ServeHttpOptions;
+}
+
+/** How a call that waits for a person is answered. */
+export interface ServeApprovalOptions {
+  /**
+   * How long a call is held open waiting for a person: 50 000 ms, under the 60 s most clients wait
+   * for an answer. Past it the client is told the call waits (with the inbox id) and that nothing ran;
+   * the same call again in the same session waits on the same item. 0 answers at once.
+   */
+  readonly waitMs?: number;
+  /** How often a held call sends a progress notification, when the client sent a progress token: 10 000 ms. */
+  readonly progressMs?: number;
+  /** How often a held call reads the journal for the person's answer: 250 ms. */
+  readonly checkMs?: number;
+  /**
+   * `'elicitation'`: ask the client's own user (when the client supports elicitation), showing the
+   * exact arguments and the run's labels; their answer is recorded with the client's identity as `by`.
+   * Off unless set: the inbox's people decide.
+   */
+  readonly via?: 'elicitation';
+}
+
+/** Limits of the Streamable HTTP server. */
+export interface ServeHttpOptions {
+  /**
+   * `Host` values accepted (DNS-rebinding protection). For a loopback bind, the bound address and
+   * `localhost` with the port unless given; for other binds, none are checked unless given.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** `Origin` values accepted when a request has one; loopback origins for a loopback bind unless given. */
+  readonly allowedOrigins?: readonly string[];
+  /** The largest request body: 1 MiB; larger ones get 413. */
+  readonly maxBodyBytes?: number;
+  /** A session with no request for this long is closed: 30 minutes. */
+  readonly idleMs?: number;
+  /** Calls one session may have in flight at once; more answer an error at once: 64. */
+  readonly maxCallsPerSession?: number;
+  /** Sessions open at once; a new one past it gets 503: 1 000. */
+  readonly maxSessions?: number;
+}
+
+/** The options with their defaults, checked. */
+export interface ServeSettings {
+  readonly tools: readonly string[];
+  readonly names: 'qualified' | 'bare';
+  readonly name: string;
+  readonly version: string;
+  readonly instructions: string | undefined;
+  readonly identify: ((client: ServeClientInfo) => string | Promise<string>) | undefined;
+  readonly agent: string;
+  readonly authenticate: ServeAuthenticateOptions | false | undefined;
+  readonly policy: readonly PolicyRule[] | undefined;
+  readonly budgetUsd: number | undefined;
+  readonly waitMs: number;
+  readonly progressMs: number;
+  readonly checkMs: number;
+  readonly viaElicitation: boolean;
+  readonly allowedHosts: readonly string[] | undefined;
+  readonly allowedOrigins: readonly string[] | undefined;
+  readonly maxBodyBytes: number;
+  readonly idleMs: number;
+  readonly maxCallsPerSession: number;
+  readonly maxSessions: number;
+}
+
+export const SERVE_DEFAULTS = Object.freeze({
+  waitMs: 50_000,
+  progressMs: 10_000,
+  checkMs: 250,
+  maxBodyBytes: 1024 * 1024,
+  idleMs: 30 * 60_000,
+  maxCallsPerSession: 64,
+  maxSessions: 1_000,
+});
+
+/** Checks `wardrik.mcpServer` options; a bad one throws a ConfigurationError naming it and the fix. */
+export function serverSettings(options: ServeOptions): ServeSettings {
+  if (options === null || typeof options !== 'object') {
+    throw new ConfigurationError("mcpServer takes an options object: wardrik.mcpServer({ tools: ['orders/*'] }).");
+  }
+  const { tools, names = 'qualified', identify, authenticate, approvals = {}, http = {} } = options;
+  if (!Array.isArray(tools) || tools.length === 0 || !tools.every((t) => typeof t === 'string' && t !== '')) {
+    throw new ConfigurationError("mcpServer: tools is a list of tool patterns to serve, such as tools: ['orders/*']; serving nothing is refused.");
+  }
+  if (names !== 'qualified' && names !== 'bare') throw new ConfigurationError(`mcpServer: names is "qualified" or "bare"; got ${JSON.stringify(names)}.`);
+  if (identify !== undefined && typeof identify !== 'function') throw new ConfigurationError('mcpServer: identify is a function (client) => agent id.');
+  if (authenticate !== undefined && authenticate !== false && typeof authenticate?.verifier?.verifyAccessToken !== 'function') {
+    throw new ConfigurationError('mcpServer: authenticate is { verifier } with a verifyAccessToken(token) method, or false to serve HTTP without tokens.');
+  }
+  const text = (key: string, value: unknown, fallback: string): string => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'string' || value === '') throw new ConfigurationError(`mcpServer: ${key} is a non-empty string; got ${JSON.stringify(value)}.`);
+    return value;
+  };
+  const hosts = (key: string, value: unknown): readonly string[] | undefined => {
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new ConfigurationError(`mcpServer: http.${key} is a list of strings.`);
+    return Object.freeze([...(value as string[])]);
+  };
+  if (options.budgetUsd !== undefined && !(Number.isFinite(options.budgetUsd) && options.budgetUsd >= 0)) {
+    throw new ConfigurationError(`mcpServer: budgetUsd is a number of US dollars of at least 0; got ${String(options.budgetUsd)}.`);
+  }
+  return Object.freeze({
+    tools: Object.freeze([...tools]),
+    names,
+    name: text('name', options.name, 'wardrik'),
+    version: text('version', options.version, '0.1.0'),
+    instructions: options.instructions === undefined ? undefined : text('instructions', options.instructions, ''),
+    identify,
+    agent: text('agent', options.agent, 'mcp'),
+    authenticate,
+    policy: options.policy,
+    budgetUsd: options.budgetUsd,
+    waitMs: count('approvals.waitMs', approvals.waitMs, SERVE_DEFAULTS.waitMs, 0, MAX_TIMER_MS),
+    progressMs: count('approvals.progressMs', approvals.progressMs, SERVE_DEFAULTS.progressMs, 1, MAX_TIMER_MS),
+    checkMs: count('approvals.checkMs', approvals.checkMs, SERVE_DEFAULTS.checkMs, 1, MAX_TIMER_MS),
+    viaElicitation: via(approvals.via),
+    allowedHosts: hosts('allowedHosts', http.allowedHosts),
+    allowedOrigins: hosts('allowedOrigins', http.allowedOrigins),
+    maxBodyBytes: count('http.maxBodyBytes', http.maxBodyBytes, SERVE_DEFAULTS.maxBodyBytes, 1, 2 ** 31),
+    idleMs: count('http.idleMs', http.idleMs, SERVE_DEFAULTS.idleMs, 1, MAX_TIMER_MS),
+    maxCallsPerSession: count('http.maxCallsPerSession', http.maxCallsPerSession, SERVE_DEFAULTS.maxCallsPerSession, 1, 1_000_000),
+    maxSessions: count('http.maxSessions', http.maxSessions, SERVE_DEFAULTS.maxSessions, 1, 1_000_000),
+  });
+}
+
+function via(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (value !== 'elicitation') throw new ConfigurationError(`mcpServer: approvals.via is 'elicitation' or left out; got ${JSON.stringify(value)}.`);
+  return true;
+}
+
+function count(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError(`mcpServer: ${name} must be a whole number from ${min} to ${max}; got ${String(value)}.`);
+  }
+  return value;
+}

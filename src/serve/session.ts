@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  ElicitResultSchema,
+  SetLevelRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type CreateTaskResult,
+  type ElicitRequest,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { argumentsDigest } from '../runner/digest.js';
+import type { CallRequest, ToolRunner } from '../runner/tool-runner.js';
+import type { Store } from '../store/store.js';
+import type { CallReporter, LogLevel } from '../tools/context.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { MAX_TIMER_MS } from '../clock.js';
+import type { Inbox } from '../inbox/inbox.js';
+import { awaitAnswer } from './approvals.js';
+import { askClientUser, canElicit } from './elicitation.js';
+import type { ServedTool, ServedTools } from './naming.js';
+import type { ServeTaskStore } from './tasks.js';
+import type { ServeSettings } from './options.js';
+import { callResult, waitingResult } from './results.js';
+
+/** What every session of one server shares. */
+export interface SessionDeps {
+  readonly runner: ToolRunner;
+  readonly store: Store;
+  readonly inbox: Inbox;
+  readonly served: ServedTools;
+  readonly settings: ServeSettings;
+  /** Where task-augmented calls keep their tasks; absent, calls are never tasks. */
+  readonly tasks?: ServeTaskStore;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/**
+ * One MCP session: its own SDK `Server` (the low-level one, which publishes JSON Schemas as they are),
+ * its run, and its calls. Every call goes through the runner as an agent's does: the agent is the
+ * client's identity, the run is this session (so labels such as `outside` stay with it and never
+ * reach another), and the call id is unique in the session — except that a call repeated with the
+ * same arguments while an earlier one waits for a person gets that call's id, so it joins the same
+ * inbox item and gets its one result.
+ */
+export class ServeSession {
+  readonly server: Server;
+  /** The run this session's calls belong to: the MCP session id over HTTP, a fresh id otherwise. */
+  run: string = randomUUID();
+  /** Set by the HTTP layer when the session starts: the request that opened it. */
+  request: IncomingMessage | undefined;
+  /** The agent this session's calls run as, once known. */
+  private agent: string | undefined;
+  private identifying: Promise<string> | undefined;
+  /** The server's rules and budget, the same on every call. */
+  private readonly limits: Pick<CallRequest, 'policy' | 'budgetUsd'>;
+  private calls = 0;
+  private inFlight = 0;
+  /** Calls waiting for a person, by tool and arguments digest: a repeat joins them. */
+  private readonly waiting = new Map<string, string>();
+  private logLevel: LoggingLevel | undefined;
+  /** Aborted when the session closes: its tasks stop with it. */
+  private readonly closing = new AbortController();
+
+  constructor(private readonly deps: SessionDeps) {
+    const { settings } = deps;
+    this.limits = {
+      ...(settings.policy === undefined ? {} : { policy: settings.policy }),
+      ...(settings.budgetUsd === undefined ? {} : { budgetUsd: settings.budgetUsd }),
+    };
+    this.server = new Server(
+      { name: settings.name, version: settings.version },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          logging: {},
+          ...(deps.tasks === undefined ? {} : { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } }),
+        },
+        ...(deps.tasks === undefined ? {} : { taskStore: deps.tasks }),
+        ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
+      },
+    );
+    this.server.onclose = () => this.closing.abort(new Error('The MCP session closed.'));
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...deps.served.listing()] }));
+    // Protocol's own registration, not Server's: Server wraps tools/call to parse the request twice and
+    // the result once more with zod, and every result here is built by callResult in MCP's shape. That
+    // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too).
+    Protocol.prototype.setRequestHandler.call(this.server, CallToolRequestSchema, (request: CallToolRequest, extra: Extra) => this.call(request, extra));
+    // This session's own level (one Server per session): logs go on the stream of the call that made them.
+    this.server.setRequestHandler(SetLevelRequestSchema, (request) => {
+      this.logLevel = request.params.level;
+      return {};
+    });
+  }
+
+  private async call(request: CallToolRequest, extra: Extra): Promise<CallToolResult | CreateTaskResult> {
+    const { settings, served } = this.deps;
+    const name = request.params.name;
+    const tool = served.get(name);
+    if (tool === undefined) {
+      // Served names are at most 64 characters: a longer one is cut before it is compared or echoed.
+      const shown = name.slice(0, 80);
+      const closest = served.closest(shown);
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${shown}".${closest.length > 0 ? ` The closest: ${closest.join(', ')}.` : ' This server offers no tools.'}`);
+    }
+    if (this.inFlight >= settings.maxCallsPerSession) {
+      const text = `This session already has ${settings.maxCallsPerSession} calls in flight, the most it may; this call did not run. Wait for one to finish, then call again.`;
+      return { content: [{ type: 'text', text }], isError: true };
+    }
+    if (request.params.task !== undefined && this.deps.tasks !== undefined) return this.startTask(request, tool, extra, this.deps.tasks);
+    this.inFlight++;
+    try {
+      // The SDK's signal aborts on notifications/cancelled and when the connection closes; the HTTP
+      // layer turns a client gone mid-request into a cancel too.
+      return await this.answer(request, tool, extra, { signal: extra.signal, waitMs: settings.waitMs });
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /**
+   * A task-augmented call (MCP tasks): answered at once with a task, which completes with the call's
+   * result, however long a person takes to answer it. `tasks/cancel` stops it, as closing the session does.
+   */
+  private async startTask(request: CallToolRequest, tool: ServedTool, extra: Extra, tasks: ServeTaskStore): Promise<CreateTaskResult> {
+    const taskStore = extra.taskStore!;
+    const task = await taskStore.createTask({ ttl: request.params.task?.ttl ?? null, pollInterval: this.deps.settings.checkMs });
+    const signal = AbortSignal.any([tasks.track(task.taskId), this.closing.signal]);
+    this.inFlight++;
+    const onWaiting = (message: string): void => void taskStore.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
+    void this.answer(request, tool, extra, { signal, waitMs: MAX_TIMER_MS, onWaiting })
+      .then((result) => taskStore.storeTaskResult(task.taskId, 'completed', result))
+      .catch(() => taskStore.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: 'The call failed inside the server.' }], isError: true }))
+      .catch(() => {}) // the task was cancelled or expired meanwhile
+      .finally(() => {
+        this.inFlight--;
+        tasks.untrack(task.taskId);
+      });
+    return { task };
+  }
+
+  /** Runs one call through the runner and answers it, waiting for a person when it parks. */
+  private async answer(request: CallToolRequest, tool: ServedTool, extra: Extra, how: Waiting): Promise<CallToolResult> {
+    const args = request.params.arguments ?? {};
+    // The digest only when a call of this session waits for a person: most sessions never have one.
+    const key = this.waiting.size === 0 ? undefined : waitingKey(tool.entry.ref, args);
+    const call = (key === undefined ? undefined : this.waiting.get(key)) ?? `call-${++this.calls}`;
+    const progressToken = request.params._meta?.progressToken;
+    const answer = await this.deps.runner.run({
+      agent: this.agent ?? (await this.identity(extra)),
+      run: this.run,
+      call: { id: call, name: tool.entry.ref, arguments: args },
+      signal: how.signal,
+      reporter: new SessionReporter(this, extra, progressToken, tool.name),
+      ...this.limits,
+    });
+    if (answer.status === 'parked') return await this.waitForPerson(answer, key ?? waitingKey(tool.entry.ref, args), call, progressToken, extra, how);
+    if (key !== undefined && this.waiting.get(key) === call) this.waiting.delete(key);
+    return callResult(answer);
+  }
+
+  /**
+   * Holds a parked call open for up to `waitMs`, with progress notifications when the client sent a
+   * token, and answers with its result once a person answered; past that, says it waits. Until its
+   * result is given, the same call again in this session gets this call's id and joins it.
+   */
+  private async waitForPerson(answer: ParkedAnswer, key: string, call: string, progressToken: string | number | undefined, extra: Extra, how: Waiting): Promise<CallToolResult> {
+    const { settings, store, runner } = this.deps;
+    this.waiting.set(key, call);
+    const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
+    how.onWaiting?.(reason);
+    if (settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities())) {
+      const send = (elicit: ElicitRequest, signal: AbortSignal) => extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
+      await askClientUser(this.deps.inbox, answer.inboxId, this.agent!, send, how.signal);
+    }
+    const final = await awaitAnswer(store, this.run, call, {
+      waitMs: how.waitMs,
+      checkMs: settings.checkMs,
+      progressMs: settings.progressMs,
+      signal: how.signal,
+      ...(answer.inboxId === undefined ? {} : { inboxId: answer.inboxId }),
+      runApproved: () => runner.recover(),
+      ...(progressToken === undefined ? {} : { onProgress: (count: number) => this.notify(extra, { method: 'notifications/progress', params: { progressToken, progress: count + 1, message: reason } }) }),
+    });
+    if (final === undefined) return waitingResult(answer);
+    if (this.waiting.get(key) === call) this.waiting.delete(key);
+    return callResult(final);
+  }
+
+  /** The agent this session's calls run as, decided at its first call and kept. */
+  private identity(extra: Extra): Promise<string> {
+    const { identify, agent } = this.deps.settings;
+    return (this.identifying ??= (async () => {
+      const auth = extra.authInfo;
+      const id = identify === undefined ? (auth?.clientId ?? agent) : await identify({ ...(auth === undefined ? {} : { auth }), ...(this.request === undefined ? {} : { request: this.request }), ...clientOf(this.server) });
+      if (typeof id !== 'string' || id === '') throw new McpError(ErrorCode.InternalError, 'The server could not tell who this client is (its identify hook gave no agent id); fix the server.');
+      return (this.agent = id);
+    })());
+  }
+
+  /** Whether the client wants log messages of `level` (all until it sets a level). */
+  logs(level: LogLevel): boolean {
+    return this.logLevel === undefined || LEVELS.indexOf(level) >= LEVELS.indexOf(this.logLevel);
+  }
+
+  notify(extra: Extra, notification: ServerNotification): void {
+    // A notification that cannot be sent (the client went away) must not fail the call.
+    extra.sendNotification(notification).catch(() => {});
+  }
+}
+
+/** Where a call's `ctx.progress` and `ctx.log` go: its own request's stream, when the client asked for them. */
+class SessionReporter implements CallReporter {
+  constructor(
+    private readonly session: ServeSession,
+    private readonly extra: Extra,
+    private readonly progressToken: string | number | undefined,
+    private readonly logger: string,
+  ) {}
+
+  progress(progress: number, total: number | undefined, message: string | undefined): void {
+    const progressToken = this.progressToken;
+    if (progressToken === undefined) return;
+    this.session.notify(this.extra, { method: 'notifications/progress', params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } });
+  }
+
+  log(level: LogLevel, data: unknown): void {
+    if (!this.session.logs(level)) return;
+    this.session.notify(this.extra, { method: 'notifications/message', params: { level, logger: this.logger, data } });
+  }
+}
+
+type ParkedAnswer = Extract<ToolAnswer, { status: 'parked' }>;
+
+/** How a call waits for a person: until `signal` aborts or `waitMs` passes; `onWaiting` is told once it starts. */
+interface Waiting {
+  readonly signal: AbortSignal;
+  readonly waitMs: number;
+  readonly onWaiting?: (reason: string) => void;
+}
+
+function waitingKey(tool: string, args: unknown): string {
+  return `${tool}\u0000${argumentsDigest(args)}`;
+}
+
+function clientOf(server: Server): { client?: NonNullable<ReturnType<Server['getClientVersion']>> } {
+  const client = server.getClientVersion();
+  return client === undefined ? {} : { client };
+}

@@ -1,0 +1,89 @@
+// The SQL of the PostgreSQL store (postgres-store.ts), apart from its migrations.
+
+const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_micro_usd';
+const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
+
+/** One statement per operation; `{s}` is the quoted schema. */
+export const STATEMENTS = {
+  getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
+  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
+    VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11, $12) ON CONFLICT (run, call) DO NOTHING`,
+  updateCall: `UPDATE {s}.calls SET agent = $3, tool = $4, arguments = $5::json, idempotency_key = $6, state = $7, attempt = $8,
+    answer = $9::json, inbox_id = $10, updated_at = $11, cost_micro_usd = $12
+    WHERE run = $1 AND call = $2 AND state = $13 AND (state <> 'started' OR $7 <> 'started' OR attempt < $8)`,
+  listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
+  // A run's calls in the order first written (an update keeps the seq).
+  listRunCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 ORDER BY seq LIMIT $2`,
+  listRunCallsInState: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND state = $2 ORDER BY seq LIMIT $3`,
+  // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
+  listRuns: `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
+      sum(cost) AS cost_micro_usd, min(first_at) AS first_at, max(last_at) AS last_at
+    FROM (
+      SELECT run, agent, NULL::text AS status, count(*) AS calls, count(*) FILTER (WHERE state = 'parked') AS parked,
+        sum(cost_micro_usd) AS cost, min(updated_at) AS first_at, max(updated_at) AS last_at
+      FROM {s}.calls WHERE $1::text IS NULL OR agent = $1 GROUP BY run, agent
+      UNION ALL
+      SELECT run, agent, status, 0, 0, NULL::numeric, created_at, updated_at FROM {s}.wardrik_turns WHERE $1::text IS NULL OR agent = $1) AS parts
+    GROUP BY run ORDER BY last_at DESC, run LIMIT $2`,
+  getInbox: 'SELECT item::text AS item FROM {s}.inbox WHERE id = $1',
+  listInboxPending: `SELECT item::text AS item FROM {s}.inbox WHERE status = 'pending' ORDER BY created_at, seq`,
+  listInboxAll: 'SELECT item::text AS item FROM {s}.inbox ORDER BY created_at, seq',
+  // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
+  putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item) VALUES ($1, $2, $3, $4::json)
+    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item`,
+  updateInbox: 'UPDATE {s}.inbox SET status = $2, created_at = $3, item = $4::json WHERE id = $1 AND status = $5',
+  getRemembered: 'SELECT digest, answer::text AS answer, expires_at FROM {s}.remembered WHERE key = $1 AND expires_at > $2',
+  putRemembered: `INSERT INTO {s}.remembered (key, digest, answer, expires_at) VALUES ($1, $2, $3::json, $4)
+    ON CONFLICT (key) DO UPDATE SET digest = EXCLUDED.digest, answer = EXCLUDED.answer, expires_at = EXCLUDED.expires_at`,
+  pruneRemembered: 'DELETE FROM {s}.remembered WHERE expires_at <= $1',
+  // A live claim of another call (an expired one, or the caller's own, may be taken).
+  getClaim: 'SELECT owner, digest FROM {s}.wardrik_remembered_claims WHERE key = $1 AND expires_at > $2 AND owner <> $3',
+  putClaim: `INSERT INTO {s}.wardrik_remembered_claims (key, digest, owner, expires_at) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (key) DO UPDATE SET digest = EXCLUDED.digest, owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
+  deleteClaim: 'DELETE FROM {s}.wardrik_remembered_claims WHERE key = $1',
+  releaseClaim: 'DELETE FROM {s}.wardrik_remembered_claims WHERE key = $1 AND owner = $2',
+  pruneClaims: 'DELETE FROM {s}.wardrik_remembered_claims WHERE expires_at <= $1',
+  addSpend: `INSERT INTO {s}.spend AS spend (agent, micro_usd) VALUES ($1, $2)
+    ON CONFLICT (agent) DO UPDATE SET micro_usd = spend.micro_usd + EXCLUDED.micro_usd RETURNING micro_usd`,
+  getSpend: 'SELECT micro_usd FROM {s}.spend WHERE agent = $1',
+  pruneHolds: 'DELETE FROM {s}.wardrik_spend_holds WHERE agent = $1 AND expires_at <= $2',
+  // The agent's spend plus its holds, and how many calls of the tool hold without a known cost.
+  sumHolds: `SELECT coalesce((SELECT micro_usd FROM {s}.spend WHERE agent = $1), 0) + coalesce(sum(micro_usd), 0) AS held,
+      count(*) FILTER (WHERE tool = $2 AND NOT known) AS busy
+    FROM {s}.wardrik_spend_holds WHERE agent = $1`,
+  putHold: `INSERT INTO {s}.wardrik_spend_holds (agent, id, tool, micro_usd, known, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (agent, id) DO UPDATE SET tool = EXCLUDED.tool, micro_usd = EXCLUDED.micro_usd, known = EXCLUDED.known, expires_at = EXCLUDED.expires_at`,
+  deleteHold: 'DELETE FROM {s}.wardrik_spend_holds WHERE agent = $1 AND id = $2',
+  getToolCost: 'SELECT max_micro_usd FROM {s}.wardrik_tool_costs WHERE tool = $1',
+  putToolCost: `INSERT INTO {s}.wardrik_tool_costs AS costs (tool, max_micro_usd) VALUES ($1, $2)
+    ON CONFLICT (tool) DO UPDATE SET max_micro_usd = greatest(costs.max_micro_usd, EXCLUDED.max_micro_usd)`,
+  addLabels: `INSERT INTO {s}.labels (run, label)
+    SELECT $1, label FROM unnest($2::text[]) WITH ORDINALITY AS wanted (label, n) ORDER BY n
+    ON CONFLICT (run, label) DO NOTHING RETURNING label`,
+  getLabels: 'SELECT label FROM {s}.labels WHERE run = $1 ORDER BY seq',
+  // Taken when free, expired before $4 (now), or already ours; otherwise the upsert's WHERE leaves the
+  // row alone and no row is returned. The conflicting row is locked, so of racing nodes exactly one wins.
+  leaseRun: `INSERT INTO {s}.wardrik_leases AS leases (run, node, until) VALUES ($1, $2, $3)
+    ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
+    WHERE leases.node = EXCLUDED.node OR leases.until < $4 RETURNING run`,
+  releaseRun: 'DELETE FROM {s}.wardrik_leases WHERE run = $1 AND node = $2',
+  getTurn: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE run = $1`,
+  insertTurn: `INSERT INTO {s}.wardrik_turns (run, agent, status, version, data, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5::json, $6, $7) ON CONFLICT (run) DO NOTHING`,
+  updateTurn: `UPDATE {s}.wardrik_turns SET agent = $2, status = $3, version = $4, data = $5::json, created_at = $6, updated_at = $7
+    WHERE run = $1 AND version = $8`,
+  // One statement per filter, so each can use its index (a generic plan of "$1 IS NULL OR agent = $1" cannot).
+  listTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns ORDER BY created_at, seq LIMIT $1`,
+  listTurnsByAgent: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE agent = $1 ORDER BY created_at, seq LIMIT $2`,
+  listTurnsByStatus: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE status = $1 ORDER BY created_at, seq LIMIT $2`,
+  listTurnsByAgentStatus: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE agent = $1 AND status = $2 ORDER BY created_at, seq LIMIT $3`,
+  appendStep: `INSERT INTO {s}.wardrik_steps (run, idx, data, created_at) VALUES ($1, $2, $3::json, $4)
+    ON CONFLICT (run, idx) DO NOTHING`,
+  listSteps: 'SELECT run, idx, data::text AS data, created_at FROM {s}.wardrik_steps WHERE run = $1 ORDER BY idx',
+  // COLLATE "C": code point order whatever the database's locale, as MemoryStore and SQLite sort.
+  listMcpServers: `SELECT hub, name, options::text AS options, updated_at FROM {s}.wardrik_mcp_servers
+    WHERE hub = $1 ORDER BY name COLLATE "C"`,
+  putMcpServer: `INSERT INTO {s}.wardrik_mcp_servers (hub, name, options, updated_at) VALUES ($1, $2, $3::json, $4)
+    ON CONFLICT (hub, name) DO UPDATE SET options = EXCLUDED.options, updated_at = EXCLUDED.updated_at`,
+  deleteMcpServer: 'DELETE FROM {s}.wardrik_mcp_servers WHERE hub = $1 AND name = $2',
+} as const;

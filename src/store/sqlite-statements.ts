@@ -1,0 +1,92 @@
+import type Database from 'better-sqlite3';
+
+// The SQL of the SQLite store (sqlite-store.ts), apart from its migrations.
+
+const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd';
+const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
+
+/** Every statement the SQLite store runs, by name. */
+const STATEMENTS = {
+  getCall: `SELECT ${columns} FROM calls WHERE run = ? AND call = ?`,
+  insertCall: `INSERT INTO calls (${columns})
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (run, call) DO NOTHING`,
+  updateCall: `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
+       state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_micro_usd = ?
+     WHERE run = ? AND call = ? AND state = ? AND (state <> 'started' OR ? <> 'started' OR attempt < ?)`,
+  // Oldest first; rowid breaks ties in the order the calls were first written.
+  listCalls: `SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`,
+  // A run's calls in the order first written (an update keeps the rowid).
+  listRunCalls: `SELECT ${columns} FROM calls WHERE run = ? ORDER BY rowid LIMIT ?`,
+  listRunCallsInState: `SELECT ${columns} FROM calls WHERE run = ? AND state = ? ORDER BY rowid LIMIT ?`,
+  // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
+  listRuns: `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
+       sum(cost) AS cost_micro_usd, min(first_at) AS first_at, max(last_at) AS last_at
+     FROM (
+       SELECT run, agent, NULL AS status, count(*) AS calls, sum(state = 'parked') AS parked, sum(cost_micro_usd) AS cost,
+         min(updated_at) AS first_at, max(updated_at) AS last_at
+       FROM calls WHERE ? IS NULL OR agent = ? GROUP BY run, agent
+       UNION ALL
+       SELECT run, agent, status, 0, 0, NULL, created_at, updated_at FROM wardrik_turns WHERE ? IS NULL OR agent = ?)
+     GROUP BY run ORDER BY last_at DESC, run LIMIT ?`,
+  getInbox: 'SELECT item FROM inbox WHERE id = ?',
+  listInboxPending: `SELECT item FROM inbox WHERE status = 'pending' ORDER BY created_at, seq`,
+  listInboxAll: 'SELECT item FROM inbox ORDER BY created_at, seq',
+  // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
+  putInbox: `INSERT INTO inbox (id, status, created_at, item) VALUES (?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, item = excluded.item`,
+  updateInbox: 'UPDATE inbox SET status = ?, created_at = ?, item = ? WHERE id = ? AND status = ?',
+  getRemembered: 'SELECT digest, answer, expires_at FROM remembered WHERE key = ? AND expires_at > ?',
+  putRemembered: `INSERT INTO remembered (key, digest, answer, expires_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, answer = excluded.answer, expires_at = excluded.expires_at`,
+  pruneRemembered: 'DELETE FROM remembered WHERE expires_at <= ?',
+  // A live claim of another call (an expired one, or the caller's own, may be taken).
+  getClaim: 'SELECT owner, digest FROM wardrik_remembered_claims WHERE key = ? AND expires_at > ? AND owner <> ?',
+  putClaim: `INSERT INTO wardrik_remembered_claims (key, digest, owner, expires_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, owner = excluded.owner, expires_at = excluded.expires_at`,
+  deleteClaim: 'DELETE FROM wardrik_remembered_claims WHERE key = ?',
+  releaseClaim: 'DELETE FROM wardrik_remembered_claims WHERE key = ? AND owner = ?',
+  pruneClaims: 'DELETE FROM wardrik_remembered_claims WHERE expires_at <= ?',
+  addSpend: 'INSERT INTO spend (agent, micro_usd) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET micro_usd = micro_usd + excluded.micro_usd RETURNING micro_usd',
+  getSpend: 'SELECT micro_usd FROM spend WHERE agent = ?',
+  pruneHolds: 'DELETE FROM wardrik_spend_holds WHERE agent = ? AND expires_at <= ?',
+  // The agent's spend plus its holds, and whether a call of the tool holds without a known cost.
+  sumHolds: `SELECT coalesce((SELECT micro_usd FROM spend WHERE agent = ?), 0) + coalesce(sum(micro_usd), 0) AS held,
+       coalesce(sum(tool = ? AND NOT known), 0) AS busy
+     FROM wardrik_spend_holds WHERE agent = ?`,
+  putHold: 'INSERT OR REPLACE INTO wardrik_spend_holds (agent, id, tool, micro_usd, known, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+  deleteHold: 'DELETE FROM wardrik_spend_holds WHERE agent = ? AND id = ?',
+  getToolCost: 'SELECT max_micro_usd FROM wardrik_tool_costs WHERE tool = ?',
+  putToolCost: `INSERT INTO wardrik_tool_costs (tool, max_micro_usd) VALUES (?, ?)
+     ON CONFLICT (tool) DO UPDATE SET max_micro_usd = max(max_micro_usd, excluded.max_micro_usd)`,
+  addLabel: 'INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING',
+  getLabels: 'SELECT label FROM labels WHERE run = ? ORDER BY seq',
+  // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
+  // otherwise nothing changes (changes = 0). SQLite's write lock makes racing nodes take turns.
+  leaseRun: `INSERT INTO wardrik_leases (run, node, until) VALUES (?, ?, ?)
+     ON CONFLICT (run) DO UPDATE SET node = excluded.node, until = excluded.until
+     WHERE wardrik_leases.node = excluded.node OR wardrik_leases.until < ?`,
+  releaseRun: 'DELETE FROM wardrik_leases WHERE run = ? AND node = ?',
+  getTurn: `SELECT ${turnColumns} FROM wardrik_turns WHERE run = ?`,
+  insertTurn: `INSERT INTO wardrik_turns (${turnColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run) DO NOTHING`,
+  updateTurn: 'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
+  // Oldest first; rowid breaks ties in the order the turns were first written.
+  listTurns: `SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT ?`,
+  listTurnsByAgent: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? ORDER BY created_at, rowid LIMIT ?`,
+  listTurnsByStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE status = ? ORDER BY created_at, rowid LIMIT ?`,
+  listTurnsByAgentStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? AND status = ? ORDER BY created_at, rowid LIMIT ?`,
+  appendStep: 'INSERT INTO wardrik_steps (run, idx, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (run, idx) DO NOTHING',
+  listSteps: 'SELECT run, idx, data, created_at FROM wardrik_steps WHERE run = ? ORDER BY idx',
+  // BINARY collation: byte order of UTF-8, the same as comparing code points.
+  listMcpServers: 'SELECT hub, name, options, updated_at FROM wardrik_mcp_servers WHERE hub = ? ORDER BY name',
+  putMcpServer: `INSERT INTO wardrik_mcp_servers (hub, name, options, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (hub, name) DO UPDATE SET options = excluded.options, updated_at = excluded.updated_at`,
+  deleteMcpServer: 'DELETE FROM wardrik_mcp_servers WHERE hub = ? AND name = ?',
+} as const;
+
+export type SqliteStatements = { readonly [K in keyof typeof STATEMENTS]: Database.Statement };
+
+/** Prepares every statement once per connection. */
+export function prepare(db: Database.Database): SqliteStatements {
+return Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, db.prepare(text)])) as unknown as SqliteStatements;
+}

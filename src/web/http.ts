@@ -1,0 +1,130 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * What every response carries: a Content-Security-Policy that runs no inline script (the page's one
+ * script is a file served from here), no framing, no sniffing, no caching of what a signed-in person sees.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+});
+
+/** The largest request body accepted: an answer's value is the biggest thing a person sends. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** The deepest nesting accepted in a JSON body. */
+export const MAX_DEPTH = 64;
+
+/** A failure the API explains itself: an HTTP status, a stable `code`, and a message saying what to do. */
+export class WebError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export function send(response: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string | string[]> = {}): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  response.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers });
+  response.end(body);
+}
+
+export function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string | string[]> = {}): void {
+  send(response, status, 'application/json; charset=utf-8', JSON.stringify(value), headers);
+}
+
+/** `{ "error": { "code", "message" } }` with the error's status. */
+export function sendError(response: ServerResponse, error: WebError): void {
+  sendJson(response, error.status, { error: { code: error.code, message: error.message } });
+}
+
+/** Reads the body as text, refusing more than `MAX_BODY_BYTES` (413) and a body that does not arrive (408). */
+export function readText(request: IncomingMessage, timeoutMs = 10_000): Promise<string> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => fail(new WebError(408, 'timeout', `The request body did not arrive within ${timeoutMs / 1000} s; send it again.`)), timeoutMs);
+    const fail = (error: Error): void => {
+      clearTimeout(timer);
+      request.removeAllListeners('data');
+      request.resume();
+      reject(error);
+    };
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) fail(tooLarge());
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    request.on('error', fail);
+  });
+}
+
+/** Reads a JSON object body: `application/json`, at most `MAX_BODY_BYTES`, nested at most `MAX_DEPTH` deep. */
+export async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const type = String(request.headers['content-type'] ?? '');
+  // Only JSON: a form post from another site (which needs no preflight) is refused before anything else.
+  if (!/^application\/json\b/i.test(type)) {
+    throw new WebError(415, 'usage', `Send the body as JSON with "content-type: application/json"; got ${JSON.stringify(type || 'none')}.`);
+  }
+  const text = await readText(request);
+  let value: unknown;
+  try {
+    value = text === '' ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new WebError(400, 'usage', `The body is not JSON (${(error as Error).message}); send an object such as {"reason":"…"}.`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new WebError(400, 'usage', 'The body must be a JSON object, such as {"reason":"…"}.');
+  if (depth(value) > MAX_DEPTH) throw new WebError(400, 'usage', `The body is nested more than ${MAX_DEPTH} levels deep; send a flatter value.`);
+  return value as Record<string, unknown>;
+}
+
+/** Reads an `application/x-www-form-urlencoded` body (the sign-in form). */
+export async function readForm(request: IncomingMessage): Promise<URLSearchParams> {
+  const type = String(request.headers['content-type'] ?? '');
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw new WebError(415, 'usage', 'Sign in with the form: content-type application/x-www-form-urlencoded.');
+  return new URLSearchParams(await readText(request));
+}
+
+/** The request's cookies by name. */
+export function cookies(request: IncomingMessage): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const part of String(request.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0) found.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+  }
+  return found;
+}
+
+function tooLarge(): WebError {
+  return new WebError(413, 'too_large', `The request body is over ${MAX_BODY_BYTES / 1024} KB; send a smaller answer.`);
+}
+
+/** How deeply a parsed JSON value nests, counted without recursion (a hostile body cannot overflow the stack). */
+function depth(root: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, level] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    deepest = Math.max(deepest, level);
+    if (deepest > MAX_DEPTH) return deepest;
+    for (const child of Object.values(value)) stack.push([child, level + 1]);
+  }
+  return deepest;
+}

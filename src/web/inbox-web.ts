@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../clock.js';
+import { ConfigurationError } from '../errors.js';
+import type { Inbox } from '../inbox/inbox.js';
+import type { Store } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+import { InboxApi } from './api.js';
+import { CSRF_HEADER, WebAuth, type Person } from './auth.js';
+import { readForm, readJson, send, sendError, sendJson, WebError } from './http.js';
+import { WebhookNotifier } from './notifier.js';
+import { inboxWebSettings, pageUrl, type InboxWebOptions, type InboxWebSettings } from './options.js';
+import { asset, inboxPage, signInPage } from './page.js';
+
+/** What the inbox page works on: the public inbox, the store it reads runs from, events for warnings, the clock. */
+export interface InboxWebParts {
+  readonly inbox: Inbox;
+  readonly store: Store;
+  readonly events: EventBus;
+  readonly clock: Clock;
+}
+
+/** Where `listen()` serves: 127.0.0.1 and a free port unless told. */
+export interface InboxWebListenOptions {
+  readonly host?: string;
+  readonly port?: number;
+}
+
+/**
+ * The inbox in a browser: a page, the JSON API behind it and, when asked, webhook notifications.
+ * `handler` is a Node request handler to mount under a path of an app (Express `app.use('/inbox',
+ * web.handler)`, Fastify, NestJS); `listen()` serves it alone. Make it with `wardrik.inboxWeb(options)`.
+ *
+ * Routes, relative to where it is mounted: `GET /` the page (or the sign-in form); `POST sign-in`,
+ * `POST sign-out`; `GET api/session`, `GET api/items[?status=answered]`, `GET api/items/ID`,
+ * `GET api/runs/RUN`; `POST api/items/ID/approve|deny|answer`.
+ */
+export class InboxWeb {
+  /** The request handler to mount; it answers every request itself (404 for paths it does not know). */
+  readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
+  private readonly settings: InboxWebSettings;
+  private readonly auth: WebAuth;
+  private readonly api: InboxApi;
+  private notifier: WebhookNotifier | undefined;
+  private server: Server | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly parts: InboxWebParts,
+    options: InboxWebOptions = {},
+    env: Readonly<Record<string, string | undefined>> = process.env,
+  ) {
+    this.settings = inboxWebSettings(options, env, () => randomBytes(24).toString('base64url'));
+    this.auth = new WebAuth(this.settings, parts.clock);
+    this.api = new InboxApi(parts.inbox, parts.store, parts.clock);
+    this.handler = (request, response) => {
+      this.handle(request, response).catch((error: unknown) => this.fail(response, error));
+    };
+    if (this.settings.webhook !== undefined) {
+      if (this.settings.publicUrl !== undefined) this.startNotifier(this.settings.publicUrl);
+      else {
+        parts.events.emit({
+          type: 'warning',
+          message: 'inboxWeb: notify.webhook is set but publicUrl is not, so notifications start only when listen() is called. A mounted inbox needs publicUrl, the page\'s address, for the links in its messages.',
+        });
+      }
+    }
+  }
+
+  /** The sign-in token (absent when the app's `authenticate` decides). When it was generated, hand it to the people who approve. */
+  get token(): string | undefined {
+    return this.settings.token;
+  }
+
+  /** Whether the token was generated here (neither given nor in WARDRIK_WEB_TOKEN). */
+  get tokenGenerated(): boolean {
+    return this.settings.tokenGenerated;
+  }
+
+  /** Serves the inbox on its own; resolves to the page's URL. */
+  async listen(options: InboxWebListenOptions = {}): Promise<{ readonly url: string }> {
+    if (this.server !== undefined) throw new ConfigurationError('inboxWeb: listen() was called twice; one InboxWeb serves one address. Call wardrik.inboxWeb() again for another.');
+    const server = createServer(this.handler);
+    // A client that never finishes its headers or body does not hold a socket for long.
+    server.headersTimeout = 15_000;
+    server.requestTimeout = 30_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = pageUrl(`http://${host}:${address.port}/`);
+    if (this.settings.webhook !== undefined && this.notifier === undefined) this.startNotifier(url);
+    return { url };
+  }
+
+  /** Stops notifying and serving. Safe to call twice; `wardrik.close()` calls it. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.notifier?.close();
+    const server = this.server;
+    if (server !== undefined) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
+  }
+
+  private startNotifier(publicUrl: string): void {
+    this.notifier = new WebhookNotifier(this.settings.webhook!, publicUrl, this.parts, this.settings.pollMs);
+    this.notifier.start();
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const { path, mount, needsSlash } = locate(request, this.settings.basePath);
+    const method = request.method ?? 'GET';
+    if (path === '/inbox.js' || path === '/inbox.css') {
+      allow(method, 'GET', 'HEAD');
+      const file = await asset(path.slice(1));
+      return send(response, 200, file.type, file.body, { 'cache-control': 'no-cache' });
+    }
+    if (path === '/') {
+      allow(method, 'GET', 'HEAD');
+      if (needsSlash) return send(response, 308, 'text/plain; charset=utf-8', 'The inbox is at its path with a closing slash.', { location: `${mount}/` });
+      const person = await this.auth.who(request);
+      if (person !== undefined) return send(response, 200, 'text/html; charset=utf-8', inboxPage());
+      return send(response, 401, 'text/html; charset=utf-8', signInPage(this.settings.token === undefined ? 'app' : 'token', undefined, linkedItem(request)));
+    }
+    if (path === '/sign-in') {
+      allow(method, 'POST');
+      this.auth.checkSameOrigin(request);
+      try {
+        const cookie = this.auth.signIn(request, await readForm(request), mount || '/');
+        const item = linkedItem(request);
+        // Back to the page, and to the item a notification linked to.
+        return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: item === undefined ? './' : `./?item=${encodeURIComponent(item)}`, 'set-cookie': cookie });
+      } catch (error) {
+        if (error instanceof WebError && (error.status === 401 || error.status === 429)) return send(response, error.status, 'text/html; charset=utf-8', signInPage('token', error.message, linkedItem(request)));
+        throw error;
+      }
+    }
+    if (!path.startsWith('/api/') && path !== '/sign-out') throw new WebError(404, 'not_found', `Nothing at "${path}" here; the inbox page is at "${mount}/".`);
+    const person = await this.auth.who(request);
+    if (person === undefined) {
+      throw new WebError(401, 'unauthenticated', this.settings.token === undefined ? 'Sign in to the app first: this inbox uses its login.' : 'Sign in first: open the inbox page and give the token, or send it as "authorization: Bearer TOKEN".');
+    }
+    if (method !== 'GET' && method !== 'HEAD') this.auth.checkStateChange(request, person);
+    if (path === '/sign-out') {
+      allow(method, 'POST');
+      return sendJson(response, 200, { signedOut: true }, { 'set-cookie': this.auth.signOut(request, mount || '/') });
+    }
+    return sendJson(response, 200, await this.route(request, method, path, person));
+  }
+
+  private async route(request: IncomingMessage, method: string, path: string, person: Person): Promise<unknown> {
+    const query = new URL(request.url ?? '/', 'http://x').searchParams;
+    if (path === '/api/session') {
+      allow(method, 'GET');
+      return { person: person.name, csrfToken: this.auth.csrfToken(person), csrfHeader: CSRF_HEADER, pollMs: this.settings.pollMs, signOut: person.key.startsWith('session:') };
+    }
+    if (path === '/api/items') {
+      allow(method, 'GET');
+      const status = query.get('status') ?? 'pending';
+      if (status !== 'pending' && status !== 'answered') throw new WebError(400, 'usage', `status=${status} is not one the API knows: "pending" (the default) or "answered".`);
+      const limit = Number(query.get('limit') ?? 50);
+      return this.api.items(status, Number.isInteger(limit) ? limit : 50);
+    }
+    const item = /^\/api\/items\/([^/]+)(?:\/(approve|deny|answer))?$/.exec(path);
+    if (item !== null) {
+      const id = decoded(item[1]!);
+      const verb = item[2];
+      if (verb === undefined) {
+        allow(method, 'GET');
+        return this.api.item(id);
+      }
+      allow(method, 'POST');
+      const body = await readJson(request);
+      if (verb === 'approve') return this.api.approve(id, person.name, body);
+      if (verb === 'deny') return this.api.deny(id, person.name, body);
+      return this.api.answer(id, person.name, body);
+    }
+    const run = /^\/api\/runs\/([^/]+)$/.exec(path);
+    if (run !== null) {
+      allow(method, 'GET');
+      return this.api.run(decoded(run[1]!));
+    }
+    throw new WebError(404, 'not_found', `No API route "${method} ${path}". The routes: GET api/session, GET api/items, GET api/items/ID, GET api/runs/RUN, POST api/items/ID/approve|deny|answer.`);
+  }
+
+  private fail(response: ServerResponse, error: unknown): void {
+    if (error instanceof WebError) return sendError(response, error);
+    // A bug or an unexpected failure: said in a warning for the developer, not in detail to the browser.
+    this.parts.events.emit({ type: 'warning', message: `inboxWeb: a request failed: ${(error as Error)?.message ?? String(error)}` });
+    sendError(response, new WebError(500, 'unexpected', 'Something went wrong on the server; nothing more is known here. Try again; if it persists, see the app\'s warning events.'));
+  }
+}
+
+/**
+ * The request's path under the mount point, and the mount point itself. Express and Connect strip the
+ * mount path from `url` and keep the whole in `originalUrl`; a plain server passes the whole URL, and
+ * `basePath` says what to strip.
+ */
+function locate(request: IncomingMessage, basePath: string | undefined): { path: string; mount: string; needsSlash: boolean } {
+  let inner = new URL(request.url ?? '/', 'http://x').pathname;
+  const original = new URL((request as { originalUrl?: string }).originalUrl ?? request.url ?? '/', 'http://x').pathname;
+  if (basePath !== undefined && (inner === basePath || inner.startsWith(`${basePath}/`))) inner = inner.slice(basePath.length);
+  const mount = original.endsWith(inner) ? original.slice(0, original.length - inner.length).replace(/\/$/, '') : '';
+  // Under Express, both "/inbox" and "/inbox/" arrive as "/"; only the latter keeps the page's relative links under the mount.
+  const needsSlash = (inner === '/' || inner === '') && !original.endsWith('/');
+  return { path: inner === '' ? '/' : inner, mount: needsSlash ? original : mount, needsSlash };
+}
+
+/** The item a notification's link names (`?item=ID`), kept through sign-in. */
+function linkedItem(request: IncomingMessage): string | undefined {
+  const item = new URL(request.url ?? '/', 'http://x').searchParams.get('item');
+  return item !== null && /^[\w.:-]{1,200}$/.test(item) ? item : undefined;
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new WebError(400, 'usage', `"${segment.slice(0, 80)}" is not a well-formed path segment; percent-encode ids with encodeURIComponent.`);
+  }
+}
+
+function allow(method: string, ...methods: string[]): void {
+  if (!methods.includes(method)) throw new WebError(405, 'method_not_allowed', `${method} is not allowed here; use ${methods.join(' or ')}.`);
+}

@@ -1,0 +1,152 @@
+import type { IncomingMessage } from 'node:http';
+import { ConfigurationError } from '../errors.js';
+
+/**
+ * Who is asking, from the app's own login: the person's name (recorded as `by` on their answers), or
+ * nothing when nobody is signed in. It may read cookies or headers the app's middleware set; it is
+ * called on every request, so keep it cheap.
+ */
+export type Authenticate = (request: IncomingMessage) => string | undefined | null | Promise<string | undefined | null>;
+
+/** A webhook that hears of every item that starts waiting (Slack and Teams incoming webhooks show its `text`). */
+export interface WebhookOptions {
+  /** Where to POST: an `http:` or `https:` URL. */
+  readonly url: string;
+  /** Signs each body: header `x-wardrik-signature: sha256=<hex HMAC-SHA256 of the body>`. At least 16 characters. */
+  readonly secret: string;
+  /** Backoff between tries of a failed delivery: from 1 000 ms, doubling, at most 300 000 ms unless set. */
+  readonly retry?: { readonly baseDelayMs?: number; readonly maxDelayMs?: number };
+}
+
+/** What `wardrik.inboxWeb(options)` takes. */
+export interface InboxWebOptions {
+  /**
+   * The app's login decides who may answer: return the person's name, or nothing for 401. Without it,
+   * people sign in with the token.
+   */
+  readonly authenticate?: Authenticate;
+  /**
+   * The sign-in token: `WARDRIK_WEB_TOKEN` unless given, else one is generated (read it from `web.token`
+   * and hand it to the people who approve). At least 16 characters. With `authenticate`, only a token
+   * given here opens the sign-in form too; the environment's is not used.
+   */
+  readonly token?: string;
+  /**
+   * Where people open the page, such as `https://ops.example.com/inbox/`: the link in notifications.
+   * `listen()` sets it to its own address unless given; a mounted handler with `notify` needs it.
+   */
+  readonly publicUrl?: string;
+  /**
+   * The path a plain `node:http` server mounts the handler under, such as `/inbox`, stripped before
+   * routing. Not needed under Express, Connect or NestJS, which strip the mount path themselves.
+   */
+  readonly basePath?: string;
+  /** Origins other than the request's own `Host` that may send answers, such as a proxy's public origin. */
+  readonly origins?: readonly string[];
+  /** Tell people when an item starts waiting, on any node sharing the store. */
+  readonly notify?: { readonly webhook?: WebhookOptions };
+  /** How often the page and the notifier look for new items: 2 000 ms unless set. */
+  readonly pollMs?: number;
+  /** How long a signed-in session lasts: 12 hours unless set. */
+  readonly sessionMs?: number;
+}
+
+/** The options checked, with defaults filled in. */
+export interface InboxWebSettings {
+  readonly authenticate?: Authenticate;
+  readonly token?: string;
+  readonly tokenGenerated: boolean;
+  readonly publicUrl?: string;
+  readonly basePath?: string;
+  readonly origins: readonly string[];
+  readonly webhook?: WebhookOptions;
+  readonly pollMs: number;
+  readonly sessionMs: number;
+}
+
+const MIN_SECRET = 16;
+
+/** Checks `inboxWeb` options; a bad one throws a ConfigurationError naming it, the cause and the fix. */
+export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<string, string | undefined>>, generate: () => string): InboxWebSettings {
+  if (options === null || typeof options !== 'object') throw new ConfigurationError('inboxWeb(options) takes an object, such as { authenticate } or { token }.');
+  const authenticate = options.authenticate;
+  if (authenticate !== undefined && typeof authenticate !== 'function') {
+    throw new ConfigurationError('inboxWeb: authenticate must be a function (request) => person name or nothing.');
+  }
+  // With the app's own login, a token is only what the app passes: WARDRIK_WEB_TOKEN (set for `wardrik web`, say) must not open a second door.
+  const fromEnv = authenticate === undefined && env.WARDRIK_WEB_TOKEN !== '' ? env.WARDRIK_WEB_TOKEN : undefined;
+  let token = options.token ?? fromEnv;
+  const source = options.token !== undefined ? 'inboxWeb: token' : 'WARDRIK_WEB_TOKEN';
+  if (token !== undefined && (typeof token !== 'string' || token.length < MIN_SECRET)) {
+    throw new ConfigurationError(`${source} must be at least ${MIN_SECRET} characters, so it cannot be guessed; generate one with: openssl rand -hex 24`);
+  }
+  const tokenGenerated = token === undefined && authenticate === undefined;
+  if (tokenGenerated) token = generate();
+  const publicUrl = options.publicUrl === undefined ? undefined : pageUrl(options.publicUrl);
+  const origins = (options.origins ?? []).map((origin) => {
+    try {
+      return new URL(origin).origin;
+    } catch {
+      throw new ConfigurationError(`inboxWeb: origins has ${JSON.stringify(origin)}, which is not an origin such as "https://ops.example.com".`);
+    }
+  });
+  const basePath = options.basePath?.replace(/\/+$/, '');
+  if (basePath !== undefined && !/^\/[\w\-./~%]*$/.test(basePath)) {
+    throw new ConfigurationError(`inboxWeb: basePath ${JSON.stringify(options.basePath)} is not a URL path; give one such as "/inbox".`);
+  }
+  const webhook = options.notify?.webhook;
+  if (webhook !== undefined) checkWebhook(webhook);
+  return {
+    ...(authenticate === undefined ? {} : { authenticate }),
+    ...(token === undefined ? {} : { token }),
+    tokenGenerated,
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+    ...(basePath === undefined || basePath === '' ? {} : { basePath }),
+    origins,
+    ...(webhook === undefined ? {} : { webhook }),
+    pollMs: positive('pollMs', options.pollMs, 2_000),
+    sessionMs: positive('sessionMs', options.sessionMs, 12 * 3_600_000),
+  };
+}
+
+/** The page's address with a closing slash, so the page's relative links stay under it. */
+export function pageUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigurationError(`inboxWeb: publicUrl ${JSON.stringify(text)} is not a URL; give where people open the page, such as "https://ops.example.com/inbox/".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigurationError(`inboxWeb: publicUrl must be http: or https:, not ${url.protocol}`);
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}
+
+function checkWebhook(webhook: WebhookOptions): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(webhook.url);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigurationError(`notify.webhook.url ${JSON.stringify(webhook.url)} is not an http(s) URL; give the incoming webhook's address.`);
+  }
+  if (typeof webhook.secret !== 'string' || webhook.secret.length < MIN_SECRET) {
+    throw new ConfigurationError(`notify.webhook.secret must be at least ${MIN_SECRET} characters: the receiver checks each message's HMAC-SHA256 signature with it.`);
+  }
+  for (const key of ['baseDelayMs', 'maxDelayMs'] as const) {
+    const value = webhook.retry?.[key];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 1)) {
+      throw new ConfigurationError(`notify.webhook.retry.${key} must be a number of milliseconds of at least 1; got ${String(value)}.`);
+    }
+  }
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw new ConfigurationError(`inboxWeb: ${name} must be a number of milliseconds of at least 1; got ${String(value)}.`);
+  return value;
+}

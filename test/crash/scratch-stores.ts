@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import pg from 'pg';
+
+export const POSTGRES_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Fresh stores for one test file, as URLs: a new SQLite file, or a new PostgreSQL schema, each time a
+ * maker is called; `dir` holds the files (and whatever else the file writes). All are removed after the file.
+ */
+export function scratchStores(name: string): { readonly dir: string; readonly stores: readonly [string, () => string][] } {
+  const dir = mkdtempSync(join(tmpdir(), `wardrik-${name}-`));
+  const schemas: string[] = [];
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (schemas.length === 0) return;
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+  const stores: [string, () => string][] = [
+    ['SQLite', () => `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.db`)}`],
+    [
+      'PostgreSQL',
+      () => {
+        const schema = `wardrik_${name}_${randomBytes(4).toString('hex')}`;
+        schemas.push(schema);
+        return `${POSTGRES_URL}?schema=${schema}`;
+      },
+    ],
+  ];
+  return { dir, stores };
+}

@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Tokens, Wardrik, defineTool } from '../../src/index.js';
+import { labelled } from '../../src/mcp/adapt.js';
+import { ToolResult } from '../../src/tools/result.js';
+import { eventually, serving } from './helpers.js';
+
+/** A second Wardrik whose hub connects to the first one's server, as another service would. */
+async function gateway(url: string, trusted: boolean) {
+  return Wardrik.create({
+    store: 'memory:',
+    recoverMs: Infinity,
+    mcp: { servers: { svc: { transport: { http: { url } }, trusted } }, listDebounceMs: 10, reconcileMs: Infinity },
+    policy: { rules: [{ match: 'svc/*', action: 'allow' }] },
+  });
+}
+
+describe('A Wardrik hub in front of a Wardrik server', () => {
+  it("honours the server's labels even from a trusted server: outside read behind the hop gates side effects here", async () => {
+    const s = await serving({ tools: ['orders/*'] }, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } });
+    const hub = await gateway(s.url, true);
+    try {
+      assert.ok(hub.tools().some((t) => t.name === 'svc__orders__read_web'));
+      // A trusted server's side effect is allowed by the rule, until the run has read outside text. (The
+      // hub's calls share one MCP session, so the server's outside rule would park it there too after.)
+      const clean = await hub.runner.run({ agent: 'a', run: 'r2', call: { id: 'c1', name: 'svc__orders__refund', arguments: { id: 'o-2' } } });
+      assert.deepEqual(clean.status === 'ok' && clean.output, 'refunded o-2');
+      assert.deepEqual(clean.labels, ['money']);
+      const read = await hub.runner.run({ agent: 'a', run: 'r1', call: { id: 'c1', name: 'svc__orders__read_web', arguments: {} } });
+      assert.equal(read.status, 'ok');
+      assert.deepEqual(read.labels, ['outside']);
+      const refund = await hub.runner.run({ agent: 'a', run: 'r1', call: { id: 'c2', name: 'svc__orders__refund', arguments: { id: 'o-1' } } });
+      assert.equal(refund.status, 'parked');
+      assert.deepEqual(s.ledger.refunds, ['o-2']);
+    } finally {
+      await hub.close();
+      await s.close();
+    }
+  });
+
+  it('sees the served list change (tools/list_changed reaches the hub)', async () => {
+    const s = await serving({ tools: ['orders/*', 'extra/*'] });
+    const hub = await gateway(s.url, true);
+    try {
+      s.wardrik.container.resolve(Tokens.Catalog).set('extra', [defineTool({ name: 'ping', description: 'Pings.', annotations: { readOnly: true }, run: () => 'pong' })]);
+      await eventually(() => hub.tools().some((t) => t.name === 'svc__extra__ping'));
+      const answer = await hub.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'svc__extra__ping', arguments: {} } });
+      assert.deepEqual(answer.status === 'ok' && answer.output, 'pong');
+    } finally {
+      await hub.close();
+      await s.close();
+    }
+  });
+});
+
+describe('labelled (the hub reading wardrik/labels)', () => {
+  it('takes at most 16 plain labels and ignores anything else', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `l${i}`);
+    const result = labelled({ content: [], _meta: { 'wardrik/labels': many } }, 'x') as ToolResult;
+    assert.equal(result.labels.length, 16);
+    const odd = labelled({ content: [], _meta: { 'wardrik/labels': ['outside', 7, '', 'x'.repeat(65), 'bad label', { a: 1 }] } }, 'x') as ToolResult;
+    assert.deepEqual(odd.labels, ['outside']);
+    assert.equal(labelled({ content: [], _meta: { 'wardrik/labels': 'outside' } }, 'x'), 'x');
+    assert.equal(labelled({ content: [] }, 'x'), 'x');
+  });
+});
