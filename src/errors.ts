@@ -27,12 +27,17 @@ export interface FieldIssue {
   readonly message: string;
 }
 
+const MAX_LISTED_ISSUES = 25;
+
 /** The arguments of a call did not pass the tool's checks. Carries every failing field. */
 export class InvalidArgumentsError extends WardrikError {
   readonly issues: readonly FieldIssue[];
 
   constructor(tool: string, issues: readonly FieldIssue[]) {
-    const lines = issues.map((issue) => `- ${issue.path}: ${issue.message}`).join('\n');
+    // The message lists the first few: arguments with thousands of bad values must not make an answer as large.
+    const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path.slice(0, 200)}: ${issue.message}`);
+    if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
+    const lines = listed.join('\n');
     super(
       'invalid_arguments',
       `Invalid arguments for tool "${tool}"; the tool did not run. Fix these and call it again:\n${lines}`,
@@ -49,12 +54,22 @@ export class ToolNotFoundError extends WardrikError {
   }
 }
 
+/**
+ * What the model is told after a call that is not safe to repeat may or may not have happened (it timed
+ * out, its connection dropped): "try again later" made models send it again as a new call, a second effect.
+ */
+export const MAY_HAVE_HAPPENED =
+  'so it may have happened. Do not call it again: a repeat could do it twice. Tell the user it is not known whether it happened; a person will check and settle it.';
+
 /** A call ran longer than its time-out; its signal was aborted. */
 export class ToolTimeoutError extends WardrikError {
-  constructor(tool: string, ms: number) {
+  /** `repeatable`: the tool is read-only or idempotent, so trying again is safe and the model is told so. */
+  constructor(tool: string, ms: number, repeatable = true) {
     super(
       'timeout',
-      `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again later, or with a smaller request.`,
+      repeatable
+        ? `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again later, or with a smaller request.`
+        : `Tool "${tool}" timed out after ${ms} ms and was stopped, ${MAY_HAVE_HAPPENED}`,
     );
   }
 }

@@ -14,6 +14,7 @@ const wardrik = await Wardrik.create({
       linear: { transport: { http: { url: 'https://mcp.linear.app/mcp' } }, credential: 'LINEAR_TOKEN', timeoutMs: 20_000 },
     },
     check: publicOnly(), // servers added at runtime must be public HTTP(S) URLs
+    runtimeCredentials: ['SENTRY_TOKEN'], // the only credential they may name
   },
 });
 const agent = wardrik.startAgent({ id: 'triage', model: 'anthropic:claude-haiku-4-5', tools: ['github/*', 'linear/*'] });

@@ -18,6 +18,7 @@ import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store, TurnRecord, TurnStatus } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { WardrikEvent } from '../telemetry/events.js';
+import { journaledArgumentsText } from '../tools/arguments.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { answerText, type ToolAnswer } from '../tools/result.js';
 import { Agent, type ParkedCall, type SendOptions, type TurnOutcome, type TurnResult } from './agent.js';
@@ -756,7 +757,8 @@ function modelStep(spec: string, result: LanguageModelV3GenerateResult, price: M
   const calls: { id: string; name: string; input: string }[] = [];
   for (const part of result.content) {
     if (part.type === 'text') text += part.text;
-    else if (part.type === 'tool-call' && part.providerExecuted !== true) calls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
+    // Arguments too long to be within the limits are journaled (and run) as a note that is refused as too large.
+    else if (part.type === 'tool-call' && part.providerExecuted !== true) calls.push({ id: part.toolCallId, name: part.toolName, input: journaledArgumentsText(part.input) });
   }
   const input = result.usage.inputTokens;
   const cacheRead = input.cacheRead ?? 0;

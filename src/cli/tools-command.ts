@@ -5,7 +5,7 @@ import { toolInfo, type ToolInfo, type ToolsetClass } from '../di/wardrik.js';
 import { ConfigurationError } from '../errors.js';
 import { ToolCatalog, type SkippedTool } from '../tools/catalog.js';
 import { getToolsetName } from '../tools/metadata.js';
-import { TOOLSET_NAME } from '../tools/names.js';
+import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { describeToolset } from '../tools/toolset.js';
 import type { CommandContext } from './context.js';
@@ -61,7 +61,7 @@ export interface ModuleToolsets {
  */
 export async function loadToolsets(module: string, toolset: string): Promise<ModuleToolsets> {
   if (!TOOLSET_NAME.test(toolset)) {
-    throw new CliError(ExitCode.usage, `--toolset ${JSON.stringify(toolset)} is not a toolset name: 1 to 55 letters, digits, "_" or "-", without "__".`);
+    throw new CliError(ExitCode.usage, `--toolset ${JSON.stringify(toolset)} is not a toolset name: ${TOOLSET_NAME_RULE}.`);
   }
   const path = resolve(module);
   if (!existsSync(path)) {

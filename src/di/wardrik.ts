@@ -19,7 +19,7 @@ import type { Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
 import { ToolCatalog, type CatalogEntry } from '../tools/catalog.js';
-import { TOOLSET_NAME } from '../tools/names.js';
+import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
 import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
 import { InboxWeb } from '../web/inbox-web.js';
@@ -362,7 +362,7 @@ export class Wardrik {
     const claim = (name: string, source: string): void => {
       if (!TOOLSET_NAME.test(name)) {
         throw new ConfigurationError(
-          `Toolset name ${JSON.stringify(name)} (${source}) is not 1 to 55 letters, digits, "_" or "-" without "__". Rename it, such as "orders".`,
+          `Toolset name ${JSON.stringify(name)} (${source}) is not ${TOOLSET_NAME_RULE}. Rename it, such as "orders".`,
         );
       }
       const other = names.get(name);

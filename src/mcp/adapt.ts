@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Unavailable } from '../errors.js';
+import { MAY_HAVE_HAPPENED, Unavailable } from '../errors.js';
 import { OUTSIDE } from '../policy/policy.js';
 import { ToolResult } from '../tools/result.js';
 import type { Annotations, JsonSchema } from '../tools/tool.js';
@@ -198,9 +198,11 @@ export function isConnectionFailure(error: unknown): boolean {
  * What a failed call throws. The server refusing the request itself (bad parameters, unknown method) is
  * the call's error; an egress refusal too. Everything else — a dropped connection, a time-out, a server
  * error, the process dying, an HTTP failure — is `Unavailable`, which the runner retries only for
- * repeatable tools: a call that may have reached the server is never sent again here.
+ * repeatable tools: a call that may have reached the server is never sent again here. For a tool that is
+ * not `repeatable`, a failure after which the call may have run tells the model not to call it again.
  */
-export function callFailure(error: unknown, where: string, detail: string | undefined): Error {
+export function callFailure(error: unknown, where: string, detail: string | undefined, repeatable = true): Error {
+  const inDoubt = (what: string): string => (repeatable ? `${what}, so it may or may not have run. Try again later.` : `${what}, ${MAY_HAVE_HAPPENED}`);
   if (error instanceof EgressRefused) return error;
   if (error instanceof MalformedResult) {
     return new Error(`${where} answered with a result that is not valid MCP (${(error as Error).message}); the server needs fixing.`, { cause: error });
@@ -214,11 +216,11 @@ export function callFailure(error: unknown, where: string, detail: string | unde
         return new Error(`${where} refused the call: ${error.message}`, { cause: error });
       case ErrorCode.ConnectionClosed:
         return new Unavailable(
-          `${where}: the connection closed during the call${detail === undefined ? '' : ` (${detail})`}, so it may or may not have run. Try again later.`,
+          inDoubt(`${where}: the connection closed during the call${detail === undefined ? '' : ` (${detail})`}`),
           { cause: error },
         );
       case ErrorCode.RequestTimeout:
-        return new Unavailable(`${where} did not answer in time. Try again later.`, { cause: error });
+        return new Unavailable(inDoubt(`${where} did not answer in time`), { cause: error });
       default:
         return new Unavailable(`${where} failed with a server error: ${error.message}. Try again later.`, { cause: error });
     }
@@ -227,5 +229,5 @@ export function callFailure(error: unknown, where: string, detail: string | unde
     return new Error(`${where} refused the request (HTTP ${error.code}): ${error.message}`, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new Unavailable(`${where} could not be reached: ${message}. Try again later.`, { cause: error });
+  return new Unavailable(repeatable ? `${where} could not be reached: ${message}. Try again later.` : inDoubt(`${where}: the request failed (${message})`), { cause: error });
 }

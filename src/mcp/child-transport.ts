@@ -2,14 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_MESSAGE_BYTES, MessageTooLarge } from './message-limit.js';
 
 export interface ChildTransportOptions {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
-  /** The largest single message read from stdout, in bytes. */
+  /** The largest single message read from stdout, in bytes: 16 MiB unless set. */
   readonly maxMessageBytes?: number;
+  /** A message passed the limit; the transport is closing. */
+  readonly onTooLarge?: (error: MessageTooLarge) => void;
 }
 
 /** How much of the child's stderr is kept for error messages; the rest is read and dropped. */
@@ -48,7 +51,7 @@ export class ChildTransport implements Transport {
   private markExited!: () => void;
 
   constructor(private readonly options: ChildTransportOptions) {
-    this.maxMessageBytes = options.maxMessageBytes ?? 16 * 1024 * 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });
@@ -135,7 +138,9 @@ export class ChildTransport implements Transport {
     this.overLimit = true;
     this.pending = [];
     this.pendingBytes = 0;
-    this.onerror?.(new Error(`The server sent a message larger than the limit of ${this.maxMessageBytes} bytes; closing the connection.`));
+    const error = new MessageTooLarge(this.maxMessageBytes);
+    this.options.onTooLarge?.(error);
+    this.onerror?.(error);
     void this.close();
   }
 

@@ -10,7 +10,9 @@ import { CALL_RESULT, callFailure, isConnectionFailure } from './adapt.js';
 import { ChildTransport } from './child-transport.js';
 import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
+import { MessageTooLarge } from './message-limit.js';
 import type { McpServerOptions } from './options.js';
+import { TOOLS_PAGE } from './tool-listing.js';
 import { pinnedFetch, type PinnedFetch } from './pinned-fetch.js';
 
 /** Where a server's connection stands. */
@@ -33,8 +35,10 @@ export interface ConnectionSettings {
   readonly check: EgressCheck | undefined;
   readonly credentials: CredentialProvider;
   readonly timing: ConnectionTiming;
-  /** The server's tools after each listing; `undefined` when it went down. */
-  readonly onTools: (tools: readonly McpTool[] | undefined) => void;
+  /** The largest message read from the server (a stdio line, a JSON body, an SSE event), in bytes. */
+  readonly maxMessageBytes: number;
+  /** The server's tools after each listing (waited for, when a long one is adapted in slices); `undefined` when it went down. */
+  readonly onTools: (tools: readonly McpTool[] | undefined) => void | Promise<void>;
   /** The connection went down (or the first attempt failed), and why; for a warning event. */
   readonly onDown: (reason: string, retryInMs: number) => void;
 }
@@ -66,6 +70,8 @@ export class ServerConnection {
   private listing: Promise<void> | undefined;
   private relist = false;
   private lastError: string | undefined;
+  /** The server passed the message limit on this connection (its generation): the calls it drops say so. */
+  private tooLarge: { readonly generation: number; readonly error: MessageTooLarge } | undefined;
   /** What the attempt under way opened, so `close()` can end it without waiting for it to time out. */
   private opening: { client: Client; transport: Transport; fetcher: PinnedFetch | undefined } | undefined;
   private settleFirst!: () => void;
@@ -98,14 +104,14 @@ export class ServerConnection {
    * failures, a plain Error for the server's refusal. Not an async function: on every MCP call's path,
    * its frame would cost more than the rest of this method.
    */
-  callTool<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T): Promise<T> {
+  callTool<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T, repeatable = true): Promise<T> {
     if (this.state === 'connecting' && this.connecting !== undefined) {
-      return untilSettledOrAborted(this.connecting, signal).then(() => this.send(name, args, signal, read));
+      return untilSettledOrAborted(this.connecting, signal).then(() => this.send(name, args, signal, read, repeatable));
     }
-    return this.send(name, args, signal, read);
+    return this.send(name, args, signal, read, repeatable);
   }
 
-  private send<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T): Promise<T> {
+  private send<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T, repeatable: boolean): Promise<T> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const client = this.client;
     const generation = this.generation;
@@ -126,8 +132,9 @@ export class ServerConnection {
     return sent.then(read, (error: unknown) => {
       // Stopped or timed out by the runner: the SDK has sent notifications/cancelled; the runner answers.
       if (signal.aborted) throw signal.reason ?? error;
+      if (this.tooLarge?.generation === generation) throw tooLargeFailure(`${this.where} (tool "${name}")`, this.tooLarge.error);
       const detail = this.transport instanceof ChildTransport ? this.transport.exit : undefined;
-      const failure = callFailure(error, `${this.where} (tool "${name}")`, detail);
+      const failure = callFailure(error, `${this.where} (tool "${name}")`, detail, repeatable);
       if (isConnectionFailure(error)) this.dropped(generation, (error as Error)?.message ?? String(error));
       throw failure;
     });
@@ -165,7 +172,7 @@ export class ServerConnection {
   private async attempt(generation: number): Promise<void> {
     let opened: { client: Client; transport: Transport; fetcher: PinnedFetch | undefined } | undefined;
     try {
-      opened = await this.open();
+      opened = await this.open(generation);
       this.opening = opened;
       if (generation !== this.generation) throw new Stale();
       const { client, transport } = opened;
@@ -182,7 +189,7 @@ export class ServerConnection {
       this.failures = 0;
       this.lastError = undefined;
       this.opening = undefined;
-      this.settings.onTools(tools);
+      await this.settings.onTools(tools);
       this.settleFirst();
     } catch (error) {
       this.opening = undefined;
@@ -190,13 +197,20 @@ export class ServerConnection {
       if (error instanceof Stale || generation !== this.generation) return;
       const exit = opened?.transport instanceof ChildTransport ? opened.transport.exit : undefined;
       await this.release(false);
-      this.fail(describeFailure(error, exit));
+      this.fail(describeFailure(this.tooLarge?.generation === generation ? this.tooLarge.error : error, exit));
     }
   }
 
   /** Builds a client and a transport for one attempt: the egress check and the credential come first. */
-  private async open(): Promise<{ client: Client; transport: Transport; fetcher: PinnedFetch | undefined }> {
-    const { options, runtime, check, credentials, hub, server } = this.settings;
+  private async open(generation: number): Promise<{ client: Client; transport: Transport; fetcher: PinnedFetch | undefined }> {
+    const { options, runtime, check, credentials, hub, server, maxMessageBytes } = this.settings;
+    // Past the limit the transport stops reading and the connection is dropped, so no call waits on it.
+    const onTooLarge = (error: MessageTooLarge): void => {
+      if (generation !== this.generation) return;
+      this.tooLarge = { generation, error };
+      if (this.state === 'connected') this.dropped(generation, error.message);
+      else void this.opening?.client.close().catch(() => {}); // the attempt fails with this error
+    };
     const secret = options.credential === undefined ? undefined : await credentials.resolve(options.credential, { hub, server });
     if (options.credential !== undefined && (secret === undefined || secret === '')) {
       throw new Error(`credential "${options.credential}" has no value (the credential provider found none; by default it reads the environment variable of that name)`);
@@ -209,7 +223,7 @@ export class ServerConnection {
       const stdio = options.transport.stdio;
       const env: Record<string, string> = { ...getDefaultEnvironment(), ...stdio.env };
       if (options.credential !== undefined) env[options.credential] = secret!;
-      const transport = new ChildTransport({ command: stdio.command, args: stdio.args ?? [], env, ...(stdio.cwd === undefined ? {} : { cwd: stdio.cwd }) });
+      const transport = new ChildTransport({ command: stdio.command, args: stdio.args ?? [], env, ...(stdio.cwd === undefined ? {} : { cwd: stdio.cwd }), maxMessageBytes, onTooLarge });
       return { client, transport, fetcher: undefined };
     }
     const { url: text, headers } = options.transport.http;
@@ -227,7 +241,7 @@ export class ServerConnection {
       first = { url, addresses: verdict.addresses };
     }
     // Its own sockets, closed with the connection (and pinned to the checked address under a check).
-    const fetcher = pinnedFetch(egress, first);
+    const fetcher = pinnedFetch(egress, first, { maxBytes: maxMessageBytes, onTooLarge });
     const requestHeaders: Record<string, string> = { ...headers };
     if (secret !== undefined) requestHeaders.authorization = `Bearer ${secret}`;
     const transport = new StreamableHTTPClientTransport(url, {
@@ -285,7 +299,7 @@ export class ServerConnection {
         try {
           const tools = await listAll(client, this.settings.timing.connectTimeoutMs);
           if (generation !== this.generation) return;
-          this.settings.onTools(tools);
+          await this.settings.onTools(tools);
         } catch (error) {
           if (generation !== this.generation) return;
           // The connection may be gone (its close handler takes over), or only the listing failed.
@@ -317,11 +331,20 @@ export class ServerConnection {
 
 class Stale extends Error {}
 
+/** What a call dropped because the server passed the message limit answers: not transient, never retried. */
+function tooLargeFailure(where: string, error: MessageTooLarge): Error {
+  return new Error(
+    `${where} answered with a message too large to read: ${error.message}, so Wardrik closed the connection. The call may have run; ask for less (a smaller page or range), or raise maxMessageBytes.`,
+    { cause: error },
+  );
+}
+
 async function listAll(client: Client, timeoutMs: number): Promise<McpTool[]> {
   const tools: McpTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs });
+    // Not client.listTools(): see TOOLS_PAGE for what it costs with a hostile server.
+    const result = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, TOOLS_PAGE, { timeout: timeoutMs });
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (cursor === undefined) break;

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { WardrikError } from '../errors.js';
 
 /** An egress check refused a URL: the server is not added, or the connection does not start. Not transient. */
@@ -92,127 +92,113 @@ function refused(url: URL, why: string): EgressVerdict {
 
 /** The host as an IP address, if it is one (including the numeric IPv4 forms `inet_aton` accepts). */
 export function ipLiteral(host: string): ResolvedAddress | undefined {
-  const family = isIP(host);
-  if (family === 4 || family === 6) return { address: host, family };
-  const v4 = parseLooseIpv4(host);
-  return v4 === undefined ? undefined : { address: formatIpv4(v4), family: 4 };
+  if (!ipaddr.isValid(host)) return undefined;
+  const parsed = ipaddr.parse(host);
+  return parsed.kind() === 'ipv4' ? { address: parsed.toString(), family: 4 } : { address: host, family: 6 };
 }
 
 /**
  * Why `address` is not a public address, or `undefined` when it is. The table the egress check uses;
- * exported for tests and for checks of your own.
+ * exported for tests and for checks of your own. Addresses are parsed and classified by ipaddr.js (its
+ * IANA special-purpose ranges, and the numeric IPv4 forms `inet_aton` reads: `2130706433`,
+ * `0x7f000001`, `0177.0.0.1`, `127.1`); kept here by hand is only what it does not do: the cloud
+ * metadata addresses, the IPv4 address inside a 6to4 one, IPv4-compatible IPv6, anything outside IPv6
+ * global unicast (2000::/3), and the wording.
  */
 export function nonPublicReason(address: string): string | undefined {
-  const family = isIP(address);
-  if (family === 4) return ipv4Reason(parseLooseIpv4(address)!);
-  if (family === 6) return ipv6Reason(parseIpv6(address));
-  const loose = parseLooseIpv4(address);
-  if (loose !== undefined) return ipv4Reason(loose);
-  return 'not an IP address';
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  // ipaddr.js reads `::a.b.c.d` as the IPv4-mapped `::ffff:a.b.c.d`; it is the IPv4-compatible form.
+  if (/^::[0-9a-fx]*\.[0-9a-fx.]*(%.*)?$/i.test(address)) return IPV4_COMPATIBLE;
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === 'ipv4' ? ipv4Reason(parsed as IPv4) : ipv6Reason(parsed as IPv6);
 }
 
-const IPV4_RANGES: readonly (readonly [string, number, string])[] = [
-  ['0.0.0.0', 8, 'unspecified ("this network")'],
-  ['10.0.0.0', 8, 'private (10.0.0.0/8)'],
-  ['100.64.0.0', 10, 'carrier-grade NAT (100.64.0.0/10)'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.169.254', 32, 'the cloud metadata address'],
-  ['169.254.0.0', 16, 'link-local (169.254.0.0/16)'],
-  ['172.16.0.0', 12, 'private (172.16.0.0/12)'],
-  ['192.0.0.0', 24, 'reserved for IETF protocols (192.0.0.0/24)'],
-  ['192.0.2.0', 24, 'documentation (192.0.2.0/24)'],
-  ['192.88.99.0', 24, 'the deprecated 6to4 relay range'],
-  ['192.168.0.0', 16, 'private (192.168.0.0/16)'],
-  ['198.18.0.0', 15, 'benchmarking (198.18.0.0/15)'],
-  ['198.51.100.0', 24, 'documentation (198.51.100.0/24)'],
-  ['203.0.113.0', 24, 'documentation (203.0.113.0/24)'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['255.255.255.255', 32, 'broadcast'],
-  ['240.0.0.0', 4, 'reserved (240.0.0.0/4)'],
-];
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
+/** What `subnetMatch` takes (ipaddr.js declares the type but does not export it). */
+type RangeList<T> = Record<string, [T, number][]>;
 
-const IPV4_TABLE = IPV4_RANGES.map(([base, bits, why]) => ({ base: parseLooseIpv4(base)!, mask: bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0, why }));
+/** ipaddr.js's IPv4 ranges that are not public, in words. */
+const IPV4_REFUSED: Readonly<Record<string, string>> = {
+  unspecified: 'unspecified ("this network")',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local (169.254.0.0/16)',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT (100.64.0.0/10)',
+  private: 'private (10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16)',
+  reserved: 'reserved',
+};
 
-function ipv4Reason(value: number): string | undefined {
-  for (const range of IPV4_TABLE) if (((value & range.mask) >>> 0) === range.base) return range.why;
-  return undefined;
+/** Which of ipaddr.js's `reserved` IPv4 ranges an address is in, for the reason's wording. */
+const IPV4_RESERVED = ranges({
+  'reserved for IETF protocols (192.0.0.0/24)': ['192.0.0.0/24'],
+  'documentation (192.0.2.0/24, 198.51.100.0/24 or 203.0.113.0/24)': ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24'],
+  'the deprecated 6to4 relay range (192.88.99.0/24)': ['192.88.99.0/24'],
+  'benchmarking (198.18.0.0/15)': ['198.18.0.0/15'],
+  'reserved (240.0.0.0/4)': ['240.0.0.0/4'],
+});
+
+const IPV4_COMPATIBLE = 'an IPv4-compatible IPv6 address (deprecated)';
+const METADATA_V4 = ipaddr.parse('169.254.169.254');
+const METADATA_V6 = ipaddr.parse('fd00:ec2::254');
+
+function ipv4Reason(address: IPv4): string | undefined {
+  const range = address.range();
+  const why = IPV4_REFUSED[range];
+  if (why === undefined) return undefined;
+  if (range === 'linkLocal' && address.match(METADATA_V4, 32)) return 'the cloud metadata address';
+  if (range === 'reserved') return ipaddr.subnetMatch(address, IPV4_RESERVED, why);
+  return why;
 }
 
-function ipv6Reason(words: readonly number[]): string | undefined {
-  const allZero = (from: number, to: number): boolean => words.slice(from, to).every((w) => w === 0);
-  const embedded = (high: number, low: number): number => ((high << 16) | low) >>> 0;
-  if (allZero(0, 8)) return 'unspecified (::)';
-  if (allZero(0, 7) && words[7] === 1) return 'loopback (::1)';
-  if (allZero(0, 5) && words[5] === 0xffff) {
-    return `an IPv4-mapped IPv6 address (of ${formatIpv4(embedded(words[6]!, words[7]!))}); use the IPv4 address itself`;
-  }
-  if (allZero(0, 6)) return 'an IPv4-compatible IPv6 address (deprecated)';
-  if (words[0] === 0xfd00 && words[1] === 0x0ec2 && allZero(2, 7) && words[7] === 0x254) return 'the cloud metadata address';
-  const first = words[0]!;
-  if ((first & 0xfe00) === 0xfc00) return 'unique-local (fc00::/7)';
-  if ((first & 0xffc0) === 0xfe80) return 'link-local (fe80::/10)';
-  if ((first & 0xffc0) === 0xfec0) return 'site-local (fec0::/10, deprecated)';
-  if ((first & 0xff00) === 0xff00) return 'multicast (ff00::/8)';
-  if (first === 0x0064 && words[1] === 0xff9b) return 'NAT64 (64:ff9b::/96), which reaches IPv4 addresses';
-  if ((first & 0xe000) !== 0x2000) return 'outside IPv6 global unicast (2000::/3)';
-  if (first === 0x2001 && words[1] === 0x0db8) return 'documentation (2001:db8::/32)';
-  if (first === 0x2001 && words[1] === 0x0000) return 'Teredo (2001::/32), which tunnels to IPv4 addresses';
-  if (first === 0x2001 && (words[1]! & 0xfff0) === 0x0010) return 'ORCHID (2001:10::/28)';
-  if (first === 0x2001 && (words[1]! & 0xfff0) === 0x0020) return 'ORCHIDv2 (2001:20::/28)';
-  if (first === 0x2002) {
-    const inner = ipv4Reason(embedded(words[1]!, words[2]!));
+/** ipaddr.js's IPv6 ranges that are not public, in words; `6to4` and `unicast` are decided by hand. */
+const IPV6_REFUSED: Readonly<Record<string, string>> = {
+  unspecified: 'unspecified (::)',
+  loopback: 'loopback (::1)',
+  uniqueLocal: 'unique-local (fc00::/7)',
+  linkLocal: 'link-local (fe80::/10)',
+  deprecatedSiteLocal: 'site-local (fec0::/10, deprecated)',
+  multicast: 'multicast (ff00::/8)',
+  rfc6145: 'an IPv4-translated IPv6 address (::ffff:0:0:0/96)',
+  rfc6052: 'NAT64 (64:ff9b::/96), which reaches IPv4 addresses',
+  teredo: 'Teredo (2001::/32), which tunnels to IPv4 addresses',
+  discard: 'the discard-only range (100::/64)',
+  benchmarking: 'benchmarking (2001:2::/48)',
+  deprecatedOrchid: 'ORCHID (2001:10::/28)',
+  orchid2: 'ORCHIDv2 (2001:20::/28)',
+  droneRemoteIdProtocolEntityTags: 'drone remote ID tags (2001:30::/28)',
+  segmentRouting: 'segment routing (5f00::/16)',
+  reserved: 'reserved',
+};
+
+/** Which of ipaddr.js's `reserved` IPv6 ranges an address is in, for the reason's wording. */
+const IPV6_RESERVED = ranges({
+  'documentation (2001:db8::/32)': ['2001:db8::/32'],
+  'documentation (3fff::/20)': ['3fff::/20'],
+  'reserved for IETF protocols (2001::/23)': ['2001::/23'],
+});
+
+function ipv6Reason(address: IPv6): string | undefined {
+  const range = address.range() as string;
+  const words = address.parts;
+  if (range === 'ipv4Mapped') return `an IPv4-mapped IPv6 address (of ${address.toIPv4Address().toString()}); use the IPv4 address itself`;
+  if (range === 'uniqueLocal' && address.match(METADATA_V6, 128)) return 'the cloud metadata address';
+  // ::/96 (but :: and ::1, which ipaddr.js names): IPv4-compatible, deprecated, and another way to write an IPv4 address.
+  if (range === 'unicast' && words.slice(0, 6).every((w) => w === 0)) return IPV4_COMPATIBLE;
+  if ((range === 'unicast' || range === 'discard' || range === 'segmentRouting') && (words[0]! & 0xe000) !== 0x2000) return 'outside IPv6 global unicast (2000::/3)';
+  if (range === '6to4') {
+    const inner = ipv4Reason(new ipaddr.IPv4([words[1]! >> 8, words[1]! & 0xff, words[2]! >> 8, words[2]! & 0xff]));
     return inner === undefined ? undefined : `a 6to4 address of an IPv4 address that is ${inner}`;
   }
-  return undefined;
+  const why = IPV6_REFUSED[range];
+  if (why === undefined) return undefined;
+  return range === 'reserved' ? ipaddr.subnetMatch(address, IPV6_RESERVED, why) : why;
 }
 
-/** An IPv6 address as its eight 16-bit words (a trailing dotted IPv4 part included). */
-function parseIpv6(text: string): number[] {
-  let address = text.toLowerCase();
-  const zone = address.indexOf('%');
-  if (zone >= 0) address = address.slice(0, zone);
-  const lastColon = address.lastIndexOf(':');
-  const last = address.slice(lastColon + 1);
-  if (last.includes('.')) {
-    const v4 = parseLooseIpv4(last) ?? 0;
-    address = `${address.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
-  }
-  const [head = '', rest] = address.split('::');
-  const parts = (s: string): number[] => (s === '' ? [] : s.split(':').filter((p) => p !== '').map((p) => parseInt(p, 16)));
-  const left = parts(head);
-  const right = rest === undefined ? [] : parts(rest);
-  const fill = 8 - left.length - right.length;
-  return [...left, ...Array<number>(Math.max(0, fill)).fill(0), ...right].slice(0, 8);
-}
-
-/**
- * An IPv4 address in any form `inet_aton` reads: dotted with 1 to 4 parts, each decimal, octal
- * (leading 0) or hexadecimal (0x), the last part filling the remaining bytes (`127.1`, `2130706433`).
- */
-function parseLooseIpv4(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length === 0 || parts.length > 4) return undefined;
-  const values: number[] = [];
-  for (const part of parts) {
-    let value: number;
-    if (/^0x[0-9a-f]*$/i.test(part)) value = part.length === 2 ? 0 : parseInt(part.slice(2), 16);
-    else if (/^0[0-7]*$/.test(part)) value = parseInt(part, 8);
-    else if (/^[1-9][0-9]*$/.test(part)) value = parseInt(part, 10);
-    else return undefined;
-    if (!Number.isSafeInteger(value)) return undefined;
-    values.push(value);
-  }
-  const last = values.pop()!;
-  if (values.some((v) => v > 255)) return undefined;
-  const lastBytes = 4 - values.length;
-  if (last >= 2 ** (8 * lastBytes)) return undefined;
-  let result = 0;
-  values.forEach((v, i) => {
-    result += v * 2 ** (8 * (3 - i));
-  });
-  return (result + last) >>> 0;
-}
-
-function formatIpv4(value: number): string {
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+/** A range list for `subnetMatch`, from CIDR strings by name. */
+function ranges(byName: Readonly<Record<string, readonly string[]>>): RangeList<IPv4 | IPv6> {
+  const list: RangeList<IPv4 | IPv6> = {};
+  for (const [name, cidrs] of Object.entries(byName)) list[name] = cidrs.map((cidr) => ipaddr.parseCIDR(cidr));
+  return list;
 }

@@ -1,17 +1,15 @@
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
 import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
-import { CallContext } from '../runner/call-context.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
-import { defineTool, type ToolDefinition } from '../tools/tool.js';
-import { annotationsOf, describeTool, inputSchemaOf, labelled, outputOf } from './adapt.js';
 import type { CapabilityContext, CapabilityProvider } from './capability.js';
 import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
 import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck } from './egress.js';
-import { httpUrlOf, MCP_DEFAULTS, msOption, numberOption, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
+import { ServerTools, type AdaptedListing } from './server-tools.js';
+import { httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
 
 /**
  * Who holds which toolset name. MCP servers are toolsets (`github/*`), so a server's name must not be a
@@ -75,8 +73,8 @@ interface ServerEntry {
   /** The store record's time, for reconcile. */
   readonly updatedAt: number;
   readonly connection: ServerConnection;
-  /** The last tools/list, as compared between listings. */
-  fingerprint: string | undefined;
+  /** Its listed tools, adapted. */
+  readonly tools: ServerTools;
   count: number | undefined;
   down: boolean;
   closed: boolean;
@@ -94,13 +92,14 @@ interface ServerEntry {
 export class McpHub implements CapabilityProvider<McpToolsOptions> {
   readonly name: string;
   private readonly entries = new Map<string, ServerEntry>();
-  /** Tools of untrusted servers that were ever gated, by server: they stay gated (re-gate on change). */
-  private readonly everGated = new Map<string, Set<string>>();
   private readonly configured: ReadonlyMap<string, McpServerOptions>;
   private readonly check: EgressCheck | undefined;
   private readonly reconcileMs: number;
   private readonly waitMs: number;
   private readonly maxResultChars: number;
+  private readonly maxMessageBytes: number;
+  private readonly maxTools: number;
+  private readonly runtimeCredentials: ReadonlySet<string>;
   private readonly timing: ConnectionTiming;
   private queue: Promise<unknown> = Promise.resolve();
   private reconcileTimer: NodeJS.Timeout | undefined;
@@ -121,6 +120,9 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     this.reconcileMs = msOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, infinity: true });
     this.waitMs = msOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs);
     this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, { min: 1 });
+    this.maxMessageBytes = numberOption(`${label}: maxMessageBytes`, options.maxMessageBytes, MCP_DEFAULTS.maxMessageBytes, { min: 1_024 });
+    this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, { min: 1 });
+    this.runtimeCredentials = runtimeCredentialList(label, options.runtimeCredentials);
     const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, msOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, { min: 1 }));
     this.timing = {
       connectTimeoutMs: msOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, { min: 1 }),
@@ -209,6 +211,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     return this.serially(async () => {
       this.ensureOpen();
       const definition = serverDefinition(this.name, name, options, true);
+      const refusal = this.credentialRefusal(name, definition);
+      if (refusal !== undefined) throw new ConfigurationError(refusal);
       const existing = this.entries.get(name);
       if (existing !== undefined && !existing.runtime) {
         throw new ConflictError(`"${name}" is a configured server of MCP hub "${this.name}"; it cannot be replaced at runtime. Add it under another name.`);
@@ -262,6 +266,13 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
           definition = serverDefinition(this.name, record.name, record.options, true);
         } catch (error) {
           this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" cannot be used: ${(error as Error).message}`);
+          continue;
+        }
+        const refusal = this.credentialRefusal(record.name, definition);
+        if (refusal !== undefined) {
+          this.warn(`The stored MCP server "${record.name}" is not started here: ${refusal}`);
+          const running = this.entries.get(record.name);
+          if (running?.runtime === true) await this.drop(running);
           continue;
         }
         const existing = this.entries.get(record.name);
@@ -330,6 +341,17 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     if (!verdict.ok) throw new EgressRefused(`MCP server "${name}" is not added: ${verdict.reason}`);
   }
 
+  /** Why a runtime server may not use the credential it names, or `undefined` when it may (or names none). */
+  private credentialRefusal(name: string, definition: McpServerOptions): string | undefined {
+    const credential = definition.credential;
+    if (credential === undefined || this.runtimeCredentials.has(credential)) return undefined;
+    const allowed = [...this.runtimeCredentials].join(', ') || 'none';
+    return (
+      `MCP server "${name}" of hub "${this.name}" names the credential "${credential}", which servers added at runtime may not use ` +
+      `(allowed: ${allowed}). List it in the hub's runtimeCredentials if such servers are meant to have it.`
+    );
+  }
+
   private async replace(name: string, options: McpServerOptions, updatedAt: number): Promise<void> {
     const existing = this.entries.get(name);
     if (existing !== undefined) await this.drop(existing, false);
@@ -346,6 +368,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       check: this.check,
       credentials: this.services.credentials,
       timing: this.timing,
+      maxMessageBytes: this.maxMessageBytes,
       onTools: (tools) => this.publish(entry, tools),
       onDown: (reason, retryInMs) => {
         if (entry.down || entry.closed) return;
@@ -353,7 +376,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         this.warn(`MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.timing.maxDelayMs} ms.`);
       },
     });
-    entry = { name, options, runtime, updatedAt, connection, fingerprint: undefined, count: undefined, down: false, closed: false };
+    const tools = new ServerTools({ server: name, options, connection, maxResultChars: this.maxResultChars, maxTools: this.maxTools });
+    entry = { name, options, runtime, updatedAt, connection, tools, count: undefined, down: false, closed: false };
     this.entries.set(name, entry);
     connection.start();
   }
@@ -363,17 +387,16 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     entry.closed = true;
     if (this.entries.get(entry.name) === entry) this.entries.delete(entry.name);
     this.services.catalog.delete(entry.name);
-    this.everGated.delete(entry.name);
     if (release) this.services.claims.release(entry.name, this.owner);
     await entry.connection.close({ polite: true });
     this.changed(entry.name, 0);
   }
 
   /** Puts a server's listed tools in the catalog (none while it is down) and emits `tools.changed` on a change. */
-  private publish(entry: ServerEntry, tools: readonly McpTool[] | undefined): void {
+  private publish(entry: ServerEntry, tools: readonly McpTool[] | undefined): void | Promise<void> {
     if (entry.closed || this.closed) return;
     if (tools === undefined) {
-      entry.fingerprint = undefined;
+      entry.tools.forget();
       this.services.catalog.delete(entry.name);
       if (entry.count !== 0) {
         entry.count = 0;
@@ -382,47 +405,26 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       return;
     }
     entry.down = false;
-    const only = entry.options.only === undefined ? undefined : new Set(entry.options.only);
-    const offered = tools.filter((tool) => only === undefined || only.has(tool.name));
-    const fingerprint = JSON.stringify(offered);
-    if (fingerprint === entry.fingerprint) return;
-    entry.fingerprint = fingerprint;
-    const definitions: ToolDefinition[] = [];
-    for (const tool of offered) {
-      try {
-        definitions.push(this.adapt(entry, tool));
-      } catch (error) {
-        this.services.events.emit({ type: 'tool.skipped', toolset: entry.name, tool: String(tool.name), reason: (error as Error).message });
-      }
+    const adapting = entry.tools.adapt(tools);
+    if (adapting instanceof Promise) return adapting.then((listing) => this.offer(entry, listing));
+    this.offer(entry, adapting);
+  }
+
+  /** Puts an adapted listing in the catalog, with its warnings, skipped tools and `tools.changed`. */
+  private offer(entry: ServerEntry, listing: AdaptedListing | undefined): void {
+    if (listing === undefined || entry.closed || this.closed) return;
+    if (listing.overCap !== undefined) {
+      this.warn(
+        `MCP server "${entry.name}" of hub "${this.name}" lists ${listing.overCap} tools, more than maxTools (${this.maxTools}); only the first ${this.maxTools} are offered. ` +
+          `Pick the ones you need with the server's only option, or raise maxTools.`,
+      );
     }
+    for (const skip of listing.skipped) this.services.events.emit({ type: 'tool.skipped', toolset: entry.name, tool: skip.tool, reason: skip.reason });
+    const definitions = listing.definitions;
     const skipped = this.services.catalog.set(entry.name, definitions);
     for (const skip of skipped) this.services.events.emit({ type: 'tool.skipped', toolset: skip.toolset, tool: skip.tool, reason: skip.reason });
     entry.count = definitions.length - skipped.length;
     this.changed(entry.name, entry.count);
-  }
-
-  private adapt(entry: ServerEntry, tool: McpTool): ToolDefinition {
-    const { trusted = false, gated, timeoutMs } = entry.options;
-    let sticky = this.everGated.get(entry.name);
-    const annotations = annotationsOf(tool, { trusted, gated, wasGated: sticky?.has(tool.name) ?? false, timeoutMs });
-    if (!trusted && gated === undefined && annotations.gated === true) {
-      if (sticky === undefined) this.everGated.set(entry.name, (sticky = new Set()));
-      sticky.add(tool.name);
-    }
-    const connection = entry.connection;
-    const where = `Tool "${tool.name}" of MCP server "${entry.name}"`;
-    const maxChars = this.maxResultChars;
-    const read = (result: CallToolResult): unknown => labelled(result, outputOf(result, maxChars, where));
-    const title = tool.title ?? tool.annotations?.title;
-    return defineTool({
-      name: tool.name,
-      description: describeTool(tool, entry.name),
-      input: inputSchemaOf(tool),
-      ...(typeof title === 'string' && title !== '' ? { title } : {}),
-      annotations,
-      // Under the runner, the SDK gets the attempt's light signal: a real one costs more than the call.
-      run: (args, ctx) => connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal, read),
-    });
   }
 
   private changed(server: string, count: number): void {

@@ -1,8 +1,9 @@
 import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { TOOLSET_NAME } from '../tools/names.js';
+import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
 import type { EgressCheck } from './egress.js';
+import { MAX_MESSAGE_BYTES } from './message-limit.js';
 
 /** Start a local server as a child process and talk to it over its stdin and stdout. */
 export interface StdioTransportOptions {
@@ -85,6 +86,23 @@ export interface McpHubOptions {
   readonly listDebounceMs?: number;
   /** Results longer than this many characters are cut, with a note saying so: 1 000 000 unless set. */
   readonly maxResultChars?: number;
+  /**
+   * The largest single message read from a server, in bytes: a stdio line, an HTTP JSON body, one SSE
+   * event. 16 MiB (16 777 216) unless set. Past it the connection is closed and the call answers that
+   * the message was too large, before the process holds it whole.
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * The most tools one server may offer: 1 000 unless set. A server listing more offers only its first
+   * `maxTools`, with a warning naming it.
+   */
+  readonly maxTools?: number;
+  /**
+   * The credentials servers added at runtime (`hub.add`, the store) may name: none unless set. A runtime
+   * server naming any other is refused, so a user who can add a server cannot have, say,
+   * `DATABASE_PASSWORD` sent to it. Configured servers may name any credential.
+   */
+  readonly runtimeCredentials?: readonly string[];
   /** Where backoff jitter comes from; replace it for repeatable tests. */
   readonly random?: () => number;
 }
@@ -98,10 +116,21 @@ export const MCP_DEFAULTS = Object.freeze({
   maxDelayMs: 60_000,
   listDebounceMs: 50,
   maxResultChars: 1_000_000,
+  maxMessageBytes: MAX_MESSAGE_BYTES,
+  maxTools: 1_000,
 });
 
 /** Names a credential may have: it is also an environment variable's name. */
 const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** The hub's `runtimeCredentials`: credential names, checked like a server's `credential`. */
+export function runtimeCredentialList(label: string, value: unknown): ReadonlySet<string> {
+  if (value === undefined) return new Set();
+  if (!Array.isArray(value) || !value.every((name) => typeof name === 'string' && CREDENTIAL_NAME.test(name))) {
+    throw new ConfigurationError(`${label}: runtimeCredentials is an array of credential names servers added at runtime may use, such as ['LINEAR_TOKEN'].`);
+  }
+  return new Set(value as string[]);
+}
 
 /** Headers that carry secrets: a runtime server must name a credential instead, since its options are stored. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
@@ -114,7 +143,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
   const where = `MCP server "${name}" of hub "${hub}"`;
   if (typeof name !== 'string' || !TOOLSET_NAME.test(name)) {
     throw new ConfigurationError(
-      `MCP server name ${JSON.stringify(name)} (hub "${hub}") is not 1 to 55 letters, digits, "_" or "-" without "__"; it is the toolset its tools go in, so rename it, such as "github".`,
+      `MCP server name ${JSON.stringify(name)} (hub "${hub}") is not ${TOOLSET_NAME_RULE}; it is the toolset its tools go in, so rename it, such as "github".`,
     );
   }
   if (runtime) plainData(options, where, 'options', 0);

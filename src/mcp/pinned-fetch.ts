@@ -5,6 +5,7 @@ import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
+import { cappedBody, type MessageTooLarge } from './message-limit.js';
 
 /** The fetch the SDK's Streamable HTTP transport takes. */
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -16,6 +17,11 @@ export interface PinnedFetch {
   close(): void;
 }
 
+/** The cap on each message a response carries (a JSON body, or one SSE event), and who hears it was passed. */
+export interface MessageCap {
+  readonly maxBytes: number;
+  readonly onTooLarge: (error: MessageTooLarge) => void;
+}
 
 /**
  * A fetch whose sockets this connection owns (so closing the connection closes them at once, instead of
@@ -29,7 +35,11 @@ export interface PinnedFetch {
  * check and the connection (rebinding) is never used. Redirects are returned to the caller, not followed
  * here; the SDK follows same-origin ones through this fetch again, so they are checked too.
  */
-export function pinnedFetch(check: EgressCheck | undefined, first?: { readonly url: URL; readonly addresses: readonly ResolvedAddress[] | undefined }): PinnedFetch {
+export function pinnedFetch(
+  check: EgressCheck | undefined,
+  first?: { readonly url: URL; readonly addresses: readonly ResolvedAddress[] | undefined },
+  cap?: MessageCap,
+): PinnedFetch {
   const pins = new Map<string, Promise<ResolvedAddress | undefined>>();
   if (first !== undefined) pins.set(first.url.origin, Promise.resolve(first.addresses?.[0]));
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -57,7 +67,7 @@ export function pinnedFetch(check: EgressCheck | undefined, first?: { readonly u
     const url = new URL(typeof input === 'string' ? input : input.href);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EgressRefused(`${url.protocol} URLs are not allowed for MCP servers.`);
     const pinned = check === undefined ? undefined : await pinFor(url);
-    return request(url, init, pinned, url.protocol === 'https:' ? agents.https : agents.http);
+    return request(url, init, pinned, url.protocol === 'https:' ? agents.https : agents.http, cap);
   };
   return {
     fetch,
@@ -79,7 +89,7 @@ function makeRoom(signal: AbortSignal): void {
   if (getMaxListeners(signal) < 10_000) setMaxListeners(10_000, signal);
 }
 
-function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefined, agent: http.Agent): Promise<Response> {
+function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefined, agent: http.Agent, cap: MessageCap | undefined): Promise<Response> {
   if (init.signal) makeRoom(init.signal);
   const method = (init.method ?? 'GET').toUpperCase();
   const headers: Record<string, string> = {};
@@ -108,7 +118,7 @@ function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefine
         for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
         const empty = method === 'HEAD' || status === 204 || status === 205 || status === 304;
         if (empty) res.resume();
-        const body = empty ? null : (Readable.toWeb(res) as WebReadableStream<Uint8Array>);
+        const body = empty ? null : (Readable.toWeb(cap === undefined ? res : cappedBody(res, cap.maxBytes, cap.onTooLarge)) as WebReadableStream<Uint8Array>);
         resolve(new Response(body as unknown as ConstructorParameters<typeof Response>[0], { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
       },
     );

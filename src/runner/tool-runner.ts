@@ -5,7 +5,7 @@ import { ConfigurationError, StoreError, ToolTimeoutError } from '../errors.js';
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxKind, InboxRecord, Store, SyncJournal } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
-import type { CheckResult } from '../tools/arguments.js';
+import { journaledArguments, type CheckResult } from '../tools/arguments.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import {
   answerFrom,
@@ -505,9 +505,11 @@ export class ToolRunner implements RecoveryHost {
     answer: ToolAnswer,
     decision?: Decision,
   ): Promise<ToolAnswer> {
+    // Arguments over the limits are journaled as a note, never whole (see journaledArguments).
+    const journaled = journaledArguments(args ?? null);
     const record: CallRecord = {
       ...base,
-      arguments: args ?? null,
+      arguments: journaled,
       idempotencyKey: `${base.run}:${base.call}`,
       state: 'failed',
       attempt: 0,
@@ -517,7 +519,7 @@ export class ToolRunner implements RecoveryHost {
     const written = await this.store.writeCall(record, undefined).catch((error: unknown) => {
       throw storeFailure(base, 'write its answer to the journal', error);
     });
-    if (!written) return this.raced(base.run, base.call, args ?? null);
+    if (!written) return this.raced(base.run, base.call, journaled);
     this.announce(base, decision);
     this.emitFinal(base, answer, 0);
     return answer;
@@ -642,7 +644,7 @@ export class ToolRunner implements RecoveryHost {
       };
       // The answer is settled before the tool is told to stop, so nothing the tool does then can hold it.
       const deadline = this.deadlines.add(ms, () => {
-        const error = new ToolTimeoutError(p.entry.name, ms);
+        const error = new ToolTimeoutError(p.entry.name, ms, isRepeatable(p.entry.tool));
         settle({ threw: error });
         ctx.abort(error);
       });

@@ -1,9 +1,10 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, validateSync, ValidationTypes, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { ConfigurationError, type FieldIssue } from '../errors.js';
+import { compiledSchema, schemaProblem } from './json-schema.js';
+import { dtoSchema } from './schema.js';
 import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
 
 /**
@@ -18,6 +19,18 @@ export interface ArgumentChecker {
 
 /** Bounds on what a model may send: deeper or larger arguments are refused before parsing into a DTO. */
 export const ARGUMENT_LIMITS = Object.freeze({ depth: 32, values: 10_000, characters: 1_000_000 });
+
+/**
+ * JSON text of arguments longer than this many characters is refused unread: it cannot hold arguments
+ * within `ARGUMENT_LIMITS` (their characters, and the syntax of their values) but in pathological cases.
+ */
+export const MAX_ARGUMENTS_TEXT = ARGUMENT_LIMITS.characters + 10 * ARGUMENT_LIMITS.values;
+
+/**
+ * The one key of what is kept in place of arguments over the limits (`journaledArguments`). Arguments
+ * that hold it are refused as too large, so a journaled note that is run again is refused the same way.
+ */
+export const CUT_KEY = '(cut by Wardrik)';
 
 /** Keys that could reach an object's prototype through class-transformer; never valid argument names. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -42,7 +55,8 @@ export function inspectArguments(raw: unknown): readonly FieldIssue[] {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return [{ path: '(arguments)', message: `must be a JSON object of named arguments; got ${describeValue(raw)}` }];
   }
-  const walk: Walk = { values: 0, characters: 0, trail: [], issues: undefined };
+  if (Object.hasOwn(raw, CUT_KEY)) return [{ path: '(arguments)', message: `were too large, so only a note was kept (${String((raw as Record<string, unknown>)[CUT_KEY]).slice(0, 200)}); send less` }];
+  const walk: Walk = { values: 0, characters: 0, deep: false, trail: [], issues: undefined };
   if (!walkValue(walk, raw, 0)) {
     return [
       {
@@ -60,6 +74,8 @@ const NO_ISSUES: readonly FieldIssue[] = Object.freeze([]);
 interface Walk {
   values: number;
   characters: number;
+  /** A value is nested deeper than the limit. */
+  deep: boolean;
   /** The path as parts, spelled out only for an issue: most arguments have none. */
   readonly trail: (string | number)[];
   issues: FieldIssue[] | undefined;
@@ -73,6 +89,7 @@ function walkValue(walk: Walk, value: unknown, depth: number): boolean {
   if (walk.values > ARGUMENT_LIMITS.values || walk.characters > ARGUMENT_LIMITS.characters) return false;
   if (value === null || typeof value !== 'object') return true;
   if (depth > ARGUMENT_LIMITS.depth) {
+    walk.deep = true;
     walkIssue(walk, `is nested deeper than ${ARGUMENT_LIMITS.depth} levels; send a flatter value`);
     return true;
   }
@@ -98,6 +115,29 @@ function walkValue(walk: Walk, value: unknown, depth: number): boolean {
   return true;
 }
 
+/**
+ * Arguments as the journal keeps them: whole when within `ARGUMENT_LIMITS`, else a small note in their
+ * place, `{ "(cut by Wardrik)": why }`. Arguments refused for size or depth were kept whole before: 20
+ * of 10 MB grew the process by 249 MB and SQLite by 211 MB, and 10,000 levels overflowed the stack of
+ * the journal's JSON writer, failing the turn at every recovery.
+ */
+export function journaledArguments(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > MAX_ARGUMENTS_TEXT ? cutNote(`${value.length} characters of JSON, over ${MAX_ARGUMENTS_TEXT}`) : value;
+  if (value === null || typeof value !== 'object') return value;
+  const walk: Walk = { values: 0, characters: 0, deep: false, trail: [], issues: undefined };
+  if (!walkValue(walk, value, 0)) return cutNote(`more than ${ARGUMENT_LIMITS.values} values or ${ARGUMENT_LIMITS.characters} characters`);
+  return walk.deep ? cutNote(`nested deeper than ${ARGUMENT_LIMITS.depth} levels`) : value;
+}
+
+/** A model's arguments text as an agent's turn journals it: whole, or the note when it is too long to hold arguments within the limits. */
+export function journaledArgumentsText(text: string): string {
+  return text.length > MAX_ARGUMENTS_TEXT ? JSON.stringify(journaledArguments(text)) : text;
+}
+
+function cutNote(why: string): Record<string, string> {
+  return { [CUT_KEY]: `the arguments were over the limits (${why}); only this note was kept` };
+}
+
 function walkIssue(walk: Walk, message: string): void {
   const path = walk.trail.reduce<string>((at, part) => (typeof part === 'number' ? `${at}[${part}]` : at === '' ? part : `${at}.${part}`), '');
   (walk.issues ??= []).push({ path, message });
@@ -110,14 +150,28 @@ const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
   validationError: { target: false, value: true },
 });
 
+/**
+ * A DTO's checker: class-validator first (its messages are the app's), then the DTO's own JSON Schema,
+ * the one the model is shown. class-validator alone let through what that schema refuses: an array
+ * where a nested object is required (`address: []`, `lines: [[]]`), unknown keys named like
+ * `Object.prototype` members (`toString`: its whitelist looks them up in a plain object, finds the
+ * prototype's, and drops them), and a date where the schema says `date-time` (`@IsDateString`). So
+ * arguments that pass are always what the schema says.
+ */
 function dtoChecker(dto: DtoClass): ArgumentChecker {
   // validateSync skips async validators, so a DTO with any, itself or in a nested DTO, uses the async path.
   const isAsync = hasAsyncConstraint(dto, new Set());
   const nested = nestedRules(dto);
-  const finish = (instance: object, errors: ValidationError[]): CheckResult => {
+  const schema = dtoSchema(dto);
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) throw new ConfigurationError(problem);
+  let validator: ValidateFunction | undefined;
+  const finish = (raw: unknown, instance: object, errors: ValidationError[]): CheckResult => {
     const issues = flatten(errors, '');
     if (nested.length > 0) missingNested(instance, nested, '', issues, 0);
-    return issues.length === 0 ? { ok: true, value: instance } : { ok: false, issues };
+    if (issues.length > 0) return { ok: false, issues };
+    validator ??= compiledSchema(schema);
+    return validator(raw) ? { ok: true, value: instance } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
   };
   return {
     check(raw) {
@@ -125,8 +179,8 @@ function dtoChecker(dto: DtoClass): ArgumentChecker {
       if (issues.length > 0) return { ok: false, issues };
       const instance = plainToInstance(dto, raw as object) as object;
       return isAsync
-        ? validate(instance, VALIDATOR_OPTIONS).then((errors) => finish(instance, errors))
-        : finish(instance, validateSync(instance, VALIDATOR_OPTIONS));
+        ? validate(instance, VALIDATOR_OPTIONS).then((errors) => finish(raw, instance, errors))
+        : finish(raw, instance, validateSync(instance, VALIDATOR_OPTIONS));
     },
   };
 }
@@ -231,34 +285,26 @@ function safeJson(value: unknown): string {
   }
 }
 
-let ajv: Ajv | undefined;
-
+/** A JSON Schema's checker: the schema is read at once, compiled on the first call (see json-schema.ts). */
 function schemaChecker(schema: JsonSchema): ArgumentChecker {
   if (schema.type !== 'object') {
     throw new ConfigurationError(
       `its input is not an object schema (type: ${JSON.stringify(schema.type ?? null)}); a tool's arguments are named, so give { type: 'object', properties: {...} }`,
     );
   }
-  if (ajv === undefined) {
-    // addUsedSchema off: two tools whose schemas share an `$id` (two MCP servers, say) must not clash in
-    // this shared instance ("schema with key or id ... already exists"), which skipped the second tool.
-    ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
-    addFormats.default(ajv);
-  }
-  let validator: ValidateFunction;
-  try {
-    // A draft this shared (draft-07) instance does not load, such as 2020-12 (MCP's default since
-    // 2025-11-25), is checked as draft-07: the keywords tool inputs use read the same. The tool's own
-    // schema, `$schema` included, is what models and MCP clients still see.
-    const { $schema: draft, ...rest } = schema;
-    validator = ajv.compile(typeof draft === 'string' && !draft.includes('draft-07') ? rest : schema);
-  } catch (error) {
-    throw new ConfigurationError(`its input schema is not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
-  }
+  // A draft this shared (draft-07) instance does not load, such as 2020-12 (MCP's default since
+  // 2025-11-25), is checked as draft-07: the keywords tool inputs use read the same. The tool's own
+  // schema, `$schema` included, is what models and MCP clients still see.
+  const { $schema: draft, ...rest } = schema;
+  const checked = typeof draft === 'string' && !draft.includes('draft-07') ? rest : schema;
+  const problem = schemaProblem(checked);
+  if (problem !== undefined) throw new ConfigurationError(problem);
+  let validator: ValidateFunction | undefined;
   return {
     check(raw) {
       const issues = inspectArguments(raw);
       if (issues.length > 0) return { ok: false, issues };
+      validator ??= compiledSchema(checked);
       return validator(raw) ? { ok: true, value: raw } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
     },
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentsError, ToolNotFoundError, WardrikError, type FieldIssue } from '../errors.js';
-import { argumentChecker, type CheckResult } from './arguments.js';
+import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult } from './arguments.js';
 import { checkAmount, type ToolContext } from './context.js';
 import { closestNames } from './names.js';
 import { errorAnswer, NO_LABELS, okAnswer, ParkRequest, ToolResult, type ToolAnswer, type ToolErrorCode } from './result.js';
@@ -50,15 +50,28 @@ export async function callTool(
   }
 }
 
-/** Arguments as a model sends them, an object or its JSON text, as an object; nothing means `{}`. */
+/**
+ * Arguments as a model sends them, an object or its JSON text, as an object; nothing means `{}`. Text
+ * is parsed once: JSON text of a string (arguments encoded twice, `"{\"id\":1}"`) is refused, not parsed
+ * again, so what is checked, journaled and run is the one value the model sent. Text longer than
+ * `MAX_ARGUMENTS_TEXT` is refused unread.
+ */
 export function parseArguments(raw: unknown): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] } {
   if (raw === undefined || raw === null) return { ok: true, value: {} };
   if (typeof raw !== 'string') return { ok: true, value: raw };
+  if (raw.length > MAX_ARGUMENTS_TEXT) {
+    return { ok: false, issues: [{ path: '(arguments)', message: `are too large (${raw.length} characters of JSON; the limit is ${MAX_ARGUMENTS_TEXT}); send less` }] };
+  }
+  let value: unknown;
   try {
-    return { ok: true, value: raw.trim() === '' ? {} : JSON.parse(raw) };
+    value = raw.trim() === '' ? {} : JSON.parse(raw);
   } catch {
     return { ok: false, issues: [{ path: '(arguments)', message: 'are not valid JSON; send a JSON object of named arguments' }] };
   }
+  if (typeof value === 'string') {
+    return { ok: false, issues: [{ path: '(arguments)', message: 'are a JSON string, not a JSON object (encoded twice?); send the object itself, such as {"id": "ord_1"}, not a string of it' }] };
+  }
+  return { ok: true, value };
 }
 
 /** Parses, applies the limits, then checks against the tool's DTO or schema; synchronous unless a validator is async. */

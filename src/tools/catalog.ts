@@ -45,7 +45,7 @@ export class ToolCatalog {
     const entries: CatalogEntry[] = [];
     const seen = new Set<string>();
     for (const tool of tools) {
-      const reason = this.problem(toolset, tool, seen);
+      const reason = this.problem(toolset, tool, seen) ?? this.collision(toolset, tool);
       if (reason !== undefined) {
         skipped.push({ toolset, tool: String(tool.name), reason });
         continue;
@@ -87,6 +87,16 @@ export class ToolCatalog {
     if (patterns === undefined) return this.entries();
     const matchers = patterns.map(glob);
     return this.entries().filter((entry) => matchers.some((matches) => matches(entry.ref)));
+  }
+
+  /**
+   * Another toolset's tool the model would see under the same name. Toolset names make this impossible
+   * (see `TOOLSET_NAME`); checked anyway, since a call must never run one of two tools at random.
+   */
+  private collision(toolset: string, tool: ToolDefinition): string | undefined {
+    const other = this.byName.get(modelName(toolset, tool.name));
+    if (other === undefined) return undefined;
+    return `the name a model sees, "${other.name}", is already that of tool "${other.tool.name}" of toolset "${other.toolset}", so the model could not tell them apart; rename one of them`;
   }
 
   private problem(toolset: string, tool: ToolDefinition, seen: ReadonlySet<string>): string | undefined {

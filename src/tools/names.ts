@@ -4,8 +4,15 @@
  */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,55}$/;
 
-/** A toolset name: the same characters, without `__`, which separates it from the tool's name. */
-export const TOOLSET_NAME = /^(?!.*__)[A-Za-z0-9_-]{1,55}$/;
+/**
+ * A toolset name: the same characters, without `__` (which separates it from the tool's name) and not
+ * ending in `_`. So the first `__` of a model-facing name always ends the toolset, and two tools never
+ * share one: toolset `srv_` with tool `x` and toolset `srv` with tool `_x` would both be `srv___x`.
+ */
+export const TOOLSET_NAME = /^(?!.*__)(?!.*_$)[A-Za-z0-9_-]{1,55}$/;
+
+/** `TOOLSET_NAME` in words, for error messages. */
+export const TOOLSET_NAME_RULE = '1 to 55 letters, digits, "_" or "-", without "__" and not ending in "_"';
 
 /** `findOrder` → `find_order`, `getHTTPStatus` → `get_http_status`. */
 export function snakeCase(name: string): string {

@@ -59,6 +59,13 @@ describe('The egress address table', () => {
     ['2002:c0a8:101::1', /6to4 .*private/],
     ['fec0::1', /site-local/],
     ['100::1', /outside IPv6 global unicast/],
+    ['192.88.99.1', /6to4 relay/],
+    ['198.51.100.7', /documentation/],
+    ['::ffff:0:7f00:1', /IPv4-translated/],
+    ['2001:2::1', /benchmarking/],
+    ['3fff::1', /documentation/],
+    ['2001:30::1', /drone/],
+    ['fe80::1%eth0', /link-local/],
   ];
   for (const [address, why] of refused) {
     it(`refuses ${address}`, () => {

@@ -158,7 +158,7 @@ describe('Runtime MCP servers', () => {
     };
     const container = rootContainer.createChildContainer();
     container.register(Tokens.Credentials, { useValue: credentials });
-    const h = await harness({}, { store, container });
+    const h = await harness({ runtimeCredentials: ['API_TOKEN'] }, { store, container });
     try {
       await h.hub().add('api', { transport: { http: { url: fixture.url } }, credential: 'API_TOKEN' });
       await h.toolsChanged('api', 12);

@@ -226,7 +226,7 @@ describe('MCP over stdio', () => {
       try {
         const answer = await h.call('fx__die');
         assert.equal(answer.status === 'error' && answer.code, 'unavailable');
-        assert.match(answer.status === 'error' ? answer.message : '', /connection closed during the call.*may or may not have run/);
+        assert.match(answer.status === 'error' ? answer.message : '', /connection closed during the call.*may have happened\. Do not call it again/);
         await h.toolsChanged('fx', 12, h.mark());
         assert.deepEqual(lines(count).filter((l) => l === 'die'), ['die']);
         assert.equal(h.events.filter((e) => e.type === 'tool.retrying').length, 0);

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { Type } from 'class-transformer';
 import {
   IsArray,
+  IsDateString,
   IsInt,
   IsOptional,
   IsString,
@@ -321,6 +322,44 @@ describe('Argument checking', () => {
     it('checks formats', async () => {
       const answer = errorOf(await callTool([tool], { name: 'notify', arguments: { email: 'not-an-email', count: 1 } }));
       assert.match(answer.message, /- email: must match format "email"/);
+    });
+  });
+
+  describe('where class-validator and the published schema disagreed', () => {
+    class When {
+      @IsDateString()
+      at!: string;
+    }
+
+    const cases: [string, unknown, RegExp][] = [
+      ['an empty array for a nested object', { ...valid, address: [] }, /- address: must be object/],
+      ['an array holding the nested object', { ...valid, address: [{ city: 'Lyon' }] }, /- address: must be object/],
+      ['an array inside a list of objects', { ...valid, items: [[]] }, /- items\[0\]: must be object/],
+      ['a key named toString', { ...valid, toString: 'x' }, /- toString: is not an argument of this tool; remove it/],
+      ['a key named isPrototypeOf', { ...valid, isPrototypeOf: 1 }, /- isPrototypeOf: is not an argument of this tool/],
+      ['a nested key named hasOwnProperty', { ...valid, address: { city: 'Lyon', hasOwnProperty: true } }, /- address\.hasOwnProperty: is not an argument of this tool/],
+    ];
+    for (const [what, args, why] of cases) {
+      it(`refuses ${what}, naming the field, without running the tool`, async () => {
+        const { tool, received } = recorder(ShipArgs);
+        const answer = errorOf(await callTool([tool], { name: 'ship', arguments: args }));
+        assert.match(answer.message, why);
+        assert.equal(received.length, 0);
+      });
+    }
+
+    it('refuses a date where @IsDateString publishes date-time, and takes a date-time', async () => {
+      const { tool, received } = recorder(When);
+      assert.equal(tool.inputSchema.properties?.at?.format, 'date-time');
+      assert.match(errorOf(await callTool([tool], { name: 'ship', arguments: { at: '2024-05-01' } })).message, /- at: must match format "date-time"/);
+      assert.equal((await callTool([tool], { name: 'ship', arguments: { at: '2024-05-01T10:00:00Z' } })).status, 'ok');
+      assert.equal(received.length, 1);
+    });
+
+    it('refuses 1e309, which JSON reads as Infinity, for a JSON Schema number', async () => {
+      const { tool, received } = recorder({ type: 'object', properties: { amount: { type: 'number' } } });
+      assert.match(errorOf(await callTool([tool], { name: 'ship', arguments: '{"amount": 1e309}' })).message, /- amount: must be number/);
+      assert.equal(received.length, 0);
     });
   });
 });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { firstValueFrom, toArray } from 'rxjs';
-import { defineTool, ReadOnly, Tokens, Tool, Toolset, Wardrik, callTool, type JsonSchema, type ToolSkippedEvent, type WardrikOptions } from '../../src/index.js';
+import { defineTool, ReadOnly, Tokens, Tool, ToolCatalog, Toolset, Wardrik, callTool, type JsonSchema, type ToolSkippedEvent, type WardrikOptions } from '../../src/index.js';
 
 const noop = (name: string, input?: JsonSchema) =>
   defineTool({ name, description: `The ${name} tool.`, run: () => `${name} ran`, ...(input === undefined ? {} : { input }) });
@@ -153,5 +153,26 @@ describe('JSON Schema inputs that share an $id', () => {
     const b = noop('b', schema('y'));
     const answer = await callTool([b], { name: 'b', arguments: { x: 'wrong property' } });
     assert.match(answer.status === 'error' ? answer.message : '', /- y: is required/);
+  });
+});
+
+describe('Model-facing names that would collide', () => {
+  it('refuses a toolset name ending in "_", which could be shown as another toolset\'s tool', async () => {
+    await assert.rejects(
+      Wardrik.create({ store: 'memory:', tools: { srv_: [noop('x')] } }),
+      /Toolset name "srv_" .*not ending in "_"/,
+    );
+  });
+
+  it('skips the second of two tools the model would see under one name, with a tool.skipped event naming both', () => {
+    // The catalog checks it too, whatever names reach it: a call must never run one of two tools at random.
+    const catalog = new ToolCatalog();
+    assert.deepEqual(catalog.set('srv_', [noop('x')]), []);
+    const skipped = catalog.set('srv', [noop('_x'), noop('y')]);
+    assert.deepEqual(skipped.map((s) => [s.toolset, s.tool]), [['srv', '_x']]);
+    assert.match(skipped[0]!.reason, /"srv___x", is already that of tool "x" of toolset "srv_"/);
+    assert.equal(catalog.get('srv___x')?.toolset, 'srv_');
+    catalog.delete('srv');
+    assert.equal(catalog.get('srv___x')?.toolset, 'srv_', 'removing the other toolset leaves the first one\'s tool');
   });
 });

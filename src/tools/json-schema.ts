@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { unsafePatternReason } from './regex-safety.js';
+
+/**
+ * JSON Schemas that tools bring (MCP servers' input and output schemas, `defineTool` schemas), checked
+ * cheaply when a tool is registered and compiled only when first used. A server listing 20,000 tools
+ * once cost an ajv compile each (10.7 s with the process frozen); now registration only reads each
+ * schema against the JSON Schema meta-schema and checks its regular expressions, and a compiled schema
+ * is kept by digest, so equal schemas (the same tool listed again) compile once.
+ */
+
+/** Schemas nested deeper than this are refused at registration (a hostile one would overflow the stack). */
+export const MAX_SCHEMA_DEPTH = 64;
+/** How many compiled schemas are kept; the least recently used go first. */
+const CACHE_SIZE = 2_000;
+
+let shared: Ajv | undefined;
+
+/**
+ * The one ajv instance for tools' schemas: draft-07, every error reported, `strictNumbers` on (so a
+ * model's `1e309`, which JSON reads as `Infinity`, is not a number) and `addUsedSchema` off (two tools
+ * whose schemas share an `$id`, two MCP servers say, must not clash: "schema with key or id ... already
+ * exists" skipped the second).
+ */
+export function toolsAjv(): Ajv {
+  if (shared === undefined) {
+    shared = new Ajv({ allErrors: true, strict: false, strictNumbers: true, addUsedSchema: false });
+    addFormats.default(shared);
+  }
+  return shared;
+}
+
+/**
+ * What is wrong with a schema, found without compiling it: not a valid JSON Schema, nested too deeply,
+ * or a regular expression that is not safe (see `unsafePatternReason`). `undefined` when nothing is.
+ */
+export function schemaProblem(schema: object, what = 'input schema'): string | undefined {
+  // Many tools of a server share a schema (no arguments, one string): each is read once.
+  const key = `${what}\n${JSON.stringify(schema)}`;
+  if (problems.has(key)) return problems.get(key);
+  let problem = patternProblem(schema, what, 0);
+  if (problem === undefined) {
+    const ajv = toolsAjv();
+    if (ajv.validateSchema(schema) !== true) problem = `its ${what} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+  }
+  if (problems.size >= CACHE_SIZE) problems.delete(problems.keys().next().value!);
+  problems.set(key, problem);
+  return problem;
+}
+
+/** What `schemaProblem` found, by schema. */
+const problems = new Map<string, string | undefined>();
+
+const compiled = new Map<string, ValidateFunction>();
+
+/**
+ * The compiled validator of `schema`, from the cache when an equal schema was compiled before. Throws
+ * when ajv cannot compile it (a `$ref` that leads nowhere, say).
+ */
+export function compiledSchema(schema: object): ValidateFunction {
+  const digest = createHash('sha256').update(JSON.stringify(schema)).digest('base64');
+  let validator = compiled.get(digest);
+  if (validator !== undefined) {
+    compiled.delete(digest); // to the back: recently used
+  } else {
+    validator = toolsAjv().compile(schema);
+    if (compiled.size >= CACHE_SIZE) compiled.delete(compiled.keys().next().value!);
+  }
+  compiled.set(digest, validator);
+  return validator;
+}
+
+/** Keywords whose values are data, not schemas: a `pattern` key inside them is not a regular expression. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
+
+function patternProblem(node: unknown, what: string, depth: number): string | undefined {
+  if (node === null || typeof node !== 'object') return undefined;
+  if (depth > MAX_SCHEMA_DEPTH) return `its ${what} is nested deeper than ${MAX_SCHEMA_DEPTH} levels`;
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      const problem = patternProblem(item, what, depth + 1);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) continue;
+    if (key === 'pattern' && typeof value === 'string') {
+      const why = unsafePatternReason(value);
+      if (why !== undefined) return `its ${what}'s pattern ${JSON.stringify(value.slice(0, 80))} is refused: ${why}`;
+    }
+    if (key === 'patternProperties' && value !== null && typeof value === 'object') {
+      for (const pattern of Object.keys(value)) {
+        const why = unsafePatternReason(pattern);
+        if (why !== undefined) return `its ${what}'s patternProperties key ${JSON.stringify(pattern.slice(0, 80))} is refused: ${why}`;
+      }
+    }
+    const problem = patternProblem(value, what, depth + 1);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
