@@ -172,6 +172,21 @@ describe('WardrikMcpServer over HTTP', () => {
       }
     });
 
+    it('keeps nothing of an initialize the transport refused (a missing Accept), however many come', async () => {
+      const s = await serving();
+      try {
+        for (let i = 0; i < 20; i++) {
+          assert.equal((await send(s.url, { headers: { accept: 'application/json' }, body: JSON.stringify(INITIALIZE) })).status, 406);
+        }
+        // Each refused initialize had made a session (an SDK Server and transport) that nothing would close.
+        assert.equal((s.server as unknown as { sessions: Set<unknown> }).sessions.size, 0);
+        assert.equal((await send(s.url, { body: JSON.stringify(INITIALIZE) })).status, 200);
+        assert.equal((s.server as unknown as { sessions: Set<unknown> }).sessions.size, 1);
+      } finally {
+        await s.close();
+      }
+    });
+
     it('answers 404 off its path and 400 to a request with no session that is not initialize', async () => {
       const s = await serving();
       try {
