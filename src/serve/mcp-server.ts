@@ -111,7 +111,7 @@ export class WardrikMcpServer {
   }
 
   private open(): ServeSession {
-    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, inbox: this.deps.inbox, served: this.served, settings: this.settings, tasks: this.tasks });
+    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, inbox: this.deps.inbox, served: this.served, settings: this.settings, tasks: this.tasks, warn: this.deps.warn });
     this.sessions.add(session);
     const closing = session.server.onclose;
     session.server.onclose = () => {

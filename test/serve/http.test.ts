@@ -76,6 +76,28 @@ describe('WardrikMcpServer over HTTP', () => {
         await s.close();
       }
     });
+    it("never echoes what an identify hook threw, and tries it again on the session's next call", async () => {
+      let failures = 1;
+      const s = await serving({
+        authenticate: { verifier },
+        identify: ({ auth }) => {
+          if (failures-- > 0) throw new Error(`directory lookup failed for ${auth?.token}`);
+          return `${auth?.clientId}-agent`;
+        },
+      });
+      try {
+        const bob = await s.client({ requestInit: { headers: { authorization: 'Bearer bob-token' } } });
+        await assert.rejects(
+          bob.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } }),
+          (error: Error) => !error.message.includes('bob-token') && /inside the server/.test(error.message),
+        );
+        const result = await bob.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
+        assert.equal(result.isError, undefined);
+        assert.deepEqual((await s.store.listCalls({ run: bob.session })).map((call) => call.agent), ['bob-agent']);
+      } finally {
+        await s.close();
+      }
+    });
   });
 
   describe('DNS-rebinding protection on a loopback bind', () => {
