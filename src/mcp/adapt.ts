@@ -2,7 +2,7 @@ import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAY_HAVE_HAPPENED, Unavailable } from '../errors.js';
 import { OUTSIDE } from '../policy/policy.js';
-import { ToolResult } from '../tools/result.js';
+import { LabelledFailure, ToolResult } from '../tools/result.js';
 import type { Annotations, JsonSchema } from '../tools/tool.js';
 import { EgressRefused } from './egress.js';
 
@@ -68,7 +68,10 @@ export function describeTool(tool: McpTool, server: string): string {
 export function outputOf(result: CallToolResult, maxChars: number, where: string): unknown {
   const text = textOf(result);
   if (result.isError === true) {
-    throw new Error(cut(text === '' ? `${where} reported an error without a message.` : text, maxChars));
+    const message = cut(text === '' ? `${where} reported an error without a message.` : text, maxChars);
+    // The error text reaches the model as the call's error: the labels the server put on it stay with it.
+    const labels = labelsOf(result);
+    throw labels.length === 0 ? new Error(message) : new LabelledFailure(message, labels);
   }
   if (result.structuredContent !== undefined) {
     const json = JSON.stringify(result.structuredContent);
@@ -89,10 +92,14 @@ const LABEL = /^[A-Za-z0-9_.:-]{1,64}$/;
  * restricts); the server's word is bounded: at most 16 labels of 1 to 64 plain characters, the rest ignored.
  */
 export function labelled(result: CallToolResult, output: unknown): unknown {
-  const meta = result._meta?.[LABELS_META];
-  if (!Array.isArray(meta) || meta.length === 0) return output;
-  const labels = meta.slice(0, MAX_LABELS).filter((label): label is string => typeof label === 'string' && LABEL.test(label));
+  const labels = labelsOf(result);
   return labels.length === 0 ? output : new ToolResult(output, { labels });
+}
+
+function labelsOf(result: CallToolResult): readonly string[] {
+  const meta = result._meta?.[LABELS_META];
+  if (!Array.isArray(meta) || meta.length === 0) return [];
+  return meta.slice(0, MAX_LABELS).filter((label): label is string => typeof label === 'string' && LABEL.test(label));
 }
 
 function textOf(result: CallToolResult): string {

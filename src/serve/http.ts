@@ -98,8 +98,13 @@ export class HttpSessions {
     transport.onclose = () => {
       if (transport.sessionId !== undefined) this.drop(transport.sessionId);
     };
-    await session.server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await session.server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // Refused before it began (a missing Accept header, a bad protocol version): nothing else would close it.
+      if (transport.sessionId === undefined) await session.server.close().catch(() => {});
+    }
   }
 
   private drop(id: string): void {

@@ -38,7 +38,6 @@ export class WardrikMcpServer {
   private readonly settings: ServeSettings;
   private readonly served: ServedTools;
   private readonly sessions = new Set<ServeSession>();
-  private readonly tasks = new ServeTaskStore();
   private readonly unwatch: () => void;
   private http: HttpSessions | undefined;
   private readonly listening: HttpServer[] = [];
@@ -98,7 +97,6 @@ export class WardrikMcpServer {
     await this.http?.close();
     await Promise.all([...this.sessions].map((session) => session.server.close().catch(() => {})));
     this.sessions.clear();
-    this.tasks.close();
     await Promise.all(
       this.listening.map(
         (server) =>
@@ -111,11 +109,15 @@ export class WardrikMcpServer {
   }
 
   private open(): ServeSession {
-    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, inbox: this.deps.inbox, served: this.served, settings: this.settings, tasks: this.tasks });
+    // Tasks per session: sessions without a transport session id (stdio, connect()) would otherwise all
+    // see, in one shared store, every other's tasks and their results.
+    const tasks = new ServeTaskStore();
+    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, inbox: this.deps.inbox, served: this.served, settings: this.settings, tasks, warn: this.deps.warn });
     this.sessions.add(session);
     const closing = session.server.onclose;
     session.server.onclose = () => {
       closing?.();
+      tasks.close();
       this.sessions.delete(session);
     };
     return session;

@@ -40,6 +40,8 @@ export interface SessionDeps {
   readonly settings: ServeSettings;
   /** Where task-augmented calls keep their tasks; absent, calls are never tasks. */
   readonly tasks?: ServeTaskStore;
+  /** Reports a failure inside the server to the developer (a `warning` event); the client is not told its cause. */
+  readonly warn: (message: string) => void;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -124,6 +126,11 @@ export class ServeSession {
       // The SDK's signal aborts on notifications/cancelled and when the connection closes; the HTTP
       // layer turns a client gone mid-request into a cancel too.
       return await this.answer(request, tool, extra, { signal: extra.signal, waitMs: settings.waitMs });
+    } catch (error) {
+      // The SDK would send the message as it is: an identify hook's or a store's may name a token or a host.
+      if (error instanceof McpError) throw error;
+      this.deps.warn(`A served call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`);
+      throw new McpError(ErrorCode.InternalError, 'The call failed inside the server; its cause is in the server\'s log. Call again later.');
     } finally {
       this.inFlight--;
     }
@@ -141,7 +148,10 @@ export class ServeSession {
     const onWaiting = (message: string): void => void taskStore.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
     void this.answer(request, tool, extra, { signal, waitMs: MAX_TIMER_MS, onWaiting })
       .then((result) => taskStore.storeTaskResult(task.taskId, 'completed', result))
-      .catch(() => taskStore.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: 'The call failed inside the server.' }], isError: true }))
+      .catch((error: unknown) => {
+        this.deps.warn(`A served task's call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`);
+        return taskStore.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: 'The call failed inside the server.' }], isError: true });
+      })
       .catch(() => {}) // the task was cancelled or expired meanwhile
       .finally(() => {
         this.inFlight--;
@@ -206,7 +216,10 @@ export class ServeSession {
       const id = identify === undefined ? (auth?.clientId ?? agent) : await identify({ ...(auth === undefined ? {} : { auth }), ...(this.request === undefined ? {} : { request: this.request }), ...clientOf(this.server) });
       if (typeof id !== 'string' || id === '') throw new McpError(ErrorCode.InternalError, 'The server could not tell who this client is (its identify hook gave no agent id); fix the server.');
       return (this.agent = id);
-    })());
+    })().catch((error: unknown) => {
+      this.identifying = undefined; // a passing failure (a directory down) must not fail the session for good
+      throw error;
+    }));
   }
 
   /** Whether the client wants log messages of `level` (all until it sets a level). */

@@ -2,8 +2,8 @@ import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
 
 /**
- * Where one server's MCP tasks are kept (the SDK's in-memory store: a task lives as long as this
- * process, scoped to the session that made it), and how a task's call is stopped: `tasks/cancel`
+ * Where one session's MCP tasks are kept (the SDK's in-memory store: a task lives as long as its
+ * session; no other session can list or read it), and how a task's call is stopped: `tasks/cancel`
  * aborts the signal `track` gave it. The call's own state is in Wardrik's journal and inbox as usual.
  */
 export class ServeTaskStore extends InMemoryTaskStore {

@@ -3,7 +3,7 @@ import { InvalidArgumentsError, ToolNotFoundError, WardrikError, type FieldIssue
 import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult } from './arguments.js';
 import { checkAmount, type ToolContext } from './context.js';
 import { closestNames } from './names.js';
-import { errorAnswer, NO_LABELS, okAnswer, ParkRequest, ToolResult, type ToolAnswer, type ToolErrorCode } from './result.js';
+import { errorAnswer, LabelledFailure, NO_LABELS, okAnswer, ParkRequest, ToolResult, type ToolAnswer, type ToolErrorCode } from './result.js';
 import type { ToolDefinition } from './tool.js';
 
 /** A model's request to call a tool. `arguments` may be an object or the JSON text of one. */
@@ -106,7 +106,9 @@ export function failureAnswer(tool: ToolDefinition, error: unknown): ToolAnswer 
   const code: ToolErrorCode =
     error instanceof WardrikError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'failed';
   const message = error instanceof Error ? error.message : String(error);
-  return errorAnswer(code, message === '' ? `Tool "${tool.name}" failed without a message.` : message, tool.annotations.labels ?? NO_LABELS);
+  const own = tool.annotations.labels ?? NO_LABELS;
+  const labels = error instanceof LabelledFailure ? mergeLabels(own, error.labels) : own;
+  return errorAnswer(code, message === '' ? `Tool "${tool.name}" failed without a message.` : message, labels);
 }
 
 export function notFoundAnswer(name: string, available: Iterable<string>): ToolAnswer {

@@ -119,6 +119,20 @@ export type ToolAnswer =
       readonly labels: readonly string[];
     };
 
+/**
+ * A tool's failure that carries labels, as an MCP server's error result with `wardrik/labels` does: its
+ * error text may hold what the labels say (outside text), so the failed call's answer keeps them.
+ */
+export class LabelledFailure extends Error {
+  constructor(
+    message: string,
+    readonly labels: readonly string[],
+  ) {
+    super(message);
+    this.name = 'LabelledFailure';
+  }
+}
+
 /** No labels: one shared frozen array, since most answers carry none and call records keep them. */
 export const NO_LABELS: readonly string[] = Object.freeze([]);
 

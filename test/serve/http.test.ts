@@ -76,6 +76,28 @@ describe('WardrikMcpServer over HTTP', () => {
         await s.close();
       }
     });
+    it("never echoes what an identify hook threw, and tries it again on the session's next call", async () => {
+      let failures = 1;
+      const s = await serving({
+        authenticate: { verifier },
+        identify: ({ auth }) => {
+          if (failures-- > 0) throw new Error(`directory lookup failed for ${auth?.token}`);
+          return `${auth?.clientId}-agent`;
+        },
+      });
+      try {
+        const bob = await s.client({ requestInit: { headers: { authorization: 'Bearer bob-token' } } });
+        await assert.rejects(
+          bob.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } }),
+          (error: Error) => !error.message.includes('bob-token') && /inside the server/.test(error.message),
+        );
+        const result = await bob.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
+        assert.equal(result.isError, undefined);
+        assert.deepEqual((await s.store.listCalls({ run: bob.session })).map((call) => call.agent), ['bob-agent']);
+      } finally {
+        await s.close();
+      }
+    });
   });
 
   describe('DNS-rebinding protection on a loopback bind', () => {
@@ -167,6 +189,21 @@ describe('WardrikMcpServer over HTTP', () => {
       try {
         assert.equal((await send(s.url, { body: JSON.stringify(INITIALIZE) })).status, 200);
         assert.equal((await send(s.url, { body: JSON.stringify(INITIALIZE) })).status, 503);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('keeps nothing of an initialize the transport refused (a missing Accept), however many come', async () => {
+      const s = await serving();
+      try {
+        for (let i = 0; i < 20; i++) {
+          assert.equal((await send(s.url, { headers: { accept: 'application/json' }, body: JSON.stringify(INITIALIZE) })).status, 406);
+        }
+        // Each refused initialize had made a session (an SDK Server and transport) that nothing would close.
+        assert.equal((s.server as unknown as { sessions: Set<unknown> }).sessions.size, 0);
+        assert.equal((await send(s.url, { body: JSON.stringify(INITIALIZE) })).status, 200);
+        assert.equal((s.server as unknown as { sessions: Set<unknown> }).sessions.size, 1);
       } finally {
         await s.close();
       }

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { eventually, serving, text } from './helpers.js';
 
@@ -44,6 +46,34 @@ describe('WardrikMcpServer, with task-augmented calls (MCP tasks)', () => {
         if (message.type === 'error') break;
       }
       await eventually(() => s.ledger.aborted.includes('task'));
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("never shows one session's tasks or their results to another, over connect() (stdio) or HTTP", async () => {
+    const s = await serving();
+    const connected = async (): Promise<Client> => {
+      const [client, server] = InMemoryTransport.createLinkedPair();
+      await s.server.connect(server);
+      const sdk = new Client({ name: 'connected', version: '1' });
+      await sdk.connect(client);
+      return sdk;
+    };
+    try {
+      const alice = await connected();
+      const mallory = await connected();
+      const overHttp = await s.client();
+      let taskId: string | undefined;
+      for await (const message of alice.experimental.tasks.callToolStream({ name: 'orders__find_order', arguments: { id: 'o-secret' } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+        if (message.type === 'taskCreated') taskId = message.task.taskId;
+      }
+      assert.equal(text(await alice.experimental.tasks.getTaskResult(taskId!, CallToolResultSchema)), '{"id":"o-secret","status":"shipped"}');
+      for (const other of [mallory, overHttp]) {
+        assert.deepEqual((await other.experimental.tasks.listTasks()).tasks, []);
+        await assert.rejects(other.experimental.tasks.getTaskResult(taskId!, CallToolResultSchema));
+      }
+      await Promise.all([alice.close(), mallory.close()]);
     } finally {
       await s.close();
     }
