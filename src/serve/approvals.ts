@@ -1,3 +1,4 @@
+import { sleep } from '../runner/transient.js';
 import type { Store } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
 
@@ -54,21 +55,6 @@ export async function awaitAnswer(store: Store, run: string, call: string, optio
       options.onProgress?.(sent++);
       progressAt = now + options.progressMs;
     }
-    if (!(await pause(Math.min(options.checkMs, until - now, progressAt - now), signal))) return undefined;
+    if (!(await sleep(Math.max(0, Math.min(options.checkMs, until - now, progressAt - now)), signal))) return undefined;
   }
-}
-
-/** Waits `ms`; false when `signal` aborted first. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    const stop = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve(true);
-    }, Math.max(0, ms));
-    signal.addEventListener('abort', stop, { once: true });
-  });
 }
