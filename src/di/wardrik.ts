@@ -188,7 +188,7 @@ export class Wardrik {
       wardrik.register(options);
       // Before recovery, so calls a crash left in flight find their MCP tools.
       await wardrik.startMcp(options.mcp);
-      // Finish what a crash left behind, then keep taking over runs of nodes that die (D2, D3). A store
+      // Finish what a crash left behind, then keep taking over runs of nodes that die. A store
       // opened read-only is there to be inspected: recovery would write.
       if (child.resolve(Tokens.Store).readOnly !== true) {
         wardrik.startRecovering(recoverMs);

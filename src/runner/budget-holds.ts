@@ -15,7 +15,7 @@ export interface HoldRequest extends CallRef {
 }
 
 /**
- * Budget holds (issue 13): reading the spend before a call and adding its cost after let 100 calls
+ * Budget holds: reading the spend before a call and adding its cost after let 100 calls
  * started together under a $1 budget all run. Each budgeted call now holds part of the budget in the
  * store before it starts (its declared maximum, else the most its tool has cost so far) and gives it
  * back once done; a tool of unknown cost runs one call at a time per agent until its first cost is

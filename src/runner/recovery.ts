@@ -41,7 +41,7 @@ export interface RecoveryHost {
 export const RECOVERY_CONCURRENCY = 8;
 
 /**
- * One recovery pass (D2): calls found `started` whose run no live node holds are run again with the
+ * One recovery pass: calls found `started` whose run no live node holds are run again with the
  * same idempotency key when repeatable, and parked as `in_doubt` otherwise. Parked calls whose inbox
  * item was lost get it back, and calls a person approved on a node without their tool run here. Calls
  * this node is running, calls of runs a live node holds, and calls of tools this node does not offer

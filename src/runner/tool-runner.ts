@@ -182,7 +182,7 @@ export class ToolRunner implements RecoveryHost {
   }
 
   /**
-   * Finishes what a crash left behind (D2): see `recoveryPass`. One pass at a time: asked while one
+   * Finishes what a crash left behind: see `recoveryPass`. One pass at a time: asked while one
    * runs, it answers with the next, started once that one ends.
    */
   recover(): Promise<RecoveryReport> {
