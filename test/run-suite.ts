@@ -11,10 +11,12 @@ import { redact } from '../src/store/open-store.js';
  * are pointed at (WARDRIK_TEST_POSTGRES_URL, else 127.0.0.1:5432 database "test"). When none answers, it
  * starts a throwaway cluster of its own (initdb in a temporary folder, a free port), points the tests at it
  * and removes it after, so the test command needs nothing started by hand. Without PostgreSQL's binaries it
- * stops at once and says how to install them: the PostgreSQL tests fail rather than skip.
+ * stops at once and says how to install them: the PostgreSQL tests fail rather than skip. So does a
+ * machine without the Chromium that the inbox page's tests drive.
  */
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const INSTALL = 'apt-get install -y postgresql';
+const CHROMIUM = process.env.WARDRIK_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
 async function reachable(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
@@ -77,6 +79,10 @@ function testFiles(dir: string): string[] {
 }
 
 async function main(): Promise<number> {
+  if (!existsSync(CHROMIUM)) {
+    console.error(`Chromium is not installed at ${CHROMIUM}; the inbox page's tests drive it. Install it with: apt-get install -y chromium (or set WARDRIK_TEST_CHROMIUM).`);
+    return 1;
+  }
   const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? DEFAULT_URL;
   let cluster: Cluster | undefined;
   if (!(await reachable(url))) {
