@@ -4,7 +4,7 @@
 //   2. a server of 3,000 tools says list_changed every 500 ms for 5 s, one tool's description changing each time;
 //   3. a call's argument meets a catastrophic pattern, ^(a+)+$, with 20 to 26 characters.
 import 'reflect-metadata';
-import { defineTool, Wardrik, type McpHubOptions, type WardrikEvent } from '../src/index.js';
+import { defineTool, Wardrik, type McpHubOptions } from '../src/index.js';
 import { startRawServer } from '../test/mcp/fixtures/raw-http-server.js';
 
 interface Stall {
@@ -46,17 +46,6 @@ const tool = (name: string, description: string) => ({
   inputSchema: { type: 'object', properties: { q: { type: 'string', maxLength: 100 }, n: { type: 'integer', minimum: 0 } }, required: ['q'] },
   annotations: { readOnlyHint: true },
 });
-
-function untilTools(wardrik: Wardrik, count: number): Promise<void> {
-  return new Promise((resolve) => {
-    const subscription = wardrik.events$.subscribe((event: WardrikEvent) => {
-      if (event.type === 'tools.changed' && event.count === count) {
-        subscription.unsubscribe();
-        resolve();
-      }
-    });
-  });
-}
 
 async function manyTools(maxTools: number | undefined): Promise<void> {
   const tools = Array.from({ length: 20_000 }, (_, i) => tool(`t${i}`, `Tool number ${i}.`));
