@@ -125,7 +125,7 @@ export class TurnDriver {
     };
   }
 
-  /** LiveTurns a turn until it ends or parks; the run's lease is held throughout and given up after. */
+  /** Drives a turn until it ends or parks; the run's lease is held throughout and given up after. */
   async drive(d: LiveTurn): Promise<TurnResult> {
     this.active.add(d.run);
     this.driving.set(d.run, d);

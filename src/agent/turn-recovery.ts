@@ -129,7 +129,7 @@ export class TurnRecovery implements CallListener {
     return true;
   }
 
-  /** LiveTurns a turn taken up from the store (it holds the lease already) without a caller waiting. */
+  /** Drives a turn taken up from the store (it holds the lease already) without a caller waiting. */
   private background(rt: Runtime, record: TurnRecord): void {
     this.driver.active.add(record.run);
     void (async () => {

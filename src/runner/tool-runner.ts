@@ -212,7 +212,7 @@ export class ToolRunner implements RecoveryHost {
     return answer;
   }
 
-  /** Counts a call as in flight here until `answer` settles: a duplicate joins it, and recovery leaves it alone. */
+  /** Counts a call as in flight here until `answer` resolves or rejects: a duplicate joins it, and recovery leaves it alone. */
   private track(key: string, answer: Promise<ToolAnswer>): void {
     this.inFlight.set(key, answer);
     const done = (): void => {
