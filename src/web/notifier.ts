@@ -1,7 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { InboxRecord } from '../store/store.js';
-import type { InboxWebParts } from './inbox-web.js';
-import type { WebhookOptions } from './options.js';
+import type { InboxWebParts, WebhookOptions } from './options.js';
 import { printableLine } from './text.js';
 
 /** The header a receiver checks: `sha256=` and the hex HMAC-SHA256 of the raw body under the shared secret. */
