@@ -28,6 +28,7 @@ import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './mo
 import { AGENT_DEFAULTS, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
 import { AgentTracing, type TraceSpan } from './tracing.js';
+import { stepDataOf, storedStep, storedTurnData, turnDataOf } from './turn-data.js';
 import { backoffDelay, isTransient, sleep } from '../runner/transient.js';
 
 /** An agent as the service keeps it: its checked options and how to reach its model. */
@@ -198,7 +199,7 @@ export class AgentService {
     const run = randomUUID();
     const now = this.clock.now();
     const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0 };
-    const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data, createdAt: now, updatedAt: now };
+    const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data: storedTurnData(data), createdAt: now, updatedAt: now };
     if (!(await this.leases.acquire(run))) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
     try {
       if (!(await this.store.writeTurn(record, undefined))) throw new ConflictError(`Turn "${run}" already exists; send again.`);
@@ -290,7 +291,7 @@ export class AgentService {
 
   /** Builds the in-memory state of a turn from its record and journaled steps. */
   private prepare(rt: Runtime, record: TurnRecord, history: readonly LanguageModelV3Message[], steps: StepData[], signal: AbortSignal | undefined): Drive {
-    const data = record.data as TurnData;
+    const data = turnDataOf(record);
     const prompt: LanguageModelV3Message[] = [];
     if (rt.options.instructions !== undefined && rt.options.instructions !== '') prompt.push({ role: 'system', content: rt.options.instructions });
     for (const message of history) prompt.push(message);
@@ -482,7 +483,7 @@ export class AgentService {
 
   private async append(d: Drive, data: StepData): Promise<void> {
     const index = d.steps.length;
-    if (!(await this.store.appendStep({ run: d.run, index, data, createdAt: this.clock.now() }))) {
+    if (!(await this.store.appendStep({ run: d.run, index, data: storedStep(data), createdAt: this.clock.now() }))) {
       throw new ConflictError(`Turn "${d.run}" already has step ${index}: another node is driving it. This node stopped; the other one goes on.`);
     }
     d.steps.push(data);
@@ -563,7 +564,7 @@ export class AgentService {
       steps: d.modelSteps,
       ...(error === undefined ? {} : { error }),
     };
-    const next: TurnRecord = { ...d.record, status, version: d.record.version + 1, data, updatedAt: this.clock.now() };
+    const next: TurnRecord = { ...d.record, status, version: d.record.version + 1, data: storedTurnData(data), updatedAt: this.clock.now() };
     if (status === 'parked') this.watched.add(d.run);
     if (!(await this.store.writeTurn(next, d.record.version))) {
       throw new ConflictError(`Turn "${d.run}" was changed by another node while this one drove it; this node stopped.`);
@@ -631,8 +632,8 @@ export class AgentService {
       .slice(-rt.historyTurns);
     const entries: HistoryEntry[] = [];
     for (const turn of turns) {
-      const steps = (await this.store.listSteps(turn.run)).map((step) => step.data as StepData);
-      entries.push({ run: turn.run, finishedAt: turn.updatedAt, messages: turnMessages((turn.data as TurnData).input, steps) });
+      const steps = (await this.store.listSteps(turn.run)).map(stepDataOf);
+      entries.push({ run: turn.run, finishedAt: turn.updatedAt, messages: turnMessages(turnDataOf(turn).input, steps) });
     }
     return entries;
   }
@@ -662,7 +663,7 @@ export class AgentService {
     if (turn === undefined || turn.status !== 'parked') return false;
     const rt = this.agents.get(turn.agent);
     if (rt === undefined) return false;
-    for (const call of (turn.data as TurnData).parked) {
+    for (const call of turnDataOf(turn).parked) {
       const record = await this.store.getCall(run, call.call);
       if (record === undefined || record.state === 'parked' || record.state === 'started') return false;
     }
@@ -686,7 +687,7 @@ export class AgentService {
       try {
         // A turn taken up here (recovered, or resumed by an answer) is this process's first span, maybe.
         const [history, steps] = await Promise.all([this.historyOf(rt, record.createdAt), this.store.listSteps(record.run), this.tracing.ready()]);
-        d = this.prepare(rt, record, history, steps.map((step) => step.data as StepData), undefined);
+        d = this.prepare(rt, record, history, steps.map(stepDataOf), undefined);
       } catch (error) {
         this.active.delete(record.run);
         this.leases.release(record.run);
@@ -737,7 +738,7 @@ function turnLength(d: Drive): number {
 }
 
 function resultOf(turn: TurnRecord): TurnResult {
-  const data = turn.data as TurnData;
+  const data = turnDataOf(turn);
   const status: TurnOutcome = turn.status === 'running' ? 'failed' : turn.status;
   return {
     run: turn.run,
