@@ -156,7 +156,7 @@ function newer(where: string, format: number): JournalDataError {
   return new JournalDataError(
     'journal_newer',
     `Cannot read ${where}: it was written in journal format ${format} by a newer Wardrik; this one reads formats up to ${JOURNAL_FORMAT}. ` +
-      'Fix: upgrade Wardrik on this node to the version that wrote the journal. Nothing was changed: the run stays as it is until a Wardrik that reads it takes it up.',
+      'Fix: upgrade Wardrik on this node to the version that wrote the journal. This Wardrik takes the run no further.',
   );
 }
 
@@ -164,7 +164,7 @@ function malformed(where: string, cause: string): JournalDataError {
   return new JournalDataError(
     'journal_malformed',
     `Cannot read ${where}: ${cause}. ` +
-      'Fix: if a newer Wardrik wrote this journal, upgrade Wardrik on this node to that version; otherwise the row was changed outside Wardrik: restore it from a backup. Nothing was changed: the run stays as it is.',
+      'Fix: if a newer Wardrik wrote this journal, upgrade Wardrik on this node to that version; otherwise the row was changed outside Wardrik: restore it from a backup. This Wardrik takes the run no further.',
   );
 }
 
