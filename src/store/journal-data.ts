@@ -60,7 +60,7 @@ function parseJson(text: string, where: string): unknown {
 }
 
 /** A zod enum of every member of the string union `T`: the compiler refuses a list that leaves one out. */
-export function enumOf<T extends string>() {
+function enumOf<T extends string>() {
   return <const L extends readonly [T, ...T[]]>(values: L & ([Exclude<T, L[number]>] extends [never] ? unknown : never)) => z.enum(values);
 }
 
@@ -81,11 +81,15 @@ const contentPart: z.ZodType<ContentPart> = z.union([
 const inboxKind = enumOf<InboxKind>()(['approval', 'park', 'in_doubt']);
 
 /**
- * A call's answer, as calls and remembered results keep it. The one cast: an answer whose output was
- * `undefined` comes back without `output` (JSON has no `undefined`), which reads the same.
+ * A value the caller or a tool gave (an answer's output, a call's arguments): any JSON, or none. It may
+ * have been `undefined`, which JSON leaves out: the schemas holding one are cast to the record type,
+ * whose field is required but may be `undefined`, which reads the same as absent.
  */
-export const TOOL_ANSWER = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('ok'), output: z.unknown().optional(), labels, content: z.array(contentPart).optional() }),
+const given = z.unknown().optional();
+
+/** A call's answer, as calls and remembered results keep it. */
+const TOOL_ANSWER = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('ok'), output: given, labels, content: z.array(contentPart).optional() }),
   z.object({
     status: z.literal('error'),
     code: enumOf<ToolErrorCode>()(['invalid_arguments', 'tool_not_found', 'failed', 'timeout', 'unavailable', 'aborted', 'denied', 'refused', 'budget_spent', 'conflict']),
@@ -95,7 +99,7 @@ export const TOOL_ANSWER = z.discriminatedUnion('status', [
   z.object({ status: z.literal('parked'), kind: inboxKind, inboxId: z.string().optional(), reason: z.string(), labels }),
 ]) as z.ZodType<ToolAnswer>;
 
-export const INBOX_RECORD: z.ZodType<InboxRecord> = z.object({
+const INBOX_RECORD = z.object({
   id: z.string(),
   kind: inboxKind,
   status: enumOf<InboxStatus>()(['pending', 'approved', 'denied', 'answered']),
@@ -103,7 +107,7 @@ export const INBOX_RECORD: z.ZodType<InboxRecord> = z.object({
   run: z.string(),
   call: z.string(),
   tool: z.string(),
-  arguments: z.unknown(),
+  arguments: given,
   digest: z.string(),
   labels,
   reason: z.string(),
@@ -111,13 +115,13 @@ export const INBOX_RECORD: z.ZodType<InboxRecord> = z.object({
   budgetUsd: z.number().optional(),
   by: z.string().optional(),
   answeredAt: z.number().optional(),
-});
+}) as z.ZodType<InboxRecord>;
 
 /**
  * A runtime MCP server's options: any object here. The hub checks them as it checks options given in
  * code (`serverDefinition`) before it starts the server, and says which stored server it skipped.
  */
-export const MCP_SERVER_OPTIONS: z.ZodType<StoredObject> = z.record(z.string(), z.unknown());
+const MCP_SERVER_OPTIONS: z.ZodType<StoredObject> = z.record(z.string(), z.unknown());
 
 /** A call's answer as JSON text, for a store that keeps text. */
 export function answerJson(answer: ToolAnswer): string {

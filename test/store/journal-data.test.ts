@@ -269,6 +269,22 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       }
     });
 
+    it('reads back an answer with no output and an inbox item with no arguments (undefined, which JSON leaves out)', async () => {
+      const { store } = await open();
+      try {
+        const run = `r-${randomBytes(4).toString('hex')}`;
+        const answer = { status: 'ok' as const, output: undefined, labels: [] };
+        const item = { id: `i-${run}`, kind: 'park' as const, status: 'pending' as const, agent: 'a', run, call: 'c1', tool: 's/t', arguments: undefined, digest: 'd', labels: [], reason: 'Why', createdAt: 1 };
+        await store.writeCall({ run, call: 'c1', agent: 'a', tool: 's/t', arguments: undefined, idempotencyKey: 'k', state: 'succeeded', attempt: 1, answer, updatedAt: 1 }, undefined);
+        await store.putInboxItem(item);
+        assert.deepEqual((await store.getCall(run, 'c1'))?.answer, { status: 'ok', labels: [] });
+        const { arguments: _none, ...read } = item;
+        assert.deepEqual(await store.getInboxItem(item.id), read);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('refuses a call answer of a newer format, naming the call and its run', async () => {
       const { store, sql } = await open();
       try {
