@@ -190,6 +190,23 @@ describe('A run whose journal this Wardrik cannot read', () => {
     }
   });
 
+  it('is not taken up by recovery when a running turn was written by a newer Wardrik: the warning names the run, the turn is left as it is', async () => {
+    const store = new MemoryStore();
+    const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: [refund] } });
+    try {
+      const run = `r-${randomBytes(4).toString('hex')}`;
+      const record = { run, agent: 'support', status: 'running' as const, version: 1, data: { format: NEWER, input: 'Hi' }, createdAt: 1, updatedAt: 1 };
+      await store.writeTurn(record, undefined);
+      wardrik.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello.' }]), tools: ['shop/*'] });
+      const warned = warning(wardrik, run);
+      assert.deepEqual(await wardrik.agents.recover(), []);
+      assert.match(await warned, new RegExp(`Turn "${run}" of agent "support" is not taken up: .*newer Wardrik.*upgrade Wardrik`));
+      assert.deepEqual(await store.getTurn(run), record);
+    } finally {
+      await wardrik.close();
+    }
+  });
+
   it('is refused on the memory store too: the agent checks its own data whatever keeps it', async () => {
     const store = new MemoryStore();
     const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: [refund] } });
