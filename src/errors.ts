@@ -104,3 +104,16 @@ export class NotFoundError extends WardrikError {
     super('not_found', message);
   }
 }
+
+/**
+ * A journal row this Wardrik cannot read: written by a newer Wardrik (`journal_newer`), or not in the
+ * shape its format says (`journal_malformed`). The run it belongs to is not resumed from it.
+ */
+export class JournalDataError extends StoreError {
+  override readonly code: 'journal_newer' | 'journal_malformed';
+
+  constructor(code: 'journal_newer' | 'journal_malformed', message: string) {
+    super(message);
+    this.code = code;
+  }
+}

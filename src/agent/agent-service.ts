@@ -18,7 +18,8 @@ import { AgentTracing } from './tracing.js';
 import { TurnDriver } from './turn-driver.js';
 import { TurnJournal } from './turn-journal.js';
 import { TurnRecovery } from './turn-recovery.js';
-import { resultOf, TERMINAL, type Runtime, type TurnData } from './turn-state.js';
+import { storedTurnData, type TurnData } from './turn-data.js';
+import { resultOf, TERMINAL, type Runtime } from './turn-state.js';
 import { TurnToolCalls } from './turn-tool-calls.js';
 
 /**
@@ -148,7 +149,7 @@ export class AgentService implements AgentTurns {
     const run = randomUUID();
     const now = this.clock.now();
     const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0 };
-    const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data, createdAt: now, updatedAt: now };
+    const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data: storedTurnData(data), createdAt: now, updatedAt: now };
     if (!(await this.leases.acquire(run))) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
     try {
       if (!(await this.store.writeTurn(record, undefined))) throw new ConflictError(`Turn "${run}" already exists; send again.`);

@@ -1,7 +1,8 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Store } from '../store/store.js';
-import { turnMessages, type StepData } from './messages.js';
-import { TERMINAL, type HistoryEntry, type Runtime, type TurnData } from './turn-state.js';
+import { turnMessages } from './messages.js';
+import { stepDataOf, turnDataOf } from './turn-data.js';
+import { TERMINAL, type HistoryEntry, type Runtime } from './turn-state.js';
 
 /**
  * Each agent's conversation: the messages of its last finished turns, which the next turn's model sees
@@ -46,8 +47,8 @@ export class ConversationHistory {
       .slice(-rt.historyTurns);
     const entries: HistoryEntry[] = [];
     for (const turn of turns) {
-      const steps = (await this.store.listSteps(turn.run)).map((step) => step.data as StepData);
-      entries.push({ run: turn.run, finishedAt: turn.updatedAt, messages: turnMessages((turn.data as TurnData).input, steps) });
+      const steps = (await this.store.listSteps(turn.run)).map(stepDataOf);
+      entries.push({ run: turn.run, finishedAt: turn.updatedAt, messages: turnMessages(turnDataOf(turn).input, steps) });
     }
     return entries;
   }

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
+import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { addressOf, postgresStoreError } from './postgres-errors.js';
 import { STATEMENTS } from './postgres-statements.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
@@ -145,20 +146,20 @@ export class PostgresStore implements Store {
 
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
     const rows = await this.query<{ item: string }>('read an inbox item', 'getInbox', [id]);
-    return rows[0] === undefined ? undefined : (JSON.parse(rows[0].item) as InboxRecord);
+    return rows[0] === undefined ? undefined : (inboxOf(rows[0].item));
   }
 
   async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
     const rows = await this.query<{ item: string }>('list the inbox', options.all === true ? 'listInboxAll' : 'listInboxPending', []);
-    return rows.map((row) => JSON.parse(row.item) as InboxRecord);
+    return rows.map((row) => inboxOf(row.item));
   }
 
   async putInboxItem(item: InboxRecord): Promise<void> {
-    await this.query('write an inbox item', 'putInbox', [item.id, item.status, item.createdAt, JSON.stringify(item)]);
+    await this.query('write an inbox item', 'putInbox', [item.id, item.status, item.createdAt, inboxJson(item)]);
   }
 
   async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
-    const values = [item.id, item.status, item.createdAt, JSON.stringify(item), expected];
+    const values = [item.id, item.status, item.createdAt, inboxJson(item), expected];
     return (await this.count('update an inbox item', 'updateInbox', values)) === 1;
   }
 
@@ -203,7 +204,7 @@ export class PostgresStore implements Store {
   async putRemembered(record: RememberedRecord): Promise<void> {
     // Under the key's lock: a claimer never sees the claim gone before the result is there.
     await this.locked('remember a result', `remember:${record.key}`, async (run) => {
-      await run('putRemembered', [record.key, record.digest, JSON.stringify(record.answer), record.expiresAt]);
+      await run('putRemembered', [record.key, record.digest, answerJson(record.answer), record.expiresAt]);
       await run('deleteClaim', [record.key]);
     });
   }
@@ -276,7 +277,7 @@ export class PostgresStore implements Store {
   }
 
   async putMcpServer(record: McpServerRecord): Promise<void> {
-    await this.count('write an MCP server', 'putMcpServer', [record.hub, record.name, encodeJson(record.options), record.updatedAt]);
+    await this.count('write an MCP server', 'putMcpServer', [record.hub, record.name, mcpServerOptionsJson(record.options), record.updatedAt]);
   }
 
   async deleteMcpServer(hub: string, name: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
+import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
@@ -134,7 +135,7 @@ export class SqliteStore implements Store {
         return { claimed: true };
       });
       this.putRememberedTx = immediate(this.db, (record: RememberedRecord) => {
-        sql.putRemembered.run(record.key, record.digest, JSON.stringify(record.answer), record.expiresAt);
+        sql.putRemembered.run(record.key, record.digest, answerJson(record.answer), record.expiresAt);
         sql.deleteClaim.run(record.key);
       });
       this.holdTx = immediate(this.db, (hold: SpendHold, now: number): HoldOutcome => {
@@ -202,26 +203,26 @@ export class SqliteStore implements Store {
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
     return this.run('read an inbox item', () => {
       const row = this.sql.getInbox.get(id) as { item: string } | undefined;
-      return row === undefined ? undefined : (JSON.parse(row.item) as InboxRecord);
+      return row === undefined ? undefined : (inboxOf(row.item));
     });
   }
 
   async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
     return this.run('list the inbox', () => {
       const rows = (options.all === true ? this.sql.listInboxAll.all() : this.sql.listInboxPending.all()) as { item: string }[];
-      return rows.map((row) => JSON.parse(row.item) as InboxRecord);
+      return rows.map((row) => inboxOf(row.item));
     });
   }
 
   async putInboxItem(item: InboxRecord): Promise<void> {
     this.run('write an inbox item', () => {
-      this.sql.putInbox.run(item.id, item.status, item.createdAt, JSON.stringify(item));
+      this.sql.putInbox.run(item.id, item.status, item.createdAt, inboxJson(item));
     });
   }
 
   async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
     return this.run('update an inbox item', () =>
-      this.sql.updateInbox.run(item.status, item.createdAt, JSON.stringify(item), item.id, expected).changes === 1,
+      this.sql.updateInbox.run(item.status, item.createdAt, inboxJson(item), item.id, expected).changes === 1,
     );
   }
 
@@ -324,7 +325,7 @@ export class SqliteStore implements Store {
 
   async putMcpServer(record: McpServerRecord): Promise<void> {
     this.run('write an MCP server', () => {
-      this.sql.putMcpServer.run(record.hub, record.name, encodeJson(record.options), record.updatedAt);
+      this.sql.putMcpServer.run(record.hub, record.name, mcpServerOptionsJson(record.options), record.updatedAt);
     });
   }
 
