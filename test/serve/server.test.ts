@@ -113,7 +113,6 @@ describe('WardrikMcpServer', () => {
       const invalidParams = (field: RegExp) => (error: unknown) => error instanceof McpError && error.code === -32602 && field.test(error.message);
       await assert.rejects(malformed({ name: 42, arguments: {} }), invalidParams(/params\.name/));
       await assert.rejects(malformed({ name: 'orders__find_order', arguments: [{ id: 'o-1' }] }), invalidParams(/params\.arguments/));
-      await assert.rejects(malformed({ name: 'orders__find_order', arguments: { id: 'o-1' }, _meta: { progressToken: { deep: true } } }), invalidParams(/progressToken/));
       await assert.rejects(malformed({ name: 'orders__find_order', arguments: { id: 'o-1' }, task: { ttl: 'soon' } }), invalidParams(/params\.task\.ttl/));
       await assert.rejects(malformed(undefined), invalidParams(/params/));
       // Nothing ran or was journaled for them.
