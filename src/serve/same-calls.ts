@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../runner/digest.js';
+import { ARGUMENT_LIMITS } from '../tools/arguments.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 
 /** One call of a session: the call id it runs under and the runner's answer, once `ready` settles. */
@@ -23,9 +24,9 @@ export interface SessionCall {
  *
  * A call identical to one still on its way through the runner waits for that one's answer first, since
  * until then nobody knows whether it will wait for a person: if it parked, the repeat joins it; if not,
- * the repeat runs as a call of its own. Keys (the tool and the arguments' canonical JSON, or its digest
- * when long) are made only when another call of the same tool is under way or a call waits, which a
- * session making one call at a time never has.
+ * the repeat runs as a call of its own. Calls under way are compared value by value; keys (the tool and
+ * the arguments' canonical JSON, or its digest when long) are made only for calls that wait for a person
+ * and for the calls made while one does.
  */
 export class SameCalls {
   private count = 0;
@@ -40,11 +41,11 @@ export class SameCalls {
    */
   start(tool: string, args: unknown, signal: AbortSignal, run: (id: string) => Promise<ToolAnswer>): SessionCall {
     let ahead: SessionCall | undefined;
-    let key: string | undefined;
-    if (this.waiting.size > 0 || this.running.some((other) => other.tool === tool)) {
-      key = callKey(tool, args);
-      for (const other of this.running) if (other.tool === tool && (other.key ??= callKey(tool, other.args)) === key) ahead = other;
+    for (let i = this.running.length - 1; i >= 0 && ahead === undefined; i--) {
+      const other = this.running[i]!;
+      if (other.tool === tool && sameJson(other.args, args, 0)) ahead = other;
     }
+    const key = this.waiting.size > 0 ? callKey(tool, args) : undefined;
     const call: SessionCall = { tool, args, key, id: '', joined: false, answer: undefined!, ready: undefined };
     this.running.push(call);
     if (ahead === undefined) {
@@ -71,7 +72,9 @@ export class SameCalls {
 
   /** The call's result was given: the same arguments again make a new call. */
   answered(call: SessionCall): void {
-    if (call.key !== undefined && this.waiting.get(call.key) === call.id) this.waiting.delete(call.key);
+    if (this.waiting.size === 0) return;
+    const key = (call.key ??= callKey(call.tool, call.args));
+    if (this.waiting.get(key) === call.id) this.waiting.delete(key);
   }
 
   /**
@@ -94,6 +97,28 @@ export class SameCalls {
 
 /** The tool and its arguments: their canonical JSON when short, else its digest (keys are kept while calls wait). */
 function callKey(tool: string, args: unknown): string {
-  const json = canonicalJson(args);
+  let json: string;
+  try {
+    json = canonicalJson(args);
+  } catch {
+    return `${tool}\u0000${Math.random()}`; // arguments too deep to write out: the runner refuses them, and they join nothing
+  }
   return `${tool}\u0000${json.length <= 200 ? json : createHash('sha256').update(json).digest('hex')}`;
 }
+
+/** Whether two JSON values are equal, key order aside; values nested deeper than the runner allows never are. */
+function sameJson(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || depth > MAX_DEPTH) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (!Object.hasOwn(b, key) || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], depth + 1)) return false;
+  return true;
+}
+
+const MAX_DEPTH = ARGUMENT_LIMITS.depth;
