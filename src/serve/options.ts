@@ -97,6 +97,11 @@ export interface ServeHttpOptions {
   readonly maxCallsPerSession?: number;
   /** Sessions open at once; a new one past it gets 503: 1 000. */
   readonly maxSessions?: number;
+  /**
+   * Sessions one client may have open at once (a client is the verified token's `clientId`, so this
+   * needs `authenticate`); a new one past it gets 503, and the server-wide `maxSessions` still holds: 100.
+   */
+  readonly maxSessionsPerClient?: number;
 }
 
 /** The options with their defaults, checked. */
@@ -121,6 +126,7 @@ export interface ServeSettings {
   readonly idleMs: number;
   readonly maxCallsPerSession: number;
   readonly maxSessions: number;
+  readonly maxSessionsPerClient: number;
 }
 
 export const SERVE_DEFAULTS = Object.freeze({
@@ -131,6 +137,7 @@ export const SERVE_DEFAULTS = Object.freeze({
   idleMs: 30 * 60_000,
   maxCallsPerSession: 64,
   maxSessions: 1_000,
+  maxSessionsPerClient: 100,
 });
 
 /** Checks `wardrik.mcpServer` options; a bad one throws a ConfigurationError naming it and the fix. */
@@ -181,6 +188,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     idleMs: count('http.idleMs', http.idleMs, SERVE_DEFAULTS.idleMs, 1, MAX_TIMER_MS),
     maxCallsPerSession: count('http.maxCallsPerSession', http.maxCallsPerSession, SERVE_DEFAULTS.maxCallsPerSession, 1, 1_000_000),
     maxSessions: count('http.maxSessions', http.maxSessions, SERVE_DEFAULTS.maxSessions, 1, 1_000_000),
+    maxSessionsPerClient: count('http.maxSessionsPerClient', http.maxSessionsPerClient, SERVE_DEFAULTS.maxSessionsPerClient, 1, 1_000_000),
   });
 }
 
