@@ -129,6 +129,7 @@ export type {
   ToolRetryingEvent,
   ToolSkippedEvent,
   ToolsChangedEvent,
+  ToolChangedEvent,
   ToolSucceededEvent,
   WardrikEvent,
   WarningEvent,

@@ -8,6 +8,9 @@ import { age, compact, indent, list, shellQuote, time } from './format.js';
 
 const KIND_WORDS: Readonly<Record<InboxRecord['kind'], string>> = {
   approval: 'asks for approval',
+  tool_change: "an MCP tool's definition changed: approving accepts the new one and runs the call",
+  question: 'an MCP server asks a question during a call: answer {"action":"accept","content":{…}}, or decline or cancel',
+  authorize: 'an MCP server needs a person to sign in: open the URL',
   park: "the tool's own park: answer it with a value",
   in_doubt: 'a crash left it in doubt: say whether it happened',
 };
@@ -34,7 +37,7 @@ function describeItem(item: InboxRecord, now: number): string {
   ];
   if (item.status === 'pending') {
     lines.push(`  ${KIND_WORDS[item.kind]}:`);
-    if (item.kind === 'approval') {
+    if (item.kind === 'approval' || item.kind === 'tool_change') {
       lines.push(`    wardrik approve ${item.id}`, `    wardrik deny ${item.id} --reason "…"`);
     } else if (item.kind === 'in_doubt') {
       lines.push(
@@ -56,7 +59,7 @@ export async function approve(ctx: CommandContext, id: string, options: { readon
   }
   await ctx.withWardrik(async (wardrik) => {
     const item = await pendingItem(ctx, wardrik, id, 'approve');
-    if (item.kind !== 'approval') {
+    if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new CliError(
         ExitCode.usage,
         `Inbox item "${id}" is ${item.kind === 'park' ? "a tool's own park" : 'a call left in doubt by a crash'}, not an approval, so it cannot be approved. ` +

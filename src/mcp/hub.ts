@@ -1,12 +1,14 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
 import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { MemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import type { CapabilityContext, CapabilityProvider } from './capability.js';
 import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
 import type { CredentialProvider } from './credentials.js';
+import { DefinitionPins } from './definition-pins.js';
 import { EgressRefused, type EgressCheck } from './egress.js';
 import { ServerTools, type AdaptedListing } from './server-tools.js';
 import { httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
@@ -101,6 +103,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private readonly maxTools: number;
   private readonly runtimeCredentials: ReadonlySet<string>;
   private readonly timing: ConnectionTiming;
+  private readonly pins: DefinitionPins;
   private queue: Promise<unknown> = Promise.resolve();
   private reconcileTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -131,6 +134,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       listDebounceMs: msOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs),
       random: options.random ?? Math.random,
     };
+    // Pinned tool definitions are shared through the store; with none, this process keeps them.
+    this.pins = new DefinitionPins(this.name, services.store ?? new MemoryStore(), services.events, services.clock);
     const servers = options.servers ?? {};
     if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
       throw new ConfigurationError(`${label}: servers is an object of server options by name, such as { github: { transport: { stdio: { command: 'github-mcp-server' } } } }.`);
@@ -376,7 +381,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         this.warn(`MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.timing.maxDelayMs} ms.`);
       },
     });
-    const tools = new ServerTools({ server: name, options, connection, maxResultChars: this.maxResultChars, maxTools: this.maxTools });
+    const tools = new ServerTools({ server: name, options, connection, maxResultChars: this.maxResultChars, maxTools: this.maxTools, pins: this.pins });
     entry = { name, options, runtime, updatedAt, connection, tools, count: undefined, down: false, closed: false };
     this.entries.set(name, entry);
     connection.start();
@@ -406,8 +411,23 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     }
     entry.down = false;
     const adapting = entry.tools.adapt(tools);
-    if (adapting instanceof Promise) return adapting.then((listing) => this.offer(entry, listing));
-    this.offer(entry, adapting);
+    if (adapting instanceof Promise) return adapting.then((listing) => this.review(entry, listing));
+    if (adapting !== undefined) return this.review(entry, adapting);
+  }
+
+  /**
+   * Checks a listing's definitions against their pins before any of its tools is offered, so a changed
+   * tool is never callable ungated. A store failure fails the listing: the connection is retried.
+   */
+  private async review(entry: ServerEntry, listing: AdaptedListing | undefined): Promise<void> {
+    if (listing === undefined || entry.closed || this.closed) return;
+    try {
+      await this.pins.review(entry.name, entry.options.trusted === true, listing.listed, (tool) => entry.tools.gate(tool));
+    } catch (error) {
+      entry.tools.forget();
+      throw new Error(`its tools' pinned definitions could not be checked in the store (${(error as Error).message})`, { cause: error });
+    }
+    this.offer(entry, listing);
   }
 
   /** Puts an adapted listing in the catalog, with its warnings, skipped tools and `tools.changed`. */

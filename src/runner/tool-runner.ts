@@ -3,7 +3,7 @@ import { MAX_TIMER_MS, type Clock } from '../clock.js';
 import { hostname } from 'node:os';
 import { ConfigurationError, StoreError, ToolTimeoutError } from '../errors.js';
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
-import type { CallRecord, CallState, InboxKind, InboxRecord, Store, SyncJournal } from '../store/store.js';
+import type { CallRecord, CallState, InboxKind, InboxRecord, ParkedKind, Store, SyncJournal } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { journaledArguments, type CheckResult } from '../tools/arguments.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
@@ -300,7 +300,7 @@ export class ToolRunner implements RecoveryHost {
     await mark();
     if (!(await this.leases.acquire(item.run))) {
       const reason = `A person let this call go; run "${item.run}" is busy on another node right now, so the next recovery runs it once the run is free.`;
-      return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
+      return { status: 'parked', kind: item.kind as ParkedKind, inboxId: item.id, reason, labels: item.labels };
     }
     try {
       const entry = this.catalog.get(item.tool);
@@ -572,7 +572,7 @@ export class ToolRunner implements RecoveryHost {
       try {
         // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
         if (!includesAll(p.labels, answer.labels)) await this.addLabels(p, answer.labels);
-        if (answer.status === 'parked') return await this.park(p, 'park', answer.reason, 'started', answer.labels);
+        if (answer.status === 'parked') return await this.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
         record = this.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
         const written = this.writeCall(record, 'started');
         if (!(written instanceof Promise ? await written : written)) return await this.raced(p.run, p.call);
@@ -673,14 +673,15 @@ export class ToolRunner implements RecoveryHost {
     }
   }
 
-  private async park(p: Prepared, kind: InboxKind, reason: string, expected: CallState | undefined, labels: readonly string[] = []): Promise<ToolAnswer> {
+  private async park(p: Prepared, kind: ParkedKind, reason: string, expected: CallState | undefined, labels: readonly string[] = [], detail?: unknown): Promise<ToolAnswer> {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
     const written = await this.store.writeCall({ ...this.recordOf(p, 'parked', 0, answer), inboxId }, expected);
     if (!written) return this.raced(p.run, p.call, p.arguments);
     if (expected === undefined) this.announce(p, p.decision);
-    await this.store.putInboxItem(this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd));
+    const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd);
+    await this.store.putInboxItem(detail === undefined ? item : { ...item, detail });
     this.events.emit({ type: 'tool.parked', agent: p.agent, run: p.run, call: p.call, tool: p.tool, inboxId, kind, reason });
     return answer;
   }
