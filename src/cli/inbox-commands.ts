@@ -1,4 +1,5 @@
 import type { Wardrik } from '../di/wardrik.js';
+import { questionOf } from '../inbox/question.js';
 import type { InboxRecord } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { answerText } from '../tools/result.js';
@@ -35,10 +36,18 @@ function describeItem(item: InboxRecord, now: number): string {
     `  reason:    ${item.reason}`,
     `  agent ${item.agent} · run ${item.run} · call ${item.call} · digest ${item.digest}`,
   ];
+  const question = item.kind === 'question' ? questionOf(item.detail) : undefined;
+  if (question?.requestedSchema !== undefined) lines.push(`  asks for:  ${compact(question.requestedSchema, 600)}`);
+  if (question?.url !== undefined) lines.push(`  open:      ${question.url}`);
   if (item.status === 'pending') {
     lines.push(`  ${KIND_WORDS[item.kind]}:`);
     if (item.kind === 'approval' || item.kind === 'tool_change') {
       lines.push(`    wardrik approve ${item.id}`, `    wardrik deny ${item.id} --reason "…"`);
+    } else if (item.kind === 'question') {
+      lines.push(
+        `    wardrik answer ${item.id} --json '{"action":"accept","content":{…}}'   (fields left out take the schema's defaults)`,
+        `    wardrik answer ${item.id} --json '{"action":"decline"}'   (or "cancel")`,
+      );
     } else if (item.kind === 'in_doubt') {
       lines.push(
         `    wardrik answer ${item.id} --json '{"happened":true,"result":…}'   (it happened: record its result)`,

@@ -5,6 +5,7 @@ import type { ToolRunner } from '../runner/tool-runner.js';
 import type { InboxKind, InboxRecord, InboxStatus, ParkedKind, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
+import { questionOf, questionResponse } from './question.js';
 
 const KIND_NAMES: Readonly<Record<InboxKind, string>> = {
   approval: 'an approval',
@@ -66,6 +67,12 @@ export class Inbox {
       throw new TypeError(`inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`);
     }
     const item = await this.pending(id, 'deny');
+    if (item.kind === 'question' || item.kind === 'authorize') {
+      // Not a parked call: the node that asked reads the answer from the item.
+      const response = { action: 'decline' };
+      await this.mark(item, 'denied', options.by, item.kind === 'question' ? { response } : {});
+      return okAnswer(response);
+    }
     await this.mark(item, 'denied', options.by);
     const who = options.by === undefined ? 'A person' : `A person (${options.by})`;
     return this.runner.settle(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
@@ -74,12 +81,25 @@ export class Inbox {
   /**
    * Answers a parked call. For a tool's own `park(reason)`, `value` becomes the call's result. For a call
    * left `in_doubt` by a crash, say whether it happened: `{ happened: true, result }` records `result` as
-   * its answer without running it; `{ happened: false }` runs it now, once.
+   * its answer without running it; `{ happened: false }` runs it now, once. For an MCP server's
+   * `question`, `{ action: 'accept', content }` (checked against the requested schema with its
+   * defaults applied), `{ action: 'decline' }` or `{ action: 'cancel' }`: returned as the answer's output.
    */
   async answer(id: string, value: unknown, options: { readonly by?: string } = {}): Promise<ToolAnswer> {
     const item = await this.pending(id, 'answer');
-    if (item.kind === 'approval') {
-      throw new ConflictError(`Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`);
+    if (item.kind === 'question') {
+      const question = questionOf(item.detail);
+      if (question === undefined) throw new ConflictError(`Inbox item "${id}" holds no question to answer; deny it instead.`);
+      const response = questionResponse(id, question, value);
+      await this.mark(item, 'answered', options.by, { response });
+      return okAnswer(response);
+    }
+    if (item.kind === 'approval' || item.kind === 'tool_change' || item.kind === 'authorize') {
+      throw new ConflictError(
+        item.kind === 'authorize'
+          ? `Inbox item "${id}" asks a person to sign in: open its URL; the sign-in completes it (or deny it).`
+          : `Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`,
+      );
     }
     if (item.kind === 'in_doubt') {
       const happened = (value as { happened?: unknown } | null)?.happened;
@@ -134,8 +154,8 @@ export class Inbox {
   }
 
   /** Marks the item answered if nobody did first; the compare-and-set is what makes an answer count once. */
-  private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined): Promise<void> {
-    const next: InboxRecord = { ...item, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
+  private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined, extra: Pick<InboxRecord, 'response'> = {}): Promise<void> {
+    const next: InboxRecord = { ...item, ...extra, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
     if (!(await this.store.updateInboxItem(next, 'pending'))) {
       const now = await this.store.getInboxItem(item.id);
       throw new ConflictError(`Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`);

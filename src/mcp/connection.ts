@@ -2,7 +2,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type CallToolResultSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type CallToolResultSchema,
+  type ElicitRequest,
+  type ElicitResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS } from '../clock.js';
 import { Unavailable } from '../errors.js';
 import { backoffDelay } from '../runner/transient.js';
@@ -41,6 +49,8 @@ export interface ConnectionSettings {
   readonly onTools: (tools: readonly McpTool[] | undefined) => void | Promise<void>;
   /** The connection went down (or the first attempt failed), and why; for a warning event. */
   readonly onDown: (reason: string, retryInMs: number) => void;
+  /** The server's questions: declined at once, or asked of a person; none offers no elicitation. */
+  readonly elicitation?: 'decline' | ((params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>);
 }
 
 /** The SDK's largest request time-out; the runner's own time-out and the call's signal stop calls first. */
@@ -215,7 +225,7 @@ export class ServerConnection {
     if (options.credential !== undefined && (secret === undefined || secret === '')) {
       throw new Error(`credential "${options.credential}" has no value (the credential provider found none; by default it reads the environment variable of that name)`);
     }
-    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: {} });
+    const client = this.newClient();
     if ('stdio' in options.transport) {
       if (runtime && check !== undefined) {
         throw new EgressRefused(`${this.where} runs a command, which a hub with an egress check refuses for servers added at runtime; use an http transport.`);
@@ -249,6 +259,15 @@ export class ServerConnection {
       fetch: fetcher.fetch,
     });
     return { client, transport, fetcher };
+  }
+
+  /** A client that offers elicitation (form and URL mode) when the server's option allows it. */
+  private newClient(): Client {
+    const elicitation = this.settings.elicitation;
+    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: elicitation === undefined ? {} : { elicitation: { form: {}, url: {} } } });
+    if (elicitation === 'decline') client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
+    else if (elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, extra.signal));
+    return client;
   }
 
   /** The connection dropped (the process died, the socket failed): no tools until it is back. */

@@ -9,34 +9,13 @@ import type { CapabilityContext, CapabilityProvider } from './capability.js';
 import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
 import type { CredentialProvider } from './credentials.js';
 import { DefinitionPins } from './definition-pins.js';
+import { Questions } from './questions.js';
 import { EgressRefused, type EgressCheck } from './egress.js';
 import { ServerTools, type AdaptedListing } from './server-tools.js';
-import { httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
+import { credentialRefusal, elicitationMode, httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type ElicitationMode, type McpHubOptions, type McpServerOptions } from './options.js';
+import type { ToolsetClaims } from './toolset-claims.js';
 
-/**
- * Who holds which toolset name. MCP servers are toolsets (`github/*`), so a server's name must not be a
- * registered toolset's or another hub's server's. Wardrik shares one between its toolsets and hubs.
- */
-export interface ToolsetClaims {
-  /** Claims `name` for `owner`; returns the current owner instead when someone else has it. */
-  claim(name: string, owner: string): string | undefined;
-  release(name: string, owner: string): void;
-}
-
-/** A `ToolsetClaims` over a map of names to owners. */
-export function toolsetClaims(taken: Map<string, string> = new Map()): ToolsetClaims {
-  return {
-    claim(name, owner) {
-      const current = taken.get(name);
-      if (current !== undefined && current !== owner) return current;
-      taken.set(name, owner);
-      return undefined;
-    },
-    release(name, owner) {
-      if (taken.get(name) === owner) taken.delete(name);
-    },
-  };
-}
+export { toolsetClaims, type ToolsetClaims } from './toolset-claims.js';
 
 /** What a hub needs from Wardrik. */
 export interface McpHubServices {
@@ -104,6 +83,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private readonly runtimeCredentials: ReadonlySet<string>;
   private readonly timing: ConnectionTiming;
   private readonly pins: DefinitionPins;
+  private readonly questions: Questions;
+  private readonly elicitation: ElicitationMode;
   private queue: Promise<unknown> = Promise.resolve();
   private reconcileTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -135,7 +116,11 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       random: options.random ?? Math.random,
     };
     // Pinned tool definitions are shared through the store; with none, this process keeps them.
-    this.pins = new DefinitionPins(this.name, services.store ?? new MemoryStore(), services.events, services.clock);
+    const store = services.store ?? new MemoryStore();
+    this.pins = new DefinitionPins(this.name, store, services.events, services.clock);
+    this.elicitation = options.elicitation === undefined ? MCP_DEFAULTS.elicitation : elicitationMode(`${label}: elicitation`, options.elicitation);
+    const waitMs = msOption(`${label}: elicitationWaitMs`, options.elicitationWaitMs, MCP_DEFAULTS.elicitationWaitMs, { min: 1 });
+    this.questions = new Questions({ hub: this.name, store, events: services.events, clock: services.clock, waitMs, pollMs: Math.min(waitMs, MCP_DEFAULTS.questionPollMs) });
     const servers = options.servers ?? {};
     if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
       throw new ConfigurationError(`${label}: servers is an object of server options by name, such as { github: { transport: { stdio: { command: 'github-mcp-server' } } } }.`);
@@ -216,7 +201,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     return this.serially(async () => {
       this.ensureOpen();
       const definition = serverDefinition(this.name, name, options, true);
-      const refusal = this.credentialRefusal(name, definition);
+      const refusal = credentialRefusal(this.name, name, definition, this.runtimeCredentials);
       if (refusal !== undefined) throw new ConfigurationError(refusal);
       const existing = this.entries.get(name);
       if (existing !== undefined && !existing.runtime) {
@@ -273,7 +258,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
           this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" cannot be used: ${(error as Error).message}`);
           continue;
         }
-        const refusal = this.credentialRefusal(record.name, definition);
+        const refusal = credentialRefusal(this.name, record.name, definition, this.runtimeCredentials);
         if (refusal !== undefined) {
           this.warn(`The stored MCP server "${record.name}" is not started here: ${refusal}`);
           const running = this.entries.get(record.name);
@@ -346,17 +331,6 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     if (!verdict.ok) throw new EgressRefused(`MCP server "${name}" is not added: ${verdict.reason}`);
   }
 
-  /** Why a runtime server may not use the credential it names, or `undefined` when it may (or names none). */
-  private credentialRefusal(name: string, definition: McpServerOptions): string | undefined {
-    const credential = definition.credential;
-    if (credential === undefined || this.runtimeCredentials.has(credential)) return undefined;
-    const allowed = [...this.runtimeCredentials].join(', ') || 'none';
-    return (
-      `MCP server "${name}" of hub "${this.name}" names the credential "${credential}", which servers added at runtime may not use ` +
-      `(allowed: ${allowed}). List it in the hub's runtimeCredentials if such servers are meant to have it.`
-    );
-  }
-
   private async replace(name: string, options: McpServerOptions, updatedAt: number): Promise<void> {
     const existing = this.entries.get(name);
     if (existing !== undefined) await this.drop(existing, false);
@@ -365,6 +339,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
 
   private open(name: string, options: McpServerOptions, runtime: boolean, updatedAt: number): void {
     let entry: ServerEntry;
+    const elicitation = options.elicitation ?? this.elicitation;
+    const trusted = options.trusted === true;
     const connection = new ServerConnection({
       hub: this.name,
       server: name,
@@ -374,6 +350,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       credentials: this.services.credentials,
       timing: this.timing,
       maxMessageBytes: this.maxMessageBytes,
+      ...(elicitation === false ? {} : { elicitation: elicitation === 'decline' ? 'decline' : (params, signal) => this.questions.ask(name, trusted, params, entry.tools.callInFlight(), signal) }),
       onTools: (tools) => this.publish(entry, tools),
       onDown: (reason, retryInMs) => {
         if (entry.down || entry.closed) return;
@@ -381,7 +358,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         this.warn(`MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.timing.maxDelayMs} ms.`);
       },
     });
-    const tools = new ServerTools({ server: name, options, connection, maxResultChars: this.maxResultChars, maxTools: this.maxTools, pins: this.pins });
+    const tools = new ServerTools({ server: name, options, connection, maxResultChars: this.maxResultChars, maxTools: this.maxTools, pins: this.pins, asks: elicitation === 'inbox' });
     entry = { name, options, runtime, updatedAt, connection, tools, count: undefined, down: false, closed: false };
     this.entries.set(name, entry);
     connection.start();

@@ -45,7 +45,16 @@ export interface McpServerOptions {
   readonly credential?: string;
   /** One call's time-out in milliseconds (the runner's, 60 s, unless set). */
   readonly timeoutMs?: number;
+  /**
+   * What becomes of the server's questions (`elicitation/create`, form and URL mode): `'inbox'` asks a
+   * person (an inbox item of kind `question`), `'decline'` declines each at once, `false` does not offer
+   * the capability. The hub's `elicitation` unless set.
+   */
+  readonly elicitation?: ElicitationMode;
 }
+
+/** See `McpServerOptions.elicitation`. */
+export type ElicitationMode = 'inbox' | 'decline' | false;
 
 /** Reconnection backoff: exponential with jitter, from `baseDelayMs`, never more than `maxDelayMs` (≤ 60 s). */
 export interface McpBackoffOptions {
@@ -103,6 +112,14 @@ export interface McpHubOptions {
    * `DATABASE_PASSWORD` sent to it. Configured servers may name any credential.
    */
   readonly runtimeCredentials?: readonly string[];
+  /** What becomes of servers' questions, for servers that do not say: `'inbox'` unless set (see `McpServerOptions.elicitation`). */
+  readonly elicitation?: ElicitationMode;
+  /**
+   * How long a server's question waits for a person before it is declined: 600 000 ms (10 minutes)
+   * unless set. The call that the question belongs to waits meanwhile, so its own time-out (the server's
+   * `timeoutMs`, 60 s unless set) must be longer for a person to have that long.
+   */
+  readonly elicitationWaitMs?: number;
   /** Where backoff jitter comes from; replace it for repeatable tests. */
   readonly random?: () => number;
 }
@@ -118,7 +135,17 @@ export const MCP_DEFAULTS = Object.freeze({
   maxResultChars: 1_000_000,
   maxMessageBytes: MAX_MESSAGE_BYTES,
   maxTools: 1_000,
+  elicitation: 'inbox' as ElicitationMode,
+  elicitationWaitMs: 600_000,
+  /** How often a waiting question's inbox item is read again. */
+  questionPollMs: 250,
 });
+
+/** An `elicitation` option, checked. */
+export function elicitationMode(name: string, value: unknown): ElicitationMode {
+  if (value === 'inbox' || value === 'decline' || value === false) return value;
+  throw new ConfigurationError(`${name} must be 'inbox' (ask a person), 'decline' (decline every question) or false (offer no elicitation); got ${JSON.stringify(value)}.`);
+}
 
 /** Names a credential may have: it is also an environment variable's name. */
 const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -130,6 +157,16 @@ export function runtimeCredentialList(label: string, value: unknown): ReadonlySe
     throw new ConfigurationError(`${label}: runtimeCredentials is an array of credential names servers added at runtime may use, such as ['LINEAR_TOKEN'].`);
   }
   return new Set(value as string[]);
+}
+
+/** Why a runtime server may not use the credential it names, or `undefined` when it may (or names none). */
+export function credentialRefusal(hub: string, name: string, definition: McpServerOptions, allowed: ReadonlySet<string>): string | undefined {
+  const credential = definition.credential;
+  if (credential === undefined || allowed.has(credential)) return undefined;
+  return (
+    `MCP server "${name}" of hub "${hub}" names the credential "${credential}", which servers added at runtime may not use ` +
+    `(allowed: ${[...allowed].join(', ') || 'none'}). List it in the hub's runtimeCredentials if such servers are meant to have it.`
+  );
 }
 
 /** Headers that carry secrets: a runtime server must name a credential instead, since its options are stored. */
@@ -151,7 +188,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     throw new ConfigurationError(`${where}: options must be an object such as { transport: { http: { url } } }.`);
   }
   const o = options as Record<string, unknown>;
-  const known = new Set(['transport', 'only', 'trusted', 'gated', 'credential', 'timeoutMs']);
+  const known = new Set(['transport', 'only', 'trusted', 'gated', 'credential', 'timeoutMs', 'elicitation']);
   for (const key of Object.keys(o)) {
     if (!known.has(key)) throw new ConfigurationError(`${where}: "${key}" is not a server option (${[...known].join(', ')}).`);
   }
@@ -171,6 +208,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
     throw new ConfigurationError(`${where}: timeoutMs is a whole number of milliseconds above 0; got ${String(timeoutMs)}.`);
   }
+  if (o.elicitation !== undefined) elicitationMode(`${where}: elicitation`, o.elicitation);
   return deepFrozen({
     transport,
     ...(o.only === undefined ? {} : { only: [...(o.only as string[])] }),
@@ -178,6 +216,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     ...(o.gated === undefined ? {} : { gated: o.gated as boolean }),
     ...(o.credential === undefined ? {} : { credential: o.credential as string }),
     ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
+    ...(o.elicitation === undefined ? {} : { elicitation: o.elicitation as ElicitationMode }),
   });
 }
 

@@ -5,6 +5,7 @@ import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { annotationsOf, describeTool, inputSchemaOf, labelled, outputOf } from './adapt.js';
 import type { ServerConnection } from './connection.js';
 import type { DefinitionPins, ToolGate } from './definition-pins.js';
+import type { CallInFlight } from './questions.js';
 import type { McpServerOptions } from './options.js';
 import { outputSchemaProblem, structuredOutput } from './tool-listing.js';
 
@@ -18,6 +19,8 @@ export interface ServerToolsSettings {
   readonly maxResultChars: number;
   readonly maxTools: number;
   readonly pins: DefinitionPins;
+  /** Whether calls are tracked while under way, so a question the server asks can name its call. */
+  readonly asks: boolean;
 }
 
 /** A listing's tools as Wardrik tools, those that could not be adapted, and how many were listed past the cap. */
@@ -41,6 +44,8 @@ export interface AdaptedListing {
  */
 export class ServerTools {
   private readonly everGated = new Set<string>();
+  /** Calls under way, oldest first (tracked only when the server's questions go to a person). */
+  private readonly inFlight = new Set<CallInFlight>();
   /** Each tool's gate, kept across listings: set while its definition changed unaccepted. */
   private readonly gates = new Map<string, ToolGate>();
   private previous = new Map<string, { readonly json: string; readonly definition: ToolDefinition }>();
@@ -110,6 +115,11 @@ export class ServerTools {
     })();
   }
 
+  /** The oldest call under way: the one a question the server asks now most likely belongs to. */
+  callInFlight(): CallInFlight | undefined {
+    return this.inFlight.values().next().value;
+  }
+
   /** The gate of the tool named `tool` (made on first use). */
   gate(tool: string): ToolGate {
     let gate = this.gates.get(tool);
@@ -118,7 +128,7 @@ export class ServerTools {
   }
 
   private define(tool: McpTool): ToolDefinition {
-    const { server, options, connection, maxResultChars, pins } = this.settings;
+    const { server, options, connection, maxResultChars, pins, asks } = this.settings;
     const { trusted = false, gated, timeoutMs } = options;
     const annotations = annotationsOf(tool, { trusted, gated, wasGated: this.everGated.has(tool.name), timeoutMs });
     if (!trusted && gated === undefined && annotations.gated === true) this.everGated.add(tool.name);
@@ -146,7 +156,11 @@ export class ServerTools {
       // Under the runner, the SDK gets the attempt's light signal: a real one costs more than the call.
       run: (args, ctx) => {
         const call = (): Promise<unknown> => connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal, read, repeatable);
-        return gate.change === undefined ? call() : pins.gated(gate, call);
+        if (gate.change !== undefined) return pins.gated(gate, call);
+        if (!asks) return call();
+        const under = { agent: ctx.agent, run: ctx.run, call: ctx.call, tool: `${server}/${tool.name}`, arguments: args };
+        this.inFlight.add(under);
+        return call().finally(() => this.inFlight.delete(under));
       },
     });
     argumentChecker(definition); // its schema is read here, a slice at a time, not all at once in the catalog

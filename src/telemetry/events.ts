@@ -72,7 +72,8 @@ export interface ToolRetryingEvent extends CallEventBase {
 export interface ToolParkedEvent extends CallEventBase {
   readonly type: 'tool.parked';
   readonly inboxId: string;
-  readonly kind: 'approval' | 'park' | 'in_doubt' | 'tool_change';
+  /** `question`: an MCP server asks a person during the call, which waits meanwhile. */
+  readonly kind: 'approval' | 'park' | 'in_doubt' | 'tool_change' | 'question';
   readonly reason: string;
 }
 
