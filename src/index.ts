@@ -57,6 +57,9 @@ export type {
   McpBackoffOptions,
   McpHubOptions,
   McpServerOptions,
+  McpOAuthOptions,
+  McpHubOAuthOptions,
+  ElicitationMode,
   McpTransportOptions,
   StdioTransportOptions,
 } from './mcp/options.js';

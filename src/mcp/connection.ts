@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -49,6 +50,8 @@ export interface ConnectionSettings {
   readonly onTools: (tools: readonly McpTool[] | undefined) => void | Promise<void>;
   /** The connection went down (or the first attempt failed), and why; for a warning event. */
   readonly onDown: (reason: string, retryInMs: number) => void;
+  /** For a server with OAuth: the SDK's auth provider for an attempt (throws while a person has yet to sign in). */
+  readonly signIn?: () => Promise<OAuthClientProvider>;
   /** The server's questions: declined at once, or asked of a person; none offers no elicitation. */
   readonly elicitation?: 'decline' | ((params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>);
 }
@@ -107,6 +110,11 @@ export class ServerConnection {
 
   start(): void {
     void this.connectNow();
+  }
+
+  /** Tries again now rather than at the next backoff, when the server is down (a person just signed in). */
+  retryNow(): void {
+    if (this.state === 'down') void this.connectNow();
   }
 
   /**
@@ -254,9 +262,12 @@ export class ServerConnection {
     const fetcher = pinnedFetch(egress, first, { maxBytes: maxMessageBytes, onTooLarge });
     const requestHeaders: Record<string, string> = { ...headers };
     if (secret !== undefined) requestHeaders.authorization = `Bearer ${secret}`;
+    // With OAuth, every discovery, registration and token request goes through the same fetch: checked.
+    const authProvider = this.settings.signIn === undefined ? undefined : await this.settings.signIn();
     const transport = new StreamableHTTPClientTransport(url, {
       requestInit: { headers: requestHeaders },
       fetch: fetcher.fetch,
+      ...(authProvider === undefined ? {} : { authProvider }),
     });
     return { client, transport, fetcher };
   }

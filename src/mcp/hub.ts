@@ -10,7 +10,8 @@ import { ServerConnection, type ConnectionState, type ConnectionTiming } from '.
 import type { CredentialProvider } from './credentials.js';
 import { DefinitionPins } from './definition-pins.js';
 import { Questions } from './questions.js';
-import { EgressRefused, type EgressCheck } from './egress.js';
+import { SignIns } from './sign-ins.js';
+import { admitRuntime, type EgressCheck } from './egress.js';
 import { ServerTools, type AdaptedListing } from './server-tools.js';
 import { credentialRefusal, elicitationMode, httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type ElicitationMode, type McpHubOptions, type McpServerOptions } from './options.js';
 import type { ToolsetClaims } from './toolset-claims.js';
@@ -84,6 +85,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private readonly timing: ConnectionTiming;
   private readonly pins: DefinitionPins;
   private readonly questions: Questions;
+  private readonly signIns: SignIns;
   private readonly elicitation: ElicitationMode;
   private queue: Promise<unknown> = Promise.resolve();
   private reconcileTimer: NodeJS.Timeout | undefined;
@@ -120,6 +122,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     this.pins = new DefinitionPins(this.name, store, services.events, services.clock);
     this.elicitation = options.elicitation === undefined ? MCP_DEFAULTS.elicitation : elicitationMode(`${label}: elicitation`, options.elicitation);
     const waitMs = msOption(`${label}: elicitationWaitMs`, options.elicitationWaitMs, MCP_DEFAULTS.elicitationWaitMs, { min: 1 });
+    const { redirectUrl, keyCredential = 'WARDRIK_OAUTH_KEY' } = options.oauth ?? {};
+    this.signIns = new SignIns({ hub: this.name, store, events: services.events, clock: services.clock, credentials: services.credentials, keyCredential, redirectUrl }, this.check);
     this.questions = new Questions({ hub: this.name, store, events: services.events, clock: services.clock, waitMs, pollMs: Math.min(waitMs, MCP_DEFAULTS.questionPollMs) });
     const servers = options.servers ?? {};
     if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
@@ -212,7 +216,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         if (other !== undefined) throw new ConflictError(`Cannot add MCP server "${name}": ${other} has that name. Choose another.`);
       }
       try {
-        await this.admit(name, definition);
+        await admitRuntime(this.check, this.name, name, httpUrlOf(definition));
         const updatedAt = this.services.clock.now();
         await this.services.store?.putMcpServer({ hub: this.name, name, options: definition, updatedAt });
         await this.replace(name, definition, updatedAt);
@@ -288,6 +292,22 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     });
   }
 
+  /**
+   * Completes a person's sign-in from the URL their browser came back to (`…/oauth/callback?code=…&state=…`):
+   * the code is exchanged for tokens, kept encrypted in the store, and the server connects. Any node on
+   * the store can complete it. Returns the server's name; `NotFoundError` when no sign-in waits for it.
+   */
+  async completeSignIn(callbackUrl: string | URL, options: { readonly by?: string } = {}): Promise<string> {
+    const servers = [...this.entries.values()].filter((entry) => entry.options.oauth !== undefined);
+    const server = await this.signIns.complete(
+      new URL(callbackUrl),
+      servers.map((entry) => ({ name: entry.name, url: httpUrlOf(entry.options)!, oauth: entry.options.oauth!, runtime: entry.runtime })),
+      options.by,
+    );
+    this.entries.get(server)?.connection.retryNow();
+    return server;
+  }
+
   /** Closes every connection (stdio processes ended and reaped) and timer. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -315,22 +335,6 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     if (this.closed) throw new WardrikError('closed', `MCP hub "${this.name}" is closed.`);
   }
 
-  /** The egress check for a runtime server being added: HTTP(S) only, and its URL must pass. */
-  private async admit(name: string, definition: McpServerOptions): Promise<void> {
-    if (this.check === undefined) return;
-    const url = httpUrlOf(definition);
-    if (url === undefined) {
-      throw new EgressRefused(`MCP server "${name}" runs a command; hub "${this.name}" has an egress check, so servers added at runtime must use { http: { url } }.`);
-    }
-    let verdict;
-    try {
-      verdict = await this.check(new URL(url));
-    } catch (error) {
-      throw new EgressRefused(`MCP server "${name}": the egress check threw (${(error as Error).message}), so it is refused.`, { cause: error });
-    }
-    if (!verdict.ok) throw new EgressRefused(`MCP server "${name}" is not added: ${verdict.reason}`);
-  }
-
   private async replace(name: string, options: McpServerOptions, updatedAt: number): Promise<void> {
     const existing = this.entries.get(name);
     if (existing !== undefined) await this.drop(existing, false);
@@ -350,6 +354,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       credentials: this.services.credentials,
       timing: this.timing,
       maxMessageBytes: this.maxMessageBytes,
+      ...(options.oauth === undefined ? {} : { signIn: () => this.signIns.providerFor({ name, url: httpUrlOf(options)!, oauth: options.oauth!, runtime }) }),
       ...(elicitation === false ? {} : { elicitation: elicitation === 'decline' ? 'decline' : (params, signal) => this.questions.ask(name, trusted, params, entry.tools.callInFlight(), signal) }),
       onTools: (tools) => this.publish(entry, tools),
       onDown: (reason, retryInMs) => {

@@ -126,9 +126,14 @@ function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefine
     const body = init.body;
     if (body === undefined || body === null) req.end();
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
+    else if (body instanceof URLSearchParams) {
+      // An OAuth token request's form.
+      if (!req.hasHeader('content-type')) req.setHeader('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      req.end(body.toString());
+    }
     else {
       req.destroy();
-      reject(new TypeError('The pinned fetch sends only string or byte bodies.'));
+      reject(new TypeError('The pinned fetch sends only string, byte or form (URLSearchParams) bodies.'));
     }
   });
 }
