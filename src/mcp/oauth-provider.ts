@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthVault } from './oauth-vault.js';
 import type { McpOAuthOptions } from './options.js';
@@ -79,7 +79,7 @@ export class SignInProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     // Signed in: the verifier, state and item of the sign-in are done with.
-    await this.settings.vault.update((state) => ({ ...(state.client === undefined ? {} : { client: state.client }), tokens: tokens as Record<string, unknown> }));
+    await this.settings.vault.update(({ client, discovery }) => ({ ...(client === undefined ? {} : { client }), ...(discovery === undefined ? {} : { discovery }), tokens: tokens as Record<string, unknown> }));
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
@@ -98,13 +98,22 @@ export class SignInProvider implements OAuthClientProvider {
     return verifier;
   }
 
+  /** Discovery's outcome, kept so that the callback (maybe on another node) finishes against the same servers. */
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+    await this.settings.vault.update((state) => ({ ...state, discovery: JSON.parse(JSON.stringify(discovery)) as Record<string, unknown> }));
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return (await this.settings.vault.read()).discovery as OAuthDiscoveryState | undefined;
+  }
+
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     await this.settings.vault.update((state) => {
       if (scope === 'all') return {};
       if (scope === 'client') return { ...state, client: undefined };
       if (scope === 'tokens') return { ...state, tokens: undefined };
       if (scope === 'verifier') return { ...state, verifier: undefined };
-      return state;
+      return { ...state, discovery: undefined };
     });
   }
 }

@@ -8,6 +8,8 @@ import type { Store } from '../store/store.js';
 export interface OAuthState {
   readonly tokens?: Record<string, unknown>;
   readonly client?: Record<string, unknown>;
+  /** Where discovery found the authorization server and its metadata. */
+  readonly discovery?: Record<string, unknown>;
   readonly verifier?: string;
   readonly state?: string;
   /** The pending `authorize` inbox item. */

@@ -11,6 +11,9 @@ import { OAuthVault } from './oauth-vault.js';
 import type { McpOAuthOptions } from './options.js';
 import { pinnedFetch } from './pinned-fetch.js';
 
+const MAX_SIGN_INS = 3;
+const SIGN_IN_WINDOW_MS = 10 * 60_000;
+
 export interface SignInSettings {
   readonly hub: string;
   readonly store: Store;
@@ -37,6 +40,9 @@ export interface SignInServer {
  * must sign in, and the callback that completes it (`complete`), on whichever node the browser reaches.
  */
 export class SignIns {
+  /** When each server last asked a person to sign in, in this process. */
+  private readonly asked = new Map<string, number[]>();
+
   constructor(
     private readonly settings: SignInSettings,
     private readonly check: EgressCheck | undefined,
@@ -119,8 +125,19 @@ export class SignIns {
     return new OAuthVault(store, hub, server, secret, () => clock.now());
   }
 
-  /** The `authorize` inbox item: the URL a person opens to sign in. */
+  /**
+   * The `authorize` inbox item: the URL a person opens to sign in. A server that keeps asking (for ever
+   * more scope) is asked for at most `MAX_SIGN_INS` sign-ins within `SIGN_IN_WINDOW_MS`.
+   */
   private async askPerson(server: SignInServer, url: URL): Promise<string> {
+    const now = Date.now();
+    const recent = (this.asked.get(server.name) ?? []).filter((at) => now - at < SIGN_IN_WINDOW_MS);
+    if (recent.length >= MAX_SIGN_INS) {
+      throw new Error(
+        `MCP server "${server.name}" asked for a sign-in ${recent.length} times within ${SIGN_IN_WINDOW_MS / 60_000} minutes and still refuses; Wardrik asks no person again until that window has passed (a server that keeps asking for more access is misconfigured)`,
+      );
+    }
+    this.asked.set(server.name, [...recent, now]);
     if (server.runtime && this.check !== undefined) {
       const verdict = await this.check(url);
       if (!verdict.ok) throw new EgressRefused(`The authorization URL of MCP server "${server.name}" is refused: ${verdict.reason}`);
