@@ -57,6 +57,9 @@ export type {
   McpBackoffOptions,
   McpHubOptions,
   McpServerOptions,
+  McpOAuthOptions,
+  McpHubOAuthOptions,
+  ElicitationMode,
   McpTransportOptions,
   StdioTransportOptions,
 } from './mcp/options.js';
@@ -129,6 +132,7 @@ export type {
   ToolRetryingEvent,
   ToolSkippedEvent,
   ToolsChangedEvent,
+  ToolChangedEvent,
   ToolSucceededEvent,
   WardrikEvent,
   WarningEvent,

@@ -1,4 +1,5 @@
 import type { Wardrik } from '../di/wardrik.js';
+import { questionOf } from '../inbox/question.js';
 import type { InboxRecord } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { answerText } from '../tools/result.js';
@@ -8,6 +9,9 @@ import { age, compact, indent, list, shellQuote, time } from './format.js';
 
 const KIND_WORDS: Readonly<Record<InboxRecord['kind'], string>> = {
   approval: 'asks for approval',
+  tool_change: "an MCP tool's definition changed: approving accepts the new one and runs the call",
+  question: 'an MCP server asks a question during a call: answer {"action":"accept","content":{…}}, or decline or cancel',
+  authorize: 'an MCP server needs a person to sign in: open the URL',
   park: "the tool's own park: answer it with a value",
   in_doubt: 'a crash left it in doubt: say whether it happened',
 };
@@ -32,10 +36,18 @@ function describeItem(item: InboxRecord, now: number): string {
     `  reason:    ${item.reason}`,
     `  agent ${item.agent} · run ${item.run} · call ${item.call} · digest ${item.digest}`,
   ];
+  const question = item.kind === 'question' ? questionOf(item.detail) : undefined;
+  if (question?.requestedSchema !== undefined) lines.push(`  asks for:  ${compact(question.requestedSchema, 600)}`);
+  if (question?.url !== undefined) lines.push(`  open:      ${question.url}`);
   if (item.status === 'pending') {
     lines.push(`  ${KIND_WORDS[item.kind]}:`);
-    if (item.kind === 'approval') {
+    if (item.kind === 'approval' || item.kind === 'tool_change') {
       lines.push(`    wardrik approve ${item.id}`, `    wardrik deny ${item.id} --reason "…"`);
+    } else if (item.kind === 'question') {
+      lines.push(
+        `    wardrik answer ${item.id} --json '{"action":"accept","content":{…}}'   (fields left out take the schema's defaults)`,
+        `    wardrik answer ${item.id} --json '{"action":"decline"}'   (or "cancel")`,
+      );
     } else if (item.kind === 'in_doubt') {
       lines.push(
         `    wardrik answer ${item.id} --json '{"happened":true,"result":…}'   (it happened: record its result)`,
@@ -56,7 +68,7 @@ export async function approve(ctx: CommandContext, id: string, options: { readon
   }
   await ctx.withWardrik(async (wardrik) => {
     const item = await pendingItem(ctx, wardrik, id, 'approve');
-    if (item.kind !== 'approval') {
+    if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new CliError(
         ExitCode.usage,
         `Inbox item "${id}" is ${item.kind === 'park' ? "a tool's own park" : 'a call left in doubt by a crash'}, not an approval, so it cannot be approved. ` +

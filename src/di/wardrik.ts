@@ -6,7 +6,7 @@ import { AgentService } from '../agent/agent-service.js';
 import { ModelRegistry } from '../agent/model-registry.js';
 import type { AgentOptions, AgentsOptions } from '../agent/options.js';
 import { systemClock } from '../clock.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, NotFoundError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
@@ -270,7 +270,10 @@ export class Wardrik {
    * An approval runs the call here when this Wardrik offers the tool; else a node that does runs it.
    */
   inboxWeb(options: InboxWebOptions = {}): InboxWeb {
-    const web = new InboxWeb({ inbox: this.inbox, store: this.container.resolve(Tokens.Store), events: this.bus, clock: this.container.resolve(Tokens.Clock) }, options);
+    const web = new InboxWeb(
+      { inbox: this.inbox, store: this.container.resolve(Tokens.Store), events: this.bus, clock: this.container.resolve(Tokens.Clock), completeSignIn: (url, by) => completeSignIn(this.hubs, url, by) },
+      options,
+    );
     this.webs.push(web);
     return web;
   }
@@ -401,4 +404,16 @@ export class Wardrik {
       );
     }
   }
+}
+
+/** Completes an MCP sign-in on whichever hub waits for it (see `McpHub.completeSignIn`). */
+async function completeSignIn(hubs: readonly McpHub[], callback: URL, by: string): Promise<string> {
+  for (const hub of hubs) {
+    try {
+      return await hub.completeSignIn(callback, { by });
+    } catch (error) {
+      if (!(error instanceof NotFoundError) || hub === hubs[hubs.length - 1]) throw error;
+    }
+  }
+  throw new NotFoundError('No MCP sign-in waits for this callback: this Wardrik has no MCP hub.');
 }

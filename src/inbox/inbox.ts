@@ -1,9 +1,20 @@
 import type { Clock } from '../clock.js';
 import { ConflictError, NotFoundError } from '../errors.js';
+import { acceptedPin, toolChangeOf } from '../mcp/pin-records.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
-import type { InboxRecord, InboxStatus, Store } from '../store/store.js';
+import type { InboxKind, InboxRecord, InboxStatus, ParkedKind, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
+import { questionOf, questionResponse } from './question.js';
+
+const KIND_NAMES: Readonly<Record<InboxKind, string>> = {
+  approval: 'an approval',
+  tool_change: 'a changed tool definition',
+  park: "a tool's own park",
+  in_doubt: 'a call in doubt',
+  question: "an MCP server's question",
+  authorize: "an MCP server's sign-in",
+};
 
 /** A parked call, as a person sees it in the inbox. */
 export type InboxItem = InboxRecord;
@@ -36,9 +47,9 @@ export class Inbox {
    */
   async approve(id: string, options: { readonly by?: string; readonly digest?: string } = {}): Promise<ToolAnswer> {
     const item = await this.pending(id, 'approve');
-    if (item.kind !== 'approval') {
+    if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new ConflictError(
-        `Inbox item "${id}" is a ${item.kind === 'park' ? "tool's own park" : 'call in doubt'}, not an approval; answer it with inbox.answer(id, value) or deny it.`,
+        `Inbox item "${id}" is ${KIND_NAMES[item.kind]}, not an approval; answer it with inbox.answer(id, value)${item.kind === 'question' || item.kind === 'authorize' ? '' : ' or deny it'}.`,
       );
     }
     if (options.digest !== undefined && options.digest !== item.digest) {
@@ -46,6 +57,7 @@ export class Inbox {
         `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${item.digest.slice(0, 12)}…); nothing ran. Look at the item again and approve what it asks now.`,
       );
     }
+    if (item.kind === 'tool_change') return this.acceptToolChange(item, options.by);
     return this.letRun(item, options.by);
   }
 
@@ -55,6 +67,12 @@ export class Inbox {
       throw new TypeError(`inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`);
     }
     const item = await this.pending(id, 'deny');
+    if (item.kind === 'question' || item.kind === 'authorize') {
+      // Not a parked call: the node that asked reads the answer from the item.
+      const response = { action: 'decline' };
+      await this.mark(item, 'denied', options.by, item.kind === 'question' ? { response } : {});
+      return okAnswer(response);
+    }
     await this.mark(item, 'denied', options.by);
     const who = options.by === undefined ? 'A person' : `A person (${options.by})`;
     return this.runner.answerWithoutRunning(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
@@ -63,12 +81,25 @@ export class Inbox {
   /**
    * Answers a parked call. For a tool's own `park(reason)`, `value` becomes the call's result. For a call
    * left `in_doubt` by a crash, say whether it happened: `{ happened: true, result }` records `result` as
-   * its answer without running it; `{ happened: false }` runs it now, once.
+   * its answer without running it; `{ happened: false }` runs it now, once. For an MCP server's
+   * `question`, `{ action: 'accept', content }` (checked against the requested schema with its
+   * defaults applied), `{ action: 'decline' }` or `{ action: 'cancel' }`: returned as the answer's output.
    */
   async answer(id: string, value: unknown, options: { readonly by?: string } = {}): Promise<ToolAnswer> {
     const item = await this.pending(id, 'answer');
-    if (item.kind === 'approval') {
-      throw new ConflictError(`Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`);
+    if (item.kind === 'question') {
+      const question = questionOf(item.detail);
+      if (question === undefined) throw new ConflictError(`Inbox item "${id}" holds no question to answer; deny it instead.`);
+      const response = questionResponse(id, question, value);
+      await this.mark(item, 'answered', options.by, { response });
+      return okAnswer(response);
+    }
+    if (item.kind === 'approval' || item.kind === 'tool_change' || item.kind === 'authorize') {
+      throw new ConflictError(
+        item.kind === 'authorize'
+          ? `Inbox item "${id}" asks a person to sign in: open its URL; the sign-in completes it (or deny it).`
+          : `Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`,
+      );
     }
     if (item.kind === 'in_doubt') {
       const happened = (value as { happened?: unknown } | null)?.happened;
@@ -86,14 +117,30 @@ export class Inbox {
   }
 
   /**
-   * Lets a parked call run: here, when this node offers its tool; otherwise the approval is recorded
-   * and a node that offers the tool runs the call when it next recovers (every `recoverMs`).
+   * Approves a call of an MCP tool whose definition changed: the new definition (the one the person
+   * saw, by its digest) is pinned for every node, then the call runs.
    */
-  private async letRun(item: InboxItem, by: string | undefined): Promise<ToolAnswer> {
-    if (this.runner.offers(item.tool)) return this.runner.runApproved(item, () => this.mark(item, 'approved', by));
-    await this.mark(item, 'approved', by);
+  private acceptToolChange(item: InboxItem, by: string | undefined): Promise<ToolAnswer> {
+    const change = toolChangeOf(item.detail);
+    if (change === undefined) throw new ConflictError(`Inbox item "${item.id}" holds no changed tool definition to accept; deny it instead.`);
+    const pin = acceptedPin(change, this.clock.now());
+    return this.letRun(item, by, () => this.store.putMcpServer(pin));
+  }
+
+  /**
+   * Lets a parked call run: here, when this node offers its tool; otherwise the approval is recorded
+   * and a node that offers the tool runs the call when it next recovers (every `recoverMs`). `accepted`
+   * runs once the answer is recorded and before the call runs.
+   */
+  private async letRun(item: InboxItem, by: string | undefined, accepted?: () => Promise<void>): Promise<ToolAnswer> {
+    const mark = async (): Promise<void> => {
+      await this.mark(item, 'approved', by);
+      await accepted?.();
+    };
+    if (this.runner.offers(item.tool)) return this.runner.runApproved(item, mark);
+    await mark();
     const reason = `A person let this call go; it runs on the next node that offers ${item.tool}.`;
-    return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
+    return { status: 'parked', kind: item.kind as ParkedKind, inboxId: item.id, reason, labels: item.labels };
   }
 
   private async pending(id: string, verb: string): Promise<InboxItem> {
@@ -107,8 +154,8 @@ export class Inbox {
   }
 
   /** Marks the item answered if nobody did first; the compare-and-set is what makes an answer count once. */
-  private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined): Promise<void> {
-    const next: InboxRecord = { ...item, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
+  private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined, extra: Pick<InboxRecord, 'response'> = {}): Promise<void> {
+    const next: InboxRecord = { ...item, ...extra, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
     if (!(await this.store.updateInboxItem(next, 'pending'))) {
       const now = await this.store.getInboxItem(item.id);
       throw new ConflictError(`Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`);

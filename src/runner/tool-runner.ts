@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import { StoreError } from '../errors.js';
 import type { Decision, Policy } from '../policy/policy.js';
-import type { CallRecord, CallState, InboxRecord, Store } from '../store/store.js';
+import type { CallRecord, CallState, InboxRecord, ParkedKind, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { answerFrom, checkArguments, invalidArgumentsAnswer } from '../tools/call-tool.js';
@@ -240,7 +240,7 @@ export class ToolRunner implements RecoveryHost {
     await mark();
     if (!(await this.leases.acquire(item.run))) {
       const reason = `A person let this call go; run "${item.run}" is busy on another node right now, so the next recovery runs it once the run is free.`;
-      return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
+      return { status: 'parked', kind: item.kind as ParkedKind, inboxId: item.id, reason, labels: item.labels };
     }
     try {
       const entry = this.catalog.get(item.tool);
@@ -362,7 +362,7 @@ export class ToolRunner implements RecoveryHost {
       try {
         // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
         if (!includesAll(p.labels, answer.labels)) await this.outcomes.addLabels(p, answer.labels);
-        if (answer.status === 'parked') return await this.parked.park(p, 'park', answer.reason, 'started', answer.labels);
+        if (answer.status === 'parked') return await this.parked.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
         record = this.journal.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
         const written = this.journal.writeCall(record, 'started');
         if (!(written instanceof Promise ? await written : written)) return await this.journal.answerOfWinner(p.run, p.call);

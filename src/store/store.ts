@@ -174,7 +174,14 @@ export interface CallRecord {
   readonly updatedAt: number;
 }
 
-export type InboxKind = 'approval' | 'park' | 'in_doubt';
+/**
+ * `approval`, `park` and `in_doubt` are parked calls; `tool_change` is a call of an MCP tool whose
+ * definition changed (approving it accepts the new one); `question` is an MCP server's elicitation
+ * during a call, and `authorize` a sign-in an MCP server needs (neither is a parked call).
+ */
+export type InboxKind = ParkedKind | 'question' | 'authorize';
+/** The kinds of inbox item that are parked calls. */
+export type ParkedKind = 'approval' | 'park' | 'in_doubt' | 'tool_change';
 export type InboxStatus = 'pending' | 'approved' | 'denied' | 'answered';
 
 /** A parked call waiting for (or answered by) a person. */
@@ -197,6 +204,10 @@ export interface InboxRecord {
   readonly budgetUsd?: number;
   readonly by?: string;
   readonly answeredAt?: number;
+  /** What the person is shown besides the reason: what changed (`tool_change`), the question (`question`), the sign-in (`authorize`). */
+  readonly detail?: unknown;
+  /** A `question`'s answer, read by the node whose call waits for it. */
+  readonly response?: unknown;
 }
 
 /** A call's claim on an idempotency key while its tool runs (`@Idempotent({ remember: true })`). */

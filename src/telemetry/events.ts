@@ -72,7 +72,8 @@ export interface ToolRetryingEvent extends CallEventBase {
 export interface ToolParkedEvent extends CallEventBase {
   readonly type: 'tool.parked';
   readonly inboxId: string;
-  readonly kind: 'approval' | 'park' | 'in_doubt';
+  /** `question`: an MCP server asks a person during the call, which waits meanwhile. */
+  readonly kind: 'approval' | 'park' | 'in_doubt' | 'tool_change' | 'question';
   readonly reason: string;
 }
 
@@ -110,6 +111,21 @@ export interface ToolsChangedEvent {
   readonly mcp: string;
   readonly server: string;
   readonly count: number;
+  readonly time: number;
+}
+
+/**
+ * An MCP tool's definition (description, schemas, annotations, title) is not the pinned one:
+ * `accepted` when it was pinned at once (a trusted server), else its calls ask a person until one accepts it.
+ */
+export interface ToolChangedEvent {
+  readonly type: 'tool.changed';
+  readonly mcp: string;
+  readonly server: string;
+  readonly tool: string;
+  /** What changed, in words, such as `description changed`. */
+  readonly changes: readonly string[];
+  readonly accepted: boolean;
   readonly time: number;
 }
 
@@ -221,6 +237,7 @@ export type WardrikEvent =
   | LabelAddedEvent
   | CostEvent
   | ToolsChangedEvent
+  | ToolChangedEvent
   | ToolProgressEvent
   | ToolLogEvent;
 

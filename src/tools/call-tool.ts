@@ -93,7 +93,9 @@ function uncheckable(error: unknown): CheckResult {
 /** The answer for what a tool returned: its output with its labels, or a park. */
 export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
   const own = tool.annotations.labels ?? NO_LABELS;
-  if (value instanceof ParkRequest) return { status: 'parked', kind: 'park', reason: value.reason, labels: own };
+  if (value instanceof ParkRequest) {
+    return value.detail === undefined ? { status: 'parked', kind: value.kind, reason: value.reason, labels: own } : { status: 'parked', kind: value.kind, reason: value.reason, labels: own, detail: value.detail };
+  }
   if (value instanceof ToolResult) {
     const labels = mergeLabels(own, value.labels);
     return value.content === undefined ? okAnswer(value.output, labels) : { status: 'ok', output: value.output, labels, content: value.content };

@@ -63,9 +63,16 @@ export function contentText(parts: readonly ContentPart[]): string {
     .join('\n');
 }
 
-/** Returned by `park(reason)`: the call waits for a person, whose answer becomes its result. */
+/**
+ * Returned by `park(reason)`: the call waits for a person, whose answer becomes its result. Wardrik's
+ * MCP hub parks with kind `tool_change` (a tool whose definition changed), with `detail` for the person.
+ */
 export class ParkRequest {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly kind: 'park' | 'tool_change' = 'park',
+    readonly detail?: unknown,
+  ) {
     Object.freeze(this);
   }
 }
@@ -111,8 +118,13 @@ export type ToolAnswer =
     }
   | {
       readonly status: 'parked';
-      /** Why it waits: a policy asked for approval, the tool parked itself, or a crash left it in doubt. */
-      readonly kind: 'approval' | 'park' | 'in_doubt';
+      /**
+       * Why it waits: a policy asked for approval, the tool parked itself, a crash left it in doubt, or
+       * an MCP tool's definition changed since a person accepted it.
+       */
+      readonly kind: 'approval' | 'park' | 'in_doubt' | 'tool_change';
+      /** What the person is shown besides the reason (for `tool_change`: the definitions and what changed). */
+      readonly detail?: unknown;
       /** The inbox item a person answers; absent for a bare `callTool`, which has no inbox. */
       readonly inboxId?: string;
       readonly reason: string;

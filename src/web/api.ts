@@ -71,7 +71,7 @@ export class InboxApi {
       throw new WebError(400, 'usage', `Approve with the digest of the arguments you reviewed: {"digest":"<64 hex digits>"}, the item's "digest" field (GET api/items/${id}).`);
     }
     const item = await this.pending(id, 'approve');
-    if (item.kind !== 'approval') {
+    if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new WebError(
         400,
         'usage',
