@@ -25,7 +25,7 @@ import { Agent, type ParkedCall, type SendOptions, type TurnOutcome, type TurnRe
 import { assistantMessage, toolMessage, turnMessages, type ModelStepData, type StepData, type ToolsStepData } from './messages.js';
 import { modelHold } from './model-budget.js';
 import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './model-registry.js';
-import { AGENT_DEFAULTS, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
+import { AGENT_DEFAULTS, agentsSettings, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
 import { AgentTracing, type TraceSpan } from './tracing.js';
 import { backoffDelay, isTransient, sleep } from '../runner/transient.js';
@@ -129,10 +129,7 @@ export class AgentService {
     options: AgentsOptions = {},
   ) {
     this.pricing = new Pricing(options.prices);
-    this.attempts = whole('agents.modelRetry.attempts', options.modelRetry?.attempts ?? AGENT_DEFAULTS.modelAttempts, 1);
-    this.baseDelayMs = whole('agents.modelRetry.baseDelayMs', options.modelRetry?.baseDelayMs ?? AGENT_DEFAULTS.modelBaseDelayMs, 0);
-    this.maxDelayMs = whole('agents.modelRetry.maxDelayMs', options.modelRetry?.maxDelayMs ?? AGENT_DEFAULTS.modelMaxDelayMs, 0);
-    this.pollMs = whole('agents.resultPollMs', options.resultPollMs ?? AGENT_DEFAULTS.resultPollMs, 1);
+    ({ attempts: this.attempts, baseDelayMs: this.baseDelayMs, maxDelayMs: this.maxDelayMs, resultPollMs: this.pollMs } = agentsSettings(options));
     this.leases = runner.leases;
   }
 
@@ -816,9 +813,4 @@ function modelFailure(
 
 function round(usd: number): string {
   return usd.toFixed(usd < 1 ? 4 : 2);
-}
-
-function whole(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new ConfigurationError(`${name} must be a whole number of at least ${min}; got ${String(value)}.`);
-  return value;
 }

@@ -10,7 +10,8 @@ import { ConfigurationError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
-import { msOption, type McpHubOptions } from '../mcp/options.js';
+import type { McpHubOptions } from '../mcp/options.js';
+import { numberOption, timerRule } from '../options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
@@ -141,7 +142,7 @@ export class Wardrik {
     let recoverMs: number;
     try {
       // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
-      recoverMs = msOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, infinity: true });
+      recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, timerRule({ min: 1 }, true));
       provide(
         Tokens.Runner,
         () =>

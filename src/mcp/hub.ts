@@ -9,7 +9,8 @@ import { ServerConnection, type ConnectionState, type ConnectionTiming } from '.
 import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck } from './egress.js';
 import { ServerTools, type AdaptedListing } from './server-tools.js';
-import { httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
+import { countRule, numberOption, timerRule } from '../options.js';
+import { httpUrlOf, MCP_DEFAULTS, runtimeCredentialList, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
 
 /**
  * Who holds which toolset name. MCP servers are toolsets (`github/*`), so a server's name must not be a
@@ -117,18 +118,18 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     const label = `mcp "${this.name}"`;
     if (options.check !== undefined && typeof options.check !== 'function') throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
     this.check = options.check;
-    this.reconcileMs = msOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, infinity: true });
-    this.waitMs = msOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs);
-    this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, { min: 1 });
-    this.maxMessageBytes = numberOption(`${label}: maxMessageBytes`, options.maxMessageBytes, MCP_DEFAULTS.maxMessageBytes, { min: 1_024 });
-    this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, { min: 1 });
+    this.reconcileMs = numberOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, timerRule({ min: 1 }, true));
+    this.waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs, timerRule());
+    this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, countRule(1));
+    this.maxMessageBytes = numberOption(`${label}: maxMessageBytes`, options.maxMessageBytes, MCP_DEFAULTS.maxMessageBytes, countRule(1_024));
+    this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, countRule(1));
     this.runtimeCredentials = runtimeCredentialList(label, options.runtimeCredentials);
-    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, msOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, { min: 1 }));
+    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, numberOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, timerRule({ min: 1 })));
     this.timing = {
-      connectTimeoutMs: msOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, { min: 1 }),
-      baseDelayMs: Math.min(maxDelayMs, msOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, { min: 1 })),
+      connectTimeoutMs: numberOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, timerRule({ min: 1 })),
+      baseDelayMs: Math.min(maxDelayMs, numberOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, timerRule({ min: 1 }))),
       maxDelayMs,
-      listDebounceMs: msOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs),
+      listDebounceMs: numberOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs, timerRule()),
       random: options.random ?? Math.random,
     };
     const servers = options.servers ?? {};

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_TIMER_MS, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { hostname } from 'node:os';
-import { ConfigurationError, StoreError, ToolTimeoutError } from '../errors.js';
+import { StoreError, ToolTimeoutError } from '../errors.js';
 import type { Decision, Policy, PolicyRule } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxKind, InboxRecord, Store, SyncJournal } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -31,6 +31,7 @@ import { CallContext } from './call-context.js';
 import { callReporter } from './call-reporter.js';
 import { Deadlines } from './deadlines.js';
 import { argumentsDigest } from './digest.js';
+import { runnerSettings } from './runner-settings.js';
 import { backoffDelay, isTransient, sleep } from './transient.js';
 
 /** How the runner times out and retries calls. Every field has a default. */
@@ -110,14 +111,7 @@ type Outcome = { readonly returned: unknown } | { readonly threw: unknown };
 
 export type { RecoveryReport } from './recovery.js';
 
-export const RUNNER_DEFAULTS = Object.freeze({
-  timeoutMs: 60_000,
-  attempts: 3,
-  baseDelayMs: 200,
-  maxDelayMs: 10_000,
-  rememberMs: 24 * 60 * 60 * 1000,
-  leaseMs: 30_000,
-});
+export { RUNNER_DEFAULTS } from './runner-settings.js';
 
 /**
  * The pipeline every tool call goes through: resolve, check, budget, decide, journal `started`, run
@@ -160,18 +154,19 @@ export class ToolRunner implements RecoveryHost {
     private readonly clock: Clock,
     options: RunnerOptions = {},
   ) {
-    this.timeoutMs = positive('runner.timeoutMs', options.timeoutMs ?? RUNNER_DEFAULTS.timeoutMs);
-    this.attempts = positive('runner.retry.attempts', options.retry?.attempts ?? RUNNER_DEFAULTS.attempts);
-    this.baseDelayMs = positive('runner.retry.baseDelayMs', options.retry?.baseDelayMs ?? RUNNER_DEFAULTS.baseDelayMs, { zero: true, timer: true });
-    this.maxDelayMs = positive('runner.retry.maxDelayMs', options.retry?.maxDelayMs ?? RUNNER_DEFAULTS.maxDelayMs, { zero: true, timer: true });
-    this.rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
+    const o = runnerSettings(options);
+    this.timeoutMs = o.timeoutMs;
+    this.attempts = o.attempts;
+    this.baseDelayMs = o.baseDelayMs;
+    this.maxDelayMs = o.maxDelayMs;
+    this.rememberMs = o.rememberMs;
     this.random = options.random ?? Math.random;
     this.sync = store.sync;
     this.budgets = new BudgetHolds(store, clock);
     this.remembering = new RememberedKeys(store, clock, this.rememberMs);
     this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs, { timer: true }), (run) =>
+    this.leases = new RunLeases(store, clock, node, o.leaseMs, (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
     );
   }
@@ -805,17 +800,4 @@ function budgetAnswer(budgetUsd: number): ToolAnswer {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
-}
-
-/**
- * A positive option (`zero`: or 0). A `timer` one is waited on by a Node timer, so it may be no longer
- * than Node's longest: a longer one fires at once. (`timeoutMs` need not be: the deadlines wait it out.)
- */
-function positive(name: string, value: number, allow: { zero?: boolean; timer?: boolean } = {}): number {
-  const max = allow.timer === true ? MAX_TIMER_MS : Infinity;
-  if (!Number.isFinite(value) || value < 0 || (allow.zero !== true && value === 0) || value > max) {
-    const range = `${allow.zero === true ? 'of at least 0' : 'above 0'}${max === Infinity ? '' : ` and at most ${max}`}`;
-    throw new ConfigurationError(`${name} must be a number ${range}; got ${String(value)}.`);
-  }
-  return value;
 }
