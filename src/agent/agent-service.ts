@@ -445,7 +445,7 @@ export class AgentService {
           ...(failure.status === undefined ? {} : { status: failure.status }),
         });
         if (!failure.retryable || attempt >= this.attempts || d.signal.aborted) return { failed: failure.message };
-        if (!(await sleep(backoffDelay(attempt, this.baseDelayMs, this.maxDelayMs, Math.random), d.signal))) return { failed: failure.message };
+        if (!(await sleep(backoffDelay(attempt, this.baseDelayMs, this.maxDelayMs, this.runner.random), d.signal))) return { failed: failure.message };
       }
     }
   }

@@ -134,7 +134,8 @@ export class ToolRunner implements RecoveryHost {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly rememberMs: number;
-  private readonly random: () => number;
+  /** @internal Where retry jitter comes from (the `random` option); agents' model retries draw from it too. */
+  readonly random: () => number;
   /** The run leases this node holds; agent turns share them with their calls. */
   readonly leases: RunLeases;
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
