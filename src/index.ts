@@ -22,6 +22,7 @@ export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, R
 export type { ToolDecoratorOptions } from './tools/metadata.js';
 export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
 export type { Annotations, DtoClass, JsonSchema, PrivateKey, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
+export { NoArguments } from './tools/no-arguments.js';
 export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';
 export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import { CALL_TIMEOUT_RULE, describeRule, meetsRule } from '../options.js';
 import { deepFreeze } from './freeze.js';
+import { NoArguments } from './no-arguments.js';
 import type { ToolContext } from './context.js';
 import { dtoSchema } from './schema.js';
 
@@ -108,7 +109,7 @@ export function defineTool<Args = any>(options: ToolOptions<Args>): ToolDefiniti
   const input = options.input;
   let dto: DtoClass | undefined;
   let inputSchema: JsonSchema;
-  if (input === undefined) {
+  if (input === undefined || input === NoArguments) {
     inputSchema = NO_ARGUMENTS;
   } else if (typeof input === 'function') {
     dto = input;
