@@ -6,17 +6,16 @@ export type { ToolInfo, ToolsetClass, WardrikOptions } from './di/wardrik.js';
 export { Tokens } from './di/tokens.js';
 
 export {
+  ClosedError,
   ConfigurationError,
   ConflictError,
-  InvalidArgumentsError,
   NotFoundError,
   StoreError,
-  ToolNotFoundError,
   ToolTimeoutError,
   Unavailable,
   WardrikError,
 } from './errors.js';
-export type { FieldIssue } from './errors.js';
+export type { WardrikErrorCode } from './errors.js';
 
 export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
 export type { ToolDecoratorOptions } from './tools/metadata.js';

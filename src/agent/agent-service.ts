@@ -10,7 +10,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../clock.js';
-import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { ClosedError, ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
@@ -273,7 +273,7 @@ export class AgentService {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stopping.abort(new WardrikError('closed', 'Wardrik was closed while the turn ran; it resumes with recover() on any node.'));
+    this.stopping.abort(new ClosedError('Wardrik was closed while the turn ran; it resumes with recover() on any node.'));
     this.subscription?.unsubscribe();
     await Promise.allSettled([...this.resuming.values()]);
   }

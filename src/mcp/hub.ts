@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
-import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
@@ -323,7 +323,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   }
 
   private ensureOpen(): void {
-    if (this.closed) throw new WardrikError('closed', `MCP hub "${this.name}" is closed.`);
+    if (this.closed) throw new ClosedError(`MCP hub "${this.name}" is closed.`);
   }
 
   /** The egress check for a runtime server being added: HTTP(S) only, and its URL must pass. */
