@@ -118,6 +118,7 @@ export class AgentService {
   private subscription: Subscription | undefined;
   private closed = false;
 
+  /** @internal */
   constructor(
     private readonly store: Store,
     private readonly runner: ToolRunner,
@@ -269,7 +270,7 @@ export class AgentService {
     return taken;
   }
 
-  /** Stops: model calls in flight abort and their turns stay `running` for `recover()` on any node. */
+  /** @internal Stops: model calls in flight abort and their turns stay `running` for `recover()` on any node. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -106,6 +106,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private reconcileTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /** @internal */
   constructor(
     options: McpHubOptions,
     private readonly services: McpHubServices,
@@ -141,7 +142,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     this.configured = configured;
   }
 
-  /** Claims the configured servers' names, connects every server, and waits at most `waitMs` for first attempts. */
+  /** @internal Claims the configured servers' names, connects every server, and waits at most `waitMs` for first attempts. */
   async start(): Promise<void> {
     for (const name of this.configured.keys()) {
       const other = this.services.claims.claim(name, this.owner);
@@ -188,7 +189,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     });
   }
 
-  /** The running process id of a stdio server, for diagnostics; undefined for HTTP or while it is down. */
+  /** @internal The running process id of a stdio server, for diagnostics; undefined for HTTP or while it is down. */
   pid(name: string): number | undefined {
     return this.entries.get(name)?.connection.pid;
   }
@@ -299,7 +300,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     });
   }
 
-  /** Closes every connection (stdio processes ended and reaped) and timer. Safe to call twice. */
+  /** @internal Closes every connection (stdio processes ended and reaped) and timer. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -23,7 +23,7 @@ import { isRepeatable } from '../tools/tool.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import { BudgetHolds } from './budget-holds.js';
 import { answerNotJournaled, readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
-import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
+import { recoveryPass, type RecoveryReport, type Resumed } from './recovery.js';
 import { RememberedKeys } from './remembered-keys.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
@@ -118,7 +118,7 @@ export { RUNNER_DEFAULTS } from './runner-settings.js';
  * (time-out, retries), journal the answer, labels and costs. Each step is explicit and its state is
  * written to the store before the effect it describes, so a crash leaves a readable journal.
  */
-export class ToolRunner implements RecoveryHost {
+export class ToolRunner {
   /**
    * Calls running in this process, by run and call id, so a duplicate joins the first. Replaced by a
    * new Map whenever it empties: in V8 a Map that has lived long (moved to the old generation) and
@@ -136,17 +136,18 @@ export class ToolRunner implements RecoveryHost {
   private readonly rememberMs: number;
   /** @internal Where retry jitter comes from (the `random` option); agents' model retries draw from it too. */
   readonly random: () => number;
-  /** The run leases this node holds; agent turns share them with their calls. */
+  /** @internal The run leases this node holds; agent turns share them with their calls. */
   readonly leases: RunLeases;
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
   private readonly sync: SyncJournal | undefined;
-  /** Budget holds; agent turns hold for their model calls too. */
+  /** @internal Budget holds; agent turns hold for their model calls too. */
   readonly budgets: BudgetHolds;
   /** The store refuses writes (opened to inspect a journal): no call starts. */
   private readonly readOnly: boolean;
   /** Recovery passes, one at a time. */
   private readonly recoveries = new SerialPasses(() => recoveryPass(this, this.store, this.events, this.clock));
 
+  /** @internal */
   constructor(
     private readonly catalog: ToolCatalog,
     private readonly store: Store,
@@ -186,7 +187,7 @@ export class ToolRunner implements RecoveryHost {
     return this.recoveries.run();
   }
 
-  /** Takes over a call found `started` (see `RecoveryHost.resume`). */
+  /** @internal Takes over a call found `started` (see `RecoveryHost.resume`). */
   resume(record: CallRecord): Promise<Resumed> {
     const key = callKey(record.run, record.call);
     if (this.inFlight.has(key)) return Promise.resolve('skipped');
@@ -226,23 +227,23 @@ export class ToolRunner implements RecoveryHost {
     }
   }
 
-  /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
+  /** @internal Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
   async restoreInboxItem(record: CallRecord): Promise<void> {
     if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
     await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
   }
 
-  /** Whether this node is running the call now: sent, recovered or approved here. */
+  /** @internal Whether this node is running the call now: sent, recovered or approved here. */
   isRunning(run: string, call: string): boolean {
     return this.inFlight.has(callKey(run, call));
   }
 
-  /** Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
+  /** @internal Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
   offers(ref: string): boolean {
     return this.catalog.get(ref) !== undefined;
   }
 
-  /** Stops background work (waiting for a recovery pass under way) and gives up the run leases this node holds. */
+  /** @internal Stops background work (waiting for a recovery pass under way) and gives up the run leases this node holds. */
   async close(): Promise<void> {
     await this.recoveries.stop();
     await this.leases.close();
@@ -284,6 +285,7 @@ export class ToolRunner implements RecoveryHost {
    * records the person's answer first (its compare-and-set makes one answer count); the call counts as
    * running here from then on, so this node's recovery never takes it for a crashed one. When another
    * node holds the run, the call is left approved and answers `parked`: a recovery runs it once the run is free.
+   * @internal
    */
   runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
     const key = callKey(item.run, item.call);
@@ -331,6 +333,7 @@ export class ToolRunner implements RecoveryHost {
   /**
    * Writes a final answer for a parked call without running it (a person denied or answered it).
    * Returns the answer, or throws a `StoreError` when the journal cannot be written.
+   * @internal
    */
   async settle(
     base: CallRef,

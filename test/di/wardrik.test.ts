@@ -7,18 +7,19 @@ import {
   callTool,
   ConfigurationError,
   EventBus,
-  Inbox,
   MemoryStore,
   Policy,
   Tokens,
   Tool,
-  ToolCatalog,
-  ToolRunner,
   Toolset,
   Wardrik,
   type Clock,
   type ToolDefinition,
 } from '../../src/index.js';
+// Built by Wardrik, exported as types only: the classes, for instanceof.
+import { Inbox } from '../../src/inbox/inbox.js';
+import { ToolRunner } from '../../src/runner/tool-runner.js';
+import { ToolCatalog } from '../../src/tools/catalog.js';
 
 /** The app's own service, which a toolset needs. */
 @injectable()
