@@ -35,7 +35,7 @@ export { ARGUMENT_LIMITS } from './tools/arguments.js';
 export type { ToolCatalog } from './tools/catalog.js';
 export type { CatalogEntry, SkippedTool } from './tools/catalog.js';
 
-export { RUNNER_DEFAULTS } from './runner/runner-settings.js';
+export { RUNNER_DEFAULTS } from './runner/runner-options.js';
 export type { CallRequest, RecoveryReport, RunnerOptions, ToolRunner } from './runner/tool-runner.js';
 export { isTransient } from './runner/transient.js';
 export type { Clock } from './clock.js';

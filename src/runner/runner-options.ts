@@ -1,5 +1,26 @@
 import { countRule, numberOption, timerRule } from '../options.js';
-import type { RunnerOptions } from './tool-runner.js';
+
+/** How the runner times out and retries calls. Every field has a default. */
+export interface RunnerOptions {
+  /** One attempt's time-out unless the tool sets `@Timeout`: 60 000 ms. */
+  readonly timeoutMs?: number;
+  readonly retry?: {
+    /** Attempts in all for a repeatable call that fails transiently: 3. Non-repeatable calls get 1. */
+    readonly attempts?: number;
+    /** The first retry waits about this long (with jitter), doubling each time: 200 ms. */
+    readonly baseDelayMs?: number;
+    /** No wait is longer than this: 10 000 ms. */
+    readonly maxDelayMs?: number;
+  };
+  /** How long `@Idempotent({ remember: true })` results are kept: 24 hours. */
+  readonly rememberMs?: number;
+  /** Where retry jitter comes from; replace it for repeatable tests. */
+  readonly random?: () => number;
+  /** This node's name in run leases: `host:pid:random` unless given. Give each node a distinct one. */
+  readonly node?: string;
+  /** How long a run's lease lasts unless renewed: 30 000 ms. A dead node's runs are taken over after it. */
+  readonly leaseMs?: number;
+}
 
 export const RUNNER_DEFAULTS = Object.freeze({
   timeoutMs: 60_000,
