@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Clock } from '../clock.js';
-import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store, TurnRecord } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import { Agent, type AgentTurns, type SendOptions, type TurnResult } from './agent.js';
+import { Agent, type SendOptions, type TurnResult } from './agent.js';
 import { ConversationHistory } from './conversation-history.js';
 import { ModelCalls } from './model-calls.js';
 import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './model-registry.js';
-import { AGENT_DEFAULTS, checkAgentOptions, whole, type AgentOptions, type AgentsOptions } from './options.js';
+import { AGENT_DEFAULTS, agentsSettings, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing } from './pricing.js';
 import { AgentTracing } from './tracing.js';
 import { TurnDriver } from './turn-driver.js';
@@ -32,7 +32,7 @@ import { TurnToolCalls } from './turn-tool-calls.js';
  * This class keeps the agents started here and answers `send` and `result`; the loop is `TurnDriver`,
  * taking up turns (parked ones whose calls were answered, ones a crash left) is `TurnRecovery`.
  */
-export class AgentService implements AgentTurns {
+export class AgentService {
   private readonly agents = new Map<string, Runtime>();
   private readonly pricing: Pricing;
   private readonly tracing = new AgentTracing();
@@ -46,6 +46,7 @@ export class AgentService implements AgentTurns {
   private listening = false;
   private closed = false;
 
+  /** @internal */
   constructor(
     private readonly store: Store,
     private readonly runner: ToolRunner,
@@ -57,12 +58,8 @@ export class AgentService implements AgentTurns {
     options: AgentsOptions = {},
   ) {
     this.pricing = new Pricing(options.prices);
-    const retry = {
-      attempts: whole('agents.modelRetry.attempts', options.modelRetry?.attempts ?? AGENT_DEFAULTS.modelAttempts, 1),
-      baseDelayMs: whole('agents.modelRetry.baseDelayMs', options.modelRetry?.baseDelayMs ?? AGENT_DEFAULTS.modelBaseDelayMs, 0),
-      maxDelayMs: whole('agents.modelRetry.maxDelayMs', options.modelRetry?.maxDelayMs ?? AGENT_DEFAULTS.modelMaxDelayMs, 0),
-    };
-    this.pollMs = whole('agents.resultPollMs', options.resultPollMs ?? AGENT_DEFAULTS.resultPollMs, 1);
+    const { resultPollMs, ...retry } = agentsSettings(options);
+    this.pollMs = resultPollMs;
     this.leases = runner.leases;
     this.history = new ConversationHistory(store);
     const journal = new TurnJournal(store, events, clock);
@@ -74,7 +71,7 @@ export class AgentService implements AgentTurns {
       leases: this.leases,
       budgets: runner.budgets,
       tracing: this.tracing,
-      modelCalls: new ModelCalls(models, this.tracing, events, retry),
+      modelCalls: new ModelCalls(models, this.tracing, events, { ...retry, random: runner.random }),
       toolCalls: new TurnToolCalls(runner, this.tracing, journal),
       journal,
       history: this.history,
@@ -202,11 +199,11 @@ export class AgentService implements AgentTurns {
     return this.recovery.recover();
   }
 
-  /** Stops: model calls in flight abort and their turns stay `running` for `recover()` on any node. */
+  /** @internal Stops: model calls in flight abort and their turns stay `running` for `recover()` on any node. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stopping.abort(new WardrikError('closed', 'Wardrik was closed while the turn ran; it resumes with recover() on any node.'));
+    this.stopping.abort(new ClosedError('Wardrik was closed while the turn ran; it resumes with recover() on any node.'));
     if (this.listening) this.runner.listen(undefined);
     await this.recovery.close();
   }

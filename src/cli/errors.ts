@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ConfigurationError, ConflictError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
+import { ConfigurationError, ConflictError, NotFoundError, StoreError } from '../errors.js';
 
 /**
  * What the `wardrik` command's exit code means. Scripts branch on these, so they never change:
@@ -43,9 +43,7 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
   if (error instanceof StoreError) return { exitCode: ExitCode.store, code: 'store' };
   // A bad store URL, a bad server option: fixed on the command line. (The commands check answers' shapes
   // themselves; a TypeError here is a bug, reported as unexpected with its stack.)
-  if (error instanceof ConfigurationError || error instanceof InvalidArgumentsError) {
-    return { exitCode: ExitCode.usage, code: 'usage' };
-  }
+  if (error instanceof ConfigurationError) return { exitCode: ExitCode.usage, code: 'usage' };
   return { exitCode: ExitCode.unexpected, code: 'unexpected' };
 }
 

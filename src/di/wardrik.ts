@@ -10,11 +10,12 @@ import { ConfigurationError, NotFoundError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
-import { msOption, type McpHubOptions } from '../mcp/options.js';
+import type { McpHubOptions } from '../mcp/options.js';
+import { numberOption, timerRule } from '../options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, redact } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
@@ -31,6 +32,11 @@ import { Tokens } from './tokens.js';
 /** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
 export const DEFAULT_STORE = 'sqlite:.wardrik/wardrik.db';
 const DEFAULT_RECOVER_MS = 60_000;
+
+/** A store as a message names it: its URL without a password, or its class. */
+function storeName(store: string | Store): string {
+  return typeof store === 'string' ? `"${redact(store)}"` : `a ${(store as object)?.constructor?.name ?? 'Store'}`;
+}
 
 /** A class whose methods are tools: decorated with `@Toolset` and built by the container. */
 export type ToolsetClass = new (...args: never[]) => object;
@@ -133,6 +139,13 @@ export class Wardrik {
     provide(Tokens.Catalog, () => new ToolCatalog());
     // Wardrik closes the store it opened or was given; one registered in the app's container is the app's.
     const ownsStore = !parent.isRegistered(Tokens.Store, true);
+    if (!ownsStore && options.store !== undefined) {
+      // Refused rather than one of them ignored: calls and turns would go to a store the app did not mean.
+      throw new ConfigurationError(
+        `Wardrik.create was given both store (${storeName(options.store)}) and a container that already holds a Store ` +
+          `(${storeName(parent.resolve(Tokens.Store))}, registered under Tokens.Store). Pass one: leave out store to use the container's, or register the other one in the container.`,
+      );
+    }
     if (ownsStore) {
       const store = options.store;
       child.register(Tokens.Store, { useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? DEFAULT_STORE) });
@@ -141,7 +154,7 @@ export class Wardrik {
     let recoverMs: number;
     try {
       // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
-      recoverMs = msOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, infinity: true });
+      recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, timerRule({ min: 1 }, true));
       provide(
         Tokens.Runner,
         () =>

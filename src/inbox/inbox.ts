@@ -25,6 +25,7 @@ export type InboxItem = InboxRecord;
  * those the person saw (`digest`), runs nothing and throws a `ConflictError` saying why.
  */
 export class Inbox {
+  /** @internal */
   constructor(
     private readonly store: Store,
     private readonly runner: ToolRunner,

@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
-import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import { MemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -13,7 +13,8 @@ import { Questions } from './questions.js';
 import { SignIns } from './sign-ins.js';
 import { admitRuntime, type EgressCheck } from './egress.js';
 import { ServerTools, type AdaptedListing } from './server-tools.js';
-import { credentialRefusal, elicitationMode, httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type ElicitationMode, type McpHubOptions, type McpServerOptions } from './options.js';
+import { countRule, numberOption, timerRule } from '../options.js';
+import { credentialRefusal, elicitationMode, httpUrlOf, MCP_DEFAULTS, runtimeCredentialList, serverDefinition, type ElicitationMode, type McpHubOptions, type McpServerOptions } from './options.js';
 import type { ToolsetClaims } from './toolset-claims.js';
 
 export { toolsetClaims, type ToolsetClaims } from './toolset-claims.js';
@@ -91,6 +92,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private reconcileTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /** @internal */
   constructor(
     options: McpHubOptions,
     private readonly services: McpHubServices,
@@ -103,25 +105,25 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     const label = `mcp "${this.name}"`;
     if (options.check !== undefined && typeof options.check !== 'function') throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
     this.check = options.check;
-    this.reconcileMs = msOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, infinity: true });
-    this.waitMs = msOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs);
-    this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, { min: 1 });
-    this.maxMessageBytes = numberOption(`${label}: maxMessageBytes`, options.maxMessageBytes, MCP_DEFAULTS.maxMessageBytes, { min: 1_024 });
-    this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, { min: 1 });
+    this.reconcileMs = numberOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, timerRule({ min: 1 }, true));
+    this.waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs, timerRule());
+    this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, countRule(1));
+    this.maxMessageBytes = numberOption(`${label}: maxMessageBytes`, options.maxMessageBytes, MCP_DEFAULTS.maxMessageBytes, countRule(1_024));
+    this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, countRule(1));
     this.runtimeCredentials = runtimeCredentialList(label, options.runtimeCredentials);
-    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, msOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, { min: 1 }));
+    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, numberOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, timerRule({ min: 1 })));
     this.timing = {
-      connectTimeoutMs: msOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, { min: 1 }),
-      baseDelayMs: Math.min(maxDelayMs, msOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, { min: 1 })),
+      connectTimeoutMs: numberOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, timerRule({ min: 1 })),
+      baseDelayMs: Math.min(maxDelayMs, numberOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, timerRule({ min: 1 }))),
       maxDelayMs,
-      listDebounceMs: msOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs),
+      listDebounceMs: numberOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs, timerRule()),
       random: options.random ?? Math.random,
     };
     // Pinned tool definitions are shared through the store; with none, this process keeps them.
     const store = services.store ?? new MemoryStore();
     this.pins = new DefinitionPins(this.name, store, services.events, services.clock);
     this.elicitation = options.elicitation === undefined ? MCP_DEFAULTS.elicitation : elicitationMode(`${label}: elicitation`, options.elicitation);
-    const waitMs = msOption(`${label}: elicitationWaitMs`, options.elicitationWaitMs, MCP_DEFAULTS.elicitationWaitMs, { min: 1 });
+    const waitMs = numberOption(`${label}: elicitationWaitMs`, options.elicitationWaitMs, MCP_DEFAULTS.elicitationWaitMs, timerRule({ min: 1 }));
     const { redirectUrl, keyCredential = 'WARDRIK_OAUTH_KEY' } = options.oauth ?? {};
     this.signIns = new SignIns({ hub: this.name, store, events: services.events, clock: services.clock, credentials: services.credentials, keyCredential, redirectUrl }, this.check);
     this.questions = new Questions({ hub: this.name, store, events: services.events, clock: services.clock, waitMs, pollMs: Math.min(waitMs, MCP_DEFAULTS.questionPollMs) });
@@ -134,7 +136,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     this.configured = configured;
   }
 
-  /** Claims the configured servers' names, connects every server, and waits at most `waitMs` for first attempts. */
+  /** @internal Claims the configured servers' names, connects every server, and waits at most `waitMs` for first attempts. */
   async start(): Promise<void> {
     for (const name of this.configured.keys()) {
       const other = this.services.claims.claim(name, this.owner);
@@ -181,7 +183,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     });
   }
 
-  /** The running process id of a stdio server, for diagnostics; undefined for HTTP or while it is down. */
+  /** @internal The running process id of a stdio server, for diagnostics; undefined for HTTP or while it is down. */
   pid(name: string): number | undefined {
     return this.entries.get(name)?.connection.pid;
   }
@@ -308,7 +310,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     return server;
   }
 
-  /** Closes every connection (stdio processes ended and reaped) and timer. Safe to call twice. */
+  /** @internal Closes every connection (stdio processes ended and reaped) and timer. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -332,7 +334,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   }
 
   private ensureOpen(): void {
-    if (this.closed) throw new WardrikError('closed', `MCP hub "${this.name}" is closed.`);
+    if (this.closed) throw new ClosedError(`MCP hub "${this.name}" is closed.`);
   }
 
   private async replace(name: string, options: McpServerOptions, updatedAt: number): Promise<void> {

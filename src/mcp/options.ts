@@ -1,5 +1,5 @@
-import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
+import { CALL_TIMEOUT_RULE, describeRule, meetsRule } from '../options.js';
 import type { Store } from '../store/store.js';
 import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
 import type { EgressCheck } from './egress.js';
@@ -259,8 +259,8 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     );
   }
   const timeoutMs = o.timeoutMs;
-  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
-    throw new ConfigurationError(`${where}: timeoutMs is a whole number of milliseconds above 0; got ${JSON.stringify(timeoutMs)}.`);
+  if (timeoutMs !== undefined && !meetsRule(timeoutMs, CALL_TIMEOUT_RULE)) {
+    throw new ConfigurationError(`${where}: timeoutMs is ${describeRule(CALL_TIMEOUT_RULE)}; got ${JSON.stringify(timeoutMs)}.`);
   }
   if (o.elicitation !== undefined) elicitationMode(`${where}: elicitation`, o.elicitation);
   const oauth = o.oauth === undefined ? undefined : oauthOptions(`${where}: oauth`, o.oauth, transport);
@@ -366,21 +366,4 @@ function deepFrozen<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
-}
-
-/** A number option: finite, at least `min` and at most `max`, or `Infinity` when allowed. */
-export function numberOption(name: string, value: number | undefined, fallback: number, options: { min?: number; max?: number; infinity?: boolean } = {}): number {
-  if (value === undefined) return fallback;
-  if (value === Infinity && options.infinity === true) return value;
-  const { min = 0, max } = options;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || (max !== undefined && value > max)) {
-    const range = `${min}${max === undefined ? '' : ` and at most ${max}`}${options.infinity === true ? ', or Infinity for never' : ''}`;
-    throw new ConfigurationError(`${name} must be a number of at least ${range}; got ${String(value)}.`);
-  }
-  return value;
-}
-
-/** A duration in milliseconds that a Node timer waits: no longer than Node's longest (a longer one fires at once). */
-export function msOption(name: string, value: number | undefined, fallback: number, options: { min?: number; infinity?: boolean } = {}): number {
-  return numberOption(name, value, fallback, { ...options, max: MAX_TIMER_MS });
 }

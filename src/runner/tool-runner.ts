@@ -30,9 +30,9 @@ import {
   type CallRequest,
   type PreparedCall,
 } from './prepared-call.js';
-import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
+import { recoveryPass, type RecoveryReport, type Resumed } from './recovery.js';
 import { RememberedKeys } from './remembered-keys.js';
-import { positive, RUNNER_DEFAULTS, type RunnerOptions } from './runner-options.js';
+import { runnerSettings, type RunnerOptions } from './runner-options.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
 
@@ -45,7 +45,7 @@ export { RUNNER_DEFAULTS, type RunnerOptions } from './runner-options.js';
  * (time-out, retries), journal the answer, labels and costs. Each step is explicit and its state is
  * written to the store before the effect it describes, so a crash leaves a readable journal.
  */
-export class ToolRunner implements RecoveryHost {
+export class ToolRunner {
   /**
    * Calls running in this process, by run and call id, so a duplicate joins the first. Replaced by a
    * new Map whenever it empties: in V8 a Map that has lived long (moved to the old generation) and
@@ -57,9 +57,11 @@ export class ToolRunner implements RecoveryHost {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly maxDelayMs: number;
-  /** The run leases this node holds; agent turns share them with their calls. */
+  /** @internal Where retry jitter comes from (the `random` option); agents' model retries draw from it too. */
+  readonly random: () => number;
+  /** @internal The run leases this node holds; agent turns share them with their calls. */
   readonly leases: RunLeases;
-  /** Budget holds; agent turns hold for their model calls too. */
+  /** @internal Budget holds; agent turns hold for their model calls too. */
   readonly budgets: BudgetHolds;
   /** The store refuses writes (opened to inspect a journal): no call starts. */
   private readonly readOnly: boolean;
@@ -71,6 +73,7 @@ export class ToolRunner implements RecoveryHost {
   /** Recovery passes, one at a time. */
   private readonly recoveries = new SerialPasses(() => recoveryPass(this, this.store, this.events, this.clock));
 
+  /** @internal */
   constructor(
     private readonly catalog: ToolCatalog,
     private readonly store: Store,
@@ -79,21 +82,23 @@ export class ToolRunner implements RecoveryHost {
     private readonly clock: Clock,
     options: RunnerOptions = {},
   ) {
-    this.timeoutMs = positive('runner.timeoutMs', options.timeoutMs ?? RUNNER_DEFAULTS.timeoutMs);
-    this.attempts = positive('runner.retry.attempts', options.retry?.attempts ?? RUNNER_DEFAULTS.attempts);
-    const baseDelayMs = positive('runner.retry.baseDelayMs', options.retry?.baseDelayMs ?? RUNNER_DEFAULTS.baseDelayMs, { zero: true, timer: true });
-    this.maxDelayMs = positive('runner.retry.maxDelayMs', options.retry?.maxDelayMs ?? RUNNER_DEFAULTS.maxDelayMs, { zero: true, timer: true });
-    const rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
+    const o = runnerSettings(options);
+    this.timeoutMs = o.timeoutMs;
+    this.attempts = o.attempts;
+    const baseDelayMs = o.baseDelayMs;
+    this.maxDelayMs = o.maxDelayMs;
+    const rememberMs = o.rememberMs;
+    this.random = options.random ?? Math.random;
     this.budgets = new BudgetHolds(store, clock);
     this.remembering = new RememberedKeys(store, clock, rememberMs);
     this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs, { timer: true }), (run) =>
+    this.leases = new RunLeases(store, clock, node, o.leaseMs, (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
     );
     this.outcomes = new CallOutcomes(store, events);
     this.journal = new CallJournal(store, this.outcomes, clock);
-    const settings = { timeoutMs: this.timeoutMs, attempts: this.attempts, baseDelayMs, maxDelayMs: this.maxDelayMs, random: options.random ?? Math.random };
+    const settings = { timeoutMs: this.timeoutMs, attempts: this.attempts, baseDelayMs, maxDelayMs: this.maxDelayMs, random: this.random };
     this.tries = new CallAttempts(store, events, this.journal, new Deadlines(), settings);
     this.parked = new ParkedCalls(store, this.journal, this.outcomes, clock);
     this.admission = new CallAdmission(catalog, store, events, policy, this.journal, (request, entry, base, value, args, labels, decision) =>
@@ -123,7 +128,7 @@ export class ToolRunner implements RecoveryHost {
     return this.recoveries.run();
   }
 
-  /** Takes over a call found `started` (see `RecoveryHost.resume`). */
+  /** @internal Takes over a call found `started` (see `RecoveryHost.resume`). */
   resume(record: CallRecord): Promise<Resumed> {
     const key = callKey(record.run, record.call);
     if (this.inFlight.has(key)) return Promise.resolve('skipped');
@@ -163,7 +168,7 @@ export class ToolRunner implements RecoveryHost {
     }
   }
 
-  /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
+  /** @internal Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
   restoreInboxItem(record: CallRecord): Promise<void> {
     return this.parked.restoreInboxItem(record);
   }
@@ -171,22 +176,23 @@ export class ToolRunner implements RecoveryHost {
   /**
    * Writes a final answer for a parked call without running it (a person denied or answered it).
    * Returns the answer, or throws a `StoreError` when the journal cannot be written.
+   * @internal
    */
   answerWithoutRunning(base: CallRef, answer: ToolAnswer, expected: CallState | undefined): Promise<ToolAnswer> {
     return this.parked.answerWithoutRunning(base, answer, expected);
   }
 
-  /** Whether this node is running the call now: sent, recovered or approved here. */
+  /** @internal Whether this node is running the call now: sent, recovered or approved here. */
   isRunning(run: string, call: string): boolean {
     return this.inFlight.has(callKey(run, call));
   }
 
-  /** Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
+  /** @internal Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
   offers(ref: string): boolean {
     return this.catalog.get(ref) !== undefined;
   }
 
-  /** Stops background work (waiting for a recovery pass under way) and gives up the run leases this node holds. */
+  /** @internal Stops background work (waiting for a recovery pass under way) and gives up the run leases this node holds. */
   async close(): Promise<void> {
     await this.recoveries.stop();
     await this.leases.close();
@@ -228,6 +234,7 @@ export class ToolRunner implements RecoveryHost {
    * records the person's answer first (its compare-and-set makes one answer count); the call counts as
    * running here from then on, so this node's recovery never takes it for a crashed one. When another
    * node holds the run, the call is left approved and answers `parked`: a recovery runs it once the run is free.
+   * @internal
    */
   runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
     const key = callKey(item.run, item.call);

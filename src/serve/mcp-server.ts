@@ -46,6 +46,7 @@ export class WardrikMcpServer {
   private announcing = false;
   private closed = false;
 
+  /** @internal */
   constructor(
     private readonly deps: McpServerDeps,
     options: ServeOptions,

@@ -78,7 +78,7 @@ const contentPart: z.ZodType<ContentPart> = z.union([
   }),
 ]);
 
-const inboxKind = enumOf<InboxKind>()(['approval', 'park', 'in_doubt']);
+const inboxKind = enumOf<InboxKind>()(['approval', 'park', 'in_doubt', 'tool_change', 'question', 'authorize']);
 
 /**
  * A value the caller or a tool gave (an answer's output, a call's arguments): any JSON, or none. It may
@@ -115,6 +115,8 @@ const INBOX_RECORD = z.object({
   budgetUsd: z.number().optional(),
   by: z.string().optional(),
   answeredAt: z.number().optional(),
+  detail: given,
+  response: given,
 }) as z.ZodType<InboxRecord>;
 
 /**

@@ -5,7 +5,8 @@ import type { LogLevel, Measure } from '../tools/context.js';
  * and carries `agent`, `run` and `call` where they apply. Types are dotted lowercase and stable.
  */
 
-interface CallEventBase {
+/** What every event about one tool call carries. */
+export interface CallEventBase {
   readonly agent: string;
   readonly run: string;
   readonly call: string;

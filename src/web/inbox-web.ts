@@ -37,6 +37,7 @@ export class InboxWeb {
   private server: Server | undefined;
   private closed = false;
 
+  /** @internal */
   constructor(
     private readonly parts: InboxWebParts,
     options: InboxWebOptions = {},
