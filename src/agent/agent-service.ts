@@ -625,10 +625,7 @@ export class AgentService {
 
   private async loadHistory(rt: Runtime): Promise<HistoryEntry[]> {
     if (rt.historyTurns === 0) return [];
-    const turns = (await this.store.listTurns({ agent: rt.id }))
-      .filter((turn) => TERMINAL.has(turn.status))
-      .sort((a, b) => a.updatedAt - b.updatedAt)
-      .slice(-rt.historyTurns);
+    const turns = await this.store.lastFinishedTurns(rt.id, rt.historyTurns);
     const entries: HistoryEntry[] = [];
     for (const turn of turns) {
       const steps = (await this.store.listSteps(turn.run)).map((step) => step.data as StepData);
