@@ -10,12 +10,13 @@ import { ConfigurationError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
-import { msOption, type McpHubOptions } from '../mcp/options.js';
+import { msOption, numberOption, type McpHubOptions } from '../mcp/options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore } from '../store/open-store.js';
-import type { Store } from '../store/store.js';
+import { DEFAULT_FINISHED_AFTER_MS, DEFAULT_PRUNE_EVERY_MS, pruneFinished, type RetentionOptions } from '../store/retention.js';
+import type { PruneReport, Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
 import { ToolCatalog, type CatalogEntry } from '../tools/catalog.js';
@@ -59,6 +60,8 @@ export interface WardrikOptions {
   readonly mcp?: McpHubOptions | readonly McpHubOptions[];
   /** Settings for every agent: provider keys and base URLs, prices, model retries. */
   readonly agents?: AgentsOptions;
+  /** How long finished runs are kept before a background pass deletes them: 30 days. */
+  readonly retention?: RetentionOptions;
 }
 
 /** A tool as a model sees it. */
@@ -96,6 +99,9 @@ export class Wardrik {
     await this.agents.recover();
     return report;
   });
+  /** Retention passes, one at a time: each deletes finished runs older than `finishedAfterMs`. */
+  private readonly retention = new SerialPasses(() => this.prune());
+  private finishedAfterMs = DEFAULT_FINISHED_AFTER_MS;
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
@@ -139,9 +145,13 @@ export class Wardrik {
     }
     let wardrik: Wardrik;
     let recoverMs: number;
+    let finishedAfterMs: number;
+    let pruneEveryMs: number;
     try {
       // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
       recoverMs = msOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, infinity: true });
+      finishedAfterMs = numberOption('retention.finishedAfterMs', options.retention?.finishedAfterMs, DEFAULT_FINISHED_AFTER_MS, { infinity: true });
+      pruneEveryMs = msOption('retention.everyMs', options.retention?.everyMs, DEFAULT_PRUNE_EVERY_MS, { min: 1, infinity: true });
       provide(
         Tokens.Runner,
         () =>
@@ -172,6 +182,7 @@ export class Wardrik {
           ),
       );
       wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
+      wardrik.finishedAfterMs = finishedAfterMs;
     } catch (error) {
       // Options refused (recoverMs, the runner's, the agents'): the store Wardrik was to own is closed again.
       if (ownsStore) await child.resolve(Tokens.Store).close();
@@ -193,6 +204,7 @@ export class Wardrik {
       if (child.resolve(Tokens.Store).readOnly !== true) {
         wardrik.startRecovering(recoverMs);
         await wardrik.recover();
+        if (finishedAfterMs !== Infinity) wardrik.startPruning(pruneEveryMs);
       }
     } catch (error) {
       await wardrik.close();
@@ -228,6 +240,18 @@ export class Wardrik {
    */
   recover(): Promise<RecoveryReport> {
     return this.recoveries.run();
+  }
+
+  /**
+   * Deletes finished runs last written more than `olderThanMs` ago (`retention.finishedAfterMs`
+   * unless given): their turns, steps, calls, labels and answered inbox items, a small batch a
+   * transaction. Parked and in-doubt runs stay. Runs by itself every `retention.everyMs`. With
+   * `dryRun`, deletes nothing and says what would go.
+   */
+  prune(options: { readonly olderThanMs?: number; readonly dryRun?: boolean } = {}): Promise<PruneReport> {
+    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, { infinity: true });
+    const store = this.container.resolve(Tokens.Store);
+    return pruneFinished(store, this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
   }
 
   /**
@@ -302,6 +326,7 @@ export class Wardrik {
     if (this.closed) return;
     this.closed = true;
     await this.recoveries.stop();
+    await this.retention.stop();
     await Promise.all(this.webs.map((web) => web.close()));
     await Promise.all(this.servers.map((server) => server.close()));
     await this.agents.close();
@@ -318,6 +343,12 @@ export class Wardrik {
   private startRecovering(ms: number): void {
     this.recoveries.every(ms, (error: unknown) =>
       this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
+    );
+  }
+
+  private startPruning(ms: number): void {
+    this.retention.every(ms, (error: unknown) =>
+      this.bus.emit({ type: 'warning', message: `Deleting finished runs failed and will be tried again: ${(error as Error).message}` }),
     );
   }
 

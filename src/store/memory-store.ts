@@ -307,13 +307,12 @@ export class MemoryStore implements Store {
       for (const call of calls) this.calls.delete(callKey(run, call));
       for (const map of [this.runCalls, this.steps, this.labels, this.turns, this.leases]) map.delete(run);
     }
+    const deleted = new Set(runs);
     for (const [id, item] of this.inbox) {
-      if (report.inbox >= limit) break;
-      if (item.status === 'pending' || item.createdAt >= before || waiting(item.run, item.call)) continue;
+      if (item.status === 'pending' || !deleted.has(item.run)) continue;
       report.inbox++;
       if (!keep) this.inbox.delete(id);
     }
-    const deleted = new Set(runs);
     for (const [run, lease] of this.leases) {
       // On a dry run the leases of the runs above are still there, and counted already.
       if (lease.until >= before || deleted.has(run)) continue;

@@ -4,8 +4,9 @@
  * Each migration runs once, in order, in the transaction that records its version. `{s}` is the
  * schema. Never edit one that has shipped: add the next. Times are `double precision` milliseconds:
  * exact for any `Date.now()`, and a test clock with fractions does not fail the write. JSON columns
- * are `json`, not `jsonb`, which keeps the text as written (key order, `\u0000`); only retention looks
- * into one (an inbox item's run and call).
+ * are `json`, not `jsonb`, which keeps the text as written (key order, `\u0000`) and is never queried
+ * (an inbox item's run, which retention looks up, has a column of its own; PostgreSQL cannot take a
+ * field out of JSON text holding `\u0000`, so an item migrated with one keeps a NULL run).
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE {s}.calls (
@@ -54,7 +55,11 @@ export const MIGRATIONS: readonly string[] = [
      agent text NOT NULL, id text NOT NULL, tool text NOT NULL, micro_usd bigint NOT NULL, known boolean NOT NULL,
      expires_at double precision NOT NULL, PRIMARY KEY (agent, id));
    CREATE TABLE {s}.wardrik_tool_costs (tool text PRIMARY KEY, max_micro_usd bigint NOT NULL);`,
-  // 5: finished turns by agent and by time, so an agent's history and retention read only what they need.
+  // 5: finished turns by agent and by time, and inbox items by run, so an agent's history and
+  // retention read only what they need.
   `CREATE INDEX wardrik_turns_finished ON {s}.wardrik_turns (agent, updated_at, seq) WHERE status IN ('done', 'failed', 'budget_spent');
-   CREATE INDEX wardrik_turns_finished_at ON {s}.wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');`,
+   CREATE INDEX wardrik_turns_finished_at ON {s}.wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+   ALTER TABLE {s}.inbox ADD COLUMN run text;
+   UPDATE {s}.inbox SET run = item->>'run' WHERE strpos(item::text, '\\u0000') = 0;
+   CREATE INDEX inbox_by_run ON {s}.inbox (run);`,
 ];

@@ -32,8 +32,8 @@ export const STATEMENTS = {
   listInboxPending: `SELECT item::text AS item FROM {s}.inbox WHERE status = 'pending' ORDER BY created_at, seq`,
   listInboxAll: 'SELECT item::text AS item FROM {s}.inbox ORDER BY created_at, seq',
   // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
-  putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item) VALUES ($1, $2, $3, $4::json)
-    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item`,
+  putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item, run) VALUES ($1, $2, $3, $4::json, $5)
+    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item, run = EXCLUDED.run`,
   updateInbox: 'UPDATE {s}.inbox SET status = $2, created_at = $3, item = $4::json WHERE id = $1 AND status = $5',
   getRemembered: 'SELECT digest, answer::text AS answer, expires_at FROM {s}.remembered WHERE key = $1 AND expires_at > $2',
   putRemembered: `INSERT INTO {s}.remembered (key, digest, answer, expires_at) VALUES ($1, $2, $3::json, $4)
@@ -123,10 +123,7 @@ export const STATEMENTS = {
     labels AS (DELETE FROM {s}.labels WHERE run IN (SELECT run FROM runs) RETURNING 1),
     turns AS (DELETE FROM {s}.wardrik_turns WHERE run IN (SELECT run FROM runs) RETURNING 1),
     leases AS (DELETE FROM {s}.wardrik_leases WHERE run IN (SELECT run FROM runs) OR until < $1 RETURNING 1),
-    inbox AS (DELETE FROM {s}.inbox WHERE id IN (
-      SELECT id FROM {s}.inbox i WHERE status <> 'pending' AND created_at < $1 AND NOT EXISTS (
-        SELECT 1 FROM {s}.calls c WHERE c.run = i.item->>'run' AND c.call = i.item->>'call' AND c.state IN ('parked', 'started'))
-      LIMIT $2) RETURNING 1),
+    inbox AS (DELETE FROM {s}.inbox WHERE run IN (SELECT run FROM runs) AND status <> 'pending' RETURNING 1),
     holds AS (DELETE FROM {s}.wardrik_spend_holds WHERE expires_at < $1 RETURNING 1)
     SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM turns) AS turns, (SELECT count(*) FROM steps) AS steps,
       (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM inbox) AS inbox, (SELECT count(*) FROM labels) AS labels,

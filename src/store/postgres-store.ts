@@ -99,7 +99,7 @@ export class PostgresStore implements Store {
   }
 
   async putInboxItem(item: InboxRecord): Promise<void> {
-    await this.query('write an inbox item', 'putInbox', [item.id, item.status, item.createdAt, JSON.stringify(item)]);
+    await this.query('write an inbox item', 'putInbox', [item.id, item.status, item.createdAt, JSON.stringify(item), item.run]);
   }
 
   async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { PruneOptions, PruneReport } from './store.js';
 
 // What the SQLite store deletes when finished runs age out (`Store.prune`): `@before` is the cutoff time,
-// `@limit` the most runs (and inbox items) a pass takes.
+// `@limit` the most runs a pass takes.
 
 /** A run may go when nothing in it waits (no parked or started call) and nothing in it was written since the cutoff. */
 const QUIET = `NOT EXISTS (SELECT 1 FROM calls c WHERE c.run = r.run AND (c.state IN ('parked', 'started') OR c.updated_at >= @before))`;
@@ -20,12 +20,8 @@ const STATEMENTS = {
   deleteLabels: 'DELETE FROM labels WHERE run = ?',
   deleteTurn: 'DELETE FROM wardrik_turns WHERE run = ?',
   deleteLease: 'DELETE FROM wardrik_leases WHERE run = ?',
-  // Answered items whose call does not wait on them any more (a parked call reads its item at recovery).
-  deleteInbox: `DELETE FROM inbox WHERE seq IN (
-     SELECT seq FROM inbox i WHERE status <> 'pending' AND created_at < @before AND NOT EXISTS (
-       SELECT 1 FROM calls c WHERE c.run = json_extract(i.item, '$.run') AND c.call = json_extract(i.item, '$.call')
-         AND c.state IN ('parked', 'started'))
-     LIMIT @limit)`,
+  // Through the index on each item's run; a pending item stays (a run with one is not finished anyway).
+  deleteInbox: `DELETE FROM inbox WHERE json_extract(item, '$.run') = ? AND status <> 'pending'`,
   deleteLapsedLeases: 'DELETE FROM wardrik_leases WHERE until < @before',
   deleteLapsedHolds: 'DELETE FROM wardrik_spend_holds WHERE expires_at < @before',
 } as const;
@@ -55,8 +51,8 @@ export function sqlitePruner(db: Database.Database): (options: PruneOptions) => 
       report.labels += sql.deleteLabels.run(run).changes;
       report.turns += sql.deleteTurn.run(run).changes;
       report.leases += sql.deleteLease.run(run).changes;
+      report.inbox += sql.deleteInbox.run(run).changes;
     }
-    report.inbox = sql.deleteInbox.run({ before, limit }).changes;
     report.leases += sql.deleteLapsedLeases.run({ before }).changes;
     report.holds = sql.deleteLapsedHolds.run({ before }).changes;
     if (options.dryRun === true) throw new DryRun(report);

@@ -77,9 +77,11 @@ const MIGRATIONS: readonly string[] = [
      agent TEXT NOT NULL, id TEXT NOT NULL, tool TEXT NOT NULL, micro_usd INTEGER NOT NULL, known INTEGER NOT NULL,
      expires_at REAL NOT NULL, PRIMARY KEY (agent, id));
    CREATE TABLE wardrik_tool_costs (tool TEXT PRIMARY KEY, max_micro_usd INTEGER NOT NULL);`,
-  // 5: finished turns by agent and by time, so an agent's history and retention read only what they need.
+  // 5: finished turns by agent and by time, and inbox items by run, so an agent's history and
+  // retention read only what they need.
   `CREATE INDEX wardrik_turns_finished ON wardrik_turns (agent, updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
-   CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');`,
+   CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+   CREATE INDEX inbox_by_run ON inbox (json_extract(item, '$.run'));`,
 ];
 
 /**

@@ -175,7 +175,7 @@ export interface PruneReport {
   readonly turns: number;
   readonly steps: number;
   readonly calls: number;
-  /** Answered inbox items, older than `before`, whose call no longer waits on them. */
+  /** The runs' answered inbox items. */
   readonly inbox: number;
   readonly labels: number;
   /** Run leases and budget holds that lapsed before `before`. */

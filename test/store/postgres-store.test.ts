@@ -38,7 +38,7 @@ after(async () => {
 /** Undoes migrations 5 and 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
 function toVersion3(schema: string): string {
   const s = `"${schema}"`;
-  return `DROP INDEX ${s}.wardrik_turns_finished, ${s}.wardrik_turns_finished_at;
+  return `DROP INDEX ${s}.wardrik_turns_finished, ${s}.wardrik_turns_finished_at; ALTER TABLE ${s}.inbox DROP COLUMN run;
     DROP TABLE ${s}.wardrik_remembered_claims, ${s}.wardrik_spend_holds, ${s}.wardrik_tool_costs;
     ALTER TABLE ${s}.spend DROP COLUMN micro_usd; ALTER TABLE ${s}.spend ADD COLUMN usd double precision NOT NULL DEFAULT 0;
     ALTER TABLE ${s}.calls DROP COLUMN cost_micro_usd; ALTER TABLE ${s}.calls ADD COLUMN cost_usd double precision;

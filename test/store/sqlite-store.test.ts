@@ -18,7 +18,7 @@ storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'cont
 storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
 /** Undoes migrations 5 and 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
-const TO_VERSION_3 = `DROP INDEX wardrik_turns_finished; DROP INDEX wardrik_turns_finished_at;
+const TO_VERSION_3 = `DROP INDEX wardrik_turns_finished; DROP INDEX wardrik_turns_finished_at; DROP INDEX inbox_by_run;
   DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
   ALTER TABLE spend ADD COLUMN usd REAL NOT NULL DEFAULT 0; ALTER TABLE spend DROP COLUMN micro_usd;
   ALTER TABLE calls ADD COLUMN cost_usd REAL; ALTER TABLE calls DROP COLUMN cost_micro_usd;
