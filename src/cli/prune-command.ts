@@ -34,7 +34,7 @@ function describe(report: PruneReport): string {
     [report.calls, 'call'],
     [report.inbox, 'answered inbox item'],
     [report.labels, 'label'],
-    [report.leases, 'lapsed lease'],
+    [report.leases, 'lease'],
     [report.holds, 'lapsed budget hold'],
   ];
   return parts
