@@ -57,7 +57,7 @@ export class Inbox {
     const item = await this.pending(id, 'deny');
     await this.mark(item, 'denied', options.by);
     const who = options.by === undefined ? 'A person' : `A person (${options.by})`;
-    return this.runner.settle(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
+    return this.runner.answerWithoutRunning(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
   }
 
   /**
@@ -79,10 +79,10 @@ export class Inbox {
       }
       if (!happened) return this.letRun(item, options.by);
       await this.mark(item, 'answered', options.by);
-      return this.runner.settle(item, okAnswer((value as { result?: unknown }).result ?? null, item.labels), 'parked');
+      return this.runner.answerWithoutRunning(item, okAnswer((value as { result?: unknown }).result ?? null, item.labels), 'parked');
     }
     await this.mark(item, 'answered', options.by);
-    return this.runner.settle(item, okAnswer(value, item.labels), 'parked');
+    return this.runner.answerWithoutRunning(item, okAnswer(value, item.labels), 'parked');
   }
 
   /**
