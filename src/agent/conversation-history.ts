@@ -2,7 +2,7 @@ import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Store } from '../store/store.js';
 import { turnMessages } from './messages.js';
 import { stepDataOf, turnDataOf } from './turn-data.js';
-import { TERMINAL, type HistoryEntry, type Runtime } from './turn-state.js';
+import type { HistoryEntry, Runtime } from './turn-state.js';
 
 /**
  * Each agent's conversation: the messages of its last finished turns, which the next turn's model sees
@@ -41,10 +41,7 @@ export class ConversationHistory {
 
   private async load(rt: Runtime): Promise<HistoryEntry[]> {
     if (rt.historyTurns === 0) return [];
-    const turns = (await this.store.listTurns({ agent: rt.id }))
-      .filter((turn) => TERMINAL.has(turn.status))
-      .sort((a, b) => a.updatedAt - b.updatedAt)
-      .slice(-rt.historyTurns);
+    const turns = await this.store.lastFinishedTurns(rt.id, rt.historyTurns);
     const entries: HistoryEntry[] = [];
     for (const turn of turns) {
       const steps = (await this.store.listSteps(turn.run)).map(stepDataOf);

@@ -3,6 +3,7 @@ import { CommandContext, DEFAULT_STORE, type Io } from './context.js';
 import { classify, ExitCode, type ExitCodeValue } from './errors.js';
 import { answer, approve, deny, inboxList } from './inbox-commands.js';
 import { mcpAdd, mcpList, mcpRemove, type McpAddOptions } from './mcp-commands.js';
+import { age, prune } from './prune-command.js';
 import { runs, show } from './runs-commands.js';
 import { serve, type ServeCommandOptions } from './serve-command.js';
 import { tools } from './tools-command.js';
@@ -93,6 +94,11 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
 
   common(program.command('show').description("one run's timeline: its turn and steps, each call with answer, cost and labels; totals").argument('<run>', 'the run id'))
     .action((run: string, _options: unknown, command: Command) => show(context(command), run));
+
+  common(program.command('prune').description('delete finished runs (turns, steps, calls, labels, answered inbox items); parked and in-doubt runs stay'))
+    .option('--older-than <age>', 'runs finished longer ago than this, such as 7d, 12h (default 30d)', age)
+    .option('--dry-run', 'say what would be deleted, and delete nothing')
+    .action((options: { olderThan?: number; dryRun?: boolean }, command: Command) => prune(context(command), options));
 
   common(program.command('tools').description('describe the toolsets a JavaScript module exports: names, descriptions, JSON Schemas, annotations').argument('<module>', 'path of a compiled module'))
     .option('--toolset <name>', 'the toolset name to show defineTool values under', 'tools')

@@ -16,7 +16,8 @@ import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore, redact } from '../store/open-store.js';
-import type { Store } from '../store/store.js';
+import { DEFAULT_FINISHED_AFTER_MS, DEFAULT_PRUNE_EVERY_MS, pruneFinished, type RetentionOptions } from '../store/retention.js';
+import type { PruneReport, Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
 import { ToolCatalog, type CatalogEntry } from '../tools/catalog.js';
@@ -65,6 +66,8 @@ export interface WardrikOptions {
   readonly mcp?: McpHubOptions | readonly McpHubOptions[];
   /** Settings for every agent: provider keys and base URLs, prices, model retries. */
   readonly agents?: AgentsOptions;
+  /** How long finished runs are kept before a background pass deletes them: 30 days. */
+  readonly retention?: RetentionOptions;
 }
 
 /** A tool as a model sees it. */
@@ -102,6 +105,9 @@ export class Wardrik {
     await this.agents.recover();
     return report;
   });
+  /** Retention passes, one at a time: each deletes finished runs older than `finishedAfterMs`. */
+  private readonly retention = new SerialPasses(() => this.prune());
+  private finishedAfterMs = DEFAULT_FINISHED_AFTER_MS;
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
@@ -152,9 +158,13 @@ export class Wardrik {
     }
     let wardrik: Wardrik;
     let recoverMs: number;
+    let finishedAfterMs: number;
+    let pruneEveryMs: number;
     try {
       // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
       recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, timerRule({ min: 1 }, true));
+      finishedAfterMs = numberOption('retention.finishedAfterMs', options.retention?.finishedAfterMs, DEFAULT_FINISHED_AFTER_MS, { min: 0, infinity: true, unit: 'milliseconds' });
+      pruneEveryMs = numberOption('retention.everyMs', options.retention?.everyMs, DEFAULT_PRUNE_EVERY_MS, timerRule({ min: 1 }, true));
       provide(
         Tokens.Runner,
         () =>
@@ -185,6 +195,7 @@ export class Wardrik {
           ),
       );
       wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
+      wardrik.finishedAfterMs = finishedAfterMs;
     } catch (error) {
       // Options refused (recoverMs, the runner's, the agents'): the store Wardrik was to own is closed again.
       if (ownsStore) await child.resolve(Tokens.Store).close();
@@ -206,6 +217,7 @@ export class Wardrik {
       if (child.resolve(Tokens.Store).readOnly !== true) {
         wardrik.startRecovering(recoverMs);
         await wardrik.recover();
+        if (finishedAfterMs !== Infinity) wardrik.startPruning(pruneEveryMs);
       }
     } catch (error) {
       await wardrik.close();
@@ -241,6 +253,18 @@ export class Wardrik {
    */
   recover(): Promise<RecoveryReport> {
     return this.recoveries.run();
+  }
+
+  /**
+   * Deletes finished runs last written more than `olderThanMs` ago (`retention.finishedAfterMs`
+   * unless given): their turns, steps, calls, labels and answered inbox items, a small batch a
+   * transaction. Parked and in-doubt runs stay. Runs by itself every `retention.everyMs`. With
+   * `dryRun`, deletes nothing and says what would go.
+   */
+  prune(options: { readonly olderThanMs?: number; readonly dryRun?: boolean } = {}): Promise<PruneReport> {
+    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, { infinity: true });
+    const store = this.container.resolve(Tokens.Store);
+    return pruneFinished(store, this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
   }
 
   /**
@@ -318,6 +342,7 @@ export class Wardrik {
     if (this.closed) return;
     this.closed = true;
     await this.recoveries.stop();
+    await this.retention.stop();
     await Promise.all(this.webs.map((web) => web.close()));
     await Promise.all(this.servers.map((server) => server.close()));
     await this.agents.close();
@@ -334,6 +359,12 @@ export class Wardrik {
   private startRecovering(ms: number): void {
     this.recoveries.every(ms, (error: unknown) =>
       this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
+    );
+  }
+
+  private startPruning(ms: number): void {
+    this.retention.every(ms, (error: unknown) =>
+      this.bus.emit({ type: 'warning', message: `Deleting finished runs failed and will be tried again: ${(error as Error).message}` }),
     );
   }
 

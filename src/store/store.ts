@@ -96,6 +96,28 @@ export interface Store {
   appendStep(step: StepRecord): Promise<boolean>;
   /** A turn's steps in index order. */
   listSteps(run: string): Promise<StepRecord[]>;
+  /**
+   * The agent's last `limit` finished turns (`done`, `failed`, `budget_spent`), oldest `updatedAt`
+   * first: the conversation its next turn goes on with. Reads only those turns, through an index,
+   * however many the agent has had.
+   */
+  lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]>;
+
+  /**
+   * Several journal writes committed together: one transaction, so one commit (on PostgreSQL one
+   * statement, so one round trip). Each write does what its namesake does (`writeCall`, `appendStep`)
+   * and answers as it would, in order; a write that is refused (a compare-and-set lost) does not undo
+   * the others. At most one write per call and per step in a batch. Resolves once the batch is durable.
+   */
+  writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]>;
+
+  /**
+   * Deletes what finished runs left behind, at most `limit` runs a pass (see `PruneOptions`), and says
+   * what it removed. A run is finished when its turn ended (`done`, `failed`, `budget_spent`) or, for a
+   * run without a turn, when all its calls are final; it goes once its last write is before `before`.
+   * A run with a parked or in-doubt call is never deleted, nor is a pending inbox item.
+   */
+  prune(options: PruneOptions): Promise<PruneReport>;
 
   /** The MCP servers added at runtime to hub `hub`, sorted by name. */
   listMcpServers(hub: string): Promise<McpServerRecord[]>;
@@ -128,6 +150,37 @@ export interface Store {
 export interface SyncJournal {
   writeCall(record: CallRecord, expected: CallState | undefined): boolean;
   getLabels(run: string): readonly string[];
+  /** `Store.writeJournal`, committed before it returns; absent where a wrapper offers only the two above. */
+  writeJournal?(writes: readonly JournalWrite[]): boolean[];
+}
+
+/** One write of a batch (`Store.writeJournal`): a call's state change, or a turn's step. */
+export type JournalWrite =
+  | { readonly call: CallRecord; readonly expected: CallState | undefined }
+  | { readonly step: StepRecord };
+
+/** What `Store.prune` takes. */
+export interface PruneOptions {
+  /** Finished runs whose last write is older than this time (ms since the epoch) go. */
+  readonly before: number;
+  /** The most runs one pass deletes (a small batch keeps the store free for calls); all when absent. */
+  readonly limit?: number;
+  /** Counts what would go and deletes nothing. */
+  readonly dryRun?: boolean;
+}
+
+/** What `Store.prune` removed (or, on a dry run, would remove). */
+export interface PruneReport {
+  readonly runs: number;
+  readonly turns: number;
+  readonly steps: number;
+  readonly calls: number;
+  /** The runs' answered inbox items. */
+  readonly inbox: number;
+  readonly labels: number;
+  /** Run leases and budget holds that lapsed before `before`. */
+  readonly leases: number;
+  readonly holds: number;
 }
 
 /** What `listCalls` takes: a state, a run, or both. */
@@ -251,6 +304,9 @@ export interface RememberedRecord {
 }
 
 export type TurnStatus = 'running' | 'parked' | 'done' | 'failed' | 'budget_spent';
+
+/** The statuses of a turn that has ended: it is never driven again. */
+export const FINISHED_TURNS: ReadonlySet<TurnStatus> = new Set(['done', 'failed', 'budget_spent']);
 
 /** One agent turn (`agent.send`): its run id, who runs it, where it stands. `data` is the agent loop's own JSON. */
 export interface TurnRecord {
