@@ -182,7 +182,7 @@ export class Wardrik {
         bus.emit({
           type: 'warning',
           message:
-            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person. Turn it back on unless every allow rule is safe against prompt injection.',
+            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person, and send confidential data it read to tools that reach outside. Turn it back on unless every allow rule is safe against prompt injection.',
         });
       }
       wardrik.register(options);
