@@ -1,12 +1,34 @@
 import type { Clock } from '../clock.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidArgumentsError, NotFoundError } from '../errors.js';
+import { argumentsDigest } from '../runner/digest.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { InboxRecord, InboxStatus, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
+import { checkAgainstSchema, type CheckResult } from '../tools/arguments.js';
 import { errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
+import type { JsonSchema } from '../tools/tool.js';
 
 /** A parked call, as a person sees it in the inbox. */
 export type InboxItem = InboxRecord;
+
+/** How a person approves: who, the digest of the arguments they saw, and what they changed or allowed. */
+export interface ApproveOptions {
+  readonly by?: string;
+  /** The item's `digest`, binding the approval to the arguments the person saw. Needed with `arguments`. */
+  readonly digest?: string;
+  /**
+   * Arguments to run the call with instead of the model's, checked against the tool's schema first.
+   * The item keeps both; the model is told the call ran with changed arguments.
+   */
+  readonly arguments?: unknown;
+  /**
+   * `run`: also let later calls of this tool by this agent in this run go without asking, while their
+   * `allowIf` fields equal this call's and the run carries no new label. Never another run or agent.
+   */
+  readonly scope?: 'call' | 'run';
+  /** Argument fields later calls must match for a `run` approval, such as `['orderId']`. */
+  readonly allowIf?: readonly string[];
+}
 
 /**
  * Where a person answers parked calls: approvals, a tool's own `park(reason)`, and calls left in doubt
@@ -32,9 +54,10 @@ export class Inbox {
 
   /**
    * Approves a call that asked for approval and runs it, once. Pass the `digest` the person saw to bind
-   * the approval to exactly those arguments. Returns the call's answer.
+   * the approval to exactly those arguments; `arguments` to run it with changed ones; `scope: 'run'` to
+   * let later such calls of the run go too. Returns the call's answer.
    */
-  async approve(id: string, options: { readonly by?: string; readonly digest?: string } = {}): Promise<ToolAnswer> {
+  async approve(id: string, options: ApproveOptions = {}): Promise<ToolAnswer> {
     const item = await this.pending(id, 'approve');
     if (item.kind !== 'approval') {
       throw new ConflictError(
@@ -46,7 +69,31 @@ export class Inbox {
         `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${item.digest.slice(0, 12)}…); nothing ran. Look at the item again and approve what it asks now.`,
       );
     }
-    return this.letRun(item, options.by);
+    const edited = options.arguments === undefined ? undefined : await this.checkEdit(item, options);
+    const approved = edited === undefined ? item.arguments : edited;
+    const allowIf = scopeOf(id, options, approved);
+    const answered: InboxItem = {
+      ...item,
+      ...(edited === undefined ? {} : { edited: { arguments: edited, digest: argumentsDigest(edited), ...(options.by === undefined ? {} : { by: options.by }) } }),
+      ...(allowIf === undefined ? {} : { scope: 'run' as const, allowIf }),
+    };
+    return this.letRun(answered, options.by, async () => {
+      if (allowIf !== undefined) await this.runner.grants.grant(item, approved, allowIf, options.by);
+    });
+  }
+
+  /** The person's arguments, checked against the tool (here, or the schema the item kept); throws with every failing field. */
+  private async checkEdit(item: InboxItem, options: ApproveOptions): Promise<unknown> {
+    if (options.digest === undefined) {
+      throw new TypeError(`inbox.approve("${item.id}", { arguments }) needs the digest of the arguments the person changed: { digest: item.digest, arguments }.`);
+    }
+    const here = this.runner.checkFor(item.tool, options.arguments);
+    let checked: CheckResult;
+    if (here !== undefined) checked = await here;
+    else if (item.inputSchema !== undefined) checked = checkAgainstSchema(item.inputSchema as JsonSchema, options.arguments);
+    else throw new ConflictError(`Inbox item "${item.id}": ${item.tool} is not offered here and the item kept no schema, so changed arguments cannot be checked; nothing ran. Approve it on a node that offers the tool.`);
+    if (!checked.ok) throw new InvalidArgumentsError(item.tool, checked.issues);
+    return options.arguments;
   }
 
   /** Refuses a parked call: the model is told a person refused it, and why. */
@@ -89,9 +136,13 @@ export class Inbox {
    * Lets a parked call run: here, when this node offers its tool; otherwise the approval is recorded
    * and a node that offers the tool runs the call when it next recovers (every `recoverMs`).
    */
-  private async letRun(item: InboxItem, by: string | undefined): Promise<ToolAnswer> {
-    if (this.runner.offers(item.tool)) return this.runner.runApproved(item, () => this.mark(item, 'approved', by));
-    await this.mark(item, 'approved', by);
+  private async letRun(item: InboxItem, by: string | undefined, marked?: () => Promise<void>): Promise<ToolAnswer> {
+    const mark = async (): Promise<void> => {
+      await this.mark(item, 'approved', by);
+      await marked?.();
+    };
+    if (this.runner.offers(item.tool)) return this.runner.runApproved(item, mark);
+    await mark();
     const reason = `A person let this call go; it runs on the next node that offers ${item.tool}.`;
     return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
   }
@@ -122,6 +173,25 @@ export class Inbox {
       inboxId: item.id,
       answer: status,
       ...(by === undefined ? {} : { by }),
+      ...(item.edited === undefined ? {} : { edited: true }),
+      ...(item.scope === 'run' ? { scope: 'run' as const } : {}),
     });
   }
+}
+
+/** The fields a `run` approval binds later calls to; `undefined` for an approval of this call alone. */
+function scopeOf(id: string, options: ApproveOptions, approved: unknown): readonly string[] | undefined {
+  if (options.scope === undefined || options.scope === 'call') {
+    if (options.allowIf !== undefined) throw new TypeError(`inbox.approve("${id}"): allowIf applies to approvals for the rest of the run; add scope: 'run'.`);
+    return undefined;
+  }
+  if (options.scope !== 'run') throw new TypeError(`inbox.approve("${id}"): scope is 'call' (the default) or 'run'; got ${JSON.stringify(options.scope)}.`);
+  const allowIf = options.allowIf ?? [];
+  const fields = approved !== null && typeof approved === 'object' ? (approved as Record<string, unknown>) : {};
+  if (!Array.isArray(allowIf) || !allowIf.every((field) => typeof field === 'string' && Object.hasOwn(fields, field))) {
+    throw new TypeError(
+      `inbox.approve("${id}"): allowIf names argument fields of the approved call, such as ${JSON.stringify(Object.keys(fields).slice(0, 2))}; got ${JSON.stringify(allowIf)}.`,
+    );
+  }
+  return Object.freeze([...allowIf]);
 }

@@ -18,13 +18,14 @@ import {
 } from '../tools/call-tool.js';
 import type { CallReporter, Measure } from '../tools/context.js';
 import { glob } from '../tools/glob.js';
-import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
+import { errorAnswer, NO_LABELS, type EditedCall, type ToolAnswer } from '../tools/result.js';
 import { isRepeatable } from '../tools/tool.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import { BudgetHolds } from './budget-holds.js';
 import { answerNotJournaled, readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
 import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
 import { RememberedKeys } from './remembered-keys.js';
+import { RunGrants } from './run-grants.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
 import { CallContext } from './call-context.js';
@@ -98,6 +99,8 @@ interface Prepared {
   readonly spent: { microUsd: number; ran?: boolean; measures?: Measure[] };
   /** The policy's decision for a new call, announced once its first journal write shows it is new. */
   readonly decision?: Decision;
+  /** A person approved it with other arguments: its answer says so. */
+  readonly edited?: EditedCall | undefined;
 }
 
 /**
@@ -147,6 +150,8 @@ export class ToolRunner implements RecoveryHost {
   private readonly sync: SyncJournal | undefined;
   /** Budget holds; agent turns hold for their model calls too. */
   readonly budgets: BudgetHolds;
+  /** Approvals a person gave for the rest of a run (`scope: 'run'`). */
+  readonly grants: RunGrants;
   /** The store refuses writes (opened to inspect a journal): no call starts. */
   private readonly readOnly: boolean;
   /** Recovery passes, one at a time. */
@@ -168,6 +173,7 @@ export class ToolRunner implements RecoveryHost {
     this.random = options.random ?? Math.random;
     this.sync = store.sync;
     this.budgets = new BudgetHolds(store, clock);
+    this.grants = new RunGrants(store, clock);
     this.remembering = new RememberedKeys(store, clock, this.rememberMs);
     this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -308,7 +314,8 @@ export class ToolRunner implements RecoveryHost {
       if (entry === undefined) {
         return await this.settle(base, errorAnswer('tool_not_found', `Tool "${item.tool}" is no longer available, so the call did not run.`), 'parked');
       }
-      const checked = await checkArguments(entry.tool, item.arguments);
+      const sent = item.edited?.arguments ?? item.arguments;
+      const checked = await checkArguments(entry.tool, sent);
       if (!checked.ok) return await this.settle(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
       const record = await this.store.getCall(item.run, item.call);
       const prepared: Prepared = {
@@ -318,11 +325,12 @@ export class ToolRunner implements RecoveryHost {
         tool: entry.ref,
         entry,
         args: checked.value,
-        arguments: item.arguments,
+        arguments: sent,
         idempotencyKey: record?.idempotencyKey ?? `${item.run}:${item.call}`,
         labels: await this.store.getLabels(item.run),
         budgetUsd: item.budgetUsd,
         spent: { microUsd: 0 },
+        edited: item.edited === undefined ? undefined : { original: item.arguments, arguments: sent, ...(item.edited.by === undefined ? {} : { by: item.edited.by }) },
       };
       const attempt = (record?.attempt ?? 0) + 1;
       if (item.budgetUsd === undefined) return await this.execute(prepared, 'parked', attempt);
@@ -453,14 +461,30 @@ export class ToolRunner implements RecoveryHost {
       spent: { microUsd: 0 },
       decision,
     };
-    if (decision.action === 'ask') return this.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
+    if (decision.action === 'ask') return this.askUnlessGranted(prepared, decision);
     if (request.budgetUsd === undefined) return this.execute(prepared, undefined);
     return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) => this.finishEarly(base, value, refused, decision));
   }
 
+  /** Parks a call the policy asks about, unless a person approved such calls for the rest of its run. */
+  private async askUnlessGranted(p: Prepared, decision: Decision): Promise<ToolAnswer> {
+    const granted = await this.grants.find({ agent: p.agent, run: p.run, tool: p.tool, arguments: p.arguments, labels: p.labels });
+    if (granted === undefined) return this.park(p, 'approval', `Needs approval (${decision.rule}).`, undefined);
+    const allowed: Prepared = { ...p, decision: granted };
+    if (p.budgetUsd === undefined) return this.execute(allowed, undefined);
+    return this.executeBudgeted(allowed, p.budgetUsd, undefined, 1, (refused) => this.finishEarly(ref(p), p.arguments, refused, granted));
+  }
+
+  /** Checks arguments a person wrote for tool `ref` (`toolset/tool`); `undefined` when this node does not offer it. */
+  checkFor(ref: string, raw: unknown): CheckResult | Promise<CheckResult> | undefined {
+    const entry = this.catalog.get(ref);
+    return entry === undefined ? undefined : checkArguments(entry.tool, raw);
+  }
+
   /** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
   private recorded(record: CallRecord, args: unknown): ToolAnswer {
-    if (args !== undefined && record.arguments !== null && argumentsDigest(args) !== argumentsDigest(record.arguments)) {
+    const sent = record.answer?.status === 'parked' ? undefined : record.answer?.edited?.original;
+    if (args !== undefined && record.arguments !== null && argumentsDigest(args) !== argumentsDigest(record.arguments) && (sent === undefined || argumentsDigest(args) !== argumentsDigest(sent))) {
       return errorAnswer('conflict', `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`);
     }
     if (record.answer !== undefined) return record.answer;
@@ -566,7 +590,7 @@ export class ToolRunner implements RecoveryHost {
             ? [answerFrom(p.entry.tool, outcome.returned), first]
             : await this.attemptAll(p, first, ctx, outcome);
       }
-      const answer = attempted[0];
+      const answer = p.edited === undefined || attempted[0].status === 'parked' ? attempted[0] : { ...attempted[0], edited: p.edited };
       if (attempted[2] === true) return answer;
       let record: CallRecord;
       try {
@@ -680,7 +704,8 @@ export class ToolRunner implements RecoveryHost {
     const written = await this.store.writeCall({ ...this.recordOf(p, 'parked', 0, answer), inboxId }, expected);
     if (!written) return this.raced(p.run, p.call, p.arguments);
     if (expected === undefined) this.announce(p, p.decision);
-    await this.store.putInboxItem(this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd));
+    const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd);
+    await this.store.putInboxItem(kind === 'approval' ? { ...item, inputSchema: p.entry.tool.inputSchema } : item);
     this.events.emit({ type: 'tool.parked', agent: p.agent, run: p.run, call: p.call, tool: p.tool, inboxId, kind, reason });
     return answer;
   }

@@ -82,6 +82,18 @@ export interface ToolAnsweredEvent extends CallEventBase {
   readonly inboxId: string;
   readonly answer: 'approved' | 'denied' | 'answered';
   readonly by?: string;
+  /** The person approved with other arguments than the call was sent with. */
+  readonly edited?: boolean;
+  /** The approval also lets later calls of the tool in this run go (`scope: 'run'`). */
+  readonly scope?: 'run';
+}
+
+/** A parked call has waited `escalateAfterMs` without an answer: tell someone else. */
+export interface InboxEscalatedEvent extends CallEventBase {
+  readonly type: 'inbox.escalated';
+  readonly inboxId: string;
+  readonly kind: 'approval' | 'park' | 'in_doubt';
+  readonly waitedMs: number;
 }
 
 /** The run now carries these labels, new from this call. */
@@ -218,6 +230,7 @@ export type WardrikEvent =
   | ToolRetryingEvent
   | ToolParkedEvent
   | ToolAnsweredEvent
+  | InboxEscalatedEvent
   | LabelAddedEvent
   | CostEvent
   | ToolsChangedEvent

@@ -321,3 +321,12 @@ function ajvIssue(error: ErrorObject): FieldIssue {
   if (error.keyword === 'additionalProperties') return { path: join(String(error.params.additionalProperty)), message: UNKNOWN_ARGUMENT };
   return { path: base === '' ? '(arguments)' : base, message: error.message ?? `fails the "${error.keyword}" rule` };
 }
+
+/** Checks arguments against a JSON Schema alone, such as the one kept with an inbox item for a person's edits. */
+export function checkAgainstSchema(schema: JsonSchema, raw: unknown): CheckResult {
+  try {
+    return schemaChecker(schema).check(raw) as CheckResult;
+  } catch (error) {
+    return { ok: false, issues: [{ path: '(arguments)', message: `cannot be checked: ${(error as Error).message}` }] };
+  }
+}
