@@ -89,6 +89,8 @@ export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
  */
 export class Wardrik {
   private closed = false;
+  /** Stops handling inbox items past `approvalTtlMs` / `escalateAfterMs`. */
+  private stopOverdue: () => void = () => undefined;
   /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
   private readonly recoveries = new SerialPasses(async () => {
     const report = await this.runner.recover();
@@ -154,7 +156,7 @@ export class Wardrik {
             options.runner,
           ),
       );
-      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock)));
+      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock), child.resolve(Tokens.Policy)));
       provide(Tokens.Credentials, () => new EnvCredentialProvider());
       provide(Tokens.Models, () => new ModelRegistry(options.agents?.providers));
       provide(
@@ -192,6 +194,7 @@ export class Wardrik {
       // opened read-only is there to be inspected: recovery would write.
       if (child.resolve(Tokens.Store).readOnly !== true) {
         wardrik.startRecovering(recoverMs);
+        wardrik.stopOverdue = wardrik.inbox.watchOverdue((error) => bus.emit({ type: 'warning', message: `Overdue inbox items could not be handled and will be tried again: ${(error as Error).message}` }));
         await wardrik.recover();
       }
     } catch (error) {
@@ -301,6 +304,7 @@ export class Wardrik {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopOverdue();
     await this.recoveries.stop();
     await Promise.all(this.webs.map((web) => web.close()));
     await Promise.all(this.servers.map((server) => server.close()));

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { ConflictError, InvalidArgumentsError, NotFoundError } from '../errors.js';
 import { argumentsDigest } from '../runner/digest.js';
+import type { Policy } from '../policy/policy.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { InboxRecord, InboxStatus, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -41,6 +42,8 @@ export class Inbox {
     private readonly runner: ToolRunner,
     private readonly events: EventBus,
     private readonly clock: Clock,
+    /** Where `approvalTtlMs` and `escalateAfterMs` come from; items wait until answered without it. */
+    private readonly policy?: Pick<Policy, 'approvalTtlMs' | 'escalateAfterMs'>,
   ) {}
 
   /** Pending items, oldest first. */
@@ -58,7 +61,7 @@ export class Inbox {
    * let later such calls of the run go too. Returns the call's answer.
    */
   async approve(id: string, options: ApproveOptions = {}): Promise<ToolAnswer> {
-    const item = await this.pending(id, 'approve');
+    const item = await this.unexpired(await this.pending(id, 'approve'));
     if (item.kind !== 'approval') {
       throw new ConflictError(
         `Inbox item "${id}" is a ${item.kind === 'park' ? "tool's own park" : 'call in doubt'}, not an approval; answer it with inbox.answer(id, value) or deny it.`,
@@ -113,7 +116,7 @@ export class Inbox {
    * its answer without running it; `{ happened: false }` runs it now, once.
    */
   async answer(id: string, value: unknown, options: { readonly by?: string } = {}): Promise<ToolAnswer> {
-    const item = await this.pending(id, 'answer');
+    const item = await this.unexpired(await this.pending(id, 'answer'));
     if (item.kind === 'approval') {
       throw new ConflictError(`Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`);
     }
@@ -157,6 +160,71 @@ export class Inbox {
     return item;
   }
 
+  /**
+   * Denies the items that waited `approvalTtlMs` (calls in doubt excepted: only a person can say whether
+   * they happened), and escalates once those that waited `escalateAfterMs`, with an `inbox.escalated`
+   * event. Runs every so often by itself (see `watchOverdue`); returns the ids it expired and escalated.
+   */
+  async handleOverdue(): Promise<{ expired: string[]; escalated: string[] }> {
+    const done = { expired: [] as string[], escalated: [] as string[] };
+    const ttl = this.policy?.approvalTtlMs;
+    const escalateAfter = this.policy?.escalateAfterMs;
+    if (ttl === undefined && escalateAfter === undefined) return done;
+    for (const item of await this.store.listInbox()) {
+      const waitedMs = this.clock.now() - item.createdAt;
+      try {
+        if (this.expires(item)) {
+          await this.expire(item);
+          done.expired.push(item.id);
+        } else if (escalateAfter !== undefined && waitedMs >= escalateAfter && item.escalatedAt === undefined) {
+          if (!(await this.store.updateInboxItem({ ...item, escalatedAt: this.clock.now() }, 'pending'))) continue;
+          this.events.emit({ type: 'inbox.escalated', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, kind: item.kind, waitedMs });
+          done.escalated.push(item.id);
+        }
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error; // answered meanwhile
+      }
+    }
+    return done;
+  }
+
+  /**
+   * Handles overdue items every tenth of the shorter wait (between 50 ms and a minute) until the returned
+   * function is called; nothing when neither wait is set.
+   */
+  watchOverdue(onError: (error: unknown) => void): () => void {
+    const waits = [this.policy?.approvalTtlMs, this.policy?.escalateAfterMs].filter((ms): ms is number => ms !== undefined);
+    if (waits.length === 0) return () => undefined;
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      this.handleOverdue().then(() => (running = false), (error: unknown) => { running = false; onError(error); });
+    }, Math.min(60_000, Math.max(50, Math.min(...waits) / 10)));
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private expires(item: InboxItem): boolean {
+    const ttl = this.policy?.approvalTtlMs;
+    return ttl !== undefined && item.kind !== 'in_doubt' && this.clock.now() - item.createdAt >= ttl;
+  }
+
+  /** The item, unless its time ran out: then it is denied now, and the answer that came too late throws. */
+  private async unexpired(item: InboxItem): Promise<InboxItem> {
+    if (!this.expires(item)) return item;
+    await this.expire(item);
+    throw new ConflictError(`Inbox item "${item.id}" waited longer than policy.approvalTtlMs (${this.policy?.approvalTtlMs} ms), so it expired and was denied; nothing ran. The agent was told; ask it again if the call is still wanted.`);
+  }
+
+  private async expire(item: InboxItem): Promise<void> {
+    await this.mark(item, 'denied', EXPIRED_BY);
+    const minutes = Math.round((this.policy?.approvalTtlMs ?? 0) / 60_000);
+    const waited = minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${this.policy?.approvalTtlMs} ms`;
+    const message = `Nobody answered this call within ${waited} (policy.approvalTtlMs), so it expired and did not run. Do not retry it on your own; tell the user it needs a person.`;
+    await this.runner.settle(item, errorAnswer('refused', message, item.labels), 'parked');
+  }
+
   /** Marks the item answered if nobody did first; the compare-and-set is what makes an answer count once. */
   private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined): Promise<void> {
     const next: InboxRecord = { ...item, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
@@ -178,6 +246,9 @@ export class Inbox {
     });
   }
 }
+
+/** Who answers an item whose time ran out, as the inbox records it. */
+const EXPIRED_BY = 'wardrik (policy.approvalTtlMs)';
 
 /** The fields a `run` approval binds later calls to; `undefined` for an approval of this call alone. */
 function scopeOf(id: string, options: ApproveOptions, approved: unknown): readonly string[] | undefined {
