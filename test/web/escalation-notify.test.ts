@@ -36,8 +36,8 @@ describe('Escalation notifications', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       // Sorted: announced in the same poll, the two could arrive in either order.
       assert.deepEqual(taken.map((t) => [t.message.type, t.message.item.id, t.delivery]).sort(), [
-        ['inbox.waiting', id, id],
         ['inbox.escalated', id, `${id}:escalated`],
+        ['inbox.waiting', id, id],
       ]);
       assert.match(taken.find((t) => t.message.type === 'inbox.escalated')!.message.text, /^Escalated, unanswered for \d+ min: Approval needed: shop\/refund/);
     } finally {
