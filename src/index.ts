@@ -25,7 +25,7 @@ export type { Annotations, DtoClass, JsonSchema, PrivateKey, ToolDefinition, Too
 export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';
 export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';
-export type { ContentPart, ToolAnswer, ToolErrorCode } from './tools/result.js';
+export type { ContentPart, EditedCall, ToolAnswer, ToolErrorCode } from './tools/result.js';
 export type { CallReporter, LogLevel, Measure, ToolContext } from './tools/context.js';
 export { ARGUMENT_LIMITS } from './tools/arguments.js';
 export { ToolCatalog } from './tools/catalog.js';
@@ -41,7 +41,7 @@ export { Policy } from './policy/policy.js';
 export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, PolicyRule } from './policy/policy.js';
 
 export { Inbox } from './inbox/inbox.js';
-export type { InboxItem } from './inbox/inbox.js';
+export type { ApproveOptions, InboxItem } from './inbox/inbox.js';
 export { InboxWeb } from './web/inbox-web.js';
 export type { InboxWebListenOptions } from './web/inbox-web.js';
 export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
@@ -112,6 +112,7 @@ export type { ServeApprovalOptions, ServeAuthenticateOptions, ServeClientInfo, S
 export { EventBus } from './telemetry/event-bus.js';
 export type {
   CostEvent,
+  InboxEscalatedEvent,
   LabelAddedEvent,
   ModelCalledEvent,
   ModelFailedEvent,
