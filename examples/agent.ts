@@ -21,9 +21,9 @@ const model: string | LanguageModelV3 = live
 console.log(live ? 'Model: anthropic:claude-haiku-4-5 (ANTHROPIC_API_KEY is set).' : 'Model: a SCRIPTED model (offline demo; set ANTHROPIC_API_KEY to use Claude). Its answers are canned and start with [scripted].');
 
 const wardrik = await Wardrik.create({ toolsets: [OrderTools], store: 'memory:' });
+wardrik.costs$.subscribe(({ usd, source, totalUsd }) => console.log(`  cost: $${usd.toFixed(6)} (${source}), agent total $${totalUsd.toFixed(6)}`));
 wardrik.events$.subscribe((event) => {
-  if (event.type === 'cost') console.log(`  cost: $${event.usd.toFixed(6)} (${event.source}), agent total $${event.totalUsd.toFixed(6)}`);
-  else if (event.type.startsWith('run.') || event.type === 'model.called' || event.type === 'tool.succeeded' || event.type === 'tool.parked') {
+  if (event.type.startsWith('run.') || event.type === 'model.called' || event.type === 'tool.succeeded' || event.type === 'tool.parked') {
     console.log(`  event ${event.type}${'tool' in event ? ` ${event.tool}` : ''}`);
   }
 });

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Every `ts` example in README.md and the guides under docs/ is an excerpt of a file under examples/, which the build type-checks,
+ * Every `ts` example in README.md, CONTRIBUTING.md and the guides under docs/ is an excerpt of a file under examples/, which the build type-checks,
  * so an example that stops compiling fails the build and one that drifts from its file fails here.
  * Import lines are left out of the comparison (README imports from 'wardrik', examples from src/).
  */
@@ -29,7 +29,7 @@ function files(dir: string, suffix: string): string[] {
 const sources = files(join(root, 'examples'), '.ts').map((file) => ({ file, code: normalize(readFileSync(file, 'utf8')) }));
 const guides = existsSync(join(root, 'docs')) ? files(join(root, 'docs'), '.md').map((file) => relative(root, file)) : [];
 
-for (const page of ['README.md', ...guides]) {
+for (const page of ['README.md', 'CONTRIBUTING.md', ...guides]) {
   describe(page, () => {
     const text = readFileSync(join(root, page), 'utf8');
     const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);

@@ -1,4 +1,4 @@
-// README "Agents": an agent over a real model, the loop that waits for a person, and the scripted model.
+// docs/agents.md: an agent over a real model, the loop that waits for a person, and the scripted model.
 import 'reflect-metadata';
 import { Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';

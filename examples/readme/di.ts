@@ -1,4 +1,4 @@
-// README "Dependency injection": a toolset's dependencies from the app's container, and a replaced service.
+// docs/di.md: a toolset's dependencies from the app's container, and a replaced service.
 import 'reflect-metadata';
 import { container } from 'tsyringe';
 import { Tokens, Wardrik, type Clock } from '../../src/index.js';

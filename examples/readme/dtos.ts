@@ -1,4 +1,4 @@
-// README "Arguments": a DTO with nested objects, arrays, enums and formats, and the schema a model sees.
+// docs/tools.md, "Arguments": a DTO with nested objects, arrays, enums and formats, and the schema a model sees.
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsEmail, IsEnum, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';

@@ -1,4 +1,4 @@
-// README "Durable runs and recovery": a store, recovery, and answering a call left in doubt.
+// docs/durable-runs.md, "Durable runs and recovery": a store, recovery, and answering a call left in doubt.
 import 'reflect-metadata';
 import { Wardrik } from '../../src/index.js';
 import { OrderTools } from '../orders/order-tools.js';

@@ -1,4 +1,4 @@
-// README "Events and OpenTelemetry": the RxJS streams, and spans once the app installs an SDK.
+// docs/events.md: the RxJS streams, and spans once the app installs an SDK.
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';

@@ -1,4 +1,4 @@
-// README "Functional tools": defineTool values, the helpers on them, and callTool without a runner.
+// docs/tools.md, "Functional tools": defineTool values, the helpers on them, and callTool without a runner.
 import 'reflect-metadata';
 import { annotate, annotation, callTool, defineTool, getPrivate, isRepeatable, putPrivate, Wardrik } from '../../src/index.js';
 

@@ -1,4 +1,4 @@
-// README "MCP servers": configured servers, runtime servers and the egress check.
+// docs/mcp-hub.md: configured servers, runtime servers and the egress check.
 import 'reflect-metadata';
 import { publicOnly, Wardrik } from '../../src/index.js';
 

@@ -1,4 +1,4 @@
-// README "Policy and approvals": rules, a decide hook, and a person answering parked calls.
+// docs/runner-and-policy.md, "Policy and approvals": rules, a decide hook, and a person answering parked calls.
 import 'reflect-metadata';
 import { answerText, ConflictError, Wardrik } from '../../src/index.js';
 import { OrderTools } from '../orders/order-tools.js';

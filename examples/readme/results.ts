@@ -1,4 +1,4 @@
-// README "Results and errors" and "The context": what a tool returns, throws and receives.
+// docs/tools.md, "Results and errors" and "The context": what a tool returns, throws and receives.
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { Idempotent, Labels, OpenWorld, park, ReadOnly, Tool, Toolset, ToolResult, type ToolContext } from '../../src/index.js';

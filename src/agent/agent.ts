@@ -1,5 +1,3 @@
-import type { AgentService } from './agent-service.js';
-
 /** Where a turn stands when `send` or `result` returns. */
 export type TurnOutcome = 'done' | 'parked' | 'failed' | 'budget_spent';
 
@@ -37,6 +35,12 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
 }
 
+/** What an agent asks of the service that runs its turns (`AgentService`). */
+export interface AgentTurns {
+  send(id: string, text: string, options: SendOptions): Promise<TurnResult>;
+  result(id: string, run: string): Promise<TurnResult>;
+}
+
 /**
  * An agent: a model, instructions, tools chosen by pattern, a policy and a budget. Each `send` runs one
  * turn (model, tool calls, model … until an answer, a park, a failure or the budget) and keeps the
@@ -48,7 +52,7 @@ export class Agent {
     readonly id: string,
     /** `provider:model` */
     readonly model: string,
-    private readonly service: AgentService,
+    private readonly service: AgentTurns,
   ) {}
 
   /** Runs one turn with `text` from the user; resolves when it is done, parked, failed or out of budget. */

@@ -96,3 +96,9 @@ function integer(where: string, name: string, value: number | undefined, min: nu
     throw new ConfigurationError(`${where}: ${name} must be a whole number from ${min} to ${max}; got ${String(value)}.`);
   }
 }
+
+/** A whole-number option of at least `min`; anything else is refused, naming the option. */
+export function whole(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new ConfigurationError(`${name} must be a whole number of at least ${min}; got ${String(value)}.`);
+  return value;
+}

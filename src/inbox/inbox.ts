@@ -107,7 +107,7 @@ export class Inbox {
     const item = await this.pending(id, 'deny');
     await this.mark(item, 'denied', options.by);
     const who = options.by === undefined ? 'A person' : `A person (${options.by})`;
-    return this.runner.settle(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
+    return this.runner.answerWithoutRunning(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
   }
 
   /**
@@ -129,10 +129,10 @@ export class Inbox {
       }
       if (!happened) return this.letRun(item, options.by);
       await this.mark(item, 'answered', options.by);
-      return this.runner.settle(item, okAnswer((value as { result?: unknown }).result ?? null, item.labels), 'parked');
+      return this.runner.answerWithoutRunning(item, okAnswer((value as { result?: unknown }).result ?? null, item.labels), 'parked');
     }
     await this.mark(item, 'answered', options.by);
-    return this.runner.settle(item, okAnswer(value, item.labels), 'parked');
+    return this.runner.answerWithoutRunning(item, okAnswer(value, item.labels), 'parked');
   }
 
   /**
@@ -222,7 +222,7 @@ export class Inbox {
     const minutes = Math.round((this.policy?.approvalTtlMs ?? 0) / 60_000);
     const waited = minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${this.policy?.approvalTtlMs} ms`;
     const message = `Nobody answered this call within ${waited} (policy.approvalTtlMs), so it expired and did not run. Do not retry it on your own; tell the user it needs a person.`;
-    await this.runner.settle(item, errorAnswer('refused', message, item.labels), 'parked');
+    await this.runner.answerWithoutRunning(item, errorAnswer('refused', message, item.labels), 'parked');
   }
 
   /** Marks the item answered if nobody did first; the compare-and-set is what makes an answer count once. */

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Annotations, DtoClass, JsonSchema } from './tool.js';
+import type { Annotations, DtoClass, JsonSchema } from './tool-shapes.js';
 import { DESCRIBE_KEY, TOOL_METHOD_KEY, TOOL_METHODS_KEY, TOOLSET_KEY } from './metadata-keys.js';
 
 /**

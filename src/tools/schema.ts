@@ -4,7 +4,7 @@ import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { ConfigurationError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
 import { getDescription } from './metadata.js';
-import type { DtoClass, JsonSchema } from './tool.js';
+import type { DtoClass, JsonSchema } from './tool-shapes.js';
 
 /**
  * A DTO's JSON Schema, built once per class and frozen: types, integers, required, enums, formats,

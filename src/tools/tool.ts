@@ -4,54 +4,8 @@ import { deepFreeze } from './freeze.js';
 import type { ToolContext } from './context.js';
 import { dtoSchema } from './schema.js';
 
-/** A JSON Schema object, as a model or an MCP peer reads it. */
-export interface JsonSchema {
-  readonly type?: string | readonly string[];
-  readonly properties?: { readonly [name: string]: JsonSchema };
-  readonly required?: readonly string[];
-  readonly items?: JsonSchema;
-  readonly description?: string;
-  readonly [keyword: string]: unknown;
-}
-
-/** A class whose instances are a tool's checked arguments. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a DTO may take any constructor arguments
-export type DtoClass<T = object> = new (...args: any[]) => T;
-
-/**
- * Facts about a tool that any code can read with `annotation(tool, key, fallback)`. The first four are
- * MCP's tool annotations. A tool that sets none has none: a fact not given is absent, not `false`.
- */
-export interface Annotations {
-  /** It changes nothing. Read-only calls run without approval unless a rule says otherwise. */
-  readonly readOnly?: boolean;
-  /** What it changes cannot be undone. */
-  readonly destructive?: boolean;
-  /** A repeat with the same idempotency key does not repeat the effect. */
-  readonly idempotent?: boolean;
-  /** It reaches things outside the agent's own systems, such as the web. */
-  readonly openWorld?: boolean;
-  /** How long a call may take, in milliseconds. */
-  readonly timeout?: number;
-  /** What a call acts on, from its arguments, such as `args => [args.path]`; policies test these. */
-  readonly resources?: (args: never) => readonly string[];
-  /** Labels every answer carries, such as `['outside']` for a web search. */
-  readonly labels?: readonly string[];
-  /** Store each result under its idempotency key and answer a repeat from it (`@Idempotent({ remember: true })`). */
-  readonly remember?: boolean;
-  /**
-   * Whether a call waits for a person when no rule decides: `true` always asks, `false` never does;
-   * absent, a tool that is not read-only asks. MCP servers set it from their `gated` option.
-   */
-  readonly gated?: boolean;
-  /**
-   * The most one call may cost, in US dollars (`@Cost({ maxUsd })`). An agent with a budget holds this
-   * much of it while the call runs, so concurrent calls cannot overspend; without it, the most the tool
-   * has cost so far is held.
-   */
-  readonly maxCostUsd?: number;
-  readonly [key: string]: unknown;
-}
+export type { Annotations, DtoClass, JsonSchema } from './tool-shapes.js';
+import type { Annotations, DtoClass, JsonSchema } from './tool-shapes.js';
 
 /** What a tool does with its checked arguments. */
 export type ToolFunction<Args = never> = (args: Args, ctx: ToolContext) => unknown;

@@ -1,25 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
-import type { Inbox } from '../inbox/inbox.js';
-import type { Store } from '../store/store.js';
-import type { EventBus } from '../telemetry/event-bus.js';
 import { InboxApi } from './api.js';
 import { CSRF_HEADER, WebAuth, type Person } from './auth.js';
 import { readForm, readJson, send, sendError, sendJson, WebError } from './http.js';
+import type { InboxWebParts } from './inbox-web-parts.js';
 import { WebhookNotifier } from './notifier.js';
 import { inboxWebSettings, pageUrl, type InboxWebOptions, type InboxWebSettings } from './options.js';
 import { asset, inboxPage, signInPage } from './page.js';
 
-/** What the inbox page works on: the public inbox, the store it reads runs from, events for warnings, the clock. */
-export interface InboxWebParts {
-  readonly inbox: Inbox;
-  readonly store: Store;
-  readonly events: EventBus;
-  readonly clock: Clock;
-}
+export type { InboxWebParts } from './inbox-web-parts.js';
 
 /** Where `listen()` serves: 127.0.0.1 and a free port unless told. */
 export interface InboxWebListenOptions {

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { InboxRecord } from '../store/store.js';
-import type { InboxWebParts } from './inbox-web.js';
+import type { InboxWebParts } from './inbox-web-parts.js';
 import type { WebhookOptions } from './options.js';
 import { printableLine } from './text.js';
 

@@ -1,0 +1,153 @@
+import { APICallError } from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import type { EventBus } from '../telemetry/event-bus.js';
+import { journaledArgumentsText } from '../tools/arguments.js';
+import { backoffDelay, isTransient, sleep } from '../runner/transient.js';
+import type { ModelStepData } from './messages.js';
+import type { ModelRegistry } from './model-registry.js';
+import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
+import type { AgentTracing } from './tracing.js';
+import type { LiveTurn } from './turn-state.js';
+
+/** A model call that failed, described for the turn's error. */
+export type ModelFailure = { readonly failed: string };
+
+/** How model calls are retried: `agents.modelRetry`. */
+export interface ModelRetry {
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/**
+ * Model calls of agent turns: one `doGenerate` per step, under its own span, retried with backoff while
+ * the failure is transient, each failure reported as `model.failed`. The answer becomes the step the
+ * journal keeps (text, tool calls, usage and cost).
+ */
+export class ModelCalls {
+  constructor(
+    private readonly models: ModelRegistry,
+    private readonly tracing: AgentTracing,
+    private readonly events: EventBus,
+    private readonly retry: ModelRetry,
+  ) {}
+
+  /** Asks the model for the next step, retrying transient failures; a failure is described, not thrown. */
+  async next(d: LiveTurn): Promise<ModelStepData | ModelFailure> {
+    const { rt } = d;
+    let model: LanguageModelV3;
+    try {
+      model = await rt.model();
+    } catch (error) {
+      return { failed: `Model "${rt.spec}" could not be loaded: ${(error as Error).message}` };
+    }
+    const options: LanguageModelV3CallOptions = {
+      prompt: d.prompt,
+      ...(d.tools.length === 0 ? {} : { tools: d.tools, toolChoice: { type: 'auto' as const } }),
+      ...(rt.options.maxOutputTokens === undefined ? {} : { maxOutputTokens: rt.options.maxOutputTokens }),
+      ...(rt.options.temperature === undefined ? {} : { temperature: rt.options.temperature }),
+      abortSignal: d.signal,
+    };
+    const stepNumber = d.modelSteps + 1;
+    for (let attempt = 1; ; attempt++) {
+      const span = this.tracing.chat(d.span, rt.modelId, rt.provider, {
+        ...(rt.options.maxOutputTokens === undefined ? {} : { 'gen_ai.request.max_tokens': rt.options.maxOutputTokens }),
+        ...(rt.options.temperature === undefined ? {} : { 'gen_ai.request.temperature': rt.options.temperature }),
+      });
+      try {
+        const result = await model.doGenerate(options);
+        const step = modelStep(rt.spec, result, rt.price);
+        span.set({
+          'gen_ai.response.model': result.response?.modelId ?? rt.modelId,
+          ...(result.response?.id === undefined ? {} : { 'gen_ai.response.id': result.response.id }),
+          'gen_ai.response.finish_reasons': [step.finishReason],
+          'gen_ai.usage.input_tokens': step.usage.inputTokens,
+          'gen_ai.usage.output_tokens': step.usage.outputTokens,
+          'gen_ai.usage.cache_read.input_tokens': step.usage.cacheReadTokens,
+          'gen_ai.usage.cache_creation.input_tokens': step.usage.cacheWriteTokens,
+        });
+        span.end();
+        return step;
+      } catch (error) {
+        const failure = modelFailure(rt.spec, this.models.keyHint(rt.spec), error, d.signal);
+        span.fail(failure.type, failure.message);
+        span.end();
+        this.events.emit({
+          type: 'model.failed',
+          agent: rt.id,
+          run: d.run,
+          model: rt.spec,
+          step: stepNumber,
+          message: failure.message,
+          attempt,
+          ...(failure.status === undefined ? {} : { status: failure.status }),
+        });
+        if (!failure.retryable || attempt >= this.retry.attempts || d.signal.aborted) return { failed: failure.message };
+        if (!(await sleep(backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs, Math.random), d.signal))) return { failed: failure.message };
+      }
+    }
+  }
+}
+
+/** A model response as the journal keeps it. */
+function modelStep(spec: string, result: LanguageModelV3GenerateResult, price: ModelPrice | undefined): ModelStepData {
+  let text = '';
+  const calls: { id: string; name: string; input: string }[] = [];
+  for (const part of result.content) {
+    if (part.type === 'text') text += part.text;
+    // Arguments too long to be within the limits are journaled (and run) as a note that is refused as too large.
+    else if (part.type === 'tool-call' && part.providerExecuted !== true) calls.push({ id: part.toolCallId, name: part.toolName, input: journaledArgumentsText(part.input) });
+  }
+  const input = result.usage.inputTokens;
+  const cacheRead = input.cacheRead ?? 0;
+  const cacheWrite = input.cacheWrite ?? 0;
+  const usage: ModelUsage = {
+    inputTokens: input.total ?? (input.noCache ?? 0) + cacheRead + cacheWrite,
+    outputTokens: result.usage.outputTokens.total ?? 0,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
+  return {
+    kind: 'model',
+    model: spec,
+    text,
+    calls,
+    finishReason: result.finishReason.unified,
+    usage,
+    usd: price === undefined ? 0 : Pricing.usd(price, usage),
+  };
+}
+
+/** What went wrong with a model call, in words that say what to do, and whether trying again may help. */
+function modelFailure(
+  spec: string,
+  keyHint: string | undefined,
+  error: unknown,
+  signal: AbortSignal,
+): { readonly message: string; readonly type: string; readonly retryable: boolean; readonly status?: number } {
+  if (signal.aborted) return { message: `The turn was stopped during a call to model "${spec}".`, type: 'aborted', retryable: false };
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    const hint =
+      status === 401 || status === 403
+        ? `Check the API key${keyHint === undefined ? '' : ` (${keyHint})`}.`
+        : status === 404
+          ? 'Check the model id and the base URL.'
+          : status === 429
+            ? 'The provider is limiting requests or the account is out of credit: wait and try again, send less, or raise the limit.'
+            : status !== undefined && status >= 500
+              ? 'The provider had an error: try again later.'
+              : status === undefined
+                ? `Could not reach ${error.url}: check the network and the base URL.`
+                : 'The provider refused the request.';
+    const what = status === undefined ? '' : ` with HTTP ${status}`;
+    return {
+      message: `Model "${spec}" failed${what}: ${error.message.replace(/[.\s]+$/, '')}. ${hint}`,
+      type: status === undefined ? 'connection' : String(status),
+      retryable: error.isRetryable,
+      ...(status === undefined ? {} : { status }),
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { message: `Model "${spec}" failed: ${message}`, type: error instanceof Error ? error.name : 'error', retryable: isTransient(error) };
+}

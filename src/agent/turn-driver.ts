@@ -1,0 +1,245 @@
+import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { Clock } from '../clock.js';
+import { ConflictError, WardrikError } from '../errors.js';
+import { toMicroUsd, toUsd } from '../money.js';
+import type { BudgetHolds } from '../runner/budget-holds.js';
+import type { RunLeases } from '../runner/run-leases.js';
+import type { Store, TurnRecord } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+import type { ToolCatalog } from '../tools/catalog.js';
+import type { ParkedCall, TurnOutcome, TurnResult } from './agent.js';
+import type { ConversationHistory } from './conversation-history.js';
+import { turnMessages, type ModelStepData, type StepData } from './messages.js';
+import { modelHold } from './model-budget.js';
+import type { ModelCalls, ModelFailure } from './model-calls.js';
+import type { AgentTracing } from './tracing.js';
+import type { TurnJournal } from './turn-journal.js';
+import { resultOf, turnLength, type LiveTurn, type Runtime, type TurnData } from './turn-state.js';
+import type { TurnToolCalls } from './turn-tool-calls.js';
+
+/** What the turn loop works with. */
+export interface TurnDriverParts {
+  readonly store: Store;
+  readonly catalog: ToolCatalog;
+  readonly events: EventBus;
+  readonly clock: Clock;
+  readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
+  readonly budgets: BudgetHolds;
+  readonly tracing: AgentTracing;
+  readonly modelCalls: ModelCalls;
+  readonly toolCalls: TurnToolCalls;
+  readonly journal: TurnJournal;
+  readonly history: ConversationHistory;
+  /** Aborts when the agent service closes. */
+  readonly stopping: AbortSignal;
+  /** A turn just parked: its calls may have been answered while it was written. */
+  readonly parked: (run: string) => void;
+}
+
+/**
+ * The turn loop: model step, its tool calls, next model step … until the model answers, a call parks,
+ * the budget is spent, `maxSteps` is reached or the turn is stopped. Each stop is written to the turn's
+ * record (`endTurn`) and handed to those waiting on the turn.
+ */
+export class TurnDriver {
+  /** Turns driven here now. */
+  readonly active = new Set<string>();
+  /** The state of the turns driven here, by run. */
+  private readonly driving = new Map<string, LiveTurn>();
+  /** Who waits on each turn's next stop (`agent.result`). */
+  readonly waiters = new Map<string, Set<(result: TurnResult) => void>>();
+  private readonly store: Store;
+  private readonly catalog: ToolCatalog;
+  private readonly events: EventBus;
+  private readonly clock: Clock;
+  private readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
+  private readonly budgets: BudgetHolds;
+  private readonly tracing: AgentTracing;
+  private readonly modelCalls: ModelCalls;
+  private readonly toolCalls: TurnToolCalls;
+  private readonly journal: TurnJournal;
+  private readonly history: ConversationHistory;
+  private readonly stopping: AbortSignal;
+  private readonly parked: (run: string) => void;
+
+  constructor(parts: TurnDriverParts) {
+    ({
+      store: this.store,
+      catalog: this.catalog,
+      events: this.events,
+      clock: this.clock,
+      leases: this.leases,
+      budgets: this.budgets,
+      tracing: this.tracing,
+      modelCalls: this.modelCalls,
+      toolCalls: this.toolCalls,
+      journal: this.journal,
+      history: this.history,
+      stopping: this.stopping,
+      parked: this.parked,
+    } = parts);
+  }
+
+  /** The turn driven here under `run`, if any: a cost of one of its calls is the turn's. */
+  live(run: string): LiveTurn | undefined {
+    return this.driving.get(run);
+  }
+
+  /** Builds the in-memory state of a turn from its record and journaled steps. */
+  prepare(rt: Runtime, record: TurnRecord, history: readonly LanguageModelV3Message[], steps: StepData[], signal: AbortSignal | undefined): LiveTurn {
+    const data = record.data as TurnData;
+    const prompt: LanguageModelV3Message[] = [];
+    if (rt.options.instructions !== undefined && rt.options.instructions !== '') prompt.push({ role: 'system', content: rt.options.instructions });
+    for (const message of history) prompt.push(message);
+    for (const message of turnMessages(data.input, steps)) prompt.push(message);
+    const entries = this.catalog.select(rt.options.tools);
+    const tools: LanguageModelV3FunctionTool[] = entries.map((entry) => ({
+      type: 'function',
+      name: entry.name,
+      description: entry.tool.description,
+      inputSchema: entry.tool.inputSchema as JSONSchema7,
+    }));
+    let text = data.text;
+    let modelSteps = 0;
+    for (const step of steps) {
+      if (step.kind === 'model') {
+        modelSteps++;
+        if (step.text !== '') text = step.text;
+      }
+    }
+    return {
+      rt,
+      run: record.run,
+      record,
+      input: data.input,
+      prompt,
+      steps,
+      modelSteps,
+      text,
+      spentUsd: data.spentUsd,
+      tools,
+      readOnly: new Set(entries.filter((entry) => entry.tool.annotations.readOnly === true).map((entry) => entry.name)),
+      refs: new Map(entries.map((entry) => [entry.name, { ref: entry.ref, description: entry.tool.description }])),
+      signal: signal === undefined ? this.stopping : AbortSignal.any([signal, this.stopping]),
+      span: this.tracing.turn(rt.id, record.run, rt.modelId, rt.provider),
+    };
+  }
+
+  /** Drives a turn until it ends or parks; the run's lease is held throughout and given up after. */
+  async drive(d: LiveTurn): Promise<TurnResult> {
+    this.active.add(d.run);
+    this.driving.set(d.run, d);
+    try {
+      return await this.loop(d);
+    } catch (error) {
+      if (d.record.status === 'running') {
+        d.span.fail(error instanceof WardrikError ? error.code : 'error', (error as Error).message);
+        d.span.end();
+      }
+      throw error;
+    } finally {
+      this.active.delete(d.run);
+      this.driving.delete(d.run);
+      this.leases.release(d.run);
+    }
+  }
+
+  private async loop(d: LiveTurn): Promise<TurnResult> {
+    const { rt } = d;
+    for (;;) {
+      const last = d.steps[d.steps.length - 1];
+      if (last?.kind === 'model' && last.calls.length > 0) {
+        const parked = await this.toolCalls.runStep(d, last, d.steps.length - 1);
+        if (parked.length > 0) return this.endTurn(d, 'parked', parked);
+        continue;
+      }
+      if (last?.kind === 'model') return this.endTurn(d, 'done');
+      if (d.modelSteps >= rt.maxSteps) {
+        return this.endTurn(d, 'failed', [], `Agent "${rt.id}" made ${rt.maxSteps} model calls in this turn (maxSteps) without a final answer. Raise maxSteps in startAgent, or narrow the task.`);
+      }
+      const budget = rt.options.budgetUsd;
+      if (budget !== undefined) {
+        const spent = toUsd(await this.store.getSpend(rt.id));
+        if (spent >= budget) {
+          return this.endTurn(d, 'budget_spent', [], `Agent "${rt.id}" has spent $${round(spent)} of its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`);
+        }
+      }
+      this.throwIfClosing();
+      if (d.signal.aborted) return this.endTurn(d, 'failed', [], `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`);
+      const step = await this.nextModelStep(d, budget);
+      if (step === undefined) return this.endTurn(d, 'budget_spent', [], `Agent "${rt.id}" has spent its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`);
+      if ('failed' in step) {
+        this.throwIfClosing();
+        return this.endTurn(d, 'failed', [], step.failed);
+      }
+    }
+  }
+
+  /** Calls the model and journals its step; under a budget, holding part of it meanwhile (`undefined`: the budget is spent). */
+  private nextModelStep(d: LiveTurn, budgetUsd: number | undefined): Promise<ModelStepData | ModelFailure | undefined> {
+    let cost: number | undefined;
+    const step = async (): Promise<ModelStepData | ModelFailure> => {
+      const result = await this.modelCalls.next(d);
+      if ('failed' in result) return result;
+      await this.journal.recordModelStep(d, result);
+      cost = toMicroUsd(result.usd);
+      return result;
+    };
+    if (budgetUsd === undefined) return step();
+    const { rt } = d;
+    const hold = modelHold({ agent: rt.id, run: d.run, step: d.modelSteps + 1, spec: rt.spec }, rt.price, rt.options.maxOutputTokens, budgetUsd, d.signal);
+    const stopped = `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`;
+    return this.budgets.within<ModelStepData | ModelFailure | undefined>(hold, step, async (why) => (why === 'spent' ? undefined : { failed: stopped }), () => cost);
+  }
+
+  /** Writes where the turn stands and tells those waiting on it; ended turns join the conversation. */
+  private async endTurn(d: LiveTurn, status: TurnOutcome, parked: ParkedCall[] = [], error?: string): Promise<TurnResult> {
+    const { rt } = d;
+    const data: TurnData = {
+      input: d.input,
+      model: rt.spec,
+      text: d.text,
+      parked,
+      spentUsd: d.spentUsd,
+      steps: d.modelSteps,
+      ...(error === undefined ? {} : { error }),
+    };
+    const next: TurnRecord = { ...d.record, status, version: d.record.version + 1, data, updatedAt: this.clock.now() };
+    if (!(await this.store.writeTurn(next, d.record.version))) {
+      throw new ConflictError(`Turn "${d.run}" was changed by another node while this one drove it; this node stopped.`);
+    }
+    d.record = next;
+    const result = resultOf(next);
+    d.span.set({ 'wardrik.turn.status': status, 'wardrik.turn.steps': d.modelSteps });
+    if (status === 'failed' && error !== undefined) d.span.fail('turn_failed', error);
+    d.span.end();
+    if (status === 'parked') {
+      this.events.emit({ type: 'run.parked', agent: rt.id, run: d.run, inboxIds: parked.map((call) => call.inboxId) });
+      for (const waiter of this.waiters.get(d.run) ?? []) waiter(result);
+      // A call may have been answered while the turn was being written.
+      queueMicrotask(() => this.parked(d.run));
+      return result;
+    }
+    this.events.emit({
+      type: 'run.finished',
+      agent: rt.id,
+      run: d.run,
+      status,
+      steps: d.modelSteps,
+      spentUsd: d.spentUsd,
+      ...(error === undefined ? {} : { error }),
+    });
+    await this.history.add(rt, { run: d.run, finishedAt: next.updatedAt, messages: d.prompt.slice(d.prompt.length - turnLength(d)) });
+    for (const waiter of this.waiters.get(d.run) ?? []) waiter(result);
+    return result;
+  }
+
+  /** Closing stops a turn without settling it, so it stays `running` for recovery. */
+  private throwIfClosing(): void {
+    if (this.stopping.aborted) throw this.stopping.reason as Error;
+  }
+}
+
+function round(usd: number): string {
+  return usd.toFixed(usd < 1 ? 4 : 2);
+}

@@ -1,0 +1,89 @@
+import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { TurnRecord, TurnStatus } from '../store/store.js';
+import type { ParkedCall, TurnOutcome, TurnResult } from './agent.js';
+import type { StepData } from './messages.js';
+import type { AgentOptions } from './options.js';
+import type { ModelPrice } from './pricing.js';
+import type { TraceSpan } from './tracing.js';
+
+/** An agent as the service keeps it: its checked options and how to reach its model. */
+export interface Runtime {
+  readonly id: string;
+  readonly options: AgentOptions;
+  /** `provider:model` */
+  readonly spec: string;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly model: () => Promise<LanguageModelV3>;
+  readonly price: ModelPrice | undefined;
+  readonly maxSteps: number;
+  readonly historyTurns: number;
+  /** Finished turns, oldest first, loaded from the store on first use and kept up to date. */
+  history: Promise<HistoryEntry[]> | undefined;
+}
+
+/** A finished turn as the conversation keeps it. */
+export interface HistoryEntry {
+  readonly run: string;
+  readonly finishedAt: number;
+  readonly messages: readonly LanguageModelV3Message[];
+}
+
+/** `TurnRecord.data`: what a turn is about and where it stands. Plain JSON. */
+export interface TurnData {
+  readonly input: string;
+  readonly model: string;
+  readonly text: string;
+  readonly parked: readonly ParkedCall[];
+  readonly spentUsd: number;
+  readonly steps: number;
+  readonly error?: string;
+}
+
+/** A turn being driven in this process. */
+export interface LiveTurn {
+  readonly rt: Runtime;
+  readonly run: string;
+  record: TurnRecord;
+  readonly input: string;
+  /** The prompt, grown in place: earlier turns, this turn's user text, then each step. Never re-scanned. */
+  readonly prompt: LanguageModelV3Message[];
+  readonly steps: StepData[];
+  modelSteps: number;
+  text: string;
+  spentUsd: number;
+  readonly tools: LanguageModelV3FunctionTool[];
+  readonly readOnly: ReadonlySet<string>;
+  readonly refs: ReadonlyMap<string, { readonly ref: string; readonly description: string }>;
+  readonly signal: AbortSignal;
+  readonly span: TraceSpan;
+}
+
+/** Turn states after which nothing more happens. */
+export const TERMINAL: ReadonlySet<TurnStatus> = new Set(['done', 'failed', 'budget_spent']);
+
+/** The runner's call id for a model's tool call: unique in the run even if a model reuses ids across steps. */
+export function callId(stepIndex: number, modelCallId: string): string {
+  return `${stepIndex}.${modelCallId}`;
+}
+
+/** How many prompt messages belong to the turn itself (its user text and its steps). */
+export function turnLength(d: LiveTurn): number {
+  return 1 + d.steps.length;
+}
+
+/** A turn record as `send` and `result` return it. */
+export function resultOf(turn: TurnRecord): TurnResult {
+  const data = turn.data as TurnData;
+  const status: TurnOutcome = turn.status === 'running' ? 'failed' : turn.status;
+  return {
+    run: turn.run,
+    agent: turn.agent,
+    status,
+    text: data.text,
+    parked: data.parked,
+    spentUsd: data.spentUsd,
+    steps: data.steps,
+    ...(data.error === undefined ? {} : { error: data.error }),
+  };
+}

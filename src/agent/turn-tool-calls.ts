@@ -1,0 +1,79 @@
+import type { ToolRunner } from '../runner/tool-runner.js';
+import { answerText, type ToolAnswer } from '../tools/result.js';
+import type { ParkedCall } from './agent.js';
+import { toolMessage, type ModelStepData, type ToolsStepData } from './messages.js';
+import type { AgentTracing } from './tracing.js';
+import type { TurnJournal } from './turn-journal.js';
+import { callId, type LiveTurn } from './turn-state.js';
+
+/** The tool calls of a turn's model steps, sent through the runner under stable call ids. */
+export class TurnToolCalls {
+  constructor(
+    private readonly runner: ToolRunner,
+    private readonly tracing: AgentTracing,
+    private readonly journal: TurnJournal,
+  ) {}
+
+  /**
+   * Runs a model step's tool calls in the model's order, except that consecutive read-only calls run
+   * together (they change nothing, so their order cannot matter); any other call runs alone. Once a
+   * call parks, later calls wait: they run when the turn resumes. Returns the parked calls, or none
+   * after journaling every answer as the step's `tools` step.
+   */
+  async runStep(d: LiveTurn, step: ModelStepData, index: number): Promise<ParkedCall[]> {
+    const answers: ToolAnswer[] = [];
+    const calls = step.calls;
+    const parked: ParkedCall[] = [];
+    for (let i = 0; i < calls.length && parked.length === 0; ) {
+      let j = i + 1;
+      if (d.readOnly.has(calls[i]!.name)) while (j < calls.length && d.readOnly.has(calls[j]!.name)) j++;
+      if (j - i === 1) {
+        answers[i] = await this.runOne(d, calls[i]!, index);
+      } else {
+        const group = await Promise.all(calls.slice(i, j).map((call) => this.runOne(d, call, index)));
+        for (let k = 0; k < group.length; k++) answers[i + k] = group[k]!;
+      }
+      for (let k = i; k < j; k++) {
+        const answer = answers[k]!;
+        if (answer.status === 'parked') {
+          const call = calls[k]!;
+          parked.push({ inboxId: answer.inboxId ?? '', call: callId(index, call.id), tool: d.refs.get(call.name)?.ref ?? call.name, reason: answer.reason });
+        }
+      }
+      i = j;
+    }
+    if (parked.length > 0) return parked;
+    const tools: ToolsStepData = {
+      kind: 'tools',
+      results: calls.map((call, k) => ({ id: call.id, name: call.name, text: answerText(answers[k]!), error: answers[k]!.status === 'error' })),
+    };
+    await this.journal.appendStep(d, tools);
+    d.prompt.push(toolMessage(tools));
+    return parked;
+  }
+
+  private async runOne(d: LiveTurn, call: ModelStepData['calls'][number], index: number): Promise<ToolAnswer> {
+    const { rt } = d;
+    const id = callId(index, call.id);
+    const span = this.tracing.tool(d.span, call.name, id, d.refs.get(call.name)?.description);
+    try {
+      const answer = await this.runner.run({
+        agent: rt.id,
+        run: d.run,
+        call: { id, name: call.name, arguments: call.input },
+        ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
+        ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
+        tools: rt.options.tools,
+        signal: d.signal,
+      });
+      span.set({ 'wardrik.tool.status': answer.status });
+      if (answer.status === 'error') span.fail(answer.code, answer.message);
+      return answer;
+    } catch (error) {
+      span.fail('store', (error as Error).message);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import type { Store } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+import { answerFrom, failureAnswer } from '../tools/call-tool.js';
+import { isRepeatable } from '../tools/tool.js';
+import { ToolTimeoutError } from '../errors.js';
+import { toMicroUsd, toUsd } from '../money.js';
+import { answerNotJournaled } from './call-failures.js';
+import { CallContext } from './call-context.js';
+import type { CallJournal } from './call-journal.js';
+import { callReporter } from './call-reporter.js';
+import type { Deadlines } from './deadlines.js';
+import { isThenable, stoppedAnswer, type Attempted, type Outcome, type PreparedCall } from './prepared-call.js';
+import { backoffDelay, isTransient, sleep } from './transient.js';
+
+/** How attempts are timed and retried: the runner's options, checked. */
+export interface AttemptSettings {
+  readonly timeoutMs: number;
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly random: () => number;
+}
+
+/**
+ * The attempts of one call: each runs the tool under its time-out and the caller's signal, counts what
+ * the tool reported spending, and after a transient failure of a repeatable tool journals the next
+ * attempt and tries again after a backoff.
+ */
+export class CallAttempts {
+  constructor(
+    private readonly store: Store,
+    private readonly events: EventBus,
+    private readonly journal: CallJournal,
+    private readonly deadlines: Deadlines,
+    private readonly settings: AttemptSettings,
+  ) {}
+
+  /**
+   * Takes attempt `attempt` from its outcome to the call's answer: counts its costs, and runs more
+   * attempts while they may help (only repeatable tools get more than one, and only after transient
+   * failures). The caller makes the first attempt, with `ctx`.
+   */
+  async untilAnswered(p: PreparedCall, attempt: number, ctx: CallContext, outcome: Outcome): Promise<Attempted> {
+    const tool = p.entry.tool;
+    const limit = attempt - 1 + (isRepeatable(tool) ? this.settings.attempts : 1);
+    for (;;) {
+      // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
+      if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs).catch((error: unknown) => {
+        throw answerNotJournaled(p, 'add its cost to the spend', error);
+      });
+      if (ctx.measures !== undefined) (p.spent.measures ??= []).push(...ctx.measures);
+      if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
+      if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
+      if (attempt >= limit || !isTransient(outcome.threw)) return [failureAnswer(tool, outcome.threw), attempt];
+      const delayMs = backoffDelay(attempt, this.settings.baseDelayMs, this.settings.maxDelayMs, this.settings.random);
+      // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
+      if (!(await this.journal.writeStarted(p, attempt + 1, 'started'))) return [await this.journal.answerOfWinner(p.run, p.call, p.arguments), attempt, true];
+      const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
+      this.events.emit({ type: 'tool.retrying', agent: p.agent, run: p.run, call: p.call, tool: p.tool, attempt: attempt + 1, delayMs, reason });
+      if (!(await sleep(delayMs, p.signal))) return [stoppedAnswer(p), attempt];
+      attempt++;
+      ctx = this.contextOf(p, attempt);
+      const attempting = this.attempt(p, ctx);
+      outcome = attempting instanceof Promise ? await attempting : attempting;
+    }
+  }
+
+  contextOf(p: PreparedCall, attempt: number): CallContext {
+    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels, callReporter(this.events, p, p.reporter));
+  }
+
+  /** One attempt under one timer; synchronous when the tool is, since most are. */
+  attempt(p: PreparedCall, ctx: CallContext): Outcome | Promise<Outcome> {
+    const tool = p.entry.tool;
+    p.spent.ran = true;
+    try {
+      const result = tool.run(p.args as never, ctx);
+      return isThenable(result) ? this.raceDeadline(result, ctx, tool.annotations.timeout ?? this.settings.timeoutMs, p) : { returned: result };
+    } catch (error) {
+      return { threw: error };
+    }
+  }
+
+  /** Waits for the tool, its time-out or the caller's stop, whichever comes first. */
+  private raceDeadline(result: PromiseLike<unknown>, ctx: CallContext, ms: number, p: PreparedCall): Promise<Outcome> {
+    const signal = p.signal;
+    return new Promise<Outcome>((resolve) => {
+      let stop: (() => void) | undefined;
+      const finish = (outcome: Outcome): void => {
+        this.deadlines.cancel(deadline);
+        if (stop !== undefined) signal?.removeEventListener('abort', stop);
+        resolve(outcome);
+      };
+      // The outcome is decided before the tool is told to stop, so nothing the tool does then can hold it.
+      const deadline = this.deadlines.add(ms, () => {
+        const error = new ToolTimeoutError(p.entry.name, ms, isRepeatable(p.entry.tool));
+        finish({ threw: error });
+        ctx.abort(error);
+      });
+      // Only a caller's signal needs a listener (most calls come without one).
+      if (signal !== undefined) {
+        stop = (): void => {
+          finish({ threw: signal.reason });
+          ctx.abort(signal.reason);
+        };
+        signal.addEventListener('abort', stop, { once: true });
+        if (signal.aborted) stop();
+      }
+      result.then(
+        (returned) => finish({ returned }),
+        (threw: unknown) => finish({ threw }),
+      );
+    });
+  }
+
+  private async recordCosts(p: PreparedCall, costs: readonly number[]): Promise<void> {
+    for (const usd of costs) {
+      const microUsd = toMicroUsd(usd);
+      p.spent.microUsd += microUsd;
+      const totalMicroUsd = await this.store.addSpend(p.agent, microUsd);
+      this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
+    }
+  }
+}

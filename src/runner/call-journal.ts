@@ -1,0 +1,108 @@
+import type { Clock } from '../clock.js';
+import type { Decision } from '../policy/policy.js';
+import type { CallRecord, CallState, Store, SyncJournal } from '../store/store.js';
+import { journaledArguments } from '../tools/arguments.js';
+import { errorAnswer, type ToolAnswer } from '../tools/result.js';
+import { toUsd } from '../money.js';
+import { storeFailure, type CallRef } from './call-failures.js';
+import type { CallOutcomes } from './call-outcomes.js';
+import { argumentsDigest } from './digest.js';
+import type { Mutable, PreparedCall } from './prepared-call.js';
+
+/**
+ * A call's entry in the journal: written `started` before each attempt, then with its answer. Every
+ * write is a compare-and-set on the state the runner expects; a write that finds another state lost a
+ * race, and the answer is then what the winner recorded.
+ */
+export class CallJournal {
+  /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
+  private readonly sync: SyncJournal | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly outcomes: CallOutcomes,
+    private readonly clock: Clock,
+  ) {
+    this.sync = store.sync;
+  }
+
+  /** Journals a call that ends before it runs (unknown tool, bad arguments, denied, budget). */
+  async writeEndedEarly(
+    base: CallRef,
+    args: unknown,
+    answer: ToolAnswer,
+    decision?: Decision,
+  ): Promise<ToolAnswer> {
+    // Arguments over the limits are journaled as a note, never whole (see journaledArguments).
+    const journaled = journaledArguments(args ?? null);
+    const record: CallRecord = {
+      ...base,
+      arguments: journaled,
+      idempotencyKey: `${base.run}:${base.call}`,
+      state: 'failed',
+      attempt: 0,
+      answer,
+      updatedAt: this.clock.now(),
+    };
+    const written = await this.store.writeCall(record, undefined).catch((error: unknown) => {
+      throw storeFailure(base, 'write its answer to the journal', error);
+    });
+    if (!written) return this.answerOfWinner(base.run, base.call, journaled);
+    this.outcomes.called(base, decision);
+    this.outcomes.settled(base, answer, 0, undefined, 0, false);
+    return answer;
+  }
+
+  /**
+   * Journals `started` (attempt `attempt`) before the attempt runs; a store that fails stops the call.
+   * Not an async function: on every call's path, its frame would cost more than the write.
+   */
+  writeStarted(p: PreparedCall, attempt: number, expected: CallState | undefined): boolean | Promise<boolean> {
+    const failed = (error: unknown): never => {
+      throw storeFailure(p, 'write it to the journal as started', error);
+    };
+    try {
+      const written = this.writeCall(this.recordOf(p, 'started', attempt, undefined), expected);
+      return written instanceof Promise ? written.catch(failed) : written;
+    } catch (error) {
+      return failed(error);
+    }
+  }
+
+  /** A call's journal write, without a promise when the store's writes are synchronous. */
+  writeCall(record: CallRecord, expected: CallState | undefined): boolean | Promise<boolean> {
+    return this.sync !== undefined ? this.sync.writeCall(record, expected) : this.store.writeCall(record, expected);
+  }
+
+  recordOf(p: PreparedCall, state: CallState, attempt: number, answer: ToolAnswer | undefined): CallRecord {
+    const { run, call, agent, tool, arguments: args, idempotencyKey } = p;
+    const updatedAt = this.clock.now();
+    // Whole literals rather than fields added afterwards: a memory store keeps every record, and an
+    // added field costs each of them a second allocation (only a call that reported a cost gets one).
+    const record: Mutable<CallRecord> =
+      answer === undefined
+        ? { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, updatedAt }
+        : { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, answer, updatedAt };
+    if (p.spent.microUsd > 0) record.costUsd = toUsd(p.spent.microUsd);
+    return record;
+  }
+
+  /** Someone else changed the call's state first: answer with what they recorded. */
+  async answerOfWinner(run: string, call: string, args?: unknown): Promise<ToolAnswer> {
+    const record = await this.store.getCall(run, call);
+    if (record === undefined) return errorAnswer('conflict', `Call "${call}" is being handled elsewhere; wait for its answer.`);
+    return recordedAnswer(record, args);
+  }
+}
+
+/** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
+export function recordedAnswer(record: CallRecord, args: unknown): ToolAnswer {
+  // A call a person approved with changed arguments answers the arguments the model sent too.
+  const sent = record.answer?.status === 'parked' ? undefined : record.answer?.edited?.original;
+  const other = (value: unknown): boolean => argumentsDigest(args) !== argumentsDigest(value);
+  if (args !== undefined && record.arguments !== null && other(record.arguments) && (sent === undefined || other(sent))) {
+    return errorAnswer('conflict', `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`);
+  }
+  if (record.answer !== undefined) return record.answer;
+  return errorAnswer('conflict', `Call "${record.call}" is already running; wait for its answer instead of calling again.`);
+}

@@ -1,0 +1,57 @@
+import type { Decision } from '../policy/policy.js';
+import type { InboxKind, Store } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+import type { Measure } from '../tools/context.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { toUsd } from '../money.js';
+import type { CallRef } from './call-failures.js';
+import type { CallListener } from './call-listener.js';
+import { ref } from './prepared-call.js';
+
+/**
+ * Tells who needs to know where a call got to: the runner's caller through its `CallListener` (the
+ * agent service counts spend and resumes turns by it), and `events$`, which only observes. Events are
+ * not even built when nobody listens to them; the listener hears of every call either way.
+ */
+export class CallOutcomes {
+  /** The runner's caller, told of calls that settle or park here. */
+  listener: CallListener | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly events: EventBus,
+  ) {}
+
+  /** A new call: `tool.called`, then `tool.decided` when the policy decided it. */
+  called(base: CallRef, decision: Decision | undefined): void {
+    if (!this.events.listening) return; // every call's path: no events built for nobody
+    this.events.emit({ type: 'tool.called', ...ref(base) });
+    if (decision !== undefined) this.events.emit({ type: 'tool.decided', ...ref(base), decision: decision.action, rule: decision.rule });
+  }
+
+  /** Adds the answer's labels to the run, announcing those it did not have. */
+  async addLabels(base: CallRef, labels: readonly string[]): Promise<void> {
+    if (labels.length === 0) return;
+    const added = await this.store.addLabels(base.run, labels);
+    if (added.length > 0) this.events.emit({ type: 'label.added', ...ref(base), labels: added });
+  }
+
+  /**
+   * The call's final answer is journaled: the listener hears it with what the call cost here
+   * (`spentMicroUsd`), then `tool.succeeded` or `tool.failed`. `wasParked`: a person answered the call
+   * or let it run.
+   */
+  settled(base: CallRef, answer: ToolAnswer, attempts: number, measures: readonly Measure[] | undefined, spentMicroUsd: number, wasParked: boolean): void {
+    this.listener?.settled(base, toUsd(spentMicroUsd), wasParked);
+    if (!this.events.listening) return; // every call's path: no events built for nobody
+    const measured = measures === undefined ? {} : { measures };
+    if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...ref(base), attempts, labels: answer.labels, ...measured });
+    else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...ref(base), code: answer.code, message: answer.message, attempts, ...measured });
+  }
+
+  /** The call parked with inbox item `inboxId`, after costing `spentMicroUsd` here. */
+  parked(base: CallRef, inboxId: string, kind: InboxKind, reason: string, spentMicroUsd: number): void {
+    this.listener?.parked(base, toUsd(spentMicroUsd));
+    this.events.emit({ type: 'tool.parked', ...ref(base), inboxId, kind, reason });
+  }
+}

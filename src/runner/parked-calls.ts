@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { CallRecord, CallState, InboxKind, InboxRecord, Store } from '../store/store.js';
+import { mergeLabels } from '../tools/call-tool.js';
+import type { ToolAnswer } from '../tools/result.js';
+import type { CallRef } from './call-failures.js';
+import type { CallJournal } from './call-journal.js';
+import type { CallOutcomes } from './call-outcomes.js';
+import { argumentsDigest } from './digest.js';
+import type { PreparedCall } from './prepared-call.js';
+
+/**
+ * Parked calls: parking one (journal first, then its inbox item), putting back an item a crash lost,
+ * and writing the answer a person gave to a call that then does not run (denied, or answered).
+ */
+export class ParkedCalls {
+  constructor(
+    private readonly store: Store,
+    private readonly journal: CallJournal,
+    private readonly outcomes: CallOutcomes,
+    private readonly clock: Clock,
+  ) {}
+
+  async park(p: PreparedCall, kind: InboxKind, reason: string, expected: CallState | undefined, labels: readonly string[] = []): Promise<ToolAnswer> {
+    const inboxId = randomUUID();
+    const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
+    // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
+    const written = await this.store.writeCall({ ...this.journal.recordOf(p, 'parked', 0, answer), inboxId }, expected);
+    if (!written) return this.journal.answerOfWinner(p.run, p.call, p.arguments);
+    if (expected === undefined) this.outcomes.called(p, p.decision);
+    const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd);
+    // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node.
+    await this.store.putInboxItem(kind === 'approval' ? { ...item, inputSchema: p.entry.tool.inputSchema } : item);
+    this.outcomes.parked(p, inboxId, kind, reason, p.spent.microUsd);
+    return answer;
+  }
+
+  private inboxItem(
+    id: string,
+    kind: InboxKind,
+    reason: string,
+    call: CallRef & { readonly arguments: unknown },
+    labels: readonly string[],
+    budgetUsd: number | undefined,
+  ): InboxRecord {
+    return {
+      id,
+      kind,
+      status: 'pending',
+      agent: call.agent,
+      run: call.run,
+      call: call.call,
+      tool: call.tool,
+      arguments: call.arguments,
+      digest: argumentsDigest(call.arguments),
+      labels,
+      reason,
+      createdAt: this.clock.now(),
+      ...(budgetUsd === undefined ? {} : { budgetUsd }),
+    };
+  }
+
+  /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
+  async restoreInboxItem(record: CallRecord): Promise<void> {
+    if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
+    await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
+  }
+
+  /**
+   * Writes a final answer for a parked call without running it (a person denied or answered it).
+   * Returns the answer, or throws a `StoreError` when the journal cannot be written.
+   */
+  async answerWithoutRunning(
+    base: CallRef,
+    answer: ToolAnswer,
+    expected: CallState | undefined,
+  ): Promise<ToolAnswer> {
+    const previous = await this.store.getCall(base.run, base.call);
+    const state = answer.status === 'ok' ? 'succeeded' : 'failed';
+    const updatedAt = this.clock.now();
+    // The parked entry's arguments, key, attempt and cost stay: only its outcome changes.
+    const { inboxId: _parkedOn, ...kept } = previous ?? { arguments: null, idempotencyKey: `${base.run}:${base.call}`, attempt: 0 };
+    const record: CallRecord = { ...kept, ...base, state, answer, updatedAt };
+    if (!(await this.store.writeCall(record, expected))) return this.journal.answerOfWinner(base.run, base.call);
+    await this.outcomes.addLabels(base, answer.labels);
+    this.outcomes.settled(base, answer, record.attempt, undefined, 0, true);
+    return answer;
+  }
+}

@@ -1,0 +1,94 @@
+import type { Decision, PolicyRule } from '../policy/policy.js';
+import type { CatalogEntry } from '../tools/catalog.js';
+import type { CallReporter, Measure } from '../tools/context.js';
+import { errorAnswer, NO_LABELS, type EditedCall, type ToolAnswer } from '../tools/result.js';
+import type { CallRef } from './call-failures.js';
+
+/** A call to run: who calls, in which run, and what the model asked for. */
+export interface CallRequest {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: { readonly id: string; readonly name: string; readonly arguments?: unknown };
+  /** The agent's budget in US dollars: at or over it, no call starts. */
+  readonly budgetUsd?: number;
+  /** The agent's own rules, applied with the global ones (the most restrictive wins). */
+  readonly policy?: readonly PolicyRule[];
+  /** Patterns of the tools this caller may use, such as `orders/*`; all when absent. */
+  readonly tools?: readonly string[];
+  /** Stops the call: its tool's signal aborts and the call answers `aborted`. */
+  readonly signal?: AbortSignal;
+  /** The key the tool sees as `ctx.idempotencyKey`; `run:call` unless given. */
+  readonly idempotencyKey?: string;
+  /** Where the tool's `ctx.progress` and `ctx.log` go (an MCP client's session); nowhere when absent. */
+  readonly reporter?: CallReporter;
+}
+
+/** A call that passed resolution and checking, ready to run (now, or once approved). */
+export interface PreparedCall {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: string;
+  /** The tool as policies name it, `toolset/tool`. */
+  readonly tool: string;
+  readonly entry: CatalogEntry;
+  /** The checked arguments the tool receives (a DTO instance for DTO tools). */
+  readonly args: unknown;
+  /** The arguments as sent, kept in the journal and the inbox. */
+  readonly arguments: unknown;
+  readonly idempotencyKey: string;
+  readonly labels: readonly string[];
+  readonly budgetUsd: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly reporter?: CallReporter | undefined;
+  /**
+   * What the tool reported spending on this call so far in micro-dollars (kept in its journal entry),
+   * whether an attempt ran here (its cost is then known), and its measures.
+   */
+  readonly spent: { microUsd: number; ran?: boolean; measures?: Measure[] };
+  /** The policy's decision for a new call, announced once its first journal write shows it is new. */
+  readonly decision?: Decision;
+  /** A person approved it with other arguments: its answer says so. */
+  readonly edited?: EditedCall | undefined;
+}
+
+/**
+ * An answer, the number of the attempt that gave it, and whether the call was lost meanwhile (another
+ * node changed its journal entry; the answer is then what that node recorded).
+ */
+export type Attempted = readonly [ToolAnswer, number, lost?: boolean];
+
+export type Outcome = { readonly returned: unknown } | { readonly threw: unknown };
+
+export const IN_DOUBT =
+  'Wardrik stopped while this call was running, so it may or may not have happened. Say whether it did: ' +
+  'inbox.answer(id, { happened: true, result }) records its result, { happened: false } runs it now, or deny it.';
+
+export const NO_RESOURCES: readonly string[] = Object.freeze([]);
+
+export function includesAll(have: readonly string[], wanted: readonly string[]): boolean {
+  for (let i = 0; i < wanted.length; i++) if (!have.includes(wanted[i]!)) return false;
+  return true;
+}
+
+/** Just the call's reference fields, for an event (a prepared call carries much more). */
+export function ref(call: CallRef): CallRef {
+  return { agent: call.agent, run: call.run, call: call.call, tool: call.tool };
+}
+
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export function callKey(run: string, call: string): string {
+  return `${run}\u0000${call}`;
+}
+
+export function stoppedAnswer(p: PreparedCall): ToolAnswer {
+  return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? NO_LABELS);
+}
+
+export function budgetAnswer(budgetUsd: number): ToolAnswer {
+  return errorAnswer('budget_spent', `The agent's budget of $${budgetUsd} is spent, so this call did not run. Finish with what you have.`);
+}
+
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
+}
