@@ -27,6 +27,14 @@ export interface HistoryEntry {
   readonly run: string;
   readonly finishedAt: number;
   readonly messages: readonly LanguageModelV3Message[];
+  /** The labels of what the turn read (its calls' answers): a turn that has its text in the prompt carries them. */
+  readonly labels: readonly string[];
+}
+
+/** An earlier turn of the conversation whose labels a turn starts with, since its text is in the turn's prompt. */
+export interface EarlierTurn {
+  readonly run: string;
+  readonly labels: readonly string[];
 }
 
 /** `TurnRecord.data`: what a turn is about and where it stands. Plain JSON. */
@@ -38,6 +46,8 @@ export interface TurnData {
   readonly spentUsd: number;
   readonly steps: number;
   readonly error?: string;
+  /** The earlier turns whose labels this turn started with. */
+  readonly earlier?: readonly EarlierTurn[];
 }
 
 /** A turn being driven in this process. */
@@ -57,6 +67,8 @@ export interface LiveTurn {
   readonly refs: ReadonlyMap<string, { readonly ref: string; readonly description: string }>;
   readonly signal: AbortSignal;
   readonly span: TraceSpan;
+  /** The earlier turns whose labels the run started with, named in approvals. */
+  readonly earlier: readonly EarlierTurn[];
 }
 
 /** Turn states after which nothing more happens. */

@@ -21,6 +21,11 @@ export interface CallRequest {
   readonly idempotencyKey?: string;
   /** Where the tool's `ctx.progress` and `ctx.log` go (an MCP client's session); nowhere when absent. */
   readonly reporter?: CallReporter;
+  /**
+   * Earlier turns of the conversation whose labels the run started with (their text is in the prompt):
+   * an approval the call asks for names them.
+   */
+  readonly earlierTurns?: readonly { readonly run: string; readonly labels: readonly string[] }[];
 }
 
 /** A call that passed resolution and checking, ready to run (now, or once approved). */

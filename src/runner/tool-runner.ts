@@ -302,15 +302,15 @@ export class ToolRunner implements RecoveryHost {
       spent: { microUsd: 0 },
       decision,
     };
-    if (decision.action === 'ask') return this.askUnlessGranted(prepared, decision);
+    if (decision.action === 'ask') return this.askUnlessGranted(prepared, decision, request.earlierTurns);
     if (request.budgetUsd === undefined) return this.execute(prepared, undefined);
     return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(base, value, refused, decision));
   }
 
   /** Parks a call the policy asks about, unless a person approved such calls for the rest of its run. */
-  private async askUnlessGranted(p: PreparedCall, decision: Decision): Promise<ToolAnswer> {
+  private async askUnlessGranted(p: PreparedCall, decision: Decision, earlier: CallRequest['earlierTurns']): Promise<ToolAnswer> {
     const granted = await this.grants.find({ agent: p.agent, run: p.run, tool: p.tool, arguments: p.arguments, labels: p.labels });
-    if (granted === undefined) return this.parked.park(p, 'approval', `Needs approval (${decision.rule}).`, undefined);
+    if (granted === undefined) return this.parked.park(p, 'approval', `Needs approval (${decision.rule}).${fromEarlierTurns(earlier)}`, undefined);
     const allowed: PreparedCall = { ...p, decision: granted };
     if (p.budgetUsd === undefined) return this.execute(allowed, undefined);
     return this.executeBudgeted(allowed, p.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(ref(p), p.arguments, refused, granted));
@@ -398,4 +398,11 @@ export class ToolRunner implements RecoveryHost {
       this.leases.release(p.run);
     }
   }
+}
+
+/** Which earlier turns of the conversation the run's labels came from, for an approval's reason. */
+function fromEarlierTurns(earlier: CallRequest['earlierTurns']): string {
+  if (earlier === undefined || earlier.length === 0) return '';
+  const turns = earlier.map((turn) => `${turn.labels.map((label) => `"${label}"`).join(', ')} from earlier turn ${turn.run}`);
+  return ` The run carries labels of earlier turns whose text is in this turn's prompt: ${turns.join('; ')}.`;
 }
