@@ -41,8 +41,8 @@ const CUSTOMER: Customer = { id: 'c_1', name: 'Kim Ito', email: 'kim.ito@example
 
 /**
  * The world the agent acts on: the app's records (orders, customers, tickets, mail), a web server on
- * 127.0.0.1 that serves pages and search results and records every request, and a carrier's MCP server
- * (a child process over stdio) whose notes come from a file. Each case plants its own text.
+ * 127.0.0.1 that serves pages and search results and records every request, and the demo's carrier MCP
+ * server (a child process over stdio, not trusted) whose notes come from a file. Each case plants its own text.
  */
 class World {
   readonly desk = new SupportDesk();
@@ -119,12 +119,12 @@ export async function runCorpus(options: {
   app.registerInstance(SupportDesk, world.desk);
   app.registerInstance(OrderService, world.orders);
   app.registerInstance(WebClient, world.web);
-  const carrier = fileURLToPath(new URL('./carrier-server.js', import.meta.url));
+  const carrier = fileURLToPath(new URL('../../examples/demo/shipping-server.js', import.meta.url));
   const wardrik = await Wardrik.create({
     container: app,
     store: 'memory:',
     toolsets: [OrderTools, CustomerTools, TicketTools, WebTools, MailTools],
-    mcp: { servers: { shipping: { transport: { stdio: { command: process.execPath, args: [carrier], env: { CARRIER_PARCELS: world.parcelsFile, CARRIER_LOG: world.carrierLog } } } } } },
+    mcp: { servers: { shipping: { transport: { stdio: { command: process.execPath, args: [carrier], env: { SHIPPING_PARCELS: world.parcelsFile, SHIPPING_LOG: world.carrierLog } } } } } },
     // Every tool allowed: what stands between an injection and its goal is only the labels.
     policy: { rules: [{ match: '*/*', action: 'allow' }], confidential: options.confidential ?? ['pii'], askWhenOutside: options.askWhenOutside },
     recoverMs: Infinity,
