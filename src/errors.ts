@@ -12,6 +12,7 @@ export type WardrikErrorCode =
   | 'configuration'
   | 'timeout'
   | 'unavailable'
+  | 'invalid_arguments'
   | 'store'
   | 'journal_newer'
   | 'journal_malformed'
@@ -64,6 +65,28 @@ export class ToolTimeoutError extends WardrikError {
 export class Unavailable extends WardrikError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('unavailable', message, options);
+  }
+}
+
+/** One failing argument: where it is and why it failed. */
+export interface FieldIssue {
+  /** The field path, such as `items[0].sku`; `(arguments)` for the whole object. */
+  readonly path: string;
+  readonly message: string;
+}
+
+const MAX_LISTED_ISSUES = 25;
+
+/** Arguments a person gave (approving a call with changes) did not pass the tool's checks. Carries every failing field. */
+export class InvalidArgumentsError extends WardrikError {
+  readonly issues: readonly FieldIssue[];
+
+  constructor(tool: string, issues: readonly FieldIssue[]) {
+    // The message lists the first few: arguments with thousands of bad values must not make an error as large.
+    const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path.slice(0, 200)}: ${issue.message}`);
+    if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
+    super('invalid_arguments', `Invalid arguments for tool "${tool}"; nothing ran. Fix these and approve again:\n${listed.join('\n')}`);
+    this.issues = Object.freeze([...issues]);
   }
 }
 

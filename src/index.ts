@@ -13,13 +13,14 @@ export {
   ClosedError,
   ConfigurationError,
   ConflictError,
+  InvalidArgumentsError,
   NotFoundError,
   StoreError,
   ToolTimeoutError,
   Unavailable,
   WardrikError,
 } from './errors.js';
-export type { WardrikErrorCode } from './errors.js';
+export type { FieldIssue, WardrikErrorCode } from './errors.js';
 
 export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
 export type { ToolDecoratorOptions } from './tools/metadata.js';
@@ -29,7 +30,7 @@ export { NoArguments } from './tools/no-arguments.js';
 export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';
 export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';
-export type { ContentPart, ToolAnswer, ToolErrorCode } from './tools/result.js';
+export type { ContentPart, EditedCall, ToolAnswer, ToolErrorCode } from './tools/result.js';
 export type { CallReporter, LogLevel, Measure, ToolContext } from './tools/context.js';
 export { ARGUMENT_LIMITS } from './tools/arguments.js';
 export type { ToolCatalog } from './tools/catalog.js';
@@ -43,7 +44,7 @@ export type { Clock } from './clock.js';
 export { Policy } from './policy/policy.js';
 export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, PolicyRule } from './policy/policy.js';
 
-export type { Inbox, InboxItem } from './inbox/inbox.js';
+export type { ApproveOptions, Inbox, InboxItem } from './inbox/inbox.js';
 export type { InboxWeb, InboxWebListenOptions } from './web/inbox-web.js';
 export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
 export type { WebAnswer, WebItem } from './web/api.js';
@@ -114,6 +115,7 @@ export type {
   CallEventBase,
   CostEvent,
   EventInput,
+  InboxEscalatedEvent,
   LabelAddedEvent,
   ModelCalledEvent,
   ModelFailedEvent,

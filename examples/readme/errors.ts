@@ -6,6 +6,7 @@ const fixes: Record<WardrikErrorCode, string> = {
   configuration: 'fix the options or the decorators, then start again',
   timeout: 'try again later',
   unavailable: 'the service is down: try again later',
+  invalid_arguments: 'fix the changed arguments and approve again',
   store: 'check the database',
   journal_newer: 'upgrade Wardrik to the version that wrote the journal',
   journal_malformed: 'restore the row from a backup',

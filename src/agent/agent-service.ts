@@ -142,10 +142,13 @@ export class AgentService {
     const rt = this.runtime(id);
     if (typeof text !== 'string' || text === '') throw new TypeError(`agent.send(text) needs the user's text as a non-empty string.`);
     await this.tracing.ready();
-    const history = await this.history.before(rt, Infinity);
+    const { messages: history, earlier } = await this.history.before(rt, Infinity);
     const run = randomUUID();
     const now = this.clock.now();
-    const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0 };
+    const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0, ...(earlier.length === 0 ? {} : { earlier }) };
+    // The labels of the earlier turns whose text this turn's model reads: before the turn is written, so
+    // a turn recovered after a crash has them too.
+    if (earlier.length > 0) await this.store.addLabels(run, [...new Set(earlier.flatMap((turn) => turn.labels))]);
     const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data: storedTurnData(data), createdAt: now, updatedAt: now };
     if (!(await this.leases.acquire(run))) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
     try {

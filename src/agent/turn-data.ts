@@ -14,6 +14,14 @@ export interface TurnData {
   readonly spentUsd: number;
   readonly steps: number;
   readonly error?: string;
+  /** The earlier turns whose labels this turn started with. */
+  readonly earlier?: readonly EarlierTurn[];
+}
+
+/** An earlier turn of the conversation whose labels a turn starts with, since its text is in the turn's prompt. */
+export interface EarlierTurn {
+  readonly run: string;
+  readonly labels: readonly string[];
 }
 
 const PARKED_CALL: z.ZodType<ParkedCall> = z.object({ inboxId: z.string(), call: z.string(), tool: z.string(), reason: z.string() });
@@ -26,6 +34,7 @@ const TURN_DATA: z.ZodType<TurnData> = z.object({
   spentUsd: z.number(),
   steps: z.number().int().nonnegative(),
   error: z.string().optional(),
+  earlier: z.array(z.object({ run: z.string(), labels: z.array(z.string()) })).optional(),
 });
 
 const USAGE: z.ZodType<ModelUsage> = z.object({

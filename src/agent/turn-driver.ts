@@ -123,6 +123,7 @@ export class TurnDriver {
       refs: new Map(entries.map((entry) => [entry.name, { ref: entry.ref, description: entry.tool.description }])),
       signal: signal === undefined ? this.stopping : AbortSignal.any([signal, this.stopping]),
       span: this.tracing.turn(rt.id, record.run, rt.modelId, rt.provider),
+      earlier: data.earlier ?? [],
     };
   }
 
@@ -204,6 +205,7 @@ export class TurnDriver {
       spentUsd: d.spentUsd,
       steps: d.modelSteps,
       ...(error === undefined ? {} : { error }),
+      ...(d.earlier.length === 0 ? {} : { earlier: d.earlier }),
     };
     const next: TurnRecord = { ...d.record, status, version: d.record.version + 1, data: storedTurnData(data), updatedAt: this.clock.now() };
     if (!(await this.store.writeTurn(next, d.record.version))) {
@@ -230,7 +232,7 @@ export class TurnDriver {
       spentUsd: d.spentUsd,
       ...(error === undefined ? {} : { error }),
     });
-    await this.history.add(rt, { run: d.run, finishedAt: next.updatedAt, messages: d.prompt.slice(d.prompt.length - turnLength(d)) });
+    await this.history.add(rt, d.run, next.updatedAt, d.prompt.slice(d.prompt.length - turnLength(d)));
     for (const waiter of this.waiters.get(d.run) ?? []) waiter(result);
     return result;
   }

@@ -148,7 +148,7 @@ export class TurnRecovery implements CallListener {
       try {
         // A turn taken up here (recovered, or resumed by an answer) is this process's first span, maybe.
         const [history, steps] = await Promise.all([this.history.before(rt, record.createdAt), this.store.listSteps(record.run), this.tracing.ready()]);
-        d = this.driver.prepare(rt, record, history, steps.map(stepDataOf), undefined);
+        d = this.driver.prepare(rt, record, history.messages, steps.map(stepDataOf), undefined);
       } catch (error) {
         this.driver.active.delete(record.run);
         this.leases.release(record.run);

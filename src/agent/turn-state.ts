@@ -5,7 +5,7 @@ import type { StepData } from './messages.js';
 import type { AgentOptions } from './options.js';
 import type { ModelPrice } from './pricing.js';
 import type { TraceSpan } from './tracing.js';
-import { turnDataOf } from './turn-data.js';
+import { turnDataOf, type EarlierTurn } from './turn-data.js';
 
 /** An agent as the service keeps it: its checked options and how to reach its model. */
 export interface Runtime {
@@ -28,6 +28,8 @@ export interface HistoryEntry {
   readonly run: string;
   readonly finishedAt: number;
   readonly messages: readonly LanguageModelV3Message[];
+  /** The labels of what the turn read (its calls' answers): a turn that has its text in the prompt carries them. */
+  readonly labels: readonly string[];
 }
 
 /** A turn being driven in this process. */
@@ -47,6 +49,8 @@ export interface LiveTurn {
   readonly refs: ReadonlyMap<string, { readonly ref: string; readonly description: string }>;
   readonly signal: AbortSignal;
   readonly span: TraceSpan;
+  /** The earlier turns whose labels the run started with, named in approvals. */
+  readonly earlier: readonly EarlierTurn[];
 }
 
 /** Turn states after which nothing more happens. */

@@ -98,6 +98,8 @@ export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
  */
 export class Wardrik {
   private closed = false;
+  /** Stops handling inbox items past `approvalTtlMs` / `escalateAfterMs`. */
+  private stopOverdue: () => void = () => undefined;
   /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
   private readonly recoveries = new SerialPasses(async () => {
     const report = await this.runner.recover();
@@ -177,7 +179,7 @@ export class Wardrik {
             options.runner,
           ),
       );
-      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock)));
+      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock), child.resolve(Tokens.Policy)));
       provide(Tokens.Credentials, () => new EnvCredentialProvider());
       provide(Tokens.Models, () => new ModelRegistry(options.agents?.providers));
       provide(
@@ -206,7 +208,7 @@ export class Wardrik {
         bus.emit({
           type: 'warning',
           message:
-            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person. Turn it back on unless every allow rule is safe against prompt injection.',
+            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person, and send confidential data it read to tools that reach outside. Turn it back on unless every allow rule is safe against prompt injection.',
         });
       }
       wardrik.register(options);
@@ -216,6 +218,7 @@ export class Wardrik {
       // opened read-only is there to be inspected: recovery would write.
       if (child.resolve(Tokens.Store).readOnly !== true) {
         wardrik.startRecovering(recoverMs);
+        wardrik.stopOverdue = wardrik.inbox.watchOverdue((error) => bus.emit({ type: 'warning', message: `Overdue inbox items could not be handled and will be tried again: ${(error as Error).message}` }));
         await wardrik.recover();
         if (finishedAfterMs !== Infinity) wardrik.startPruning(pruneEveryMs);
       }
@@ -341,6 +344,7 @@ export class Wardrik {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopOverdue();
     await this.recoveries.stop();
     await this.retention.stop();
     await Promise.all(this.webs.map((web) => web.close()));

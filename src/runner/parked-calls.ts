@@ -28,7 +28,9 @@ export class ParkedCalls {
     const written = await this.store.writeCall({ ...this.journal.recordOf(p, 'parked', 0, answer), inboxId }, expected);
     if (!written) return this.journal.answerOfWinner(p.run, p.call, p.arguments);
     if (expected === undefined) this.outcomes.called(p, p.decision);
-    await this.store.putInboxItem(this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail));
+    const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail);
+    // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node.
+    await this.store.putInboxItem(kind === 'approval' ? { ...item, inputSchema: p.entry.tool.inputSchema } : item);
     this.outcomes.parked(p, inboxId, kind, reason, p.spent.microUsd);
     return answer;
   }

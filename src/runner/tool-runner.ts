@@ -8,6 +8,7 @@ import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { answerFrom, checkArguments, invalidArgumentsAnswer } from '../tools/call-tool.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
+import type { CheckResult } from '../tools/arguments.js';
 import { isRepeatable } from '../tools/tool.js';
 import { toMicroUsd } from '../money.js';
 import { BudgetHolds } from './budget-holds.js';
@@ -33,6 +34,7 @@ import {
 import { recoveryPass, type RecoveryReport, type Resumed } from './recovery.js';
 import { RememberedKeys } from './remembered-keys.js';
 import { runnerSettings, type RunnerOptions } from './runner-options.js';
+import { RunGrants } from './run-grants.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
 
@@ -63,6 +65,8 @@ export class ToolRunner {
   readonly leases: RunLeases;
   /** @internal Budget holds; agent turns hold for their model calls too. */
   readonly budgets: BudgetHolds;
+  /** Approvals a person gave for the rest of a run (`scope: 'run'`). */
+  readonly grants: RunGrants;
   /** The store refuses writes (opened to inspect a journal): no call starts. */
   private readonly readOnly: boolean;
   private readonly outcomes: CallOutcomes;
@@ -90,6 +94,7 @@ export class ToolRunner {
     const rememberMs = o.rememberMs;
     this.random = options.random ?? Math.random;
     this.budgets = new BudgetHolds(store, clock);
+    this.grants = new RunGrants(store, clock);
     this.remembering = new RememberedKeys(store, clock, rememberMs);
     this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -255,7 +260,9 @@ export class ToolRunner {
       if (entry === undefined) {
         return await this.parked.answerWithoutRunning(base, errorAnswer('tool_not_found', `Tool "${item.tool}" is no longer available, so the call did not run.`), 'parked');
       }
-      const checked = await checkArguments(entry.tool, item.arguments);
+      // Arguments a person changed run instead of the model's; the answer says so.
+      const sent = item.edited?.arguments ?? item.arguments;
+      const checked = await checkArguments(entry.tool, sent);
       if (!checked.ok) return await this.parked.answerWithoutRunning(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
       const record = await this.store.getCall(item.run, item.call);
       const prepared: PreparedCall = {
@@ -265,11 +272,12 @@ export class ToolRunner {
         tool: entry.ref,
         entry,
         args: checked.value,
-        arguments: item.arguments,
+        arguments: sent,
         idempotencyKey: record?.idempotencyKey ?? `${item.run}:${item.call}`,
         labels: await this.store.getLabels(item.run),
         budgetUsd: item.budgetUsd,
         spent: { microUsd: 0 },
+        edited: item.edited === undefined ? undefined : { original: item.arguments, arguments: sent, ...(item.edited.by === undefined ? {} : { by: item.edited.by }) },
       };
       const attempt = (record?.attempt ?? 0) + 1;
       if (item.budgetUsd === undefined) return await this.execute(prepared, 'parked', attempt);
@@ -301,9 +309,24 @@ export class ToolRunner {
       spent: { microUsd: 0 },
       decision,
     };
-    if (decision.action === 'ask') return this.parked.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
+    if (decision.action === 'ask') return this.askUnlessGranted(prepared, decision, request.earlierTurns);
     if (request.budgetUsd === undefined) return this.execute(prepared, undefined);
     return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(base, value, refused, decision));
+  }
+
+  /** Parks a call the policy asks about, unless a person approved such calls for the rest of its run. */
+  private async askUnlessGranted(p: PreparedCall, decision: Decision, earlier: CallRequest['earlierTurns']): Promise<ToolAnswer> {
+    const granted = await this.grants.find({ agent: p.agent, run: p.run, tool: p.tool, arguments: p.arguments, labels: p.labels });
+    if (granted === undefined) return this.parked.park(p, 'approval', `Needs approval (${decision.rule}).${fromEarlierTurns(earlier)}`, undefined);
+    const allowed: PreparedCall = { ...p, decision: granted };
+    if (p.budgetUsd === undefined) return this.execute(allowed, undefined);
+    return this.executeBudgeted(allowed, p.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(ref(p), p.arguments, refused, granted));
+  }
+
+  /** Checks arguments a person wrote for tool `ref` (`toolset/tool`); `undefined` when this node does not offer it. */
+  checkFor(ref: string, raw: unknown): CheckResult | Promise<CheckResult> | undefined {
+    const entry = this.catalog.get(ref);
+    return entry === undefined ? undefined : checkArguments(entry.tool, raw);
   }
 
   /** `execute` for an agent with a budget, holding part of it while the call runs (see `BudgetHolds`); `refuse` journals a refusal. */
@@ -363,7 +386,7 @@ export class ToolRunner {
             ? [answerFrom(p.entry.tool, outcome.returned), first]
             : await this.tries.untilAnswered(p, first, ctx, outcome);
       }
-      const answer = attempted[0];
+      const answer = p.edited === undefined || attempted[0].status === 'parked' ? attempted[0] : { ...attempted[0], edited: p.edited };
       if (attempted[2] === true) return answer;
       let record: CallRecord;
       try {
@@ -382,4 +405,11 @@ export class ToolRunner {
       this.leases.release(p.run);
     }
   }
+}
+
+/** Which earlier turns of the conversation the run's labels came from, for an approval's reason. */
+function fromEarlierTurns(earlier: CallRequest['earlierTurns']): string {
+  if (earlier === undefined || earlier.length === 0) return '';
+  const turns = earlier.map((turn) => `${turn.labels.map((label) => `"${label}"`).join(', ')} from earlier turn ${turn.run}`);
+  return ` The run carries labels of earlier turns whose text is in this turn's prompt: ${turns.join('; ')}.`;
 }

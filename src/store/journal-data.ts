@@ -87,14 +87,18 @@ const inboxKind = enumOf<InboxKind>()(['approval', 'park', 'in_doubt', 'tool_cha
  */
 const given = z.unknown().optional();
 
+/** A call a person approved with changed arguments. */
+const editedCall = z.object({ original: given, arguments: given, by: z.string().optional() });
+
 /** A call's answer, as calls and remembered results keep it. */
 const TOOL_ANSWER = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('ok'), output: given, labels, content: z.array(contentPart).optional() }),
+  z.object({ status: z.literal('ok'), output: given, labels, content: z.array(contentPart).optional(), edited: editedCall.optional() }),
   z.object({
     status: z.literal('error'),
     code: enumOf<ToolErrorCode>()(['invalid_arguments', 'tool_not_found', 'failed', 'timeout', 'unavailable', 'aborted', 'denied', 'refused', 'budget_spent', 'conflict']),
     message: z.string(),
     labels,
+    edited: editedCall.optional(),
   }),
   z.object({ status: z.literal('parked'), kind: inboxKind, inboxId: z.string().optional(), reason: z.string(), labels }),
 ]) as z.ZodType<ToolAnswer>;
@@ -117,6 +121,11 @@ const INBOX_RECORD = z.object({
   answeredAt: z.number().optional(),
   detail: given,
   response: given,
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+  edited: z.object({ arguments: given, digest: z.string(), by: z.string().optional() }).optional(),
+  scope: z.enum(['call', 'run']).optional(),
+  allowIf: z.array(z.string()).optional(),
+  escalatedAt: z.number().optional(),
 }) as z.ZodType<InboxRecord>;
 
 /**

@@ -255,12 +255,22 @@ export interface InboxRecord {
   readonly createdAt: number;
   /** The agent's budget when the call parked; checked again before an approved call runs. */
   readonly budgetUsd?: number;
+  /** The tool's input schema when the call parked, so edited arguments can be checked on any node. */
+  readonly inputSchema?: object;
   readonly by?: string;
   readonly answeredAt?: number;
   /** What the person is shown besides the reason: what changed (`tool_change`), the question (`question`), the sign-in (`authorize`). */
   readonly detail?: unknown;
   /** A `question`'s answer, read by the node whose call waits for it. */
   readonly response?: unknown;
+  /** The arguments a person approved instead of `arguments`, and who changed them; `arguments` stay as sent. */
+  readonly edited?: { readonly arguments: unknown; readonly digest: string; readonly by?: string };
+  /** `run`: the approval also lets later calls of the tool in this run go, within `allowIf`. */
+  readonly scope?: 'call' | 'run';
+  /** Argument fields later calls must match for a `run` approval to let them go, such as `['orderId']`. */
+  readonly allowIf?: readonly string[];
+  /** When the item was escalated for having waited `escalateAfterMs`. */
+  readonly escalatedAt?: number;
 }
 
 /** A call's claim on an idempotency key while its tool runs (`@Idempotent({ remember: true })`). */

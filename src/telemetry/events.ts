@@ -1,4 +1,5 @@
 import type { LogLevel, Measure } from '../tools/context.js';
+import type { InboxKind } from '../store/store.js';
 
 /**
  * Every event Wardrik emits on `events$`. Each has a `type` and a `time` (milliseconds since the epoch),
@@ -84,6 +85,18 @@ export interface ToolAnsweredEvent extends CallEventBase {
   readonly inboxId: string;
   readonly answer: 'approved' | 'denied' | 'answered';
   readonly by?: string;
+  /** The person approved with other arguments than the call was sent with. */
+  readonly edited?: boolean;
+  /** The approval also lets later calls of the tool in this run go (`scope: 'run'`). */
+  readonly scope?: 'run';
+}
+
+/** A parked call has waited `escalateAfterMs` without an answer: tell someone else. */
+export interface InboxEscalatedEvent extends CallEventBase {
+  readonly type: 'inbox.escalated';
+  readonly inboxId: string;
+  readonly kind: InboxKind;
+  readonly waitedMs: number;
 }
 
 /** The run now carries these labels, new from this call. */
@@ -235,6 +248,7 @@ export type WardrikEvent =
   | ToolRetryingEvent
   | ToolParkedEvent
   | ToolAnsweredEvent
+  | InboxEscalatedEvent
   | LabelAddedEvent
   | CostEvent
   | ToolsChangedEvent

@@ -2,7 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, validateSync, ValidationTypes, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, type FieldIssue } from '../errors.js';
 import { compiledSchema, schemaProblem } from './json-schema.js';
 import { dtoSchema } from './schema.js';
 import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
@@ -11,12 +11,6 @@ import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
  * Checks a call's arguments against the tool's input, the same DTO or JSON Schema the model was shown.
  * Arguments are refused whole, with every failing field, before any tool code runs.
  */
-/** One failing argument: where it is and why it failed. */
-export interface FieldIssue {
-  /** The field path, such as `items[0].sku`; `(arguments)` for the whole object. */
-  readonly path: string;
-  readonly message: string;
-}
 
 export type CheckResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] };
 
@@ -327,4 +321,13 @@ function ajvIssue(error: ErrorObject): FieldIssue {
   if (error.keyword === 'required') return { path: join(String(error.params.missingProperty)), message: 'is required (it is missing)' };
   if (error.keyword === 'additionalProperties') return { path: join(String(error.params.additionalProperty)), message: UNKNOWN_ARGUMENT };
   return { path: base === '' ? '(arguments)' : base, message: error.message ?? `fails the "${error.keyword}" rule` };
+}
+
+/** Checks arguments against a JSON Schema alone, such as the one kept with an inbox item for a person's edits. */
+export function checkAgainstSchema(schema: JsonSchema, raw: unknown): CheckResult {
+  try {
+    return schemaChecker(schema).check(raw) as CheckResult;
+  } catch (error) {
+    return { ok: false, issues: [{ path: '(arguments)', message: `cannot be checked: ${(error as Error).message}` }] };
+  }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WardrikError } from '../errors.js';
-import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult, type FieldIssue } from './arguments.js';
+import type { FieldIssue } from '../errors.js';
+import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult } from './arguments.js';
 import { checkAmount, type ToolContext } from './context.js';
 import { closestNames } from './names.js';
 import { errorAnswer, LabelledFailure, NO_LABELS, okAnswer, ParkRequest, ToolResult, type ToolAnswer, type ToolErrorCode } from './result.js';

@@ -109,12 +109,14 @@ export type ToolAnswer =
       readonly labels: readonly string[];
       /** The MCP content parts the tool answered with (`ToolResult`'s `content`), for MCP clients. */
       readonly content?: readonly ContentPart[];
+      readonly edited?: EditedCall;
     }
   | {
       readonly status: 'error';
       readonly code: ToolErrorCode;
       readonly message: string;
       readonly labels: readonly string[];
+      readonly edited?: EditedCall;
     }
   | {
       readonly status: 'parked';
@@ -130,6 +132,13 @@ export type ToolAnswer =
       readonly reason: string;
       readonly labels: readonly string[];
     };
+
+/** A call a person approved with changed arguments: what it was sent with, what it ran with, and who changed them. */
+export interface EditedCall {
+  readonly original: unknown;
+  readonly arguments: unknown;
+  readonly by?: string;
+}
 
 /**
  * A tool's failure that carries labels, as an MCP server's error result with `wardrik/labels` does: its
@@ -156,8 +165,9 @@ export function errorAnswer(code: ToolErrorCode, message: string, labels: readon
   return { status: 'error', code, message, labels };
 }
 
-/** The text a model reads for an answer. */
+/** The text a model reads for an answer; it says so when a person changed the call's arguments. */
 export function answerText(answer: ToolAnswer): string {
+  if (answer.status !== 'parked' && answer.edited !== undefined) return `${editedNote(answer.edited)}\n${answerText({ ...answer, edited: undefined })}`;
   switch (answer.status) {
     case 'ok':
       return typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output ?? null);
@@ -166,4 +176,9 @@ export function answerText(answer: ToolAnswer): string {
     case 'parked':
       return `This call is waiting for a person: ${answer.reason}`;
   }
+}
+
+function editedNote(edited: EditedCall): string {
+  const who = edited.by === undefined ? 'A person' : `A person (${edited.by})`;
+  return `${who} changed this call's arguments before approving it: it ran with ${JSON.stringify(edited.arguments)}, not ${JSON.stringify(edited.original)} as you sent. Its answer:`;
 }
