@@ -68,7 +68,7 @@ export function numberOption(name: string, value: unknown, fallback: number, rul
 function shown(value: unknown): string {
   if (typeof value === 'number' || value === undefined || typeof value === 'function' || typeof value === 'symbol') return String(value);
   try {
-    return JSON.stringify(value)?.slice(0, 100) ?? String(value);
+    return JSON.stringify(value)?.slice(0, 100) ?? typeof value;
   } catch {
     return typeof value;
   }
