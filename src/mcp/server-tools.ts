@@ -158,7 +158,7 @@ export class ServerTools {
         const call = (): Promise<unknown> => connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal, read, repeatable);
         if (gate.change !== undefined) return pins.gated(gate, call);
         if (!asks) return call();
-        const under = { agent: ctx.agent, run: ctx.run, call: ctx.call, tool: `${server}/${tool.name}`, arguments: args };
+        const under = { agent: ctx.agent, run: ctx.run, call: ctx.call, tool: `${server}/${tool.name}`, arguments: args as unknown };
         this.inFlight.add(under);
         return call().finally(() => this.inFlight.delete(under));
       },

@@ -14,10 +14,11 @@ process.env.OAUTH_OTHER_KEY = 'another-key-of-another-app-02';
 
 /** An MCP server that wants a bearer token from `auth`, and `auth` itself. */
 async function protectedServer(): Promise<{ mcp: HttpFixture; auth: AuthServer; close(): Promise<void> }> {
-  let mcp: HttpFixture | undefined;
-  const auth = await startAuthServer(() => mcp!.url, CLIENT);
-  mcp = await startHttpFixture({ bearer: { metadataUrl: auth.metadataUrl, valid: (token) => auth.issued.has(token) } });
-  return { mcp, auth, close: async () => void (await Promise.all([mcp!.close(), auth.close()])) };
+  const resource = { url: '' };
+  const auth = await startAuthServer(() => resource.url, CLIENT);
+  const mcp = await startHttpFixture({ bearer: { metadataUrl: auth.metadataUrl, valid: (token) => auth.issued.has(token) } });
+  resource.url = mcp.url;
+  return { mcp, auth, close: async () => void (await Promise.all([mcp.close(), auth.close()])) };
 }
 
 const machine = { grant: 'client_credentials' as const, clientId: CLIENT.id, clientSecretCredential: 'OAUTH_TEST_SECRET' };
