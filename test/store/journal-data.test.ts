@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { z } from 'zod';
 import { JournalDataError } from '../../src/errors.js';
-import { defineTool, MemoryStore, Wardrik, type Store, type WardrikEvent } from '../../src/index.js';
+import { defineTool, MemoryStore, Wardrik, type CallRecord, type Store, type ToolAnswer, type WardrikEvent } from '../../src/index.js';
 import { JOURNAL_FORMAT, readStored, readStoredJson, stored } from '../../src/store/journal-data.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -238,6 +238,11 @@ describe('A run whose journal this Wardrik cannot read', () => {
   });
 });
 
+/** Call `c1` of `run`, succeeded with `answer`. */
+function succeeded(run: string, args: unknown, answer: ToolAnswer): CallRecord {
+  return { run, call: 'c1', agent: 'a', tool: 's/t', arguments: args, idempotencyKey: 'k', state: 'succeeded', attempt: 1, answer, updatedAt: 1 };
+}
+
 for (const backend of ['SQLite', 'PostgreSQL'] as const) {
   describe(`The ${backend} store`, () => {
     async function open(): Promise<{ store: Store; sql: (text: string, ...values: unknown[]) => Promise<unknown[]> }> {
@@ -268,7 +273,7 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
         const answer = { status: 'ok' as const, output: 1, labels: [] };
         const item = { id: `i-${run}`, kind: 'park' as const, status: 'pending' as const, agent: 'a', run, call: 'c1', tool: 's/t', arguments: null, digest: 'd', labels: [], reason: 'Why', createdAt: 1 };
         const server = { hub, name: 'files', options: { transport: { stdio: { command: 'node' } } }, updatedAt: 1 };
-        await store.writeCall({ run, call: 'c1', agent: 'a', tool: 's/t', arguments: {}, idempotencyKey: 'k', state: 'succeeded', attempt: 1, answer, updatedAt: 1 }, undefined);
+        await store.writeCall(succeeded(run, {}, answer), undefined);
         await store.putInboxItem(item);
         await store.putMcpServer(server);
         const rows = [
@@ -292,7 +297,7 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
         const run = `r-${randomBytes(4).toString('hex')}`;
         const answer = { status: 'ok' as const, output: undefined, labels: [] };
         const item = { id: `i-${run}`, kind: 'park' as const, status: 'pending' as const, agent: 'a', run, call: 'c1', tool: 's/t', arguments: undefined, digest: 'd', labels: [], reason: 'Why', createdAt: 1 };
-        await store.writeCall({ run, call: 'c1', agent: 'a', tool: 's/t', arguments: undefined, idempotencyKey: 'k', state: 'succeeded', attempt: 1, answer, updatedAt: 1 }, undefined);
+        await store.writeCall(succeeded(run, undefined, answer), undefined);
         await store.putInboxItem(item);
         assert.deepEqual((await store.getCall(run, 'c1'))?.answer, { status: 'ok', labels: [] });
         const { arguments: _none, ...read } = item;
@@ -306,7 +311,7 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       const { store, sql } = await open();
       try {
         const run = `r-${randomBytes(4).toString('hex')}`;
-        await store.writeCall({ run, call: 'c1', agent: 'a', tool: 's/t', arguments: {}, idempotencyKey: 'k', state: 'succeeded', attempt: 1, answer: { status: 'ok', output: 1, labels: [] }, updatedAt: 1 }, undefined);
+        await store.writeCall(succeeded(run, {}, { status: 'ok', output: 1, labels: [] }), undefined);
         await sql(`UPDATE {s}.calls SET answer = ? WHERE run = ?`, JSON.stringify({ format: NEWER, status: 'ok', output: 1, labels: [] }), run);
         await assert.rejects(store.getCall(run, 'c1'), refused('journal_newer', `call "c1" of run "${run}"`));
       } finally {
