@@ -196,7 +196,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function isConnectionFailure(error: unknown): boolean {
   // A result that does not fit MCP's shape is the server's answer to this call, the same every time.
   if (error instanceof MalformedResult) return false;
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (error instanceof McpError) return (error.code as ErrorCode) === ErrorCode.ConnectionClosed;
   if (error instanceof StreamableHTTPError) return error.code === undefined || error.code === 404 || error.code >= 500;
   return !(error instanceof EgressRefused);
 }
@@ -215,7 +215,7 @@ export function callFailure(error: unknown, where: string, detail: string | unde
     return new Error(`${where} answered with a result that is not valid MCP (${(error as Error).message}); the server needs fixing.`, { cause: error });
   }
   if (error instanceof McpError) {
-    switch (error.code) {
+    switch (error.code as ErrorCode) {
       case ErrorCode.InvalidParams:
       case ErrorCode.InvalidRequest:
       case ErrorCode.MethodNotFound:

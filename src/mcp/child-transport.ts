@@ -204,7 +204,7 @@ export class ChildTransport implements Transport {
 function within(promise: Promise<void>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
-    promise.then(() => {
+    void promise.then(() => {
       clearTimeout(timer);
       resolve(true);
     });

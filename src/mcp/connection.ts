@@ -265,7 +265,7 @@ export class ServerConnection {
     this.lastError = reason;
     this.failures++;
     const delay = this.backoff(this.failures);
-    this.settings.onTools(undefined);
+    void this.settings.onTools(undefined);
     this.settings.onDown(reason, delay);
     this.settleFirst();
     clearTimeout(this.retryTimer);

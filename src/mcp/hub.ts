@@ -359,6 +359,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   }
 
   private open(name: string, options: McpServerOptions, runtime: boolean, updatedAt: number): void {
+    // eslint-disable-next-line prefer-const -- the callbacks need the name before the entry exists
     let entry: ServerEntry;
     const connection = new ServerConnection({
       hub: this.name,

@@ -169,7 +169,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
   }
   const timeoutMs = o.timeoutMs;
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
-    throw new ConfigurationError(`${where}: timeoutMs is a whole number of milliseconds above 0; got ${String(timeoutMs)}.`);
+    throw new ConfigurationError(`${where}: timeoutMs is a whole number of milliseconds above 0; got ${JSON.stringify(timeoutMs)}.`);
   }
   return deepFrozen({
     transport,
@@ -253,9 +253,9 @@ function plainData(value: unknown, where: string, path: string, depth: number): 
     value.forEach((item, i) => plainData(item, where, `${path}[${i}]`, depth + 1));
     return;
   }
-  const proto = Object.getPrototypeOf(value);
+  const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
   if (proto !== Object.prototype && proto !== null) {
-    throw new ConfigurationError(`${where}: ${path} is an instance of ${(proto?.constructor as { name?: string })?.name ?? 'a class'}; servers added at runtime take plain data only.`);
+    throw new ConfigurationError(`${where}: ${path} is an instance of ${proto?.constructor?.name ?? 'a class'}; servers added at runtime take plain data only.`);
   }
   for (const [key, child] of Object.entries(value)) plainData(child, where, `${path}.${key}`, depth + 1);
 }

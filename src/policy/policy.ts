@@ -189,7 +189,7 @@ function checkWait(name: string, value: number | undefined): void {
 }
 
 function compileRules(rules: readonly PolicyRule[], kind: string): readonly CompiledRule[] {
-  if (!Array.isArray(rules)) throw new ConfigurationError(`Policy rules must be an array of { match, action, when? }.`);
+  if (!Array.isArray(rules as unknown)) throw new ConfigurationError(`Policy rules must be an array of { match, action, when? }.`);
   return rules.map((rule, index) => {
     const label = `${kind} ${index + 1} (${String(rule?.match)} ${String(rule?.action)})`;
     if (rule === null || typeof rule !== 'object' || typeof rule.match !== 'string' || rule.match === '') {

@@ -204,11 +204,12 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number):
 
 /** `requireBearerAuth` on a plain Node response: true when the token is good (and `req.auth` is set). */
 function bearerCheck(options: ServeAuthenticateOptions): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+  // Typed as Express middleware, whose types are not installed: called here with look-alikes of req and res.
   const middleware = requireBearerAuth({
     verifier: options.verifier,
     ...(options.requiredScopes === undefined ? {} : { requiredScopes: [...options.requiredScopes] }),
     ...(options.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: options.resourceMetadataUrl }),
-  });
+  }) as unknown as (req: unknown, res: unknown, next: () => void) => Promise<void>;
   return async (req, res) => {
     let passed = false;
     const reply = {
@@ -226,7 +227,7 @@ function bearerCheck(options: ServeAuthenticateOptions): (req: IncomingMessage, 
         return reply;
       },
     };
-    await middleware(req as never, reply as never, () => {
+    await middleware(req, reply, () => {
       passed = true;
     });
     return passed;

@@ -139,7 +139,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     throw new ConfigurationError("mcpServer takes an options object: wardrik.mcpServer({ tools: ['orders/*'] }).");
   }
   const { tools, names = 'qualified', identify, authenticate, approvals = {}, http = {} } = options;
-  if (!Array.isArray(tools) || tools.length === 0 || !tools.every((t) => typeof t === 'string' && t !== '')) {
+  if (!Array.isArray(tools as unknown) || tools.length === 0 || !tools.every((t) => typeof t === 'string' && t !== '')) {
     throw new ConfigurationError("mcpServer: tools is a list of tool patterns to serve, such as tools: ['orders/*']; serving nothing is refused.");
   }
   if (names !== 'qualified' && names !== 'bare') throw new ConfigurationError(`mcpServer: names is "qualified" or "bare"; got ${JSON.stringify(names)}.`);

@@ -2,6 +2,9 @@ import { toMicroUsd, toUsd } from '../money.js';
 import { NO_LABELS } from '../tools/result.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
+/** A spend hold of one call, until its cost is known or the hold expires. */
+type HeldSpend = { readonly tool: string; readonly microUsd: number; readonly known: boolean; readonly expiresAt: number };
+
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
 export class MemoryStore implements Store {
   /** Calls by `run \u0000 call`, in the order first written (the ties of `listCalls`). */
@@ -11,7 +14,7 @@ export class MemoryStore implements Store {
   private readonly claims = new Map<string, RememberedClaim>();
   private readonly spend = new Map<string, number>();
   /** Spend holds by agent, then by call. */
-  private readonly holds = new Map<string, Map<string, { readonly tool: string; readonly microUsd: number; readonly known: boolean; readonly expiresAt: number }>>();
+  private readonly holds = new Map<string, Map<string, HeldSpend>>();
   /** The most each tool has cost a call, in micro-dollars. */
   private readonly toolCosts = new Map<string, number>();
   private readonly labels = new Map<string, readonly string[]>();
@@ -143,7 +146,7 @@ export class MemoryStore implements Store {
 
   async holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome> {
     let holds = this.holds.get(hold.agent);
-    if (holds === undefined) this.holds.set(hold.agent, (holds = new Map()));
+    if (holds === undefined) this.holds.set(hold.agent, (holds = new Map<string, HeldSpend>()));
     let held = this.spend.get(hold.agent) ?? 0;
     let busy = false;
     for (const [id, other] of holds) {
@@ -208,7 +211,7 @@ export class MemoryStore implements Store {
 
   async appendStep(step: StepRecord): Promise<boolean> {
     let steps = this.steps.get(step.run);
-    if (steps === undefined) this.steps.set(step.run, (steps = new Map()));
+    if (steps === undefined) this.steps.set(step.run, (steps = new Map<number, StepRecord>()));
     if (steps.has(step.index)) return false;
     steps.set(step.index, step);
     return true;

@@ -234,7 +234,7 @@ function missingNested(value: object, rules: readonly NestedRule[], path: string
     if (childRules.length === 0) continue;
     if (rule.each && Array.isArray(child)) {
       child.forEach((item, i) => {
-        if (item !== null && typeof item === 'object') missingNested(item, childRules, `${at}[${i}]`, out, depth + 1);
+        if (item !== null && typeof item === 'object') missingNested(item as object, childRules, `${at}[${i}]`, out, depth + 1);
       });
     } else if (typeof child === 'object') {
       missingNested(child, childRules, at, out, depth + 1);

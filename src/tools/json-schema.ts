@@ -92,7 +92,7 @@ function patternProblem(node: unknown, what: string, depth: number): string | un
       if (why !== undefined) return `its ${what}'s pattern ${JSON.stringify(value.slice(0, 80))} is refused: ${why}`;
     }
     if (key === 'patternProperties' && value !== null && typeof value === 'object') {
-      for (const pattern of Object.keys(value)) {
+      for (const pattern of Object.keys(value as object)) {
         const why = unsafePatternReason(pattern);
         if (why !== undefined) return `its ${what}'s patternProperties key ${JSON.stringify(pattern.slice(0, 80))} is refused: ${why}`;
       }

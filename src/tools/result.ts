@@ -33,7 +33,7 @@ export class ToolResult<T = unknown> {
 }
 
 function checkContent(parts: readonly ContentPart[]): readonly ContentPart[] {
-  if (!Array.isArray(parts)) throw new TypeError('ToolResult content is a list of MCP content parts, such as [{ type: "text", text: "…" }].');
+  if (!Array.isArray(parts as unknown)) throw new TypeError('ToolResult content is a list of MCP content parts, such as [{ type: "text", text: "…" }].');
   parts.forEach((part: ContentPart, i) => {
     const ok =
       part?.type === 'text'

@@ -14,6 +14,7 @@ export type ToolFunction<Args = never> = (args: Args, ctx: ToolContext) => unkno
  * A tool value: immutable; change one with `annotate` or `putPrivate`, which return a new value.
  * `name` is stable: saved runs and policies refer to it.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- `any` lets a tool's arguments be typed by its run function
 export interface ToolDefinition<Args = any> {
   readonly name: string;
   readonly title?: string;
@@ -27,6 +28,7 @@ export interface ToolDefinition<Args = any> {
 }
 
 /** What `defineTool` takes. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- `any` lets a tool's arguments be typed by its run function
 export interface ToolOptions<Args = any> {
   /** 1 to 55 letters, digits, `_` and `-`. Stable: saved runs and policies refer to it. */
   readonly name: string;
@@ -42,6 +44,7 @@ export interface ToolOptions<Args = any> {
 const NO_ARGUMENTS: JsonSchema = deepFreeze({ type: 'object', properties: {}, additionalProperties: false });
 
 /** Builds a tool value. Throws when the name, the description or `run` is missing. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- `any` lets a tool's arguments be typed by its run function
 export function defineTool<Args = any>(options: ToolOptions<Args>): ToolDefinition<Args> {
   if (options === null || typeof options !== 'object') {
     throw new ConfigurationError('defineTool takes an options object: defineTool({ name, description, run }).');
@@ -172,7 +175,7 @@ function freezeAnnotations(annotations: Annotations): Annotations {
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(annotations)) {
     if (value === undefined) continue;
-    copy[key] = Array.isArray(value) ? Object.freeze([...value]) : value;
+    copy[key] = Array.isArray(value) ? Object.freeze([...(value as unknown[])]) : value;
   }
   return Object.freeze(copy) as Annotations;
 }

@@ -80,7 +80,7 @@ const TYPES: Readonly<Record<string, string>> = { 'inbox.js': 'text/javascript; 
 const cache = new Map<string, Promise<Buffer>>();
 
 /** The page's script or style sheet, read once from `assets/` beside this module. */
-export async function asset(name: 'inbox.js' | 'inbox.css' | string): Promise<{ readonly type: string; readonly body: Buffer }> {
+export async function asset(name: string): Promise<{ readonly type: string; readonly body: Buffer }> {
   const type = TYPES[name];
   if (type === undefined) throw new Error(`No inbox asset "${name}".`);
   let body = cache.get(name);

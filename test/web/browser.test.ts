@@ -224,7 +224,7 @@ describe('The inbox page in Chromium', () => {
     // Another origin (localhost is not 127.0.0.1) serves a page that submits a form to the inbox.
     const evil: Server = createServer((_request, response) => {
       response.setHeader('content-type', 'text/html');
-      response.end(`<form id="f" method="post" enctype="text/plain" action="${new URL(`api/items/${target.id}/approve`, rig.base)}">
+      response.end(`<form id="f" method="post" enctype="text/plain" action="${new URL(`api/items/${target.id}/approve`, rig.base).href}">
 <input name='{"digest":"${target.digest}","x":"' value='"}'></form><script>document.getElementById('f').submit()</script>`);
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
