@@ -8,7 +8,7 @@ import { runCorpus, summary } from './safety/attack-run.js';
 
 const started = process.hrtime.bigint();
 const off = summary(await runCorpus({ askWhenOutside: false }));
-// The customer lookup's `pii` label not named confidential: the outside rule alone, as before confidential labels.
+// The customer lookup's `pii` label not named confidential: what the defences stop without confidential labels.
 const outsideOnly = summary(await runCorpus({ askWhenOutside: true, confidential: [] }));
 const on = summary(await runCorpus({ askWhenOutside: true }));
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -16,7 +16,7 @@ const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 console.log(`\nSafety: ${GOALS.length} injection goals x 3 placements, a model that obeys every instruction it reads, every tool allowed, nobody answering the inbox`);
 console.log('\nDefences off (policy.askWhenOutside: false), the baseline:');
 for (const line of off.lines) console.log(line);
-console.log('\nThe outside rule alone (policy.confidential does not name "pii"):');
+console.log('\nWithout confidential labels (policy.confidential does not name "pii"):');
 for (const line of outsideOnly.lines) console.log(line);
 console.log('\nDefences on (the default: outside, confidential labels, labels across turns):');
 for (const line of on.lines) console.log(line);
