@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ConfigurationError, ConflictError, NotFoundError, StoreError } from '../errors.js';
+import { ConfigurationError, ConflictError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
 
 /**
  * What the `wardrik` command's exit code means. Scripts branch on these, so they never change:
@@ -41,6 +41,8 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
   if (error instanceof NotFoundError) return { exitCode: ExitCode.notFound, code: 'not_found' };
   if (error instanceof ConflictError) return { exitCode: ExitCode.conflict, code: 'conflict' };
   if (error instanceof StoreError) return { exitCode: ExitCode.store, code: 'store' };
+  // Changed arguments that fail the tool's checks (`approve --arguments`): the message lists every field.
+  if (error instanceof InvalidArgumentsError) return { exitCode: ExitCode.usage, code: 'invalid_arguments' };
   // A bad store URL, a bad server option: fixed on the command line. (The commands check answers' shapes
   // themselves; a TypeError here is a bug, reported as unexpected with its stack.)
   if (error instanceof ConfigurationError) return { exitCode: ExitCode.usage, code: 'usage' };

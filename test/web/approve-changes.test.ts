@@ -58,6 +58,10 @@ describe('Approving with changes through the web API and the CLI (on a node with
     const badJson = await cli(['approve', item.id, '--digest', item.digest, '--arguments', '{id}', '--store', url]);
     assert.equal(badJson.code, 2);
     assert.match(badJson.stderr, /--arguments must be a JSON value/);
+    const badField = await cli(['approve', item.id, '--digest', item.digest, '--arguments', '{"id":7}', '--store', url, '--json']);
+    assert.equal(badField.code, 2, badField.stderr);
+    assert.equal(JSON.parse(badField.stderr).error.code, 'invalid_arguments');
+    assert.match(JSON.parse(badField.stderr).error.message, /- id: must be string/);
     const approved = await cli(['approve', item.id, '--digest', item.digest, '--arguments', '{"id":"ord_5"}', '--by', 'lee', '--store', url, '--json']);
     assert.equal(approved.code, 0, approved.stderr);
     assert.equal(json(approved).status, 'approved');
