@@ -76,6 +76,7 @@ export type { SqliteStoreOptions } from './store/sqlite-store.js';
 export { PostgresStore } from './store/postgres-store.js';
 export type { PostgresStoreOptions } from './store/postgres-store.js';
 export { openStore } from './store/open-store.js';
+export type { RetentionOptions } from './store/retention.js';
 export type {
   CallListOptions,
   CallRecord,
@@ -85,7 +86,10 @@ export type {
   InboxKind,
   InboxRecord,
   InboxStatus,
+  JournalWrite,
   McpServerRecord,
+  PruneOptions,
+  PruneReport,
   RememberedClaim,
   RememberedRecord,
   RunSummary,
