@@ -6,7 +6,8 @@
 import 'reflect-metadata';
 
 export { Wardrik } from './di/wardrik.js';
-export type { ToolInfo, ToolsetClass, WardrikOptions } from './di/wardrik.js';
+export type { ToolsetClass, WardrikOptions } from './di/wardrik.js';
+export type { ToolInfo } from './tools/tool-info.js';
 export { Tokens } from './di/tokens.js';
 
 export {
@@ -88,6 +89,7 @@ export type {
   InboxStatus,
   JournalWrite,
   McpServerRecord,
+  ParkedKind,
   PruneOptions,
   PruneReport,
   RememberedClaim,

@@ -20,9 +20,10 @@ import { DEFAULT_FINISHED_AFTER_MS, DEFAULT_PRUNE_EVERY_MS, pruneFinished, type 
 import type { PruneReport, Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
-import { ToolCatalog, type CatalogEntry } from '../tools/catalog.js';
+import { ToolCatalog } from '../tools/catalog.js';
 import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
-import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
+import type { ToolDefinition } from '../tools/tool.js';
+import { toolInfo, type ToolInfo } from '../tools/tool-info.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
 import { InboxWeb } from '../web/inbox-web.js';
 import type { InboxWebOptions } from '../web/options.js';
@@ -68,28 +69,6 @@ export interface WardrikOptions {
   readonly agents?: AgentsOptions;
   /** How long finished runs are kept before a background pass deletes them: 30 days. */
   readonly retention?: RetentionOptions;
-}
-
-/** A tool as a model sees it. */
-export interface ToolInfo {
-  /** `toolset__tool` */
-  readonly name: string;
-  readonly title?: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  /** The tool's annotations that are plain data (functions such as `resources` are left out). */
-  readonly annotations: Annotations;
-}
-
-/** A catalog entry as a model sees it (also what `wardrik tools` prints). */
-export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
-  return {
-    name,
-    ...(tool.title === undefined ? {} : { title: tool.title }),
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    annotations: Object.fromEntries(Object.entries(tool.annotations).filter(([, value]) => typeof value !== 'function')) as Annotations,
-  };
 }
 
 /**
@@ -265,7 +244,7 @@ export class Wardrik {
    * `dryRun`, deletes nothing and says what would go.
    */
   prune(options: { readonly olderThanMs?: number; readonly dryRun?: boolean } = {}): Promise<PruneReport> {
-    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, { infinity: true });
+    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, { min: 0, infinity: true, unit: 'milliseconds' });
     const store = this.container.resolve(Tokens.Store);
     return pruneFinished(store, this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
   }

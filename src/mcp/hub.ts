@@ -300,12 +300,10 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
    * the store can complete it. Returns the server's name; `NotFoundError` when no sign-in waits for it.
    */
   async completeSignIn(callbackUrl: string | URL, options: { readonly by?: string } = {}): Promise<string> {
-    const servers = [...this.entries.values()].filter((entry) => entry.options.oauth !== undefined);
-    const server = await this.signIns.complete(
-      new URL(callbackUrl),
-      servers.map((entry) => ({ name: entry.name, url: httpUrlOf(entry.options)!, oauth: entry.options.oauth!, runtime: entry.runtime })),
-      options.by,
-    );
+    const servers = [...this.entries.values()]
+      .filter((entry) => entry.options.oauth !== undefined)
+      .map((entry) => ({ name: entry.name, url: httpUrlOf(entry.options)!, oauth: entry.options.oauth!, runtime: entry.runtime }));
+    const server = await this.signIns.complete(new URL(callbackUrl), servers, options.by);
     this.entries.get(server)?.connection.retryNow();
     return server;
   }

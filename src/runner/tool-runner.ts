@@ -65,7 +65,7 @@ export class ToolRunner {
   readonly leases: RunLeases;
   /** @internal Budget holds; agent turns hold for their model calls too. */
   readonly budgets: BudgetHolds;
-  /** Approvals a person gave for the rest of a run (`scope: 'run'`). */
+  /** @internal Approvals a person gave for the rest of a run (`scope: 'run'`). */
   readonly grants: RunGrants;
   /** The store refuses writes (opened to inspect a journal): no call starts. */
   private readonly readOnly: boolean;
@@ -323,7 +323,7 @@ export class ToolRunner {
     return this.executeBudgeted(allowed, p.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(ref(p), p.arguments, refused, granted));
   }
 
-  /** Checks arguments a person wrote for tool `ref` (`toolset/tool`); `undefined` when this node does not offer it. */
+  /** @internal Checks arguments a person wrote for tool `ref` (`toolset/tool`); `undefined` when this node does not offer it. */
   checkFor(ref: string, raw: unknown): CheckResult | Promise<CheckResult> | undefined {
     const entry = this.catalog.get(ref);
     return entry === undefined ? undefined : checkArguments(entry.tool, raw);
