@@ -57,8 +57,9 @@ function read(prompt: LanguageModelV3Prompt): { texts: Read[]; answers: unknown[
   prompt.forEach((message, i) => {
     const current = i >= lastUser;
     if (message.role === 'system') texts.push({ text: message.content, current });
-    else if (message.role === 'user') for (const part of message.content) part.type === 'text' && texts.push({ text: part.text, current });
-    else if (message.role === 'assistant') {
+    else if (message.role === 'user') {
+      for (const part of message.content) if (part.type === 'text') texts.push({ text: part.text, current });
+    } else if (message.role === 'assistant') {
       for (const part of message.content) {
         if (part.type === 'text') texts.push({ text: part.text, current });
         else if (part.type === 'tool-call' && current) {

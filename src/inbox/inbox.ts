@@ -303,7 +303,7 @@ function scopeOf(id: string, options: ApproveOptions, approved: unknown): readon
   if (options.scope !== 'run') throw new TypeError(`inbox.approve("${id}"): scope is 'call' (the default) or 'run'; got ${JSON.stringify(options.scope)}.`);
   const allowIf = options.allowIf ?? [];
   const fields = approved !== null && typeof approved === 'object' ? (approved as Record<string, unknown>) : {};
-  if (!Array.isArray(allowIf) || !allowIf.every((field) => typeof field === 'string' && Object.hasOwn(fields, field))) {
+  if (!Array.isArray(allowIf as unknown) || !allowIf.every((field) => typeof field === 'string' && Object.hasOwn(fields, field))) {
     throw new TypeError(
       `inbox.approve("${id}"): allowIf names argument fields of the approved call, such as ${JSON.stringify(Object.keys(fields).slice(0, 2))}; got ${JSON.stringify(allowIf)}.`,
     );

@@ -102,7 +102,7 @@ export class Policy {
       throw new ConfigurationError('policy.decide must be a function (input) => "allow" | "ask" | "deny" | undefined.');
     }
     const named = options.confidential ?? [];
-    if (!Array.isArray(named) || !named.every((label) => typeof label === 'string' && label !== '' && label !== OUTSIDE)) {
+    if (!Array.isArray(named as unknown) || !named.every((label) => typeof label === 'string' && label !== '' && label !== OUTSIDE)) {
       throw new ConfigurationError(
         `policy.confidential must be an array of label names that mark confidential data, such as ['pii']; got ${JSON.stringify(named)}. ("${OUTSIDE}" marks where text came from, not what it holds.)`,
       );

@@ -98,7 +98,7 @@ export class ServeSession {
     // the result once more with zod, and every result here is built by callResult in MCP's shape. That
     // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too). The
     // request's params are checked by hand (callRequest), which also answers a malformed one -32602.
-    Protocol.prototype.setRequestHandler.call(this.server, CALL_METHOD_ONLY, (request, extra: Extra) => this.call(callRequest(request), extra));
+    Protocol.prototype.setRequestHandler.call(this.server, CALL_METHOD_ONLY, (request: { method: 'tools/call'; params?: unknown }, extra: Extra) => this.call(callRequest(request), extra));
     // This session's own level (one Server per session): logs go on the stream of the call that made them.
     this.server.setRequestHandler(SetLevelRequestSchema, (request) => {
       this.logLevel = request.params.level;
