@@ -36,6 +36,9 @@ const OPTIONS: Readonly<Record<string, Range>> = {
   // An age compared with rows' times, never waited on by a timer.
   'retention.finishedAfterMs': { min: 0, infinity: true },
   'retention.everyMs': timer({ min: 1 }, { infinity: true }),
+  // An item's wait, compared with its age.
+  'policy.approvalTtlMs': { above: 0 },
+  'policy.escalateAfterMs': { above: 0 },
   'mcp.reconcileMs': timer({ min: 1 }, { infinity: true }),
   'mcp.waitMs': timer({ min: 0 }),
   'mcp.connectTimeoutMs': timer({ min: 1 }),

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js';
+import { numberOption } from '../options.js';
 import { glob } from '../tools/glob.js';
 import type { Annotations } from '../tools/tool.js';
 
@@ -182,10 +183,9 @@ export function reachesOutside(annotations: Annotations): boolean {
   return annotations.openWorld === true || (annotations.labels?.includes(OUTSIDE) ?? false);
 }
 
+/** An item's wait, compared with its age (never a timer's delay): above 0 when given; absent means never. */
 function checkWait(name: string, value: number | undefined): void {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)) {
-    throw new ConfigurationError(`${name} must be a number of milliseconds above 0, such as 3_600_000 for an hour; got ${String(value)}.`);
-  }
+  numberOption(name, value, 0, { above: 0, unit: 'milliseconds' }, 'Such as 3_600_000 for an hour; leave it out for never.');
 }
 
 function compileRules(rules: readonly PolicyRule[], kind: string): readonly CompiledRule[] {

@@ -96,7 +96,7 @@ for (const [name, open] of [
 
 describe('Retention options', () => {
   it('refuses a negative finishedAfterMs, naming the option', async () => {
-    await assert.rejects(agentHarness([], { retention: { finishedAfterMs: -1 } }), /retention\.finishedAfterMs must be a number of at least 0/);
+    await assert.rejects(agentHarness([], { retention: { finishedAfterMs: -1 } }), /retention\.finishedAfterMs must be a number of milliseconds of at least 0/);
   });
 });
 
