@@ -1,6 +1,8 @@
 // The servers `serve.bench.ts` compares, one per process: the same `echo` tool served by the MCP SDK's
-// own McpServer or by Wardrik's mcpServer (memory store, read-only tool: allowed, journaled, labelled).
-//   node serve-server.js sdk|wardrik stdio|http   (http: prints the port on stdout; stops when stdin closes)
+// own McpServer (over the SDK's StdioServerTransport) or by Wardrik's mcpServer (memory store, read-only
+// tool: allowed, journaled, labelled; over its own stdio transport, as `wardrik serve --stdio` serves,
+// or, for reference, `wardrik-sdk-stdio`, over the SDK's).
+//   node serve-server.js sdk|wardrik|wardrik-sdk-stdio stdio|http   (http: prints the port on stdout; stops when stdin closes)
 import 'reflect-metadata';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +14,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { defineTool, Wardrik } from '../src/index.js';
 
-const [which, kind] = process.argv.slice(2) as ['sdk' | 'wardrik', 'stdio' | 'http'];
+const [which, kind] = process.argv.slice(2) as ['sdk' | 'wardrik' | 'wardrik-sdk-stdio', 'stdio' | 'http'];
 
 function sdkServer(): McpServer {
   const server = new McpServer({ name: 'sdk', version: '1.0.0' });
@@ -53,8 +55,8 @@ if (which === 'sdk') {
   });
   const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, tools: { bench: [echo] } });
   const server = wardrik.mcpServer({ tools: ['bench/*'], names: 'bare', authenticate: false });
-  if (kind === 'stdio') await server.connect(new StdioServerTransport());
-  else console.log(new URL(await server.listen()).port);
+  if (kind === 'http') console.log(new URL(await server.listen()).port);
+  else await server.connect(which === 'wardrik' ? undefined : new StdioServerTransport());
 }
 process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();

@@ -3,10 +3,28 @@
  * configuration and store errors are thrown; a bad argument, a failed or timed-out tool becomes an
  * error answer the model can correct from. Every message names the thing, the cause and the fix.
  */
-export class WardrikError extends Error {
-  readonly code: string;
+/**
+ * The code of every error Wardrik throws, one per class (an unreadable journal row has two): branch on `error.code` (or `instanceof`), never
+ * on the message. What a model is told instead (a bad argument, an unknown tool) is an answer with a
+ * `ToolErrorCode`, never a thrown error.
+ */
+export type WardrikErrorCode =
+  | 'configuration'
+  | 'timeout'
+  | 'unavailable'
+  | 'invalid_arguments'
+  | 'store'
+  | 'journal_newer'
+  | 'journal_malformed'
+  | 'conflict'
+  | 'not_found'
+  | 'closed'
+  | 'egress_refused';
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+export class WardrikError extends Error {
+  readonly code: WardrikErrorCode;
+
+  constructor(code: WardrikErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -20,40 +38,6 @@ export class ConfigurationError extends WardrikError {
   }
 }
 
-/** One failing argument: where it is and why it failed. */
-export interface FieldIssue {
-  /** The field path, such as `items[0].sku`; `(arguments)` for the whole object. */
-  readonly path: string;
-  readonly message: string;
-}
-
-const MAX_LISTED_ISSUES = 25;
-
-/** The arguments of a call did not pass the tool's checks. Carries every failing field. */
-export class InvalidArgumentsError extends WardrikError {
-  readonly issues: readonly FieldIssue[];
-
-  constructor(tool: string, issues: readonly FieldIssue[]) {
-    // The message lists the first few: arguments with thousands of bad values must not make an answer as large.
-    const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path.slice(0, 200)}: ${issue.message}`);
-    if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
-    const lines = listed.join('\n');
-    super(
-      'invalid_arguments',
-      `Invalid arguments for tool "${tool}"; the tool did not run. Fix these and call it again:\n${lines}`,
-    );
-    this.issues = Object.freeze([...issues]);
-  }
-}
-
-/** No tool has the name a call asked for. */
-export class ToolNotFoundError extends WardrikError {
-  constructor(name: string, closest: readonly string[]) {
-    const hint = closest.length > 0 ? ` The closest available: ${closest.join(', ')}.` : ' No tools are available.';
-    super('tool_not_found', `No tool is named "${name}".${hint}`);
-  }
-}
-
 /**
  * What the model is told after a call that is not safe to repeat may or may not have happened (it timed
  * out, its connection dropped): "try again later" made models send it again as a new call, a second effect.
@@ -61,7 +45,7 @@ export class ToolNotFoundError extends WardrikError {
 export const MAY_HAVE_HAPPENED =
   'so it may have happened. Do not call it again: a repeat could do it twice. Tell the user it is not known whether it happened; a person will check and settle it.';
 
-/** A call ran longer than its time-out; its signal was aborted. */
+/** A call ran longer than its time-out: the reason its `ctx.signal` aborts with, so a tool can tell a time-out from a stop. */
 export class ToolTimeoutError extends WardrikError {
   /** `repeatable`: the tool is read-only or idempotent, so trying again is safe and the model is told so. */
   constructor(tool: string, ms: number, repeatable = true) {
@@ -84,6 +68,28 @@ export class Unavailable extends WardrikError {
   }
 }
 
+/** One failing argument: where it is and why it failed. */
+export interface FieldIssue {
+  /** The field path, such as `items[0].sku`; `(arguments)` for the whole object. */
+  readonly path: string;
+  readonly message: string;
+}
+
+const MAX_LISTED_ISSUES = 25;
+
+/** Arguments a person gave (approving a call with changes) did not pass the tool's checks. Carries every failing field. */
+export class InvalidArgumentsError extends WardrikError {
+  readonly issues: readonly FieldIssue[];
+
+  constructor(tool: string, issues: readonly FieldIssue[]) {
+    // The message lists the first few: arguments with thousands of bad values must not make an error as large.
+    const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path.slice(0, 200)}: ${issue.message}`);
+    if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
+    super('invalid_arguments', `Invalid arguments for tool "${tool}"; nothing ran. Fix these and approve again:\n${listed.join('\n')}`);
+    this.issues = Object.freeze([...issues]);
+  }
+}
+
 /** The store could not read or write; a call whose journal entry cannot be written does not run. */
 export class StoreError extends WardrikError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -102,5 +108,25 @@ export class ConflictError extends WardrikError {
 export class NotFoundError extends WardrikError {
   constructor(message: string) {
     super('not_found', message);
+  }
+}
+
+/**
+ * A journal row this Wardrik cannot read: written by a newer Wardrik (`journal_newer`), or not in the
+ * shape its format says (`journal_malformed`). The run it belongs to is not resumed from it.
+ */
+export class JournalDataError extends StoreError {
+  override readonly code: 'journal_newer' | 'journal_malformed';
+
+  constructor(code: 'journal_newer' | 'journal_malformed', message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Wardrik, or the part asked (an MCP hub, an agent's turn), was closed: open a new one, or resume elsewhere. */
+export class ClosedError extends WardrikError {
+  constructor(message: string) {
+    super('closed', message);
   }
 }

@@ -1,62 +1,67 @@
-// The public API. Every export is named and deliberate: test/public-api.test.ts lists them.
+// The public API. Every export is named and deliberate: test/public-api.test.ts lists them, values and
+// types, and checks that no public declaration refers to a type left out of here.
+// Values are what a user constructs, decorates with, throws, calls or reads; the services Wardrik builds
+// (its runner, inbox, agents, hubs, servers) are exported as types only, and their members for Wardrik's
+// own use are marked @internal, so the published declarations leave them out (stripInternal).
 import 'reflect-metadata';
 
 export { Wardrik } from './di/wardrik.js';
-export type { ToolInfo, ToolsetClass, WardrikOptions } from './di/wardrik.js';
+export type { ToolsetClass, WardrikOptions } from './di/wardrik.js';
+export type { ToolInfo } from './tools/tool-info.js';
 export { Tokens } from './di/tokens.js';
 
 export {
+  ClosedError,
   ConfigurationError,
   ConflictError,
   InvalidArgumentsError,
   NotFoundError,
   StoreError,
-  ToolNotFoundError,
   ToolTimeoutError,
   Unavailable,
   WardrikError,
 } from './errors.js';
-export type { FieldIssue } from './errors.js';
+export type { FieldIssue, WardrikErrorCode } from './errors.js';
 
 export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
 export type { ToolDecoratorOptions } from './tools/metadata.js';
 export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
 export type { Annotations, DtoClass, JsonSchema, PrivateKey, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
+export { NoArguments } from './tools/no-arguments.js';
 export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';
 export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';
-export type { ContentPart, ToolAnswer, ToolErrorCode } from './tools/result.js';
+export type { ContentPart, EditedCall, ToolAnswer, ToolErrorCode } from './tools/result.js';
 export type { CallReporter, LogLevel, Measure, ToolContext } from './tools/context.js';
 export { ARGUMENT_LIMITS } from './tools/arguments.js';
-export { ToolCatalog } from './tools/catalog.js';
+export type { ToolCatalog } from './tools/catalog.js';
 export type { CatalogEntry, SkippedTool } from './tools/catalog.js';
 
-export { ToolRunner, RUNNER_DEFAULTS } from './runner/tool-runner.js';
-export type { CallRequest, RecoveryReport, RunnerOptions } from './runner/tool-runner.js';
+export { RUNNER_DEFAULTS } from './runner/runner-options.js';
+export type { CallRequest, RecoveryReport, RunnerOptions, ToolRunner } from './runner/tool-runner.js';
 export { isTransient } from './runner/transient.js';
-export { argumentsDigest } from './runner/digest.js';
 export type { Clock } from './clock.js';
 
 export { Policy } from './policy/policy.js';
 export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, PolicyRule } from './policy/policy.js';
 
-export { Inbox } from './inbox/inbox.js';
-export type { InboxItem } from './inbox/inbox.js';
-export { InboxWeb } from './web/inbox-web.js';
-export type { InboxWebListenOptions } from './web/inbox-web.js';
+export type { ApproveOptions, Inbox, InboxItem } from './inbox/inbox.js';
+export type { InboxWeb, InboxWebListenOptions } from './web/inbox-web.js';
 export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
 export type { WebAnswer, WebItem } from './web/api.js';
 export type { InboxWaitingMessage } from './web/notifier.js';
 export type { RunTotals, RunView } from './inbox/run-view.js';
 
-export { McpHub } from './mcp/hub.js';
-export type { McpServerStatus, McpToolsOptions } from './mcp/hub.js';
+export type { McpHub, McpServerStatus, McpToolsOptions } from './mcp/hub.js';
 export type { ConnectionState } from './mcp/connection.js';
 export type {
   HttpTransportOptions,
   McpBackoffOptions,
   McpHubOptions,
   McpServerOptions,
+  McpOAuthOptions,
+  McpHubOAuthOptions,
+  ElicitationMode,
   McpTransportOptions,
   StdioTransportOptions,
 } from './mcp/options.js';
@@ -72,6 +77,7 @@ export type { SqliteStoreOptions } from './store/sqlite-store.js';
 export { PostgresStore } from './store/postgres-store.js';
 export type { PostgresStoreOptions } from './store/postgres-store.js';
 export { openStore } from './store/open-store.js';
+export type { RetentionOptions } from './store/retention.js';
 export type {
   CallListOptions,
   CallRecord,
@@ -81,7 +87,11 @@ export type {
   InboxKind,
   InboxRecord,
   InboxStatus,
+  JournalWrite,
   McpServerRecord,
+  ParkedKind,
+  PruneOptions,
+  PruneReport,
   RememberedClaim,
   RememberedRecord,
   RunSummary,
@@ -93,25 +103,25 @@ export type {
   TurnStatus,
 } from './store/store.js';
 
-export { Agent } from './agent/agent.js';
-export type { ParkedCall, SendOptions, TurnOutcome, TurnResult } from './agent/agent.js';
-export { AgentService } from './agent/agent-service.js';
+export type { Agent, ParkedCall, SendOptions, TurnOutcome, TurnResult } from './agent/agent.js';
+export type { AgentService } from './agent/agent-service.js';
 export { AGENT_DEFAULTS } from './agent/options.js';
 export type { AgentOptions, AgentsOptions } from './agent/options.js';
-export { ModelRegistry } from './agent/model-registry.js';
-export type { ModelFactory, ModelProvider, ModelsOptions, ProviderSettings } from './agent/model-registry.js';
+export type { ModelFactory, ModelProvider, ModelRegistry, ModelsOptions, ProviderSettings } from './agent/model-registry.js';
 export { DEFAULT_PRICES } from './agent/pricing.js';
 export type { ModelPrice, ModelUsage, PriceTable } from './agent/pricing.js';
 
-export { WardrikMcpServer } from './serve/mcp-server.js';
-export type { ListenOptions } from './serve/mcp-server.js';
+export type { ListenOptions, WardrikMcpServer } from './serve/mcp-server.js';
 export type { McpRequestHandler } from './serve/http.js';
 export { SERVE_DEFAULTS } from './serve/options.js';
 export type { ServeApprovalOptions, ServeAuthenticateOptions, ServeClientInfo, ServeHttpOptions, ServeOptions } from './serve/options.js';
 
 export { EventBus } from './telemetry/event-bus.js';
 export type {
+  CallEventBase,
   CostEvent,
+  EventInput,
+  InboxEscalatedEvent,
   LabelAddedEvent,
   ModelCalledEvent,
   ModelFailedEvent,
@@ -129,6 +139,7 @@ export type {
   ToolRetryingEvent,
   ToolSkippedEvent,
   ToolsChangedEvent,
+  ToolChangedEvent,
   ToolSucceededEvent,
   WardrikEvent,
   WarningEvent,

@@ -2,14 +2,36 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as api from '../src/index.js';
+import { DIST_SRC, publicDeclarations, ts } from './declarations.js';
+
+/** An alias followed to what it names. */
+function target(checker: ts.TypeChecker, symbol: ts.Symbol): ts.Symbol {
+  return symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+}
+
+/** The symbol a type reference in a declaration names, if any. */
+function referenced(checker: ts.TypeChecker, node: ts.Node): ts.Symbol | undefined {
+  let name: ts.Node | undefined;
+  if (ts.isTypeReferenceNode(node)) name = node.typeName;
+  else if (ts.isExpressionWithTypeArguments(node)) name = node.expression;
+  else if (ts.isTypeQueryNode(node)) name = node.exprName;
+  else if (ts.isImportTypeNode(node)) name = node.qualifier;
+  if (name === undefined) return undefined;
+  if (ts.isQualifiedName(name)) name = name.right;
+  else if (ts.isPropertyAccessExpression(name)) name = name.name;
+  const symbol = checker.getSymbolAtLocation(name);
+  return symbol === undefined ? undefined : target(checker, symbol);
+}
+
+const isPrivate = (node: ts.Node): boolean =>
+  ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword);
 
 describe('The public API', () => {
   it('exports exactly these runtime names: adding or removing one is a visible act', () => {
     assert.deepEqual(Object.keys(api).sort(), [
       'AGENT_DEFAULTS',
       'ARGUMENT_LIMITS',
-      'Agent',
-      'AgentService',
+      'ClosedError',
       'ConfigurationError',
       'ConflictError',
       'Cost',
@@ -20,13 +42,10 @@ describe('The public API', () => {
       'EnvCredentialProvider',
       'EventBus',
       'Idempotent',
-      'Inbox',
-      'InboxWeb',
       'InvalidArgumentsError',
       'Labels',
-      'McpHub',
       'MemoryStore',
-      'ModelRegistry',
+      'NoArguments',
       'NotFoundError',
       'OpenWorld',
       'ParkRequest',
@@ -41,20 +60,15 @@ describe('The public API', () => {
       'Timeout',
       'Tokens',
       'Tool',
-      'ToolCatalog',
-      'ToolNotFoundError',
       'ToolResult',
-      'ToolRunner',
       'ToolTimeoutError',
       'Toolset',
       'Unavailable',
       'Wardrik',
       'WardrikError',
-      'WardrikMcpServer',
       'annotate',
       'annotation',
       'answerText',
-      'argumentsDigest',
       'callTool',
       'defineTool',
       'getPrivate',
@@ -67,5 +81,184 @@ describe('The public API', () => {
       'putPrivate',
       'updatePrivate',
     ]);
+  });
+
+  it('exports exactly these types besides: the services Wardrik builds are types, not values', () => {
+    const { checker, exports } = publicDeclarations();
+    const values = new Set(Object.keys(api));
+    const typesOnly = exports.map((symbol) => symbol.name).filter((name) => !values.has(name));
+    assert.deepEqual(typesOnly.sort(), [
+      'Agent',
+      'AgentOptions',
+      'AgentService',
+      'AgentsOptions',
+      'Annotations',
+      'ApproveOptions',
+      'Authenticate',
+      'CallEventBase',
+      'CallListOptions',
+      'CallRecord',
+      'CallReporter',
+      'CallRequest',
+      'CallState',
+      'CapabilityContext',
+      'CapabilityProvider',
+      'CatalogEntry',
+      'ClaimOutcome',
+      'Clock',
+      'ConnectionState',
+      'ContentPart',
+      'CostEvent',
+      'CredentialContext',
+      'CredentialProvider',
+      'Decision',
+      'DtoClass',
+      'EditedCall',
+      'EgressCheck',
+      'EgressVerdict',
+      'ElicitationMode',
+      'EventInput',
+      'FieldIssue',
+      'HoldOutcome',
+      'HostResolver',
+      'HttpTransportOptions',
+      'Inbox',
+      'InboxEscalatedEvent',
+      'InboxItem',
+      'InboxKind',
+      'InboxRecord',
+      'InboxStatus',
+      'InboxWaitingMessage',
+      'InboxWeb',
+      'InboxWebListenOptions',
+      'InboxWebOptions',
+      'JournalWrite',
+      'JsonSchema',
+      'LabelAddedEvent',
+      'ListenOptions',
+      'LogLevel',
+      'McpBackoffOptions',
+      'McpHub',
+      'McpHubOAuthOptions',
+      'McpHubOptions',
+      'McpOAuthOptions',
+      'McpRequestHandler',
+      'McpServerOptions',
+      'McpServerRecord',
+      'McpServerStatus',
+      'McpToolsOptions',
+      'McpTransportOptions',
+      'Measure',
+      'ModelCalledEvent',
+      'ModelFactory',
+      'ModelFailedEvent',
+      'ModelPrice',
+      'ModelProvider',
+      'ModelRegistry',
+      'ModelUsage',
+      'ModelsOptions',
+      'ParkedCall',
+      'ParkedKind',
+      'PolicyAction',
+      'PolicyHook',
+      'PolicyInput',
+      'PolicyOptions',
+      'PolicyRule',
+      'PostgresStoreOptions',
+      'PriceTable',
+      'PrivateKey',
+      'ProviderSettings',
+      'PruneOptions',
+      'PruneReport',
+      'PublicOnlyOptions',
+      'RecoveryReport',
+      'RememberedClaim',
+      'RememberedRecord',
+      'ResolvedAddress',
+      'RetentionOptions',
+      'RunFinishedEvent',
+      'RunParkedEvent',
+      'RunResumedEvent',
+      'RunStartedEvent',
+      'RunSummary',
+      'RunTotals',
+      'RunView',
+      'RunnerOptions',
+      'SendOptions',
+      'ServeApprovalOptions',
+      'ServeAuthenticateOptions',
+      'ServeClientInfo',
+      'ServeHttpOptions',
+      'ServeOptions',
+      'SkippedTool',
+      'SpendHold',
+      'SqliteStoreOptions',
+      'StdioTransportOptions',
+      'StepRecord',
+      'Store',
+      'SyncJournal',
+      'ToolAnswer',
+      'ToolAnsweredEvent',
+      'ToolCall',
+      'ToolCalledEvent',
+      'ToolCatalog',
+      'ToolChangedEvent',
+      'ToolContext',
+      'ToolDecidedEvent',
+      'ToolDecoratorOptions',
+      'ToolDefinition',
+      'ToolErrorCode',
+      'ToolFailedEvent',
+      'ToolFunction',
+      'ToolInfo',
+      'ToolLogEvent',
+      'ToolOptions',
+      'ToolParkedEvent',
+      'ToolProgressEvent',
+      'ToolRetryingEvent',
+      'ToolRunner',
+      'ToolSkippedEvent',
+      'ToolSucceededEvent',
+      'ToolsChangedEvent',
+      'ToolsetClass',
+      'TurnOutcome',
+      'TurnRecord',
+      'TurnResult',
+      'TurnStatus',
+      'WardrikErrorCode',
+      'WardrikEvent',
+      'WardrikMcpServer',
+      'WardrikOptions',
+      'WarningEvent',
+      'WebAnswer',
+      'WebItem',
+      'WebhookOptions',
+    ]);
+    // Every runtime name is declared too (a value export with no declaration would be untyped).
+    const declared = new Set(exports.map((symbol) => symbol.name));
+    for (const name of values) assert.ok(declared.has(name), name);
+    assert.ok(checker !== undefined);
+  });
+
+  it('refers, in every public declaration, only to types it exports (or other packages own)', () => {
+    const { checker, exports } = publicDeclarations();
+    const published = new Set(exports.map((symbol) => target(checker, symbol)));
+    const leaks = new Set<string>();
+    for (const exportedSymbol of exports) {
+      const symbol = target(checker, exportedSymbol);
+      for (const declaration of symbol.declarations ?? []) {
+        const visit = (node: ts.Node): void => {
+          if (isPrivate(node)) return;
+          const named = referenced(checker, node);
+          if (named !== undefined && !(named.flags & ts.SymbolFlags.TypeParameter) && !published.has(named)) {
+            const home = named.declarations?.[0]?.getSourceFile().fileName ?? '';
+            if (home.startsWith(DIST_SRC)) leaks.add(`${exportedSymbol.name} -> ${named.name} (${home.slice(DIST_SRC.length + 1)})`);
+          }
+          ts.forEachChild(node, visit);
+        };
+        visit(declaration);
+      }
+    }
+    assert.deepEqual([...leaks].sort(), []);
   });
 });

@@ -1,13 +1,19 @@
 // The demo's own MCP server, the kind a carrier or another team runs: it tracks parcels. Built with the
 // MCP SDK's low-level `Server` so it publishes a plain JSON Schema; the demo starts it over stdio with
 // `process.execPath`. Its text comes from outside the company, so Wardrik labels it `outside`.
+// The safety benchmark plants its own notes: SHIPPING_PARCELS names a JSON file of them, read on every call
+// (a note starting "ERROR: " is answered as the tool's error), and SHIPPING_LOG a file every call's
+// arguments are appended to: what reached the server.
+import { appendFileSync, readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-const parcels: Record<string, string> = {
+const demoParcels: Record<string, string> = {
   ord_1001: 'Delivered on 27 Nov at 14:02 to the front door; signed by "K. Ito". The carrier notes: box dented on arrival.',
 };
+const planted = process.env.SHIPPING_PARCELS;
+const log = process.env.SHIPPING_LOG;
 
 const server = new Server({ name: 'shipping', version: '1.0.0' }, { capabilities: { tools: {} } });
 
@@ -28,10 +34,14 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
 }));
 
 server.setRequestHandler(CallToolRequestSchema, (request) => {
-  const orderId = String((request.params.arguments ?? {}).order_id);
+  const args = request.params.arguments ?? {};
+  if (log !== undefined) appendFileSync(log, `${JSON.stringify(args)}\n`);
+  const orderId = String(args.order_id);
   if (request.params.name !== 'track_parcel') return { content: [{ type: 'text', text: `No tool ${request.params.name}.` }], isError: true };
+  const parcels = planted === undefined ? demoParcels : (JSON.parse(readFileSync(planted, 'utf8')) as Record<string, string>);
   const status = parcels[orderId];
   if (status === undefined) return { content: [{ type: 'text', text: `No parcel for ${orderId}. Order IDs look like ord_1001.` }], isError: true };
+  if (status.startsWith('ERROR: ')) return { content: [{ type: 'text', text: status.slice(7) }], isError: true };
   return { content: [{ type: 'text', text: status }] };
 });
 

@@ -5,7 +5,6 @@
 import 'reflect-metadata';
 import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { Wardrik } from '../../src/index.js';
@@ -30,8 +29,8 @@ const server = wardrik.mcpServer({
 });
 
 if (process.argv.includes('--stdio')) {
-  // stdout is the MCP channel now: log to stderr only.
-  await server.connect(new StdioServerTransport());
+  // stdin and stdout are the MCP channel now: log to stderr only.
+  await server.connect();
 } else {
   const url = await server.listen({ host: '127.0.0.1', port: 3000, path: '/mcp' });
   console.error(`MCP server at ${url}`);

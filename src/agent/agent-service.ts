@@ -1,24 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Clock } from '../clock.js';
-import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store, TurnRecord } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import { Agent, type AgentTurns, type SendOptions, type TurnResult } from './agent.js';
+import { Agent, type SendOptions, type TurnResult } from './agent.js';
 import { ConversationHistory } from './conversation-history.js';
 import { ModelCalls } from './model-calls.js';
 import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './model-registry.js';
-import { AGENT_DEFAULTS, checkAgentOptions, whole, type AgentOptions, type AgentsOptions } from './options.js';
+import { AGENT_DEFAULTS, agentsSettings, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing } from './pricing.js';
 import { AgentTracing } from './tracing.js';
 import { TurnDriver } from './turn-driver.js';
 import { TurnJournal } from './turn-journal.js';
 import { TurnRecovery } from './turn-recovery.js';
-import { resultOf, TERMINAL, type Runtime, type TurnData } from './turn-state.js';
+import { storedTurnData, type TurnData } from './turn-data.js';
+import { resultOf, TERMINAL, type Runtime } from './turn-state.js';
 import { TurnToolCalls } from './turn-tool-calls.js';
 
 /**
@@ -31,7 +32,7 @@ import { TurnToolCalls } from './turn-tool-calls.js';
  * This class keeps the agents started here and answers `send` and `result`; the loop is `TurnDriver`,
  * taking up turns (parked ones whose calls were answered, ones a crash left) is `TurnRecovery`.
  */
-export class AgentService implements AgentTurns {
+export class AgentService {
   private readonly agents = new Map<string, Runtime>();
   private readonly pricing: Pricing;
   private readonly tracing = new AgentTracing();
@@ -45,6 +46,7 @@ export class AgentService implements AgentTurns {
   private listening = false;
   private closed = false;
 
+  /** @internal */
   constructor(
     private readonly store: Store,
     private readonly runner: ToolRunner,
@@ -56,12 +58,8 @@ export class AgentService implements AgentTurns {
     options: AgentsOptions = {},
   ) {
     this.pricing = new Pricing(options.prices);
-    const retry = {
-      attempts: whole('agents.modelRetry.attempts', options.modelRetry?.attempts ?? AGENT_DEFAULTS.modelAttempts, 1),
-      baseDelayMs: whole('agents.modelRetry.baseDelayMs', options.modelRetry?.baseDelayMs ?? AGENT_DEFAULTS.modelBaseDelayMs, 0),
-      maxDelayMs: whole('agents.modelRetry.maxDelayMs', options.modelRetry?.maxDelayMs ?? AGENT_DEFAULTS.modelMaxDelayMs, 0),
-    };
-    this.pollMs = whole('agents.resultPollMs', options.resultPollMs ?? AGENT_DEFAULTS.resultPollMs, 1);
+    const { resultPollMs, ...retry } = agentsSettings(options);
+    this.pollMs = resultPollMs;
     this.leases = runner.leases;
     this.history = new ConversationHistory(store);
     const journal = new TurnJournal(store, events, clock);
@@ -73,7 +71,7 @@ export class AgentService implements AgentTurns {
       leases: this.leases,
       budgets: runner.budgets,
       tracing: this.tracing,
-      modelCalls: new ModelCalls(models, this.tracing, events, retry),
+      modelCalls: new ModelCalls(models, this.tracing, events, { ...retry, random: runner.random }),
       toolCalls: new TurnToolCalls(runner, this.tracing, journal),
       journal,
       history: this.history,
@@ -144,11 +142,14 @@ export class AgentService implements AgentTurns {
     const rt = this.runtime(id);
     if (typeof text !== 'string' || text === '') throw new TypeError(`agent.send(text) needs the user's text as a non-empty string.`);
     await this.tracing.ready();
-    const history = await this.history.before(rt, Infinity);
+    const { messages: history, earlier } = await this.history.before(rt, Infinity);
     const run = randomUUID();
     const now = this.clock.now();
-    const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0 };
-    const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data, createdAt: now, updatedAt: now };
+    const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0, ...(earlier.length === 0 ? {} : { earlier }) };
+    // The labels of the earlier turns whose text this turn's model reads: before the turn is written, so
+    // a turn recovered after a crash has them too.
+    if (earlier.length > 0) await this.store.addLabels(run, [...new Set(earlier.flatMap((turn) => turn.labels))]);
+    const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data: storedTurnData(data), createdAt: now, updatedAt: now };
     if (!(await this.leases.acquire(run))) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
     try {
       if (!(await this.store.writeTurn(record, undefined))) throw new ConflictError(`Turn "${run}" already exists; send again.`);
@@ -201,11 +202,11 @@ export class AgentService implements AgentTurns {
     return this.recovery.recover();
   }
 
-  /** Stops: model calls in flight abort and their turns stay `running` for `recover()` on any node. */
+  /** @internal Stops: model calls in flight abort and their turns stay `running` for `recover()` on any node. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stopping.abort(new WardrikError('closed', 'Wardrik was closed while the turn ran; it resumes with recover() on any node.'));
+    this.stopping.abort(new ClosedError('Wardrik was closed while the turn ran; it resumes with recover() on any node.'));
     if (this.listening) this.runner.listen(undefined);
     await this.recovery.close();
   }

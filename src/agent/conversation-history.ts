@@ -1,30 +1,36 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Store } from '../store/store.js';
-import { turnMessages, type StepData } from './messages.js';
-import { TERMINAL, type HistoryEntry, type Runtime, type TurnData } from './turn-state.js';
+import { turnMessages } from './messages.js';
+import { stepDataOf, turnDataOf, type EarlierTurn } from './turn-data.js';
+import type { HistoryEntry, Runtime } from './turn-state.js';
 
 /**
  * Each agent's conversation: the messages of its last finished turns, which the next turn's model sees
- * before the user's new text. Read from the store once per agent and process, then kept up to date here.
+ * before the user's new text, and the labels of what each of them read, which the next turn starts with:
+ * outside text read in one turn is in the next turn's prompt, so it counts there as if read again. A
+ * turn's labels leave with its text, once it falls out of the last `historyTurns`. Read from the store
+ * once per agent and process, then kept up to date here.
  */
 export class ConversationHistory {
   constructor(private readonly store: Store) {}
 
   /** Adds a finished turn to the agent's conversation. */
-  async add(rt: Runtime, entry: HistoryEntry): Promise<void> {
+  async add(rt: Runtime, run: string, finishedAt: number, messages: readonly LanguageModelV3Message[]): Promise<void> {
     rt.history ??= this.load(rt);
     const entries = await rt.history;
-    if (rt.historyTurns === 0 || entries.some((e) => e.run === entry.run)) return;
+    if (rt.historyTurns === 0 || entries.some((e) => e.run === run)) return;
+    const entry: HistoryEntry = { run, finishedAt, messages, labels: await this.labelsRead(run) };
+    if (entries.some((e) => e.run === run)) return;
     entries.push(entry);
     if (entries.length > rt.historyTurns * 2) entries.splice(0, entries.length - rt.historyTurns);
   }
 
   /**
    * The conversation before a turn: the messages of the agent's last `historyTurns` turns that ended
-   * before `before`. Read from the store once per agent and process (so a new process goes on with
-   * the conversation), then kept in memory.
+   * before `before`, and those of them that read labelled text. Read from the store once per agent and
+   * process (so a new process goes on with the conversation), then kept in memory.
    */
-  async before(rt: Runtime, before: number): Promise<LanguageModelV3Message[]> {
+  async before(rt: Runtime, before: number): Promise<{ messages: LanguageModelV3Message[]; earlier: EarlierTurn[] }> {
     rt.history ??= this.load(rt);
     let entries: HistoryEntry[];
     try {
@@ -33,21 +39,31 @@ export class ConversationHistory {
       rt.history = undefined;
       throw error;
     }
-    if (rt.historyTurns === 0) return [];
-    const earlier = before === Infinity ? entries : entries.filter((entry) => entry.finishedAt <= before);
-    return earlier.slice(-rt.historyTurns).flatMap((entry) => entry.messages);
+    if (rt.historyTurns === 0) return { messages: [], earlier: [] };
+    const window = (before === Infinity ? entries : entries.filter((entry) => entry.finishedAt <= before)).slice(-rt.historyTurns);
+    return {
+      messages: window.flatMap((entry) => entry.messages),
+      earlier: window.filter((entry) => entry.labels.length > 0).map((entry) => ({ run: entry.run, labels: entry.labels })),
+    };
+  }
+
+  /**
+   * The labels of what a turn read: those its calls' answers carried, from the journal. Not the run's
+   * labels, which include those the turn started with: a turn's labels leave with its own text.
+   */
+  private async labelsRead(run: string): Promise<readonly string[]> {
+    const labels = new Set<string>();
+    for (const call of await this.store.listCalls({ run })) for (const label of call.answer?.labels ?? []) labels.add(label);
+    return [...labels].sort();
   }
 
   private async load(rt: Runtime): Promise<HistoryEntry[]> {
     if (rt.historyTurns === 0) return [];
-    const turns = (await this.store.listTurns({ agent: rt.id }))
-      .filter((turn) => TERMINAL.has(turn.status))
-      .sort((a, b) => a.updatedAt - b.updatedAt)
-      .slice(-rt.historyTurns);
+    const turns = await this.store.lastFinishedTurns(rt.id, rt.historyTurns);
     const entries: HistoryEntry[] = [];
     for (const turn of turns) {
-      const steps = (await this.store.listSteps(turn.run)).map((step) => step.data as StepData);
-      entries.push({ run: turn.run, finishedAt: turn.updatedAt, messages: turnMessages((turn.data as TurnData).input, steps) });
+      const steps = (await this.store.listSteps(turn.run)).map(stepDataOf);
+      entries.push({ run: turn.run, finishedAt: turn.updatedAt, messages: turnMessages(turnDataOf(turn).input, steps), labels: await this.labelsRead(turn.run) });
     }
     return entries;
   }

@@ -17,6 +17,8 @@ export interface ModelRetry {
   readonly attempts: number;
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
+  /** Where the jitter between tries comes from: the runner's `random`, so one option seeds every retry. */
+  readonly random: () => number;
 }
 
 /**
@@ -83,7 +85,7 @@ export class ModelCalls {
           ...(failure.status === undefined ? {} : { status: failure.status }),
         });
         if (!failure.retryable || attempt >= this.retry.attempts || d.signal.aborted) return { failed: failure.message };
-        if (!(await sleep(backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs, Math.random), d.signal))) return { failed: failure.message };
+        if (!(await sleep(backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs, this.retry.random), d.signal))) return { failed: failure.message };
       }
     }
   }

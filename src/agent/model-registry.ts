@@ -40,6 +40,7 @@ export class ModelRegistry {
   private readonly providers = new Map<string, ModelProvider>();
   private readonly models = new Map<string, Promise<LanguageModelV3>>();
 
+  /** @internal */
   constructor(options: ModelsOptions = {}) {
     this.register('anthropic', builtIn('anthropic', 'ANTHROPIC_API_KEY', options.anthropic, async (settings) => {
       const { createAnthropic } = await import('@ai-sdk/anthropic');

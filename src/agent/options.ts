@@ -1,5 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { ConfigurationError } from '../errors.js';
+import { countRule, numberOption, timerRule } from '../options.js';
 import type { Policy, PolicyRule } from '../policy/policy.js';
 import { checkPrice, type ModelPrice, type PriceTable } from './pricing.js';
 import type { ModelsOptions } from './model-registry.js';
@@ -75,15 +76,11 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): void {
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new ConfigurationError(`${where}: instructions must be a string (the system prompt).`);
   }
-  if (options.budgetUsd !== undefined && (typeof options.budgetUsd !== 'number' || !Number.isFinite(options.budgetUsd) || options.budgetUsd <= 0)) {
-    throw new ConfigurationError(`${where}: budgetUsd must be a number of dollars above 0, such as 2; got ${String(options.budgetUsd)}. Leave it out for no budget.`);
-  }
-  integer(where, 'maxSteps', options.maxSteps, 1, 10_000);
-  integer(where, 'historyTurns', options.historyTurns, 0, 10_000);
-  integer(where, 'maxOutputTokens', options.maxOutputTokens, 1, 10_000_000);
-  if (options.temperature !== undefined && (typeof options.temperature !== 'number' || !Number.isFinite(options.temperature) || options.temperature < 0)) {
-    throw new ConfigurationError(`${where}: temperature must be a number of at least 0.`);
-  }
+  numberOption(`${where}: budgetUsd`, options.budgetUsd, 0, { above: 0, unit: 'dollars' }, 'Give one such as 2, or leave it out for no budget.');
+  numberOption(`${where}: maxSteps`, options.maxSteps, 0, countRule(1, 10_000));
+  numberOption(`${where}: historyTurns`, options.historyTurns, 0, countRule(0, 10_000));
+  numberOption(`${where}: maxOutputTokens`, options.maxOutputTokens, 0, countRule(1, 10_000_000));
+  numberOption(`${where}: temperature`, options.temperature, 0, { min: 0 });
   if (options.price !== undefined) checkPrice(`${where} price`, options.price);
   if (options.policy !== undefined) {
     if (!Array.isArray(options.policy)) throw new ConfigurationError(`${where}: policy must be an array of rules { match, action, when? }.`);
@@ -91,14 +88,21 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): void {
   }
 }
 
-function integer(where: string, name: string, value: number | undefined, min: number, max: number): void {
-  if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
-    throw new ConfigurationError(`${where}: ${name} must be a whole number from ${min} to ${max}; got ${String(value)}.`);
-  }
+/** The numbers of `Wardrik.create({ agents })`, checked at start-up. */
+export interface AgentsSettings {
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly resultPollMs: number;
 }
 
-/** A whole-number option of at least `min`; anything else is refused, naming the option. */
-export function whole(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new ConfigurationError(`${name} must be a whole number of at least ${min}; got ${String(value)}.`);
-  return value;
+/** Reads `Wardrik.create({ agents })`; a bad value throws a ConfigurationError naming it. */
+export function agentsSettings(options: AgentsOptions): AgentsSettings {
+  const retry = options.modelRetry;
+  return {
+    attempts: numberOption('agents.modelRetry.attempts', retry?.attempts, AGENT_DEFAULTS.modelAttempts, countRule(1, 100)),
+    baseDelayMs: numberOption('agents.modelRetry.baseDelayMs', retry?.baseDelayMs, AGENT_DEFAULTS.modelBaseDelayMs, timerRule()),
+    maxDelayMs: numberOption('agents.modelRetry.maxDelayMs', retry?.maxDelayMs, AGENT_DEFAULTS.modelMaxDelayMs, timerRule()),
+    resultPollMs: numberOption('agents.resultPollMs', options.resultPollMs, AGENT_DEFAULTS.resultPollMs, timerRule({ min: 1 })),
+  };
 }

@@ -14,7 +14,8 @@ import { modelHold } from './model-budget.js';
 import type { ModelCalls, ModelFailure } from './model-calls.js';
 import type { AgentTracing } from './tracing.js';
 import type { TurnJournal } from './turn-journal.js';
-import { resultOf, turnLength, type LiveTurn, type Runtime, type TurnData } from './turn-state.js';
+import { storedTurnData, turnDataOf, type TurnData } from './turn-data.js';
+import { resultOf, turnLength, type LiveTurn, type Runtime } from './turn-state.js';
 import type { TurnToolCalls } from './turn-tool-calls.js';
 
 /** What the turn loop works with. */
@@ -87,7 +88,7 @@ export class TurnDriver {
 
   /** Builds the in-memory state of a turn from its record and journaled steps. */
   prepare(rt: Runtime, record: TurnRecord, history: readonly LanguageModelV3Message[], steps: StepData[], signal: AbortSignal | undefined): LiveTurn {
-    const data = record.data as TurnData;
+    const data = turnDataOf(record);
     const prompt: LanguageModelV3Message[] = [];
     if (rt.options.instructions !== undefined && rt.options.instructions !== '') prompt.push({ role: 'system', content: rt.options.instructions });
     for (const message of history) prompt.push(message);
@@ -122,6 +123,7 @@ export class TurnDriver {
       refs: new Map(entries.map((entry) => [entry.name, { ref: entry.ref, description: entry.tool.description }])),
       signal: signal === undefined ? this.stopping : AbortSignal.any([signal, this.stopping]),
       span: this.tracing.turn(rt.id, record.run, rt.modelId, rt.provider),
+      earlier: data.earlier ?? [],
     };
   }
 
@@ -203,8 +205,9 @@ export class TurnDriver {
       spentUsd: d.spentUsd,
       steps: d.modelSteps,
       ...(error === undefined ? {} : { error }),
+      ...(d.earlier.length === 0 ? {} : { earlier: d.earlier }),
     };
-    const next: TurnRecord = { ...d.record, status, version: d.record.version + 1, data, updatedAt: this.clock.now() };
+    const next: TurnRecord = { ...d.record, status, version: d.record.version + 1, data: storedTurnData(data), updatedAt: this.clock.now() };
     if (!(await this.store.writeTurn(next, d.record.version))) {
       throw new ConflictError(`Turn "${d.run}" was changed by another node while this one drove it; this node stopped.`);
     }
@@ -229,7 +232,7 @@ export class TurnDriver {
       spentUsd: d.spentUsd,
       ...(error === undefined ? {} : { error }),
     });
-    await this.history.add(rt, { run: d.run, finishedAt: next.updatedAt, messages: d.prompt.slice(d.prompt.length - turnLength(d)) });
+    await this.history.add(rt, d.run, next.updatedAt, d.prompt.slice(d.prompt.length - turnLength(d)));
     for (const waiter of this.waiters.get(d.run) ?? []) waiter(result);
     return result;
   }

@@ -4,6 +4,7 @@ import { toMicroUsd, toUsd } from '../money.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { assistantMessage, type ModelStepData, type StepData } from './messages.js';
+import { storedStep } from './turn-data.js';
 import type { LiveTurn } from './turn-state.js';
 
 /**
@@ -46,7 +47,7 @@ export class TurnJournal {
 
   async appendStep(d: LiveTurn, data: StepData): Promise<void> {
     const index = d.steps.length;
-    if (!(await this.store.appendStep({ run: d.run, index, data, createdAt: this.clock.now() }))) {
+    if (!(await this.store.appendStep({ run: d.run, index, data: storedStep(data), createdAt: this.clock.now() }))) {
       throw new ConflictError(`Turn "${d.run}" already has step ${index}: another node is driving it. This node stopped; the other one goes on.`);
     }
     d.steps.push(data);

@@ -6,10 +6,10 @@ import type { RunLeases } from '../runner/run-leases.js';
 import type { Store, TurnRecord } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ConversationHistory } from './conversation-history.js';
-import type { StepData } from './messages.js';
 import type { AgentTracing } from './tracing.js';
 import type { TurnDriver } from './turn-driver.js';
-import type { LiveTurn, Runtime, TurnData } from './turn-state.js';
+import { stepDataOf, storedTurnData, turnDataOf } from './turn-data.js';
+import type { LiveTurn, Runtime } from './turn-state.js';
 
 /**
  * Takes up turns this process did not start: `running` turns a crash or a dead node left (`recover`),
@@ -66,7 +66,7 @@ export class TurnRecovery implements CallListener {
     if (this.closed() || this.agents.size === 0) return taken;
     for (const turn of await this.store.listTurns({ status: 'running' })) {
       const rt = this.agents.get(turn.agent);
-      if (rt === undefined || this.driver.active.has(turn.run)) continue;
+      if (rt === undefined || this.driver.active.has(turn.run) || !this.readable(turn)) continue;
       if (!(await this.leases.acquire(turn.run))) continue;
       const next: TurnRecord = { ...turn, version: turn.version + 1, updatedAt: this.clock.now() };
       // The compare-and-set makes one node the taker, even if two got the lease one after the other.
@@ -82,6 +82,17 @@ export class TurnRecovery implements CallListener {
       if (this.agents.has(turn.agent) && (await this.resumeIfAnsweredSoon(turn.run))) taken.push(turn.run);
     }
     return taken;
+  }
+
+  /** False, with a warning naming the run, for a turn whose data this Wardrik cannot read: it is left as it is. */
+  private readable(turn: TurnRecord): boolean {
+    try {
+      turnDataOf(turn);
+      return true;
+    } catch (error) {
+      this.events.emit({ type: 'warning', message: `Turn "${turn.run}" of agent "${turn.agent}" is not taken up: ${(error as Error).message}` });
+      return false;
+    }
   }
 
   /** Resumes parked turn `run` if every call it waits on has its final answer; true if it did. */
@@ -108,7 +119,7 @@ export class TurnRecovery implements CallListener {
     if (turn === undefined || turn.status !== 'parked') return false;
     const rt = this.agents.get(turn.agent);
     if (rt === undefined) return false;
-    const data = turn.data as TurnData;
+    const data = turnDataOf(turn);
     let approvedMicroUsd = 0;
     for (const call of data.parked) {
       const record = await this.store.getCall(run, call.call);
@@ -119,7 +130,7 @@ export class TurnRecovery implements CallListener {
     }
     if (!(await this.leases.acquire(run))) return false;
     const spentUsd = approvedMicroUsd === 0 ? data.spentUsd : data.spentUsd + toUsd(approvedMicroUsd);
-    const next: TurnRecord = { ...turn, status: 'running', version: turn.version + 1, data: { ...data, spentUsd }, updatedAt: this.clock.now() };
+    const next: TurnRecord = { ...turn, status: 'running', version: turn.version + 1, data: storedTurnData({ ...data, spentUsd }), updatedAt: this.clock.now() };
     if (this.driver.active.has(run) || !(await this.store.writeTurn(next, turn.version))) {
       this.leases.release(run);
       return false;
@@ -137,7 +148,7 @@ export class TurnRecovery implements CallListener {
       try {
         // A turn taken up here (recovered, or resumed by an answer) is this process's first span, maybe.
         const [history, steps] = await Promise.all([this.history.before(rt, record.createdAt), this.store.listSteps(record.run), this.tracing.ready()]);
-        d = this.driver.prepare(rt, record, history, steps.map((step) => step.data as StepData), undefined);
+        d = this.driver.prepare(rt, record, history.messages, steps.map(stepDataOf), undefined);
       } catch (error) {
         this.driver.active.delete(record.run);
         this.leases.release(record.run);

@@ -1,10 +1,11 @@
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
 import type { TurnRecord, TurnStatus } from '../store/store.js';
-import type { ParkedCall, TurnOutcome, TurnResult } from './agent.js';
+import type { TurnOutcome, TurnResult } from './agent.js';
 import type { StepData } from './messages.js';
 import type { AgentOptions } from './options.js';
 import type { ModelPrice } from './pricing.js';
 import type { TraceSpan } from './tracing.js';
+import { turnDataOf, type EarlierTurn } from './turn-data.js';
 
 /** An agent as the service keeps it: its checked options and how to reach its model. */
 export interface Runtime {
@@ -27,17 +28,8 @@ export interface HistoryEntry {
   readonly run: string;
   readonly finishedAt: number;
   readonly messages: readonly LanguageModelV3Message[];
-}
-
-/** `TurnRecord.data`: what a turn is about and where it stands. Plain JSON. */
-export interface TurnData {
-  readonly input: string;
-  readonly model: string;
-  readonly text: string;
-  readonly parked: readonly ParkedCall[];
-  readonly spentUsd: number;
-  readonly steps: number;
-  readonly error?: string;
+  /** The labels of what the turn read (its calls' answers): a turn that has its text in the prompt carries them. */
+  readonly labels: readonly string[];
 }
 
 /** A turn being driven in this process. */
@@ -57,6 +49,8 @@ export interface LiveTurn {
   readonly refs: ReadonlyMap<string, { readonly ref: string; readonly description: string }>;
   readonly signal: AbortSignal;
   readonly span: TraceSpan;
+  /** The earlier turns whose labels the run started with, named in approvals. */
+  readonly earlier: readonly EarlierTurn[];
 }
 
 /** Turn states after which nothing more happens. */
@@ -74,7 +68,7 @@ export function turnLength(d: LiveTurn): number {
 
 /** A turn record as `send` and `result` return it. */
 export function resultOf(turn: TurnRecord): TurnResult {
-  const data = turn.data as TurnData;
+  const data = turnDataOf(turn);
   const status: TurnOutcome = turn.status === 'running' ? 'failed' : turn.status;
   return {
     run: turn.run,

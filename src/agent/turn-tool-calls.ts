@@ -65,6 +65,7 @@ export class TurnToolCalls {
         ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
         tools: rt.options.tools,
         signal: d.signal,
+        ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
       });
       span.set({ 'wardrik.tool.status': answer.status });
       if (answer.status === 'error') span.fail(answer.code, answer.message);

@@ -41,11 +41,11 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
   if (error instanceof NotFoundError) return { exitCode: ExitCode.notFound, code: 'not_found' };
   if (error instanceof ConflictError) return { exitCode: ExitCode.conflict, code: 'conflict' };
   if (error instanceof StoreError) return { exitCode: ExitCode.store, code: 'store' };
+  // Changed arguments that fail the tool's checks (`approve --arguments`): the message lists every field.
+  if (error instanceof InvalidArgumentsError) return { exitCode: ExitCode.usage, code: 'invalid_arguments' };
   // A bad store URL, a bad server option: fixed on the command line. (The commands check answers' shapes
   // themselves; a TypeError here is a bug, reported as unexpected with its stack.)
-  if (error instanceof ConfigurationError || error instanceof InvalidArgumentsError) {
-    return { exitCode: ExitCode.usage, code: 'usage' };
-  }
+  if (error instanceof ConfigurationError) return { exitCode: ExitCode.usage, code: 'usage' };
   return { exitCode: ExitCode.unexpected, code: 'unexpected' };
 }
 

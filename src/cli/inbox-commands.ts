@@ -1,4 +1,5 @@
 import type { Wardrik } from '../di/wardrik.js';
+import { questionOf } from '../inbox/question.js';
 import type { InboxRecord } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { answerText } from '../tools/result.js';
@@ -8,6 +9,9 @@ import { age, compact, indent, list, shellQuote, time } from './format.js';
 
 const KIND_WORDS: Readonly<Record<InboxRecord['kind'], string>> = {
   approval: 'asks for approval',
+  tool_change: "an MCP tool's definition changed: approving accepts the new one and runs the call",
+  question: 'an MCP server asks a question during a call: answer {"action":"accept","content":{…}}, or decline or cancel',
+  authorize: 'an MCP server needs a person to sign in: open the URL',
   park: "the tool's own park: answer it with a value",
   in_doubt: 'a crash left it in doubt: say whether it happened',
 };
@@ -32,10 +36,27 @@ function describeItem(item: InboxRecord, now: number): string {
     `  reason:    ${item.reason}`,
     `  agent ${item.agent} · run ${item.run} · call ${item.call} · digest ${item.digest}`,
   ];
+  if (item.edited !== undefined) lines.splice(2, 0, `  ran with:  ${compact(item.edited.arguments, 400)}${item.edited.by === undefined ? '' : ` (changed by ${item.edited.by})`}`);
+  if (item.scope === 'run') lines.push(`  approved for the rest of run ${item.run}${item.allowIf?.length ? `, while ${item.allowIf.join(', ')} stay the same` : ''}`);
+  const question = item.kind === 'question' ? questionOf(item.detail) : undefined;
+  if (question?.requestedSchema !== undefined) lines.push(`  asks for:  ${compact(question.requestedSchema, 600)}`);
+  if (question?.url !== undefined) lines.push(`  open:      ${question.url}`);
   if (item.status === 'pending') {
     lines.push(`  ${KIND_WORDS[item.kind]}:`);
     if (item.kind === 'approval') {
+      lines.push(
+        `    wardrik approve ${item.id}`,
+        `    wardrik approve ${item.id} --digest ${item.digest} --arguments '{…}'   (run it with changed arguments)`,
+        `    wardrik approve ${item.id} --scope run [--allow-if FIELD,…]   (and later such calls of this run)`,
+        `    wardrik deny ${item.id} --reason "…"`,
+      );
+    } else if (item.kind === 'tool_change') {
       lines.push(`    wardrik approve ${item.id}`, `    wardrik deny ${item.id} --reason "…"`);
+    } else if (item.kind === 'question') {
+      lines.push(
+        `    wardrik answer ${item.id} --json '{"action":"accept","content":{…}}'   (fields left out take the schema's defaults)`,
+        `    wardrik answer ${item.id} --json '{"action":"decline"}'   (or "cancel")`,
+      );
     } else if (item.kind === 'in_doubt') {
       lines.push(
         `    wardrik answer ${item.id} --json '{"happened":true,"result":…}'   (it happened: record its result)`,
@@ -49,14 +70,31 @@ function describeItem(item: InboxRecord, now: number): string {
   return lines.join('\n');
 }
 
-/** `wardrik approve ID [--by NAME] [--digest HEX]` */
-export async function approve(ctx: CommandContext, id: string, options: { readonly by?: string; readonly digest?: string }): Promise<void> {
+/** What `wardrik approve` takes besides the id. */
+export interface ApproveFlags {
+  readonly by?: string;
+  readonly digest?: string;
+  readonly arguments?: string;
+  readonly scope?: string;
+  readonly allowIf?: string;
+}
+
+/** `wardrik approve ID [--by NAME] [--digest HEX] [--arguments JSON] [--scope run [--allow-if FIELDS]]` */
+export async function approve(ctx: CommandContext, id: string, options: ApproveFlags): Promise<void> {
   if (options.digest !== undefined && !/^[0-9a-f]{64}$/.test(options.digest)) {
     throw new CliError(ExitCode.usage, `--digest must be the item's whole SHA-256 digest, 64 hex digits, as \`wardrik inbox\` shows it; got ${JSON.stringify(options.digest)}.`);
   }
+  if (options.arguments !== undefined && options.digest === undefined) {
+    throw new CliError(ExitCode.usage, '--arguments needs --digest: the digest of the arguments you changed, as `wardrik inbox` shows it, so the change applies to what you saw.');
+  }
+  if (options.scope !== undefined && options.scope !== 'run' && options.scope !== 'call') {
+    throw new CliError(ExitCode.usage, `--scope is "run" (later calls of this tool in the same run go too) or "call" (the default); got ${JSON.stringify(options.scope)}.`);
+  }
+  if (options.allowIf !== undefined && options.scope !== 'run') throw new CliError(ExitCode.usage, '--allow-if applies to approvals for the rest of the run: add --scope run.');
+  const edited = options.arguments === undefined ? undefined : parseJson('--arguments', options.arguments);
   await ctx.withWardrik(async (wardrik) => {
     const item = await pendingItem(ctx, wardrik, id, 'approve');
-    if (item.kind !== 'approval') {
+    if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new CliError(
         ExitCode.usage,
         `Inbox item "${id}" is ${item.kind === 'park' ? "a tool's own park" : 'a call left in doubt by a crash'}, not an approval, so it cannot be approved. ` +
@@ -64,7 +102,13 @@ export async function approve(ctx: CommandContext, id: string, options: { readon
           `, or refuse it: wardrik deny ${id} --reason "…".`,
       );
     }
-    const answer = await wardrik.inbox.approve(id, { ...(options.by === undefined ? {} : { by: options.by }), ...(options.digest === undefined ? {} : { digest: options.digest }) });
+    const allowIf = (options.allowIf ?? '').split(',').map((field) => field.trim()).filter((field) => field !== '');
+    const answer = await wardrik.inbox.approve(id, {
+      ...(options.by === undefined ? {} : { by: options.by }),
+      ...(options.digest === undefined ? {} : { digest: options.digest }),
+      ...(edited === undefined ? {} : { arguments: edited }),
+      ...(options.scope === 'run' ? { scope: 'run' as const, allowIf } : {}),
+    });
     report(ctx, item, 'approved', options.by, answer);
   });
 }
@@ -81,16 +125,7 @@ export async function deny(ctx: CommandContext, id: string, options: { readonly 
 
 /** `wardrik answer ID --json VALUE [--by NAME]` */
 export async function answer(ctx: CommandContext, id: string, options: { readonly value: string; readonly by?: string }): Promise<void> {
-  let value: unknown;
-  try {
-    value = JSON.parse(options.value);
-  } catch (error) {
-    throw new CliError(
-      ExitCode.usage,
-      `--json must be a JSON value; ${JSON.stringify(compact(options.value, 80))} is not (${(error as Error).message}). ` +
-        `Quote it for the shell, and strings as JSON: --json '{"amountCents":1200}' or --json '"a text"'.`,
-    );
-  }
+  const value = parseJson('--json', options.value);
   await ctx.withWardrik(async (wardrik) => {
     const item = await pendingItem(ctx, wardrik, id, 'answer');
     if (item.kind === 'approval') {
@@ -138,4 +173,16 @@ function report(ctx: CommandContext, item: InboxRecord, status: 'approved' | 'de
       return `${head}\nThe call's answer, as the model reads it:\n${indent(answerText(result), 2)}`;
     },
   );
+}
+
+function parseJson(flag: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      ExitCode.usage,
+      `${flag} must be a JSON value; ${JSON.stringify(compact(text, 80))} is not (${(error as Error).message}). ` +
+        `Quote it for the shell, and strings as JSON: ${flag} '{"amountCents":1200}' or ${flag} '"a text"'.`,
+    );
+  }
 }

@@ -1,8 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CommandContext, DEFAULT_STORE, type Io } from './context.js';
 import { classify, ExitCode, type ExitCodeValue } from './errors.js';
-import { answer, approve, deny, inboxList } from './inbox-commands.js';
+import { answer, approve, deny, inboxList, type ApproveFlags } from './inbox-commands.js';
 import { mcpAdd, mcpList, mcpRemove, type McpAddOptions } from './mcp-commands.js';
+import { age, prune } from './prune-command.js';
 import { runs, show } from './runs-commands.js';
 import { serve, type ServeCommandOptions } from './serve-command.js';
 import { tools } from './tools-command.js';
@@ -72,7 +73,10 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
   common(program.command('approve').description('approve a parked call; it runs once, on a node that offers its tool').argument('<id>', 'the inbox item id'))
     .option('--by <name>', 'who approves, kept with the answer')
     .option('--digest <hex>', "the arguments' digest you reviewed (from `wardrik inbox`): refused if the call's differs")
-    .action((id: string, options: { by?: string; digest?: string }, command: Command) => approve(context(command), id, options));
+    .option('--arguments <json>', "run it with these arguments instead (needs --digest); checked against the tool's schema first")
+    .option('--scope <scope>', "'run' also lets later calls of this tool in the same run go without asking")
+    .option('--allow-if <fields>', 'with --scope run: only later calls whose fields (comma-separated) equal this call\'s')
+    .action((id: string, options: ApproveFlags, command: Command) => approve(context(command), id, options));
 
   common(program.command('deny').description('refuse a parked call; the model reads the reason').argument('<id>', 'the inbox item id'))
     .requiredOption('--reason <text>', 'why, for the model')
@@ -93,6 +97,11 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
 
   common(program.command('show').description("one run's timeline: its turn and steps, each call with answer, cost and labels; totals").argument('<run>', 'the run id'))
     .action((run: string, _options: unknown, command: Command) => show(context(command), run));
+
+  common(program.command('prune').description('delete finished runs (turns, steps, calls, labels, answered inbox items); parked and in-doubt runs stay'))
+    .option('--older-than <age>', 'runs finished longer ago than this, such as 7d, 12h (default 30d)', age)
+    .option('--dry-run', 'say what would be deleted, and delete nothing')
+    .action((options: { olderThan?: number; dryRun?: boolean }, command: Command) => prune(context(command), options));
 
   common(program.command('tools').description('describe the toolsets a JavaScript module exports: names, descriptions, JSON Schemas, annotations').argument('<module>', 'path of a compiled module'))
     .option('--toolset <name>', 'the toolset name to show defineTool values under', 'tools')

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { Wardrik } from '../di/wardrik.js';
 import { ConfigurationError } from '../errors.js';
+import { MAX_MESSAGE_BYTES } from '../mcp/message-limit.js';
 import type { ServeAuthenticateOptions } from '../serve/options.js';
+import { StdioLines } from '../serve/stdio-lines.js';
 import type { CommandContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { loadToolsets } from './tools-command.js';
@@ -55,7 +56,7 @@ export async function serve(ctx: CommandContext, module: string, options: ServeC
       signals.once('SIGTERM', resolve);
     });
     if (listen === undefined) {
-      const transport = new StdioServerTransport();
+      const transport = new StdioLines(process.stdin, process.stdout, MAX_MESSAGE_BYTES);
       const closed = new Promise<void>((resolve) => {
         transport.onclose = resolve;
         process.stdin.once('end', resolve);

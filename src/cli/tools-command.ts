@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { toolInfo, type ToolInfo, type ToolsetClass } from '../di/wardrik.js';
+import type { ToolsetClass } from '../di/wardrik.js';
+import { toolInfo, type ToolInfo } from '../tools/tool-info.js';
 import { ConfigurationError } from '../errors.js';
 import { ToolCatalog, type SkippedTool } from '../tools/catalog.js';
 import { getToolsetName } from '../tools/metadata.js';

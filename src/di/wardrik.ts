@@ -6,21 +6,24 @@ import { AgentService } from '../agent/agent-service.js';
 import { ModelRegistry } from '../agent/model-registry.js';
 import type { AgentOptions, AgentsOptions } from '../agent/options.js';
 import { systemClock } from '../clock.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, NotFoundError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
-import { msOption, type McpHubOptions } from '../mcp/options.js';
+import type { McpHubOptions } from '../mcp/options.js';
+import { numberOption, timerRule } from '../options.js';
 import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
-import { openStore } from '../store/open-store.js';
-import type { Store } from '../store/store.js';
+import { openStore, redact } from '../store/open-store.js';
+import { DEFAULT_FINISHED_AFTER_MS, DEFAULT_PRUNE_EVERY_MS, pruneFinished, type RetentionOptions } from '../store/retention.js';
+import type { PruneReport, Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
-import { ToolCatalog, type CatalogEntry } from '../tools/catalog.js';
+import { ToolCatalog } from '../tools/catalog.js';
 import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
-import type { Annotations, JsonSchema, ToolDefinition } from '../tools/tool.js';
+import type { ToolDefinition } from '../tools/tool.js';
+import { toolInfo, type ToolInfo } from '../tools/tool-info.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
 import { InboxWeb } from '../web/inbox-web.js';
 import type { InboxWebOptions } from '../web/options.js';
@@ -31,6 +34,11 @@ import { Tokens } from './tokens.js';
 /** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
 export const DEFAULT_STORE = 'sqlite:.wardrik/wardrik.db';
 const DEFAULT_RECOVER_MS = 60_000;
+
+/** A store as a message names it: its URL without a password, or its class. */
+function storeName(store: string | Store): string {
+  return typeof store === 'string' ? `"${redact(store)}"` : `a ${(store as object)?.constructor?.name ?? 'Store'}`;
+}
 
 /** A class whose methods are tools: decorated with `@Toolset` and built by the container. */
 export type ToolsetClass = new (...args: never[]) => object;
@@ -59,28 +67,8 @@ export interface WardrikOptions {
   readonly mcp?: McpHubOptions | readonly McpHubOptions[];
   /** Settings for every agent: provider keys and base URLs, prices, model retries. */
   readonly agents?: AgentsOptions;
-}
-
-/** A tool as a model sees it. */
-export interface ToolInfo {
-  /** `toolset__tool` */
-  readonly name: string;
-  readonly title?: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  /** The tool's annotations that are plain data (functions such as `resources` are left out). */
-  readonly annotations: Annotations;
-}
-
-/** A catalog entry as a model sees it (also what `wardrik tools` prints). */
-export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
-  return {
-    name,
-    ...(tool.title === undefined ? {} : { title: tool.title }),
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    annotations: Object.fromEntries(Object.entries(tool.annotations).filter(([, value]) => typeof value !== 'function')) as Annotations,
-  };
+  /** How long finished runs are kept before a background pass deletes them: 30 days. */
+  readonly retention?: RetentionOptions;
 }
 
 /**
@@ -89,6 +77,8 @@ export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
  */
 export class Wardrik {
   private closed = false;
+  /** Stops handling inbox items past `approvalTtlMs` / `escalateAfterMs`. */
+  private stopOverdue: () => void = () => undefined;
   /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
   private readonly recoveries = new SerialPasses(async () => {
     const report = await this.runner.recover();
@@ -96,6 +86,9 @@ export class Wardrik {
     await this.agents.recover();
     return report;
   });
+  /** Retention passes, one at a time: each deletes finished runs older than `finishedAfterMs`. */
+  private readonly retention = new SerialPasses(() => this.prune());
+  private finishedAfterMs = DEFAULT_FINISHED_AFTER_MS;
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
@@ -133,15 +126,26 @@ export class Wardrik {
     provide(Tokens.Catalog, () => new ToolCatalog());
     // Wardrik closes the store it opened or was given; one registered in the app's container is the app's.
     const ownsStore = !parent.isRegistered(Tokens.Store, true);
+    if (!ownsStore && options.store !== undefined) {
+      // Refused rather than one of them ignored: calls and turns would go to a store the app did not mean.
+      throw new ConfigurationError(
+        `Wardrik.create was given both store (${storeName(options.store)}) and a container that already holds a Store ` +
+          `(${storeName(parent.resolve(Tokens.Store))}, registered under Tokens.Store). Pass one: leave out store to use the container's, or register the other one in the container.`,
+      );
+    }
     if (ownsStore) {
       const store = options.store;
       child.register(Tokens.Store, { useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? DEFAULT_STORE) });
     }
     let wardrik: Wardrik;
     let recoverMs: number;
+    let finishedAfterMs: number;
+    let pruneEveryMs: number;
     try {
       // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
-      recoverMs = msOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, { min: 1, infinity: true });
+      recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, timerRule({ min: 1 }, true));
+      finishedAfterMs = numberOption('retention.finishedAfterMs', options.retention?.finishedAfterMs, DEFAULT_FINISHED_AFTER_MS, { min: 0, infinity: true, unit: 'milliseconds' });
+      pruneEveryMs = numberOption('retention.everyMs', options.retention?.everyMs, DEFAULT_PRUNE_EVERY_MS, timerRule({ min: 1 }, true));
       provide(
         Tokens.Runner,
         () =>
@@ -154,7 +158,7 @@ export class Wardrik {
             options.runner,
           ),
       );
-      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock)));
+      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock), child.resolve(Tokens.Policy)));
       provide(Tokens.Credentials, () => new EnvCredentialProvider());
       provide(Tokens.Models, () => new ModelRegistry(options.agents?.providers));
       provide(
@@ -172,6 +176,7 @@ export class Wardrik {
           ),
       );
       wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
+      wardrik.finishedAfterMs = finishedAfterMs;
     } catch (error) {
       // Options refused (recoverMs, the runner's, the agents'): the store Wardrik was to own is closed again.
       if (ownsStore) await child.resolve(Tokens.Store).close();
@@ -182,7 +187,7 @@ export class Wardrik {
         bus.emit({
           type: 'warning',
           message:
-            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person. Turn it back on unless every allow rule is safe against prompt injection.',
+            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person, and send confidential data it read to tools that reach outside. Turn it back on unless every allow rule is safe against prompt injection.',
         });
       }
       wardrik.register(options);
@@ -192,7 +197,9 @@ export class Wardrik {
       // opened read-only is there to be inspected: recovery would write.
       if (child.resolve(Tokens.Store).readOnly !== true) {
         wardrik.startRecovering(recoverMs);
+        wardrik.stopOverdue = wardrik.inbox.watchOverdue((error) => bus.emit({ type: 'warning', message: `Overdue inbox items could not be handled and will be tried again: ${(error as Error).message}` }));
         await wardrik.recover();
+        if (finishedAfterMs !== Infinity) wardrik.startPruning(pruneEveryMs);
       }
     } catch (error) {
       await wardrik.close();
@@ -228,6 +235,18 @@ export class Wardrik {
    */
   recover(): Promise<RecoveryReport> {
     return this.recoveries.run();
+  }
+
+  /**
+   * Deletes finished runs last written more than `olderThanMs` ago (`retention.finishedAfterMs`
+   * unless given): their turns, steps, calls, labels and answered inbox items, a small batch a
+   * transaction. Parked and in-doubt runs stay. Runs by itself every `retention.everyMs`. With
+   * `dryRun`, deletes nothing and says what would go.
+   */
+  prune(options: { readonly olderThanMs?: number; readonly dryRun?: boolean } = {}): Promise<PruneReport> {
+    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, { min: 0, infinity: true, unit: 'milliseconds' });
+    const store = this.container.resolve(Tokens.Store);
+    return pruneFinished(store, this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
   }
 
   /**
@@ -270,7 +289,10 @@ export class Wardrik {
    * An approval runs the call here when this Wardrik offers the tool; else a node that does runs it.
    */
   inboxWeb(options: InboxWebOptions = {}): InboxWeb {
-    const web = new InboxWeb({ inbox: this.inbox, store: this.container.resolve(Tokens.Store), events: this.bus, clock: this.container.resolve(Tokens.Clock) }, options);
+    const web = new InboxWeb(
+      { inbox: this.inbox, store: this.container.resolve(Tokens.Store), events: this.bus, clock: this.container.resolve(Tokens.Clock), completeSignIn: (url, by) => completeSignIn(this.hubs, url, by) },
+      options,
+    );
     this.webs.push(web);
     return web;
   }
@@ -301,7 +323,9 @@ export class Wardrik {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopOverdue();
     await this.recoveries.stop();
+    await this.retention.stop();
     await Promise.all(this.webs.map((web) => web.close()));
     await Promise.all(this.servers.map((server) => server.close()));
     await this.agents.close();
@@ -318,6 +342,12 @@ export class Wardrik {
   private startRecovering(ms: number): void {
     this.recoveries.every(ms, (error: unknown) =>
       this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
+    );
+  }
+
+  private startPruning(ms: number): void {
+    this.retention.every(ms, (error: unknown) =>
+      this.bus.emit({ type: 'warning', message: `Deleting finished runs failed and will be tried again: ${(error as Error).message}` }),
     );
   }
 
@@ -401,4 +431,16 @@ export class Wardrik {
       );
     }
   }
+}
+
+/** Completes an MCP sign-in on whichever hub waits for it (see `McpHub.completeSignIn`). */
+async function completeSignIn(hubs: readonly McpHub[], callback: URL, by: string): Promise<string> {
+  for (const hub of hubs) {
+    try {
+      return await hub.completeSignIn(callback, { by });
+    } catch (error) {
+      if (!(error instanceof NotFoundError) || hub === hubs[hubs.length - 1]) throw error;
+    }
+  }
+  throw new NotFoundError('No MCP sign-in waits for this callback: this Wardrik has no MCP hub.');
 }

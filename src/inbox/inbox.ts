@@ -1,12 +1,46 @@
 import type { Clock } from '../clock.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidArgumentsError, NotFoundError } from '../errors.js';
+import { acceptedPin, toolChangeOf } from '../mcp/pin-records.js';
+import type { Policy } from '../policy/policy.js';
+import { argumentsDigest } from '../runner/digest.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
-import type { InboxRecord, InboxStatus, Store } from '../store/store.js';
+import type { InboxKind, InboxRecord, InboxStatus, ParkedKind, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
+import { checkAgainstSchema, type CheckResult } from '../tools/arguments.js';
 import { errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
+import type { JsonSchema } from '../tools/tool.js';
+import { questionOf, questionResponse } from './question.js';
+
+const KIND_NAMES: Readonly<Record<InboxKind, string>> = {
+  approval: 'an approval',
+  tool_change: 'a changed tool definition',
+  park: "a tool's own park",
+  in_doubt: 'a call in doubt',
+  question: "an MCP server's question",
+  authorize: "an MCP server's sign-in",
+};
 
 /** A parked call, as a person sees it in the inbox. */
 export type InboxItem = InboxRecord;
+
+/** How a person approves: who, the digest of the arguments they saw, and what they changed or allowed. */
+export interface ApproveOptions {
+  readonly by?: string;
+  /** The item's `digest`, binding the approval to the arguments the person saw. Needed with `arguments`. */
+  readonly digest?: string;
+  /**
+   * Arguments to run the call with instead of the model's, checked against the tool's schema first.
+   * The item keeps both; the model is told the call ran with changed arguments.
+   */
+  readonly arguments?: unknown;
+  /**
+   * `run`: also let later calls of this tool by this agent in this run go without asking, while their
+   * `allowIf` fields equal this call's and the run carries no new label. Never another run or agent.
+   */
+  readonly scope?: 'call' | 'run';
+  /** Argument fields later calls must match for a `run` approval, such as `['orderId']`. */
+  readonly allowIf?: readonly string[];
+}
 
 /**
  * Where a person answers parked calls: approvals, a tool's own `park(reason)`, and calls left in doubt
@@ -14,11 +48,14 @@ export type InboxItem = InboxRecord;
  * those the person saw (`digest`), runs nothing and throws a `ConflictError` saying why.
  */
 export class Inbox {
+  /** @internal */
   constructor(
     private readonly store: Store,
     private readonly runner: ToolRunner,
     private readonly events: EventBus,
     private readonly clock: Clock,
+    /** Where `approvalTtlMs` and `escalateAfterMs` come from; items wait until answered without it. */
+    private readonly policy?: Pick<Policy, 'approvalTtlMs' | 'escalateAfterMs'>,
   ) {}
 
   /** Pending items, oldest first. */
@@ -32,13 +69,14 @@ export class Inbox {
 
   /**
    * Approves a call that asked for approval and runs it, once. Pass the `digest` the person saw to bind
-   * the approval to exactly those arguments. Returns the call's answer.
+   * the approval to exactly those arguments; `arguments` to run it with changed ones; `scope: 'run'` to
+   * let later such calls of the run go too. Returns the call's answer.
    */
-  async approve(id: string, options: { readonly by?: string; readonly digest?: string } = {}): Promise<ToolAnswer> {
-    const item = await this.pending(id, 'approve');
-    if (item.kind !== 'approval') {
+  async approve(id: string, options: ApproveOptions = {}): Promise<ToolAnswer> {
+    const item = await this.unexpired(await this.pending(id, 'approve'));
+    if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new ConflictError(
-        `Inbox item "${id}" is a ${item.kind === 'park' ? "tool's own park" : 'call in doubt'}, not an approval; answer it with inbox.answer(id, value) or deny it.`,
+        `Inbox item "${id}" is ${KIND_NAMES[item.kind]}, not an approval; answer it with inbox.answer(id, value)${item.kind === 'question' || item.kind === 'authorize' ? '' : ' or deny it'}.`,
       );
     }
     if (options.digest !== undefined && options.digest !== item.digest) {
@@ -46,7 +84,32 @@ export class Inbox {
         `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${item.digest.slice(0, 12)}…); nothing ran. Look at the item again and approve what it asks now.`,
       );
     }
-    return this.letRun(item, options.by);
+    if (item.kind === 'tool_change') return this.acceptToolChange(item, options.by);
+    const edited = options.arguments === undefined ? undefined : await this.checkEdit(item, options);
+    const approved = edited === undefined ? item.arguments : edited;
+    const allowIf = scopeOf(id, options, approved);
+    const answered: InboxItem = {
+      ...item,
+      ...(edited === undefined ? {} : { edited: { arguments: edited, digest: argumentsDigest(edited), ...(options.by === undefined ? {} : { by: options.by }) } }),
+      ...(allowIf === undefined ? {} : { scope: 'run' as const, allowIf }),
+    };
+    return this.letRun(answered, options.by, async () => {
+      if (allowIf !== undefined) await this.runner.grants.grant(item, approved, allowIf, options.by);
+    });
+  }
+
+  /** The person's arguments, checked against the tool (here, or the schema the item kept); throws with every failing field. */
+  private async checkEdit(item: InboxItem, options: ApproveOptions): Promise<unknown> {
+    if (options.digest === undefined) {
+      throw new TypeError(`inbox.approve("${item.id}", { arguments }) needs the digest of the arguments the person changed: { digest: item.digest, arguments }.`);
+    }
+    const here = this.runner.checkFor(item.tool, options.arguments);
+    let checked: CheckResult;
+    if (here !== undefined) checked = await here;
+    else if (item.inputSchema !== undefined) checked = checkAgainstSchema(item.inputSchema as JsonSchema, options.arguments);
+    else throw new ConflictError(`Inbox item "${item.id}": ${item.tool} is not offered here and the item kept no schema, so changed arguments cannot be checked; nothing ran. Approve it on a node that offers the tool.`);
+    if (!checked.ok) throw new InvalidArgumentsError(item.tool, checked.issues);
+    return options.arguments;
   }
 
   /** Refuses a parked call: the model is told a person refused it, and why. */
@@ -55,6 +118,12 @@ export class Inbox {
       throw new TypeError(`inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`);
     }
     const item = await this.pending(id, 'deny');
+    if (item.kind === 'question' || item.kind === 'authorize') {
+      // Not a parked call: the node that asked reads the answer from the item.
+      const response = { action: 'decline' };
+      await this.mark(item, 'denied', options.by, item.kind === 'question' ? { response } : {});
+      return okAnswer(response);
+    }
     await this.mark(item, 'denied', options.by);
     const who = options.by === undefined ? 'A person' : `A person (${options.by})`;
     return this.runner.answerWithoutRunning(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
@@ -63,12 +132,25 @@ export class Inbox {
   /**
    * Answers a parked call. For a tool's own `park(reason)`, `value` becomes the call's result. For a call
    * left `in_doubt` by a crash, say whether it happened: `{ happened: true, result }` records `result` as
-   * its answer without running it; `{ happened: false }` runs it now, once.
+   * its answer without running it; `{ happened: false }` runs it now, once. For an MCP server's
+   * `question`, `{ action: 'accept', content }` (checked against the requested schema with its
+   * defaults applied), `{ action: 'decline' }` or `{ action: 'cancel' }`: returned as the answer's output.
    */
   async answer(id: string, value: unknown, options: { readonly by?: string } = {}): Promise<ToolAnswer> {
-    const item = await this.pending(id, 'answer');
-    if (item.kind === 'approval') {
-      throw new ConflictError(`Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`);
+    const item = await this.unexpired(await this.pending(id, 'answer'));
+    if (item.kind === 'question') {
+      const question = questionOf(item.detail);
+      if (question === undefined) throw new ConflictError(`Inbox item "${id}" holds no question to answer; deny it instead.`);
+      const response = questionResponse(id, question, value);
+      await this.mark(item, 'answered', options.by, { response });
+      return okAnswer(response);
+    }
+    if (item.kind === 'approval' || item.kind === 'tool_change' || item.kind === 'authorize') {
+      throw new ConflictError(
+        item.kind === 'authorize'
+          ? `Inbox item "${id}" asks a person to sign in: open its URL; the sign-in completes it (or deny it).`
+          : `Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`,
+      );
     }
     if (item.kind === 'in_doubt') {
       const happened = (value as { happened?: unknown } | null)?.happened;
@@ -86,14 +168,30 @@ export class Inbox {
   }
 
   /**
-   * Lets a parked call run: here, when this node offers its tool; otherwise the approval is recorded
-   * and a node that offers the tool runs the call when it next recovers (every `recoverMs`).
+   * Approves a call of an MCP tool whose definition changed: the new definition (the one the person
+   * saw, by its digest) is pinned for every node, then the call runs.
    */
-  private async letRun(item: InboxItem, by: string | undefined): Promise<ToolAnswer> {
-    if (this.runner.offers(item.tool)) return this.runner.runApproved(item, () => this.mark(item, 'approved', by));
-    await this.mark(item, 'approved', by);
+  private acceptToolChange(item: InboxItem, by: string | undefined): Promise<ToolAnswer> {
+    const change = toolChangeOf(item.detail);
+    if (change === undefined) throw new ConflictError(`Inbox item "${item.id}" holds no changed tool definition to accept; deny it instead.`);
+    const pin = acceptedPin(change, this.clock.now());
+    return this.letRun(item, by, () => this.store.putMcpServer(pin));
+  }
+
+  /**
+   * Lets a parked call run: here, when this node offers its tool; otherwise the approval is recorded
+   * and a node that offers the tool runs the call when it next recovers (every `recoverMs`). `accepted`
+   * runs once the answer is recorded and before the call runs.
+   */
+  private async letRun(item: InboxItem, by: string | undefined, accepted?: () => Promise<void>): Promise<ToolAnswer> {
+    const mark = async (): Promise<void> => {
+      await this.mark(item, 'approved', by);
+      await accepted?.();
+    };
+    if (this.runner.offers(item.tool)) return this.runner.runApproved(item, mark);
+    await mark();
     const reason = `A person let this call go; it runs on the next node that offers ${item.tool}.`;
-    return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
+    return { status: 'parked', kind: item.kind as ParkedKind, inboxId: item.id, reason, labels: item.labels };
   }
 
   private async pending(id: string, verb: string): Promise<InboxItem> {
@@ -106,9 +204,74 @@ export class Inbox {
     return item;
   }
 
+  /**
+   * Denies the items that waited `approvalTtlMs` (calls in doubt excepted: only a person can say whether
+   * they happened), and escalates once those that waited `escalateAfterMs`, with an `inbox.escalated`
+   * event. Runs every so often by itself (see `watchOverdue`); returns the ids it expired and escalated.
+   */
+  async handleOverdue(): Promise<{ expired: string[]; escalated: string[] }> {
+    const done = { expired: [] as string[], escalated: [] as string[] };
+    const ttl = this.policy?.approvalTtlMs;
+    const escalateAfter = this.policy?.escalateAfterMs;
+    if (ttl === undefined && escalateAfter === undefined) return done;
+    for (const item of await this.store.listInbox()) {
+      const waitedMs = this.clock.now() - item.createdAt;
+      try {
+        if (this.expires(item)) {
+          await this.expire(item);
+          done.expired.push(item.id);
+        } else if (escalateAfter !== undefined && waitedMs >= escalateAfter && item.escalatedAt === undefined) {
+          if (!(await this.store.updateInboxItem({ ...item, escalatedAt: this.clock.now() }, 'pending'))) continue;
+          this.events.emit({ type: 'inbox.escalated', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, kind: item.kind, waitedMs });
+          done.escalated.push(item.id);
+        }
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error; // answered meanwhile
+      }
+    }
+    return done;
+  }
+
+  /**
+   * Handles overdue items every tenth of the shorter wait (between 50 ms and a minute) until the returned
+   * function is called; nothing when neither wait is set.
+   */
+  watchOverdue(onError: (error: unknown) => void): () => void {
+    const waits = [this.policy?.approvalTtlMs, this.policy?.escalateAfterMs].filter((ms): ms is number => ms !== undefined);
+    if (waits.length === 0) return () => undefined;
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      this.handleOverdue().then(() => (running = false), (error: unknown) => { running = false; onError(error); });
+    }, Math.min(60_000, Math.max(50, Math.min(...waits) / 10)));
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private expires(item: InboxItem): boolean {
+    const ttl = this.policy?.approvalTtlMs;
+    return ttl !== undefined && item.kind !== 'in_doubt' && this.clock.now() - item.createdAt >= ttl;
+  }
+
+  /** The item, unless its time ran out: then it is denied now, and the answer that came too late throws. */
+  private async unexpired(item: InboxItem): Promise<InboxItem> {
+    if (!this.expires(item)) return item;
+    await this.expire(item);
+    throw new ConflictError(`Inbox item "${item.id}" waited longer than policy.approvalTtlMs (${this.policy?.approvalTtlMs} ms), so it expired and was denied; nothing ran. The agent was told; ask it again if the call is still wanted.`);
+  }
+
+  private async expire(item: InboxItem): Promise<void> {
+    await this.mark(item, 'denied', EXPIRED_BY);
+    const minutes = Math.round((this.policy?.approvalTtlMs ?? 0) / 60_000);
+    const waited = minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${this.policy?.approvalTtlMs} ms`;
+    const message = `Nobody answered this call within ${waited} (policy.approvalTtlMs), so it expired and did not run. Do not retry it on your own; tell the user it needs a person.`;
+    await this.runner.answerWithoutRunning(item, errorAnswer('refused', message, item.labels), 'parked');
+  }
+
   /** Marks the item answered if nobody did first; the compare-and-set is what makes an answer count once. */
-  private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined): Promise<void> {
-    const next: InboxRecord = { ...item, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
+  private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined, extra: Pick<InboxRecord, 'response'> = {}): Promise<void> {
+    const next: InboxRecord = { ...item, ...extra, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
     if (!(await this.store.updateInboxItem(next, 'pending'))) {
       const now = await this.store.getInboxItem(item.id);
       throw new ConflictError(`Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`);
@@ -122,6 +285,28 @@ export class Inbox {
       inboxId: item.id,
       answer: status,
       ...(by === undefined ? {} : { by }),
+      ...(item.edited === undefined ? {} : { edited: true }),
+      ...(item.scope === 'run' ? { scope: 'run' as const } : {}),
     });
   }
+}
+
+/** Who answers an item whose time ran out, as the inbox records it. */
+const EXPIRED_BY = 'wardrik (policy.approvalTtlMs)';
+
+/** The fields a `run` approval binds later calls to; `undefined` for an approval of this call alone. */
+function scopeOf(id: string, options: ApproveOptions, approved: unknown): readonly string[] | undefined {
+  if (options.scope === undefined || options.scope === 'call') {
+    if (options.allowIf !== undefined) throw new TypeError(`inbox.approve("${id}"): allowIf applies to approvals for the rest of the run; add scope: 'run'.`);
+    return undefined;
+  }
+  if (options.scope !== 'run') throw new TypeError(`inbox.approve("${id}"): scope is 'call' (the default) or 'run'; got ${JSON.stringify(options.scope)}.`);
+  const allowIf = options.allowIf ?? [];
+  const fields = approved !== null && typeof approved === 'object' ? (approved as Record<string, unknown>) : {};
+  if (!Array.isArray(allowIf as unknown) || !allowIf.every((field) => typeof field === 'string' && Object.hasOwn(fields, field))) {
+    throw new TypeError(
+      `inbox.approve("${id}"): allowIf names argument fields of the approved call, such as ${JSON.stringify(Object.keys(fields).slice(0, 2))}; got ${JSON.stringify(allowIf)}.`,
+    );
+  }
+  return Object.freeze([...allowIf]);
 }

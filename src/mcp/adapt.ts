@@ -1,4 +1,5 @@
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAY_HAVE_HAPPENED, Unavailable } from '../errors.js';
 import { OUTSIDE } from '../policy/policy.js';
@@ -211,6 +212,10 @@ export function isConnectionFailure(error: unknown): boolean {
 export function callFailure(error: unknown, where: string, detail: string | undefined, repeatable = true): Error {
   const inDoubt = (what: string): string => (repeatable ? `${what}, so it may or may not have run. Try again later.` : `${what}, ${MAY_HAVE_HAPPENED}`);
   if (error instanceof EgressRefused) return error;
+  if (error instanceof UnauthorizedError) {
+    // The server refused the request before running it: it needs a (new, or wider) sign-in.
+    return new Unavailable(`${where} asks for a sign-in (a token with more access, or a new one); the call did not run. A person signs in through the inbox (an authorize item); try again after.`, { cause: error });
+  }
   if (error instanceof MalformedResult) {
     return new Error(`${where} answered with a result that is not valid MCP (${(error as Error).message}); the server needs fixing.`, { cause: error });
   }

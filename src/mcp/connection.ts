@@ -1,8 +1,17 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type CallToolResultSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type CallToolResultSchema,
+  type ElicitRequest,
+  type ElicitResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS } from '../clock.js';
 import { Unavailable } from '../errors.js';
 import { backoffDelay } from '../runner/transient.js';
@@ -41,6 +50,10 @@ export interface ConnectionSettings {
   readonly onTools: (tools: readonly McpTool[] | undefined) => void | Promise<void>;
   /** The connection went down (or the first attempt failed), and why; for a warning event. */
   readonly onDown: (reason: string, retryInMs: number) => void;
+  /** For a server with OAuth: the SDK's auth provider for an attempt (throws while a person has yet to sign in). */
+  readonly signIn?: () => Promise<OAuthClientProvider>;
+  /** The server's questions: declined at once, or asked of a person; none offers no elicitation. */
+  readonly elicitation?: 'decline' | ((params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>);
 }
 
 /** The SDK's largest request time-out; the runner's own time-out and the call's signal stop calls first. */
@@ -97,6 +110,11 @@ export class ServerConnection {
 
   start(): void {
     void this.connectNow();
+  }
+
+  /** Tries again now rather than at the next backoff, when the server is down (a person just signed in). */
+  retryNow(): void {
+    if (this.state === 'down') void this.connectNow();
   }
 
   /**
@@ -215,7 +233,7 @@ export class ServerConnection {
     if (options.credential !== undefined && (secret === undefined || secret === '')) {
       throw new Error(`credential "${options.credential}" has no value (the credential provider found none; by default it reads the environment variable of that name)`);
     }
-    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: {} });
+    const client = this.newClient();
     if ('stdio' in options.transport) {
       if (runtime && check !== undefined) {
         throw new EgressRefused(`${this.where} runs a command, which a hub with an egress check refuses for servers added at runtime; use an http transport.`);
@@ -244,11 +262,23 @@ export class ServerConnection {
     const fetcher = pinnedFetch(egress, first, { maxBytes: maxMessageBytes, onTooLarge });
     const requestHeaders: Record<string, string> = { ...headers };
     if (secret !== undefined) requestHeaders.authorization = `Bearer ${secret}`;
+    // With OAuth, every discovery, registration and token request goes through the same fetch: checked.
+    const authProvider = this.settings.signIn === undefined ? undefined : await this.settings.signIn();
     const transport = new StreamableHTTPClientTransport(url, {
       requestInit: { headers: requestHeaders },
       fetch: fetcher.fetch,
+      ...(authProvider === undefined ? {} : { authProvider }),
     });
     return { client, transport, fetcher };
+  }
+
+  /** A client that offers elicitation (form and URL mode) when the server's option allows it. */
+  private newClient(): Client {
+    const elicitation = this.settings.elicitation;
+    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: elicitation === undefined ? {} : { elicitation: { form: {}, url: {} } } });
+    if (elicitation === 'decline') client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
+    else if (elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, extra.signal));
+    return client;
   }
 
   /** The connection dropped (the process died, the socket failed): no tools until it is back. */

@@ -202,3 +202,21 @@ function ranges(byName: Readonly<Record<string, readonly string[]>>): RangeList<
   for (const [name, cidrs] of Object.entries(byName)) list[name] = cidrs.map((cidr) => ipaddr.parseCIDR(cidr));
   return list;
 }
+
+/**
+ * The egress check for a server being added at runtime: it must be reached over HTTP(S) (`url`, none
+ * for a command), and its URL must pass. Nothing to do without a check.
+ */
+export async function admitRuntime(check: EgressCheck | undefined, hub: string, name: string, url: string | undefined): Promise<void> {
+  if (check === undefined) return;
+  if (url === undefined) {
+    throw new EgressRefused(`MCP server "${name}" runs a command; hub "${hub}" has an egress check, so servers added at runtime must use { http: { url } }.`);
+  }
+  let verdict;
+  try {
+    verdict = await check(new URL(url));
+  } catch (error) {
+    throw new EgressRefused(`MCP server "${name}": the egress check threw (${(error as Error).message}), so it is refused.`, { cause: error });
+  }
+  if (!verdict.ok) throw new EgressRefused(`MCP server "${name}" is not added: ${verdict.reason}`);
+}

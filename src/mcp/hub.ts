@@ -1,40 +1,23 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
-import { ConfigurationError, ConflictError, NotFoundError, WardrikError } from '../errors.js';
+import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
+import { MemoryStore } from '../store/memory-store.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import type { CapabilityContext, CapabilityProvider } from './capability.js';
 import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
 import type { CredentialProvider } from './credentials.js';
-import { EgressRefused, type EgressCheck } from './egress.js';
+import { DefinitionPins } from './definition-pins.js';
+import { Questions } from './questions.js';
+import { SignIns } from './sign-ins.js';
+import { admitRuntime, type EgressCheck } from './egress.js';
 import { ServerTools, type AdaptedListing } from './server-tools.js';
-import { httpUrlOf, MCP_DEFAULTS, msOption, numberOption, runtimeCredentialList, serverDefinition, type McpHubOptions, type McpServerOptions } from './options.js';
+import { countRule, numberOption, timerRule } from '../options.js';
+import { credentialRefusal, elicitationMode, httpUrlOf, MCP_DEFAULTS, runtimeCredentialList, serverDefinition, type ElicitationMode, type McpHubOptions, type McpServerOptions } from './options.js';
+import type { ToolsetClaims } from './toolset-claims.js';
 
-/**
- * Who holds which toolset name. MCP servers are toolsets (`github/*`), so a server's name must not be a
- * registered toolset's or another hub's server's. Wardrik shares one between its toolsets and hubs.
- */
-export interface ToolsetClaims {
-  /** Claims `name` for `owner`; returns the current owner instead when someone else has it. */
-  claim(name: string, owner: string): string | undefined;
-  release(name: string, owner: string): void;
-}
-
-/** A `ToolsetClaims` over a map of names to owners. */
-export function toolsetClaims(taken: Map<string, string> = new Map()): ToolsetClaims {
-  return {
-    claim(name, owner) {
-      const current = taken.get(name);
-      if (current !== undefined && current !== owner) return current;
-      taken.set(name, owner);
-      return undefined;
-    },
-    release(name, owner) {
-      if (taken.get(name) === owner) taken.delete(name);
-    },
-  };
-}
+export { toolsetClaims, type ToolsetClaims } from './toolset-claims.js';
 
 /** What a hub needs from Wardrik. */
 export interface McpHubServices {
@@ -101,10 +84,15 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private readonly maxTools: number;
   private readonly runtimeCredentials: ReadonlySet<string>;
   private readonly timing: ConnectionTiming;
+  private readonly pins: DefinitionPins;
+  private readonly questions: Questions;
+  private readonly signIns: SignIns;
+  private readonly elicitation: ElicitationMode;
   private queue: Promise<unknown> = Promise.resolve();
   private reconcileTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /** @internal */
   constructor(
     options: McpHubOptions,
     private readonly services: McpHubServices,
@@ -117,20 +105,28 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     const label = `mcp "${this.name}"`;
     if (options.check !== undefined && typeof options.check !== 'function') throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
     this.check = options.check;
-    this.reconcileMs = msOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, { min: 1, infinity: true });
-    this.waitMs = msOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs);
-    this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, { min: 1 });
-    this.maxMessageBytes = numberOption(`${label}: maxMessageBytes`, options.maxMessageBytes, MCP_DEFAULTS.maxMessageBytes, { min: 1_024 });
-    this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, { min: 1 });
+    this.reconcileMs = numberOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, timerRule({ min: 1 }, true));
+    this.waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs, timerRule());
+    this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, countRule(1));
+    this.maxMessageBytes = numberOption(`${label}: maxMessageBytes`, options.maxMessageBytes, MCP_DEFAULTS.maxMessageBytes, countRule(1_024));
+    this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, countRule(1));
     this.runtimeCredentials = runtimeCredentialList(label, options.runtimeCredentials);
-    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, msOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, { min: 1 }));
+    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, numberOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, timerRule({ min: 1 })));
     this.timing = {
-      connectTimeoutMs: msOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, { min: 1 }),
-      baseDelayMs: Math.min(maxDelayMs, msOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, { min: 1 })),
+      connectTimeoutMs: numberOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, timerRule({ min: 1 })),
+      baseDelayMs: Math.min(maxDelayMs, numberOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, timerRule({ min: 1 }))),
       maxDelayMs,
-      listDebounceMs: msOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs),
+      listDebounceMs: numberOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs, timerRule()),
       random: options.random ?? Math.random,
     };
+    // Pinned tool definitions are shared through the store; with none, this process keeps them.
+    const store = services.store ?? new MemoryStore();
+    this.pins = new DefinitionPins(this.name, store, services.events, services.clock);
+    this.elicitation = options.elicitation === undefined ? MCP_DEFAULTS.elicitation : elicitationMode(`${label}: elicitation`, options.elicitation);
+    const waitMs = numberOption(`${label}: elicitationWaitMs`, options.elicitationWaitMs, MCP_DEFAULTS.elicitationWaitMs, timerRule({ min: 1 }));
+    const { redirectUrl, keyCredential = 'WARDRIK_OAUTH_KEY' } = options.oauth ?? {};
+    this.signIns = new SignIns({ hub: this.name, store, events: services.events, clock: services.clock, credentials: services.credentials, keyCredential, redirectUrl }, this.check);
+    this.questions = new Questions({ hub: this.name, store, events: services.events, clock: services.clock, waitMs, pollMs: Math.min(waitMs, MCP_DEFAULTS.questionPollMs) });
     const servers = options.servers ?? {};
     if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
       throw new ConfigurationError(`${label}: servers is an object of server options by name, such as { github: { transport: { stdio: { command: 'github-mcp-server' } } } }.`);
@@ -140,7 +136,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     this.configured = configured;
   }
 
-  /** Claims the configured servers' names, connects every server, and waits at most `waitMs` for first attempts. */
+  /** @internal Claims the configured servers' names, connects every server, and waits at most `waitMs` for first attempts. */
   async start(): Promise<void> {
     for (const name of this.configured.keys()) {
       const other = this.services.claims.claim(name, this.owner);
@@ -187,7 +183,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     });
   }
 
-  /** The running process id of a stdio server, for diagnostics; undefined for HTTP or while it is down. */
+  /** @internal The running process id of a stdio server, for diagnostics; undefined for HTTP or while it is down. */
   pid(name: string): number | undefined {
     return this.entries.get(name)?.connection.pid;
   }
@@ -211,7 +207,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     return this.serially(async () => {
       this.ensureOpen();
       const definition = serverDefinition(this.name, name, options, true);
-      const refusal = this.credentialRefusal(name, definition);
+      const refusal = credentialRefusal(this.name, name, definition, this.runtimeCredentials);
       if (refusal !== undefined) throw new ConfigurationError(refusal);
       const existing = this.entries.get(name);
       if (existing !== undefined && !existing.runtime) {
@@ -222,7 +218,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         if (other !== undefined) throw new ConflictError(`Cannot add MCP server "${name}": ${other} has that name. Choose another.`);
       }
       try {
-        await this.admit(name, definition);
+        await admitRuntime(this.check, this.name, name, httpUrlOf(definition));
         const updatedAt = this.services.clock.now();
         await this.services.store?.putMcpServer({ hub: this.name, name, options: definition, updatedAt });
         await this.replace(name, definition, updatedAt);
@@ -268,7 +264,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
           this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" cannot be used: ${(error as Error).message}`);
           continue;
         }
-        const refusal = this.credentialRefusal(record.name, definition);
+        const refusal = credentialRefusal(this.name, record.name, definition, this.runtimeCredentials);
         if (refusal !== undefined) {
           this.warn(`The stored MCP server "${record.name}" is not started here: ${refusal}`);
           const running = this.entries.get(record.name);
@@ -298,7 +294,21 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     });
   }
 
-  /** Closes every connection (stdio processes ended and reaped) and timer. Safe to call twice. */
+  /**
+   * Completes a person's sign-in from the URL their browser came back to (`…/oauth/callback?code=…&state=…`):
+   * the code is exchanged for tokens, kept encrypted in the store, and the server connects. Any node on
+   * the store can complete it. Returns the server's name; `NotFoundError` when no sign-in waits for it.
+   */
+  async completeSignIn(callbackUrl: string | URL, options: { readonly by?: string } = {}): Promise<string> {
+    const servers = [...this.entries.values()]
+      .filter((entry) => entry.options.oauth !== undefined)
+      .map((entry) => ({ name: entry.name, url: httpUrlOf(entry.options)!, oauth: entry.options.oauth!, runtime: entry.runtime }));
+    const server = await this.signIns.complete(new URL(callbackUrl), servers, options.by);
+    this.entries.get(server)?.connection.retryNow();
+    return server;
+  }
+
+  /** @internal Closes every connection (stdio processes ended and reaped) and timer. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -322,34 +332,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   }
 
   private ensureOpen(): void {
-    if (this.closed) throw new WardrikError('closed', `MCP hub "${this.name}" is closed.`);
-  }
-
-  /** The egress check for a runtime server being added: HTTP(S) only, and its URL must pass. */
-  private async admit(name: string, definition: McpServerOptions): Promise<void> {
-    if (this.check === undefined) return;
-    const url = httpUrlOf(definition);
-    if (url === undefined) {
-      throw new EgressRefused(`MCP server "${name}" runs a command; hub "${this.name}" has an egress check, so servers added at runtime must use { http: { url } }.`);
-    }
-    let verdict;
-    try {
-      verdict = await this.check(new URL(url));
-    } catch (error) {
-      throw new EgressRefused(`MCP server "${name}": the egress check threw (${(error as Error).message}), so it is refused.`, { cause: error });
-    }
-    if (!verdict.ok) throw new EgressRefused(`MCP server "${name}" is not added: ${verdict.reason}`);
-  }
-
-  /** Why a runtime server may not use the credential it names, or `undefined` when it may (or names none). */
-  private credentialRefusal(name: string, definition: McpServerOptions): string | undefined {
-    const credential = definition.credential;
-    if (credential === undefined || this.runtimeCredentials.has(credential)) return undefined;
-    const allowed = [...this.runtimeCredentials].join(', ') || 'none';
-    return (
-      `MCP server "${name}" of hub "${this.name}" names the credential "${credential}", which servers added at runtime may not use ` +
-      `(allowed: ${allowed}). List it in the hub's runtimeCredentials if such servers are meant to have it.`
-    );
+    if (this.closed) throw new ClosedError(`MCP hub "${this.name}" is closed.`);
   }
 
   private async replace(name: string, options: McpServerOptions, updatedAt: number): Promise<void> {
@@ -361,6 +344,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private open(name: string, options: McpServerOptions, runtime: boolean, updatedAt: number): void {
     // eslint-disable-next-line prefer-const -- the callbacks need the name before the entry exists
     let entry: ServerEntry;
+    const elicitation = options.elicitation ?? this.elicitation;
+    const trusted = options.trusted === true;
     const connection = new ServerConnection({
       hub: this.name,
       server: name,
@@ -370,6 +355,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       credentials: this.services.credentials,
       timing: this.timing,
       maxMessageBytes: this.maxMessageBytes,
+      ...(options.oauth === undefined ? {} : { signIn: () => this.signIns.providerFor({ name, url: httpUrlOf(options)!, oauth: options.oauth!, runtime }) }),
+      ...(elicitation === false ? {} : { elicitation: elicitation === 'decline' ? 'decline' : (params, signal) => this.questions.ask(name, trusted, params, entry.tools.callInFlight(), signal) }),
       onTools: (tools) => this.publish(entry, tools),
       onDown: (reason, retryInMs) => {
         if (entry.down || entry.closed) return;
@@ -377,7 +364,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         this.warn(`MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.timing.maxDelayMs} ms.`);
       },
     });
-    const tools = new ServerTools({ server: name, options, connection, maxResultChars: this.maxResultChars, maxTools: this.maxTools });
+    const tools = new ServerTools({ server: name, options, connection, maxResultChars: this.maxResultChars, maxTools: this.maxTools, pins: this.pins, asks: elicitation === 'inbox' });
     entry = { name, options, runtime, updatedAt, connection, tools, count: undefined, down: false, closed: false };
     this.entries.set(name, entry);
     connection.start();
@@ -407,8 +394,23 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     }
     entry.down = false;
     const adapting = entry.tools.adapt(tools);
-    if (adapting instanceof Promise) return adapting.then((listing) => this.offer(entry, listing));
-    this.offer(entry, adapting);
+    if (adapting instanceof Promise) return adapting.then((listing) => this.review(entry, listing));
+    if (adapting !== undefined) return this.review(entry, adapting);
+  }
+
+  /**
+   * Checks a listing's definitions against their pins before any of its tools is offered, so a changed
+   * tool is never callable ungated. A store failure fails the listing: the connection is retried.
+   */
+  private async review(entry: ServerEntry, listing: AdaptedListing | undefined): Promise<void> {
+    if (listing === undefined || entry.closed || this.closed) return;
+    try {
+      await this.pins.review(entry.name, entry.options.trusted === true, listing.listed, (tool) => entry.tools.gate(tool));
+    } catch (error) {
+      entry.tools.forget();
+      throw new Error(`its tools' pinned definitions could not be checked in the store (${(error as Error).message})`, { cause: error });
+    }
+    this.offer(entry, listing);
   }
 
   /** Puts an adapted listing in the catalog, with its warnings, skipped tools and `tools.changed`. */

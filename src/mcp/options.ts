@@ -1,5 +1,5 @@
-import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
+import { CALL_TIMEOUT_RULE, describeRule, meetsRule } from '../options.js';
 import type { Store } from '../store/store.js';
 import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
 import type { EgressCheck } from './egress.js';
@@ -45,7 +45,45 @@ export interface McpServerOptions {
   readonly credential?: string;
   /** One call's time-out in milliseconds (the runner's, 60 s, unless set). */
   readonly timeoutMs?: number;
+  /**
+   * What becomes of the server's questions (`elicitation/create`, form and URL mode): `'inbox'` asks a
+   * person (an inbox item of kind `question`), `'decline'` declines each at once, `false` does not offer
+   * the capability. The hub's `elicitation` unless set.
+   */
+  readonly elicitation?: ElicitationMode;
+  /** OAuth for an HTTP server that asks for it (see `McpOAuthOptions`). */
+  readonly oauth?: McpOAuthOptions;
 }
+
+/**
+ * OAuth for a remote (HTTP) server, through the MCP SDK's client auth: discovery, PKCE, dynamic
+ * registration or a Client ID Metadata Document, scope step-up and refresh. Tokens are kept in the
+ * store, encrypted. With the authorization code grant (the default) a person signs in through an
+ * `authorize` inbox item; `client_credentials` needs nobody.
+ */
+export interface McpOAuthOptions {
+  /** `authorization_code` (a person signs in) unless set; `client_credentials` for machine-to-machine use. */
+  readonly grant?: 'authorization_code' | 'client_credentials';
+  /** A client registered with the authorization server beforehand: its id. Else Wardrik registers itself (or uses `clientMetadataUrl`). */
+  readonly clientId?: string;
+  /** The credential naming that client's secret (resolved by the credential provider, never stored). */
+  readonly clientSecretCredential?: string;
+  /** An HTTPS URL of Wardrik's Client ID Metadata Document, used as its client id where the server supports it. */
+  readonly clientMetadataUrl?: string;
+  /** The scopes to ask for (space-separated); else those the server asks for. */
+  readonly scope?: string;
+}
+
+/** OAuth settings shared by a hub's servers. */
+export interface McpHubOAuthOptions {
+  /** Wardrik's callback URL, where a person's browser returns after signing in (`wardrik web` serves `/oauth/callback`). */
+  readonly redirectUrl?: string;
+  /** The credential whose secret encrypts the tokens in the store: `WARDRIK_OAUTH_KEY` unless set (at least 16 characters). */
+  readonly keyCredential?: string;
+}
+
+/** See `McpServerOptions.elicitation`. */
+export type ElicitationMode = 'inbox' | 'decline' | false;
 
 /** Reconnection backoff: exponential with jitter, from `baseDelayMs`, never more than `maxDelayMs` (≤ 60 s). */
 export interface McpBackoffOptions {
@@ -103,6 +141,16 @@ export interface McpHubOptions {
    * `DATABASE_PASSWORD` sent to it. Configured servers may name any credential.
    */
   readonly runtimeCredentials?: readonly string[];
+  /** What becomes of servers' questions, for servers that do not say: `'inbox'` unless set (see `McpServerOptions.elicitation`). */
+  readonly elicitation?: ElicitationMode;
+  /** OAuth settings for servers with an `oauth` option. */
+  readonly oauth?: McpHubOAuthOptions;
+  /**
+   * How long a server's question waits for a person before it is declined: 600 000 ms (10 minutes)
+   * unless set. The call that the question belongs to waits meanwhile, so its own time-out (the server's
+   * `timeoutMs`, 60 s unless set) must be longer for a person to have that long.
+   */
+  readonly elicitationWaitMs?: number;
   /** Where backoff jitter comes from; replace it for repeatable tests. */
   readonly random?: () => number;
 }
@@ -118,7 +166,40 @@ export const MCP_DEFAULTS = Object.freeze({
   maxResultChars: 1_000_000,
   maxMessageBytes: MAX_MESSAGE_BYTES,
   maxTools: 1_000,
+  elicitation: 'inbox' as ElicitationMode,
+  elicitationWaitMs: 600_000,
+  /** How often a waiting question's inbox item is read again. */
+  questionPollMs: 250,
 });
+
+/** A server's `oauth` option, checked. */
+function oauthOptions(where: string, value: unknown, transport: McpTransportOptions): McpOAuthOptions {
+  if (!('http' in transport)) throw new ConfigurationError(`${where}: OAuth is for servers reached over HTTP; a stdio server takes a credential instead.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigurationError(`${where} must be an object such as { grant: 'client_credentials', clientId: 'wardrik' }.`);
+  const o = value as Record<string, unknown>;
+  const known = ['grant', 'clientId', 'clientSecretCredential', 'clientMetadataUrl', 'scope'];
+  for (const key of Object.keys(o)) if (!known.includes(key)) throw new ConfigurationError(`${where}: "${key}" is not an OAuth option (${known.join(', ')}).`);
+  if (o.grant !== undefined && o.grant !== 'authorization_code' && o.grant !== 'client_credentials') {
+    throw new ConfigurationError(`${where}: grant must be 'authorization_code' or 'client_credentials'; got ${JSON.stringify(o.grant)}.`);
+  }
+  for (const key of ['clientId', 'scope', 'clientMetadataUrl'] as const) {
+    if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === '')) throw new ConfigurationError(`${where}: ${key} must be a non-empty string.`);
+  }
+  if (o.clientMetadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(o.clientMetadataUrl as string)) {
+    throw new ConfigurationError(`${where}: clientMetadataUrl must be an https URL with a path, where Wardrik's client metadata document is served.`);
+  }
+  if (o.clientSecretCredential !== undefined && !(typeof o.clientSecretCredential === 'string' && CREDENTIAL_NAME.test(o.clientSecretCredential))) {
+    throw new ConfigurationError(`${where}: clientSecretCredential names a secret (such as "LINEAR_CLIENT_SECRET"); the secret itself is never put in the options.`);
+  }
+  if (o.grant === 'client_credentials' && o.clientId === undefined) throw new ConfigurationError(`${where}: the client_credentials grant needs a pre-registered clientId (and usually clientSecretCredential).`);
+  return { ...(o as McpOAuthOptions) };
+}
+
+/** An `elicitation` option, checked. */
+export function elicitationMode(name: string, value: unknown): ElicitationMode {
+  if (value === 'inbox' || value === 'decline' || value === false) return value;
+  throw new ConfigurationError(`${name} must be 'inbox' (ask a person), 'decline' (decline every question) or false (offer no elicitation); got ${JSON.stringify(value)}.`);
+}
 
 /** Names a credential may have: it is also an environment variable's name. */
 const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -130,6 +211,16 @@ export function runtimeCredentialList(label: string, value: unknown): ReadonlySe
     throw new ConfigurationError(`${label}: runtimeCredentials is an array of credential names servers added at runtime may use, such as ['LINEAR_TOKEN'].`);
   }
   return new Set(value as string[]);
+}
+
+/** Why a runtime server may not use the credential it names, or `undefined` when it may (or names none). */
+export function credentialRefusal(hub: string, name: string, definition: McpServerOptions, allowed: ReadonlySet<string>): string | undefined {
+  const credential = [definition.credential, definition.oauth?.clientSecretCredential].find((named) => named !== undefined && !allowed.has(named));
+  if (credential === undefined) return undefined;
+  return (
+    `MCP server "${name}" of hub "${hub}" names the credential "${credential}", which servers added at runtime may not use ` +
+    `(allowed: ${[...allowed].join(', ') || 'none'}). List it in the hub's runtimeCredentials if such servers are meant to have it.`
+  );
 }
 
 /** Headers that carry secrets: a runtime server must name a credential instead, since its options are stored. */
@@ -151,7 +242,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     throw new ConfigurationError(`${where}: options must be an object such as { transport: { http: { url } } }.`);
   }
   const o = options as Record<string, unknown>;
-  const known = new Set(['transport', 'only', 'trusted', 'gated', 'credential', 'timeoutMs']);
+  const known = new Set(['transport', 'only', 'trusted', 'gated', 'credential', 'timeoutMs', 'elicitation', 'oauth']);
   for (const key of Object.keys(o)) {
     if (!known.has(key)) throw new ConfigurationError(`${where}: "${key}" is not a server option (${[...known].join(', ')}).`);
   }
@@ -168,9 +259,11 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     );
   }
   const timeoutMs = o.timeoutMs;
-  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
-    throw new ConfigurationError(`${where}: timeoutMs is a whole number of milliseconds above 0; got ${JSON.stringify(timeoutMs)}.`);
+  if (timeoutMs !== undefined && !meetsRule(timeoutMs, CALL_TIMEOUT_RULE)) {
+    throw new ConfigurationError(`${where}: timeoutMs is ${describeRule(CALL_TIMEOUT_RULE)}; got ${JSON.stringify(timeoutMs)}.`);
   }
+  if (o.elicitation !== undefined) elicitationMode(`${where}: elicitation`, o.elicitation);
+  const oauth = o.oauth === undefined ? undefined : oauthOptions(`${where}: oauth`, o.oauth, transport);
   return deepFrozen({
     transport,
     ...(o.only === undefined ? {} : { only: [...(o.only as string[])] }),
@@ -178,6 +271,8 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     ...(o.gated === undefined ? {} : { gated: o.gated as boolean }),
     ...(o.credential === undefined ? {} : { credential: o.credential as string }),
     ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
+    ...(o.elicitation === undefined ? {} : { elicitation: o.elicitation as ElicitationMode }),
+    ...(oauth === undefined ? {} : { oauth }),
   });
 }
 
@@ -271,21 +366,4 @@ function deepFrozen<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
-}
-
-/** A number option: finite, at least `min` and at most `max`, or `Infinity` when allowed. */
-export function numberOption(name: string, value: number | undefined, fallback: number, options: { min?: number; max?: number; infinity?: boolean } = {}): number {
-  if (value === undefined) return fallback;
-  if (value === Infinity && options.infinity === true) return value;
-  const { min = 0, max } = options;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || (max !== undefined && value > max)) {
-    const range = `${min}${max === undefined ? '' : ` and at most ${max}`}${options.infinity === true ? ', or Infinity for never' : ''}`;
-    throw new ConfigurationError(`${name} must be a number of at least ${range}; got ${String(value)}.`);
-  }
-  return value;
-}
-
-/** A duration in milliseconds that a Node timer waits: no longer than Node's longest (a longer one fires at once). */
-export function msOption(name: string, value: number | undefined, fallback: number, options: { min?: number; infinity?: boolean } = {}): number {
-  return numberOption(name, value, fallback, { ...options, max: MAX_TIMER_MS });
 }

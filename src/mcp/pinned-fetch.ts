@@ -2,8 +2,8 @@ import { getMaxListeners, setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { Readable } from 'node:stream';
+import { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
 import { cappedBody, type MessageTooLarge } from './message-limit.js';
 
@@ -118,7 +118,7 @@ function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefine
         for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
         const empty = method === 'HEAD' || status === 204 || status === 205 || status === 304;
         if (empty) res.resume();
-        const body = empty ? null : (Readable.toWeb(cap === undefined ? res : cappedBody(res, cap.maxBytes, cap.onTooLarge)) as WebReadableStream<Uint8Array>);
+        const body = empty ? null : webBody(cap === undefined ? res : cappedBody(res, cap.maxBytes, cap.onTooLarge));
         resolve(new Response(body as unknown as ConstructorParameters<typeof Response>[0], { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
       },
     );
@@ -126,9 +126,49 @@ function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefine
     const body = init.body;
     if (body === undefined || body === null) req.end();
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
+    else if (body instanceof URLSearchParams) {
+      // An OAuth token request's form.
+      if (!req.hasHeader('content-type')) req.setHeader('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      req.end(body.toString());
+    }
     else {
       req.destroy();
-      reject(new TypeError('The pinned fetch sends only string or byte bodies.'));
+      reject(new TypeError('The pinned fetch sends only string, byte or form (URLSearchParams) bodies.'));
     }
+  });
+}
+
+/**
+ * A response body as a web stream, in place of `Readable.toWeb`: on Node 20 that one throws an uncaught
+ * "Controller is already closed" when data arrives after the reader cancelled (the SDK cancels a
+ * body it is done with), which ended the whole process. Here data after a cancel is dropped.
+ */
+function webBody(source: Readable): WebReadableStream<Uint8Array> {
+  let done = false;
+  return new WebReadableStream<Uint8Array>({
+    start(controller) {
+      source.on('data', (chunk: Buffer) => {
+        if (done) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) source.pause();
+      });
+      source.on('end', () => {
+        if (done) return;
+        done = true;
+        controller.close();
+      });
+      source.on('error', (error) => {
+        if (done) return;
+        done = true;
+        controller.error(error);
+      });
+    },
+    pull() {
+      source.resume();
+    },
+    cancel() {
+      done = true;
+      source.destroy();
+    },
   });
 }

@@ -4,6 +4,8 @@ import { argumentChecker } from '../tools/arguments.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { annotationsOf, describeTool, inputSchemaOf, labelled, outputOf } from './adapt.js';
 import type { ServerConnection } from './connection.js';
+import type { DefinitionPins, ToolGate } from './definition-pins.js';
+import type { CallInFlight } from './questions.js';
 import type { McpServerOptions } from './options.js';
 import { outputSchemaProblem, structuredOutput } from './tool-listing.js';
 
@@ -16,6 +18,9 @@ export interface ServerToolsSettings {
   readonly connection: ServerConnection;
   readonly maxResultChars: number;
   readonly maxTools: number;
+  readonly pins: DefinitionPins;
+  /** Whether calls are tracked while under way, so a question the server asks can name its call. */
+  readonly asks: boolean;
 }
 
 /** A listing's tools as Wardrik tools, those that could not be adapted, and how many were listed past the cap. */
@@ -24,6 +29,8 @@ export interface AdaptedListing {
   readonly skipped: readonly { readonly tool: string; readonly reason: string }[];
   /** How many tools the server listed (after `only`) when that is more than `maxTools`; else undefined. */
   readonly overCap: number | undefined;
+  /** The server's tools this listing offers (after `only` and `maxTools`), as listed: their definitions are pinned. */
+  readonly listed: readonly McpTool[];
 }
 
 /**
@@ -37,6 +44,10 @@ export interface AdaptedListing {
  */
 export class ServerTools {
   private readonly everGated = new Set<string>();
+  /** Calls under way, oldest first (tracked only when the server's questions go to a person). */
+  private readonly inFlight = new Set<CallInFlight>();
+  /** Each tool's gate, kept across listings: set while its definition changed unaccepted. */
+  private readonly gates = new Map<string, ToolGate>();
   private previous = new Map<string, { readonly json: string; readonly definition: ToolDefinition }>();
   private fingerprint: string | undefined;
   /** Increases with each listing adapted and on forget(): a slower adaptation that sees it changed stops. */
@@ -69,6 +80,7 @@ export class ServerTools {
       definitions: [],
       skipped: [],
       overCap: offered.length > maxTools ? offered.length : undefined,
+      listed: kept,
     };
     const next = new Map<string, { readonly json: string; readonly definition: ToolDefinition }>();
     const adaptSlice = (from: number): void => {
@@ -103,8 +115,20 @@ export class ServerTools {
     })();
   }
 
+  /** The oldest call under way: the one a question the server asks now most likely belongs to. */
+  callInFlight(): CallInFlight | undefined {
+    return this.inFlight.values().next().value;
+  }
+
+  /** The gate of the tool named `tool` (made on first use). */
+  gate(tool: string): ToolGate {
+    let gate = this.gates.get(tool);
+    if (gate === undefined) this.gates.set(tool, (gate = { change: undefined }));
+    return gate;
+  }
+
   private define(tool: McpTool): ToolDefinition {
-    const { server, options, connection, maxResultChars } = this.settings;
+    const { server, options, connection, maxResultChars, pins, asks } = this.settings;
     const { trusted = false, gated, timeoutMs } = options;
     const annotations = annotationsOf(tool, { trusted, gated, wasGated: this.everGated.has(tool.name), timeoutMs });
     if (!trusted && gated === undefined && annotations.gated === true) this.everGated.add(tool.name);
@@ -122,6 +146,7 @@ export class ServerTools {
     }
     const title = tool.title ?? tool.annotations?.title;
     const repeatable = annotations.readOnly === true || annotations.idempotent === true;
+    const gate = this.gate(tool.name);
     const definition = defineTool({
       name: tool.name,
       description: describeTool(tool, server),
@@ -129,7 +154,14 @@ export class ServerTools {
       ...(typeof title === 'string' && title !== '' ? { title } : {}),
       annotations,
       // Under the runner, the SDK gets the attempt's light signal: a real one costs more than the call.
-      run: (args, ctx) => connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal, read, repeatable),
+      run: (args, ctx) => {
+        const call = (): Promise<unknown> => connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal, read, repeatable);
+        if (gate.change !== undefined) return pins.gated(gate, call);
+        if (!asks) return call();
+        const under = { agent: ctx.agent, run: ctx.run, call: ctx.call, tool: `${server}/${tool.name}`, arguments: args as unknown };
+        this.inFlight.add(under);
+        return call().finally(() => this.inFlight.delete(under));
+      },
     });
     argumentChecker(definition); // its schema is read here, a slice at a time, not all at once in the catalog
     return definition;

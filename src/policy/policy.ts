@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js';
+import { numberOption } from '../options.js';
 import { glob } from '../tools/glob.js';
 import type { Annotations } from '../tools/tool.js';
 
@@ -45,9 +46,29 @@ export interface PolicyOptions {
   readonly decide?: PolicyHook;
   /**
    * Once a run carries `outside` (text nobody on the agent's side wrote), every call that is not
-   * read-only asks a person, whatever an allow rule says. On unless set to `false`, which is warned about.
+   * read-only asks a person, whatever an allow rule says; and once it carries `outside` and a
+   * confidential label, so does every call of a tool that reaches outside (see `confidential`). On
+   * unless set to `false`, which is warned about.
    */
   readonly askWhenOutside?: boolean;
+  /**
+   * Labels that mark confidential data, besides `confidential` itself, such as `['pii']`. Once a run
+   * carries one of them and `outside`, a call of a tool that reaches outside (`openWorld`, or whose
+   * answers are labelled `outside`: every tool of an untrusted MCP server) asks a person, whatever an
+   * allow rule says, so injected text cannot send what the run read to a URL or a query. A run that
+   * only read outside text keeps browsing freely.
+   */
+  readonly confidential?: readonly string[];
+  /**
+   * How long an inbox item waits for a person: after this many milliseconds an unanswered item is
+   * denied, saying so to the model. Unset: items wait until answered.
+   */
+  readonly approvalTtlMs?: number;
+  /**
+   * After this many milliseconds an unanswered item is escalated once: an `inbox.escalated` event, and
+   * a webhook message where `inboxWeb` notifications are set. Unset: never.
+   */
+  readonly escalateAfterMs?: number;
 }
 
 export interface Decision {
@@ -66,17 +87,40 @@ interface CompiledRule {
 
 const SEVERITY: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 export const OUTSIDE = 'outside';
+/** The label that marks confidential data whatever a policy names (`@Labels('confidential')`). */
+export const CONFIDENTIAL = 'confidential';
 
 /** Decides deny / ask / allow for each call. Rules are checked and compiled once, at start-up. */
 export class Policy {
   private readonly rules: readonly CompiledRule[];
   private readonly agentRules = new WeakMap<readonly PolicyRule[], readonly CompiledRule[]>();
+  /** The labels that mark confidential data: `confidential` and those the options name. */
+  readonly confidential: ReadonlySet<string>;
 
   constructor(private readonly options: PolicyOptions = {}) {
     this.rules = compileRules(options.rules ?? [], 'rule');
     if (options.decide !== undefined && typeof options.decide !== 'function') {
       throw new ConfigurationError('policy.decide must be a function (input) => "allow" | "ask" | "deny" | undefined.');
     }
+    const named = options.confidential ?? [];
+    if (!Array.isArray(named as unknown) || !named.every((label) => typeof label === 'string' && label !== '' && label !== OUTSIDE)) {
+      throw new ConfigurationError(
+        `policy.confidential must be an array of label names that mark confidential data, such as ['pii']; got ${JSON.stringify(named)}. ("${OUTSIDE}" marks where text came from, not what it holds.)`,
+      );
+    }
+    this.confidential = new Set([CONFIDENTIAL, ...named]);
+    checkWait('policy.approvalTtlMs', options.approvalTtlMs);
+    checkWait('policy.escalateAfterMs', options.escalateAfterMs);
+  }
+
+  /** How long an inbox item waits before it is denied, if set. */
+  get approvalTtlMs(): number | undefined {
+    return this.options.approvalTtlMs;
+  }
+
+  /** How long an inbox item waits before it is escalated, if set. */
+  get escalateAfterMs(): number | undefined {
+    return this.options.escalateAfterMs;
   }
 
   get asksWhenOutside(): boolean {
@@ -111,14 +155,37 @@ export class Policy {
     });
   }
 
-  /** The default when no rule matched, then the outside-label rule. */
+  /** The default when no rule matched, then the outside-label rules. */
   private conclude(input: PolicyInput, decided: Decision | undefined): Decision {
     const readOnly = input.annotations.readOnly === true;
     const gated = input.annotations.gated;
     decided ??= gated === true ? DEFAULTS.gated : gated === false ? DEFAULTS.ungated : readOnly ? DEFAULTS.readOnly : DEFAULTS.other;
-    if (decided.action === 'allow' && !readOnly && this.asksWhenOutside && input.labels.includes(OUTSIDE)) return DEFAULTS.outside;
-    return decided;
+    if (decided.action !== 'allow' || !this.asksWhenOutside || !input.labels.includes(OUTSIDE)) return decided;
+    if (!readOnly) return DEFAULTS.outside;
+    return reachesOutside(input.annotations) ? (this.exfiltration(input.labels) ?? decided) : decided;
   }
+
+  /** The decision for a call that reaches outside from a run carrying `outside`: ask, if the run also holds confidential data. */
+  private exfiltration(labels: readonly string[]): Decision | undefined {
+    const held = labels.filter((label) => this.confidential.has(label));
+    if (held.length === 0) return undefined;
+    const named = held.map((label) => `"${label}"`).join(', ');
+    return decision('ask', `labels: the run carries "${OUTSIDE}" and confidential ${named}, so a tool that reaches outside asks a person`);
+  }
+}
+
+/**
+ * Whether a call of the tool can carry data out: it reaches the open world (`openWorld`), or its answers
+ * are labelled `outside`, as every tool of an MCP server that is not trusted is (the server itself is
+ * outside, whatever its hints say).
+ */
+export function reachesOutside(annotations: Annotations): boolean {
+  return annotations.openWorld === true || (annotations.labels?.includes(OUTSIDE) ?? false);
+}
+
+/** An item's wait, compared with its age (never a timer's delay): above 0 when given; absent means never. */
+function checkWait(name: string, value: number | undefined): void {
+  numberOption(name, value, 0, { above: 0, unit: 'milliseconds' }, 'Such as 3_600_000 for an hour; leave it out for never.');
 }
 
 function compileRules(rules: readonly PolicyRule[], kind: string): readonly CompiledRule[] {

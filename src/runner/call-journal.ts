@@ -97,7 +97,10 @@ export class CallJournal {
 
 /** A journaled call asked for again: the same arguments get its answer; others get a conflict. */
 export function recordedAnswer(record: CallRecord, args: unknown): ToolAnswer {
-  if (args !== undefined && record.arguments !== null && argumentsDigest(args) !== argumentsDigest(record.arguments)) {
+  // A call a person approved with changed arguments answers the arguments the model sent too.
+  const sent = record.answer?.status === 'parked' ? undefined : record.answer?.edited?.original;
+  const other = (value: unknown): boolean => argumentsDigest(args) !== argumentsDigest(value);
+  if (args !== undefined && record.arguments !== null && other(record.arguments) && (sent === undefined || other(sent))) {
     return errorAnswer('conflict', `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`);
   }
   if (record.answer !== undefined) return record.answer;

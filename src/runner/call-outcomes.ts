@@ -1,5 +1,5 @@
 import type { Decision } from '../policy/policy.js';
-import type { InboxKind, Store } from '../store/store.js';
+import type { ParkedKind, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { Measure } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
@@ -50,7 +50,7 @@ export class CallOutcomes {
   }
 
   /** The call parked with inbox item `inboxId`, after costing `spentMicroUsd` here. */
-  parked(base: CallRef, inboxId: string, kind: InboxKind, reason: string, spentMicroUsd: number): void {
+  parked(base: CallRef, inboxId: string, kind: ParkedKind, reason: string, spentMicroUsd: number): void {
     this.listener?.parked(base, toUsd(spentMicroUsd));
     this.events.emit({ type: 'tool.parked', ...ref(base), inboxId, kind, reason });
   }

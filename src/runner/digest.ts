@@ -5,7 +5,8 @@ export function argumentsDigest(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
+/** A JSON value as text with its keys sorted, so equal values always give the same text. */
+export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const keys = Object.keys(value).sort();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { CallRecord, CallState, InboxKind, InboxRecord, Store } from '../store/store.js';
+import type { CallRecord, CallState, InboxRecord, ParkedKind, Store } from '../store/store.js';
 import { mergeLabels } from '../tools/call-tool.js';
 import type { ToolAnswer } from '../tools/result.js';
 import type { CallRef } from './call-failures.js';
@@ -21,25 +21,28 @@ export class ParkedCalls {
     private readonly clock: Clock,
   ) {}
 
-  async park(p: PreparedCall, kind: InboxKind, reason: string, expected: CallState | undefined, labels: readonly string[] = []): Promise<ToolAnswer> {
+  async park(p: PreparedCall, kind: ParkedKind, reason: string, expected: CallState | undefined, labels: readonly string[] = [], detail?: unknown): Promise<ToolAnswer> {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
     const written = await this.store.writeCall({ ...this.journal.recordOf(p, 'parked', 0, answer), inboxId }, expected);
     if (!written) return this.journal.answerOfWinner(p.run, p.call, p.arguments);
     if (expected === undefined) this.outcomes.called(p, p.decision);
-    await this.store.putInboxItem(this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd));
+    const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail);
+    // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node.
+    await this.store.putInboxItem(kind === 'approval' ? { ...item, inputSchema: p.entry.tool.inputSchema } : item);
     this.outcomes.parked(p, inboxId, kind, reason, p.spent.microUsd);
     return answer;
   }
 
   private inboxItem(
     id: string,
-    kind: InboxKind,
+    kind: ParkedKind,
     reason: string,
     call: CallRef & { readonly arguments: unknown },
     labels: readonly string[],
     budgetUsd: number | undefined,
+    detail?: unknown,
   ): InboxRecord {
     return {
       id,
@@ -55,13 +58,14 @@ export class ParkedCalls {
       reason,
       createdAt: this.clock.now(),
       ...(budgetUsd === undefined ? {} : { budgetUsd }),
+      ...(detail === undefined ? {} : { detail }),
     };
   }
 
   /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
   async restoreInboxItem(record: CallRecord): Promise<void> {
     if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
-    await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined));
+    await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined, record.answer.detail));
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Decision, PolicyRule } from '../policy/policy.js';
 import type { CatalogEntry } from '../tools/catalog.js';
 import type { CallReporter, Measure } from '../tools/context.js';
-import { errorAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
+import { errorAnswer, NO_LABELS, type EditedCall, type ToolAnswer } from '../tools/result.js';
 import type { CallRef } from './call-failures.js';
 
 /** A call to run: who calls, in which run, and what the model asked for. */
@@ -21,6 +21,11 @@ export interface CallRequest {
   readonly idempotencyKey?: string;
   /** Where the tool's `ctx.progress` and `ctx.log` go (an MCP client's session); nowhere when absent. */
   readonly reporter?: CallReporter;
+  /**
+   * Earlier turns of the conversation whose labels the run started with (their text is in the prompt):
+   * an approval the call asks for names them.
+   */
+  readonly earlierTurns?: readonly { readonly run: string; readonly labels: readonly string[] }[];
 }
 
 /** A call that passed resolution and checking, ready to run (now, or once approved). */
@@ -47,6 +52,8 @@ export interface PreparedCall {
   readonly spent: { microUsd: number; ran?: boolean; measures?: Measure[] };
   /** The policy's decision for a new call, announced once its first journal write shows it is new. */
   readonly decision?: Decision;
+  /** A person approved it with other arguments: its answer says so. */
+  readonly edited?: EditedCall | undefined;
 }
 
 /**

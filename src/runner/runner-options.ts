@@ -1,5 +1,4 @@
-import { MAX_TIMER_MS } from '../clock.js';
-import { ConfigurationError } from '../errors.js';
+import { countRule, numberOption, timerRule } from '../options.js';
 
 /** How the runner times out and retries calls. Every field has a default. */
 export interface RunnerOptions {
@@ -32,15 +31,28 @@ export const RUNNER_DEFAULTS = Object.freeze({
   leaseMs: 30_000,
 });
 
-/**
- * A positive option (`zero`: or 0). A `timer` one is waited on by a Node timer, so it may be no longer
- * than Node's longest: a longer one fires at once. (`timeoutMs` need not be: the deadlines wait it out.)
- */
-export function positive(name: string, value: number, allow: { zero?: boolean; timer?: boolean } = {}): number {
-  const max = allow.timer === true ? MAX_TIMER_MS : Infinity;
-  if (!Number.isFinite(value) || value < 0 || (allow.zero !== true && value === 0) || value > max) {
-    const range = `${allow.zero === true ? 'of at least 0' : 'above 0'}${max === Infinity ? '' : ` and at most ${max}`}`;
-    throw new ConfigurationError(`${name} must be a number ${range}; got ${String(value)}.`);
-  }
-  return value;
+/** The runner's numbers, checked at start-up. */
+export interface RunnerSettings {
+  readonly timeoutMs: number;
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly rememberMs: number;
+  readonly leaseMs: number;
+}
+
+/** Above 0 and no longer than a Node timer waits (a tool's `@Timeout` has the same bound). */
+const ABOVE_ZERO_TIMER = timerRule({ above: 0 });
+
+/** Reads `Wardrik.create({ runner })`; a bad value throws a ConfigurationError naming it. */
+export function runnerSettings(options: RunnerOptions): RunnerSettings {
+  return {
+    timeoutMs: numberOption('runner.timeoutMs', options.timeoutMs, RUNNER_DEFAULTS.timeoutMs, ABOVE_ZERO_TIMER),
+    attempts: numberOption('runner.retry.attempts', options.retry?.attempts, RUNNER_DEFAULTS.attempts, countRule(1, 100)),
+    baseDelayMs: numberOption('runner.retry.baseDelayMs', options.retry?.baseDelayMs, RUNNER_DEFAULTS.baseDelayMs, timerRule()),
+    maxDelayMs: numberOption('runner.retry.maxDelayMs', options.retry?.maxDelayMs, RUNNER_DEFAULTS.maxDelayMs, timerRule()),
+    // Kept in the store as an expiry time, never waited on by a timer: it may be longer than one.
+    rememberMs: numberOption('runner.rememberMs', options.rememberMs, RUNNER_DEFAULTS.rememberMs, { above: 0 }),
+    leaseMs: numberOption('runner.leaseMs', options.leaseMs, RUNNER_DEFAULTS.leaseMs, ABOVE_ZERO_TIMER),
+  };
 }

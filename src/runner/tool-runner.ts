@@ -3,11 +3,12 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import { StoreError } from '../errors.js';
 import type { Decision, Policy } from '../policy/policy.js';
-import type { CallRecord, CallState, InboxRecord, Store } from '../store/store.js';
+import type { CallRecord, CallState, InboxRecord, ParkedKind, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { answerFrom, checkArguments, invalidArgumentsAnswer } from '../tools/call-tool.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
+import type { CheckResult } from '../tools/arguments.js';
 import { isRepeatable } from '../tools/tool.js';
 import { toMicroUsd } from '../money.js';
 import { BudgetHolds } from './budget-holds.js';
@@ -30,9 +31,10 @@ import {
   type CallRequest,
   type PreparedCall,
 } from './prepared-call.js';
-import { recoveryPass, type RecoveryHost, type RecoveryReport, type Resumed } from './recovery.js';
+import { recoveryPass, type RecoveryReport, type Resumed } from './recovery.js';
 import { RememberedKeys } from './remembered-keys.js';
-import { positive, RUNNER_DEFAULTS, type RunnerOptions } from './runner-options.js';
+import { runnerSettings, type RunnerOptions } from './runner-options.js';
+import { RunGrants } from './run-grants.js';
 import { RunLeases } from './run-leases.js';
 import { SerialPasses } from './serial-passes.js';
 
@@ -45,7 +47,7 @@ export { RUNNER_DEFAULTS, type RunnerOptions } from './runner-options.js';
  * (time-out, retries), journal the answer, labels and costs. Each step is explicit and its state is
  * written to the store before the effect it describes, so a crash leaves a readable journal.
  */
-export class ToolRunner implements RecoveryHost {
+export class ToolRunner {
   /**
    * Calls running in this process, by run and call id, so a duplicate joins the first. Replaced by a
    * new Map whenever it empties: in V8 a Map that has lived long (moved to the old generation) and
@@ -57,10 +59,14 @@ export class ToolRunner implements RecoveryHost {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly maxDelayMs: number;
-  /** The run leases this node holds; agent turns share them with their calls. */
+  /** @internal Where retry jitter comes from (the `random` option); agents' model retries draw from it too. */
+  readonly random: () => number;
+  /** @internal The run leases this node holds; agent turns share them with their calls. */
   readonly leases: RunLeases;
-  /** Budget holds; agent turns hold for their model calls too. */
+  /** @internal Budget holds; agent turns hold for their model calls too. */
   readonly budgets: BudgetHolds;
+  /** @internal Approvals a person gave for the rest of a run (`scope: 'run'`). */
+  readonly grants: RunGrants;
   /** The store refuses writes (opened to inspect a journal): no call starts. */
   private readonly readOnly: boolean;
   private readonly outcomes: CallOutcomes;
@@ -71,6 +77,7 @@ export class ToolRunner implements RecoveryHost {
   /** Recovery passes, one at a time. */
   private readonly recoveries = new SerialPasses(() => recoveryPass(this, this.store, this.events, this.clock));
 
+  /** @internal */
   constructor(
     private readonly catalog: ToolCatalog,
     private readonly store: Store,
@@ -79,21 +86,24 @@ export class ToolRunner implements RecoveryHost {
     private readonly clock: Clock,
     options: RunnerOptions = {},
   ) {
-    this.timeoutMs = positive('runner.timeoutMs', options.timeoutMs ?? RUNNER_DEFAULTS.timeoutMs);
-    this.attempts = positive('runner.retry.attempts', options.retry?.attempts ?? RUNNER_DEFAULTS.attempts);
-    const baseDelayMs = positive('runner.retry.baseDelayMs', options.retry?.baseDelayMs ?? RUNNER_DEFAULTS.baseDelayMs, { zero: true, timer: true });
-    this.maxDelayMs = positive('runner.retry.maxDelayMs', options.retry?.maxDelayMs ?? RUNNER_DEFAULTS.maxDelayMs, { zero: true, timer: true });
-    const rememberMs = positive('runner.rememberMs', options.rememberMs ?? RUNNER_DEFAULTS.rememberMs);
+    const o = runnerSettings(options);
+    this.timeoutMs = o.timeoutMs;
+    this.attempts = o.attempts;
+    const baseDelayMs = o.baseDelayMs;
+    this.maxDelayMs = o.maxDelayMs;
+    const rememberMs = o.rememberMs;
+    this.random = options.random ?? Math.random;
     this.budgets = new BudgetHolds(store, clock);
+    this.grants = new RunGrants(store, clock);
     this.remembering = new RememberedKeys(store, clock, rememberMs);
     this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.leases = new RunLeases(store, clock, node, positive('runner.leaseMs', options.leaseMs ?? RUNNER_DEFAULTS.leaseMs, { timer: true }), (run) =>
+    this.leases = new RunLeases(store, clock, node, o.leaseMs, (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
     );
     this.outcomes = new CallOutcomes(store, events);
     this.journal = new CallJournal(store, this.outcomes, clock);
-    const settings = { timeoutMs: this.timeoutMs, attempts: this.attempts, baseDelayMs, maxDelayMs: this.maxDelayMs, random: options.random ?? Math.random };
+    const settings = { timeoutMs: this.timeoutMs, attempts: this.attempts, baseDelayMs, maxDelayMs: this.maxDelayMs, random: this.random };
     this.tries = new CallAttempts(store, events, this.journal, new Deadlines(), settings);
     this.parked = new ParkedCalls(store, this.journal, this.outcomes, clock);
     this.admission = new CallAdmission(catalog, store, events, policy, this.journal, (request, entry, base, value, args, labels, decision) =>
@@ -123,7 +133,7 @@ export class ToolRunner implements RecoveryHost {
     return this.recoveries.run();
   }
 
-  /** Takes over a call found `started` (see `RecoveryHost.resume`). */
+  /** @internal Takes over a call found `started` (see `RecoveryHost.resume`). */
   resume(record: CallRecord): Promise<Resumed> {
     const key = callKey(record.run, record.call);
     if (this.inFlight.has(key)) return Promise.resolve('skipped');
@@ -163,7 +173,7 @@ export class ToolRunner implements RecoveryHost {
     }
   }
 
-  /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
+  /** @internal Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
   restoreInboxItem(record: CallRecord): Promise<void> {
     return this.parked.restoreInboxItem(record);
   }
@@ -171,22 +181,23 @@ export class ToolRunner implements RecoveryHost {
   /**
    * Writes a final answer for a parked call without running it (a person denied or answered it).
    * Returns the answer, or throws a `StoreError` when the journal cannot be written.
+   * @internal
    */
   answerWithoutRunning(base: CallRef, answer: ToolAnswer, expected: CallState | undefined): Promise<ToolAnswer> {
     return this.parked.answerWithoutRunning(base, answer, expected);
   }
 
-  /** Whether this node is running the call now: sent, recovered or approved here. */
+  /** @internal Whether this node is running the call now: sent, recovered or approved here. */
   isRunning(run: string, call: string): boolean {
     return this.inFlight.has(callKey(run, call));
   }
 
-  /** Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
+  /** @internal Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
   offers(ref: string): boolean {
     return this.catalog.get(ref) !== undefined;
   }
 
-  /** Stops background work (waiting for a recovery pass under way) and gives up the run leases this node holds. */
+  /** @internal Stops background work (waiting for a recovery pass under way) and gives up the run leases this node holds. */
   async close(): Promise<void> {
     await this.recoveries.stop();
     await this.leases.close();
@@ -228,6 +239,7 @@ export class ToolRunner implements RecoveryHost {
    * records the person's answer first (its compare-and-set makes one answer count); the call counts as
    * running here from then on, so this node's recovery never takes it for a crashed one. When another
    * node holds the run, the call is left approved and answers `parked`: a recovery runs it once the run is free.
+   * @internal
    */
   runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
     const key = callKey(item.run, item.call);
@@ -240,7 +252,7 @@ export class ToolRunner implements RecoveryHost {
     await mark();
     if (!(await this.leases.acquire(item.run))) {
       const reason = `A person let this call go; run "${item.run}" is busy on another node right now, so the next recovery runs it once the run is free.`;
-      return { status: 'parked', kind: item.kind, inboxId: item.id, reason, labels: item.labels };
+      return { status: 'parked', kind: item.kind as ParkedKind, inboxId: item.id, reason, labels: item.labels };
     }
     try {
       const entry = this.catalog.get(item.tool);
@@ -248,7 +260,9 @@ export class ToolRunner implements RecoveryHost {
       if (entry === undefined) {
         return await this.parked.answerWithoutRunning(base, errorAnswer('tool_not_found', `Tool "${item.tool}" is no longer available, so the call did not run.`), 'parked');
       }
-      const checked = await checkArguments(entry.tool, item.arguments);
+      // Arguments a person changed run instead of the model's; the answer says so.
+      const sent = item.edited?.arguments ?? item.arguments;
+      const checked = await checkArguments(entry.tool, sent);
       if (!checked.ok) return await this.parked.answerWithoutRunning(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
       const record = await this.store.getCall(item.run, item.call);
       const prepared: PreparedCall = {
@@ -258,11 +272,12 @@ export class ToolRunner implements RecoveryHost {
         tool: entry.ref,
         entry,
         args: checked.value,
-        arguments: item.arguments,
+        arguments: sent,
         idempotencyKey: record?.idempotencyKey ?? `${item.run}:${item.call}`,
         labels: await this.store.getLabels(item.run),
         budgetUsd: item.budgetUsd,
         spent: { microUsd: 0 },
+        edited: item.edited === undefined ? undefined : { original: item.arguments, arguments: sent, ...(item.edited.by === undefined ? {} : { by: item.edited.by }) },
       };
       const attempt = (record?.attempt ?? 0) + 1;
       if (item.budgetUsd === undefined) return await this.execute(prepared, 'parked', attempt);
@@ -294,9 +309,24 @@ export class ToolRunner implements RecoveryHost {
       spent: { microUsd: 0 },
       decision,
     };
-    if (decision.action === 'ask') return this.parked.park(prepared, 'approval', `Needs approval (${decision.rule}).`, undefined);
+    if (decision.action === 'ask') return this.askUnlessGranted(prepared, decision, request.earlierTurns);
     if (request.budgetUsd === undefined) return this.execute(prepared, undefined);
     return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(base, value, refused, decision));
+  }
+
+  /** Parks a call the policy asks about, unless a person approved such calls for the rest of its run. */
+  private async askUnlessGranted(p: PreparedCall, decision: Decision, earlier: CallRequest['earlierTurns']): Promise<ToolAnswer> {
+    const granted = await this.grants.find({ agent: p.agent, run: p.run, tool: p.tool, arguments: p.arguments, labels: p.labels });
+    if (granted === undefined) return this.parked.park(p, 'approval', `Needs approval (${decision.rule}).${fromEarlierTurns(earlier)}`, undefined);
+    const allowed: PreparedCall = { ...p, decision: granted };
+    if (p.budgetUsd === undefined) return this.execute(allowed, undefined);
+    return this.executeBudgeted(allowed, p.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(ref(p), p.arguments, refused, granted));
+  }
+
+  /** @internal Checks arguments a person wrote for tool `ref` (`toolset/tool`); `undefined` when this node does not offer it. */
+  checkFor(ref: string, raw: unknown): CheckResult | Promise<CheckResult> | undefined {
+    const entry = this.catalog.get(ref);
+    return entry === undefined ? undefined : checkArguments(entry.tool, raw);
   }
 
   /** `execute` for an agent with a budget, holding part of it while the call runs (see `BudgetHolds`); `refuse` journals a refusal. */
@@ -356,13 +386,13 @@ export class ToolRunner implements RecoveryHost {
             ? [answerFrom(p.entry.tool, outcome.returned), first]
             : await this.tries.untilAnswered(p, first, ctx, outcome);
       }
-      const answer = attempted[0];
+      const answer = p.edited === undefined || attempted[0].status === 'parked' ? attempted[0] : { ...attempted[0], edited: p.edited };
       if (attempted[2] === true) return answer;
       let record: CallRecord;
       try {
         // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
         if (!includesAll(p.labels, answer.labels)) await this.outcomes.addLabels(p, answer.labels);
-        if (answer.status === 'parked') return await this.parked.park(p, 'park', answer.reason, 'started', answer.labels);
+        if (answer.status === 'parked') return await this.parked.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
         record = this.journal.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
         const written = this.journal.writeCall(record, 'started');
         if (!(written instanceof Promise ? await written : written)) return await this.journal.answerOfWinner(p.run, p.call);
@@ -375,4 +405,11 @@ export class ToolRunner implements RecoveryHost {
       this.leases.release(p.run);
     }
   }
+}
+
+/** Which earlier turns of the conversation the run's labels came from, for an approval's reason. */
+function fromEarlierTurns(earlier: CallRequest['earlierTurns']): string {
+  if (earlier === undefined || earlier.length === 0) return '';
+  const turns = earlier.map((turn) => `${turn.labels.map((label) => `"${label}"`).join(', ')} from earlier turn ${turn.run}`);
+  return ` The run carries labels of earlier turns whose text is in this turn's prompt: ${turns.join('; ')}.`;
 }

@@ -29,6 +29,10 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 export class HttpSessions {
   private readonly sessions = new Map<string, HttpSession>();
+  /** Initializes under way: counted against the bounds from the moment they pass them. */
+  private opening = 0;
+  /** Sessions open or opening by verified client (the token's clientId). */
+  private readonly perClient = new Map<string, number>();
   private readonly bearer: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
   private closed = false;
 
@@ -79,12 +83,23 @@ export class HttpSessions {
 
   private async start(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) return reject(res, 503, 'The server is closing.');
-    if (this.sessions.size >= this.settings.maxSessions) {
-      return reject(res, 503, `The server has ${this.settings.maxSessions} sessions open, the most it keeps; try again later.`);
+    const { maxSessions, maxSessionsPerClient } = this.settings;
+    if (this.sessions.size + this.opening >= maxSessions) {
+      return reject(res, 503, `The server has ${maxSessions} sessions open, the most it keeps; try again later.`);
     }
+    const owner = ownerOf(req);
+    if (owner !== undefined && (this.perClient.get(owner) ?? 0) >= maxSessionsPerClient) {
+      return reject(
+        res,
+        503,
+        `There are ${maxSessionsPerClient} sessions open for this client, the most one client may have; end one (an HTTP DELETE with its mcp-session-id) or let one close while idle, then try again.`,
+      );
+    }
+    // Counted before the first wait, so initializes sent at once cannot all pass the bounds.
+    this.opening++;
+    this.count(owner, 1);
     const session = this.open();
     session.request = req;
-    const owner = ownerOf(req);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sid) => {
@@ -102,9 +117,21 @@ export class HttpSessions {
       await session.server.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
+      this.opening--;
       // Refused before it began (a missing Accept header, a bad protocol version): nothing else would close it.
-      if (transport.sessionId === undefined) await session.server.close().catch(() => {});
+      if (transport.sessionId === undefined) {
+        this.count(owner, -1);
+        await session.server.close().catch(() => {});
+      }
     }
+  }
+
+  /** Adds `by` to the sessions `owner` has open or opening. */
+  private count(owner: string | undefined, by: 1 | -1): void {
+    if (owner === undefined) return;
+    const open = (this.perClient.get(owner) ?? 0) + by;
+    if (open > 0) this.perClient.set(owner, open);
+    else this.perClient.delete(owner);
   }
 
   private drop(id: string): void {
@@ -112,6 +139,7 @@ export class HttpSessions {
     if (entry === undefined) return;
     clearTimeout(entry.idle);
     this.sessions.delete(id);
+    this.count(entry.owner, -1);
     void entry.transport.close().catch(() => {});
   }
 

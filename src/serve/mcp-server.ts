@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ConfigurationError } from '../errors.js';
+import { MAX_MESSAGE_BYTES } from '../mcp/message-limit.js';
 import type { Inbox } from '../inbox/inbox.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
@@ -9,6 +10,7 @@ import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
 import { ServedTools } from './naming.js';
 import { serverSettings, type ServeOptions, type ServeSettings } from './options.js';
 import { ServeSession } from './session.js';
+import { StdioLines } from './stdio-lines.js';
 import { ServeTaskStore } from './tasks.js';
 
 /** What a server needs from its Wardrik. */
@@ -44,6 +46,7 @@ export class WardrikMcpServer {
   private announcing = false;
   private closed = false;
 
+  /** @internal */
   constructor(
     private readonly deps: McpServerDeps,
     options: ServeOptions,
@@ -54,10 +57,12 @@ export class WardrikMcpServer {
   }
 
   /**
-   * Serves one client over `transport` (such as the SDK's `StdioServerTransport`) as its own session.
-   * No HTTP checks apply: the transport is trusted to reach only who should call.
+   * Serves one client over `transport` (any SDK server transport) as its own session; without one,
+   * over this process's stdin and stdout (MCP's stdio transport, as `wardrik serve --stdio` does; a
+   * message over 16 MiB closes it). No HTTP checks apply: the transport is trusted to reach only who
+   * should call.
    */
-  async connect(transport: Transport): Promise<void> {
+  async connect(transport: Transport = new StdioLines(process.stdin, process.stdout, MAX_MESSAGE_BYTES)): Promise<void> {
     this.assertOpen();
     const session = this.open();
     if (transport.sessionId !== undefined) session.run = transport.sessionId;

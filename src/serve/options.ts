@@ -4,6 +4,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
+import { countRule, numberOption } from '../options.js';
 import type { PolicyRule } from '../policy/policy.js';
 
 /** Who is calling, as far as the server knows when a session starts. */
@@ -97,6 +98,11 @@ export interface ServeHttpOptions {
   readonly maxCallsPerSession?: number;
   /** Sessions open at once; a new one past it gets 503: 1 000. */
   readonly maxSessions?: number;
+  /**
+   * Sessions one client may have open at once (a client is the verified token's `clientId`, so this
+   * needs `authenticate`); a new one past it gets 503, and the server-wide `maxSessions` still holds: 100.
+   */
+  readonly maxSessionsPerClient?: number;
 }
 
 /** The options with their defaults, checked. */
@@ -121,6 +127,7 @@ export interface ServeSettings {
   readonly idleMs: number;
   readonly maxCallsPerSession: number;
   readonly maxSessions: number;
+  readonly maxSessionsPerClient: number;
 }
 
 export const SERVE_DEFAULTS = Object.freeze({
@@ -131,6 +138,7 @@ export const SERVE_DEFAULTS = Object.freeze({
   idleMs: 30 * 60_000,
   maxCallsPerSession: 64,
   maxSessions: 1_000,
+  maxSessionsPerClient: 100,
 });
 
 /** Checks `wardrik.mcpServer` options; a bad one throws a ConfigurationError naming it and the fix. */
@@ -157,9 +165,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new ConfigurationError(`mcpServer: http.${key} is a list of strings.`);
     return Object.freeze([...(value as string[])]);
   };
-  if (options.budgetUsd !== undefined && !(Number.isFinite(options.budgetUsd) && options.budgetUsd >= 0)) {
-    throw new ConfigurationError(`mcpServer: budgetUsd is a number of US dollars of at least 0; got ${String(options.budgetUsd)}.`);
-  }
+  numberOption('mcpServer: budgetUsd', options.budgetUsd, 0, { min: 0, unit: 'US dollars' });
   return Object.freeze({
     tools: Object.freeze([...tools]),
     names,
@@ -171,16 +177,17 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     authenticate,
     policy: options.policy,
     budgetUsd: options.budgetUsd,
-    waitMs: count('approvals.waitMs', approvals.waitMs, SERVE_DEFAULTS.waitMs, 0, MAX_TIMER_MS),
-    progressMs: count('approvals.progressMs', approvals.progressMs, SERVE_DEFAULTS.progressMs, 1, MAX_TIMER_MS),
-    checkMs: count('approvals.checkMs', approvals.checkMs, SERVE_DEFAULTS.checkMs, 1, MAX_TIMER_MS),
+    waitMs: numberOption('mcpServer: approvals.waitMs', approvals.waitMs, SERVE_DEFAULTS.waitMs, countRule(0, MAX_TIMER_MS)),
+    progressMs: numberOption('mcpServer: approvals.progressMs', approvals.progressMs, SERVE_DEFAULTS.progressMs, countRule(1, MAX_TIMER_MS)),
+    checkMs: numberOption('mcpServer: approvals.checkMs', approvals.checkMs, SERVE_DEFAULTS.checkMs, countRule(1, MAX_TIMER_MS)),
     viaElicitation: via(approvals.via),
     allowedHosts: hosts('allowedHosts', http.allowedHosts),
     allowedOrigins: hosts('allowedOrigins', http.allowedOrigins),
-    maxBodyBytes: count('http.maxBodyBytes', http.maxBodyBytes, SERVE_DEFAULTS.maxBodyBytes, 1, 2 ** 31),
-    idleMs: count('http.idleMs', http.idleMs, SERVE_DEFAULTS.idleMs, 1, MAX_TIMER_MS),
-    maxCallsPerSession: count('http.maxCallsPerSession', http.maxCallsPerSession, SERVE_DEFAULTS.maxCallsPerSession, 1, 1_000_000),
-    maxSessions: count('http.maxSessions', http.maxSessions, SERVE_DEFAULTS.maxSessions, 1, 1_000_000),
+    maxBodyBytes: numberOption('mcpServer: http.maxBodyBytes', http.maxBodyBytes, SERVE_DEFAULTS.maxBodyBytes, countRule(1, 2 ** 31)),
+    idleMs: numberOption('mcpServer: http.idleMs', http.idleMs, SERVE_DEFAULTS.idleMs, countRule(1, MAX_TIMER_MS)),
+    maxCallsPerSession: numberOption('mcpServer: http.maxCallsPerSession', http.maxCallsPerSession, SERVE_DEFAULTS.maxCallsPerSession, countRule(1, 1_000_000)),
+    maxSessions: numberOption('mcpServer: http.maxSessions', http.maxSessions, SERVE_DEFAULTS.maxSessions, countRule(1, 1_000_000)),
+    maxSessionsPerClient: numberOption('mcpServer: http.maxSessionsPerClient', http.maxSessionsPerClient, SERVE_DEFAULTS.maxSessionsPerClient, countRule(1, 1_000_000)),
   });
 }
 
@@ -188,12 +195,4 @@ function via(value: unknown): boolean {
   if (value === undefined) return false;
   if (value !== 'elicitation') throw new ConfigurationError(`mcpServer: approvals.via is 'elicitation' or left out; got ${JSON.stringify(value)}.`);
   return true;
-}
-
-function count(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigurationError(`mcpServer: ${name} must be a whole number from ${min} to ${max}; got ${String(value)}.`);
-  }
-  return value;
 }

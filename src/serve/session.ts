@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -17,7 +16,6 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { argumentsDigest } from '../runner/digest.js';
 import type { CallRequest, ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
 import type { CallReporter, LogLevel } from '../tools/context.js';
@@ -25,11 +23,13 @@ import type { ToolAnswer } from '../tools/result.js';
 import { MAX_TIMER_MS } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { awaitAnswer } from './approvals.js';
+import { CALL_METHOD_ONLY, callRequest } from './call-params.js';
 import { askClientUser, canElicit } from './elicitation.js';
 import type { ServedTool, ServedTools } from './naming.js';
 import type { ServeTaskStore } from './tasks.js';
 import type { ServeSettings } from './options.js';
 import { callResult, waitingResult } from './results.js';
+import { SameCalls, type SessionCall } from './same-calls.js';
 
 /** What every session of one server shares. */
 export interface SessionDeps {
@@ -54,7 +54,7 @@ const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', '
  * client's identity, the run is this session (so labels such as `outside` stay with it and never
  * reach another), and the call id is unique in the session — except that a call repeated with the
  * same arguments while an earlier one waits for a person gets that call's id, so it joins the same
- * inbox item and gets its one result.
+ * inbox item and gets its one result (see `SameCalls`).
  */
 export class ServeSession {
   readonly server: Server;
@@ -67,10 +67,9 @@ export class ServeSession {
   private identifying: Promise<string> | undefined;
   /** The server's rules and budget, the same on every call. */
   private readonly limits: Pick<CallRequest, 'policy' | 'budgetUsd'>;
-  private calls = 0;
   private inFlight = 0;
-  /** Calls waiting for a person, by tool and arguments digest: a repeat joins them. */
-  private readonly waiting = new Map<string, string>();
+  /** The call ids of this session's calls: a repeat of one waiting for a person joins it. */
+  private readonly calls = new SameCalls();
   private logLevel: LoggingLevel | undefined;
   /** Aborted when the session closes: its tasks stop with it. */
   private readonly closing = new AbortController();
@@ -97,8 +96,9 @@ export class ServeSession {
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...deps.served.listing()] }));
     // Protocol's own registration, not Server's: Server wraps tools/call to parse the request twice and
     // the result once more with zod, and every result here is built by callResult in MCP's shape. That
-    // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too).
-    Protocol.prototype.setRequestHandler.call(this.server, CallToolRequestSchema, (request: CallToolRequest, extra: Extra) => this.call(request, extra));
+    // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too). The
+    // request's params are checked by hand (callRequest), which also answers a malformed one -32602.
+    Protocol.prototype.setRequestHandler.call(this.server, CALL_METHOD_ONLY, (request: { method: 'tools/call'; params?: unknown }, extra: Extra) => this.call(callRequest(request), extra));
     // This session's own level (one Server per session): logs go on the stream of the call that made them.
     this.server.setRequestHandler(SetLevelRequestSchema, (request) => {
       this.logLevel = request.params.level;
@@ -163,20 +163,22 @@ export class ServeSession {
   /** Runs one call through the runner and answers it, waiting for a person when it parks. */
   private async answer(request: CallToolRequest, tool: ServedTool, extra: Extra, how: Waiting): Promise<CallToolResult> {
     const args = request.params.arguments ?? {};
-    // The digest only when a call of this session waits for a person: most sessions never have one.
-    const key = this.waiting.size === 0 ? undefined : waitingKey(tool.entry.ref, args);
-    const call = (key === undefined ? undefined : this.waiting.get(key)) ?? `call-${++this.calls}`;
     const progressToken = request.params._meta?.progressToken;
-    const answer = await this.deps.runner.run({
-      agent: this.agent ?? (await this.identity(extra)),
-      run: this.run,
-      call: { id: call, name: tool.entry.ref, arguments: args },
-      signal: how.signal,
-      reporter: new SessionReporter(this, extra, progressToken, tool.name),
-      ...this.limits,
-    });
-    if (answer.status === 'parked') return await this.waitForPerson(answer, key ?? waitingKey(tool.entry.ref, args), call, progressToken, extra, how);
-    if (key !== undefined && this.waiting.get(key) === call) this.waiting.delete(key);
+    const agent = this.agent ?? (await this.identity(extra));
+    const reporter = new SessionReporter(this, extra, progressToken, tool.name);
+    const call = this.calls.start(tool.entry.ref, args, how.signal, (id) =>
+      this.deps.runner.run({ agent, run: this.run, call: { id, name: tool.entry.ref, arguments: args }, signal: how.signal, reporter, ...this.limits }),
+    );
+    if (call.ready !== undefined) await call.ready;
+    let answer: ToolAnswer;
+    try {
+      answer = await call.answer;
+    } catch (error) {
+      this.calls.settled(call, undefined);
+      throw error;
+    }
+    this.calls.settled(call, answer);
+    if (answer.status === 'parked') return await this.waitForPerson(answer, call, progressToken, extra, how);
     return callResult(answer);
   }
 
@@ -185,16 +187,15 @@ export class ServeSession {
    * token, and answers with its result once a person answered; past that, says it waits. Until its
    * result is given, the same call again in this session gets this call's id and joins it.
    */
-  private async waitForPerson(answer: ParkedAnswer, key: string, call: string, progressToken: string | number | undefined, extra: Extra, how: Waiting): Promise<CallToolResult> {
+  private async waitForPerson(answer: ParkedAnswer, call: SessionCall, progressToken: string | number | undefined, extra: Extra, how: Waiting): Promise<CallToolResult> {
     const { settings, store, runner } = this.deps;
-    this.waiting.set(key, call);
     const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
     how.onWaiting?.(reason);
     if (settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities())) {
       const send = (elicit: ElicitRequest, signal: AbortSignal) => extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
       await askClientUser(this.deps.inbox, answer.inboxId, this.agent!, send, how.signal);
     }
-    const final = await awaitAnswer(store, this.run, call, {
+    const final = await awaitAnswer(store, this.run, call.id, {
       waitMs: how.waitMs,
       checkMs: settings.checkMs,
       progressMs: settings.progressMs,
@@ -204,7 +205,7 @@ export class ServeSession {
       ...(progressToken === undefined ? {} : { onProgress: (count: number) => this.notify(extra, { method: 'notifications/progress', params: { progressToken, progress: count + 1, message: reason } }) }),
     });
     if (final === undefined) return waitingResult(answer);
-    if (this.waiting.get(key) === call) this.waiting.delete(key);
+    this.calls.answered(call);
     return callResult(final);
   }
 
@@ -261,10 +262,6 @@ interface Waiting {
   readonly signal: AbortSignal;
   readonly waitMs: number;
   readonly onWaiting?: (reason: string) => void;
-}
-
-function waitingKey(tool: string, args: unknown): string {
-  return `${tool}\u0000${argumentsDigest(args)}`;
 }
 
 function clientOf(server: Server): { client?: NonNullable<ReturnType<Server['getClientVersion']>> } {

@@ -1,6 +1,6 @@
 import { toMicroUsd, toUsd } from '../money.js';
 import { NO_LABELS } from '../tools/result.js';
-import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
+import { FINISHED_TURNS as FINISHED, type CallListOptions, type CallRecord, type CallState, type ClaimOutcome, type HoldOutcome, type InboxRecord, type InboxStatus, type JournalWrite, type McpServerRecord, type PruneOptions, type PruneReport, type RememberedClaim, type RememberedRecord, type RunSummary, type SpendHold, type StepRecord, type Store, type SyncJournal, type TurnRecord, type TurnStatus } from './store.js';
 
 /** A spend hold of one call, until its cost is known or the hold expires. */
 type HeldSpend = { readonly tool: string; readonly microUsd: number; readonly known: boolean; readonly expiresAt: number };
@@ -22,6 +22,13 @@ export class MemoryStore implements Store {
   private readonly turns = new Map<string, TurnRecord>();
   private readonly steps = new Map<string, Map<number, StepRecord>>();
   private readonly mcpServers = new Map<string, McpServerRecord>();
+  /** Each run's call ids, in the order first written: what a run's deletion and its timeline read. */
+  private readonly runCalls = new Map<string, string[]>();
+  /**
+   * Each agent's finished turns by finish time (`updatedAt`), for its history; an entry whose turn was written
+   * again or deleted since is skipped (the store's record is no longer that object) and dropped by `prune`.
+   */
+  private readonly finished = new Map<string, TurnRecord[]>();
 
   async getCall(run: string, call: string): Promise<CallRecord | undefined> {
     return this.calls.get(callKey(run, call));
@@ -33,16 +40,31 @@ export class MemoryStore implements Store {
       const current = this.calls.get(key);
       if (current?.state !== expected || !advances(current, record)) return false;
       this.calls.set(key, record);
+      if (current === undefined) {
+        const ids = this.runCalls.get(record.run);
+        if (ids === undefined) this.runCalls.set(record.run, [record.call]);
+        else ids.push(record.call);
+      }
       return true;
     },
     getLabels: (run) => this.labels.get(run) ?? NO_LABELS,
+    writeJournal: (writes) => writes.map((write) => ('call' in write ? this.sync.writeCall(write.call, write.expected) : this.appendStepNow(write.step))),
   };
+
+  async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
+    return this.sync.writeJournal!(writes);
+  }
 
   async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
     return this.sync.writeCall(record, expected);
   }
 
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
+    if (options.run !== undefined) {
+      const run = options.run;
+      const calls = (this.runCalls.get(run) ?? []).map((call) => this.calls.get(callKey(run, call))!).filter((record) => options.state === undefined || record.state === options.state);
+      return options.limit === undefined ? calls : calls.slice(0, options.limit);
+    }
     // Map order is first-insertion order and the sort is stable, so ties keep the order calls were first written.
     const matching = [...this.calls.values()].filter(
       (record) => (options.state === undefined || record.state === options.state) && (options.run === undefined || record.run === options.run),
@@ -199,7 +221,26 @@ export class MemoryStore implements Store {
   async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
     if (this.turns.get(record.run)?.version !== expected) return false;
     this.turns.set(record.run, record);
+    if (FINISHED.has(record.status)) {
+      const turns = this.finished.get(record.agent);
+      if (turns === undefined) this.finished.set(record.agent, [record]);
+      else {
+        // Kept in finish-time order; a turn finishing now goes at the end, so this rarely looks back.
+        let at = turns.length;
+        while (at > 0 && turns[at - 1]!.updatedAt > record.updatedAt) at--;
+        turns.splice(at, 0, record);
+      }
+    }
     return true;
+  }
+
+  async lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]> {
+    const turns = this.finished.get(agent) ?? [];
+    const last: TurnRecord[] = [];
+    for (let i = turns.length - 1; i >= 0 && last.length < limit; i--) {
+      if (this.turns.get(turns[i]!.run) === turns[i]) last.push(turns[i]!);
+    }
+    return last.reverse();
   }
 
   async listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]> {
@@ -210,6 +251,10 @@ export class MemoryStore implements Store {
   }
 
   async appendStep(step: StepRecord): Promise<boolean> {
+    return this.appendStepNow(step);
+  }
+
+  private appendStepNow(step: StepRecord): boolean {
     let steps = this.steps.get(step.run);
     if (steps === undefined) this.steps.set(step.run, (steps = new Map<number, StepRecord>()));
     if (steps.has(step.index)) return false;
@@ -231,6 +276,68 @@ export class MemoryStore implements Store {
 
   async deleteMcpServer(hub: string, name: string): Promise<boolean> {
     return this.mcpServers.delete(`${hub}\u0000${name}`);
+  }
+
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    const { before } = options;
+    const limit = options.limit ?? Infinity;
+    const waiting = (run: string, call: string) => {
+      const state = this.calls.get(callKey(run, call))?.state;
+      return state === 'parked' || state === 'started';
+    };
+    // Nothing in it waits, and nothing was written to it since the cutoff.
+    const quiet = (run: string) =>
+      (this.runCalls.get(run) ?? []).every((call) => !waiting(run, call) && this.calls.get(callKey(run, call))!.updatedAt < before);
+    const runs: string[] = [];
+    for (const turn of this.turns.values()) {
+      if (runs.length >= limit) break;
+      if (FINISHED.has(turn.status) && turn.updatedAt < before && quiet(turn.run)) runs.push(turn.run);
+    }
+    for (const run of this.runCalls.keys()) {
+      if (runs.length >= limit) break;
+      if (!this.turns.has(run) && quiet(run)) runs.push(run);
+    }
+    const keep = options.dryRun === true;
+    const report = { runs: runs.length, turns: 0, steps: 0, calls: 0, inbox: 0, labels: 0, leases: 0, holds: 0 };
+    for (const run of runs) {
+      const calls = this.runCalls.get(run) ?? [];
+      report.calls += calls.length;
+      report.steps += this.steps.get(run)?.size ?? 0;
+      report.labels += this.labels.get(run)?.length ?? 0;
+      if (this.turns.has(run)) report.turns++;
+      if (this.leases.has(run)) report.leases++;
+      if (keep) continue;
+      for (const call of calls) this.calls.delete(callKey(run, call));
+      for (const map of [this.runCalls, this.steps, this.labels, this.turns, this.leases]) map.delete(run);
+    }
+    const deleted = new Set(runs);
+    for (const [id, item] of this.inbox) {
+      if (item.status === 'pending' || !deleted.has(item.run)) continue;
+      report.inbox++;
+      if (!keep) this.inbox.delete(id);
+    }
+    for (const [run, lease] of this.leases) {
+      // On a dry run the leases of the runs above are still there, and counted already.
+      if (lease.until >= before || deleted.has(run)) continue;
+      report.leases++;
+      if (!keep) this.leases.delete(run);
+    }
+    for (const holds of this.holds.values()) {
+      for (const [id, hold] of holds) {
+        if (hold.expiresAt >= before) continue;
+        report.holds++;
+        if (!keep) holds.delete(id);
+      }
+    }
+    if (!keep) {
+      // Drop the history entries of turns deleted or written again since they finished.
+      for (const [agent, turns] of this.finished) {
+        const live = turns.filter((turn) => this.turns.get(turn.run) === turn);
+        if (live.length === 0) this.finished.delete(agent);
+        else this.finished.set(agent, live);
+      }
+    }
+    return report;
   }
 
   async close(): Promise<void> {}

@@ -3,6 +3,9 @@
 const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_micro_usd';
 const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
 
+/** A run may go when nothing in it waits (no parked or started call) and nothing in it was written since $1. */
+const QUIET = `NOT EXISTS (SELECT 1 FROM {s}.calls c WHERE c.run = r.run AND (c.state IN ('parked', 'started') OR c.updated_at >= $1))`;
+
 /** One statement per operation; `{s}` is the quoted schema. */
 export const STATEMENTS = {
   getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
@@ -29,8 +32,8 @@ export const STATEMENTS = {
   listInboxPending: `SELECT item::text AS item FROM {s}.inbox WHERE status = 'pending' ORDER BY created_at, seq`,
   listInboxAll: 'SELECT item::text AS item FROM {s}.inbox ORDER BY created_at, seq',
   // An upsert keeps the item's `seq`, so replacing an item does not move it in the list.
-  putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item) VALUES ($1, $2, $3, $4::json)
-    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item`,
+  putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item, run) VALUES ($1, $2, $3, $4::json, $5)
+    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item, run = EXCLUDED.run`,
   updateInbox: 'UPDATE {s}.inbox SET status = $2, created_at = $3, item = $4::json WHERE id = $1 AND status = $5',
   getRemembered: 'SELECT digest, answer::text AS answer, expires_at FROM {s}.remembered WHERE key = $1 AND expires_at > $2',
   putRemembered: `INSERT INTO {s}.remembered (key, digest, answer, expires_at) VALUES ($1, $2, $3::json, $4)
@@ -80,6 +83,51 @@ export const STATEMENTS = {
   appendStep: `INSERT INTO {s}.wardrik_steps (run, idx, data, created_at) VALUES ($1, $2, $3::json, $4)
     ON CONFLICT (run, idx) DO NOTHING`,
   listSteps: 'SELECT run, idx, data::text AS data, created_at FROM {s}.wardrik_steps WHERE run = $1 ORDER BY idx',
+  // Newest first through the partial index of finished turns (its WHERE repeats the index's).
+  lastFinishedTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns
+    WHERE agent = $1 AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, seq DESC LIMIT $2`,
+  // Calls ($1-$12 as insertCall's, one array each, $13 the expected states) and steps ($14-$17) in one
+  // statement: one round trip, one transaction. Calls with no expected state are inserted, the others
+  // compare-and-set as updateCall does. Answers which writes took.
+  writeJournal: `WITH w AS (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
+        $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[]) WITH ORDINALITY
+        AS w (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd, expected, n)),
+    inserted AS (
+      INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
+      SELECT run, call, agent, tool, arguments::json, idempotency_key, state, attempt, answer::json, inbox_id, updated_at, cost_micro_usd
+      FROM w WHERE expected IS NULL ORDER BY n
+      ON CONFLICT (run, call) DO NOTHING RETURNING run, call),
+    updated AS (
+      UPDATE {s}.calls AS c SET agent = w.agent, tool = w.tool, arguments = w.arguments::json, idempotency_key = w.idempotency_key,
+        state = w.state, attempt = w.attempt, answer = w.answer::json, inbox_id = w.inbox_id, updated_at = w.updated_at, cost_micro_usd = w.cost_micro_usd
+      FROM w WHERE c.run = w.run AND c.call = w.call AND c.state = w.expected
+        AND (c.state <> 'started' OR w.state <> 'started' OR c.attempt < w.attempt)
+      RETURNING c.run, c.call),
+    steps AS (
+      INSERT INTO {s}.wardrik_steps (run, idx, data, created_at)
+      SELECT run, idx, data::json, created_at FROM unnest($14::text[], $15::integer[], $16::text[], $17::double precision[]) AS s (run, idx, data, created_at)
+      ON CONFLICT (run, idx) DO NOTHING RETURNING run, idx)
+    SELECT 'call' AS kind, run, call AS key FROM inserted UNION ALL SELECT 'call', run, call FROM updated
+    UNION ALL SELECT 'step', run, idx::text FROM steps`,
+  // Retention: the runs that may go (see sqlite-retention.ts), then everything of theirs, in one statement.
+  prune: `WITH runs AS (
+      SELECT run FROM (
+        (SELECT run FROM {s}.wardrik_turns r WHERE status IN ('done', 'failed', 'budget_spent') AND updated_at < $1 AND ${QUIET} LIMIT $2)
+        UNION ALL
+        (SELECT DISTINCT run FROM {s}.calls r WHERE state IN ('succeeded', 'failed') AND updated_at < $1
+          AND NOT EXISTS (SELECT 1 FROM {s}.wardrik_turns t WHERE t.run = r.run) AND ${QUIET} LIMIT $2)) AS found
+      LIMIT $2),
+    calls AS (DELETE FROM {s}.calls WHERE run IN (SELECT run FROM runs) RETURNING 1),
+    steps AS (DELETE FROM {s}.wardrik_steps WHERE run IN (SELECT run FROM runs) RETURNING 1),
+    labels AS (DELETE FROM {s}.labels WHERE run IN (SELECT run FROM runs) RETURNING 1),
+    turns AS (DELETE FROM {s}.wardrik_turns WHERE run IN (SELECT run FROM runs) RETURNING 1),
+    leases AS (DELETE FROM {s}.wardrik_leases WHERE run IN (SELECT run FROM runs) OR until < $1 RETURNING 1),
+    inbox AS (DELETE FROM {s}.inbox WHERE run IN (SELECT run FROM runs) AND status <> 'pending' RETURNING 1),
+    holds AS (DELETE FROM {s}.wardrik_spend_holds WHERE expires_at < $1 RETURNING 1)
+    SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM turns) AS turns, (SELECT count(*) FROM steps) AS steps,
+      (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM inbox) AS inbox, (SELECT count(*) FROM labels) AS labels,
+      (SELECT count(*) FROM leases) AS leases, (SELECT count(*) FROM holds) AS holds`,
   // COLLATE "C": code point order whatever the database's locale, as MemoryStore and SQLite sort.
   listMcpServers: `SELECT hub, name, options::text AS options, updated_at FROM {s}.wardrik_mcp_servers
     WHERE hub = $1 ORDER BY name COLLATE "C"`,

@@ -1,9 +1,11 @@
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
+import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { addressOf, postgresStoreError } from './postgres-errors.js';
+import { MIGRATIONS } from './postgres-migrations.js';
 import { STATEMENTS } from './postgres-statements.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; the password never appears in a message. */
@@ -17,61 +19,6 @@ export interface PostgresStoreOptions {
   /** Anything else for `pg.Pool` (ssl, application_name …); `url` and the two above win. */
   readonly pool?: PoolConfig;
 }
-
-/**
- * Each migration runs once, in order, in the transaction that records its version. `{s}` is the
- * schema. Never edit one that has shipped: add the next. Times are `double precision` milliseconds:
- * exact for any `Date.now()`, and a test clock with fractions does not fail the write. JSON columns
- * are `json`, not `jsonb`, which keeps the text as written (key order, `\u0000`) and is never queried.
- */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE {s}.calls (
-     run text NOT NULL, call text NOT NULL, agent text NOT NULL, tool text NOT NULL,
-     arguments json, idempotency_key text NOT NULL, state text NOT NULL, attempt integer NOT NULL,
-     answer json, inbox_id text, updated_at double precision NOT NULL,
-     seq bigint GENERATED ALWAYS AS IDENTITY,
-     PRIMARY KEY (run, call));
-   CREATE INDEX calls_by_state ON {s}.calls (state, updated_at, seq);
-   CREATE TABLE {s}.inbox (
-     id text PRIMARY KEY, status text NOT NULL, created_at double precision NOT NULL, item json NOT NULL,
-     seq bigint GENERATED ALWAYS AS IDENTITY);
-   CREATE INDEX inbox_by_status ON {s}.inbox (status, created_at, seq);
-   CREATE TABLE {s}.remembered (key text PRIMARY KEY, digest text NOT NULL, answer json NOT NULL, expires_at double precision NOT NULL);
-   CREATE INDEX remembered_by_expiry ON {s}.remembered (expires_at);
-   CREATE TABLE {s}.spend (agent text PRIMARY KEY, usd double precision NOT NULL);
-   CREATE TABLE {s}.labels (run text NOT NULL, label text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (run, label));`,
-  // 2: run leases (D3), agent turns and their steps (D1), runtime MCP servers (M7). A turn's `seq`
-  // orders turns created at the same time in the order they were first written.
-  `CREATE TABLE {s}.wardrik_leases (run text PRIMARY KEY, node text NOT NULL, until double precision NOT NULL);
-   CREATE TABLE {s}.wardrik_turns (
-     run text PRIMARY KEY, agent text NOT NULL, status text NOT NULL, version integer NOT NULL, data json,
-     created_at double precision NOT NULL, updated_at double precision NOT NULL,
-     seq bigint GENERATED ALWAYS AS IDENTITY);
-   CREATE INDEX wardrik_turns_by_agent ON {s}.wardrik_turns (agent, created_at, seq);
-   CREATE INDEX wardrik_turns_by_status ON {s}.wardrik_turns (status, created_at, seq);
-   CREATE TABLE {s}.wardrik_steps (
-     run text NOT NULL, idx integer NOT NULL, data json, created_at double precision NOT NULL,
-     PRIMARY KEY (run, idx));
-   CREATE TABLE {s}.wardrik_mcp_servers (
-     hub text NOT NULL, name text NOT NULL, options json, updated_at double precision NOT NULL,
-     PRIMARY KEY (hub, name));`,
-  // 3: what each call spent (CallRecord.costUsd), and a run's calls in the order first written (a
-  // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
-  `ALTER TABLE {s}.calls ADD COLUMN cost_usd double precision;
-   CREATE INDEX calls_by_run ON {s}.calls (run, seq);`,
-  // 4: money in integer micro-dollars (dollars as double precision added up to 0.9999999999999999 for
-  // ten $0.10), claims on remembered keys (one run per key across nodes), budget holds and each tool's
-  // cost so far.
-  `ALTER TABLE {s}.calls ALTER COLUMN cost_usd TYPE bigint USING round(cost_usd * 1000000)::bigint;
-   ALTER TABLE {s}.calls RENAME COLUMN cost_usd TO cost_micro_usd;
-   ALTER TABLE {s}.spend ALTER COLUMN usd TYPE bigint USING round(usd * 1000000)::bigint;
-   ALTER TABLE {s}.spend RENAME COLUMN usd TO micro_usd;
-   CREATE TABLE {s}.wardrik_remembered_claims (key text PRIMARY KEY, digest text NOT NULL, owner text NOT NULL, expires_at double precision NOT NULL);
-   CREATE TABLE {s}.wardrik_spend_holds (
-     agent text NOT NULL, id text NOT NULL, tool text NOT NULL, micro_usd bigint NOT NULL, known boolean NOT NULL,
-     expires_at double precision NOT NULL, PRIMARY KEY (agent, id));
-   CREATE TABLE {s}.wardrik_tool_costs (tool text PRIMARY KEY, max_micro_usd bigint NOT NULL);`,
-];
 
 /** The first key of the advisory lock that serialises migrations; the second is the schema's hash. */
 const MIGRATION_LOCK = 0x5741_5244; // "WARD"
@@ -145,20 +92,20 @@ export class PostgresStore implements Store {
 
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
     const rows = await this.query<{ item: string }>('read an inbox item', 'getInbox', [id]);
-    return rows[0] === undefined ? undefined : (JSON.parse(rows[0].item) as InboxRecord);
+    return rows[0] === undefined ? undefined : (inboxOf(rows[0].item));
   }
 
   async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
     const rows = await this.query<{ item: string }>('list the inbox', options.all === true ? 'listInboxAll' : 'listInboxPending', []);
-    return rows.map((row) => JSON.parse(row.item) as InboxRecord);
+    return rows.map((row) => inboxOf(row.item));
   }
 
   async putInboxItem(item: InboxRecord): Promise<void> {
-    await this.query('write an inbox item', 'putInbox', [item.id, item.status, item.createdAt, JSON.stringify(item)]);
+    await this.query('write an inbox item', 'putInbox', [item.id, item.status, item.createdAt, inboxJson(item), item.run]);
   }
 
   async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
-    const values = [item.id, item.status, item.createdAt, JSON.stringify(item), expected];
+    const values = [item.id, item.status, item.createdAt, inboxJson(item), expected];
     return (await this.count('update an inbox item', 'updateInbox', values)) === 1;
   }
 
@@ -203,7 +150,7 @@ export class PostgresStore implements Store {
   async putRemembered(record: RememberedRecord): Promise<void> {
     // Under the key's lock: a claimer never sees the claim gone before the result is there.
     await this.locked('remember a result', `remember:${record.key}`, async (run) => {
-      await run('putRemembered', [record.key, record.digest, JSON.stringify(record.answer), record.expiresAt]);
+      await run('putRemembered', [record.key, record.digest, answerJson(record.answer), record.expiresAt]);
       await run('deleteClaim', [record.key]);
     });
   }
@@ -271,12 +218,42 @@ export class PostgresStore implements Store {
     return (await this.query<StepRow>('list steps', 'listSteps', [run])).map(stepOf);
   }
 
+  async lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]> {
+    return (await this.query<TurnRow>('read the last turns', 'lastFinishedTurns', [agent, limit])).map(turnOf).reverse();
+  }
+
+  async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
+    const calls: unknown[][] = Array.from({ length: 13 }, () => []);
+    const steps: unknown[][] = [[], [], [], []];
+    for (const write of writes) {
+      if ('call' in write) [...callValues(write.call), write.expected ?? null].forEach((value, i) => calls[i]!.push(value));
+      else [write.step.run, write.step.index, encodeJson(write.step.data), write.step.createdAt].forEach((value, i) => steps[i]!.push(value));
+    }
+    const rows = await this.query<{ kind: 'call' | 'step'; run: string; key: string }>('write to the journal', 'writeJournal', [...calls, ...steps]);
+    const took = new Set(rows.map((row) => JSON.stringify([row.kind, row.run, row.key])));
+    return writes.map((write) =>
+      took.has(JSON.stringify('call' in write ? ['call', write.call.run, write.call.call] : ['step', write.step.run, String(write.step.index)])),
+    );
+  }
+
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    const values = [options.before, options.limit ?? null];
+    type Counts = Record<keyof PruneReport, string>;
+    // A dry run deletes in a transaction it rolls back: the counts are exactly what a pass would remove.
+    const [row] =
+      options.dryRun === true
+        ? await this.locked('count what pruning would remove', undefined, (run) => run<Counts>('prune', values), 'ROLLBACK')
+        : await this.query<Counts>('prune finished runs', 'prune', values);
+    // count(*) is bigint, which pg returns as text.
+    return Object.fromEntries(Object.entries(row!).map(([key, count]) => [key, Number(count)])) as unknown as PruneReport;
+  }
+
   async listMcpServers(hub: string): Promise<McpServerRecord[]> {
     return (await this.query<McpServerRow>('list MCP servers', 'listMcpServers', [hub])).map(mcpServerOf);
   }
 
   async putMcpServer(record: McpServerRecord): Promise<void> {
-    await this.count('write an MCP server', 'putMcpServer', [record.hub, record.name, encodeJson(record.options), record.updatedAt]);
+    await this.count('write an MCP server', 'putMcpServer', [record.hub, record.name, mcpServerOptionsJson(record.options), record.updatedAt]);
   }
 
   async deleteMcpServer(hub: string, name: string): Promise<boolean> {
@@ -357,9 +334,15 @@ export class PostgresStore implements Store {
 
   /**
    * Runs `work` in one transaction holding an advisory lock on `name` (a remembered key, an agent), so
-   * steps that read then write (a claim, a budget hold) are atomic: racing nodes take turns.
+   * steps that read then write (a claim, a budget hold) are atomic: racing nodes take turns. Ends with
+   * `end`: a ROLLBACK keeps nothing of what `work` did.
    */
-  private async locked<T>(action: string, name: string, work: (run: <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+  private async locked<T>(
+    action: string,
+    name: string | undefined,
+    work: (run: <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) => Promise<R[]>) => Promise<T>,
+    end: 'COMMIT' | 'ROLLBACK' = 'COMMIT',
+  ): Promise<T> {
     const pool = await this.ready();
     let client: PoolClient;
     try {
@@ -369,11 +352,11 @@ export class PostgresStore implements Store {
     }
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [STEP_LOCK, `${this.schema}:${name}`]);
+      if (name !== undefined) await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [STEP_LOCK, `${this.schema}:${name}`]);
       const result = await work(async <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) =>
         (await client.query<R>({ name: `wardrik_${statement}`, text: this.q[statement], values })).rows,
       );
-      await client.query('COMMIT');
+      await client.query(end);
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -1,10 +1,12 @@
 import { toMicroUsd, toUsd } from '../money.js';
-import type { ToolAnswer } from '../tools/result.js';
+import { answerJson, answerOf, mcpServerOptionsOf } from './journal-data.js';
 import type { CallRecord, CallState, McpServerRecord, RememberedRecord, RunSummary, StepRecord, TurnRecord, TurnStatus } from './store.js';
 
 /**
  * How the SQL stores lay out a call. JSON values are kept as text: SQL NULL stands for `undefined`
  * and the text `null` for `null`, so both come back as they went in (a call's arguments may be either).
+ * Wardrik's own values (answers, inbox items, MCP server options) carry their journal format and are
+ * checked when read (journal-data.ts); a call's arguments are the caller's, kept as given.
  */
 export interface CallRow {
   run: string;
@@ -33,7 +35,7 @@ export function callValues(record: CallRecord): unknown[] {
     record.idempotencyKey,
     record.state,
     record.attempt,
-    encodeJson(record.answer),
+    record.answer === undefined ? null : answerJson(record.answer),
     record.inboxId ?? null,
     record.updatedAt,
     record.costUsd === undefined ? null : toMicroUsd(record.costUsd),
@@ -51,7 +53,7 @@ export function callOf(row: CallRow): CallRecord {
     idempotencyKey: row.idempotency_key,
     state: row.state,
     attempt: row.attempt,
-    ...(row.answer === null ? {} : { answer: decodeJson(row.answer) as ToolAnswer }),
+    ...(row.answer === null ? {} : { answer: answerOf(row.answer, `the answer of call "${row.call}" of run "${row.run}"`) }),
     ...(row.inbox_id === null ? {} : { inboxId: row.inbox_id }),
     ...(row.cost_micro_usd === null || row.cost_micro_usd === undefined ? {} : { costUsd: toUsd(Number(row.cost_micro_usd)) }),
     updatedAt: row.updated_at,
@@ -74,7 +76,7 @@ export interface RememberedRow {
 }
 
 export function rememberedOf(key: string, row: RememberedRow): RememberedRecord {
-  return { key, digest: row.digest, answer: JSON.parse(row.answer) as ToolAnswer, expiresAt: row.expires_at };
+  return { key, digest: row.digest, answer: answerOf(row.answer, `the result remembered under key "${key}"`), expiresAt: row.expires_at };
 }
 
 /** How the SQL stores lay out a turn; `data` is JSON text (NULL for `undefined`). */
@@ -124,7 +126,7 @@ export interface McpServerRow {
 }
 
 export function mcpServerOf(row: McpServerRow): McpServerRecord {
-  return { hub: row.hub, name: row.name, options: decodeJson(row.options), updatedAt: row.updated_at };
+  return { hub: row.hub, name: row.name, options: mcpServerOptionsOf(row.options, row.hub, row.name), updatedAt: row.updated_at };
 }
 
 /** Which `listTurns` statement answers `options`: one per filter combination, so each can use its index. */

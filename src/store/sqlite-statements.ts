@@ -77,6 +77,9 @@ const STATEMENTS = {
   listTurnsByAgentStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? AND status = ? ORDER BY created_at, rowid LIMIT ?`,
   appendStep: 'INSERT INTO wardrik_steps (run, idx, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (run, idx) DO NOTHING',
   listSteps: 'SELECT run, idx, data, created_at FROM wardrik_steps WHERE run = ? ORDER BY idx',
+  // Newest first through the partial index of finished turns (its WHERE repeats the index's).
+  lastFinishedTurns: `SELECT ${turnColumns} FROM wardrik_turns
+     WHERE agent = ? AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
   // BINARY collation: byte order of UTF-8, the same as comparing code points.
   listMcpServers: 'SELECT hub, name, options, updated_at FROM wardrik_mcp_servers WHERE hub = ? ORDER BY name',
   putMcpServer: `INSERT INTO wardrik_mcp_servers (hub, name, options, updated_at) VALUES (?, ?, ?, ?)
@@ -88,5 +91,5 @@ export type SqliteStatements = { readonly [K in keyof typeof STATEMENTS]: Databa
 
 /** Prepares every statement once per connection. */
 export function prepare(db: Database.Database): SqliteStatements {
-return Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, db.prepare(text)])) as unknown as SqliteStatements;
+  return Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, db.prepare(text)])) as unknown as SqliteStatements;
 }

@@ -2,9 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
+import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import { GroupCommit } from './group-commit.js';
+import { sqlitePruner } from './sqlite-retention.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
-import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, McpServerRecord, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -75,6 +78,11 @@ const MIGRATIONS: readonly string[] = [
      agent TEXT NOT NULL, id TEXT NOT NULL, tool TEXT NOT NULL, micro_usd INTEGER NOT NULL, known INTEGER NOT NULL,
      expires_at REAL NOT NULL, PRIMARY KEY (agent, id));
    CREATE TABLE wardrik_tool_costs (tool TEXT PRIMARY KEY, max_micro_usd INTEGER NOT NULL);`,
+  // 5: finished turns by agent and by time, and inbox items by run, so an agent's history and
+  // retention read only what they need.
+  `CREATE INDEX wardrik_turns_finished ON wardrik_turns (agent, updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+   CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+   CREATE INDEX inbox_by_run ON inbox (json_extract(item, '$.run'));`,
 ];
 
 /**
@@ -99,6 +107,10 @@ export class SqliteStore implements Store {
   private readonly putRememberedTx: (record: RememberedRecord) => void;
   private readonly holdTx: (hold: SpendHold, now: number) => HoldOutcome;
   private readonly releaseHoldTx: (agent: string, id: string, tool: string, cost: number | undefined) => void;
+  private readonly journalTx: (writes: readonly JournalWrite[]) => boolean[];
+  /** Batches of different runs ready in the same tick share one transaction. */
+  private readonly groups: GroupCommit<JournalWrite, boolean>;
+  private readonly pruneTx: (options: PruneOptions) => PruneReport;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path === ':memory:' ? options.path : resolve(options.path);
@@ -134,7 +146,7 @@ export class SqliteStore implements Store {
         return { claimed: true };
       });
       this.putRememberedTx = immediate(this.db, (record: RememberedRecord) => {
-        sql.putRemembered.run(record.key, record.digest, JSON.stringify(record.answer), record.expiresAt);
+        sql.putRemembered.run(record.key, record.digest, answerJson(record.answer), record.expiresAt);
         sql.deleteClaim.run(record.key);
       });
       this.holdTx = immediate(this.db, (hold: SpendHold, now: number): HoldOutcome => {
@@ -150,6 +162,11 @@ export class SqliteStore implements Store {
         sql.deleteHold.run(agent, id);
         if (cost !== undefined) sql.putToolCost.run(tool, cost);
       });
+      this.journalTx = this.db.transaction((writes: readonly JournalWrite[]) =>
+        writes.map((write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : this.appendStepRow(write.step))),
+      );
+      this.groups = new GroupCommit((writes) => this.run('write to the journal', () => this.journalTx(writes)));
+      this.pruneTx = sqlitePruner(this.db);
     } catch (error) {
       this.db.close();
       throw storeError(this.path, 'open', error);
@@ -164,16 +181,14 @@ export class SqliteStore implements Store {
   }
 
   readonly sync: SyncJournal = {
-    writeCall: (record, expected) =>
-      this.run('write a call', () => {
-        // Positional values: better-sqlite3 binds them faster than named ones, and this is the hot path.
-        const values = callValues(record);
-        if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
-        const [run, call, ...rest] = values;
-        return this.sql.updateCall.run(...rest, run, call, expected, record.state, record.attempt).changes === 1;
-      }),
+    writeCall: (record, expected) => this.run('write a call', () => this.writeCallRow(record, expected)),
     getLabels: (run) => this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
+    writeJournal: (writes) => this.run('write to the journal', () => this.journalTx(writes)),
   };
+
+  async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
+    return this.groups.add(writes);
+  }
 
   async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
     return this.sync.writeCall(record, expected);
@@ -202,26 +217,26 @@ export class SqliteStore implements Store {
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
     return this.run('read an inbox item', () => {
       const row = this.sql.getInbox.get(id) as { item: string } | undefined;
-      return row === undefined ? undefined : (JSON.parse(row.item) as InboxRecord);
+      return row === undefined ? undefined : (inboxOf(row.item));
     });
   }
 
   async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
     return this.run('list the inbox', () => {
       const rows = (options.all === true ? this.sql.listInboxAll.all() : this.sql.listInboxPending.all()) as { item: string }[];
-      return rows.map((row) => JSON.parse(row.item) as InboxRecord);
+      return rows.map((row) => inboxOf(row.item));
     });
   }
 
   async putInboxItem(item: InboxRecord): Promise<void> {
     this.run('write an inbox item', () => {
-      this.sql.putInbox.run(item.id, item.status, item.createdAt, JSON.stringify(item));
+      this.sql.putInbox.run(item.id, item.status, item.createdAt, inboxJson(item));
     });
   }
 
   async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
     return this.run('update an inbox item', () =>
-      this.sql.updateInbox.run(item.status, item.createdAt, JSON.stringify(item), item.id, expected).changes === 1,
+      this.sql.updateInbox.run(item.status, item.createdAt, inboxJson(item), item.id, expected).changes === 1,
     );
   }
 
@@ -311,11 +326,19 @@ export class SqliteStore implements Store {
   }
 
   async appendStep(step: StepRecord): Promise<boolean> {
-    return this.run('append a step', () => this.sql.appendStep.run(step.run, step.index, encodeJson(step.data), step.createdAt).changes === 1);
+    return this.run('append a step', () => this.appendStepRow(step));
   }
 
   async listSteps(run: string): Promise<StepRecord[]> {
     return this.run('list steps', () => (this.sql.listSteps.all(run) as StepRow[]).map(stepOf));
+  }
+
+  async lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]> {
+    return this.run('read the last turns', () => (this.sql.lastFinishedTurns.all(agent, limit) as TurnRow[]).map(turnOf).reverse());
+  }
+
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    return this.run('prune finished runs', () => this.pruneTx(options));
   }
 
   async listMcpServers(hub: string): Promise<McpServerRecord[]> {
@@ -324,7 +347,7 @@ export class SqliteStore implements Store {
 
   async putMcpServer(record: McpServerRecord): Promise<void> {
     this.run('write an MCP server', () => {
-      this.sql.putMcpServer.run(record.hub, record.name, encodeJson(record.options), record.updatedAt);
+      this.sql.putMcpServer.run(record.hub, record.name, mcpServerOptionsJson(record.options), record.updatedAt);
     });
   }
 
@@ -334,6 +357,18 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+
+  private writeCallRow(record: CallRecord, expected: CallState | undefined): boolean {
+    // Positional values: better-sqlite3 binds them faster than named ones, and this is the hot path.
+    const values = callValues(record);
+    if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
+    const [run, call, ...rest] = values;
+    return this.sql.updateCall.run(...rest, run, call, expected, record.state, record.attempt).changes === 1;
+  }
+
+  private appendStepRow(step: StepRecord): boolean {
+    return this.sql.appendStep.run(step.run, step.index, encodeJson(step.data), step.createdAt).changes === 1;
   }
 
   private run<T>(action: string, work: () => T): T {

@@ -96,6 +96,28 @@ export interface Store {
   appendStep(step: StepRecord): Promise<boolean>;
   /** A turn's steps in index order. */
   listSteps(run: string): Promise<StepRecord[]>;
+  /**
+   * The agent's last `limit` finished turns (`done`, `failed`, `budget_spent`), oldest `updatedAt`
+   * first: the conversation its next turn goes on with. Reads only those turns, through an index,
+   * however many the agent has had.
+   */
+  lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]>;
+
+  /**
+   * Several journal writes committed together: one transaction, so one commit (on PostgreSQL one
+   * statement, so one round trip). Each write does what its namesake does (`writeCall`, `appendStep`)
+   * and answers as it would, in order; a write that is refused (a compare-and-set lost) does not undo
+   * the others. At most one write per call and per step in a batch. Resolves once the batch is durable.
+   */
+  writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]>;
+
+  /**
+   * Deletes what finished runs left behind, at most `limit` runs a pass (see `PruneOptions`), and says
+   * what it removed. A run is finished when its turn ended (`done`, `failed`, `budget_spent`) or, for a
+   * run without a turn, when all its calls are final; it goes once its last write is before `before`.
+   * A run with a parked or in-doubt call is never deleted, nor is a pending inbox item.
+   */
+  prune(options: PruneOptions): Promise<PruneReport>;
 
   /** The MCP servers added at runtime to hub `hub`, sorted by name. */
   listMcpServers(hub: string): Promise<McpServerRecord[]>;
@@ -128,6 +150,37 @@ export interface Store {
 export interface SyncJournal {
   writeCall(record: CallRecord, expected: CallState | undefined): boolean;
   getLabels(run: string): readonly string[];
+  /** `Store.writeJournal`, committed before it returns; absent where a wrapper offers only the two above. */
+  writeJournal?(writes: readonly JournalWrite[]): boolean[];
+}
+
+/** One write of a batch (`Store.writeJournal`): a call's state change, or a turn's step. */
+export type JournalWrite =
+  | { readonly call: CallRecord; readonly expected: CallState | undefined }
+  | { readonly step: StepRecord };
+
+/** What `Store.prune` takes. */
+export interface PruneOptions {
+  /** Finished runs whose last write is older than this time (ms since the epoch) go. */
+  readonly before: number;
+  /** The most runs one pass deletes (a small batch keeps the store free for calls); all when absent. */
+  readonly limit?: number;
+  /** Counts what would go and deletes nothing. */
+  readonly dryRun?: boolean;
+}
+
+/** What `Store.prune` removed (or, on a dry run, would remove). */
+export interface PruneReport {
+  readonly runs: number;
+  readonly turns: number;
+  readonly steps: number;
+  readonly calls: number;
+  /** The runs' answered inbox items. */
+  readonly inbox: number;
+  readonly labels: number;
+  /** Run leases and budget holds that lapsed before `before`. */
+  readonly leases: number;
+  readonly holds: number;
 }
 
 /** What `listCalls` takes: a state, a run, or both. */
@@ -174,7 +227,14 @@ export interface CallRecord {
   readonly updatedAt: number;
 }
 
-export type InboxKind = 'approval' | 'park' | 'in_doubt';
+/**
+ * `approval`, `park` and `in_doubt` are parked calls; `tool_change` is a call of an MCP tool whose
+ * definition changed (approving it accepts the new one); `question` is an MCP server's elicitation
+ * during a call, and `authorize` a sign-in an MCP server needs (neither is a parked call).
+ */
+export type InboxKind = ParkedKind | 'question' | 'authorize';
+/** The kinds of inbox item that are parked calls. */
+export type ParkedKind = 'approval' | 'park' | 'in_doubt' | 'tool_change';
 export type InboxStatus = 'pending' | 'approved' | 'denied' | 'answered';
 
 /** A parked call waiting for (or answered by) a person. */
@@ -195,8 +255,22 @@ export interface InboxRecord {
   readonly createdAt: number;
   /** The agent's budget when the call parked; checked again before an approved call runs. */
   readonly budgetUsd?: number;
+  /** The tool's input schema when the call parked, so edited arguments can be checked on any node. */
+  readonly inputSchema?: object;
   readonly by?: string;
   readonly answeredAt?: number;
+  /** What the person is shown besides the reason: what changed (`tool_change`), the question (`question`), the sign-in (`authorize`). */
+  readonly detail?: unknown;
+  /** A `question`'s answer, read by the node whose call waits for it. */
+  readonly response?: unknown;
+  /** The arguments a person approved instead of `arguments`, and who changed them; `arguments` stay as sent. */
+  readonly edited?: { readonly arguments: unknown; readonly digest: string; readonly by?: string };
+  /** `run`: the approval also lets later calls of the tool in this run go, within `allowIf`. */
+  readonly scope?: 'call' | 'run';
+  /** Argument fields later calls must match for a `run` approval to let them go, such as `['orderId']`. */
+  readonly allowIf?: readonly string[];
+  /** When the item was escalated for having waited `escalateAfterMs`. */
+  readonly escalatedAt?: number;
 }
 
 /** A call's claim on an idempotency key while its tool runs (`@Idempotent({ remember: true })`). */
@@ -240,6 +314,9 @@ export interface RememberedRecord {
 }
 
 export type TurnStatus = 'running' | 'parked' | 'done' | 'failed' | 'budget_spent';
+
+/** The statuses of a turn that has ended: it is never driven again. */
+export const FINISHED_TURNS: ReadonlySet<TurnStatus> = new Set(['done', 'failed', 'budget_spent']);
 
 /** One agent turn (`agent.send`): its run id, who runs it, where it stands. `data` is the agent loop's own JSON. */
 export interface TurnRecord {

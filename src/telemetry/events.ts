@@ -1,11 +1,13 @@
 import type { LogLevel, Measure } from '../tools/context.js';
+import type { InboxKind } from '../store/store.js';
 
 /**
  * Every event Wardrik emits on `events$`. Each has a `type` and a `time` (milliseconds since the epoch),
  * and carries `agent`, `run` and `call` where they apply. Types are dotted lowercase and stable.
  */
 
-interface CallEventBase {
+/** What every event about one tool call carries. */
+export interface CallEventBase {
   readonly agent: string;
   readonly run: string;
   readonly call: string;
@@ -72,7 +74,8 @@ export interface ToolRetryingEvent extends CallEventBase {
 export interface ToolParkedEvent extends CallEventBase {
   readonly type: 'tool.parked';
   readonly inboxId: string;
-  readonly kind: 'approval' | 'park' | 'in_doubt';
+  /** `question`: an MCP server asks a person during the call, which waits meanwhile. */
+  readonly kind: 'approval' | 'park' | 'in_doubt' | 'tool_change' | 'question';
   readonly reason: string;
 }
 
@@ -82,6 +85,18 @@ export interface ToolAnsweredEvent extends CallEventBase {
   readonly inboxId: string;
   readonly answer: 'approved' | 'denied' | 'answered';
   readonly by?: string;
+  /** The person approved with other arguments than the call was sent with. */
+  readonly edited?: boolean;
+  /** The approval also lets later calls of the tool in this run go (`scope: 'run'`). */
+  readonly scope?: 'run';
+}
+
+/** A parked call has waited `escalateAfterMs` without an answer: tell someone else. */
+export interface InboxEscalatedEvent extends CallEventBase {
+  readonly type: 'inbox.escalated';
+  readonly inboxId: string;
+  readonly kind: InboxKind;
+  readonly waitedMs: number;
 }
 
 /** The run now carries these labels, new from this call. */
@@ -110,6 +125,21 @@ export interface ToolsChangedEvent {
   readonly mcp: string;
   readonly server: string;
   readonly count: number;
+  readonly time: number;
+}
+
+/**
+ * An MCP tool's definition (description, schemas, annotations, title) is not the pinned one:
+ * `accepted` when it was pinned at once (a trusted server), else its calls ask a person until one accepts it.
+ */
+export interface ToolChangedEvent {
+  readonly type: 'tool.changed';
+  readonly mcp: string;
+  readonly server: string;
+  readonly tool: string;
+  /** What changed, in words, such as `description changed`. */
+  readonly changes: readonly string[];
+  readonly accepted: boolean;
   readonly time: number;
 }
 
@@ -218,9 +248,11 @@ export type WardrikEvent =
   | ToolRetryingEvent
   | ToolParkedEvent
   | ToolAnsweredEvent
+  | InboxEscalatedEvent
   | LabelAddedEvent
   | CostEvent
   | ToolsChangedEvent
+  | ToolChangedEvent
   | ToolProgressEvent
   | ToolLogEvent;
 

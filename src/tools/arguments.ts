@@ -11,6 +11,7 @@ import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
  * Checks a call's arguments against the tool's input, the same DTO or JSON Schema the model was shown.
  * Arguments are refused whole, with every failing field, before any tool code runs.
  */
+
 export type CheckResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] };
 
 export interface ArgumentChecker {
@@ -320,4 +321,13 @@ function ajvIssue(error: ErrorObject): FieldIssue {
   if (error.keyword === 'required') return { path: join(String(error.params.missingProperty)), message: 'is required (it is missing)' };
   if (error.keyword === 'additionalProperties') return { path: join(String(error.params.additionalProperty)), message: UNKNOWN_ARGUMENT };
   return { path: base === '' ? '(arguments)' : base, message: error.message ?? `fails the "${error.keyword}" rule` };
+}
+
+/** Checks arguments against a JSON Schema alone, such as the one kept with an inbox item for a person's edits. */
+export function checkAgainstSchema(schema: JsonSchema, raw: unknown): CheckResult {
+  try {
+    return schemaChecker(schema).check(raw) as CheckResult;
+  } catch (error) {
+    return { ok: false, issues: [{ path: '(arguments)', message: `cannot be checked: ${(error as Error).message}` }] };
+  }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentsError, ToolNotFoundError, WardrikError, type FieldIssue } from '../errors.js';
+import { WardrikError } from '../errors.js';
+import type { FieldIssue } from '../errors.js';
 import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult } from './arguments.js';
 import { checkAmount, type ToolContext } from './context.js';
 import { closestNames } from './names.js';
@@ -93,7 +94,9 @@ function uncheckable(error: unknown): CheckResult {
 /** The answer for what a tool returned: its output with its labels, or a park. */
 export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
   const own = tool.annotations.labels ?? NO_LABELS;
-  if (value instanceof ParkRequest) return { status: 'parked', kind: 'park', reason: value.reason, labels: own };
+  if (value instanceof ParkRequest) {
+    return value.detail === undefined ? { status: 'parked', kind: value.kind, reason: value.reason, labels: own } : { status: 'parked', kind: value.kind, reason: value.reason, labels: own, detail: value.detail };
+  }
   if (value instanceof ToolResult) {
     const labels = mergeLabels(own, value.labels);
     return value.content === undefined ? okAnswer(value.output, labels) : { status: 'ok', output: value.output, labels, content: value.content };
@@ -111,12 +114,21 @@ export function failureAnswer(tool: ToolDefinition, error: unknown): ToolAnswer 
   return errorAnswer(code, message === '' ? `Tool "${tool.name}" failed without a message.` : message, labels);
 }
 
+/** The answer for a call to a tool nobody offers, naming the closest that exist. */
 export function notFoundAnswer(name: string, available: Iterable<string>): ToolAnswer {
-  return errorAnswer('tool_not_found', new ToolNotFoundError(name, closestNames(name, available)).message);
+  const closest = closestNames(name, available);
+  const hint = closest.length > 0 ? ` The closest available: ${closest.join(', ')}.` : ' No tools are available.';
+  return errorAnswer('tool_not_found', `No tool is named "${name}".${hint}`);
 }
 
+const MAX_LISTED_ISSUES = 25;
+
+/** The answer for arguments that failed the tool's checks: every failing field, for the model to fix. */
 export function invalidArgumentsAnswer(tool: string, issues: readonly FieldIssue[]): ToolAnswer {
-  return errorAnswer('invalid_arguments', new InvalidArgumentsError(tool, issues).message);
+  // The first few only: arguments with thousands of bad values must not make an answer as large.
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path.slice(0, 200)}: ${issue.message}`);
+  if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
+  return errorAnswer('invalid_arguments', `Invalid arguments for tool "${tool}"; the tool did not run. Fix these and call it again:\n${listed.join('\n')}`);
 }
 
 export function mergeLabels(a: readonly string[], b: readonly string[]): readonly string[] {

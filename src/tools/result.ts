@@ -63,9 +63,16 @@ export function contentText(parts: readonly ContentPart[]): string {
     .join('\n');
 }
 
-/** Returned by `park(reason)`: the call waits for a person, whose answer becomes its result. */
+/**
+ * Returned by `park(reason)`: the call waits for a person, whose answer becomes its result. Wardrik's
+ * MCP hub parks with kind `tool_change` (a tool whose definition changed), with `detail` for the person.
+ */
 export class ParkRequest {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly kind: 'park' | 'tool_change' = 'park',
+    readonly detail?: unknown,
+  ) {
     Object.freeze(this);
   }
 }
@@ -102,22 +109,36 @@ export type ToolAnswer =
       readonly labels: readonly string[];
       /** The MCP content parts the tool answered with (`ToolResult`'s `content`), for MCP clients. */
       readonly content?: readonly ContentPart[];
+      readonly edited?: EditedCall;
     }
   | {
       readonly status: 'error';
       readonly code: ToolErrorCode;
       readonly message: string;
       readonly labels: readonly string[];
+      readonly edited?: EditedCall;
     }
   | {
       readonly status: 'parked';
-      /** Why it waits: a policy asked for approval, the tool parked itself, or a crash left it in doubt. */
-      readonly kind: 'approval' | 'park' | 'in_doubt';
+      /**
+       * Why it waits: a policy asked for approval, the tool parked itself, a crash left it in doubt, or
+       * an MCP tool's definition changed since a person accepted it.
+       */
+      readonly kind: 'approval' | 'park' | 'in_doubt' | 'tool_change';
+      /** What the person is shown besides the reason (for `tool_change`: the definitions and what changed). */
+      readonly detail?: unknown;
       /** The inbox item a person answers; absent for a bare `callTool`, which has no inbox. */
       readonly inboxId?: string;
       readonly reason: string;
       readonly labels: readonly string[];
     };
+
+/** A call a person approved with changed arguments: what it was sent with, what it ran with, and who changed them. */
+export interface EditedCall {
+  readonly original: unknown;
+  readonly arguments: unknown;
+  readonly by?: string;
+}
 
 /**
  * A tool's failure that carries labels, as an MCP server's error result with `wardrik/labels` does: its
@@ -144,8 +165,9 @@ export function errorAnswer(code: ToolErrorCode, message: string, labels: readon
   return { status: 'error', code, message, labels };
 }
 
-/** The text a model reads for an answer. */
+/** The text a model reads for an answer; it says so when a person changed the call's arguments. */
 export function answerText(answer: ToolAnswer): string {
+  if (answer.status !== 'parked' && answer.edited !== undefined) return `${editedNote(answer.edited)}\n${answerText({ ...answer, edited: undefined })}`;
   switch (answer.status) {
     case 'ok':
       return typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output ?? null);
@@ -154,4 +176,9 @@ export function answerText(answer: ToolAnswer): string {
     case 'parked':
       return `This call is waiting for a person: ${answer.reason}`;
   }
+}
+
+function editedNote(edited: EditedCall): string {
+  const who = edited.by === undefined ? 'A person' : `A person (${edited.by})`;
+  return `${who} changed this call's arguments before approving it: it ran with ${JSON.stringify(edited.arguments)}, not ${JSON.stringify(edited.original)} as you sent. Its answer:`;
 }

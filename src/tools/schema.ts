@@ -70,7 +70,7 @@ class SchemaBuilder {
     if (schema.properties === undefined) {
       throw new ConfigurationError(
         `DTO "${dto.name}" has no class-validator decorators, so every argument would be refused as unknown. ` +
-          `Decorate each property (such as @IsString()), or leave the tool without an input.`,
+          `Decorate each property (such as @IsString()); for a tool that takes no arguments, declare the parameter as NoArguments (refresh(_args: NoArguments, ctx: ToolContext)).`,
       );
     }
     const properties = schema.properties as Record<string, Mutable>;

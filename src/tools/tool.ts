@@ -1,6 +1,7 @@
-import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
+import { CALL_TIMEOUT_RULE, describeRule, meetsRule } from '../options.js';
 import { deepFreeze } from './freeze.js';
+import { NoArguments } from './no-arguments.js';
 import type { ToolContext } from './context.js';
 import { dtoSchema } from './schema.js';
 
@@ -65,7 +66,7 @@ export function defineTool<Args = any>(options: ToolOptions<Args>): ToolDefiniti
   const input = options.input;
   let dto: DtoClass | undefined;
   let inputSchema: JsonSchema;
-  if (input === undefined) {
+  if (input === undefined || input === NoArguments) {
     inputSchema = NO_ARGUMENTS;
   } else if (typeof input === 'function') {
     dto = input;
@@ -153,11 +154,11 @@ function copyPrivate(from: ToolDefinition, to: ToolDefinition): void {
 
 function checkAnnotations(label: string, annotations: Annotations): void {
   const { timeout, resources, labels, maxCostUsd } = annotations;
-  if (maxCostUsd !== undefined && !(typeof maxCostUsd === 'number' && Number.isFinite(maxCostUsd) && maxCostUsd >= 0)) {
+  if (maxCostUsd !== undefined && !meetsRule(maxCostUsd, { min: 0 })) {
     throw new ConfigurationError(`${label}: the most a call may cost is a number of US dollars of at least 0 (@Cost({ maxUsd: 0.1 })); got ${String(maxCostUsd)}.`);
   }
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0 && timeout <= MAX_TIMER_MS)) {
-    throw new ConfigurationError(`${label}: the timeout is a whole number of milliseconds above 0 (@Timeout(5000)); got ${String(timeout)}.`);
+  if (timeout !== undefined && !meetsRule(timeout, CALL_TIMEOUT_RULE)) {
+    throw new ConfigurationError(`${label}: the timeout is ${describeRule(CALL_TIMEOUT_RULE)} (@Timeout(5000)); got ${String(timeout)}.`);
   }
   if (resources !== undefined && typeof resources !== 'function') {
     throw new ConfigurationError(`${label}: resources is a function of the arguments, such as @Resources(args => [args.path]).`);

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import { getParameterTypes, getToolMethod, getToolMethods, getToolsetName } from './metadata.js';
 import { snakeCase } from './names.js';
+import { NoArguments } from './no-arguments.js';
 import { defineTool, type DtoClass, type JsonSchema, type ToolDefinition } from './tool.js';
 
 /** The `@Toolset` name of a class; a `ConfigurationError` saying how to fix it when there is none. */
@@ -73,6 +74,7 @@ function argumentType(where: string, prototype: object, method: string, fn: Func
   }
   if (types.length === 0) return undefined;
   const first = types[0];
+  if (first === NoArguments) return undefined;
   if (typeof first !== 'function' || NOT_A_DTO.has(first)) {
     const seen = typeof first === 'function' ? first.name : String(first);
     throw new ConfigurationError(

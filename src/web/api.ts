@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
-import { ConflictError, NotFoundError, StoreError } from '../errors.js';
-import type { Inbox } from '../inbox/inbox.js';
+import { ConflictError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
+import type { ApproveOptions, Inbox } from '../inbox/inbox.js';
 import { readRun } from '../inbox/run-view.js';
 import type { InboxRecord, Store } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
@@ -71,7 +71,7 @@ export class InboxApi {
       throw new WebError(400, 'usage', `Approve with the digest of the arguments you reviewed: {"digest":"<64 hex digits>"}, the item's "digest" field (GET api/items/${id}).`);
     }
     const item = await this.pending(id, 'approve');
-    if (item.kind !== 'approval') {
+    if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new WebError(
         400,
         'usage',
@@ -80,7 +80,7 @@ export class InboxApi {
           ', or deny it with a reason.',
       );
     }
-    return this.report(item, 'approved', by, () => this.inbox.approve(id, { by, digest }));
+    return this.report(item, 'approved', by, () => this.inbox.approve(id, { by, digest, ...approvalChanges(id, body) }));
   }
 
   async deny(id: string, by: string, body: Record<string, unknown>): Promise<WebAnswer> {
@@ -148,6 +148,23 @@ function notFound(id: string, verb?: string): WebError {
   return new WebError(404, 'not_found', `No inbox item "${id}"${verb === undefined ? '' : ` to ${verb}`} in this store; check the id (GET api/items lists the pending ones).`);
 }
 
+/** What an approval's body may add: `arguments` to run instead, `scope: "run"` with `allowIf` fields. */
+function approvalChanges(id: string, body: Record<string, unknown>): Pick<ApproveOptions, 'arguments' | 'scope' | 'allowIf'> {
+  const { arguments: edited, scope, allowIf } = body;
+  if (edited !== undefined && (edited === null || typeof edited !== 'object' || Array.isArray(edited))) {
+    throw new WebError(400, 'usage', `"arguments" must be a JSON object of the tool's named arguments, the item's "arguments" changed (GET api/items/${id}).`);
+  }
+  if (scope !== undefined && scope !== 'call' && scope !== 'run') throw new WebError(400, 'usage', '"scope" is "call" (the default) or "run": later calls of this tool in the same run go too.');
+  if (allowIf !== undefined && (!Array.isArray(allowIf) || !allowIf.every((field) => typeof field === 'string') || allowIf.length > 100)) {
+    throw new WebError(400, 'usage', '"allowIf" is a list of argument field names, such as ["orderId"], with "scope":"run".');
+  }
+  return {
+    ...(edited === undefined ? {} : { arguments: edited }),
+    ...(scope === undefined ? {} : { scope }),
+    ...(allowIf === undefined ? {} : { allowIf: allowIf as string[] }),
+  };
+}
+
 /** Runs `work`, turning the inbox's and store's errors into the API's. */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -155,6 +172,9 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof WebError) throw error;
     if (error instanceof NotFoundError) throw new WebError(404, 'not_found', error.message);
+    if (error instanceof InvalidArgumentsError) throw new WebError(400, 'invalid_arguments', error.message);
+    // The inbox's own word on a malformed approval (allowIf fields the call lacks, allowIf without scope).
+    if (error instanceof TypeError && error.message.startsWith('inbox.approve(')) throw new WebError(400, 'usage', error.message);
     if (error instanceof ConflictError) throw new WebError(409, 'conflict', error.message);
     if (error instanceof StoreError) throw new WebError(503, 'store', `The store failed: ${error.message} Try again in a moment.`);
     throw error;

@@ -9,4 +9,6 @@ export interface InboxWebParts {
   readonly store: Store;
   readonly events: EventBus;
   readonly clock: Clock;
+  /** Completes an MCP server's OAuth sign-in from its callback URL; returns the server's name. */
+  readonly completeSignIn?: (callback: URL, by: string) => Promise<string>;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, NotFoundError } from '../errors.js';
 import { InboxApi } from './api.js';
 import { CSRF_HEADER, WebAuth, type Person } from './auth.js';
 import { readForm, readJson, send, sendError, sendJson, WebError } from './http.js';
@@ -37,6 +37,7 @@ export class InboxWeb {
   private server: Server | undefined;
   private closed = false;
 
+  /** @internal */
   constructor(
     private readonly parts: InboxWebParts,
     options: InboxWebOptions = {},
@@ -141,6 +142,7 @@ export class InboxWeb {
         throw error;
       }
     }
+    if (path === '/oauth/callback') return this.signInCallback(request, response, method);
     if (!path.startsWith('/api/') && path !== '/sign-out') throw new WebError(404, 'not_found', `Nothing at "${path}" here; the inbox page is at "${mount}/".`);
     const person = await this.auth.who(request);
     if (person === undefined) {
@@ -152,6 +154,25 @@ export class InboxWeb {
       return sendJson(response, 200, { signedOut: true }, { 'set-cookie': this.auth.signOut(request, mount || '/') });
     }
     return sendJson(response, 200, await this.route(request, method, path, person));
+  }
+
+  /**
+   * Where a person's browser comes back after signing in to an MCP server (the hub's `oauth.redirectUrl`):
+   * the code is exchanged and the server connects. Only a person signed in to the inbox completes one.
+   */
+  private async signInCallback(request: IncomingMessage, response: ServerResponse, method: string): Promise<void> {
+    allow(method, 'GET');
+    const person = await this.auth.who(request);
+    if (person === undefined) throw new WebError(401, 'unauthenticated', 'Sign in to the inbox first, then open the sign-in link from its item again.');
+    if (this.parts.completeSignIn === undefined) throw new WebError(404, 'not_found', 'This Wardrik has no MCP hub, so no sign-in waits here.');
+    let server: string;
+    try {
+      server = await this.parts.completeSignIn(target(request.url), person.name);
+    } catch (error) {
+      const message = (error as Error)?.message ?? String(error);
+      throw error instanceof NotFoundError ? new WebError(404, 'not_found', message) : new WebError(502, 'sign_in_failed', message.slice(0, 1_000));
+    }
+    return send(response, 200, 'text/plain; charset=utf-8', `Signed in to MCP server "${server}"; it connects now. You can close this page.`);
   }
 
   private async route(request: IncomingMessage, method: string, path: string, person: Person): Promise<unknown> {

@@ -14,9 +14,12 @@ const MAX_IN_FLIGHT = 4;
 const CLOSE_GRACE_MS = 2_000;
 const TEXT_ARGUMENTS = 300;
 
-/** The JSON a webhook receives for each item that starts waiting. */
+/**
+ * The JSON a webhook receives for each item that starts waiting (`inbox.waiting`), and again, once, for
+ * an item that waited `policy.escalateAfterMs` without an answer (`inbox.escalated`).
+ */
 export interface InboxWaitingMessage {
-  readonly type: 'inbox.waiting';
+  readonly type: 'inbox.waiting' | 'inbox.escalated';
   /** One line a person reads: what waits, who asked, its labels, and the link. Slack and Teams show it as is. */
   readonly text: string;
   /** Where the item is on the page. */
@@ -84,30 +87,38 @@ export class WebhookNotifier {
   private async scan(): Promise<void> {
     const items = await this.parts.inbox.list();
     for (const item of items) {
+      await this.announce(item, 'inbox.waiting');
+      if (item.escalatedAt !== undefined) await this.announce(item, 'inbox.escalated');
       if (this.stop.signal.aborted) return;
-      if (this.delivered.has(item.id) || this.inFlight.has(item.id)) continue;
-      if ((await this.parts.store.getRemembered(this.keyPrefix + item.id, this.parts.clock.now())) !== undefined) {
-        this.delivered.add(item.id);
-        continue;
-      }
-      // At most MAX_IN_FLIGHT at once: the next starts as soon as one ends (or gives up when the notifier stops).
-      while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight.values());
-      if (this.stop.signal.aborted) return;
-      const delivery = this.deliver(item).finally(() => this.inFlight.delete(item.id));
-      this.inFlight.set(item.id, delivery);
     }
   }
 
+  /** Starts delivering one message about the item, unless it was delivered (here, or as the store remembers). */
+  private async announce(item: InboxRecord, type: InboxWaitingMessage['type']): Promise<void> {
+    // The waiting message keeps the item's id as its key, as it always had; an escalation gets its own.
+    const key = type === 'inbox.waiting' ? item.id : `${item.id}:escalated`;
+    if (this.stop.signal.aborted || this.delivered.has(key) || this.inFlight.has(key)) return;
+    if ((await this.parts.store.getRemembered(this.keyPrefix + key, this.parts.clock.now())) !== undefined) {
+      this.delivered.add(key);
+      return;
+    }
+    // At most MAX_IN_FLIGHT at once: the next starts as soon as one ends (or gives up when the notifier stops).
+    while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight.values());
+    if (this.stop.signal.aborted) return;
+    const delivery = this.deliver(item, type, key).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, delivery);
+  }
+
   /** Posts the item's message until the receiver takes it, the item is answered, or the notifier stops. */
-  private async deliver(item: InboxRecord): Promise<void> {
+  private async deliver(item: InboxRecord, type: InboxWaitingMessage['type'], key: string): Promise<void> {
     const retry = { baseDelayMs: this.webhook.retry?.baseDelayMs ?? 1_000, maxDelayMs: this.webhook.retry?.maxDelayMs ?? 300_000 };
     for (let attempt = 1; !this.stop.signal.aborted; attempt++) {
-      const failure = await this.post(item);
+      const failure = await this.post(item, type, key);
       if (failure === undefined) {
-        this.delivered.add(item.id);
+        this.delivered.add(key);
         const now = this.parts.clock.now();
         await this.parts.store
-          .putRemembered({ key: this.keyPrefix + item.id, digest: item.digest, answer: { status: 'ok', output: { notifiedAt: now }, labels: [] }, expiresAt: now + REMEMBER_MS })
+          .putRemembered({ key: this.keyPrefix + key, digest: item.digest, answer: { status: 'ok', output: { notifiedAt: now }, labels: [] }, expiresAt: now + REMEMBER_MS })
           .catch((error: unknown) => this.warn(`announced inbox item "${item.id}" but could not record that in the store (${(error as Error).message}); a restart may announce it again.`));
         return;
       }
@@ -121,13 +132,13 @@ export class WebhookNotifier {
   }
 
   /** One POST; `undefined` when the receiver answered 2xx, else what went wrong. */
-  private async post(item: InboxRecord): Promise<string | undefined> {
-    const body = JSON.stringify(this.message(item));
+  private async post(item: InboxRecord, type: InboxWaitingMessage['type'], key: string): Promise<string | undefined> {
+    const body = JSON.stringify(this.message(item, type));
     const signature = createHmac('sha256', this.webhook.secret).update(body).digest('hex');
     try {
       const response = await fetch(this.webhook.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: `sha256=${signature}`, 'x-wardrik-delivery': item.id },
+        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: `sha256=${signature}`, 'x-wardrik-delivery': key },
         body,
         redirect: 'error',
         signal: AbortSignal.any([this.cut.signal, AbortSignal.timeout(TIMEOUT_MS)]),
@@ -140,16 +151,17 @@ export class WebhookNotifier {
     }
   }
 
-  private message(item: InboxRecord): InboxWaitingMessage {
+  private message(item: InboxRecord, type: InboxWaitingMessage['type']): InboxWaitingMessage {
     // A query, not a fragment: it survives the sign-in a person may need first.
     const url = `${this.pageUrl}?item=${encodeURIComponent(item.id)}`;
     const what = item.kind === 'approval' ? 'Approval needed' : item.kind === 'park' ? 'A tool asks a person' : 'A call in doubt after a crash';
     const args = compactJson(item.arguments);
     const labels = item.labels.length === 0 ? '' : ` · labels: ${item.labels.join(', ')}${item.labels.includes('outside') ? ' (asked for after the run read text from outside)' : ''}`;
-    const text = `${what}: ${item.tool} ${args} · asked by agent ${item.agent} in run ${item.run}${labels} · ${item.reason} · Open: ${url}`;
+    const waited = type === 'inbox.escalated' ? `Escalated, unanswered for ${Math.round((this.parts.clock.now() - item.createdAt) / 60_000)} min: ` : '';
+    const text = `${waited}${what}: ${item.tool} ${args} · asked by agent ${item.agent} in run ${item.run}${labels} · ${item.reason} · Open: ${url}`;
     const { id, kind, tool, agent, run, call, arguments: argumentsValue, digest, labels: itemLabels, reason, createdAt } = item;
     return {
-      type: 'inbox.waiting',
+      type,
       text: slackSafe(oneLine(text)),
       url,
       item: { id, kind, tool, agent, run, call, arguments: argumentsValue, digest, labels: itemLabels, reason, createdAt },

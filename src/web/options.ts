@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ConfigurationError } from '../errors.js';
+import { numberOption, timerRule, type NumberRule } from '../options.js';
 
 /**
  * Who is asking, from the app's own login: the person's name (recorded as `by` on their answers), or
@@ -65,6 +66,7 @@ export interface InboxWebSettings {
 }
 
 const MIN_SECRET = 16;
+const MILLISECONDS: NumberRule = { min: 1, unit: 'milliseconds' };
 
 /** Checks `inboxWeb` options; a bad one throws a ConfigurationError naming it, the cause and the fix. */
 export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<string, string | undefined>>, generate: () => string): InboxWebSettings {
@@ -106,8 +108,8 @@ export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<
     ...(basePath === undefined || basePath === '' ? {} : { basePath }),
     origins,
     ...(webhook === undefined ? {} : { webhook }),
-    pollMs: positive('pollMs', options.pollMs, 2_000),
-    sessionMs: positive('sessionMs', options.sessionMs, 12 * 3_600_000),
+    pollMs: numberOption('inboxWeb: pollMs', options.pollMs, 2_000, MILLISECONDS),
+    sessionMs: numberOption('inboxWeb: sessionMs', options.sessionMs, 12 * 3_600_000, MILLISECONDS),
   };
 }
 
@@ -139,16 +141,7 @@ function checkWebhook(webhook: WebhookOptions): void {
   if (typeof webhook.secret !== 'string' || webhook.secret.length < MIN_SECRET) {
     throw new ConfigurationError(`notify.webhook.secret must be at least ${MIN_SECRET} characters: the receiver checks each message's HMAC-SHA256 signature with it.`);
   }
-  for (const key of ['baseDelayMs', 'maxDelayMs'] as const) {
-    const value = webhook.retry?.[key];
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 1)) {
-      throw new ConfigurationError(`notify.webhook.retry.${key} must be a number of milliseconds of at least 1; got ${String(value)}.`);
-    }
-  }
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw new ConfigurationError(`inboxWeb: ${name} must be a number of milliseconds of at least 1; got ${String(value)}.`);
-  return value;
+  numberOption('notify.webhook.retry.baseDelayMs', webhook.retry?.baseDelayMs, 0, MILLISECONDS);
+  // Every wait is at most maxDelayMs, so it alone must fit a Node timer.
+  numberOption('notify.webhook.retry.maxDelayMs', webhook.retry?.maxDelayMs, 0, { ...timerRule({ min: 1 }), unit: 'milliseconds' });
 }

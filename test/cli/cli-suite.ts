@@ -236,6 +236,38 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       });
     });
 
+    describe('prune', () => {
+      it('deletes finished runs older than --older-than and says what went; parked and in-doubt runs stay', async () => {
+        // A finished run of calls only, next to the seeded parked turn and the batch with parked and in-doubt calls.
+        const finished = `done-${Date.now()}`;
+        await seeded.node.runner.run({ agent: 'batch', run: finished, call: { id: 'c0', name: 'shop__lookup', arguments: { id: 'ord_3' } } });
+        const young = await cli('prune', '--older-than', '7d');
+        exits(young, 0);
+        assert.match(young.stdout, /^Nothing deleted from store .*: no runs finished before \d{4}-/);
+
+        const dry = json<{ dryRun: boolean; removed: { runs: number; calls: number } }>(await cli('prune', '--older-than', '0ms', '--dry-run', '--json'));
+        assert.equal(dry.dryRun, true);
+        assert.deepEqual([dry.removed.runs, dry.removed.calls], [1, 1]);
+        assert.equal((await seeded.node.container.resolve(Tokens.Store).listCalls({ run: finished })).length, 1, 'a dry run deletes nothing');
+
+        const result = await cli('prune', '--older-than', '0ms');
+        exits(result, 0);
+        // Its label went too, and its lease if the node had let it go by then.
+        assert.match(result.stdout, /^Deleted from store .*: 1 run, 1 call, 1 label(, 1 lease)? \(runs finished before .*\)\. Parked and in-doubt runs were kept\./);
+        const store = seeded.node.container.resolve(Tokens.Store);
+        assert.deepEqual(await store.listCalls({ run: finished }), []);
+        assert.equal((await store.getTurn(seeded.turn.run))?.status, 'parked');
+        assert.equal((await store.listCalls({ run: seeded.batch.run })).length, 4);
+        assert.equal((await store.getInboxItem(seeded.batch.inDoubt))?.status, 'pending');
+      });
+
+      it('refuses an --older-than it cannot read with exit 2, naming the units', async () => {
+        const result = await cli('prune', '--older-than', 'a week');
+        exits(result, 2);
+        assert.match(result.stderr, /an age such as 7d, 12h or 90m is needed/);
+      });
+    });
+
     describe('runs', () => {
       it('lists the runs most recent first, with agent, status, calls, parked and spend', async () => {
         const result = await cli('runs');

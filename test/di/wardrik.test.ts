@@ -7,18 +7,19 @@ import {
   callTool,
   ConfigurationError,
   EventBus,
-  Inbox,
   MemoryStore,
   Policy,
   Tokens,
   Tool,
-  ToolCatalog,
-  ToolRunner,
   Toolset,
   Wardrik,
   type Clock,
   type ToolDefinition,
 } from '../../src/index.js';
+// Built by Wardrik, exported as types only: the classes, for instanceof.
+import { Inbox } from '../../src/inbox/inbox.js';
+import { ToolRunner } from '../../src/runner/tool-runner.js';
+import { ToolCatalog } from '../../src/tools/catalog.js';
 
 /** The app's own service, which a toolset needs. */
 @injectable()
@@ -149,6 +150,24 @@ describe('Wardrik.create and dependency injection', () => {
     const all = await events;
     assert.equal(all.length, 1);
     assert.equal(all[0]!.time, 1_700_000_000_000);
+  });
+
+  it('refuses a store option when the container already holds a Store, naming both', async () => {
+    const app = rootContainer.createChildContainer();
+    app.register(Tokens.Store, { useValue: new MemoryStore() });
+    await assert.rejects(
+      Wardrik.create({ container: app, store: 'postgres://app:secret@db.internal/wardrik' }),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        error.message.includes('store ("postgres://app:***@db.internal/wardrik")') &&
+        error.message.includes('a MemoryStore, registered under Tokens.Store') &&
+        !error.message.includes('secret'),
+    );
+    const given = new MemoryStore();
+    await assert.rejects(Wardrik.create({ container: app, store: given }), /both store \(a MemoryStore\) and a container that already holds a Store \(a MemoryStore/);
+    // Nothing was opened or closed on either side: the app's store still works, and so does the one given.
+    assert.equal((await given.listRuns()).length, 0);
+    assert.equal((await app.resolve(Tokens.Store).listRuns()).length, 0);
   });
 
   it('uses a Store the app registered under Tokens.Store', async () => {

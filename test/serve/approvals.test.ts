@@ -1,8 +1,20 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { eventually, serving, text } from './helpers.js';
+
+/** A client of `s.server` over an in-memory transport: two calls sent in one tick reach the server before either is answered. */
+async function inMemoryClient(s: Awaited<ReturnType<typeof serving>>): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await s.server.connect(serverSide);
+  const client = new Client({ name: 'in-memory', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
 
 describe('WardrikMcpServer, when a call must wait for a person', () => {
   it('holds the request open and answers with the one result once a person approves', async () => {
@@ -83,6 +95,38 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
       // Once its result was given, the same arguments make a new call.
       await client.callTool({ name: 'orders__refund', arguments: { id: 'o-4' } });
       assert.equal((await s.store.listCalls({ run: client.session })).length, 2);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('joins one inbox item when the same call comes twice at once, before either waits for a person', async () => {
+    // The policy takes a turn of the event loop to decide, so both calls are in before either parks.
+    const s = await serving({ approvals: { waitMs: 20 } }, { policy: { decide: async () => (await nextTurn(), undefined) } });
+    try {
+      const client = await inMemoryClient(s);
+      const both = await Promise.all([1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-7' } })));
+      const items = await s.wardrik.inbox.list();
+      assert.equal(items.length, 1);
+      for (const result of both) assert.match(text(result), new RegExp(`inbox item ${items[0]!.id}`));
+      await s.wardrik.inbox.approve(items[0]!.id);
+      assert.deepEqual(s.ledger.refunds, ['o-7']);
+      const again = await Promise.all([1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-7' } })));
+      for (const result of again) assert.equal(text(result), 'refunded o-7');
+      assert.deepEqual(s.ledger.refunds, ['o-7']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('runs the same call sent twice at once twice when neither waits for a person', async () => {
+    const s = await serving({ approvals: { waitMs: 20 } }, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }], decide: async () => (await nextTurn(), undefined) } });
+    try {
+      const client = await inMemoryClient(s);
+      const both = await Promise.all([1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-8' } })));
+      for (const result of both) assert.equal(text(result), 'refunded o-8');
+      assert.deepEqual(s.ledger.refunds, ['o-8', 'o-8']);
+      assert.deepEqual(await s.wardrik.inbox.list(), []);
     } finally {
       await s.close();
     }

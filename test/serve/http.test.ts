@@ -24,10 +24,10 @@ function send(url: string, options: { method?: string; headers?: Record<string, 
   });
 }
 
-/** Tokens `alice-token` and `bob-token`, for clients alice and bob. */
+/** Tokens `alice-token` and `alice-phone-token` for client alice, `bob-token` for bob. */
 const verifier: OAuthTokenVerifier = {
   async verifyAccessToken(token) {
-    const client = { 'alice-token': 'alice', 'bob-token': 'bob' }[token];
+    const client = { 'alice-token': 'alice', 'alice-phone-token': 'alice', 'bob-token': 'bob' }[token];
     if (client === undefined) throw new InvalidTokenError('Unknown token.');
     return { token, clientId: client, scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 600 };
   },
@@ -189,6 +189,29 @@ describe('WardrikMcpServer over HTTP', () => {
       try {
         assert.equal((await send(s.url, { body: JSON.stringify(INITIALIZE) })).status, 200);
         assert.equal((await send(s.url, { body: JSON.stringify(INITIALIZE) })).status, 503);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('answers 503 past maxSessionsPerClient for that client only, and lets it open one again once one ends', async () => {
+      const s = await serving({ authenticate: { verifier }, http: { maxSessionsPerClient: 2 } });
+      try {
+        const open = (token: string) => send(s.url, { headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(INITIALIZE) });
+        // Three at once from one client (two of its tokens): two sessions, one refusal.
+        const three = await Promise.all([open('alice-token'), open('alice-phone-token'), open('alice-token')]);
+        assert.deepEqual(three.map((r) => r.status).sort(), [200, 200, 503]);
+        const refused = await open('alice-phone-token');
+        assert.equal(refused.status, 503);
+        assert.match(refused.body, /2 sessions open for this client/);
+        // Another client is not held to alice's count.
+        assert.equal((await open('bob-token')).status, 200);
+        // One of alice's sessions ends: she may open another.
+        const session = String(three.find((r) => r.status === 200)!.headers['mcp-session-id']);
+        const ended = await send(s.url, { method: 'DELETE', headers: { authorization: 'Bearer alice-token', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } });
+        assert.equal(ended.status, 200);
+        assert.equal((await open('alice-token')).status, 200);
+        assert.equal((await open('alice-token')).status, 503);
       } finally {
         await s.close();
       }

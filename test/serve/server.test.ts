@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigurationError, defineTool, Tokens, Wardrik } from '../../src/index.js';
 import { eventually, serving, text, type Serving } from './helpers.js';
 
@@ -105,6 +105,18 @@ describe('WardrikMcpServer', () => {
       assert.deepEqual(await s.store.listCalls({ run: client.session }), []);
       // A hostile name is cut before it is compared with every served name or echoed.
       await assert.rejects(client.callTool({ name: 'x'.repeat(200_000), arguments: {} }), (error: unknown) => error instanceof McpError && error.message.length < 400);
+    });
+
+    it('answers malformed tools/call params with JSON-RPC invalid params (-32602), naming the field', async () => {
+      const client = await s.client();
+      const malformed = (params: unknown) => client.request({ method: 'tools/call', params } as never, CallToolResultSchema);
+      const invalidParams = (field: RegExp) => (error: unknown) => error instanceof McpError && error.code === -32602 && field.test(error.message);
+      await assert.rejects(malformed({ name: 42, arguments: {} }), invalidParams(/params\.name/));
+      await assert.rejects(malformed({ name: 'orders__find_order', arguments: [{ id: 'o-1' }] }), invalidParams(/params\.arguments/));
+      await assert.rejects(malformed({ name: 'orders__find_order', arguments: { id: 'o-1' }, task: { ttl: 'soon' } }), invalidParams(/params\.task\.ttl/));
+      await assert.rejects(malformed(undefined), invalidParams(/params/));
+      // Nothing ran or was journaled for them.
+      assert.deepEqual(await s.store.listCalls({ run: client.session }), []);
     });
 
     it('keeps labels with the session: outside read in one session does not reach another', async () => {

@@ -35,10 +35,11 @@ after(async () => {
   await admin.end();
 });
 
-/** Undoes migration 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+/** Undoes migrations 5 and 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
 function toVersion3(schema: string): string {
   const s = `"${schema}"`;
-  return `DROP TABLE ${s}.wardrik_remembered_claims, ${s}.wardrik_spend_holds, ${s}.wardrik_tool_costs;
+  return `DROP INDEX ${s}.wardrik_turns_finished, ${s}.wardrik_turns_finished_at; ALTER TABLE ${s}.inbox DROP COLUMN run;
+    DROP TABLE ${s}.wardrik_remembered_claims, ${s}.wardrik_spend_holds, ${s}.wardrik_tool_costs;
     ALTER TABLE ${s}.spend DROP COLUMN micro_usd; ALTER TABLE ${s}.spend ADD COLUMN usd double precision NOT NULL DEFAULT 0;
     ALTER TABLE ${s}.calls DROP COLUMN cost_micro_usd; ALTER TABLE ${s}.calls ADD COLUMN cost_usd double precision;
     DELETE FROM ${s}.wardrik_migrations WHERE version >= 4`;
@@ -54,7 +55,7 @@ describe('PostgresStore', () => {
       try {
         await Promise.all(stores.map((store) => store.start()));
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
@@ -99,7 +100,7 @@ describe('PostgresStore', () => {
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
       } finally {
         await store.close();
       }
@@ -110,7 +111,7 @@ describe('PostgresStore', () => {
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(`INSERT INTO "${schema}".wardrik_migrations (version) VALUES (99)`);
       const store = new PostgresStore({ url, schema });
-      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(4\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
+      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(5\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
       await store.close();
     });
 

@@ -17,8 +17,9 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
 storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
-/** Undoes migration 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
-const TO_VERSION_3 = `DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
+/** Undoes migrations 5 and 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+const TO_VERSION_3 = `DROP INDEX wardrik_turns_finished; DROP INDEX wardrik_turns_finished_at; DROP INDEX inbox_by_run;
+  DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
   ALTER TABLE spend ADD COLUMN usd REAL NOT NULL DEFAULT 0; ALTER TABLE spend DROP COLUMN micro_usd;
   ALTER TABLE calls ADD COLUMN cost_usd REAL; ALTER TABLE calls DROP COLUMN cost_micro_usd;
   DELETE FROM wardrik_migrations WHERE version >= 4;`;
@@ -31,7 +32,7 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
       } finally {
         db.close();
       }
@@ -55,7 +56,7 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
       } finally {
         db.close();
       }
@@ -65,9 +66,9 @@ describe('SqliteStore', () => {
       const older = join(dir, 'older.db');
       await new SqliteStore({ path: older }).close();
       const old = new Database(older);
-      old.prepare('DELETE FROM wardrik_migrations WHERE version = 4').run();
+      old.prepare('DELETE FROM wardrik_migrations WHERE version >= 4').run();
       old.close();
-      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(4\).*Fix: open it once without the readonly option/);
+      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(5\).*Fix: open it once without the readonly option/);
     });
 
     it('upgrades a version-3 file, turning its dollars into micro-dollars', async () => {
@@ -113,7 +114,7 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
       } finally {
         check.close();
       }

@@ -717,6 +717,208 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         }));
     });
 
+    describe('lastFinishedTurns', () => {
+      it('gives the agent\'s last finished turns, oldest finish first, leaving out unfinished turns and other agents\'', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          const statuses = ['done', 'failed', 'running', 'budget_spent', 'parked', 'done'] as const;
+          const turns = statuses.map((status, i) => turn({ agent, status, createdAt: 100 + i, updatedAt: 1_000 - i * 10 }));
+          for (const t of turns) await store.writeTurn(t, undefined);
+          await store.writeTurn(turn({ agent: `agent-${randomUUID()}`, status: 'done', updatedAt: 2_000 }), undefined);
+          const runsOf = (list: readonly TurnRecord[]) => list.map((t) => t.run);
+          // Finished at 1000, 990, 970 and 950, written in that order: the last three by finish time are 970, 990, 1000.
+          assert.deepEqual(runsOf(await store.lastFinishedTurns(agent, 3)), runsOf([turns[3]!, turns[1]!, turns[0]!]));
+          assert.deepEqual(await store.lastFinishedTurns(agent, 10), [turns[5], turns[3], turns[1], turns[0]]);
+          assert.deepEqual(await store.lastFinishedTurns(`agent-${randomUUID()}`, 10), []);
+        }));
+
+      it('sees a turn once it finishes, at its finish time', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          const early = turn({ agent, status: 'done', updatedAt: 10 });
+          const late = turn({ agent, status: 'running', updatedAt: 5 });
+          await store.writeTurn(early, undefined);
+          await store.writeTurn(late, undefined);
+          assert.deepEqual(await store.lastFinishedTurns(agent, 5), [early]);
+          const finished = { ...late, status: 'done' as const, version: 2, updatedAt: 20 };
+          await store.writeTurn(finished, 1);
+          assert.deepEqual(await store.lastFinishedTurns(agent, 1), [finished]);
+          assert.deepEqual(await store.lastFinishedTurns(agent, 5), [early, finished]);
+        }));
+    });
+
+    describe('writeJournal, several writes in one transaction', () => {
+      it('answers each write as its namesake would, and keeps the ones that took', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const older = call({ run, call: 'c0', state: 'started' });
+          await store.writeCall(older, undefined);
+          await store.appendStep({ run, index: 0, data: 'model step', createdAt: 1 });
+          const final = call({ run, call: 'c2', state: 'succeeded', answer: ok('final') });
+          await store.writeCall(final, undefined);
+          const fresh = call({ run, call: 'c1', state: 'started' });
+          const answered = { ...older, state: 'succeeded' as const, answer: ok('done'), updatedAt: 3 };
+          const results = await store.writeJournal([
+            { step: { run, index: 1, data: { calls: ['c1'] }, createdAt: 2 } },
+            { call: fresh, expected: undefined },
+            { call: answered, expected: 'started' },
+            { call: { ...final, state: 'failed' }, expected: 'started' },
+            { step: { run, index: 0, data: 'again', createdAt: 2 } },
+          ]);
+          assert.deepEqual(results, [true, true, true, false, false]);
+          assert.deepEqual(await store.getCall(run, 'c1'), fresh);
+          assert.deepEqual(await store.getCall(run, 'c0'), answered);
+          assert.deepEqual((await store.listSteps(run)).map((step) => step.data), ['model step', { calls: ['c1'] }]);
+          assert.deepEqual(await store.getCall(run, 'c2'), final);
+          assert.deepEqual((await store.listCalls({ run })).map((record) => record.call), ['c0', 'c2', 'c1']);
+        }));
+
+      it('lets exactly one of 10 concurrent batches moving one call on win, and each batch\'s other writes take', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const started = call({ run, call: 'c1', state: 'started' });
+          await store.writeCall(started, undefined);
+          const results = await Promise.all(
+            range(10).map((i) =>
+              store.writeJournal([
+                { call: { ...started, state: 'succeeded', answer: ok(i), updatedAt: 2 }, expected: 'started' },
+                { step: { run, index: i, data: i, createdAt: 2 } },
+              ]),
+            ),
+          );
+          assert.equal(results.filter(([won]) => won).length, 1);
+          assert.ok(results.every(([, step]) => step));
+          const winner = results.findIndex(([won]) => won);
+          assert.deepEqual((await store.getCall(run, 'c1'))?.answer, ok(winner));
+          assert.equal((await store.listSteps(run)).length, 10);
+        }));
+
+      it('answers an empty batch with no writes', () =>
+        withStore(async (store) => {
+          assert.deepEqual(await store.writeJournal([]), []);
+        }));
+    });
+
+    describe('prune, retention of finished runs', () => {
+      // Times well before every other test's, so that what this suite checks is its own; a pass may
+      // also take other tests' old runs, so counts are at least what these tests made.
+      const cutoff = 50_000;
+      const old = 10_000;
+
+      async function finishedRun(store: Store, over: Partial<TurnRecord> = {}) {
+        const t = turn({ status: 'done', createdAt: old, updatedAt: old, ...over });
+        await store.writeTurn(t, undefined);
+        await store.appendStep({ run: t.run, index: 0, data: 'model step', createdAt: old });
+        const item = inboxItem({ run: t.run, call: 'c1', status: 'approved', createdAt: old, answeredAt: old });
+        await store.putInboxItem(item);
+        await store.writeCall(call({ run: t.run, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: old }), undefined);
+        await store.addLabels(t.run, ['outside']);
+        await store.leaseRun(t.run, 'node-a', old, 100);
+        return { run: t.run, item };
+      }
+
+      async function gone(store: Store, run: string, item?: string) {
+        assert.equal(await store.getTurn(run), undefined);
+        assert.deepEqual(await store.listSteps(run), []);
+        assert.deepEqual(await store.listCalls({ run }), []);
+        assert.deepEqual(await store.getLabels(run), []);
+        if (item !== undefined) assert.equal(await store.getInboxItem(item), undefined);
+      }
+
+      async function drain(store: Store, options: { before: number; limit?: number }) {
+        const passes = [];
+        for (let report = await store.prune(options); ; report = await store.prune(options)) {
+          passes.push(report);
+          if (report.runs === 0 || passes.length > 1_000) return passes;
+        }
+      }
+
+      it('deletes a finished run\'s turn, steps, calls, labels, answered inbox items and lease', () =>
+        withStore(async (store) => {
+          const { run, item } = await finishedRun(store);
+          const report = await store.prune({ before: cutoff });
+          assert.ok(report.runs >= 1 && report.turns >= 1 && report.steps >= 1 && report.calls >= 1 && report.labels >= 1 && report.inbox >= 1, JSON.stringify(report));
+          await gone(store, run, item.id);
+          assert.equal(await store.leaseRun(run, 'node-b', cutoff, 100), true, 'the lease went with the run');
+        }));
+
+      it('deletes a run of calls only once every call is final', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.writeCall(call({ run, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: old }), undefined);
+          await store.writeCall(call({ run, call: 'c2', state: 'failed', updatedAt: old }), undefined);
+          await drain(store, { before: cutoff });
+          await gone(store, run);
+        }));
+
+      it('keeps parked and in-doubt runs, running turns, and runs written since the cutoff, however old they began', () =>
+        withStore(async (store) => {
+          const parked = turn({ status: 'parked', createdAt: 1, updatedAt: 1 });
+          await store.writeTurn(parked, undefined);
+          await store.writeCall(call({ run: parked.run, call: 'c1', state: 'parked', inboxId: 'i1', updatedAt: 1 }), undefined);
+          const pending = inboxItem({ run: parked.run, call: 'c1', createdAt: 1 });
+          await store.putInboxItem(pending);
+          // A finished turn whose call still waits: its run stays, and so does the answered item it waits on.
+          const waiting = turn({ status: 'failed', createdAt: 1, updatedAt: 1 });
+          await store.writeTurn(waiting, undefined);
+          await store.writeCall(call({ run: waiting.run, call: 'c1', state: 'parked', updatedAt: 1 }), undefined);
+          const approved = inboxItem({ run: waiting.run, call: 'c1', status: 'approved', createdAt: 1 });
+          await store.putInboxItem(approved);
+          // In doubt: a call of a run without a turn, parked for a person after a crash.
+          const inDoubt = `run-${randomUUID()}`;
+          await store.writeCall(call({ run: inDoubt, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: 1 }), undefined);
+          await store.writeCall(call({ run: inDoubt, call: 'c2', state: 'parked', updatedAt: 1 }), undefined);
+          await store.putInboxItem(inboxItem({ run: inDoubt, call: 'c2', kind: 'in_doubt', createdAt: 1 }));
+          const running = turn({ status: 'running', createdAt: 1, updatedAt: 1 });
+          await store.writeTurn(running, undefined);
+          const recent = await finishedRun(store, { updatedAt: cutoff + 1 });
+          await drain(store, { before: cutoff });
+          assert.equal((await store.getTurn(parked.run))?.status, 'parked');
+          assert.equal((await store.getCall(parked.run, 'c1'))?.state, 'parked');
+          assert.deepEqual(await store.getInboxItem(pending.id), pending);
+          assert.equal((await store.getTurn(waiting.run))?.status, 'failed');
+          assert.deepEqual(await store.getInboxItem(approved.id), approved);
+          assert.equal((await store.listCalls({ run: inDoubt })).length, 2);
+          assert.equal((await store.getTurn(running.run))?.status, 'running');
+          assert.equal((await store.getTurn(recent.run))?.status, 'done');
+          assert.equal((await store.listCalls({ run: recent.run })).length, 1);
+        }));
+
+      it('takes at most `limit` runs a pass', () =>
+        withStore(async (store) => {
+          const runs = [];
+          for (let i = 0; i < 3; i++) runs.push((await finishedRun(store)).run);
+          const passes = await drain(store, { before: cutoff, limit: 1 });
+          assert.ok(passes.every((report) => report.runs <= 1));
+          assert.ok(passes.length >= 4, 'three runs, one a pass, then an empty pass');
+          for (const run of runs) await gone(store, run);
+        }));
+
+      it('on a dry run deletes nothing and counts what a pass would delete', () =>
+        withStore(async (store) => {
+          const { run, item } = await finishedRun(store);
+          const dry = await store.prune({ before: cutoff, dryRun: true });
+          assert.ok(dry.runs >= 1 && dry.calls >= 1 && dry.steps >= 1 && dry.inbox >= 1, JSON.stringify(dry));
+          assert.equal((await store.getTurn(run))?.status, 'done');
+          assert.deepEqual(await store.getInboxItem(item.id), item);
+          assert.equal((await store.listSteps(run)).length, 1);
+          assert.deepEqual(await store.prune({ before: cutoff }), dry);
+          await gone(store, run, item.id);
+        }));
+
+      it('forgets a pruned turn in the agent\'s history', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          const { run } = await finishedRun(store, { agent });
+          const kept = turn({ agent, status: 'done', updatedAt: cutoff + 1 });
+          await store.writeTurn(kept, undefined);
+          assert.equal((await store.lastFinishedTurns(agent, 5)).length, 2);
+          await drain(store, { before: cutoff });
+          assert.deepEqual((await store.lastFinishedTurns(agent, 5)).map((t) => t.run), [kept.run]);
+          await gone(store, run);
+        }));
+    });
+
     describe('runtime MCP servers', () => {
       it('lists a hub\'s servers sorted by name, whatever order they were added in', () =>
         withStore(async (store) => {

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { firstValueFrom, toArray } from 'rxjs';
-import { defineTool, ReadOnly, Tokens, Tool, ToolCatalog, Toolset, Wardrik, callTool, type JsonSchema, type ToolSkippedEvent, type WardrikOptions } from '../../src/index.js';
+import { defineTool, ReadOnly, Tokens, Tool, Toolset, Wardrik, callTool, type JsonSchema, type ToolSkippedEvent, type WardrikOptions } from '../../src/index.js';
+import { ToolCatalog } from '../../src/tools/catalog.js';
 
 const noop = (name: string, input?: JsonSchema) =>
   defineTool({ name, description: `The ${name} tool.`, run: () => `${name} ran`, ...(input === undefined ? {} : { input }) });

@@ -16,6 +16,9 @@
     approval: 'asks for approval',
     park: 'the tool asks a person for a value',
     in_doubt: 'a crash stopped this call mid-way: say whether it took effect',
+    tool_change: "the MCP tool's definition changed: approving accepts the new one and runs the call",
+    question: 'an MCP server asks during a call: accept with the fields it asks for, or decline',
+    authorize: 'an MCP server needs a person to sign in',
   };
 
   let session = null;
@@ -219,8 +222,8 @@
       }
     };
     const id = item.id;
-    if (item.kind === 'approval') {
-      const approve = el('button', { type: 'submit', class: 'approve', text: 'Approve' });
+    if (item.kind === 'approval' || item.kind === 'tool_change') {
+      const approve = el('button', { type: 'submit', class: 'approve', text: item.kind === 'tool_change' ? 'Accept the new definition' : 'Approve' });
       forms.push(el('form', { class: 'approve-form', onsubmit: act('approve', () => ({ digest: item.digest }), approve) }, approve));
     } else if (item.kind === 'park') {
       const value = el('textarea', { id: `value-${id}`, name: 'value', rows: '2', required: true });
@@ -235,6 +238,27 @@
         }
       };
       forms.push(el('form', { class: 'answer-form', onsubmit: act('answer', body, send) }, el('label', { for: `value-${id}`, text: 'Answer (the call returns it)' }), value, as, send));
+    } else if (item.kind === 'question') {
+      const detail = item.detail || {};
+      if (detail.mode === 'url') {
+        forms.push(el('p', {}, 'Open ', el('a', { href: detail.url, rel: 'noopener noreferrer', target: '_blank', text: detail.url }), ', then accept.'));
+      } else {
+        forms.push(el('pre', { class: 'schema', text: JSON.stringify(detail.requestedSchema, null, 2) }));
+      }
+      const content = el('textarea', { id: `content-${id}`, name: 'content', rows: '2', placeholder: '{"name": "Ada"} (fields left out take their defaults)' });
+      const accept = el('button', { type: 'submit', text: 'Accept' });
+      const body = () => {
+        const text = content.value.trim();
+        try {
+          return { value: { action: 'accept', ...(detail.mode === 'url' ? {} : { content: text === '' ? {} : JSON.parse(text) }) } };
+        } catch (error) {
+          throw new Error(`The content is not JSON (${error.message}); write an object such as {"name":"Ada"}.`);
+        }
+      };
+      forms.push(el('form', { class: 'accept-form', onsubmit: act('answer', body, accept) }, el('label', { for: `content-${id}`, text: 'Content as JSON' }), content, accept));
+    } else if (item.kind === 'authorize') {
+      const url = (item.detail || {}).url;
+      if (typeof url === 'string' && /^https?:\/\//.test(url)) forms.push(el('p', {}, el('a', { href: url, rel: 'noopener noreferrer', target: '_blank', text: 'Open the sign-in page' }), ' (you come back here when done).'));
     } else if (item.kind === 'in_doubt') {
       const result = el('textarea', { id: `result-${id}`, name: 'result', rows: '2', placeholder: '{"sent": true}' });
       const happened = el('button', { type: 'submit', text: 'It happened' });

@@ -1,0 +1,118 @@
+// What durability costs per tool call, and how it holds under concurrency. In one run:
+// - the agent loop per tool call at 10 and 50 steps on memory, SQLite (synchronous normal and full) and
+//   PostgreSQL, against the AI SDK's generateText loop over the same fake model and tool;
+// - the database's own floor, measured here: a raw better-sqlite3 insert-and-commit of a small row
+//   (WAL, synchronous normal) and a raw PostgreSQL round trip (an autocommitted insert of a small row);
+// - targets: SQLite normal per call ≤ memory + 4 raw commits; PostgreSQL ≤ memory + 2.5 raw round trips;
+// - journaled tool calls per second with 1, 10 and 100 agents running turns at once, SQLite and PostgreSQL.
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { Wardrik } from '../src/index.js';
+import { fakeModel, aiSdkLoop, wardrikLoop, bump } from './agent-loop.js';
+import { format, measure, median, type Timing } from './lib.js';
+
+const PG_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const dir = mkdtempSync(join(tmpdir(), 'wardrik-journal-bench-'));
+const schemas: string[] = [];
+const pgUrl = (): string => {
+  const schema = `wardrik_bench_${randomBytes(5).toString('hex')}`;
+  schemas.push(schema);
+  return `${PG_URL}?schema=${schema}`;
+};
+
+async function rawSqliteCommit(): Promise<Timing> {
+  const db = new Database(join(dir, 'raw.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, run TEXT NOT NULL, body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO t (run, body) VALUES (?, ?)');
+  let n = 0;
+  // Autocommit: each insert is its own transaction, one commit.
+  const timing = await measure('raw better-sqlite3 insert-and-commit', () => insert.run(`run-${n++}`, '{"n":1}'), { perRound: 500, rounds: 9 });
+  db.close();
+  return timing;
+}
+
+async function rawPostgresRoundTrip(): Promise<Timing> {
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  const table = `wardrik_bench_raw_${randomBytes(5).toString('hex')}`;
+  await pool.query(`CREATE TABLE ${table} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, run text NOT NULL, body json NOT NULL)`);
+  let n = 0;
+  try {
+    return await measure('raw PostgreSQL insert round trip', () => pool.query({ name: 'raw_insert', text: `INSERT INTO ${table} (run, body) VALUES ($1, $2)`, values: [`run-${n++}`, '{"n":1}'] }), { perRound: 200, rounds: 9 });
+  } finally {
+    await pool.query(`DROP TABLE ${table}`);
+    await pool.end();
+  }
+}
+
+const perCall = (timing: Timing, steps: number, name: string): Timing => ({ name, ns: timing.ns / steps });
+
+async function loopPerCall(store: string, steps: number, name: string, perRound: number): Promise<Timing> {
+  const [wardrik, op] = await wardrikLoop(store, steps, name);
+  try {
+    return perCall(await measure(name, op, { perRound, rounds: 7 }), steps, name);
+  } finally {
+    await wardrik.close();
+  }
+}
+
+/** Tool calls per second with `agents` agents each running a turn of `steps` steps at once. */
+async function throughput(store: string, agents: number, steps: number): Promise<number> {
+  const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { b: [bump] }, retention: { finishedAfterMs: Infinity } });
+  try {
+    const team = Array.from({ length: agents }, (_, i) =>
+      wardrik.startAgent({ id: `load-${i}`, model: fakeModel(), tools: ['b/*'], maxSteps: steps, historyTurns: 0 }),
+    );
+    const rates: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const start = process.hrtime.bigint();
+      const turns = await Promise.all(team.map((agent) => agent.send('Bump.')));
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      if (turns.some((turn) => turn.steps !== steps)) throw new Error(`a turn ended early: ${turns.find((turn) => turn.steps !== steps)?.error}`);
+      if (round > 0) rates.push((agents * steps) / seconds); // the first round warms up
+    }
+    return median(rates);
+  } finally {
+    await wardrik.close();
+  }
+}
+
+try {
+  const sqliteRaw = await rawSqliteCommit();
+  const pgRaw = await rawPostgresRoundTrip();
+  for (const steps of [10, 50]) {
+    const perRound = steps === 10 ? 20 : 4;
+    const ai = perCall(await measure(`AI SDK, ${steps} steps`, aiSdkLoop(steps), { perRound: perRound * 5, rounds: 7 }), steps, 'AI SDK generateText');
+    const memory = await loopPerCall('memory:', steps, 'Wardrik, memory', perRound * 5);
+    const normal = await loopPerCall(`sqlite:${join(dir, `normal-${steps}.db`)}`, steps, 'Wardrik, SQLite normal', perRound);
+    const full = await loopPerCall(`sqlite:${join(dir, `full-${steps}.db`)}?synchronous=full`, steps, 'Wardrik, SQLite full', perRound);
+    const postgres = await loopPerCall(pgUrl(), steps, 'Wardrik, PostgreSQL', Math.max(2, perRound / 2));
+    console.log(`\nAgent loop, per tool call, ${steps} steps (baseline: the AI SDK's loop)`);
+    for (const timing of [ai, memory, normal, full, postgres]) {
+      console.log(`  ${timing.name.padEnd(32)} ${format(timing.ns).padStart(10)}   ${(timing.ns / ai.ns).toFixed(2)}x the AI SDK`);
+    }
+    const sqliteLimit = memory.ns + 4 * sqliteRaw.ns;
+    const pgLimit = memory.ns + 2.5 * pgRaw.ns;
+    console.log(`  raw insert-and-commit ${format(sqliteRaw.ns)}; raw PostgreSQL round trip ${format(pgRaw.ns)}`);
+    console.log(`  SQLite normal ${format(normal.ns)} against memory + 4 raw commits = ${format(sqliteLimit)}: ${normal.ns <= sqliteLimit ? 'met' : 'MISSED'} (${(normal.ns / sqliteLimit).toFixed(2)}x the limit)`);
+    console.log(`  PostgreSQL ${format(postgres.ns)} against memory + 2.5 raw round trips = ${format(pgLimit)}: ${postgres.ns <= pgLimit ? 'met' : 'MISSED'} (${(postgres.ns / pgLimit).toFixed(2)}x the limit)`);
+    console.log(`  journal's share per call: SQLite normal ${format(normal.ns - memory.ns)} = ${((normal.ns - memory.ns) / sqliteRaw.ns).toFixed(1)} raw commits; PostgreSQL ${format(postgres.ns - memory.ns)} = ${((postgres.ns - memory.ns) / pgRaw.ns).toFixed(1)} raw round trips`);
+  }
+  console.log('\nJournaled tool calls per second, agents running 10-step turns at once');
+  for (const agents of [1, 10, 100]) {
+    const sqlite = await throughput(`sqlite:${join(dir, `load-${agents}.db`)}`, agents, 10);
+    const postgres = await throughput(pgUrl(), agents, 10);
+    console.log(`  ${String(agents).padStart(3)} agents: SQLite ${Math.round(sqlite).toLocaleString('en')} calls/s, PostgreSQL ${Math.round(postgres).toLocaleString('en')} calls/s`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+  const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+  await admin.end();
+}

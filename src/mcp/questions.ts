@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Clock } from '../clock.js';
+import type { QuestionDetail } from '../inbox/question.js';
+import { OUTSIDE } from '../policy/policy.js';
+import { argumentsDigest } from '../runner/digest.js';
+import type { InboxRecord, Store } from '../store/store.js';
+import type { EventBus } from '../telemetry/event-bus.js';
+
+/** A call of a server's tool under way, which a question the server asks meanwhile belongs to. */
+export interface CallInFlight {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: string;
+  /** `server/tool` */
+  readonly tool: string;
+  readonly arguments: unknown;
+}
+
+export interface QuestionSettings {
+  readonly hub: string;
+  readonly store: Store;
+  readonly events: EventBus;
+  readonly clock: Clock;
+  /** How long a question waits for a person before it is declined. */
+  readonly waitMs: number;
+  /** How often the item is read again while it waits: a person may answer on another node. */
+  readonly pollMs: number;
+}
+
+const MAX_MESSAGE = 4_000;
+const MAX_SCHEMA_CHARS = 64_000;
+const MAX_URL = 4_096;
+
+/**
+ * Takes a server's `elicitation/create` to a person: an inbox item of kind `question` (the server, the
+ * call it belongs to, the message, the requested schema or URL), then waits for the answer, read from
+ * the store so that a person answering on any node (or the `wardrik` command) is heard. Unanswered
+ * within `waitMs`, it is declined; when the server gives up first (it cancels), the item is closed.
+ */
+export class Questions {
+  constructor(private readonly settings: QuestionSettings) {}
+
+  async ask(server: string, trusted: boolean, params: ElicitRequest['params'], call: CallInFlight | undefined, signal: AbortSignal): Promise<ElicitResult> {
+    const detail = this.detailOf(server, params);
+    if (typeof detail === 'string') {
+      this.settings.events.emit({ type: 'warning', message: `MCP server "${server}" of hub "${this.settings.hub}" asked a question Wardrik declined: ${detail}.` });
+      return { action: 'decline' };
+    }
+    const item = this.itemOf(server, trusted, detail, call);
+    await this.settings.store.putInboxItem(item);
+    this.settings.events.emit({ type: 'tool.parked', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, kind: 'question', reason: item.reason });
+    return this.answerOf(item, signal);
+  }
+
+  /** The question as a person sees it, or why it is declined without asking. */
+  private detailOf(server: string, params: ElicitRequest['params']): QuestionDetail | string {
+    const message = String(params.message ?? '').slice(0, MAX_MESSAGE);
+    if (params.mode === 'url') {
+      const url = (params as { url?: unknown }).url;
+      if (typeof url !== 'string' || url.length > MAX_URL || !/^https?:\/\//i.test(url)) return 'its URL is not an http(s) URL of at most 4 096 characters';
+      return { hub: this.settings.hub, server, mode: 'url', message, url };
+    }
+    const requestedSchema = (params as { requestedSchema?: unknown }).requestedSchema;
+    if (requestedSchema === null || typeof requestedSchema !== 'object' || JSON.stringify(requestedSchema).length > MAX_SCHEMA_CHARS) {
+      return `its requested schema is not an object of at most ${MAX_SCHEMA_CHARS} characters`;
+    }
+    return { hub: this.settings.hub, server, mode: 'form', message, requestedSchema: requestedSchema as Record<string, unknown> };
+  }
+
+  private itemOf(server: string, trusted: boolean, detail: QuestionDetail, call: CallInFlight | undefined): InboxRecord {
+    const id = randomUUID();
+    const args = call?.arguments ?? null;
+    const during = call === undefined ? 'outside any call' : `during a call of ${call.tool}`;
+    return {
+      id,
+      kind: 'question',
+      status: 'pending',
+      agent: call?.agent ?? `mcp:${this.settings.hub}`,
+      run: call?.run ?? `mcp:${this.settings.hub}/${server}`,
+      call: call?.call ?? id,
+      tool: call?.tool ?? `${server}/(no call)`,
+      arguments: args,
+      digest: argumentsDigest(args),
+      // The question is the server's text: outside unless the server is trusted.
+      labels: trusted ? [] : [OUTSIDE],
+      reason: `MCP server "${server}" asks ${during}: ${detail.message}`,
+      createdAt: this.settings.clock.now(),
+      detail,
+    };
+  }
+
+  private async answerOf(item: InboxRecord, signal: AbortSignal): Promise<ElicitResult> {
+    const deadline = Date.now() + this.settings.waitMs;
+    for (;;) {
+      const now = await this.settings.store.getInboxItem(item.id);
+      if (now !== undefined && now.status !== 'pending') return resultOf(now.response);
+      if (signal.aborted) {
+        await this.close(item, { action: 'cancel' }, 'the server stopped waiting');
+        return { action: 'cancel' };
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        // Declined unless a person answered at the last moment: then theirs stands.
+        if (await this.close(item, { action: 'decline' }, `nobody answered within ${this.settings.waitMs} ms`)) return { action: 'decline' };
+        continue;
+      }
+      await pause(Math.min(left, this.settings.pollMs), signal);
+    }
+  }
+
+  private close(item: InboxRecord, response: ElicitResult, why: string): Promise<boolean> {
+    const closed: InboxRecord = { ...item, status: 'answered', response, by: `wardrik (${why})`, answeredAt: this.settings.clock.now() };
+    return this.settings.store.updateInboxItem(closed, 'pending');
+  }
+}
+
+/** What the server is sent for an answered item's `response` (read back from the store, so parsed). */
+function resultOf(response: unknown): ElicitResult {
+  const { action, content } = (response ?? {}) as { action?: unknown; content?: unknown };
+  if (action === 'accept') {
+    return content !== null && typeof content === 'object' && !Array.isArray(content) ? { action, content: content as ElicitResult['content'] } : { action };
+  }
+  return { action: action === 'cancel' ? 'cancel' : 'decline' };
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,36 @@
+import { CallToolRequestSchema, ErrorCode, McpError, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * What the SDK's Protocol parses a `tools/call` request with before the server reads it: only its
+ * method, the rest kept as sent. `callRequest` checks the rest by hand: the SDK's full schema costs a
+ * served call more than its own work, and a request it refused was answered -32603 (internal error)
+ * with zod's text, where JSON-RPC wants -32602 (invalid params).
+ */
+export const CALL_METHOD_ONLY = CallToolRequestSchema.pick({ method: true }).loose();
+
+/**
+ * A `tools/call` request as MCP's schema defines it, or a JSON-RPC invalid-params error naming the
+ * field that is wrong and what it should be. Fields MCP does not define are kept and ignored; `_meta`
+ * was checked with the JSON-RPC envelope, by the SDK's transports.
+ */
+export function callRequest(request: { readonly method: 'tools/call'; readonly params?: unknown }): CallToolRequest {
+  const params = request.params;
+  if (!isObject(params)) throw invalid('params', 'an object with the tool\'s name and its arguments', params);
+  if (typeof params.name !== 'string') throw invalid('params.name', "a string, the tool's name", params.name);
+  if (params.arguments !== undefined && !isObject(params.arguments)) throw invalid('params.arguments', 'an object of named arguments', params.arguments);
+  const task = params.task;
+  if (task !== undefined) {
+    if (!isObject(task)) throw invalid('params.task', 'an object such as { "ttl": 60000 }', task);
+    if (task.ttl !== undefined && typeof task.ttl !== 'number') throw invalid('params.task.ttl', 'a number of milliseconds', task.ttl);
+  }
+  return request as CallToolRequest;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function invalid(field: string, wanted: string, got: unknown): McpError {
+  const kind = got === null ? 'null' : Array.isArray(got) ? 'an array' : got === undefined ? 'nothing' : `a ${typeof got}`;
+  return new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${field} must be ${wanted}; got ${kind}. Nothing ran; send it again corrected.`);
+}

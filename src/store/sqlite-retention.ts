@@ -1,0 +1,69 @@
+import type Database from 'better-sqlite3';
+import type { PruneOptions, PruneReport } from './store.js';
+
+// What the SQLite store deletes when finished runs age out (`Store.prune`): `@before` is the cutoff time,
+// `@limit` the most runs a pass takes.
+
+/** A run may go when nothing in it waits (no parked or started call) and nothing in it was written since the cutoff. */
+const QUIET = `NOT EXISTS (SELECT 1 FROM calls c WHERE c.run = r.run AND (c.state IN ('parked', 'started') OR c.updated_at >= @before))`;
+
+const STATEMENTS = {
+  // Finished turns through the partial index of finished turns by time.
+  finishedTurns: `SELECT run FROM wardrik_turns r
+     WHERE status IN ('done', 'failed', 'budget_spent') AND updated_at < @before AND ${QUIET} LIMIT @limit`,
+  // Runs of calls only (made through runner.run, or served over MCP): every call final and old.
+  finishedCallRuns: `SELECT DISTINCT run FROM calls r
+     WHERE state IN ('succeeded', 'failed') AND updated_at < @before
+       AND NOT EXISTS (SELECT 1 FROM wardrik_turns t WHERE t.run = r.run) AND ${QUIET} LIMIT @limit`,
+  deleteCalls: 'DELETE FROM calls WHERE run = ?',
+  deleteSteps: 'DELETE FROM wardrik_steps WHERE run = ?',
+  deleteLabels: 'DELETE FROM labels WHERE run = ?',
+  deleteTurn: 'DELETE FROM wardrik_turns WHERE run = ?',
+  deleteLease: 'DELETE FROM wardrik_leases WHERE run = ?',
+  // Through the index on each item's run; a pending item stays (a run with one is not finished anyway).
+  deleteInbox: `DELETE FROM inbox WHERE json_extract(item, '$.run') = ? AND status <> 'pending'`,
+  deleteLapsedLeases: 'DELETE FROM wardrik_leases WHERE until < @before',
+  deleteLapsedHolds: 'DELETE FROM wardrik_spend_holds WHERE expires_at < @before',
+} as const;
+
+/** Thrown inside a dry run's transaction to roll it back once everything is counted. */
+class DryRun extends Error {
+  constructor(readonly report: PruneReport) {
+    super('dry run');
+  }
+}
+
+/** `Store.prune` for a SQLite connection: one IMMEDIATE transaction a pass, rolled back on a dry run. */
+export function sqlitePruner(db: Database.Database): (options: PruneOptions) => PruneReport {
+  const sql = Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, db.prepare(text)])) as {
+    readonly [K in keyof typeof STATEMENTS]: Database.Statement;
+  };
+  const pass = db.transaction((options: PruneOptions): PruneReport => {
+    const limit = options.limit ?? -1;
+    const before = options.before;
+    const runs = sql.finishedTurns.pluck().all({ before, limit }) as string[];
+    const more = limit < 0 ? -1 : limit - runs.length;
+    if (more !== 0) runs.push(...(sql.finishedCallRuns.pluck().all({ before, limit: more }) as string[]));
+    const report = { runs: runs.length, turns: 0, steps: 0, calls: 0, inbox: 0, labels: 0, leases: 0, holds: 0 };
+    for (const run of runs) {
+      report.calls += sql.deleteCalls.run(run).changes;
+      report.steps += sql.deleteSteps.run(run).changes;
+      report.labels += sql.deleteLabels.run(run).changes;
+      report.turns += sql.deleteTurn.run(run).changes;
+      report.leases += sql.deleteLease.run(run).changes;
+      report.inbox += sql.deleteInbox.run(run).changes;
+    }
+    report.leases += sql.deleteLapsedLeases.run({ before }).changes;
+    report.holds = sql.deleteLapsedHolds.run({ before }).changes;
+    if (options.dryRun === true) throw new DryRun(report);
+    return report;
+  });
+  return (options) => {
+    try {
+      return pass.immediate(options);
+    } catch (error) {
+      if (error instanceof DryRun) return error.report;
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,227 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigurationError, Unavailable, Wardrik, type AgentOptions, type WardrikOptions } from '../src/index.js';
+import { ScriptedModel } from '../src/testing/index.js';
+import { exported, publicDeclarations, ts } from './declarations.js';
+
+/** Node's longest timer, written out: a longer wait fires at once. */
+const LONGEST_TIMER = 2_147_483_647;
+
+/** What an option may be: `min` inclusive, `above` exclusive, `max` inclusive; `whole`; `Infinity` allowed. */
+interface Range {
+  readonly min?: number;
+  readonly above?: number;
+  readonly max?: number;
+  readonly whole?: boolean;
+  readonly infinity?: boolean;
+}
+
+const timer = (low: { min: number } | { above: number }, more: Partial<Range> = {}): Range => ({ ...low, max: LONGEST_TIMER, ...more });
+
+/**
+ * Every number option of `Wardrik.create` and `startAgent`, by its path (`*` for any key of a record),
+ * and what it may be. The test below checks this list against the published option types, so an option
+ * added without a row here fails.
+ */
+const OPTIONS: Readonly<Record<string, Range>> = {
+  'runner.timeoutMs': timer({ above: 0 }),
+  'runner.retry.attempts': { min: 1, max: 100, whole: true },
+  'runner.retry.baseDelayMs': timer({ min: 0 }),
+  'runner.retry.maxDelayMs': timer({ min: 0 }),
+  // Stored as an expiry time, never waited on by a timer.
+  'runner.rememberMs': { above: 0 },
+  'runner.leaseMs': timer({ above: 0 }),
+  recoverMs: timer({ min: 1 }, { infinity: true }),
+  // An age compared with rows' times, never waited on by a timer.
+  'retention.finishedAfterMs': { min: 0, infinity: true },
+  'retention.everyMs': timer({ min: 1 }, { infinity: true }),
+  // An item's wait, compared with its age.
+  'policy.approvalTtlMs': { above: 0 },
+  'policy.escalateAfterMs': { above: 0 },
+  'mcp.reconcileMs': timer({ min: 1 }, { infinity: true }),
+  'mcp.waitMs': timer({ min: 0 }),
+  'mcp.connectTimeoutMs': timer({ min: 1 }),
+  'mcp.backoff.baseDelayMs': timer({ min: 1 }),
+  'mcp.backoff.maxDelayMs': timer({ min: 1 }),
+  'mcp.listDebounceMs': timer({ min: 0 }),
+  'mcp.elicitationWaitMs': timer({ min: 1 }),
+  'mcp.maxResultChars': { min: 1, whole: true },
+  'mcp.maxMessageBytes': { min: 1_024, whole: true },
+  'mcp.maxTools': { min: 1, whole: true },
+  'mcp.servers.*.timeoutMs': timer({ above: 0 }, { whole: true }),
+  'agents.modelRetry.attempts': { min: 1, max: 100, whole: true },
+  'agents.modelRetry.baseDelayMs': timer({ min: 0 }),
+  'agents.modelRetry.maxDelayMs': timer({ min: 0 }),
+  'agents.resultPollMs': timer({ min: 1 }),
+  'startAgent.budgetUsd': { above: 0 },
+  'startAgent.maxSteps': { min: 1, max: 10_000, whole: true },
+  'startAgent.historyTurns': { min: 0, max: 10_000, whole: true },
+  'startAgent.maxOutputTokens': { min: 1, max: 10_000_000, whole: true },
+  'startAgent.temperature': { min: 0 },
+};
+
+/** Values the range refuses: below it, above it, between whole numbers, not a number, Infinity. */
+function refused(range: Range): unknown[] {
+  const values: unknown[] = [Number.NaN, '5', null];
+  values.push(range.above ?? (range.min ?? 0) - 1);
+  if (range.max !== undefined) values.push(range.max + 1);
+  if (range.max === LONGEST_TIMER) values.push(3e9);
+  if (range.whole === true) values.push((range.above ?? range.min ?? 0) + 1.5);
+  if (range.infinity !== true) values.push(Infinity);
+  return values;
+}
+
+/** Values the range takes: its lowest, its highest, Infinity when allowed, and past a timer when it is no timer. */
+function accepted(range: Range): number[] {
+  const values = [range.above === undefined ? (range.min ?? 0) : range.above + (range.whole === true ? 1 : 0.5)];
+  if (range.max !== undefined) values.push(range.max);
+  if (range.infinity === true) values.push(Infinity);
+  if (range.max === undefined) values.push(3e9);
+  return values;
+}
+
+/** `{ a: { b: value } }` for `a.b`; a record key `*` becomes one entry named `s`. */
+function nested(path: readonly string[], value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path;
+  const key = head === '*' ? 's' : head!;
+  if (rest.length === 0) return { [key]: value };
+  return { [key]: nested(rest, value) };
+}
+
+/** Wardrik.create options setting one option; other options keep the test quiet (no recovery timer, no waiting). */
+function createOptions(path: string, value: unknown): WardrikOptions {
+  const parts = path.split('.');
+  const options: Record<string, unknown> = { store: 'memory:', recoverMs: Infinity, ...nested(parts, value) };
+  if (parts[0] === 'mcp') {
+    const mcp = options.mcp as Record<string, unknown>;
+    const servers = (mcp.servers ?? {}) as Record<string, Record<string, unknown>>;
+    // A server that refuses connections: it keeps trying in the background, and nothing waits for it.
+    for (const server of Object.values(servers)) server.transport = { http: { url: 'http://127.0.0.1:1/mcp' } };
+    options.mcp = { waitMs: 0, ...mcp, servers };
+  }
+  return options as WardrikOptions;
+}
+
+/** How the option is named in a message: under its area's label (`mcp "mcp": waitMs`, `Agent "a": maxSteps`). */
+function named(path: string): string {
+  return path.replace(/^(startAgent|mcp(\.servers\.\*)?)\./, '');
+}
+
+function isRefusal(path: string, value: unknown): (error: unknown) => boolean {
+  return (error) => {
+    assert.ok(error instanceof ConfigurationError, `${path} = ${String(value)}: ${String(error)}`);
+    assert.ok(error.message.includes(named(path)), `${path} = ${String(value)}: the message names it: ${error.message}`);
+    assert.match(error.message, / must be | is .*; got /, error.message);
+    return true;
+  };
+}
+
+describe('Number options', () => {
+  const created = Object.keys(OPTIONS).filter((path) => !path.startsWith('startAgent.'));
+  const agentOnes = Object.keys(OPTIONS).filter((path) => path.startsWith('startAgent.'));
+
+  it('cover every number option of Wardrik.create and startAgent, as the published types declare them', () => {
+    const { checker } = publicDeclarations();
+    const found = new Set<string>();
+    const visit = (type: ts.Type, path: string, depth: number): void => {
+      if (depth > 8) return;
+      if (type.isUnion()) {
+        for (const member of type.types) visit(member, path, depth);
+        return;
+      }
+      if (type.flags & ts.TypeFlags.NumberLike) {
+        found.add(path);
+        return;
+      }
+      if (!(type.flags & ts.TypeFlags.Object) || type.getCallSignatures().length > 0) return;
+      if (checker.isArrayType(type)) {
+        const [element] = checker.getTypeArguments(type as ts.TypeReference);
+        if (element !== undefined) visit(element, path, depth + 1);
+        return;
+      }
+      // Option objects only: a Store, a container, a model or a price table is a value, not settings.
+      const name = type.aliasSymbol?.name ?? type.getSymbol()?.name ?? '';
+      if (!(name === '__type' || name === 'Readonly' || name === 'Record' || name.endsWith('Options'))) return;
+      for (const info of checker.getIndexInfosOfType(type)) visit(info.type, `${path}.*`, depth + 1);
+      for (const property of checker.getPropertiesOfType(type)) {
+        const declaration = property.valueDeclaration ?? property.declarations?.[0];
+        if (declaration === undefined) continue;
+        visit(checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, declaration)), path === '' ? property.name : `${path}.${property.name}`, depth + 1);
+      }
+    };
+    visit(checker.getDeclaredTypeOfSymbol(exported('WardrikOptions')), '', 0);
+    const agent = new Set<string>();
+    visit(checker.getDeclaredTypeOfSymbol(exported('AgentOptions')), 'startAgent', 0);
+    for (const path of found) if (path.startsWith('startAgent.')) agent.add(path);
+    assert.deepEqual([...found].sort(), Object.keys(OPTIONS).sort());
+    assert.ok(agent.size > 0);
+  });
+
+  it('refuses, when Wardrik.create starts, each value out of range of every option it takes, naming the option', async () => {
+    for (const path of created) {
+      for (const value of refused(OPTIONS[path]!)) {
+        await assert.rejects(Wardrik.create(createOptions(path, value)), isRefusal(path, value), `${path} = ${String(value)}`);
+      }
+    }
+  });
+
+  it('takes the ends of each range of every option of Wardrik.create', async () => {
+    for (const path of created) {
+      for (const value of accepted(OPTIONS[path]!)) {
+        const wardrik = await Wardrik.create(createOptions(path, value)).catch((error: unknown) => assert.fail(`${path} = ${value}: ${String(error)}`));
+        await wardrik.close();
+      }
+    }
+  });
+
+  it('refuses a model retry wait and a result poll longer than a timer can wait (3e9 ms)', async () => {
+    for (const agents of [{ modelRetry: { maxDelayMs: 3e9 } }, { modelRetry: { baseDelayMs: 3e9 } }, { resultPollMs: 3e9 }]) {
+      await assert.rejects(Wardrik.create({ store: 'memory:', agents }), /agents\.(modelRetry\.(max|base)DelayMs|resultPollMs) must be a number of at least [01] and at most 2147483647; got 3000000000/);
+    }
+  });
+
+  it('refuses each value out of range of every number option of startAgent, and takes the ends of each range', async () => {
+    const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
+    try {
+      let n = 0;
+      const start = (path: string, value: unknown) => {
+        const options = { id: `agent-${n++}`, model: new ScriptedModel([]), tools: [], ...nested(path.split('.').slice(1), value) };
+        return wardrik.startAgent(options as AgentOptions);
+      };
+      for (const path of agentOnes) {
+        for (const value of refused(OPTIONS[path]!)) assert.throws(() => start(path, value), isRefusal(path, value), `${path} = ${String(value)}`);
+        for (const value of accepted(OPTIONS[path]!)) assert.doesNotThrow(() => start(path, value), `${path} = ${value}`);
+      }
+    } finally {
+      await wardrik.close();
+    }
+  });
+});
+
+describe('Model retries', () => {
+  it("take their jitter from the runner's random option, as tool retries do", async () => {
+    let draws = 0;
+    const wardrik = await Wardrik.create({
+      store: 'memory:',
+      recoverMs: Infinity,
+      runner: {
+        random: () => {
+          draws++;
+          return 0.5;
+        },
+      },
+      agents: { modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 } },
+    });
+    try {
+      const model = new ScriptedModel([{ error: new Unavailable('The provider is down for a moment.') }, { error: new Unavailable('Still down.') }, { text: 'Back.' }]);
+      const result = await wardrik.startAgent({ id: 'retrying', model, tools: [] }).send('Hello?');
+      assert.equal(result.status, 'done');
+      assert.equal(model.calls.length, 3);
+      // One draw per wait between two model calls; no tool ran, so none came from a tool retry.
+      assert.equal(draws, 2);
+    } finally {
+      await wardrik.close();
+    }
+  });
+});

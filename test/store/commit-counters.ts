@@ -1,0 +1,62 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import pg from 'pg';
+
+/**
+ * Commits in a SQLite database's write-ahead log, read from the file as SQLite wrote it: every frame
+ * whose header carries the database size is the last frame of one committed transaction. Frames of an
+ * earlier generation of the log (other salts) are not counted. Valid while no checkpoint restarts the
+ * log, which SQLite does after 1 000 pages unless the connection closes first: tests compare counts
+ * taken while the store is open, over a few hundred pages at most.
+ */
+export function walCommits(dbPath: string): number {
+  const wal = `${dbPath}-wal`;
+  if (!existsSync(wal)) return 0;
+  const size = statSync(wal).size;
+  if (size < 32) return 0;
+  const fd = openSync(wal, 'r');
+  try {
+    const header = Buffer.alloc(32);
+    readSync(fd, header, 0, 32, 0);
+    const pageSize = header.readUInt32BE(8);
+    const salt1 = header.readUInt32BE(16);
+    const salt2 = header.readUInt32BE(20);
+    const frame = Buffer.alloc(24);
+    let commits = 0;
+    for (let at = 32; at + 24 + pageSize <= size; at += 24 + pageSize) {
+      readSync(fd, frame, 0, 24, at);
+      if (frame.readUInt32BE(8) !== salt1 || frame.readUInt32BE(12) !== salt2) break;
+      if (frame.readUInt32BE(4) !== 0) commits++;
+    }
+    return commits;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Counts the statements this process sends to PostgreSQL that name `schema` (each one round trip) and
+ * the write transactions among them: a statement outside BEGIN … COMMIT is its own transaction, and a
+ * BEGIN … COMMIT block is one. Counted at the driver (`pg.Client#query`), under the store.
+ */
+export function countPostgres(schema: string) {
+  const counts = { roundTrips: 0, transactions: 0 };
+  const original = pg.Client.prototype.query;
+  const inBlock = new WeakSet<object>();
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    const text = typeof first === 'string' ? first : (first?.text ?? '');
+    if (text === 'BEGIN') inBlock.add(this);
+    else if (text === 'COMMIT' || text === 'ROLLBACK') inBlock.delete(this);
+    if (text === 'BEGIN' || text.includes(`"${schema}"`)) {
+      counts.roundTrips++;
+      if (text === 'BEGIN' || (!inBlock.has(this) && /^\s*(WITH|INSERT|UPDATE|DELETE)/i.test(text))) counts.transactions++;
+    }
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  return {
+    counts,
+    restore: () => {
+      pg.Client.prototype.query = original;
+    },
+  };
+}

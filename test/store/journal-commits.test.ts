@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import type { CallRecord, JournalWrite } from '../../src/store/store.js';
+import { countPostgres, walCommits } from './commit-counters.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'wardrik-commits-'));
+const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `wardrik_test_commits_${randomBytes(5).toString('hex')}`;
+after(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+  await admin.end();
+});
+
+function started(run: string, call: string): CallRecord {
+  return { run, call, agent: 'a', tool: 't/x', arguments: { n: call }, idempotencyKey: `${run}:${call}`, state: 'started', attempt: 1, updatedAt: 1 };
+}
+
+/** A model step and the `started` records of its ten calls: what must be durable before the tools run. */
+function stepAndCalls(run: string): JournalWrite[] {
+  return [{ step: { run, index: 0, data: { kind: 'model' }, createdAt: 1 } }, ...Array.from({ length: 10 }, (_, i) => ({ call: started(run, `c${i}`), expected: undefined }))];
+}
+
+describe('A batch of journal writes', () => {
+  it('is one commit on SQLite, however many records it holds', async () => {
+    const path = join(dir, 'one.db');
+    const store = new SqliteStore({ path });
+    try {
+      const before = walCommits(path);
+      const results = await store.writeJournal(stepAndCalls('run-1'));
+      assert.deepEqual(results, Array(11).fill(true));
+      assert.equal(walCommits(path) - before, 1);
+      assert.equal(store.sync.writeJournal!(stepAndCalls('run-2')).length, 11);
+      assert.equal(walCommits(path) - before, 2);
+      // Each write on its own is a commit of its own, which is what a batch saves.
+      for (const write of stepAndCalls('run-3')) await ('call' in write ? store.writeCall(write.call, undefined) : store.appendStep(write.step));
+      assert.equal(walCommits(path) - before, 13);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('shares one SQLite commit with the batches of other runs ready in the same tick (group commit)', async () => {
+    const path = join(dir, 'group.db');
+    const store = new SqliteStore({ path });
+    try {
+      const before = walCommits(path);
+      const runs = Array.from({ length: 100 }, () => `run-${randomUUID()}`);
+      const results = await Promise.all(runs.map((run) => store.writeJournal(stepAndCalls(run))));
+      assert.ok(results.every((batch) => batch.length === 11 && batch.every(Boolean)));
+      assert.equal(walCommits(path) - before, 1, '100 runs, one commit');
+      assert.equal((await store.listCalls({ run: runs[99]! })).length, 10);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is one round trip and one transaction on PostgreSQL', async () => {
+    const store = await new PostgresStore({ url, schema }).start();
+    const counter = countPostgres(schema);
+    try {
+      const results = await store.writeJournal(stepAndCalls('run-1'));
+      assert.deepEqual(results, Array(11).fill(true));
+      assert.deepEqual(counter.counts, { roundTrips: 1, transactions: 1 });
+      const answers = stepAndCalls('run-1')
+        .filter((write): write is { call: CallRecord; expected: undefined } => 'call' in write)
+        .map((write): JournalWrite => ({ call: { ...write.call, state: 'succeeded', answer: { status: 'ok', output: 1, labels: [] }, updatedAt: 2 }, expected: 'started' }));
+      const tools: JournalWrite = { step: { run: 'run-1', index: 1, data: { kind: 'tools' }, createdAt: 2 } };
+      assert.deepEqual(await store.writeJournal([...answers, tools]), Array(11).fill(true));
+      assert.deepEqual(counter.counts, { roundTrips: 2, transactions: 2 });
+      assert.equal((await store.listCalls({ run: 'run-1', state: 'succeeded' })).length, 10);
+    } finally {
+      counter.restore();
+      await store.close();
+    }
+  });
+});
