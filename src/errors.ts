@@ -13,6 +13,7 @@ export type WardrikErrorCode =
   | 'timeout'
   | 'unavailable'
   | 'invalid_arguments'
+  | 'invalid_answer'
   | 'store'
   | 'journal_newer'
   | 'journal_malformed'
@@ -87,6 +88,17 @@ export class InvalidArgumentsError extends WardrikError {
     if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
     super('invalid_arguments', `Invalid arguments for tool "${tool}"; nothing ran. Fix these and approve again:\n${listed.join('\n')}`);
     this.issues = Object.freeze([...issues]);
+  }
+}
+
+/**
+ * A person's answer to an inbox item that cannot be taken as given: an approval's `allowIf` naming fields
+ * the call lacks, a denial without a reason, a question's content that does not fit what the server asked.
+ * Nothing was recorded; the message says what to send instead.
+ */
+export class InvalidAnswerError extends WardrikError {
+  constructor(message: string) {
+    super('invalid_answer', message);
   }
 }
 

@@ -14,6 +14,7 @@ export {
   ClosedError,
   ConfigurationError,
   ConflictError,
+  InvalidAnswerError,
   InvalidArgumentsError,
   NotFoundError,
   StoreError,

@@ -42,6 +42,7 @@ describe('The public API', () => {
       'EnvCredentialProvider',
       'EventBus',
       'Idempotent',
+      'InvalidAnswerError',
       'InvalidArgumentsError',
       'Labels',
       'MemoryStore',

@@ -7,6 +7,7 @@ const fixes: Record<WardrikErrorCode, string> = {
   timeout: 'try again later',
   unavailable: 'the service is down: try again later',
   invalid_arguments: 'fix the changed arguments and approve again',
+  invalid_answer: 'answer the item in the shape the message gives',
   store: 'check the database',
   journal_newer: 'upgrade Wardrik to the version that wrote the journal',
   journal_malformed: 'restore the row from a backup',

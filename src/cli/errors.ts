@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ConfigurationError, ConflictError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
+import { ConfigurationError, ConflictError, InvalidAnswerError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
 
 /**
  * What the `wardrik` command's exit code means. Scripts branch on these, so they never change:
@@ -43,8 +43,10 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
   if (error instanceof StoreError) return { exitCode: ExitCode.store, code: 'store' };
   // Changed arguments that fail the tool's checks (`approve --arguments`): the message lists every field.
   if (error instanceof InvalidArgumentsError) return { exitCode: ExitCode.usage, code: 'invalid_arguments' };
-  // A bad store URL, a bad server option: fixed on the command line. (The commands check answers' shapes
-  // themselves; a TypeError here is a bug, reported as unexpected with its stack.)
+  // An answer the inbox cannot take as given (an --allow-if field the call lacks, content that misfits a question).
+  if (error instanceof InvalidAnswerError) return { exitCode: ExitCode.usage, code: 'usage' };
+  // A bad store URL, a bad server option: fixed on the command line. (A TypeError here is a bug, reported
+  // as unexpected with its stack.)
   if (error instanceof ConfigurationError) return { exitCode: ExitCode.usage, code: 'usage' };
   return { exitCode: ExitCode.unexpected, code: 'unexpected' };
 }

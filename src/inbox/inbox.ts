@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { ConflictError, InvalidArgumentsError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidAnswerError, InvalidArgumentsError, NotFoundError } from '../errors.js';
 import { acceptedPin, toolChangeOf } from '../mcp/pin-records.js';
 import type { Policy } from '../policy/policy.js';
 import { argumentsDigest } from '../runner/digest.js';
@@ -101,7 +101,7 @@ export class Inbox {
   /** The person's arguments, checked against the tool (here, or the schema the item kept); throws with every failing field. */
   private async checkEdit(item: InboxItem, options: ApproveOptions): Promise<unknown> {
     if (options.digest === undefined) {
-      throw new TypeError(`inbox.approve("${item.id}", { arguments }) needs the digest of the arguments the person changed: { digest: item.digest, arguments }.`);
+      throw new InvalidAnswerError(`inbox.approve("${item.id}", { arguments }) needs the digest of the arguments the person changed: { digest: item.digest, arguments }.`);
     }
     const here = this.runner.checkFor(item.tool, options.arguments);
     let checked: CheckResult;
@@ -115,7 +115,7 @@ export class Inbox {
   /** Refuses a parked call: the model is told a person refused it, and why. */
   async deny(id: string, options: { readonly reason: string; readonly by?: string }): Promise<ToolAnswer> {
     if (options === undefined || typeof options.reason !== 'string' || options.reason.trim() === '') {
-      throw new TypeError(`inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`);
+      throw new InvalidAnswerError(`inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`);
     }
     const item = await this.pending(id, 'deny');
     if (item.kind === 'question' || item.kind === 'authorize') {
@@ -155,7 +155,7 @@ export class Inbox {
     if (item.kind === 'in_doubt') {
       const happened = (value as { happened?: unknown } | null)?.happened;
       if (typeof happened !== 'boolean') {
-        throw new TypeError(
+        throw new InvalidAnswerError(
           `Inbox item "${id}" is a call a crash left in doubt: answer { happened: true, result } if it took effect, or { happened: false } to run it now.`,
         );
       }
@@ -297,14 +297,14 @@ const EXPIRED_BY = 'wardrik (policy.approvalTtlMs)';
 /** The fields a `run` approval binds later calls to; `undefined` for an approval of this call alone. */
 function scopeOf(id: string, options: ApproveOptions, approved: unknown): readonly string[] | undefined {
   if (options.scope === undefined || options.scope === 'call') {
-    if (options.allowIf !== undefined) throw new TypeError(`inbox.approve("${id}"): allowIf applies to approvals for the rest of the run; add scope: 'run'.`);
+    if (options.allowIf !== undefined) throw new InvalidAnswerError(`inbox.approve("${id}"): allowIf applies to approvals for the rest of the run; add scope: 'run'.`);
     return undefined;
   }
-  if (options.scope !== 'run') throw new TypeError(`inbox.approve("${id}"): scope is 'call' (the default) or 'run'; got ${JSON.stringify(options.scope)}.`);
+  if (options.scope !== 'run') throw new InvalidAnswerError(`inbox.approve("${id}"): scope is 'call' (the default) or 'run'; got ${JSON.stringify(options.scope)}.`);
   const allowIf = options.allowIf ?? [];
   const fields = approved !== null && typeof approved === 'object' ? (approved as Record<string, unknown>) : {};
   if (!Array.isArray(allowIf as unknown) || !allowIf.every((field) => typeof field === 'string' && Object.hasOwn(fields, field))) {
-    throw new TypeError(
+    throw new InvalidAnswerError(
       `inbox.approve("${id}"): allowIf names argument fields of the approved call, such as ${JSON.stringify(Object.keys(fields).slice(0, 2))}; got ${JSON.stringify(allowIf)}.`,
     );
   }

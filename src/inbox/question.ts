@@ -1,3 +1,4 @@
+import { InvalidAnswerError } from '../errors.js';
 import { compiledSchema, schemaProblem, toolsAjv } from '../tools/json-schema.js';
 
 /** What an inbox item of kind `question` carries: an MCP server's `elicitation/create`, as a person sees it. */
@@ -19,27 +20,27 @@ const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 /**
  * Checks a person's answer to a question and returns what the server is sent. Accepted form content
  * gets the requested schema's defaults for the fields left out (SEP-1034) and must then fit the schema;
- * a misfit throws a TypeError naming the field, and nothing is sent.
+ * a misfit throws an InvalidAnswerError naming the field, and nothing is sent.
  */
 export function questionResponse(id: string, detail: QuestionDetail, value: unknown): QuestionResponse {
   const usage = `Answer inbox item "${id}" with {"action":"accept","content":{…}}, {"action":"decline"} or {"action":"cancel"}`;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TypeError(`${usage}.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidAnswerError(`${usage}.`);
   const { action, content } = value as { action?: unknown; content?: unknown };
-  if (typeof action !== 'string' || !ACTIONS.has(action)) throw new TypeError(`${usage}; got action ${JSON.stringify(action)}.`);
+  if (typeof action !== 'string' || !ACTIONS.has(action)) throw new InvalidAnswerError(`${usage}; got action ${JSON.stringify(action)}.`);
   if (action !== 'accept') return { action: action as 'decline' | 'cancel' };
   if (detail.mode === 'url') return { action: 'accept' };
   if (content !== undefined && (content === null || typeof content !== 'object' || Array.isArray(content))) {
-    throw new TypeError(`${usage}: "content" is an object of the fields the server asked for.`);
+    throw new InvalidAnswerError(`${usage}: "content" is an object of the fields the server asked for.`);
   }
   const schema = detail.requestedSchema ?? { type: 'object' };
   const filled = withDefaults(schema, { ...(content as Record<string, unknown> | undefined) });
   const problem = schemaProblem(schema, 'requested schema');
-  if (problem !== undefined) throw new TypeError(`Inbox item "${id}": the server's requested schema cannot be checked (${problem}); decline or cancel it.`);
+  if (problem !== undefined) throw new InvalidAnswerError(`Inbox item "${id}": the server's requested schema cannot be checked (${problem}); decline or cancel it.`);
   const validate = compiledSchema(schema);
   if (!validate(filled)) {
     const first = validate.errors?.[0];
     const field = first === undefined ? '' : fieldOf(first.instancePath, first.params as Record<string, unknown>);
-    throw new TypeError(
+    throw new InvalidAnswerError(
       `Inbox item "${id}": the content does not fit what MCP server "${detail.server}" asked for${field === '' ? '' : ` (field "${field}")`}: ${toolsAjv().errorsText(validate.errors)}. Nothing was sent; answer again.`,
     );
   }

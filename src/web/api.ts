@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { ConflictError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
+import { ConflictError, InvalidAnswerError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
 import type { ApproveOptions, Inbox } from '../inbox/inbox.js';
 import { readRun } from '../inbox/run-view.js';
 import type { InboxRecord, Store } from '../store/store.js';
@@ -173,8 +173,7 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof WebError) throw error;
     if (error instanceof NotFoundError) throw new WebError(404, 'not_found', error.message);
     if (error instanceof InvalidArgumentsError) throw new WebError(400, 'invalid_arguments', error.message);
-    // The inbox's own word on a malformed approval (allowIf fields the call lacks, allowIf without scope).
-    if (error instanceof TypeError && error.message.startsWith('inbox.approve(')) throw new WebError(400, 'usage', error.message);
+    if (error instanceof InvalidAnswerError) throw new WebError(400, 'usage', error.message);
     if (error instanceof ConflictError) throw new WebError(409, 'conflict', error.message);
     if (error instanceof StoreError) throw new WebError(503, 'store', `The store failed: ${error.message} Try again in a moment.`);
     throw error;

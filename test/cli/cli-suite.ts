@@ -117,6 +117,17 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         assert.equal((await seeded.node.inbox.get(seeded.batch.approval))?.status, 'pending');
       });
 
+      it('refuses --allow-if naming a field the call does not have with exit 2, naming the fields it has; the item stays pending', async () => {
+        const item = (await seeded.node.inbox.get(seeded.batch.approval))!;
+        const result = await cli('approve', seeded.batch.approval, '--digest', item.digest, '--scope', 'run', '--allow-if', 'no_such_field', '--json');
+        exits(result, 2);
+        const error = JSON.parse(result.stderr).error as { code: string; message: string };
+        assert.equal(error.code, 'usage');
+        assert.match(error.message, /allowIf names argument fields of the approved call, such as \["id"\]; got \["no_such_field"\]/);
+        assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace: the person typed a wrong field, nothing is broken');
+        assert.equal((await seeded.node.inbox.get(seeded.batch.approval))?.status, 'pending');
+      });
+
       it('answers a wrong id with exit 3, naming the store and how to list the ids', async () => {
         const result = await cli('approve', 'no-such-item');
         exits(result, 3);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { IsInt, IsString, Max, Min } from 'class-validator';
-import { answerText, defineTool, InvalidArgumentsError, Wardrik, type ToolContext } from '../../src/index.js';
+import { answerText, defineTool, InvalidAnswerError, InvalidArgumentsError, Wardrik, type ToolContext } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { counter, harness, inboxId } from '../runner/helpers.js';
 
@@ -68,7 +68,10 @@ describe('Approving with edited arguments', () => {
       return true;
     });
     assert.equal((await h.wardrik.inbox.get(id))?.status, 'pending');
-    await assert.rejects(h.wardrik.inbox.approve(id, { arguments: { orderId: 'o1', cents: 5 } }), /needs the digest of the arguments the person changed/);
+    await assert.rejects(
+      h.wardrik.inbox.approve(id, { arguments: { orderId: 'o1', cents: 5 } }),
+      (error: unknown) => error instanceof InvalidAnswerError && error.code === 'invalid_answer' && /needs the digest of the arguments the person changed/.test(error.message),
+    );
     assert.equal(ran.count, 0);
     await h.close();
   });
