@@ -1,5 +1,17 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { CallInFlight } from './questions.js';
+import type { CallContext } from '../runner/call-context.js';
+
+/** A call of a server's tool under way, which a question the server asks meanwhile belongs to. */
+export interface CallInFlight {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: string;
+  /** `server/tool` */
+  readonly tool: string;
+  readonly arguments: unknown;
+  /** The runner's context of the call's attempt: told while the question waits, so the call's time-out pauses and its turn may park. */
+  readonly context?: CallContext | undefined;
+}
 
 /** The call a server's question belongs to, or, when the transport cannot tell, the calls it may belong to. */
 export interface QuestionLink {

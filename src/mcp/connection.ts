@@ -16,13 +16,12 @@ import { MAX_TIMER_MS } from '../clock.js';
 import { Unavailable } from '../errors.js';
 import { backoffDelay } from '../runner/transient.js';
 import { CALL_RESULT, callFailure, isConnectionFailure } from './adapt.js';
-import { CallLinks, type QuestionLink } from './call-links.js';
+import { CallLinks, type CallInFlight, type QuestionLink } from './call-links.js';
 import { ChildTransport } from './child-transport.js';
 import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
 import { MessageTooLarge } from './message-limit.js';
 import type { McpServerOptions } from './options.js';
-import type { CallInFlight } from './questions.js';
 import { TOOLS_PAGE } from './tool-listing.js';
 import { pinnedFetch, type PinnedFetch } from './pinned-fetch.js';
 

@@ -3,23 +3,10 @@ import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/type
 import type { Clock } from '../clock.js';
 import type { QuestionDetail } from '../inbox/question.js';
 import { OUTSIDE } from '../policy/policy.js';
-import type { CallContext } from '../runner/call-context.js';
 import { argumentsDigest } from '../runner/digest.js';
 import type { InboxRecord, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
-import type { QuestionLink } from './call-links.js';
-
-/** A call of a server's tool under way, which a question the server asks meanwhile belongs to. */
-export interface CallInFlight {
-  readonly agent: string;
-  readonly run: string;
-  readonly call: string;
-  /** `server/tool` */
-  readonly tool: string;
-  readonly arguments: unknown;
-  /** The runner's context of the call's attempt: told while the question waits, so the call's time-out pauses and its turn may park. */
-  readonly context?: CallContext | undefined;
-}
+import type { CallInFlight, QuestionLink } from './call-links.js';
 
 export interface QuestionSettings {
   readonly hub: string;

@@ -5,7 +5,7 @@ import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { annotationsOf, describeTool, inputSchemaOf, labelled, outputOf } from './adapt.js';
 import type { ServerConnection } from './connection.js';
 import type { DefinitionPins, ToolGate } from './definition-pins.js';
-import type { CallInFlight } from './questions.js';
+import type { CallInFlight } from './call-links.js';
 import type { McpServerOptions } from './options.js';
 import { outputSchemaProblem, structuredOutput } from './tool-listing.js';
 
