@@ -108,7 +108,7 @@ describe("An agent's turn while an MCP server's question waits", () => {
   });
 
   for (const transport of ['stdio', 'http'] as const) {
-    it(`links a question to no call when several are in flight and ${transport} does not say which (shown with all of them; no turn parks on it)`, async () => {
+    it(`links a question to no call when several are in flight and ${transport} does not say which: shown with all of them, claimed by none`, async () => {
       const server = transport === 'http' ? await startAskingHttp() : undefined;
       const h = await harness({ servers: { q: server === undefined ? overStdio() : { transport: { http: { url: server.url } } } } });
       try {
