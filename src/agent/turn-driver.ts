@@ -124,6 +124,7 @@ export class TurnDriver {
       signal: signal === undefined ? this.stopping : AbortSignal.any([signal, this.stopping]),
       span: this.tracing.turn(rt.id, record.run, rt.modelId, rt.provider),
       earlier: data.earlier ?? [],
+      waitingForPerson: new Map(),
     };
   }
 

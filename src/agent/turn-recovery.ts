@@ -3,7 +3,7 @@ import { toMicroUsd, toUsd } from '../money.js';
 import type { CallListener } from '../runner/call-listener.js';
 import type { CallRef } from '../runner/call-failures.js';
 import type { RunLeases } from '../runner/run-leases.js';
-import type { Store, TurnRecord } from '../store/store.js';
+import type { InboxRecord, Store, TurnRecord } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { AgentTracing } from './tracing.js';
@@ -42,6 +42,11 @@ export class TurnRecovery implements CallListener {
   /** A call parked after costing `costUsd`: the turn driving its run counts it before it parks. */
   parked(call: CallRef, costUsd: number): void {
     this.countCost(call, costUsd);
+  }
+
+  /** A call's tool waits for a person: the turn driving its run parks on it (see `TurnToolCalls`). */
+  waiting(call: CallRef, inboxId: string, reason: string): void {
+    this.driver.live(call.run)?.waitingForPerson.get(call.call)?.(inboxId, reason);
   }
 
   private countCost(call: CallRef, costUsd: number): void {
@@ -124,9 +129,10 @@ export class TurnRecovery implements CallListener {
     for (const call of data.parked) {
       const record = await this.store.getCall(run, call.call);
       if (record === undefined || record.state === 'parked' || record.state === 'started') return false;
-      // A call a person let go ran after the turn parked, on this node or another: what it cost is in its
-      // journal entry (a run after approval starts its cost afresh), and it is the turn's spend too.
-      if (record.costUsd !== undefined && (await this.store.getInboxItem(call.inboxId))?.status === 'approved') approvedMicroUsd += toMicroUsd(record.costUsd);
+      // A call a person let go ran after the turn parked, on this node or another, and a call the turn parked
+      // on while its server's question waited ran on: what it cost is in its journal entry (a run after
+      // approval starts its cost afresh), and it is the turn's spend too.
+      if (record.costUsd !== undefined && ranAfterParking(await this.store.getInboxItem(call.inboxId))) approvedMicroUsd += toMicroUsd(record.costUsd);
     }
     if (!(await this.leases.acquire(run))) return false;
     const spentUsd = approvedMicroUsd === 0 ? data.spentUsd : data.spentUsd + toUsd(approvedMicroUsd);
@@ -160,4 +166,9 @@ export class TurnRecovery implements CallListener {
       this.events.emit({ type: 'warning', message: `Turn "${record.run}" of agent "${rt.id}" stopped: ${(error as Error).message}. recover() takes it up again.` });
     });
   }
+}
+
+/** Whether the call of a parked turn's item ran after the turn parked: a person let it go, or it was a question asked during the call. */
+function ranAfterParking(item: InboxRecord | undefined): boolean {
+  return item?.status === 'approved' || item?.kind === 'question';
 }

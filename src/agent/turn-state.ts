@@ -51,6 +51,11 @@ export interface LiveTurn {
   readonly span: TraceSpan;
   /** The earlier turns whose labels the run started with, named in approvals. */
   readonly earlier: readonly EarlierTurn[];
+  /**
+   * Calls under way by call id, told when their tool starts waiting for a person (an MCP server's
+   * question): the turn then parks on it rather than waiting in flight (see `TurnToolCalls`).
+   */
+  readonly waitingForPerson: Map<string, (inboxId: string, reason: string) => void>;
 }
 
 /** Turn states after which nothing more happens. */

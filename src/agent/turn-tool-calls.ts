@@ -1,5 +1,5 @@
 import type { ToolRunner } from '../runner/tool-runner.js';
-import { answerText, type ToolAnswer } from '../tools/result.js';
+import { answerText, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import type { ParkedCall } from './agent.js';
 import { toolMessage, type ModelStepData, type ToolsStepData } from './messages.js';
 import type { AgentTracing } from './tracing.js';
@@ -52,12 +52,24 @@ export class TurnToolCalls {
     return parked;
   }
 
+  /**
+   * The call's answer, or a parked answer as soon as its tool waits for a person (an MCP server asked a
+   * question): the call runs on in the runner, and the turn parks on the question like on an approval.
+   * The runner tells the agent service when the call settles, which resumes the turn.
+   */
+  private untilAnsweredOrAsking(d: LiveTurn, id: string, answer: Promise<ToolAnswer>): Promise<ToolAnswer> {
+    return new Promise<ToolAnswer>((resolve, reject) => {
+      d.waitingForPerson.set(id, (inboxId, reason) => resolve({ status: 'parked', kind: 'park', inboxId, reason, labels: NO_LABELS }));
+      answer.then(resolve, reject).finally(() => d.waitingForPerson.delete(id));
+    });
+  }
+
   private async runOne(d: LiveTurn, call: ModelStepData['calls'][number], index: number): Promise<ToolAnswer> {
     const { rt } = d;
     const id = callId(index, call.id);
     const span = this.tracing.tool(d.span, call.name, id, d.refs.get(call.name)?.description);
     try {
-      const answer = await this.runner.run({
+      const answer = await this.untilAnsweredOrAsking(d, id, this.runner.run({
         agent: rt.id,
         run: d.run,
         call: { id, name: call.name, arguments: call.input },
@@ -66,7 +78,7 @@ export class TurnToolCalls {
         tools: rt.options.tools,
         signal: d.signal,
         ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
-      });
+      }));
       span.set({ 'wardrik.tool.status': answer.status });
       if (answer.status === 'error') span.fail(answer.code, answer.message);
       return answer;

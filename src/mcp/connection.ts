@@ -16,6 +16,7 @@ import { MAX_TIMER_MS } from '../clock.js';
 import { Unavailable } from '../errors.js';
 import { backoffDelay } from '../runner/transient.js';
 import { CALL_RESULT, callFailure, isConnectionFailure } from './adapt.js';
+import { CallLinks, type CallInFlight, type QuestionLink } from './call-links.js';
 import { ChildTransport } from './child-transport.js';
 import type { CredentialProvider } from './credentials.js';
 import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
@@ -53,7 +54,7 @@ export interface ConnectionSettings {
   /** For a server with OAuth: the SDK's auth provider for an attempt (throws while a person has yet to sign in). */
   readonly signIn?: () => Promise<OAuthClientProvider>;
   /** The server's questions: declined at once, or asked of a person; none offers no elicitation. */
-  readonly elicitation?: 'decline' | ((params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>);
+  readonly elicitation?: 'decline' | ((params: ElicitRequest['params'], signal: AbortSignal, link: QuestionLink) => Promise<ElicitResult>);
 }
 
 /** The SDK's largest request time-out; the runner's own time-out and the call's signal stop calls first. */
@@ -74,6 +75,8 @@ export class ServerConnection {
   private client: Client | undefined;
   private transport: Transport | undefined;
   private fetcher: PinnedFetch | undefined;
+  /** Which call the connection's questions belong to (see `CallLinks`); one per client, as request ids are. */
+  private links: CallLinks | undefined;
   /** Increases with each attempt and on close: callbacks of an older connection are ignored. */
   private generation = 0;
   private failures = 0;
@@ -86,7 +89,7 @@ export class ServerConnection {
   /** The server passed the message limit on this connection (its generation): the calls it drops say so. */
   private tooLarge: { readonly generation: number; readonly error: MessageTooLarge } | undefined;
   /** What the attempt under way opened, so `close()` can end it without waiting for it to time out. */
-  private opening: { client: Client; transport: Transport; fetcher: PinnedFetch | undefined } | undefined;
+  private opening: Opened | undefined;
   private settleFirst!: () => void;
   /** Settles when the first connection attempt has succeeded or failed. */
   readonly firstAttempt: Promise<void> = new Promise((resolve) => {
@@ -119,17 +122,18 @@ export class ServerConnection {
 
   /**
    * Calls a tool once and reads its result with `read`. Rejects with `Unavailable` for transient
-   * failures, a plain Error for the server's refusal. Not an async function: on every MCP call's path,
-   * its frame would cost more than the rest of this method.
+   * failures, a plain Error for the server's refusal. `during` is the Wardrik call it is, which the
+   * server's questions meanwhile may belong to. Not an async function: on every MCP call's path, its
+   * frame would cost more than the rest of this method.
    */
-  callTool<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T, repeatable = true): Promise<T> {
+  callTool<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T, repeatable = true, during?: CallInFlight): Promise<T> {
     if (this.state === 'connecting' && this.connecting !== undefined) {
-      return untilSettledOrAborted(this.connecting, signal).then(() => this.send(name, args, signal, read, repeatable));
+      return untilSettledOrAborted(this.connecting, signal).then(() => this.send(name, args, signal, read, repeatable, during));
     }
-    return this.send(name, args, signal, read, repeatable);
+    return this.send(name, args, signal, read, repeatable, during);
   }
 
-  private send<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T, repeatable: boolean): Promise<T> {
+  private send<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T, repeatable: boolean, during: CallInFlight | undefined): Promise<T> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const client = this.client;
     const generation = this.generation;
@@ -141,12 +145,14 @@ export class ServerConnection {
       );
     }
     // CALL_RESULT stands in for the SDK's zod schema (see there): the type admits only the SDK's own.
-    const sent = client.callTool({ name, arguments: args as Record<string, unknown> }, CALL_RESULT as unknown as typeof CallToolResultSchema, {
-      signal,
-      // The runner's time-out (the server's timeoutMs, as the tool's `timeout`) aborts `signal`, which
-      // sends the cancellation; the SDK's own 60 s timer must not fire first.
-      timeout: NO_SDK_TIMEOUT,
-    }) as Promise<CallToolResult>;
+    const call = (): Promise<CallToolResult> =>
+      client.callTool({ name, arguments: args as Record<string, unknown> }, CALL_RESULT as unknown as typeof CallToolResultSchema, {
+        signal,
+        // The runner's time-out (the server's timeoutMs, as the tool's `timeout`) aborts `signal`, which
+        // sends the cancellation; the SDK's own 60 s timer must not fire first.
+        timeout: NO_SDK_TIMEOUT,
+      }) as Promise<CallToolResult>;
+    const sent = during === undefined || this.links === undefined ? call() : this.links.sending(during, call);
     return sent.then(read, (error: unknown) => {
       // Stopped or timed out by the runner: the SDK has sent notifications/cancelled; the runner answers.
       if (signal.aborted) throw signal.reason ?? error;
@@ -188,7 +194,7 @@ export class ServerConnection {
   }
 
   private async attempt(generation: number): Promise<void> {
-    let opened: { client: Client; transport: Transport; fetcher: PinnedFetch | undefined } | undefined;
+    let opened: Opened | undefined;
     try {
       opened = await this.open(generation);
       this.opening = opened;
@@ -201,6 +207,7 @@ export class ServerConnection {
       this.client = client;
       this.transport = transport;
       this.fetcher = opened.fetcher;
+      this.links = opened.links;
       const tools = await listAll(client, this.settings.timing.connectTimeoutMs);
       if (generation !== this.generation) throw new Stale();
       this.state = 'connected';
@@ -220,7 +227,7 @@ export class ServerConnection {
   }
 
   /** Builds a client and a transport for one attempt: the egress check and the credential come first. */
-  private async open(generation: number): Promise<{ client: Client; transport: Transport; fetcher: PinnedFetch | undefined }> {
+  private async open(generation: number): Promise<Opened> {
     const { options, runtime, check, credentials, hub, server, maxMessageBytes } = this.settings;
     // Past the limit the transport stops reading and the connection is dropped, so no call waits on it.
     const onTooLarge = (error: MessageTooLarge): void => {
@@ -233,7 +240,8 @@ export class ServerConnection {
     if (options.credential !== undefined && (secret === undefined || secret === '')) {
       throw new Error(`credential "${options.credential}" has no value (the credential provider found none; by default it reads the environment variable of that name)`);
     }
-    const client = this.newClient();
+    const links = new CallLinks();
+    const client = this.newClient(links);
     if ('stdio' in options.transport) {
       if (runtime && check !== undefined) {
         throw new EgressRefused(`${this.where} runs a command, which a hub with an egress check refuses for servers added at runtime; use an http transport.`);
@@ -242,7 +250,7 @@ export class ServerConnection {
       const env: Record<string, string> = { ...getDefaultEnvironment(), ...stdio.env };
       if (options.credential !== undefined) env[options.credential] = secret!;
       const transport = new ChildTransport({ command: stdio.command, args: stdio.args ?? [], env, ...(stdio.cwd === undefined ? {} : { cwd: stdio.cwd }), maxMessageBytes, onTooLarge });
-      return { client, transport, fetcher: undefined };
+      return { client, transport: noteSent(transport, links), fetcher: undefined, links };
     }
     const { url: text, headers } = options.transport.http;
     const url = new URL(text);
@@ -259,7 +267,7 @@ export class ServerConnection {
       first = { url, addresses: verdict.addresses };
     }
     // Its own sockets, closed with the connection (and pinned to the checked address under a check).
-    const fetcher = pinnedFetch(egress, first, { maxBytes: maxMessageBytes, onTooLarge });
+    const fetcher = pinnedFetch(egress, first, { maxBytes: maxMessageBytes, onTooLarge, relate: (events, body) => links.relate(events, body) });
     const requestHeaders: Record<string, string> = { ...headers };
     if (secret !== undefined) requestHeaders.authorization = `Bearer ${secret}`;
     // With OAuth, every discovery, registration and token request goes through the same fetch: checked.
@@ -269,15 +277,15 @@ export class ServerConnection {
       fetch: fetcher.fetch,
       ...(authProvider === undefined ? {} : { authProvider }),
     });
-    return { client, transport, fetcher };
+    return { client, transport: noteSent(transport, links), fetcher, links };
   }
 
-  /** A client that offers elicitation (form and URL mode) when the server's option allows it. */
-  private newClient(): Client {
+  /** A client that offers elicitation (form and URL mode) when the server's option allows it; `links` says which call a question belongs to. */
+  private newClient(links: CallLinks): Client {
     const elicitation = this.settings.elicitation;
     const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: elicitation === undefined ? {} : { elicitation: { form: {}, url: {} } } });
     if (elicitation === 'decline') client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
-    else if (elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, extra.signal));
+    else if (elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, extra.signal, links.linkOf(extra.requestId)));
     return client;
   }
 
@@ -350,6 +358,7 @@ export class ServerConnection {
     this.client = undefined;
     this.transport = undefined;
     this.fetcher = undefined;
+    this.links = undefined;
     if (client === undefined || transport === undefined) return;
     if (polite && transport instanceof StreamableHTTPClientTransport) {
       // Tell the server the session is over, without letting a slow server hold the close up.
@@ -360,6 +369,24 @@ export class ServerConnection {
 }
 
 class Stale extends Error {}
+
+/** What one connection attempt opened. */
+interface Opened {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly fetcher: PinnedFetch | undefined;
+  readonly links: CallLinks;
+}
+
+/** The transport, with each message it sends shown to `links` first (a call's request id is learnt there). */
+function noteSent<T extends Transport>(transport: T, links: CallLinks): T {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    links.sent(message);
+    return send(message, options);
+  };
+  return transport;
+}
 
 /** What a call dropped because the server passed the message limit answers: not transient, never retried. */
 function tooLargeFailure(where: string, error: MessageTooLarge): Error {

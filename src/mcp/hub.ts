@@ -356,7 +356,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       timing: this.timing,
       maxMessageBytes: this.maxMessageBytes,
       ...(options.oauth === undefined ? {} : { signIn: () => this.signIns.providerFor({ name, url: httpUrlOf(options)!, oauth: options.oauth!, runtime }) }),
-      ...(elicitation === false ? {} : { elicitation: elicitation === 'decline' ? 'decline' : (params, signal) => this.questions.ask(name, trusted, params, entry.tools.callInFlight(), signal) }),
+      ...(elicitation === false ? {} : { elicitation: elicitation === 'decline' ? 'decline' : (params, signal, link) => this.questions.ask(name, trusted, params, link, signal) }),
       onTools: (tools) => this.publish(entry, tools),
       onDown: (reason, retryInMs) => {
         if (entry.down || entry.closed) return;

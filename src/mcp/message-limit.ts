@@ -21,9 +21,10 @@ export class MessageTooLarge extends Error {
  * one whole event at a time (up to and including the blank line that ends it), and only the event under
  * way counts: a `data:` line that never ends is stopped at the limit, held here as the bytes that came,
  * before the SDK's SSE parser (which has no bound of its own and copies its growing buffer for each
- * chunk) ever sees it. Past the limit the response is destroyed with `MessageTooLarge`.
+ * chunk) ever sees it. Past the limit the response is destroyed with `MessageTooLarge`. `onEvents`
+ * sees the whole events of an SSE stream before they are passed on.
  */
-export function cappedBody(res: IncomingMessage, limitBytes: number, onTooLarge: (error: MessageTooLarge) => void): Readable {
+export function cappedBody(res: IncomingMessage, limitBytes: number, onTooLarge: (error: MessageTooLarge) => void, onEvents?: (events: Buffer) => void): Readable {
   const streamed = (res.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
   const events = new SseEventBytes();
   let held = 0;
@@ -43,6 +44,7 @@ export function cappedBody(res: IncomingMessage, limitBytes: number, onTooLarge:
       }
       const whole = pending.length === 0 ? chunk.subarray(0, complete) : Buffer.concat([...pending, chunk.subarray(0, complete)]);
       pending = complete < chunk.length ? [chunk.subarray(complete)] : [];
+      onEvents?.(whole);
       done(null, whole);
     },
     flush(done) {

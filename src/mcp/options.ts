@@ -147,8 +147,8 @@ export interface McpHubOptions {
   readonly oauth?: McpHubOAuthOptions;
   /**
    * How long a server's question waits for a person before it is declined: 600 000 ms (10 minutes)
-   * unless set. The call that the question belongs to waits meanwhile, so its own time-out (the server's
-   * `timeoutMs`, 60 s unless set) must be longer for a person to have that long.
+   * unless set. The call the question belongs to stays in flight meanwhile with its own time-out paused
+   * (an agent's turn parks on the question); the time-out runs again once the person answered.
    */
   readonly elicitationWaitMs?: number;
   /** Where backoff jitter comes from; replace it for repeatable tests. */

@@ -21,6 +21,8 @@ export interface PinnedFetch {
 export interface MessageCap {
   readonly maxBytes: number;
   readonly onTooLarge: (error: MessageTooLarge) => void;
+  /** Sees the whole SSE events answering a POST, with the POST's body: a question is related to the call it came during (see `CallLinks`). */
+  readonly relate?: (events: Buffer, requestBody: string) => void;
 }
 
 /**
@@ -118,7 +120,9 @@ function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefine
         for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
         const empty = method === 'HEAD' || status === 204 || status === 205 || status === 304;
         if (empty) res.resume();
-        const body = empty ? null : webBody(cap === undefined ? res : cappedBody(res, cap.maxBytes, cap.onTooLarge));
+        const sent = init.body;
+        const relate = cap?.relate !== undefined && method === 'POST' && typeof sent === 'string' ? (events: Buffer) => cap.relate!(events, sent) : undefined;
+        const body = empty ? null : webBody(cap === undefined ? res : cappedBody(res, cap.maxBytes, cap.onTooLarge, relate));
         resolve(new Response(body as unknown as ConstructorParameters<typeof Response>[0], { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
       },
     );

@@ -6,16 +6,7 @@ import { OUTSIDE } from '../policy/policy.js';
 import { argumentsDigest } from '../runner/digest.js';
 import type { InboxRecord, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
-
-/** A call of a server's tool under way, which a question the server asks meanwhile belongs to. */
-export interface CallInFlight {
-  readonly agent: string;
-  readonly run: string;
-  readonly call: string;
-  /** `server/tool` */
-  readonly tool: string;
-  readonly arguments: unknown;
-}
+import type { CallInFlight, QuestionLink } from './call-links.js';
 
 export interface QuestionSettings {
   readonly hub: string;
@@ -41,16 +32,25 @@ const MAX_URL = 4_096;
 export class Questions {
   constructor(private readonly settings: QuestionSettings) {}
 
-  async ask(server: string, trusted: boolean, params: ElicitRequest['params'], call: CallInFlight | undefined, signal: AbortSignal): Promise<ElicitResult> {
+  /**
+   * Asks a person the server's question and returns the answer. When `link` names the call it belongs
+   * to, the call's runner is told while it waits (its time-out pauses; an agent's turn parks on the item).
+   */
+  async ask(server: string, trusted: boolean, params: ElicitRequest['params'], link: QuestionLink, signal: AbortSignal): Promise<ElicitResult> {
     const detail = this.detailOf(server, params);
     if (typeof detail === 'string') {
       this.settings.events.emit({ type: 'warning', message: `MCP server "${server}" of hub "${this.settings.hub}" asked a question Wardrik declined: ${detail}.` });
       return { action: 'decline' };
     }
-    const item = this.itemOf(server, trusted, detail, call);
+    const item = this.itemOf(server, trusted, detail, link);
     await this.settings.store.putInboxItem(item);
     this.settings.events.emit({ type: 'tool.parked', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, kind: 'question', reason: item.reason });
-    return this.answerOf(item, signal);
+    const answered = link.call?.context?.waitingForPerson?.(item.id, item.reason);
+    try {
+      return await this.answerOf(item, signal);
+    } finally {
+      answered?.();
+    }
   }
 
   /** The question as a person sees it, or why it is declined without asking. */
@@ -68,10 +68,11 @@ export class Questions {
     return { hub: this.settings.hub, server, mode: 'form', message, requestedSchema: requestedSchema as Record<string, unknown> };
   }
 
-  private itemOf(server: string, trusted: boolean, detail: QuestionDetail, call: CallInFlight | undefined): InboxRecord {
+  private itemOf(server: string, trusted: boolean, detail: QuestionDetail, link: QuestionLink): InboxRecord {
     const id = randomUUID();
+    const call = link.call;
     const args = call?.arguments ?? null;
-    const during = call === undefined ? 'outside any call' : `during a call of ${call.tool}`;
+    const during = call !== undefined ? `during a call of ${call.tool}` : link.candidates.length === 0 ? 'outside any call' : `during one of ${link.candidates.length} calls in flight (${candidates(link.candidates)}), which its transport does not say`;
     return {
       id,
       kind: 'question',
@@ -134,4 +135,10 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The calls a question may belong to, as a person reads them (the first few). */
+function candidates(calls: readonly CallInFlight[]): string {
+  const named = calls.slice(0, 5).map((call) => `${call.tool} of agent "${call.agent}", run ${call.run}`);
+  return calls.length > 5 ? `${named.join('; ')}; …` : named.join('; ');
 }

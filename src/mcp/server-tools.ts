@@ -5,7 +5,7 @@ import { defineTool, type ToolDefinition } from '../tools/tool.js';
 import { annotationsOf, describeTool, inputSchemaOf, labelled, outputOf } from './adapt.js';
 import type { ServerConnection } from './connection.js';
 import type { DefinitionPins, ToolGate } from './definition-pins.js';
-import type { CallInFlight } from './questions.js';
+import type { CallInFlight } from './call-links.js';
 import type { McpServerOptions } from './options.js';
 import { outputSchemaProblem, structuredOutput } from './tool-listing.js';
 
@@ -19,7 +19,7 @@ export interface ServerToolsSettings {
   readonly maxResultChars: number;
   readonly maxTools: number;
   readonly pins: DefinitionPins;
-  /** Whether calls are tracked while under way, so a question the server asks can name its call. */
+  /** Whether each call is named to the connection, so a question the server asks meanwhile can name its call. */
   readonly asks: boolean;
 }
 
@@ -44,8 +44,6 @@ export interface AdaptedListing {
  */
 export class ServerTools {
   private readonly everGated = new Set<string>();
-  /** Calls under way, oldest first (tracked only when the server's questions go to a person). */
-  private readonly inFlight = new Set<CallInFlight>();
   /** Each tool's gate, kept across listings: set while its definition changed unaccepted. */
   private readonly gates = new Map<string, ToolGate>();
   private previous = new Map<string, { readonly json: string; readonly definition: ToolDefinition }>();
@@ -115,11 +113,6 @@ export class ServerTools {
     })();
   }
 
-  /** The oldest call under way: the one a question the server asks now most likely belongs to. */
-  callInFlight(): CallInFlight | undefined {
-    return this.inFlight.values().next().value;
-  }
-
   /** The gate of the tool named `tool` (made on first use). */
   gate(tool: string): ToolGate {
     let gate = this.gates.get(tool);
@@ -155,12 +148,11 @@ export class ServerTools {
       annotations,
       // Under the runner, the SDK gets the attempt's light signal: a real one costs more than the call.
       run: (args, ctx) => {
-        const call = (): Promise<unknown> => connection.callTool(tool.name, args, ctx instanceof CallContext ? ctx.lightSignal : ctx.signal, read, repeatable);
-        if (gate.change !== undefined) return pins.gated(gate, call);
-        if (!asks) return call();
-        const under = { agent: ctx.agent, run: ctx.run, call: ctx.call, tool: `${server}/${tool.name}`, arguments: args as unknown };
-        this.inFlight.add(under);
-        return call().finally(() => this.inFlight.delete(under));
+        const runner = ctx instanceof CallContext ? ctx : undefined;
+        const signal = runner?.lightSignal ?? ctx.signal;
+        const during: CallInFlight | undefined = asks ? { agent: ctx.agent, run: ctx.run, call: ctx.call, tool: `${server}/${tool.name}`, arguments: args as unknown, context: runner } : undefined;
+        const call = (): Promise<unknown> => connection.callTool(tool.name, args, signal, read, repeatable, during);
+        return gate.change !== undefined ? pins.gated(gate, call) : call();
       },
     });
     argumentChecker(definition); // its schema is read here, a slice at a time, not all at once in the catalog

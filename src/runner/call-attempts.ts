@@ -33,6 +33,8 @@ export class CallAttempts {
     private readonly journal: CallJournal,
     private readonly deadlines: Deadlines,
     private readonly settings: AttemptSettings,
+    /** The call's tool waits for a person now (see `CallContext.waitingForPerson`). */
+    private readonly waiting: (p: PreparedCall, inboxId: string, reason: string) => void,
   ) {}
 
   /**
@@ -81,22 +83,45 @@ export class CallAttempts {
     }
   }
 
-  /** Waits for the tool, its time-out or the caller's stop, whichever comes first. */
+  /**
+   * Waits for the tool, its time-out or the caller's stop, whichever comes first. While the tool waits
+   * for a person (`ctx.waitingForPerson`) the time-out is paused, and the time left runs again once
+   * the person answered: a person's wait is bounded by its own limit (`elicitationWaitMs`), not the call's.
+   */
   private raceDeadline(result: PromiseLike<unknown>, ctx: CallContext, ms: number, p: PreparedCall): Promise<Outcome> {
     const signal = p.signal;
     return new Promise<Outcome>((resolve) => {
       let stop: (() => void) | undefined;
+      let settled = false;
       const finish = (outcome: Outcome): void => {
+        settled = true;
         this.deadlines.cancel(deadline);
         if (stop !== undefined) signal?.removeEventListener('abort', stop);
         resolve(outcome);
       };
       // The outcome is decided before the tool is told to stop, so nothing the tool does then can hold it.
-      const deadline = this.deadlines.add(ms, () => {
+      const expire = (): void => {
         const error = new ToolTimeoutError(p.entry.name, ms, isRepeatable(p.entry.tool));
         finish({ threw: error });
         ctx.abort(error);
-      });
+      };
+      let deadline = this.deadlines.add(ms, expire);
+      let asking = 0;
+      let leftMs = ms;
+      ctx.waitingForPerson = (inboxId, reason) => {
+        if (settled) return () => undefined;
+        if (asking++ === 0) {
+          this.deadlines.cancel(deadline);
+          leftMs = Math.max(0, deadline.at - performance.now());
+        }
+        this.waiting(p, inboxId, reason);
+        let answered = false;
+        return () => {
+          if (answered) return;
+          answered = true;
+          if (--asking === 0 && !settled) deadline = this.deadlines.add(leftMs, expire);
+        };
+      };
       // Only a caller's signal needs a listener (most calls come without one).
       if (signal !== undefined) {
         stop = (): void => {

@@ -13,6 +13,12 @@ export class CallContext implements ToolContext {
   /** Why the attempt was stopped; `aborted` says whether it was. */
   abortReason: unknown;
   aborted = false;
+  /**
+   * @internal Set by the runner while an attempt runs under its time-out: the tool tells it that it now
+   * waits for a person (an MCP server's question, inbox item `inboxId`). The time-out stops running and
+   * the caller (an agent's turn) may park meanwhile; the returned function says the person answered.
+   */
+  waitingForPerson: ((inboxId: string, reason: string) => () => void) | undefined;
 
   constructor(
     readonly agent: string,

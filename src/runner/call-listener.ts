@@ -14,4 +14,10 @@ export interface CallListener {
   settled(call: CallRef, costUsd: number, wasParked: boolean): void;
   /** The call parked (for approval, or because its tool asked a person) after costing `costUsd` here. */
   parked(call: CallRef, costUsd: number): void;
+  /**
+   * The call's tool waits for a person (an MCP server asked a question, inbox item `inboxId`) while the
+   * call stays in flight: the caller may stop waiting for it and park, as for a parked call. `settled`
+   * follows, with `wasParked` true, once the call's answer is journaled (wherever the person answered).
+   */
+  waiting(call: CallRef, inboxId: string, reason: string): void;
 }

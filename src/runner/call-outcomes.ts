@@ -6,7 +6,7 @@ import type { ToolAnswer } from '../tools/result.js';
 import { toUsd } from '../money.js';
 import type { CallRef } from './call-failures.js';
 import type { CallListener } from './call-listener.js';
-import { ref } from './prepared-call.js';
+import { callKey, ref } from './prepared-call.js';
 
 /**
  * Tells who needs to know where a call got to: the runner's caller through its `CallListener` (the
@@ -16,6 +16,8 @@ import { ref } from './prepared-call.js';
 export class CallOutcomes {
   /** The runner's caller, told of calls that settle or park here. */
   listener: CallListener | undefined;
+  /** Calls whose tool waited for a person here (by `callKey`), until they settle: their caller may have parked meanwhile. */
+  private readonly askedPerson = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -42,11 +44,22 @@ export class CallOutcomes {
    * or let it run.
    */
   settled(base: CallRef, answer: ToolAnswer, attempts: number, measures: readonly Measure[] | undefined, spentMicroUsd: number, wasParked: boolean): void {
-    this.listener?.settled(base, toUsd(spentMicroUsd), wasParked);
+    const asked = this.askedPerson.size > 0 && this.askedPerson.delete(callKey(base.run, base.call));
+    this.listener?.settled(base, toUsd(spentMicroUsd), wasParked || asked);
     if (!this.events.listening) return; // every call's path: no events built for nobody
     const measured = measures === undefined ? {} : { measures };
     if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...ref(base), attempts, labels: answer.labels, ...measured });
     else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...ref(base), code: answer.code, message: answer.message, attempts, ...measured });
+  }
+
+  /**
+   * The call's tool waits for a person (inbox item `inboxId`) while the call runs on: the listener may
+   * park its turn, and hears `settled` with `wasParked` once the call's answer is journaled. The item's
+   * own `tool.parked` event comes from whoever made it.
+   */
+  waiting(base: CallRef, inboxId: string, reason: string): void {
+    this.askedPerson.add(callKey(base.run, base.call));
+    this.listener?.waiting(base, inboxId, reason);
   }
 
   /** The call parked with inbox item `inboxId`, after costing `spentMicroUsd` here. */

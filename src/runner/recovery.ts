@@ -50,6 +50,7 @@ export const RECOVERY_CONCURRENCY = 8;
  */
 export async function recoveryPass(host: RecoveryHost, store: Store, events: EventBus, clock: Clock): Promise<RecoveryReport> {
   const counts = { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0 };
+  const startedAt = clock.now();
   const unoffered: string[] = [];
   await store.pruneRemembered(clock.now());
   const runs = new Map<string, CallRecord[]>();
@@ -60,12 +61,15 @@ export async function recoveryPass(host: RecoveryHost, store: Store, events: Eve
     else if (runs.has(record.run)) runs.get(record.run)!.push(record);
     else runs.set(record.run, [record]);
   }
+  const takenOver: CallRecord[] = [];
   await eachBounded([...runs.values()], RECOVERY_CONCURRENCY, async (calls) => {
     for (const record of calls) {
       const resumed = await host.resume(record);
       if (resumed !== 'gone') counts[resumed]++;
+      if (resumed === 'rerun' || resumed === 'inDoubt') takenOver.push(record);
     }
   });
+  if (takenOver.length > 0) await closeLostQuestions(store, takenOver, startedAt, clock);
   for (const record of await store.listCalls({ state: 'parked' })) {
     if (record.inboxId === undefined || record.answer?.status !== 'parked' || host.isRunning(record.run, record.call)) continue;
     const item = await store.getInboxItem(record.inboxId);
@@ -86,4 +90,18 @@ export async function recoveryPass(host: RecoveryHost, store: Store, events: Eve
     });
   }
   return { ...counts, unoffered: unoffered.length };
+}
+
+/**
+ * Closes the questions MCP servers asked during calls a dead node was running: the server that asked
+ * went with the call, so nobody can hear an answer now. The call itself was run again or parked in doubt;
+ * a question asked before the pass began is the lost one (a call run again may have asked anew).
+ */
+async function closeLostQuestions(store: Store, calls: readonly CallRecord[], before: number, clock: Clock): Promise<void> {
+  const lost = new Set(calls.map((record) => `${record.run}\u0000${record.call}`));
+  for (const item of await store.listInbox()) {
+    if (item.kind !== 'question' || item.createdAt >= before || !lost.has(`${item.run}\u0000${item.call}`)) continue;
+    const closed: InboxRecord = { ...item, status: 'answered', response: { action: 'cancel' }, by: 'wardrik (the node running its call stopped; the call was taken over)', answeredAt: clock.now() };
+    await store.updateInboxItem(closed, 'pending');
+  }
 }

@@ -104,7 +104,7 @@ export class ToolRunner {
     this.outcomes = new CallOutcomes(store, events);
     this.journal = new CallJournal(store, this.outcomes, clock);
     const settings = { timeoutMs: this.timeoutMs, attempts: this.attempts, baseDelayMs, maxDelayMs: this.maxDelayMs, random: this.random };
-    this.tries = new CallAttempts(store, events, this.journal, new Deadlines(), settings);
+    this.tries = new CallAttempts(store, events, this.journal, new Deadlines(), settings, (p, inboxId, reason) => this.outcomes.waiting(p, inboxId, reason));
     this.parked = new ParkedCalls(store, this.journal, this.outcomes, clock);
     this.admission = new CallAdmission(catalog, store, events, policy, this.journal, (request, entry, base, value, args, labels, decision) =>
       this.act(request, entry, base, value, args, labels, decision),

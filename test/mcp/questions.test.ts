@@ -23,7 +23,7 @@ describe("An MCP server's questions (elicitation)", () => {
   it('become an inbox item naming the server, the call, the message and the schema; an accepted answer gets the defaults', async () => {
     const h = await harness({ servers: { q: asking() } });
     try {
-      await h.toolsChanged('q', 2);
+      await h.toolsChanged('q', 5);
       const calling = h.call('q__ask', {}, { run: 'r-ask' });
       const [item] = await question(h);
       assert.equal(item!.tool, 'q/ask');
@@ -43,7 +43,7 @@ describe("An MCP server's questions (elicitation)", () => {
   it('refuses content that does not fit the schema, naming the field, and sends nothing until a fitting answer', async () => {
     const h = await harness({ servers: { q: asking() } });
     try {
-      await h.toolsChanged('q', 2);
+      await h.toolsChanged('q', 5);
       const calling = h.call('q__ask');
       const [item] = await question(h);
       await assert.rejects(h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { count: 2 } }), /field "name"/);
@@ -60,7 +60,7 @@ describe("An MCP server's questions (elicitation)", () => {
   it('asks URL-mode questions with the URL to open, and denying one declines it', async () => {
     const h = await harness({ servers: { q: asking() } });
     try {
-      await h.toolsChanged('q', 2);
+      await h.toolsChanged('q', 5);
       const calling = h.call('q__ask_url');
       const [item] = await question(h);
       assert.equal((item!.detail as { url: string }).url, 'https://auth.example.com/connect?state=1');
@@ -74,7 +74,7 @@ describe("An MCP server's questions (elicitation)", () => {
   it('declines a question nobody answers within elicitationWaitMs, and the item says so', async () => {
     const h = await harness({ servers: { q: asking() }, elicitationWaitMs: 300 });
     try {
-      await h.toolsChanged('q', 2);
+      await h.toolsChanged('q', 5);
       assert.deepEqual(output(await h.call('q__ask')), { action: 'decline' });
       const parked = await h.until((e) => e.type === 'tool.parked' && e.kind === 'question');
       const item = await h.wardrik.inbox.get((parked as { inboxId: string }).inboxId);
@@ -89,7 +89,7 @@ describe("An MCP server's questions (elicitation)", () => {
   it("keeps questions of concurrent calls apart, each answered on its own", async () => {
     const h = await harness({ servers: { q: asking() } });
     try {
-      await h.toolsChanged('q', 2);
+      await h.toolsChanged('q', 5);
       const one = h.call('q__ask', {}, { run: 'r1' });
       const two = h.call('q__ask', {}, { run: 'r2' });
       const items = await question(h, 2);
@@ -104,8 +104,8 @@ describe("An MCP server's questions (elicitation)", () => {
   it("declines at once with elicitation: 'decline', and offers no elicitation with false", async () => {
     const h = await harness({ servers: { d: asking({ elicitation: 'decline' }), n: asking({ elicitation: false }) } });
     try {
-      await h.toolsChanged('d', 2);
-      await h.toolsChanged('n', 2);
+      await h.toolsChanged('d', 5);
+      await h.toolsChanged('n', 5);
       assert.deepEqual(output(await h.call('d__ask')), { action: 'decline' });
       const refused = await h.call('n__ask');
       assert.ok(refused.status === 'error' && /no answer: .*Method not found/.test(refused.message), JSON.stringify(refused));

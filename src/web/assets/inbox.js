@@ -222,6 +222,12 @@
       }
     };
     const id = item.id;
+    if (item.kind === 'tool_change') {
+      // What changed, in words, and both definitions whole: the person accepts exactly the new one.
+      const change = item.detail || {};
+      if (Array.isArray(change.changes)) forms.push(el('ul', { class: 'changes' }, change.changes.map((text) => el('li', { text: String(text) }))));
+      forms.push(el('details', { class: 'definitions' }, el('summary', { text: 'The definitions before and after' }), el('h4', { text: 'Before' }), prettyJson(change.before ?? null), el('h4', { text: 'After' }), prettyJson(change.after ?? null)));
+    }
     if (item.kind === 'approval' || item.kind === 'tool_change') {
       const approve = el('button', { type: 'submit', class: 'approve', text: item.kind === 'tool_change' ? 'Accept the new definition' : 'Approve' });
       forms.push(el('form', { class: 'approve-form', onsubmit: act('approve', () => ({ digest: item.digest }), approve) }, approve));
