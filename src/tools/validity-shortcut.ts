@@ -3,9 +3,9 @@ import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class
 /**
  * Whether class-validator would find nothing wrong with a DTO instance, decided by running the same
  * constraints of the same decorators on it directly. `validateSync` works out, on every call, which of
- * the process's metadata apply to the class (scanning every validated class for ancestors), groups and
- * filters them per property, and builds an error record for every property, valid or not: about 60% of a
- * validated call's cost in the runner bench, for arguments that are almost always valid.
+ * the process's metadata apply to the class (scanning every class that has rules, for ancestors), groups and
+ * filters them per property, and builds an error record for every property, valid or not: about 3 µs of a
+ * validated call's 8 µs in the runner bench, for arguments that are almost always valid.
  *
  * The shortcut only ever answers "surely valid": `false` means "not sure", and the caller then runs
  * class-validator itself, whose errors (the app's own messages) are what the model reads. So it can
@@ -15,7 +15,8 @@ import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class
  *
  * It follows `validateSync` with Wardrik's options (`whitelist`, `forbidNonWhitelisted`,
  * `forbidUnknownValues`, no groups): the metadata a class gets are computed once by class-validator's
- * own `getTargetValidationMetadatas`, with the arguments `validateSync` passes it.
+ * own `getTargetValidationMetadatas`, with the arguments `validateSync` passes it. Like the DTO's JSON
+ * Schema, they are read once per class: decorators added to a class after it was first checked are not seen.
  */
 export function surelyValid(instance: object): boolean {
   return objectPasses(instance, 0);
