@@ -1,5 +1,6 @@
-// The runner's overhead per call: a tool without a DTO against a raw call, and a validated call
-// against plain class-transformer + class-validator, in one process (issue 3 targets: ≤ 10x, ≤ 1.5x).
+// The runner's overhead per call, in one process (issue 18 point 7 targets): a tool without a DTO against
+// the journal's two writes alone (≤ 5x; a raw call is printed for scale), and a validated call against
+// plain class-transformer + class-validator (≤ 1.6x).
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
@@ -56,13 +57,15 @@ const journalOnly = (): void => {
 const [raw, runner, journaled] = await measureInTurns(
   [
     // The baseline a caller would otherwise write: await the tool function.
-    { name: 'raw: await tool.run(args, ctx)', op: async () => bare.run({} as never, {} as never) },
+    { name: '(for scale) raw: await tool.run(args, ctx)', op: async () => bare.run({} as never, {} as never) },
     { name: 'runner: no DTO, memory store', op: run('b__bump'), before: freshStore },
     { name: '(the journal alone: 2 memory store writes)', op: journalOnly, before: () => void (journal = new MemoryStore()) },
   ],
   { perRound: 5_000 },
 );
-report('Runner overhead, a tool without a DTO', raw!, [{ timing: runner!, target: 10 }, { timing: journaled! }]);
+// Against the journal's writes rather than a raw call: the two writes a durable call must make cost
+// about ten raw calls on their own, so a ratio to a raw call says little about the runner's own work.
+report("Runner overhead, a tool without a DTO, against the journal's writes alone", journaled!, [{ timing: runner!, target: 5 }, { timing: raw! }]);
 
 const [plain, validated] = await measureInTurns([
   {
@@ -75,5 +78,5 @@ const [plain, validated] = await measureInTurns([
   },
   { name: 'runner: validated call, memory store', op: run('b__refund', args), before: freshStore },
 ]);
-report('Runner, a validated call', plain!, [{ timing: validated!, target: 1.5 }]);
+report('Runner, a validated call', plain!, [{ timing: validated!, target: 1.6 }]);
 await wardrik.close();

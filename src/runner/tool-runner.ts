@@ -14,6 +14,7 @@ import { toMicroUsd } from '../money.js';
 import { BudgetHolds } from './budget-holds.js';
 import { CallAttempts } from './call-attempts.js';
 import { CallAdmission } from './call-admission.js';
+import { CallsInFlight } from './calls-in-flight.js';
 import { answerNotJournaled, storeFailure, type CallRef } from './call-failures.js';
 import { recordedAnswer, CallJournal } from './call-journal.js';
 import type { CallListener } from './call-listener.js';
@@ -22,7 +23,6 @@ import { Deadlines } from './deadlines.js';
 import { ParkedCalls } from './parked-calls.js';
 import {
   budgetAnswer,
-  callKey,
   IN_DOUBT,
   includesAll,
   ref,
@@ -48,13 +48,8 @@ export { RUNNER_DEFAULTS, type RunnerOptions } from './runner-options.js';
  * written to the store before the effect it describes, so a crash leaves a readable journal.
  */
 export class ToolRunner {
-  /**
-   * Calls running in this process, by run and call id, so a duplicate joins the first. Replaced by a
-   * new Map whenever it empties: in V8 a Map that has lived long (moved to the old generation) and
-   * churns through keys keeps each table it discards alive until a full collection, which cost about
-   * 1.5 µs a call here, more than the rest of the runner's own work.
-   */
-  private inFlight = new Map<string, Promise<ToolAnswer>>();
+  /** Calls running in this process, so a duplicate joins the first. */
+  private readonly inFlight = new CallsInFlight();
   private readonly remembering: RememberedKeys;
   private readonly timeoutMs: number;
   private readonly attempts: number;
@@ -135,11 +130,10 @@ export class ToolRunner {
 
   /** @internal Takes over a call found `started` (see `RecoveryHost.resume`). */
   resume(record: CallRecord): Promise<Resumed> {
-    const key = callKey(record.run, record.call);
-    if (this.inFlight.has(key)) return Promise.resolve('skipped');
+    if (this.inFlight.has(record.run, record.call)) return Promise.resolve('skipped');
     const resuming = this.resumeLeased(record);
     // A duplicate of the call sent meanwhile joins it, as it would join a call sent first.
-    this.track(key, resuming.then(([, answer]) => answer ?? this.journal.answerOfWinner(record.run, record.call)));
+    this.track(record.run, record.call, resuming.then(([, answer]) => answer ?? this.journal.answerOfWinner(record.run, record.call)));
     return resuming.then(([resumed]) => resumed);
   }
 
@@ -189,7 +183,7 @@ export class ToolRunner {
 
   /** @internal Whether this node is running the call now: sent, recovered or approved here. */
   isRunning(run: string, call: string): boolean {
-    return this.inFlight.has(callKey(run, call));
+    return this.inFlight.has(run, call);
   }
 
   /** @internal Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
@@ -210,8 +204,7 @@ export class ToolRunner {
    * gets a conflict rather than joining itself.
    */
   run(request: CallRequest): Promise<ToolAnswer> {
-    const key = callKey(request.run, request.call.id);
-    const running = this.inFlight.get(key);
+    const running = this.inFlight.get(request.run, request.call.id);
     if (running !== undefined) return running;
     let answer: Promise<ToolAnswer>;
     try {
@@ -219,18 +212,14 @@ export class ToolRunner {
     } catch (error) {
       answer = Promise.reject(error); // a store that throws at once (its synchronous journal): as if it rejected
     }
-    this.track(key, answer);
+    this.track(request.run, request.call.id, answer);
     return answer;
   }
 
   /** Counts a call as in flight here until `answer` resolves or rejects: a duplicate joins it, and recovery leaves it alone. */
-  private track(key: string, answer: Promise<ToolAnswer>): void {
-    this.inFlight.set(key, answer);
-    const done = (): void => {
-      if (this.inFlight.get(key) !== answer) return;
-      this.inFlight.delete(key);
-      if (this.inFlight.size === 0) this.inFlight = new Map();
-    };
+  private track(run: string, call: string, answer: Promise<ToolAnswer>): void {
+    this.inFlight.set(run, call, answer);
+    const done = (): void => this.inFlight.delete(run, call, answer);
     void answer.then(done, done);
   }
 
@@ -242,9 +231,8 @@ export class ToolRunner {
    * @internal
    */
   runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
-    const key = callKey(item.run, item.call);
     const answer = this.runApprovedLeased(item, mark);
-    if (!this.inFlight.has(key)) this.track(key, answer.catch(() => this.journal.answerOfWinner(item.run, item.call)));
+    if (!this.inFlight.has(item.run, item.call)) this.track(item.run, item.call, answer.catch(() => this.journal.answerOfWinner(item.run, item.call)));
     return answer;
   }
 

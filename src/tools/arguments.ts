@@ -6,6 +6,7 @@ import { ConfigurationError, type FieldIssue } from '../errors.js';
 import { compiledSchema, schemaProblem } from './json-schema.js';
 import { dtoSchema } from './schema.js';
 import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
+import { surelyValid } from './validity-shortcut.js';
 
 /**
  * Checks a call's arguments against the tool's input, the same DTO or JSON Schema the model was shown.
@@ -167,7 +168,7 @@ function dtoChecker(dto: DtoClass): ArgumentChecker {
   const problem = schemaProblem(schema);
   if (problem !== undefined) throw new ConfigurationError(problem);
   let validator: ValidateFunction | undefined;
-  const finish = (raw: unknown, instance: object, errors: ValidationError[]): CheckResult => {
+  const finish = (raw: unknown, instance: object, errors: readonly ValidationError[]): CheckResult => {
     const issues = flatten(errors, '');
     if (nested.length > 0) missingNested(instance, nested, '', issues, 0);
     if (issues.length > 0) return { ok: false, issues };
@@ -179,12 +180,14 @@ function dtoChecker(dto: DtoClass): ArgumentChecker {
       const issues = inspectArguments(raw);
       if (issues.length > 0) return { ok: false, issues };
       const instance = plainToInstance(dto, raw as object) as object;
-      return isAsync
-        ? validate(instance, VALIDATOR_OPTIONS).then((errors) => finish(raw, instance, errors))
-        : finish(raw, instance, validateSync(instance, VALIDATOR_OPTIONS));
+      if (isAsync) return validate(instance, VALIDATOR_OPTIONS).then((errors) => finish(raw, instance, errors));
+      // Valid arguments, the usual case, skip validateSync's own bookkeeping; any others get its errors.
+      return finish(raw, instance, surelyValid(instance) ? NO_ERRORS : validateSync(instance, VALIDATOR_OPTIONS));
     },
   };
 }
+
+const NO_ERRORS: readonly ValidationError[] = Object.freeze([]);
 
 /** A `@ValidateNested` property: the class of its value, whether it is an array of them, and whether it may be left out. */
 interface NestedRule {
