@@ -66,6 +66,9 @@ export class WardrikMcpServer {
     this.assertOpen();
     const session = this.open();
     if (transport.sessionId !== undefined) session.run = transport.sessionId;
+    // What the connection reports (a line that is not JSON-RPC, a message over the limit that closes
+    // it) reaches the developer: without this, the SDK's Server drops it and a closed connection says nothing.
+    session.server.onerror = (error) => this.deps.warn(`The MCP connection reported: ${error.message}`);
     await session.server.connect(transport);
   }
 
