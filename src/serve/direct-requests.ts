@@ -9,8 +9,8 @@ type RequestDispatch = (request: JSONRPCRequest, extra: Parameters<NonNullable<T
  * Connects `server` to `transport`, then hands each plainly-formed request straight to the SDK
  * Protocol's request dispatch, which is what the Protocol itself does with it after three zod checks:
  * is it a result, an error, a request. For a request the first two fail, and zod's failure path (its
- * issues, an error) was the largest single cost a served call had over its own work: about a fifth of
- * the server's CPU per call at 32 calls in flight over stdio.
+ * issues, an error, their garbage) was about a quarter of the server's CPU per call at 32 calls in
+ * flight over stdio (measured: 29.5 µs a call with it, 21.7 without; the SDK's McpServer 26.8).
  *
  * A message takes the direct path only when it is certainly a request by MCP's schema: exactly the
  * keys `jsonrpc` ("2.0"), `id` (a string or a safe integer), `method` (a string) and `params` (absent,
