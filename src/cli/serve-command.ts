@@ -64,6 +64,9 @@ export async function serve(ctx: CommandContext, module: string, options: ServeC
       await server.connect(transport);
       ctx.io.err(`wardrik: serving ${wardrik.tools().length} tool(s) over stdio; store ${ctx.storeName}\n`);
       await Promise.race([stopped, closed]);
+      // Paused, stdin still waits for bytes: a client that keeps its end open after the connection
+      // closed (a message over the limit) would keep this process alive. Nothing else reads it.
+      process.stdin.destroy();
     } else {
       const url = await server.listen(listen);
       ctx.io.err(`wardrik: serving ${wardrik.tools().length} tool(s) at ${url}; store ${ctx.storeName}\n`);

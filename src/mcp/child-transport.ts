@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { lineStart, MessageLines } from './message-lines.js';
 import { MAX_MESSAGE_BYTES, MessageTooLarge } from './message-limit.js';
 
 export interface ChildTransportOptions {
@@ -24,9 +25,10 @@ const TERM_GRACE_MS = 1_000;
 /**
  * A stdio transport for the SDK's `Client` that owns its child process completely: stderr is piped and
  * drained (only the last 2 KB kept, for error messages, so a server flooding it costs no memory),
- * stdout lines that are not JSON-RPC are reported and skipped, and `close()` returns only once the
- * process has exited and been reaped (stdin closed, then SIGTERM, then SIGKILL). The SDK's own stdio
- * transport inherits stderr by default and returns from `close()` without waiting after SIGKILL.
+ * stdout is read with `MessageLines` (lines that are not JSON-RPC reported and skipped, a message over
+ * `maxMessageBytes` closing the connection), and `close()` returns only once the process has exited
+ * and been reaped (stdin closed, then SIGTERM, then SIGKILL). The SDK's own stdio transport inherits
+ * stderr by default and returns from `close()` without waiting after SIGKILL.
  *
  * Lifecycle: `start()` resolves once the process is spawned (rejects if it cannot be, such as an
  * unknown command); `onclose` fires once, when the process's output has ended after it exited, or
@@ -38,11 +40,8 @@ export class ChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  /** The start of a message whose line has not ended yet, as it came (joined once the line ends). */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  /** A message went over the limit: the connection is closing, and stdout is no longer read. */
-  private overLimit = false;
+  /** Stdout's lines; after a message over the limit it reads nothing more, while the connection closes. */
+  private readonly lines: MessageLines;
   private readonly maxMessageBytes: number;
   private stderrTail = '';
   private exitInfo: string | undefined;
@@ -52,6 +51,12 @@ export class ChildTransport implements Transport {
 
   constructor(private readonly options: ChildTransportOptions) {
     this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.lines = new MessageLines(this.maxMessageBytes, {
+      message: (message) => this.onmessage?.(message),
+      // A server printing logs to stdout: reported and skipped.
+      notMessage: (line) => this.onerror?.(new Error(`The server wrote a line to stdout that is not JSON-RPC; skipped it (it starts ${lineStart(line)}).`)),
+      tooLong: () => this.refuseOverLimit(),
+    });
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });
@@ -109,51 +114,15 @@ export class ChildTransport implements Transport {
       child.stderr!.on('data', (chunk: string) => {
         this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
       });
-      child.stdout!.on('data', (chunk: Buffer) => this.read(chunk));
+      child.stdout!.on('data', (chunk: Buffer) => this.lines.push(chunk));
     });
   }
 
-  /** Splits stdout into lines, one JSON-RPC message each. Each byte is scanned and copied once. */
-  private read(chunk: Buffer): void {
-    if (this.overLimit) return; // nothing more is read while the connection closes
-    let start = 0;
-    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      let data = chunk.subarray(start, end);
-      start = end + 1;
-      if (this.pendingBytes + data.length > this.maxMessageBytes) return this.refuseOverLimit();
-      if (this.pending.length > 0) {
-        data = Buffer.concat([...this.pending, data]);
-        this.pending = [];
-        this.pendingBytes = 0;
-      }
-      this.receive(data.toString('utf8', 0, data.length > 0 && data[data.length - 1] === 13 ? data.length - 1 : data.length));
-    }
-    if (start === chunk.length) return;
-    this.pending.push(chunk.subarray(start));
-    this.pendingBytes += chunk.length - start;
-    if (this.pendingBytes > this.maxMessageBytes) this.refuseOverLimit();
-  }
-
   private refuseOverLimit(): void {
-    this.overLimit = true;
-    this.pending = [];
-    this.pendingBytes = 0;
     const error = new MessageTooLarge(this.maxMessageBytes);
     this.options.onTooLarge?.(error);
     this.onerror?.(error);
     void this.close();
-  }
-
-  private receive(line: string): void {
-    let message: JSONRPCMessage;
-    try {
-      message = jsonRpc(line);
-    } catch (error) {
-      // A line that is not JSON-RPC (a server printing logs to stdout): reported and skipped.
-      this.onerror?.(new Error(`The server wrote a line to stdout that is not JSON-RPC; skipped it (${(error as Error).message.slice(0, 200)}).`));
-      return;
-    }
-    this.onmessage?.(message);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -188,8 +157,7 @@ export class ChildTransport implements Transport {
     }
     child?.stdout?.destroy();
     child?.stderr?.destroy();
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.lines.stop();
     this.fireClose();
   }
 
@@ -209,16 +177,4 @@ function within(promise: Promise<void>, ms: number): Promise<boolean> {
       resolve(true);
     });
   });
-}
-
-/**
- * A line as a JSON-RPC 2.0 message. Only its outline is checked: the SDK checks each message's exact
- * form again before it uses it, so its own full check here (a union of four schemas) would be a second.
- */
-function jsonRpc(line: string): JSONRPCMessage {
-  const value: unknown = JSON.parse(line);
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || (value as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
-    throw new Error(`not a JSON-RPC 2.0 message: ${line.slice(0, 100)}`);
-  }
-  return value as JSONRPCMessage;
 }

@@ -5,6 +5,7 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { connectWithDirectRequests } from './direct-requests.js';
 import type { ServeAuthenticateOptions, ServeSettings } from './options.js';
 import type { ServeSession } from './session.js';
 
@@ -114,7 +115,7 @@ export class HttpSessions {
       if (transport.sessionId !== undefined) this.drop(transport.sessionId);
     };
     try {
-      await session.server.connect(transport);
+      await connectWithDirectRequests(session.server, transport);
       await transport.handleRequest(req, res, body);
     } finally {
       this.opening--;

@@ -6,6 +6,7 @@ import type { Inbox } from '../inbox/inbox.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
 import type { ToolCatalog } from '../tools/catalog.js';
+import { connectWithDirectRequests } from './direct-requests.js';
 import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
 import { ServedTools } from './naming.js';
 import { serverSettings, type ServeOptions, type ServeSettings } from './options.js';
@@ -66,7 +67,10 @@ export class WardrikMcpServer {
     this.assertOpen();
     const session = this.open();
     if (transport.sessionId !== undefined) session.run = transport.sessionId;
-    await session.server.connect(transport);
+    // What the connection reports (a line that is not JSON-RPC, a message over the limit that closes
+    // it) reaches the developer: without this, the SDK's Server drops it and a closed connection says nothing.
+    session.server.onerror = (error) => this.deps.warn(`The MCP connection reported: ${error.message}`);
+    await connectWithDirectRequests(session.server, transport);
   }
 
   /**

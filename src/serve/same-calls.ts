@@ -3,18 +3,19 @@ import { canonicalJson } from '../runner/digest.js';
 import { ARGUMENT_LIMITS } from '../tools/arguments.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 
-/** One call of a session: the call id it runs under and the runner's answer, once `ready` settles. */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** One call of a session: the call id it runs under and the runner's answer. */
 export interface SessionCall {
   readonly tool: string;
   readonly args: unknown;
   /** The tool and its arguments, made only when another call could be the same one (see `SameCalls`). */
   key: string | undefined;
+  /** Set when the call starts: at once, or once the identical call ahead of it has its answer. */
   id: string;
   /** Its id is that of an earlier call waiting for a person, which it joined. */
   joined: boolean;
-  answer: Promise<ToolAnswer>;
-  /** Set while the call waits for an identical one ahead of it; `id` and `answer` are set once it settles. */
-  ready: Promise<void> | undefined;
+  readonly answer: Promise<ToolAnswer>;
 }
 
 /**
@@ -46,18 +47,25 @@ export class SameCalls {
       if (other.tool === tool && sameJson(other.args, args, 0)) ahead = other;
     }
     const key = this.waiting.size > 0 ? callKey(tool, args) : undefined;
-    const call: SessionCall = { tool, args, key, id: '', joined: false, answer: undefined!, ready: undefined };
+    const call: Mutable<SessionCall> = { tool, args, key, id: '', joined: false, answer: undefined! };
     this.running.push(call);
     if (ahead === undefined) {
       this.assign(call);
       call.answer = run(call.id);
     } else {
-      call.ready = this.after(ahead).then((joined) => {
-        call.ready = undefined;
-        if (joined === undefined) this.assign(call);
-        else [call.id, call.joined] = [joined, true];
-        call.answer = signal.aborted ? Promise.resolve(errorAnswer('aborted', 'The call was stopped before it ran.')) : run(call.id);
-      });
+      // One promise on the one ahead (its id and `joined` are set before its answer settles), not a
+      // chain of async steps: in a burst of identical calls, every call but the first waits here.
+      const behind = ahead;
+      const start = (answer: ToolAnswer | undefined): Promise<ToolAnswer> => {
+        if (answer?.status === 'parked' || behind.joined) {
+          call.id = behind.id;
+          call.joined = true;
+        } else {
+          this.assign(call);
+        }
+        return signal.aborted ? Promise.resolve(errorAnswer('aborted', 'The call was stopped before it ran.')) : run(call.id);
+      };
+      call.answer = behind.answer.then(start, () => start(undefined));
     }
     return call;
   }
@@ -77,18 +85,8 @@ export class SameCalls {
     if (this.waiting.get(key) === call.id) this.waiting.delete(key);
   }
 
-  /**
-   * The id of the call waiting for a person that `ahead` stands for, once its runner answered: its own
-   * when it parked, the one it joined when it joined one; undefined otherwise.
-   */
-  private async after(ahead: SessionCall): Promise<string | undefined> {
-    if (ahead.ready !== undefined) await ahead.ready;
-    const answer = await ahead.answer.catch(() => undefined);
-    return answer?.status === 'parked' || ahead.joined ? ahead.id : undefined;
-  }
-
   /** The id of the waiting call it repeats, else a new one. */
-  private assign(call: SessionCall): void {
+  private assign(call: Mutable<SessionCall>): void {
     const waiting = call.key === undefined ? undefined : this.waiting.get(call.key);
     call.joined = waiting !== undefined;
     call.id = waiting ?? `call-${++this.count}`;

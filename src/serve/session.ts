@@ -169,7 +169,6 @@ export class ServeSession {
     const call = this.calls.start(tool.entry.ref, args, how.signal, (id) =>
       this.deps.runner.run({ agent, run: this.run, call: { id, name: tool.entry.ref, arguments: args }, signal: how.signal, reporter, ...this.limits }),
     );
-    if (call.ready !== undefined) await call.ready;
     let answer: ToolAnswer;
     try {
       answer = await call.answer;

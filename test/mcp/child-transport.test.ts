@@ -81,6 +81,27 @@ ${note(2)}
     }
   });
 
+  it('holds stdout to 16 MiB a message unless told: exactly 16 MiB is read, one byte more closes the connection', async () => {
+    // A notification padded to `bytes` on its line, then a small one after it.
+    const script = (bytes: number) => `
+      const shell = JSON.stringify({ jsonrpc: '2.0', method: 'big', params: { pad: '' } });
+      process.stdout.write(shell.replace('"pad":""', '"pad":"' + 'x'.repeat(${bytes} - shell.length) + '"') + '\\n' + ${JSON.stringify(note(1))} + '\\n');
+      setInterval(() => {}, 1000);`;
+    const atLimit = transport(script(16 * 1024 * 1024));
+    const read = collect(atLimit);
+    await atLimit.start();
+    while (read.messages.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    await atLimit.close();
+    assert.deepEqual(read.messages.map((message) => (message as { method: string }).method), ['big', 'notifications/message']);
+    assert.deepEqual(read.errors, []);
+    const over = transport(script(16 * 1024 * 1024 + 1));
+    const refused = collect(over);
+    await over.start();
+    await refused.closed;
+    assert.deepEqual(refused.messages, []);
+    assert.deepEqual(refused.errors, ['the server sent a message larger than the limit of 16777216 bytes (maxMessageBytes)']);
+  });
+
   it('sends messages made together in order, each whole', async () => {
     // The child echoes each line it reads back as the params of a notification.
     const script = `

@@ -100,12 +100,13 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
     }
   });
 
-  it('joins one inbox item when the same call comes twice at once, before either waits for a person', async () => {
-    // The policy takes a turn of the event loop to decide, so both calls are in before either parks.
+  it('joins one inbox item when the same call comes three times at once, before any waits for a person', async () => {
+    // The policy takes a turn of the event loop to decide, so all calls are in before one parks; the
+    // third waits on the second, which joined the first.
     const s = await serving({ approvals: { waitMs: 20 } }, { policy: { decide: async () => (await nextTurn(), undefined) } });
     try {
       const client = await inMemoryClient(s);
-      const both = await Promise.all([1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-7' } })));
+      const both = await Promise.all([1, 2, 3].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-7' } })));
       const items = await s.wardrik.inbox.list();
       assert.equal(items.length, 1);
       for (const result of both) assert.match(text(result), new RegExp(`inbox item ${items[0]!.id}`));

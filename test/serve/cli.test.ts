@@ -44,6 +44,34 @@ describe('wardrik serve', () => {
     }
   });
 
+  it('reads a message of exactly 16 MiB over stdio, and closes at one byte more, saying why on stderr', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', ORDERS, '--stdio', '--store', 'memory:'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      /** A notification whose line, without its end, is `bytes` long. */
+      const padded = (bytes: number): string => {
+        const shell = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/padding', params: { pad: '' } });
+        return shell.replace('"pad":""', `"pad":"${'x'.repeat(bytes - shell.length)}"`);
+      };
+      const line = (message: object): string => `${JSON.stringify(message)}\n`;
+      child.stdin.write(line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+      child.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      child.stdin.write(`${padded(16 * 1024 * 1024)}\n`);
+      child.stdin.write(line({ jsonrpc: '2.0', id: 2, method: 'ping' }));
+      await eventually(() => stdout.includes('"id":2'));
+      assert.deepEqual(JSON.parse(stdout.trim().split('\n').at(-1)!), { jsonrpc: '2.0', id: 2, result: {} });
+      child.stdin.write(`${padded(16 * 1024 * 1024 + 1)}\n`);
+      assert.equal(await exited, 0);
+      assert.match(stderr, /longer than 16777216 bytes, the most this server reads; closing the connection/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('serves over HTTP with a bearer token from the environment, and refuses calls without it', async () => {
     const store = `sqlite:${join(mkdtempSync(join(tmpdir(), 'wardrik-serve-')), 'w.db')}`;
     const token = 'a-long-random-test-token-0123456789';
