@@ -36,7 +36,7 @@ export class AgentService {
   private readonly agents = new Map<string, Runtime>();
   private readonly pricing: Pricing;
   private readonly tracing = new AgentTracing();
-  private readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
+  private readonly leases: Pick<RunLeases, 'acquire' | 'release' | 'forgetLabels'>;
   private readonly pollMs: number;
   private readonly stopping = new AbortController();
   private readonly history: ConversationHistory;
@@ -70,6 +70,7 @@ export class AgentService {
       clock,
       leases: this.leases,
       budgets: runner.budgets,
+      journals: runner,
       tracing: this.tracing,
       modelCalls: new ModelCalls(models, this.tracing, events, { ...retry, random: runner.random }),
       toolCalls: new TurnToolCalls(runner, this.tracing, journal),

@@ -19,6 +19,7 @@ import { recordedAnswer, CallJournal } from './call-journal.js';
 import type { CallListener } from './call-listener.js';
 import { CallOutcomes } from './call-outcomes.js';
 import { Deadlines } from './deadlines.js';
+import type { JournalBatch } from './journal-batch.js';
 import { ParkedCalls } from './parked-calls.js';
 import {
   budgetAnswer,
@@ -101,12 +102,12 @@ export class ToolRunner {
     this.leases = new RunLeases(store, clock, node, o.leaseMs, (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
     );
-    this.outcomes = new CallOutcomes(store, events);
+    this.outcomes = new CallOutcomes(store, events, this.leases);
     this.journal = new CallJournal(store, this.outcomes, clock);
     const settings = { timeoutMs: this.timeoutMs, attempts: this.attempts, baseDelayMs, maxDelayMs: this.maxDelayMs, random: this.random };
     this.tries = new CallAttempts(store, events, this.journal, new Deadlines(), settings);
     this.parked = new ParkedCalls(store, this.journal, this.outcomes, clock);
-    this.admission = new CallAdmission(catalog, store, events, policy, this.journal, (request, entry, base, value, args, labels, decision) =>
+    this.admission = new CallAdmission(catalog, store, events, policy, this.journal, this.leases, (request, entry, base, value, args, labels, decision) =>
       this.act(request, entry, base, value, args, labels, decision),
     );
   }
@@ -221,6 +222,25 @@ export class ToolRunner {
     }
     this.track(key, answer);
     return answer;
+  }
+
+  /**
+   * @internal Commits the journal writes of run `run`'s calls with what `batch` holds (an agent's turn
+   * driven here), and holds the answers of its new calls there; `undefined` ends it.
+   */
+  journalWith(run: string, batch: JournalBatch | undefined): void {
+    this.journal.batchWith(run, batch);
+  }
+
+  /**
+   * Holds a new call's answer in its run's batch rather than writing it now. The call counts as in
+   * flight here until the answer is durable: recovery leaves it alone, and a duplicate waits for it.
+   */
+  private holdAnswer(batch: JournalBatch, p: PreparedCall, record: CallRecord, answer: ToolAnswer): void {
+    const durable = new Promise<ToolAnswer>((resolve, reject) =>
+      batch.hold({ call: record, expected: 'started' }, isRepeatable(p.entry.tool), (error) => (error === undefined ? resolve(answer) : reject(error))),
+    );
+    this.track(callKey(p.run, p.call), durable);
   }
 
   /** Counts a call as in flight here until `answer` resolves or rejects: a duplicate joins it, and recovery leaves it alone. */
@@ -394,8 +414,13 @@ export class ToolRunner {
         if (!includesAll(p.labels, answer.labels)) await this.outcomes.addLabels(p, answer.labels);
         if (answer.status === 'parked') return await this.parked.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
         record = this.journal.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
-        const written = this.journal.writeCall(record, 'started');
-        if (!(written instanceof Promise ? await written : written)) return await this.journal.answerOfWinner(p.run, p.call);
+        // A new call of an agent's turn: its answer is committed with the turn's next write (see JournalBatch).
+        const batch = expected === undefined ? this.journal.batchOf(p.run) : undefined;
+        if (batch !== undefined) this.holdAnswer(batch, p, record, answer);
+        else {
+          const written = this.journal.writeCall(record, 'started');
+          if (!(written instanceof Promise ? await written : written)) return await this.journal.answerOfWinner(p.run, p.call);
+        }
       } catch (error) {
         throw answerNotJournaled(p, 'write its answer to the journal', error);
       }
