@@ -76,6 +76,23 @@ describe('An agent turn of ten tool calls', () => {
     assert.ok(commits <= CALLS + START_AND_END, `${commits} commits for ${CALLS} calls`);
   });
 
+  it('starts read-only calls made together in one commit on SQLite, with the model step that asked for them', async () => {
+    const path = join(dir, 'together.db');
+    const wardrik = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { t: tools } });
+    try {
+      const peeks = Array.from({ length: 5 }, (_, n) => ({ name: 't__peek', arguments: { n } }));
+      const agent = wardrik.startAgent({ id: 'together', model: scriptedModel([{ toolCalls: peeks }, { text: 'Seen.' }]), tools: ['t/*'] });
+      const before = walCommits(path);
+      const turn = await agent.send('Look.');
+      assert.equal(turn.status, 'done', turn.error);
+      // The turn's start and end, and one commit for the step and its five calls' `started`; their
+      // answers ride with the final step.
+      assert.equal(walCommits(path) - before, START_AND_END + 1);
+    } finally {
+      await wardrik.close();
+    }
+  });
+
   for (const tool of ['note', 'peek']) {
     it(`on PostgreSQL makes each write one round trip, twice per call at most (${tool}), and reads no labels per call`, async () => {
       const schema = `wardrik_test_turn_commits_${randomBytes(5).toString('hex')}`;
