@@ -36,7 +36,7 @@ export class AgentService {
   private readonly agents = new Map<string, Runtime>();
   private readonly pricing: Pricing;
   private readonly tracing = new AgentTracing();
-  private readonly leases: Pick<RunLeases, 'acquire' | 'release' | 'forgetLabels'>;
+  private readonly leases: Pick<RunLeases, 'acquire' | 'release' | 'forgetLabels' | 'labelsKnown'>;
   private readonly pollMs: number;
   private readonly stopping = new AbortController();
   private readonly history: ConversationHistory;
@@ -149,9 +149,12 @@ export class AgentService {
     const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0, ...(earlier.length === 0 ? {} : { earlier }) };
     // The labels of the earlier turns whose text this turn's model reads: before the turn is written, so
     // a turn recovered after a crash has them too.
-    if (earlier.length > 0) await this.store.addLabels(run, [...new Set(earlier.flatMap((turn) => turn.labels))]);
+    const labels = [...new Set(earlier.flatMap((turn) => turn.labels))];
+    if (labels.length > 0) await this.store.addLabels(run, labels);
     const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data: storedTurnData(data), createdAt: now, updatedAt: now };
     if (!(await this.leases.acquire(run))) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
+    // A run made just now has no labels but those: its calls need not read them.
+    this.leases.labelsKnown(run, labels);
     try {
       if (!(await this.store.writeTurn(record, undefined))) throw new ConflictError(`Turn "${run}" already exists; send again.`);
     } catch (error) {

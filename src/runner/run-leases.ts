@@ -84,6 +84,15 @@ export class RunLeases {
     else if (labels.some((label) => !lease.labels!.includes(label))) lease.labels = [...new Set([...lease.labels, ...labels])];
   }
 
+  /** This node holds the run and knows its labels outright (a run it has just made): no read needed. */
+  labelsKnown(run: string, labels: readonly string[]): void {
+    const lease = this.held.get(run);
+    if (lease !== undefined) {
+      lease.labels = labels;
+      lease.epoch++;
+    }
+  }
+
   /** Reads the run's labels from the store again on their next use (a parked turn resumes: a person may have answered elsewhere). */
   forgetLabels(run: string): void {
     const lease = this.held.get(run);
