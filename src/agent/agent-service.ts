@@ -25,9 +25,10 @@ import { TurnToolCalls } from './turn-tool-calls.js';
 /**
  * Runs agent turns. A turn is journaled so that it survives a crash: the turn record first, then
  * each model response before any of its tool calls runs (in one commit with their `started` records),
- * then the step's tool answers once all are final (see `TurnToolCalls.runStep`). A turn resumes on any node from that journal alone: steps already
- * answered are never asked of the model again, and tool calls go back to the runner under the same
- * call ids, which answers them from its own journal. The node driving a turn holds the run's lease.
+ * then the step's tool answers once all are final (see `TurnToolCalls.runStep`). A turn resumes on
+ * any node from that journal alone: steps already answered are never asked of the model again, and
+ * tool calls go back to the runner under the same call ids, which answers them from its own journal.
+ * The node driving a turn holds the run's lease.
  *
  * This class keeps the agents started here and answers `send` and `result`; the loop is `TurnDriver`,
  * taking up turns (parked ones whose calls were answered, ones a crash left) is `TurnRecovery`.

@@ -18,7 +18,8 @@ export type Admitted = (request: CallRequest, entry: CatalogEntry, base: CallRef
 /**
  * What a new call goes through before anything runs: the tool is resolved among those the caller may
  * use, the arguments parsed and checked, the agent's spend and the run's labels read (from memory while
- * this node holds the run's lease: see `RunLeases.labelsOf`), and the policy decides. A call that fails a check is journaled with its answer and goes no further.
+ * this node holds the run's lease: see `RunLeases.labelsOf`), and the policy decides. A call that fails
+ * a check is journaled with its answer and goes no further.
  */
 export class CallAdmission {
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
