@@ -23,13 +23,14 @@ export class TurnJournal {
   async recordModelStep(d: LiveTurn, step: ModelStepData): Promise<void> {
     const { rt } = d;
     // Spend first: a crash after it and before the journal asks the model again, which really costs again.
-    if (rt.price !== undefined) {
-      // A step that cost nothing (a free or scripted model) changes no total: read, not written (no commit).
-      const microUsd = toMicroUsd(step.usd);
+    const microUsd = toMicroUsd(step.usd);
+    // A step that cost nothing (a free or scripted model) changes no total: not written (no commit), and
+    // read only for a cost event someone listens to.
+    if (rt.price !== undefined && (microUsd > 0 || this.events.listening)) {
       const totalMicroUsd = microUsd === 0 ? await this.store.getSpend(rt.id) : await this.store.addSpend(rt.id, microUsd);
-      d.spentUsd += step.usd;
       this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
     }
+    if (rt.price !== undefined) d.spentUsd += step.usd;
     this.holdStep(d, step);
     d.prompt.push(assistantMessage(step));
     d.modelSteps++;
