@@ -60,6 +60,12 @@ export class JournalBatch {
     this.held.push({ write, repeatable, committed });
   }
 
+  /** Whether the write of call `call` is held, not committed yet. */
+  holdsCall(call: string): boolean {
+    for (const h of this.held) if ('call' in h.write && h.write.call.call === call) return true;
+    return false;
+  }
+
   /**
    * `n` calls start together: their first writes are queued until all `n` came (or the event loop
    * turned once), then committed in one transaction with what is held.

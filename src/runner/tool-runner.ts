@@ -137,7 +137,7 @@ export class ToolRunner {
   /** @internal Takes over a call found `started` (see `RecoveryHost.resume`). */
   resume(record: CallRecord): Promise<Resumed> {
     const key = callKey(record.run, record.call);
-    if (this.inFlight.has(key)) return Promise.resolve('skipped');
+    if (this.inFlight.has(key) || this.heldAnswer(record.run, record.call)) return Promise.resolve('skipped');
     const resuming = this.resumeLeased(record);
     // A duplicate of the call sent meanwhile joins it, as it would join a call sent first.
     this.track(key, resuming.then(([, answer]) => answer ?? this.journal.answerOfWinner(record.run, record.call)));
@@ -190,7 +190,7 @@ export class ToolRunner {
 
   /** @internal Whether this node is running the call now: sent, recovered or approved here. */
   isRunning(run: string, call: string): boolean {
-    return this.inFlight.has(callKey(run, call));
+    return this.inFlight.has(callKey(run, call)) || this.heldAnswer(run, call);
   }
 
   /** @internal Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
@@ -233,14 +233,11 @@ export class ToolRunner {
   }
 
   /**
-   * Holds a new call's answer in its run's batch rather than writing it now. The call counts as in
-   * flight here until the answer is durable: recovery leaves it alone, and a duplicate waits for it.
+   * Whether the call's answer is held in its run's batch, not yet durable: it counts as running here,
+   * so recovery leaves it alone. Not tracked in `inFlight`, which would then never empty (see there).
    */
-  private holdAnswer(batch: JournalBatch, p: PreparedCall, record: CallRecord, answer: ToolAnswer): void {
-    const durable = new Promise<ToolAnswer>((resolve, reject) =>
-      batch.hold({ call: record, expected: 'started' }, isRepeatable(p.entry.tool), (error) => (error === undefined ? resolve(answer) : reject(error))),
-    );
-    this.track(callKey(p.run, p.call), durable);
+  private heldAnswer(run: string, call: string): boolean {
+    return this.journal.batchOf(run)?.holdsCall(call) === true;
   }
 
   /** Counts a call as in flight here until `answer` resolves or rejects: a duplicate joins it, and recovery leaves it alone. */
@@ -416,7 +413,7 @@ export class ToolRunner {
         record = this.journal.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
         // A new call of an agent's turn: its answer is committed with the turn's next write (see JournalBatch).
         const batch = expected === undefined ? this.journal.batchOf(p.run) : undefined;
-        if (batch !== undefined) this.holdAnswer(batch, p, record, answer);
+        if (batch !== undefined) batch.hold({ call: record, expected: 'started' }, isRepeatable(p.entry.tool));
         else {
           const written = this.journal.writeCall(record, 'started');
           if (!(written instanceof Promise ? await written : written)) return await this.journal.answerOfWinner(p.run, p.call);

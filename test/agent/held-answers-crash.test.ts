@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { container as root } from 'tsyringe';
-import { defineTool, Tokens, Wardrik } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing/index.js';
+import { defineTool, SqliteStore, Tokens, Wardrik } from '../../src/index.js';
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { ScriptedModel, scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
 
 /**
@@ -68,5 +69,44 @@ describe('An agent turn killed while the model reads its answers (SQLite)', () =
     assert.equal(turn.text, '[scripted] Result: {"found":"ord_1"}');
     assert.equal(model.calls.length, 1, 'the model step that asked for the call was not asked again');
     assert.deepEqual(model.calls[0]!.prompt.map((message) => message.role), ['user', 'assistant', 'tool']);
+  });
+});
+
+describe('A read-only call whose answer is held for the next commit', () => {
+  it('counts as running on its node: a recovery pass meanwhile leaves it alone', async () => {
+    let ran = 0;
+    const peek = defineTool({ name: 'peek', description: 'Reads.', annotations: { readOnly: true }, run: () => (ran++, 'seen') });
+    let asked!: () => void;
+    const askedTwice = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    /** Its second call waits until the test releases it: the first call's answer is held meanwhile. */
+    class GatedModel extends ScriptedModel {
+      override async doGenerate(options: LanguageModelV3CallOptions): ReturnType<ScriptedModel['doGenerate']> {
+        if (this.calls.length === 1) {
+          asked();
+          await released;
+        }
+        return super.doGenerate(options);
+      }
+    }
+    const wardrik = await Wardrik.create({ store: `sqlite:${join(dir, 'held.db')}`, recoverMs: Infinity, tools: { shop: [peek] } });
+    try {
+      const agent = wardrik.startAgent({ id: 'a', model: new GatedModel([{ toolCalls: [{ name: 'shop__peek', id: 'p1' }] }, { text: 'Seen.' }]), tools: ['shop/*'] });
+      const sending = agent.send('Look.');
+      await askedTwice;
+      // Its answer is not in the journal yet: the call is `started` there.
+      const other = new SqliteStore({ path: join(dir, 'held.db') });
+      assert.deepEqual((await other.listCalls({ state: 'started' })).map((record) => record.call), ['0.p1']);
+      await other.close();
+      const report = await wardrik.recover();
+      assert.equal(report.rerun, 0, 'the held call was not taken for a crashed one');
+      release();
+      const turn = await sending;
+      assert.equal(turn.status, 'done', turn.error);
+      assert.equal(ran, 1);
+    } finally {
+      await wardrik.close();
+    }
   });
 });
