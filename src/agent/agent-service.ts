@@ -24,10 +24,11 @@ import { TurnToolCalls } from './turn-tool-calls.js';
 
 /**
  * Runs agent turns. A turn is journaled so that it survives a crash: the turn record first, then
- * each model response (`store.appendStep`) before any of its tool calls runs, then the step's tool
- * answers once all are final. A turn resumes on any node from that journal alone: steps already
- * answered are never asked of the model again, and tool calls go back to the runner under the same
- * call ids, which answers them from its own journal. The node driving a turn holds the run's lease.
+ * each model response before any of its tool calls runs (in one commit with their `started` records),
+ * then the step's tool answers once all are final (see `TurnToolCalls.runStep`). A turn resumes on
+ * any node from that journal alone: steps already answered are never asked of the model again, and
+ * tool calls go back to the runner under the same call ids, which answers them from its own journal.
+ * The node driving a turn holds the run's lease.
  *
  * This class keeps the agents started here and answers `send` and `result`; the loop is `TurnDriver`,
  * taking up turns (parked ones whose calls were answered, ones a crash left) is `TurnRecovery`.
@@ -36,7 +37,7 @@ export class AgentService {
   private readonly agents = new Map<string, Runtime>();
   private readonly pricing: Pricing;
   private readonly tracing = new AgentTracing();
-  private readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
+  private readonly leases: Pick<RunLeases, 'acquire' | 'release' | 'forgetLabels' | 'labelsKnown'>;
   private readonly pollMs: number;
   private readonly stopping = new AbortController();
   private readonly history: ConversationHistory;
@@ -70,6 +71,7 @@ export class AgentService {
       clock,
       leases: this.leases,
       budgets: runner.budgets,
+      journals: runner,
       tracing: this.tracing,
       modelCalls: new ModelCalls(models, this.tracing, events, { ...retry, random: runner.random }),
       toolCalls: new TurnToolCalls(runner, this.tracing, journal),
@@ -148,9 +150,12 @@ export class AgentService {
     const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0, ...(earlier.length === 0 ? {} : { earlier }) };
     // The labels of the earlier turns whose text this turn's model reads: before the turn is written, so
     // a turn recovered after a crash has them too.
-    if (earlier.length > 0) await this.store.addLabels(run, [...new Set(earlier.flatMap((turn) => turn.labels))]);
+    const labels = [...new Set(earlier.flatMap((turn) => turn.labels))];
+    if (labels.length > 0) await this.store.addLabels(run, labels);
     const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data: storedTurnData(data), createdAt: now, updatedAt: now };
     if (!(await this.leases.acquire(run))) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
+    // A run made just now has no labels but those: its calls need not read them.
+    this.leases.labelsKnown(run, labels);
     try {
       if (!(await this.store.writeTurn(record, undefined))) throw new ConflictError(`Turn "${run}" already exists; send again.`);
     } catch (error) {

@@ -3,6 +3,8 @@ import type { Clock } from '../clock.js';
 import { ConflictError, WardrikError } from '../errors.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import type { BudgetHolds } from '../runner/budget-holds.js';
+import { JournalBatch } from '../runner/journal-batch.js';
+import type { ToolRunner } from '../runner/tool-runner.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { Store, TurnRecord } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -26,6 +28,8 @@ export interface TurnDriverParts {
   readonly clock: Clock;
   readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
   readonly budgets: BudgetHolds;
+  /** Where the runner learns which batch a turn's calls commit with. */
+  readonly journals: Pick<ToolRunner, 'journalWith'>;
   readonly tracing: AgentTracing;
   readonly modelCalls: ModelCalls;
   readonly toolCalls: TurnToolCalls;
@@ -55,6 +59,7 @@ export class TurnDriver {
   private readonly clock: Clock;
   private readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
   private readonly budgets: BudgetHolds;
+  private readonly journals: Pick<ToolRunner, 'journalWith'>;
   private readonly tracing: AgentTracing;
   private readonly modelCalls: ModelCalls;
   private readonly toolCalls: TurnToolCalls;
@@ -71,6 +76,7 @@ export class TurnDriver {
       clock: this.clock,
       leases: this.leases,
       budgets: this.budgets,
+      journals: this.journals,
       tracing: this.tracing,
       modelCalls: this.modelCalls,
       toolCalls: this.toolCalls,
@@ -125,6 +131,7 @@ export class TurnDriver {
       span: this.tracing.turn(rt.id, record.run, rt.modelId, rt.provider),
       earlier: data.earlier ?? [],
       waitingForPerson: new Map(),
+      journal: new JournalBatch(this.store),
     };
   }
 
@@ -132,6 +139,7 @@ export class TurnDriver {
   async drive(d: LiveTurn): Promise<TurnResult> {
     this.active.add(d.run);
     this.driving.set(d.run, d);
+    this.journals.journalWith(d.run, d.journal);
     try {
       return await this.loop(d);
     } catch (error) {
@@ -141,10 +149,25 @@ export class TurnDriver {
       }
       throw error;
     } finally {
+      await this.endJournal(d);
       this.active.delete(d.run);
       this.driving.delete(d.run);
       this.leases.release(d.run);
     }
+  }
+
+  /**
+   * The turn stopped here: what it still holds is committed if the store lets it (the turn was stopped,
+   * say), else dropped, as a crash would drop it (recovery repeats what is safe to repeat).
+   */
+  private async endJournal(d: LiveTurn): Promise<void> {
+    try {
+      await d.journal.flush();
+    } catch {
+      // Broken by a store failure or another node's write: the error the turn stopped with says so.
+    }
+    this.journals.journalWith(d.run, undefined);
+    d.journal.abandon(new ConflictError(`Turn "${d.run}" stopped on this node before these journal writes were committed; recovery takes its calls up.`));
   }
 
   private async loop(d: LiveTurn): Promise<TurnResult> {
@@ -198,6 +221,8 @@ export class TurnDriver {
   /** Writes where the turn stands and tells those waiting on it; ended turns join the conversation. */
   private async endTurn(d: LiveTurn, status: TurnOutcome, parked: ParkedCall[] = [], error?: string): Promise<TurnResult> {
     const { rt } = d;
+    // The steps and answers it holds before the record that says where the turn stands.
+    await d.journal.flush();
     const data: TurnData = {
       input: d.input,
       model: rt.spec,

@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.js';
-import { ConflictError } from '../errors.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -9,7 +8,9 @@ import type { LiveTurn } from './turn-state.js';
 
 /**
  * A turn's steps in the journal: each model response (after its cost is counted) and each step's tool
- * answers, appended in order. An index another node wrote first stops this node: it is driving the turn.
+ * answers, in order. A step is held in the turn's `JournalBatch` and committed with the run's next
+ * write: a model step with its calls' `started` records, before any of them runs. An index another node
+ * wrote first stops this node at that commit (a `ConflictError`): it is driving the turn.
  */
 export class TurnJournal {
   constructor(
@@ -18,16 +19,19 @@ export class TurnJournal {
     private readonly clock: Clock,
   ) {}
 
-  /** Counts the step's cost, then journals it: both before any of its tool calls runs. */
+  /** Counts the step's cost, then holds it for the commit that starts its calls: both before any of them runs. */
   async recordModelStep(d: LiveTurn, step: ModelStepData): Promise<void> {
     const { rt } = d;
     // Spend first: a crash after it and before the journal asks the model again, which really costs again.
-    if (rt.price !== undefined) {
-      const totalMicroUsd = await this.store.addSpend(rt.id, toMicroUsd(step.usd));
-      d.spentUsd += step.usd;
+    const microUsd = toMicroUsd(step.usd);
+    // A step that cost nothing (a free or scripted model) changes no total: not written (no commit), and
+    // read only for a cost event someone listens to.
+    if (rt.price !== undefined && (microUsd > 0 || this.events.listening)) {
+      const totalMicroUsd = microUsd === 0 ? await this.store.getSpend(rt.id) : await this.store.addSpend(rt.id, microUsd);
       this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
     }
-    await this.appendStep(d, step);
+    if (rt.price !== undefined) d.spentUsd += step.usd;
+    this.holdStep(d, step);
     d.prompt.push(assistantMessage(step));
     d.modelSteps++;
     if (step.text !== '') d.text = step.text;
@@ -45,11 +49,9 @@ export class TurnJournal {
     });
   }
 
-  async appendStep(d: LiveTurn, data: StepData): Promise<void> {
-    const index = d.steps.length;
-    if (!(await this.store.appendStep({ run: d.run, index, data: storedStep(data), createdAt: this.clock.now() }))) {
-      throw new ConflictError(`Turn "${d.run}" already has step ${index}: another node is driving it. This node stopped; the other one goes on.`);
-    }
+  /** Adds a step to the turn, held for the run's next commit. */
+  holdStep(d: LiveTurn, data: StepData): void {
+    d.journal.hold({ step: { run: d.run, index: d.steps.length, data: storedStep(data), createdAt: this.clock.now() } });
     d.steps.push(data);
   }
 }

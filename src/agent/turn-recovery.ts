@@ -26,7 +26,7 @@ export class TurnRecovery implements CallListener {
     private readonly history: ConversationHistory,
     private readonly tracing: AgentTracing,
     private readonly store: Store,
-    private readonly leases: Pick<RunLeases, 'acquire' | 'release'>,
+    private readonly leases: Pick<RunLeases, 'acquire' | 'release' | 'forgetLabels'>,
     private readonly events: EventBus,
     private readonly clock: Clock,
     private readonly closed: () => boolean,
@@ -135,6 +135,8 @@ export class TurnRecovery implements CallListener {
       if (record.costUsd !== undefined && ranAfterParking(await this.store.getInboxItem(call.inboxId))) approvedMicroUsd += toMicroUsd(record.costUsd);
     }
     if (!(await this.leases.acquire(run))) return false;
+    // A person answered while the turn was parked, maybe on another node: the run's labels are read again.
+    this.leases.forgetLabels(run);
     const spentUsd = approvedMicroUsd === 0 ? data.spentUsd : data.spentUsd + toUsd(approvedMicroUsd);
     const next: TurnRecord = { ...turn, status: 'running', version: turn.version + 1, data: storedTurnData({ ...data, spentUsd }), updatedAt: this.clock.now() };
     if (this.driver.active.has(run) || !(await this.store.writeTurn(next, turn.version))) {

@@ -1,4 +1,5 @@
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { JournalBatch } from '../runner/journal-batch.js';
 import type { TurnRecord, TurnStatus } from '../store/store.js';
 import type { TurnOutcome, TurnResult } from './agent.js';
 import type { StepData } from './messages.js';
@@ -56,6 +57,8 @@ export interface LiveTurn {
    * question): the turn then parks on it rather than waiting in flight (see `TurnToolCalls`).
    */
   readonly waitingForPerson: Map<string, (inboxId: string, reason: string) => void>;
+  /** The turn's journal writes not committed yet: each rides with the run's next write (see `JournalBatch`). */
+  readonly journal: JournalBatch;
 }
 
 /** Turn states after which nothing more happens. */

@@ -19,6 +19,12 @@ export class TurnToolCalls {
    * together (they change nothing, so their order cannot matter); any other call runs alone. Once a
    * call parks, later calls wait: they run when the turn resumes. Returns the parked calls, or none
    * after journaling every answer as the step's `tools` step.
+   *
+   * Commits (issue 18): calls that start together start in one commit, with what the turn holds (the
+   * model step). Their answers are held; one that is not safe to repeat is committed before anything
+   * else happens, the last one with the step's `tools` step, before the model sees it. Answers of
+   * repeatable calls, and a `tools` step of only those, ride with the next model step's commit: a crash
+   * in between only repeats them.
    */
   async runStep(d: LiveTurn, step: ModelStepData, index: number): Promise<ParkedCall[]> {
     const answers: ToolAnswer[] = [];
@@ -30,9 +36,13 @@ export class TurnToolCalls {
       if (j - i === 1) {
         answers[i] = await this.runOne(d, calls[i]!, index);
       } else {
+        d.journal.expect(j - i);
         const group = await Promise.all(calls.slice(i, j).map((call) => this.runOne(d, call, index)));
+        d.journal.expect(0);
         for (let k = 0; k < group.length; k++) answers[i + k] = group[k]!;
       }
+      // More calls follow: an answer not safe to repeat is made durable before they start.
+      if (j < calls.length && d.journal.mustCommit) await d.journal.flush();
       for (let k = i; k < j; k++) {
         const answer = answers[k]!;
         if (answer.status === 'parked') {
@@ -47,7 +57,8 @@ export class TurnToolCalls {
       kind: 'tools',
       results: calls.map((call, k) => ({ id: call.id, name: call.name, text: answerText(answers[k]!), error: answers[k]!.status === 'error' })),
     };
-    await this.journal.appendStep(d, tools);
+    this.journal.holdStep(d, tools);
+    if (d.journal.mustCommit) await d.journal.flush();
     d.prompt.push(toolMessage(tools));
     return parked;
   }

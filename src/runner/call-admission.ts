@@ -10,14 +10,16 @@ import { toMicroUsd } from '../money.js';
 import { readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
 import type { CallJournal } from './call-journal.js';
 import { budgetAnswer, NO_RESOURCES, type CallRequest } from './prepared-call.js';
+import type { RunLeases } from './run-leases.js';
 
 /** A call the checks let through, with the policy's decision: the runner denies, parks or runs it. */
 export type Admitted = (request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, args: unknown, labels: readonly string[], decision: Decision) => Promise<ToolAnswer>;
 
 /**
  * What a new call goes through before anything runs: the tool is resolved among those the caller may
- * use, the arguments parsed and checked, the agent's spend and the run's labels read, and the policy
- * decides. A call that fails a check is journaled with its answer and goes no further.
+ * use, the arguments parsed and checked, the agent's spend and the run's labels read (from memory while
+ * this node holds the run's lease: see `RunLeases.labelsOf`), and the policy decides. A call that fails
+ * a check is journaled with its answer and goes no further.
  */
 export class CallAdmission {
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
@@ -31,6 +33,7 @@ export class CallAdmission {
     private readonly events: EventBus,
     private readonly policy: Policy,
     private readonly journal: CallJournal,
+    private readonly leases: Pick<RunLeases, 'labelsOf'>,
     private readonly admitted: Admitted,
   ) {
     this.sync = store.sync;
@@ -57,12 +60,14 @@ export class CallAdmission {
       return this.startAfterReads(request, entry, base, parsed.value, checking);
     }
     if (!checking.ok) return this.journal.writeEndedEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checking.issues));
-    let labels: readonly string[];
+    const sync = this.sync;
+    let labels: readonly string[] | Promise<readonly string[]>;
     try {
-      labels = this.sync.getLabels(run);
+      labels = this.leases.labelsOf(run, () => sync.getLabels(run));
     } catch (error) {
       throw storeFailure(base, "read the run's labels", error);
     }
+    if (labels instanceof Promise) return this.startAfterReads(request, entry, base, parsed.value, checking);
     return this.decide(request, entry, base, parsed.value, checking.value, labels);
   }
 
@@ -74,7 +79,8 @@ export class CallAdmission {
     let labels: readonly string[];
     try {
       spent = request.budgetUsd !== undefined && (await this.budgetSpent(request.agent, request.budgetUsd));
-      labels = this.sync !== undefined ? this.sync.getLabels(request.run) : await this.store.getLabels(request.run);
+      const sync = this.sync;
+      labels = await this.leases.labelsOf(request.run, () => (sync !== undefined ? sync.getLabels(request.run) : this.store.getLabels(request.run)));
     } catch (error) {
       throw storeFailure(base, `read ${request.budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`, error);
     }

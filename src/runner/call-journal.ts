@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { ConflictError } from '../errors.js';
 import type { Decision } from '../policy/policy.js';
 import type { CallRecord, CallState, Store, SyncJournal } from '../store/store.js';
 import { journaledArguments } from '../tools/arguments.js';
@@ -7,6 +8,7 @@ import { toUsd } from '../money.js';
 import { storeFailure, type CallRef } from './call-failures.js';
 import type { CallOutcomes } from './call-outcomes.js';
 import { argumentsDigest } from './digest.js';
+import type { JournalBatch } from './journal-batch.js';
 import type { Mutable, PreparedCall } from './prepared-call.js';
 
 /**
@@ -17,6 +19,8 @@ import type { Mutable, PreparedCall } from './prepared-call.js';
 export class CallJournal {
   /** The store's journal without promises, when its writes are synchronous (see `Store.sync`). */
   private readonly sync: SyncJournal | undefined;
+  /** The runs whose calls' writes are committed with what their caller holds (an agent's turn; see `JournalBatch`). */
+  private readonly batches = new Map<string, JournalBatch>();
 
   constructor(
     private readonly store: Store,
@@ -44,9 +48,13 @@ export class CallJournal {
       answer,
       updatedAt: this.clock.now(),
     };
-    const written = await this.store.writeCall(record, undefined).catch((error: unknown) => {
+    let written: boolean;
+    try {
+      written = await this.writeCall(record, undefined);
+    } catch (error) {
+      if (error instanceof ConflictError) throw error;
       throw storeFailure(base, 'write its answer to the journal', error);
-    });
+    }
     if (!written) return this.answerOfWinner(base.run, base.call, journaled);
     this.outcomes.called(base, decision);
     this.outcomes.settled(base, answer, 0, undefined, 0, false);
@@ -59,6 +67,7 @@ export class CallJournal {
    */
   writeStarted(p: PreparedCall, attempt: number, expected: CallState | undefined): boolean | Promise<boolean> {
     const failed = (error: unknown): never => {
+      if (error instanceof ConflictError) throw error;
       throw storeFailure(p, 'write it to the journal as started', error);
     };
     try {
@@ -69,9 +78,28 @@ export class CallJournal {
     }
   }
 
-  /** A call's journal write, without a promise when the store's writes are synchronous. */
+  /**
+   * A call's journal write, without a promise when the store's writes are synchronous; in the same
+   * transaction as what the run's batch holds, when it has one.
+   */
   writeCall(record: CallRecord, expected: CallState | undefined): boolean | Promise<boolean> {
+    const batch = this.batchOf(record.run);
+    if (batch !== undefined) {
+      const written = batch.write([{ call: record, expected }]);
+      return written instanceof Promise ? written.then((each) => each[0]!) : written[0]!;
+    }
     return this.sync !== undefined ? this.sync.writeCall(record, expected) : this.store.writeCall(record, expected);
+  }
+
+  /** Commits the writes of `run`'s calls with what `batch` holds, from now on; `undefined` stops it. */
+  batchWith(run: string, batch: JournalBatch | undefined): void {
+    if (batch === undefined) this.batches.delete(run);
+    else this.batches.set(run, batch);
+  }
+
+  /** The batch `run`'s calls' writes go with, if any. */
+  batchOf(run: string): JournalBatch | undefined {
+    return this.batches.size === 0 ? undefined : this.batches.get(run);
   }
 
   recordOf(p: PreparedCall, state: CallState, attempt: number, answer: ToolAnswer | undefined): CallRecord {

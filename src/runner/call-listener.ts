@@ -8,7 +8,8 @@ import type { CallRef } from './call-failures.js';
  */
 export interface CallListener {
   /**
-   * The call's final answer is in the journal. `costUsd` is what its tool reported spending on it in
+   * The call's final answer is in the journal, or held in its run's `JournalBatch` (an agent's turn),
+   * which commits it with the run's next write. `costUsd` is what its tool reported spending on it in
    * this process; `wasParked` says the call had been parked (a person answered it, or let it run here).
    */
   settled(call: CallRef, costUsd: number, wasParked: boolean): void;

@@ -7,6 +7,7 @@ import { toUsd } from '../money.js';
 import type { CallRef } from './call-failures.js';
 import type { CallListener } from './call-listener.js';
 import { callKey, ref } from './prepared-call.js';
+import type { RunLeases } from './run-leases.js';
 
 /**
  * Tells who needs to know where a call got to: the runner's caller through its `CallListener` (the
@@ -22,6 +23,7 @@ export class CallOutcomes {
   constructor(
     private readonly store: Store,
     private readonly events: EventBus,
+    private readonly leases: Pick<RunLeases, 'addedLabels'>,
   ) {}
 
   /** A new call: `tool.called`, then `tool.decided` when the policy decided it. */
@@ -35,6 +37,7 @@ export class CallOutcomes {
   async addLabels(base: CallRef, labels: readonly string[]): Promise<void> {
     if (labels.length === 0) return;
     const added = await this.store.addLabels(base.run, labels);
+    this.leases.addedLabels(base.run, labels);
     if (added.length > 0) this.events.emit({ type: 'label.added', ...ref(base), labels: added });
   }
 

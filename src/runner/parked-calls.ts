@@ -25,7 +25,7 @@ export class ParkedCalls {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
-    const written = await this.store.writeCall({ ...this.journal.recordOf(p, 'parked', 0, answer), inboxId }, expected);
+    const written = await this.journal.writeCall({ ...this.journal.recordOf(p, 'parked', 0, answer), inboxId }, expected);
     if (!written) return this.journal.answerOfWinner(p.run, p.call, p.arguments);
     if (expected === undefined) this.outcomes.called(p, p.decision);
     const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail);

@@ -9,6 +9,13 @@ import type { Store } from '../store/store.js';
  * lease it can take, so it never re-runs or parks a call a live node is still running.
  *
  * Lease operations on one run are serialized: a release and a new acquire never race in the store.
+ *
+ * The run's labels live with its lease (issue 18, point 2): while this node holds the lease, its calls
+ * read the labels from memory, not the store. Other nodes add labels to a run only under its lease
+ * (a person's answer carries labels the run had when its call parked), so what this node read under
+ * the lease and added since is all there is; the labels are forgotten when the lease is given up, when
+ * it lapsed before being taken again (another node may have held it meanwhile), and when a parked turn
+ * of the run resumes (`forgetLabels`).
  */
 export class RunLeases {
   private readonly held = new Map<string, Lease>();
@@ -41,13 +48,55 @@ export class RunLeases {
       if (current === undefined || current.until - now <= this.ttlMs / 2) {
         if (!(await this.store.leaseRun(run, this.node, now, this.ttlMs))) return false;
       }
-      const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, idle: undefined };
+      const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, idle: undefined, labels: undefined, epoch: 0 };
+      if (next.until < now) forget(next); // it lapsed: another node may have held the run meanwhile
       next.until = Math.max(next.until, now + this.ttlMs);
       next.active++;
       this.held.set(run, next);
       this.startRenewing();
       return true;
     });
+  }
+
+  /**
+   * The run's labels: from memory while this node holds the run's lease and has them, otherwise read
+   * with `read` and kept if the lease was held, unchanged, throughout the read. Without a promise when
+   * they are in memory or `read` answers at once.
+   */
+  labelsOf(run: string, read: () => readonly string[] | Promise<readonly string[]>): readonly string[] | Promise<readonly string[]> {
+    const lease = this.held.get(run);
+    if (lease === undefined || lease.until <= this.clock.now()) return read();
+    if (lease.labels !== undefined) return lease.labels;
+    const epoch = lease.epoch;
+    const keep = (labels: readonly string[]): readonly string[] => {
+      if (this.held.get(run) === lease && lease.epoch === epoch && lease.until > this.clock.now()) lease.labels = labels;
+      return labels;
+    };
+    const reading = read();
+    return reading instanceof Promise ? reading.then(keep) : keep(reading);
+  }
+
+  /** This node wrote `labels` to the run: they join those it keeps (a read under way is not kept: it may miss them). */
+  addedLabels(run: string, labels: readonly string[]): void {
+    const lease = this.held.get(run);
+    if (lease === undefined) return;
+    if (lease.labels === undefined) lease.epoch++;
+    else if (labels.some((label) => !lease.labels!.includes(label))) lease.labels = [...new Set([...lease.labels, ...labels])];
+  }
+
+  /** This node holds the run and knows its labels outright (a run it has just made): no read needed. */
+  labelsKnown(run: string, labels: readonly string[]): void {
+    const lease = this.held.get(run);
+    if (lease !== undefined) {
+      lease.labels = labels;
+      lease.epoch++;
+    }
+  }
+
+  /** Reads the run's labels from the store again on their next use (a parked turn resumes: a person may have answered elsewhere). */
+  forgetLabels(run: string): void {
+    const lease = this.held.get(run);
+    if (lease !== undefined) forget(lease);
   }
 
   /** Ends one piece of work; the lease is given up once the run has had none here for `idleMs`. */
@@ -105,8 +154,10 @@ export class RunLeases {
     for (const [run, lease] of this.held) {
       await this.serial(run, async () => {
         const now = this.clock.now();
-        if (await this.store.leaseRun(run, this.node, now, this.ttlMs).catch(() => false)) lease.until = now + this.ttlMs;
-        else if (lease.until < now) this.onLost(run);
+        if (await this.store.leaseRun(run, this.node, now, this.ttlMs).catch(() => false)) {
+          if (lease.until < now) forget(lease);
+          lease.until = now + this.ttlMs;
+        } else if (lease.until < now) this.onLost(run);
       });
     }
   }
@@ -130,4 +181,13 @@ interface Lease {
   idleSince: number;
   /** Gives the lease up once the run has been idle for a while. */
   idle: NodeJS.Timeout | undefined;
+  /** The run's labels, once read under this lease (see `labelsOf`). */
+  labels: readonly string[] | undefined;
+  /** Raised whenever the labels are forgotten, so a read begun before is not kept. */
+  epoch: number;
+}
+
+function forget(lease: Lease): void {
+  lease.labels = undefined;
+  lease.epoch++;
 }

@@ -20,6 +20,7 @@ import { recordedAnswer, CallJournal } from './call-journal.js';
 import type { CallListener } from './call-listener.js';
 import { CallOutcomes } from './call-outcomes.js';
 import { Deadlines } from './deadlines.js';
+import type { JournalBatch } from './journal-batch.js';
 import { ParkedCalls } from './parked-calls.js';
 import {
   budgetAnswer,
@@ -96,12 +97,12 @@ export class ToolRunner {
     this.leases = new RunLeases(store, clock, node, o.leaseMs, (run) =>
       events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
     );
-    this.outcomes = new CallOutcomes(store, events);
+    this.outcomes = new CallOutcomes(store, events, this.leases);
     this.journal = new CallJournal(store, this.outcomes, clock);
     const settings = { timeoutMs: this.timeoutMs, attempts: this.attempts, baseDelayMs, maxDelayMs: this.maxDelayMs, random: this.random };
     this.tries = new CallAttempts(store, events, this.journal, new Deadlines(), settings, (p, inboxId, reason) => this.outcomes.waiting(p, inboxId, reason));
     this.parked = new ParkedCalls(store, this.journal, this.outcomes, clock);
-    this.admission = new CallAdmission(catalog, store, events, policy, this.journal, (request, entry, base, value, args, labels, decision) =>
+    this.admission = new CallAdmission(catalog, store, events, policy, this.journal, this.leases, (request, entry, base, value, args, labels, decision) =>
       this.act(request, entry, base, value, args, labels, decision),
     );
   }
@@ -130,7 +131,7 @@ export class ToolRunner {
 
   /** @internal Takes over a call found `started` (see `RecoveryHost.resume`). */
   resume(record: CallRecord): Promise<Resumed> {
-    if (this.inFlight.has(record.run, record.call)) return Promise.resolve('skipped');
+    if (this.inFlight.has(record.run, record.call) || this.heldAnswer(record.run, record.call)) return Promise.resolve('skipped');
     const resuming = this.resumeLeased(record);
     // A duplicate of the call sent meanwhile joins it, as it would join a call sent first.
     this.track(record.run, record.call, resuming.then(([, answer]) => answer ?? this.journal.answerOfWinner(record.run, record.call)));
@@ -183,7 +184,7 @@ export class ToolRunner {
 
   /** @internal Whether this node is running the call now: sent, recovered or approved here. */
   isRunning(run: string, call: string): boolean {
-    return this.inFlight.has(run, call);
+    return this.inFlight.has(run, call) || this.heldAnswer(run, call);
   }
 
   /** @internal Whether this node offers the tool a policy names `toolset/tool`, so it can run its calls. */
@@ -214,6 +215,22 @@ export class ToolRunner {
     }
     this.track(request.run, request.call.id, answer);
     return answer;
+  }
+
+  /**
+   * @internal Commits the journal writes of run `run`'s calls with what `batch` holds (an agent's turn
+   * driven here), and holds the answers of its new calls there; `undefined` ends it.
+   */
+  journalWith(run: string, batch: JournalBatch | undefined): void {
+    this.journal.batchWith(run, batch);
+  }
+
+  /**
+   * Whether the call's answer is held in its run's batch, not yet durable: it counts as running here,
+   * so recovery leaves it alone. Not tracked in `inFlight`, which would then never empty (see there).
+   */
+  private heldAnswer(run: string, call: string): boolean {
+    return this.journal.batchOf(run)?.holdsCall(call) === true;
   }
 
   /** Counts a call as in flight here until `answer` resolves or rejects: a duplicate joins it, and recovery leaves it alone. */
@@ -382,8 +399,13 @@ export class ToolRunner {
         if (!includesAll(p.labels, answer.labels)) await this.outcomes.addLabels(p, answer.labels);
         if (answer.status === 'parked') return await this.parked.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
         record = this.journal.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
-        const written = this.journal.writeCall(record, 'started');
-        if (!(written instanceof Promise ? await written : written)) return await this.journal.answerOfWinner(p.run, p.call);
+        // A new call of an agent's turn: its answer is committed with the turn's next write (see JournalBatch).
+        const batch = expected === undefined ? this.journal.batchOf(p.run) : undefined;
+        if (batch !== undefined) batch.hold({ call: record, expected: 'started' }, isRepeatable(p.entry.tool));
+        else {
+          const written = this.journal.writeCall(record, 'started');
+          if (!(written instanceof Promise ? await written : written)) return await this.journal.answerOfWinner(p.run, p.call);
+        }
       } catch (error) {
         throw answerNotJournaled(p, 'write its answer to the journal', error);
       }

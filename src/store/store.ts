@@ -6,7 +6,8 @@ import type { ToolAnswer } from '../tools/result.js';
  * their steps, and MCP servers added at runtime.
  *
  * Ordering and safety: the runner writes a call's `started` state before the tool runs and its answer
- * before the answer is returned, so a crash between them is visible (see recovery). Every state change
+ * before the answer is returned (an agent turn's call: before the model sees it, or with the turn's
+ * next commit when the call is safe to repeat), so a crash between them is visible (see recovery). Every state change
  * is a compare-and-set (`expected` state), which is what keeps two callers — two approvals, two nodes —
  * from both running one call. A method that cannot write must throw: the runner then does not run
  * the call (fail closed).

@@ -1,0 +1,128 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { defineTool, Wardrik, type ToolDefinition } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing/index.js';
+import { countPostgres, walCommits } from '../store/commit-counters.js';
+
+/**
+ * Issue 18, point 1: what durability costs an agent's tool call. What must be durable before a tool
+ * runs (the model's step and the call's `started`) is one transaction; what must be durable before the
+ * model sees the answer (the call's answer and the step's answers) one more; a repeatable call's answer
+ * rides with the next step's commit. Counted in the store itself: SQLite's WAL commit frames, and the
+ * statements PostgreSQL receives.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'wardrik-turn-commits-'));
+const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schemas: string[] = [];
+after(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+  await admin.end();
+});
+
+const CALLS = 10;
+/**
+ * The turn's own writes: at its start the run's lease and the turn record; at its end the final model
+ * step (with the last answers) and the turn's outcome.
+ */
+const START_AND_END = 4;
+
+const ran: string[] = [];
+const tools: ToolDefinition[] = [
+  // Neither read-only nor idempotent: its answer must be durable before the model sees it.
+  defineTool({ name: 'note', description: 'Writes a note.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, run: ({ n }: { n: number }) => (ran.push(`note:${n}`), `noted ${n}`) }),
+  defineTool({ name: 'peek', description: 'Reads.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, annotations: { readOnly: true }, run: ({ n }: { n: number }) => `seen ${n}` }),
+];
+
+/** A turn of `CALLS` model steps with one call of `tool` each, then a final answer. */
+function tenCalls(tool: string) {
+  return scriptedModel([...Array.from({ length: CALLS }, (_, n) => ({ toolCalls: [{ name: `t__${tool}`, arguments: { n } }] })), { text: 'Done.' }]);
+}
+
+/** Runs the turn and returns what `counted` counted meanwhile (read before and after `send`). */
+async function turnOn(store: string, tool: string, counted: () => number): Promise<number> {
+  const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { t: tools }, policy: { rules: [{ match: 't/*', action: 'allow' }] } });
+  try {
+    const agent = wardrik.startAgent({ id: `a-${tool}`, model: tenCalls(tool), tools: ['t/*'] });
+    const before = counted();
+    const turn = await agent.send('Go.');
+    const commits = counted() - before;
+    assert.equal(turn.status, 'done', turn.error);
+    assert.equal(turn.steps, CALLS + 1);
+    return commits;
+  } finally {
+    await wardrik.close();
+  }
+}
+
+describe('An agent turn of ten tool calls', () => {
+  it('commits twice per call on SQLite, plus the turn’s start and end', async () => {
+    const path = join(dir, 'unsafe.db');
+    const commits = await turnOn(`sqlite:${path}`, 'note', () => walCommits(path));
+    assert.deepEqual(ran.splice(0).length, CALLS);
+    assert.ok(commits <= 2 * CALLS + START_AND_END, `${commits} commits for ${CALLS} calls`);
+  });
+
+  it('commits once per read-only call on SQLite: its answer rides with the next step', async () => {
+    const path = join(dir, 'safe.db');
+    const commits = await turnOn(`sqlite:${path}`, 'peek', () => walCommits(path));
+    assert.ok(commits <= CALLS + START_AND_END, `${commits} commits for ${CALLS} calls`);
+  });
+
+  it('starts read-only calls made together in one commit on SQLite, with the model step that asked for them', async () => {
+    const path = join(dir, 'together.db');
+    const wardrik = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { t: tools } });
+    try {
+      const peeks = Array.from({ length: 5 }, (_, n) => ({ name: 't__peek', arguments: { n } }));
+      const agent = wardrik.startAgent({ id: 'together', model: scriptedModel([{ toolCalls: peeks }, { text: 'Seen.' }]), tools: ['t/*'] });
+      const before = walCommits(path);
+      const turn = await agent.send('Look.');
+      assert.equal(turn.status, 'done', turn.error);
+      // The turn's start and end, and one commit for the step and its five calls' `started`; their
+      // answers ride with the final step.
+      assert.equal(walCommits(path) - before, START_AND_END + 1);
+    } finally {
+      await wardrik.close();
+    }
+  });
+
+  for (const tool of ['note', 'peek']) {
+    it(`on PostgreSQL makes each write one round trip, twice per call at most (${tool}), and reads no labels per call`, async () => {
+      const schema = `wardrik_test_turn_commits_${randomBytes(5).toString('hex')}`;
+      schemas.push(schema);
+      // The schema's tables exist before counting starts.
+      await (await Wardrik.create({ store: `${url}?schema=${schema}`, recoverMs: Infinity })).close();
+      const counter = countPostgres(schema);
+      let statements: string[] = [];
+      const original = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const first = args[0] as string | { text?: string };
+        statements.push(typeof first === 'string' ? first : (first?.text ?? ''));
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof original;
+      try {
+        // Only what the turn sends: the statements list starts again when the count is first read.
+        let reads = 0;
+        const commits = await turnOn(`${url}?schema=${schema}`, tool, () => {
+          if (reads++ === 0) statements = [];
+          return counter.counts.transactions;
+        });
+        ran.splice(0);
+        assert.ok(commits <= 2 * CALLS + START_AND_END, `${commits} write transactions for ${CALLS} calls`);
+        assert.equal(statements.filter((text) => text === 'BEGIN').length, 0, `every write is one statement, one round trip: ${statements.join(' | ')}`);
+        const labelReads = statements.filter((text) => /SELECT label FROM/.test(text)).length;
+        assert.equal(labelReads, 0, "no read of the run's labels");
+      } finally {
+        pg.Client.prototype.query = original;
+        counter.restore();
+      }
+    });
+  }
+});
