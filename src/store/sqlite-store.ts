@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import { GroupCommit } from './group-commit.js';
+import { type BatchOutcome, GroupCommit } from './group-commit.js';
+import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
@@ -27,63 +28,6 @@ export interface SqliteStoreOptions {
   /** How long a write waits for another process holding the write lock: 5 s. */
   readonly busyTimeoutMs?: number;
 }
-
-/**
- * Each migration runs once, in order, inside the transaction that records its version. Never edit
- * one that has shipped: add the next.
- */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE calls (
-     run TEXT NOT NULL, call TEXT NOT NULL, agent TEXT NOT NULL, tool TEXT NOT NULL,
-     arguments TEXT, idempotency_key TEXT NOT NULL, state TEXT NOT NULL, attempt INTEGER NOT NULL,
-     answer TEXT, inbox_id TEXT, updated_at REAL NOT NULL,
-     PRIMARY KEY (run, call));
-   CREATE INDEX calls_by_state ON calls (state, updated_at);
-   CREATE TABLE inbox (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
-     created_at REAL NOT NULL, item TEXT NOT NULL);
-   CREATE INDEX inbox_by_status ON inbox (status, created_at, seq);
-   CREATE TABLE remembered (key TEXT PRIMARY KEY, digest TEXT NOT NULL, answer TEXT NOT NULL, expires_at REAL NOT NULL);
-   CREATE INDEX remembered_by_expiry ON remembered (expires_at);
-   CREATE TABLE spend (agent TEXT PRIMARY KEY, usd REAL NOT NULL);
-   CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));`,
-  // 2: run leases (D3), agent turns and their steps (D1), runtime MCP servers (M7). A turn keeps its
-  // rowid when updated, so turns created at the same time list in the order they were first written.
-  `CREATE TABLE wardrik_leases (run TEXT PRIMARY KEY, node TEXT NOT NULL, until REAL NOT NULL);
-   CREATE TABLE wardrik_turns (
-     run TEXT PRIMARY KEY, agent TEXT NOT NULL, status TEXT NOT NULL, version INTEGER NOT NULL,
-     data TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL);
-   CREATE INDEX wardrik_turns_by_agent ON wardrik_turns (agent, created_at);
-   CREATE INDEX wardrik_turns_by_status ON wardrik_turns (status, created_at);
-   CREATE TABLE wardrik_steps (
-     run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL,
-     PRIMARY KEY (run, idx));
-   CREATE TABLE wardrik_mcp_servers (
-     hub TEXT NOT NULL, name TEXT NOT NULL, options TEXT, updated_at REAL NOT NULL,
-     PRIMARY KEY (hub, name));`,
-  // 3: what each call spent (CallRecord.costUsd), and a run's calls in the order first written (a
-  // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
-  `ALTER TABLE calls ADD COLUMN cost_usd REAL;
-   CREATE INDEX calls_by_run ON calls (run);`,
-  // 4: money in integer micro-dollars (dollars as REAL added up to 0.9999999999999999 for ten $0.10),
-  // claims on remembered keys (one run per key across processes), budget holds and each tool's cost so far.
-  `ALTER TABLE calls ADD COLUMN cost_micro_usd INTEGER;
-   UPDATE calls SET cost_micro_usd = CAST(round(cost_usd * 1000000) AS INTEGER) WHERE cost_usd IS NOT NULL;
-   ALTER TABLE calls DROP COLUMN cost_usd;
-   ALTER TABLE spend ADD COLUMN micro_usd INTEGER NOT NULL DEFAULT 0;
-   UPDATE spend SET micro_usd = CAST(round(usd * 1000000) AS INTEGER);
-   ALTER TABLE spend DROP COLUMN usd;
-   CREATE TABLE wardrik_remembered_claims (key TEXT PRIMARY KEY, digest TEXT NOT NULL, owner TEXT NOT NULL, expires_at REAL NOT NULL);
-   CREATE TABLE wardrik_spend_holds (
-     agent TEXT NOT NULL, id TEXT NOT NULL, tool TEXT NOT NULL, micro_usd INTEGER NOT NULL, known INTEGER NOT NULL,
-     expires_at REAL NOT NULL, PRIMARY KEY (agent, id));
-   CREATE TABLE wardrik_tool_costs (tool TEXT PRIMARY KEY, max_micro_usd INTEGER NOT NULL);`,
-  // 5: finished turns by agent and by time, and inbox items by run, so an agent's history and
-  // retention read only what they need.
-  `CREATE INDEX wardrik_turns_finished ON wardrik_turns (agent, updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
-   CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
-   CREATE INDEX inbox_by_run ON inbox (json_extract(item, '$.run'));`,
-];
 
 /**
  * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
@@ -165,7 +109,22 @@ export class SqliteStore implements Store {
       this.journalTx = this.db.transaction((writes: readonly JournalWrite[]) =>
         writes.map((write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : this.appendStepRow(write.step))),
       );
-      this.groups = new GroupCommit((writes) => this.run('write to the journal', () => this.journalTx(writes)));
+      // Each caller's batch in a savepoint of its own: one that fails is undone alone, and answered
+      // with its error, while the others commit. An error that ends the whole transaction (a full disk)
+      // fails every batch in it.
+      const groupTx = this.db.transaction((batches: readonly (readonly JournalWrite[])[]) =>
+        batches.map((writes): BatchOutcome<boolean> => {
+          try {
+            return { results: this.journalTx(writes) };
+          } catch (error) {
+            if (!this.db.inTransaction) throw error;
+            return { error: storeError(this.path, 'write to the journal', error) };
+          }
+        }),
+      );
+      this.groups = new GroupCommit((batches) =>
+        this.run('write to the journal', () => (batches.length === 1 ? [{ results: this.journalTx(batches[0]!) }] : groupTx(batches))),
+      );
       this.pruneTx = sqlitePruner(this.db);
     } catch (error) {
       this.db.close();
@@ -356,7 +315,10 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    // Batches handed in this turn are committed (or refused) before the file closes, never dropped.
+    this.groups.flush();
+    this.db.close();
   }
 
   private writeCallRow(record: CallRecord, expected: CallState | undefined): boolean {
