@@ -139,10 +139,13 @@ export class SqliteStore implements Store {
     });
   }
 
+  /**
+   * No `writeJournal` here on purpose: a batch committed at once could not share its commit with the
+   * other runs' batches of the same tick (group commit), so callers go through `writeJournal`.
+   */
   readonly sync: SyncJournal = {
     writeCall: (record, expected) => this.run('write a call', () => this.writeCallRow(record, expected)),
     getLabels: (run) => this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
-    writeJournal: (writes) => this.run('write to the journal', () => this.journalTx(writes)),
   };
 
   async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
