@@ -55,4 +55,15 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE INDEX wardrik_turns_finished ON wardrik_turns (agent, updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
    CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
    CREATE INDEX inbox_by_run ON inbox (json_extract(item, '$.run'));`,
+  // 6: fewer pages written a commit (issue 18, point 6): a commit's cost is mostly the pages it appends
+  // to the log, one per b-tree it touches. A run's calls are found through the primary key (run, call),
+  // so calls_by_run was a b-tree more on every new call; steps are kept in their primary key's b-tree
+  // (WITHOUT ROWID) rather than in a table and an index beside it.
+  `DROP INDEX calls_by_run;
+   CREATE TABLE wardrik_steps_keyed (
+     run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL,
+     PRIMARY KEY (run, idx)) WITHOUT ROWID;
+   INSERT INTO wardrik_steps_keyed (run, idx, data, created_at) SELECT run, idx, data, created_at FROM wardrik_steps;
+   DROP TABLE wardrik_steps;
+   ALTER TABLE wardrik_steps_keyed RENAME TO wardrik_steps;`,
 ];
