@@ -5,6 +5,7 @@ import { StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import { type BatchOutcome, GroupCommit } from './group-commit.js';
+import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
@@ -55,6 +56,7 @@ export class SqliteStore implements Store {
   /** Batches of different runs ready in the same tick share one transaction. */
   private readonly groups: GroupCommit<JournalWrite, boolean>;
   private readonly pruneTx: (options: PruneOptions) => PruneReport;
+  private readonly checkpoints: SqliteCheckpoints;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path === ':memory:' ? options.path : resolve(options.path);
@@ -122,8 +124,13 @@ export class SqliteStore implements Store {
           }
         }),
       );
+      this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
       this.groups = new GroupCommit((batches) =>
-        this.run('write to the journal', () => (batches.length === 1 ? [{ results: this.journalTx(batches[0]!) }] : groupTx(batches))),
+        this.run('write to the journal', () => {
+          const outcomes = batches.length === 1 ? [{ results: this.journalTx(batches[0]!) }] : groupTx(batches);
+          this.checkpoints.committed();
+          return outcomes;
+        }),
       );
       this.pruneTx = sqlitePruner(this.db);
     } catch (error) {
@@ -144,7 +151,12 @@ export class SqliteStore implements Store {
    * other runs' batches of the same tick (group commit), so callers go through `writeJournal`.
    */
   readonly sync: SyncJournal = {
-    writeCall: (record, expected) => this.run('write a call', () => this.writeCallRow(record, expected)),
+    writeCall: (record, expected) =>
+      this.run('write a call', () => {
+        const written = this.writeCallRow(record, expected);
+        this.checkpoints.committed();
+        return written;
+      }),
     getLabels: (run) => this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
   };
 
@@ -321,7 +333,8 @@ export class SqliteStore implements Store {
     if (!this.db.open) return;
     // Batches handed in this turn are committed (or refused) before the file closes, never dropped.
     this.groups.flush();
-    this.db.close();
+    await this.checkpoints.stop();
+    if (this.db.open) this.db.close();
   }
 
   private writeCallRow(record: CallRecord, expected: CallState | undefined): boolean {

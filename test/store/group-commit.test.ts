@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { StoreError } from '../../src/errors.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
@@ -166,6 +167,55 @@ describe('Group commit on SQLite, reopened', () => {
       assert.equal((await again.listCalls({ run: 'r' })).length, 3);
     } finally {
       await again.close();
+    }
+  });
+});
+
+describe('A busy SQLite store', () => {
+  /** How many calls the database file holds on its own, without its write-ahead log: what checkpoints moved there. */
+  const callsInFile = (path: string): number => {
+    const copy = join(dir, `${randomUUID()}.db`);
+    copyFileSync(path, copy);
+    const db = new Database(copy, { readonly: true });
+    try {
+      // A file whose log was never checkpointed has not even the tables yet.
+      if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'calls'`).get() === undefined) return 0;
+      return (db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  const journal = async (store: SqliteStore, commits: number): Promise<void> => {
+    for (let i = 0; i < commits; i++) await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
+  };
+
+  it('moves its write-ahead log into the file from a thread of its own, while the calls go on', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const store = new SqliteStore({ path });
+    try {
+      await journal(store, 600);
+      // The store's connection checkpoints only at 10 000 pages now, far beyond these 600 commits:
+      // rows in the file itself were moved there by the thread.
+      let moved = callsInFile(path);
+      for (let tries = 0; moved < 600 && tries < 200; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        moved = callsInFile(path);
+      }
+      assert.equal(moved, 600);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('starts no thread while it is quiet: the log stays as SQLite keeps it', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const store = new SqliteStore({ path });
+    try {
+      await journal(store, 100);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(callsInFile(path), 0, 'nothing checkpointed below SQLite’s own mark of 1 000 pages');
+    } finally {
+      await store.close();
     }
   });
 });
