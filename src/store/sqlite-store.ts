@@ -4,8 +4,9 @@ import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import { type BatchOutcome, GroupCommit } from './group-commit.js';
+import { GroupCommit } from './group-commit.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
+import { sqliteJournalCommit } from './sqlite-journal.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
@@ -52,7 +53,6 @@ export class SqliteStore implements Store {
   private readonly putRememberedTx: (record: RememberedRecord) => void;
   private readonly holdTx: (hold: SpendHold, now: number) => HoldOutcome;
   private readonly releaseHoldTx: (agent: string, id: string, tool: string, cost: number | undefined) => void;
-  private readonly journalTx: (writes: readonly JournalWrite[]) => boolean[];
   /** Batches of different runs ready in the same tick share one transaction. */
   private readonly groups: GroupCommit<JournalWrite, boolean>;
   private readonly pruneTx: (options: PruneOptions) => PruneReport;
@@ -108,26 +108,15 @@ export class SqliteStore implements Store {
         sql.deleteHold.run(agent, id);
         if (cost !== undefined) sql.putToolCost.run(tool, cost);
       });
-      this.journalTx = this.db.transaction((writes: readonly JournalWrite[]) =>
-        writes.map((write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : this.appendStepRow(write.step))),
-      );
-      // Each caller's batch in a savepoint of its own: one that fails is undone alone, and answered
-      // with its error, while the others commit. An error that ends the whole transaction (a full disk)
-      // fails every batch in it.
-      const groupTx = this.db.transaction((batches: readonly (readonly JournalWrite[])[]) =>
-        batches.map((writes): BatchOutcome<boolean> => {
-          try {
-            return { results: this.journalTx(writes) };
-          } catch (error) {
-            if (!this.db.inTransaction) throw error;
-            return { error: storeError(this.path, 'write to the journal', error) };
-          }
-        }),
+      const commit = sqliteJournalCommit(
+        this.db,
+        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : this.appendStepRow(write.step)),
+        (error) => storeError(this.path, 'write to the journal', error),
       );
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
       this.groups = new GroupCommit((batches) =>
         this.run('write to the journal', () => {
-          const outcomes = batches.length === 1 ? [{ results: this.journalTx(batches[0]!) }] : groupTx(batches);
+          const outcomes = commit(batches);
           this.checkpoints.committed();
           return outcomes;
         }),
