@@ -16,8 +16,10 @@ export interface TookRow {
  * batches handed in meanwhile wait for the next.
  *
  * What each caller sees is what its batch alone would have got:
- * - A statement updates a row once however many of its writes name it, so batches that write the same
- *   call or step go in statements one after the other, in the order they were handed in.
+ * - A statement updates a row once however many of its writes name it, so batches of one statement's
+ *   tick that write the same call or step go in statements one after the other, in the order they were
+ *   handed in. (A batch handed in while another statement is in flight may run beside it, as two
+ *   writes on two connections always could: neither had been answered.)
  * - A statement the server refuses (a value that breaks a constraint) kept nothing: each of its batches
  *   is then sent alone, so only the batch at fault fails. A batch whose values cannot be encoded fails
  *   before anything is sent. Any other failure (the connection) fails every batch of the statement.
