@@ -1,8 +1,9 @@
 // The cost of journaling a call, beside the cost of the database's own single-row insert and commit.
 // Targets: on SQLite a call's start + finish (two commits) within 2.5x one raw insert-commit; on
 // PostgreSQL each journaled step (one writeCall) within 1.2x one raw insert. The raw figures write
-// the same table (the store's own, same columns and indexes) through the plain driver. A lease renewal
-// and an agent step (appendStep + writeTurn compare-and-set) are shown beside them, without a target.
+// the same table (the store's own, same columns and indexes) through the plain driver. A lease renewal,
+// an agent step (appendStep + writeTurn compare-and-set) and an agent's tool call as issue 18 journals it
+// (two writeJournal commits), alone and for 100 runs at once, are shown beside them, without a target.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +39,30 @@ async function journaledCall(store: Store): Promise<void> {
   const run = `run-${seq++}`;
   if (!(await store.writeCall(record(run, 'started'), undefined))) throw new Error('start lost');
   if (!(await store.writeCall(record(run, 'succeeded'), 'started'))) throw new Error('finish lost');
+}
+
+const modelStep = { format: 1, kind: 'model', model: 'mock:mock-model', text: '', calls: [{ id: 'call_0', name: 'b__bump', input: '{}' }], finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 5 }, usd: 0 };
+const toolsStep = { format: 1, kind: 'tools', results: [{ id: 'call_0', name: 'b__bump', text: '2', error: false }] };
+
+/**
+ * An agent's tool call as issue 18 journals it: two `writeJournal` commits, the model step with the call's
+ * `started`, then the call's answer with the tools step. `runs` runs do it at once (group commit shares
+ * their commits); the figure is per tool call.
+ */
+function journaledToolCalls(store: Store, runs: number): () => Promise<void> {
+  const ids = Array.from({ length: runs }, () => ({ run: `tools-${randomBytes(6).toString('hex')}`, step: 0 }));
+  const one = async (at: { run: string; step: number }): Promise<void> => {
+    const { run } = at;
+    const index = at.step;
+    at.step += 2;
+    const call: CallRecord = { ...record(run, 'started'), call: `call_${index}` };
+    const first = await store.writeJournal([{ step: { run, index, data: modelStep, createdAt: Date.now() } }, { call, expected: undefined }]);
+    const second = await store.writeJournal([{ call: { ...call, state: 'succeeded', answer, updatedAt: Date.now() }, expected: 'started' }, { step: { run, index: index + 1, data: toolsStep, createdAt: Date.now() } }]);
+    if (!first.every(Boolean) || !second.every(Boolean)) throw new Error('a journal write lost');
+  };
+  return async () => {
+    await Promise.all(ids.map(one));
+  };
 }
 
 /** Renews one run's lease: what a node does between a run's calls (one upsert). */
@@ -80,7 +105,9 @@ async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void
   const store = new SqliteStore({ path: join(dir, `store-${synchronous}.db`), synchronous });
   try {
     const step = await agentSteps(store);
-    const [raw, journaled, lease, agentStep] = await measureInTurns(
+    const alone = journaledToolCalls(store, 1);
+    const together = journaledToolCalls(store, 100);
+    const [raw, journaled, lease, agentStep, toolCall, hundred] = await measureInTurns(
       [
         {
           name: `raw better-sqlite3 INSERT + commit (${synchronous})`,
@@ -92,6 +119,8 @@ async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void
         { name: `SqliteStore start + finish (2 writeCalls, ${synchronous})`, op: () => journaledCall(store) },
         { name: `SqliteStore leaseRun renewal (${synchronous})`, op: leaseRenewal(store) },
         { name: `SqliteStore agent step (appendStep + writeTurn, ${synchronous})`, op: step },
+        { name: `SqliteStore tool call (2 writeJournal commits, ${synchronous})`, op: alone },
+        { name: `SqliteStore 100 runs' tool calls at once (${synchronous})`, op: together },
       ],
       size,
     );
@@ -99,6 +128,8 @@ async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void
       { timing: journaled!, target: 2.5 },
       { timing: lease! },
       { timing: agentStep! },
+      { timing: toolCall! },
+      { timing: { name: `  the same, per tool call of 100 at once (group commit)`, ns: hundred!.ns / 100 } },
     ]);
   } finally {
     db.close();
@@ -120,13 +151,15 @@ async function postgres(url: string): Promise<void> {
     // The baseline is the driver at its fastest (a prepared statement, as the store uses); the plain
     // unprepared query is shown for reference.
     const step = await agentSteps(store);
-    const [raw, unprepared, journaled, lease, agentStep] = await measureInTurns(
+    const [raw, unprepared, journaled, lease, agentStep, toolCall, hundred] = await measureInTurns(
       [
         { name: 'raw pg INSERT + commit (prepared statement)', op: rawInsert('bench_insert') },
         { name: 'raw pg INSERT + commit (plain query)', op: rawInsert() },
         { name: 'PostgresStore start + finish (2 writeCalls)', op: () => journaledCall(store) },
         { name: 'PostgresStore leaseRun renewal', op: leaseRenewal(store) },
         { name: 'PostgresStore agent step (appendStep + writeTurn)', op: step },
+        { name: 'PostgresStore tool call (2 writeJournal commits)', op: journaledToolCalls(store, 1) },
+        { name: "PostgresStore 100 runs' tool calls at once", op: journaledToolCalls(store, 100) },
       ],
       { rounds: 15, perRound: 100 },
     );
@@ -137,6 +170,8 @@ async function postgres(url: string): Promise<void> {
       { timing: journaled! },
       { timing: lease! },
       { timing: agentStep! },
+      { timing: toolCall! },
+      { timing: { name: '  the same, per tool call of 100 at once (group commit)', ns: hundred!.ns / 100 } },
     ]);
   } finally {
     await pool.query(`DROP SCHEMA "${schema}" CASCADE`);

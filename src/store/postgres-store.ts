@@ -2,6 +2,7 @@ import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { addressOf, postgresStoreError } from './postgres-errors.js';
+import { PostgresJournal, type TookRow } from './postgres-journal.js';
 import { MIGRATIONS } from './postgres-migrations.js';
 import { STATEMENTS } from './postgres-statements.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
@@ -24,6 +25,11 @@ export interface PostgresStoreOptions {
 const MIGRATION_LOCK = 0x5741_5244; // "WARD"
 /** The first key of the advisory locks that make a claim on a remembered key, or a budget hold, one step. */
 const STEP_LOCK = 0x5741_5245;
+/**
+ * Journal statements (`writeJournal`) running at once. Batches handed in while they run wait and go
+ * together in the next, so under load a statement carries many runs' writes.
+ */
+const JOURNAL_STATEMENTS_IN_FLIGHT = 2;
 
 /**
  * The store for many nodes: PostgreSQL through a `pg` pool, loaded only when this store starts. Every
@@ -41,6 +47,7 @@ export class PostgresStore implements Store {
   private pool: Pool | undefined;
   private closed = false;
   private readonly q: Record<keyof typeof STATEMENTS, string>;
+  private readonly journal: PostgresJournal;
 
   constructor(options: PostgresStoreOptions) {
     const schema = options.schema ?? 'wardrik';
@@ -55,6 +62,11 @@ export class PostgresStore implements Store {
     this.q = Object.fromEntries(
       Object.entries(STATEMENTS).map(([name, text]) => [name, text.replaceAll('{s}', `"${schema}"`)]),
     ) as Record<keyof typeof STATEMENTS, string>;
+    this.journal = new PostgresJournal(
+      async (columns) => (await (await this.ready()).query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values: columns })).rows,
+      (error) => this.storeError('write to the journal', error),
+      JOURNAL_STATEMENTS_IN_FLIGHT,
+    );
   }
 
   /** Connects and applies missing migrations; resolves to this store. Safe to call more than once. */
@@ -223,17 +235,7 @@ export class PostgresStore implements Store {
   }
 
   async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
-    const calls: unknown[][] = Array.from({ length: 13 }, () => []);
-    const steps: unknown[][] = [[], [], [], []];
-    for (const write of writes) {
-      if ('call' in write) [...callValues(write.call), write.expected ?? null].forEach((value, i) => calls[i]!.push(value));
-      else [write.step.run, write.step.index, encodeJson(write.step.data), write.step.createdAt].forEach((value, i) => steps[i]!.push(value));
-    }
-    const rows = await this.query<{ kind: 'call' | 'step'; run: string; key: string }>('write to the journal', 'writeJournal', [...calls, ...steps]);
-    const took = new Set(rows.map((row) => JSON.stringify([row.kind, row.run, row.key])));
-    return writes.map((write) =>
-      took.has(JSON.stringify('call' in write ? ['call', write.call.run, write.call.call] : ['step', write.step.run, String(write.step.index)])),
-    );
+    return this.journal.write(writes);
   }
 
   async prune(options: PruneOptions): Promise<PruneReport> {
@@ -261,6 +263,8 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Batches handed in before closing are answered first, never dropped.
+    await this.journal.drained();
     this.closed = true;
     const pool = this.pool ?? (await this.starting?.catch(() => undefined));
     this.pool = undefined;

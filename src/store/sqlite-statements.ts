@@ -18,7 +18,8 @@ const STATEMENTS = {
   listCalls: `SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`,
   // A run's calls in the order first written (an update keeps the rowid).
   listRunCalls: `SELECT ${columns} FROM calls WHERE run = ? ORDER BY rowid LIMIT ?`,
-  listRunCallsInState: `SELECT ${columns} FROM calls WHERE run = ? AND state = ? ORDER BY rowid LIMIT ?`,
+  // `+state`: through the primary key by run, never by state (which would read every call in that state).
+  listRunCallsInState: `SELECT ${columns} FROM calls WHERE run = ? AND +state = ? ORDER BY rowid LIMIT ?`,
   // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
   listRuns: `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
        sum(cost) AS cost_micro_usd, min(first_at) AS first_at, max(last_at) AS last_at

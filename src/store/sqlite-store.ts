@@ -5,6 +5,9 @@ import { StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import { GroupCommit } from './group-commit.js';
+import { SqliteCheckpoints } from './sqlite-checkpoints.js';
+import { sqliteJournalCommit } from './sqlite-journal.js';
+import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
@@ -29,63 +32,6 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * Each migration runs once, in order, inside the transaction that records its version. Never edit
- * one that has shipped: add the next.
- */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE calls (
-     run TEXT NOT NULL, call TEXT NOT NULL, agent TEXT NOT NULL, tool TEXT NOT NULL,
-     arguments TEXT, idempotency_key TEXT NOT NULL, state TEXT NOT NULL, attempt INTEGER NOT NULL,
-     answer TEXT, inbox_id TEXT, updated_at REAL NOT NULL,
-     PRIMARY KEY (run, call));
-   CREATE INDEX calls_by_state ON calls (state, updated_at);
-   CREATE TABLE inbox (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
-     created_at REAL NOT NULL, item TEXT NOT NULL);
-   CREATE INDEX inbox_by_status ON inbox (status, created_at, seq);
-   CREATE TABLE remembered (key TEXT PRIMARY KEY, digest TEXT NOT NULL, answer TEXT NOT NULL, expires_at REAL NOT NULL);
-   CREATE INDEX remembered_by_expiry ON remembered (expires_at);
-   CREATE TABLE spend (agent TEXT PRIMARY KEY, usd REAL NOT NULL);
-   CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));`,
-  // 2: run leases (D3), agent turns and their steps (D1), runtime MCP servers (M7). A turn keeps its
-  // rowid when updated, so turns created at the same time list in the order they were first written.
-  `CREATE TABLE wardrik_leases (run TEXT PRIMARY KEY, node TEXT NOT NULL, until REAL NOT NULL);
-   CREATE TABLE wardrik_turns (
-     run TEXT PRIMARY KEY, agent TEXT NOT NULL, status TEXT NOT NULL, version INTEGER NOT NULL,
-     data TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL);
-   CREATE INDEX wardrik_turns_by_agent ON wardrik_turns (agent, created_at);
-   CREATE INDEX wardrik_turns_by_status ON wardrik_turns (status, created_at);
-   CREATE TABLE wardrik_steps (
-     run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL,
-     PRIMARY KEY (run, idx));
-   CREATE TABLE wardrik_mcp_servers (
-     hub TEXT NOT NULL, name TEXT NOT NULL, options TEXT, updated_at REAL NOT NULL,
-     PRIMARY KEY (hub, name));`,
-  // 3: what each call spent (CallRecord.costUsd), and a run's calls in the order first written (a
-  // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
-  `ALTER TABLE calls ADD COLUMN cost_usd REAL;
-   CREATE INDEX calls_by_run ON calls (run);`,
-  // 4: money in integer micro-dollars (dollars as REAL added up to 0.9999999999999999 for ten $0.10),
-  // claims on remembered keys (one run per key across processes), budget holds and each tool's cost so far.
-  `ALTER TABLE calls ADD COLUMN cost_micro_usd INTEGER;
-   UPDATE calls SET cost_micro_usd = CAST(round(cost_usd * 1000000) AS INTEGER) WHERE cost_usd IS NOT NULL;
-   ALTER TABLE calls DROP COLUMN cost_usd;
-   ALTER TABLE spend ADD COLUMN micro_usd INTEGER NOT NULL DEFAULT 0;
-   UPDATE spend SET micro_usd = CAST(round(usd * 1000000) AS INTEGER);
-   ALTER TABLE spend DROP COLUMN usd;
-   CREATE TABLE wardrik_remembered_claims (key TEXT PRIMARY KEY, digest TEXT NOT NULL, owner TEXT NOT NULL, expires_at REAL NOT NULL);
-   CREATE TABLE wardrik_spend_holds (
-     agent TEXT NOT NULL, id TEXT NOT NULL, tool TEXT NOT NULL, micro_usd INTEGER NOT NULL, known INTEGER NOT NULL,
-     expires_at REAL NOT NULL, PRIMARY KEY (agent, id));
-   CREATE TABLE wardrik_tool_costs (tool TEXT PRIMARY KEY, max_micro_usd INTEGER NOT NULL);`,
-  // 5: finished turns by agent and by time, and inbox items by run, so an agent's history and
-  // retention read only what they need.
-  `CREATE INDEX wardrik_turns_finished ON wardrik_turns (agent, updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
-   CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
-   CREATE INDEX inbox_by_run ON inbox (json_extract(item, '$.run'));`,
-];
-
-/**
  * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
  * a commit is one append to the log. better-sqlite3 is synchronous, so every method runs to the end
  * without yielding: a compare-and-set cannot interleave with another in this process, and across
@@ -107,10 +53,10 @@ export class SqliteStore implements Store {
   private readonly putRememberedTx: (record: RememberedRecord) => void;
   private readonly holdTx: (hold: SpendHold, now: number) => HoldOutcome;
   private readonly releaseHoldTx: (agent: string, id: string, tool: string, cost: number | undefined) => void;
-  private readonly journalTx: (writes: readonly JournalWrite[]) => boolean[];
   /** Batches of different runs ready in the same tick share one transaction. */
   private readonly groups: GroupCommit<JournalWrite, boolean>;
   private readonly pruneTx: (options: PruneOptions) => PruneReport;
+  private readonly checkpoints: SqliteCheckpoints;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path === ':memory:' ? options.path : resolve(options.path);
@@ -162,10 +108,19 @@ export class SqliteStore implements Store {
         sql.deleteHold.run(agent, id);
         if (cost !== undefined) sql.putToolCost.run(tool, cost);
       });
-      this.journalTx = this.db.transaction((writes: readonly JournalWrite[]) =>
-        writes.map((write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : this.appendStepRow(write.step))),
+      const commit = sqliteJournalCommit(
+        this.db,
+        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : this.appendStepRow(write.step)),
+        (error) => storeError(this.path, 'write to the journal', error),
       );
-      this.groups = new GroupCommit((writes) => this.run('write to the journal', () => this.journalTx(writes)));
+      this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
+      this.groups = new GroupCommit((batches) =>
+        this.run('write to the journal', () => {
+          const outcomes = commit(batches);
+          this.checkpoints.committed();
+          return outcomes;
+        }),
+      );
       this.pruneTx = sqlitePruner(this.db);
     } catch (error) {
       this.db.close();
@@ -180,10 +135,18 @@ export class SqliteStore implements Store {
     });
   }
 
+  /**
+   * No `writeJournal` here on purpose: a batch committed at once could not share its commit with the
+   * other runs' batches of the same tick (group commit), so callers go through `writeJournal`.
+   */
   readonly sync: SyncJournal = {
-    writeCall: (record, expected) => this.run('write a call', () => this.writeCallRow(record, expected)),
+    writeCall: (record, expected) =>
+      this.run('write a call', () => {
+        const written = this.writeCallRow(record, expected);
+        this.checkpoints.committed();
+        return written;
+      }),
     getLabels: (run) => this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
-    writeJournal: (writes) => this.run('write to the journal', () => this.journalTx(writes)),
   };
 
   async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
@@ -356,6 +319,10 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (!this.db.open) return;
+    // Batches handed in this turn are committed (or refused) before the file closes, never dropped.
+    this.groups.flush();
+    await this.checkpoints.stop();
     if (this.db.open) this.db.close();
   }
 

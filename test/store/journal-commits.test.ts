@@ -38,7 +38,7 @@ describe('A batch of journal writes', () => {
       const results = await store.writeJournal(stepAndCalls('run-1'));
       assert.deepEqual(results, Array(11).fill(true));
       assert.equal(walCommits(path) - before, 1);
-      assert.equal(store.sync.writeJournal!(stepAndCalls('run-2')).length, 11);
+      assert.equal((await store.writeJournal(stepAndCalls('run-2'))).length, 11);
       assert.equal(walCommits(path) - before, 2);
       // Each write on its own is a commit of its own, which is what a batch saves.
       for (const write of stepAndCalls('run-3')) await ('call' in write ? store.writeCall(write.call, undefined) : store.appendStep(write.step));

@@ -17,8 +17,14 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
 storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
-/** Undoes migrations 5 and 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
-const TO_VERSION_3 = `DROP INDEX wardrik_turns_finished; DROP INDEX wardrik_turns_finished_at; DROP INDEX inbox_by_run;
+/** Undoes migration 6 on a new file: what a version-5 Wardrik left (calls_by_run, steps in a rowid table). */
+const TO_VERSION_5 = `CREATE INDEX calls_by_run ON calls (run);
+  DROP TABLE wardrik_steps;
+  CREATE TABLE wardrik_steps (run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL, PRIMARY KEY (run, idx));
+  DELETE FROM wardrik_migrations WHERE version >= 6;`;
+
+/** Undoes migrations 6, 5 and 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+const TO_VERSION_3 = `${TO_VERSION_5} DROP INDEX wardrik_turns_finished; DROP INDEX wardrik_turns_finished_at; DROP INDEX inbox_by_run;
   DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
   ALTER TABLE spend ADD COLUMN usd REAL NOT NULL DEFAULT 0; ALTER TABLE spend DROP COLUMN micro_usd;
   ALTER TABLE calls ADD COLUMN cost_usd REAL; ALTER TABLE calls DROP COLUMN cost_micro_usd;
@@ -32,7 +38,7 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
       } finally {
         db.close();
       }
@@ -56,7 +62,7 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
       } finally {
         db.close();
       }
@@ -68,7 +74,7 @@ describe('SqliteStore', () => {
       const old = new Database(older);
       old.prepare('DELETE FROM wardrik_migrations WHERE version >= 4').run();
       old.close();
-      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(5\).*Fix: open it once without the readonly option/);
+      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(6\).*Fix: open it once without the readonly option/);
     });
 
     it('upgrades a version-3 file, turning its dollars into micro-dollars', async () => {
@@ -88,6 +94,38 @@ describe('SqliteStore', () => {
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
         await store.close();
+      }
+    });
+
+    it('upgrades a version-5 file, moving its steps into the keyed table and dropping calls_by_run', async () => {
+      const path = join(dir, 'v5.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      db.exec(`${TO_VERSION_5}
+               INSERT INTO wardrik_steps (run, idx, data, created_at) VALUES ('run-1', 1, '{"kind":"tools"}', 2), ('run-1', 0, '{"kind":"model"}', 1);
+               INSERT INTO calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at)
+                 VALUES ('run-1', 'c2', 'a', 't/x', '{}', 'k2', 'succeeded', 1, 1), ('run-1', 'c1', 'a', 't/x', '{}', 'k1', 'started', 1, 2);`);
+      db.close();
+      const store = new SqliteStore({ path });
+      try {
+        assert.deepEqual(await store.listSteps('run-1'), [
+          { run: 'run-1', index: 0, data: { kind: 'model' }, createdAt: 1 },
+          { run: 'run-1', index: 1, data: { kind: 'tools' }, createdAt: 2 },
+        ]);
+        assert.equal(await store.appendStep({ run: 'run-1', index: 1, data: {}, createdAt: 3 }), false, 'a step is still written once');
+        // A run's timeline keeps the order first written, without the index it used to come through.
+        assert.deepEqual((await store.listCalls({ run: 'run-1' })).map((call) => call.call), ['c2', 'c1']);
+        assert.deepEqual((await store.listCalls({ run: 'run-1', state: 'started' })).map((call) => call.call), ['c1']);
+      } finally {
+        await store.close();
+      }
+      const check = new Database(path, { readonly: true });
+      try {
+        const schema = check.prepare(`SELECT name, sql FROM sqlite_master WHERE name IN ('wardrik_steps', 'calls_by_run')`).all() as { name: string; sql: string }[];
+        assert.deepEqual(schema.map((row) => row.name), ['wardrik_steps']);
+        assert.match(schema[0]!.sql, /WITHOUT ROWID/);
+      } finally {
+        check.close();
       }
     });
 
@@ -114,7 +152,7 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
       } finally {
         check.close();
       }

@@ -1,0 +1,128 @@
+import { type BatchOutcome, GroupCommit } from './group-commit.js';
+import { callValues, encodeJson } from './sql-rows.js';
+import type { JournalWrite } from './store.js';
+
+/** What the journal statement answers: each write that took, by kind, run and call id or step index. */
+export interface TookRow {
+  readonly kind: 'call' | 'step';
+  readonly run: string;
+  readonly key: string;
+}
+
+/**
+ * `Store.writeJournal` on PostgreSQL. The batches handed in during one turn of the event loop go to the
+ * server as one statement (the store's `writeJournal`, one round trip and one transaction), so many runs
+ * writing at once share round trips and commits. At most `maxInFlight` such statements run at once;
+ * batches handed in meanwhile wait for the next.
+ *
+ * What each caller sees is what its batch alone would have got:
+ * - A statement updates a row once however many of its writes name it, so batches of one statement's
+ *   tick that write the same call or step go in statements one after the other, in the order they were
+ *   handed in. (A batch handed in while another statement is in flight may run beside it, as two
+ *   writes on two connections always could: neither had been answered.)
+ * - A statement the server refuses (a value that breaks a constraint) kept nothing: each of its batches
+ *   is then sent alone, so only the batch at fault fails. A batch whose values cannot be encoded fails
+ *   before anything is sent. Any other failure (the connection) fails every batch of the statement.
+ */
+export class PostgresJournal {
+  private readonly groups: GroupCommit<JournalWrite, boolean>;
+
+  constructor(
+    private readonly send: (columns: unknown[][]) => Promise<readonly TookRow[]>,
+    private readonly failure: (error: unknown) => Error,
+    maxInFlight: number,
+  ) {
+    this.groups = new GroupCommit((batches) => this.commit(batches), maxInFlight);
+  }
+
+  write(writes: readonly JournalWrite[]): Promise<boolean[]> {
+    return this.groups.add(writes);
+  }
+
+  /** Resolves once every batch handed in has been answered. */
+  drained(): Promise<void> {
+    return this.groups.drained();
+  }
+
+  private async commit(batches: readonly (readonly JournalWrite[])[]): Promise<BatchOutcome<boolean>[]> {
+    const outcomes = new Array<BatchOutcome<boolean>>(batches.length);
+    let statement: Encoded[] = [];
+    let keys = new Set<string>();
+    const sendStatement = async () => {
+      if (statement.length > 0) await this.sendTogether(statement, outcomes);
+      statement = [];
+      keys = new Set();
+    };
+    for (const [index, writes] of batches.entries()) {
+      let encoded: Encoded;
+      try {
+        encoded = encode(index, writes);
+      } catch (error) {
+        outcomes[index] = { error: this.failure(error) };
+        continue;
+      }
+      if (encoded.keys.some((key) => keys.has(key))) await sendStatement();
+      statement.push(encoded);
+      for (const key of encoded.keys) keys.add(key);
+    }
+    await sendStatement();
+    return outcomes;
+  }
+
+  private async sendTogether(statement: readonly Encoded[], outcomes: BatchOutcome<boolean>[]): Promise<void> {
+    try {
+      const columns = Array.from({ length: COLUMNS }, (_, column) => statement.flatMap((batch) => batch.columns[column]!));
+      const took = await this.send(columns);
+      answer(statement, new Set(took.map((row) => keyOf(row.kind, row.run, row.key))), outcomes);
+    } catch (error) {
+      if (statement.length === 1 || !refusedByServer(error)) {
+        for (const batch of statement) outcomes[batch.index] = { error: this.failure(error) };
+        return;
+      }
+      for (const batch of statement) await this.sendTogether([batch], outcomes);
+    }
+  }
+}
+
+/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, then a step's 4. */
+const COLUMNS = 17;
+
+/** One batch as columns of the journal statement, and the keys of what it writes. */
+interface Encoded {
+  readonly index: number;
+  readonly columns: unknown[][];
+  readonly keys: string[];
+}
+
+function encode(index: number, writes: readonly JournalWrite[]): Encoded {
+  const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
+  const keys: string[] = [];
+  for (const write of writes) {
+    if ('call' in write) {
+      [...callValues(write.call), write.expected ?? null].forEach((value, i) => columns[i]!.push(value));
+      keys.push(keyOf('call', write.call.run, write.call.call));
+    } else {
+      const { run, index: step, data, createdAt } = write.step;
+      [run, step, encodeJson(data), createdAt].forEach((value, i) => columns[13 + i]!.push(value));
+      keys.push(keyOf('step', run, String(step)));
+    }
+  }
+  return { index, columns, keys };
+}
+
+function answer(statement: readonly Encoded[], took: ReadonlySet<string>, outcomes: BatchOutcome<boolean>[]): void {
+  for (const batch of statement) outcomes[batch.index] = { results: batch.keys.map((key) => took.has(key)) };
+}
+
+function keyOf(kind: 'call' | 'step', run: string, key: string): string {
+  return JSON.stringify([kind, run, key]);
+}
+
+/**
+ * The server answered the statement with an error (it has a SQLSTATE and a severity): the statement,
+ * its own transaction, kept nothing. A lost connection is not this: the statement may have committed.
+ */
+function refusedByServer(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
+}

@@ -1,0 +1,69 @@
+// The SQLite store's schema (sqlite-store.ts), one migration a version.
+
+/**
+ * Each migration runs once, in order, inside the transaction that records its version. Never edit
+ * one that has shipped: add the next.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE calls (
+     run TEXT NOT NULL, call TEXT NOT NULL, agent TEXT NOT NULL, tool TEXT NOT NULL,
+     arguments TEXT, idempotency_key TEXT NOT NULL, state TEXT NOT NULL, attempt INTEGER NOT NULL,
+     answer TEXT, inbox_id TEXT, updated_at REAL NOT NULL,
+     PRIMARY KEY (run, call));
+   CREATE INDEX calls_by_state ON calls (state, updated_at);
+   CREATE TABLE inbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+     created_at REAL NOT NULL, item TEXT NOT NULL);
+   CREATE INDEX inbox_by_status ON inbox (status, created_at, seq);
+   CREATE TABLE remembered (key TEXT PRIMARY KEY, digest TEXT NOT NULL, answer TEXT NOT NULL, expires_at REAL NOT NULL);
+   CREATE INDEX remembered_by_expiry ON remembered (expires_at);
+   CREATE TABLE spend (agent TEXT PRIMARY KEY, usd REAL NOT NULL);
+   CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));`,
+  // 2: run leases (D3), agent turns and their steps (D1), runtime MCP servers (M7). A turn keeps its
+  // rowid when updated, so turns created at the same time list in the order they were first written.
+  `CREATE TABLE wardrik_leases (run TEXT PRIMARY KEY, node TEXT NOT NULL, until REAL NOT NULL);
+   CREATE TABLE wardrik_turns (
+     run TEXT PRIMARY KEY, agent TEXT NOT NULL, status TEXT NOT NULL, version INTEGER NOT NULL,
+     data TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL);
+   CREATE INDEX wardrik_turns_by_agent ON wardrik_turns (agent, created_at);
+   CREATE INDEX wardrik_turns_by_status ON wardrik_turns (status, created_at);
+   CREATE TABLE wardrik_steps (
+     run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL,
+     PRIMARY KEY (run, idx));
+   CREATE TABLE wardrik_mcp_servers (
+     hub TEXT NOT NULL, name TEXT NOT NULL, options TEXT, updated_at REAL NOT NULL,
+     PRIMARY KEY (hub, name));`,
+  // 3: what each call spent (CallRecord.costUsd), and a run's calls in the order first written (a
+  // run's timeline, `listCalls({ run })`); the primary key orders by call id, not by time.
+  `ALTER TABLE calls ADD COLUMN cost_usd REAL;
+   CREATE INDEX calls_by_run ON calls (run);`,
+  // 4: money in integer micro-dollars (dollars as REAL added up to 0.9999999999999999 for ten $0.10),
+  // claims on remembered keys (one run per key across processes), budget holds and each tool's cost so far.
+  `ALTER TABLE calls ADD COLUMN cost_micro_usd INTEGER;
+   UPDATE calls SET cost_micro_usd = CAST(round(cost_usd * 1000000) AS INTEGER) WHERE cost_usd IS NOT NULL;
+   ALTER TABLE calls DROP COLUMN cost_usd;
+   ALTER TABLE spend ADD COLUMN micro_usd INTEGER NOT NULL DEFAULT 0;
+   UPDATE spend SET micro_usd = CAST(round(usd * 1000000) AS INTEGER);
+   ALTER TABLE spend DROP COLUMN usd;
+   CREATE TABLE wardrik_remembered_claims (key TEXT PRIMARY KEY, digest TEXT NOT NULL, owner TEXT NOT NULL, expires_at REAL NOT NULL);
+   CREATE TABLE wardrik_spend_holds (
+     agent TEXT NOT NULL, id TEXT NOT NULL, tool TEXT NOT NULL, micro_usd INTEGER NOT NULL, known INTEGER NOT NULL,
+     expires_at REAL NOT NULL, PRIMARY KEY (agent, id));
+   CREATE TABLE wardrik_tool_costs (tool TEXT PRIMARY KEY, max_micro_usd INTEGER NOT NULL);`,
+  // 5: finished turns by agent and by time, and inbox items by run, so an agent's history and
+  // retention read only what they need.
+  `CREATE INDEX wardrik_turns_finished ON wardrik_turns (agent, updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+   CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+   CREATE INDEX inbox_by_run ON inbox (json_extract(item, '$.run'));`,
+  // 6: fewer pages written a commit (issue 18, point 6): a commit's cost is mostly the pages it appends
+  // to the log, one per b-tree it touches. A run's calls are found through the primary key (run, call),
+  // so calls_by_run was a b-tree more on every new call; steps are kept in their primary key's b-tree
+  // (WITHOUT ROWID) rather than in a table and an index beside it.
+  `DROP INDEX calls_by_run;
+   CREATE TABLE wardrik_steps_keyed (
+     run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL,
+     PRIMARY KEY (run, idx)) WITHOUT ROWID;
+   INSERT INTO wardrik_steps_keyed (run, idx, data, created_at) SELECT run, idx, data, created_at FROM wardrik_steps;
+   DROP TABLE wardrik_steps;
+   ALTER TABLE wardrik_steps_keyed RENAME TO wardrik_steps;`,
+];

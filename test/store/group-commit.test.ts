@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { StoreError } from '../../src/errors.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import type { CallRecord, JournalWrite, Store } from '../../src/store/store.js';
+import { countPostgres, walCommits } from './commit-counters.js';
+
+// Group commit (issue 18, point 3): journal batches of many runs handed in at once share a commit, and
+// each caller still sees exactly what its batch alone would have got.
+
+const dir = mkdtempSync(join(tmpdir(), 'wardrik-group-'));
+const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schemas: string[] = [];
+after(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+  await admin.end();
+});
+
+/** A fresh store, and how many commits (SQLite WAL commits, PostgreSQL write transactions) it has made since. */
+interface Opened {
+  readonly store: Store;
+  readonly commits: () => number;
+  readonly roundTrips: () => number;
+  readonly close: () => Promise<void>;
+}
+
+const STORES: readonly [string, () => Promise<Opened>][] = [
+  [
+    'SQLite',
+    async () => {
+      const path = join(dir, `${randomUUID()}.db`);
+      const store = new SqliteStore({ path });
+      const before = walCommits(path);
+      return { store, commits: () => walCommits(path) - before, roundTrips: () => 0, close: () => store.close() };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const schema = `wardrik_test_group_${randomBytes(5).toString('hex')}`;
+      schemas.push(schema);
+      const store = await new PostgresStore({ url, schema }).start();
+      const counter = countPostgres(schema);
+      return {
+        store,
+        commits: () => counter.counts.transactions,
+        roundTrips: () => counter.counts.roundTrips,
+        close: async () => {
+          counter.restore();
+          await store.close();
+        },
+      };
+    },
+  ],
+];
+
+function started(run: string, call: string): CallRecord {
+  return { run, call, agent: 'a', tool: 't/x', arguments: { n: call }, idempotencyKey: `${run}:${call}`, state: 'started', attempt: 1, updatedAt: 1 };
+}
+
+const answered = (record: CallRecord): CallRecord => ({ ...record, state: 'succeeded', answer: { status: 'ok', output: 1, labels: [] }, updatedAt: 2 });
+
+/** A model step and the `started` records of its three calls. */
+function stepAndCalls(run: string, index = 0): JournalWrite[] {
+  return [{ step: { run, index, data: { kind: 'model' }, createdAt: 1 } }, ...['c0', 'c1', 'c2'].map((call) => ({ call: started(run, call), expected: undefined }))];
+}
+
+for (const [name, open] of STORES) {
+  describe(`Group commit on ${name}`, () => {
+    it('commits the batches of 100 runs handed in at once together, answering each its own results', async () => {
+      const { store, commits, roundTrips, close } = await open();
+      try {
+        const runs = Array.from({ length: 100 }, () => randomUUID());
+        assert.ok((await Promise.all(runs.map((run) => store.writeJournal(stepAndCalls(run))))).every((results) => results.every(Boolean)));
+        assert.equal(commits(), 1, '100 runs, one commit');
+        if (name === 'PostgreSQL') assert.equal(roundTrips(), 1, 'one statement');
+        // Half the runs answer their calls (started → succeeded); the other half expect a state their
+        // calls are not in, and each of those loses its compare-and-sets while its new step goes in.
+        const results = await Promise.all(
+          runs.map((run, i) =>
+            store.writeJournal([
+              ...['c0', 'c1', 'c2'].map((call): JournalWrite => ({ call: answered(started(run, call)), expected: i % 2 === 0 ? 'started' : 'parked' })),
+              { step: { run, index: 1, data: { kind: 'tools' }, createdAt: 2 } },
+            ]),
+          ),
+        );
+        results.forEach((batch, i) => assert.deepEqual(batch, i % 2 === 0 ? [true, true, true, true] : [false, false, false, true], `run ${i}`));
+        assert.equal(commits(), 2);
+        assert.equal((await store.listCalls({ run: runs[0]!, state: 'succeeded' })).length, 3);
+        assert.equal((await store.listCalls({ run: runs[1]!, state: 'started' })).length, 3);
+        assert.equal((await store.listSteps(runs[1]!)).length, 2);
+      } finally {
+        await close();
+      }
+    });
+
+    it('answers batches that write the same call in the order they were handed in, as one after the other would', async () => {
+      const { store, close } = await open();
+      try {
+        const record = started('r', 'c');
+        const [first, again, finish, lateFinish] = await Promise.all([
+          store.writeJournal([{ call: record, expected: undefined }]),
+          store.writeJournal([{ call: record, expected: undefined }]),
+          store.writeJournal([{ call: answered(record), expected: 'started' }]),
+          store.writeJournal([{ call: { ...answered(record), state: 'failed' }, expected: 'started' }]),
+        ]);
+        assert.deepEqual([first, again, finish, lateFinish], [[true], [false], [true], [false]]);
+        assert.equal((await store.getCall('r', 'c'))?.state, 'succeeded');
+      } finally {
+        await close();
+      }
+    });
+
+    for (const [fault, bad] of [
+      ['a value the database refuses (NOT NULL)', (run: string): JournalWrite => ({ call: { ...started(run, 'bad'), agent: null as unknown as string }, expected: undefined })],
+      ['a value that cannot be encoded (a bigint)', (run: string): JournalWrite => ({ call: { ...started(run, 'bad'), arguments: { n: 1n } }, expected: undefined })],
+    ] as const) {
+      it(`fails only the batch with ${fault}: the batches beside it commit, and nothing of it is kept`, async () => {
+        const { store, close } = await open();
+        try {
+          const runs = ['before', 'faulty', 'after'].map((run) => `${run}-${randomUUID()}`);
+          const outcomes = await Promise.allSettled(runs.map((run, i) => store.writeJournal(i === 1 ? [...stepAndCalls(run), bad(run)] : stepAndCalls(run))));
+          assert.deepEqual(outcomes[0], { status: 'fulfilled', value: [true, true, true, true] });
+          assert.deepEqual(outcomes[2], { status: 'fulfilled', value: [true, true, true, true] });
+          assert.equal(outcomes[1]!.status, 'rejected');
+          const error = (outcomes[1] as PromiseRejectedResult).reason as Error;
+          assert.ok(error instanceof StoreError, String(error));
+          assert.match(error.message, /could not write to the journal/);
+          assert.deepEqual(await store.listCalls({ run: runs[1]! }), [], 'the faulty batch is undone whole');
+          assert.deepEqual(await store.listSteps(runs[1]!), []);
+          for (const run of [runs[0]!, runs[2]!]) assert.equal((await store.listCalls({ run })).length, 3);
+        } finally {
+          await close();
+        }
+      });
+    }
+
+    it('answers batches handed in just before the store closes, and keeps them', async () => {
+      const { store, close } = await open();
+      const run = randomUUID();
+      const written = store.writeJournal(stepAndCalls(run));
+      await close();
+      assert.deepEqual(await written, [true, true, true, true]);
+      await assert.rejects(store.writeJournal(stepAndCalls(randomUUID())), StoreError);
+    });
+  });
+}
+
+describe('Group commit on SQLite, reopened', () => {
+  it('keeps what a batch handed in just before close wrote', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const store = new SqliteStore({ path });
+    const written = store.writeJournal(stepAndCalls('r'));
+    await store.close();
+    assert.deepEqual(await written, [true, true, true, true]);
+    const again = new SqliteStore({ path });
+    try {
+      assert.equal((await again.listCalls({ run: 'r' })).length, 3);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+describe('A busy SQLite store', () => {
+  /** How many calls the database file holds on its own, without its write-ahead log: what checkpoints moved there. */
+  const callsInFile = (path: string): number => {
+    const copy = join(dir, `${randomUUID()}.db`);
+    copyFileSync(path, copy);
+    const db = new Database(copy, { readonly: true });
+    try {
+      // A file whose log was never checkpointed has not even the tables yet.
+      if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'calls'`).get() === undefined) return 0;
+      return (db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  const journal = async (store: SqliteStore, commits: number): Promise<void> => {
+    for (let i = 0; i < commits; i++) await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
+  };
+
+  it('moves its write-ahead log into the file from a thread of its own, while the calls go on', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const store = new SqliteStore({ path });
+    try {
+      await journal(store, 600);
+      // The store's connection checkpoints only at 10 000 pages now, far beyond these 600 commits:
+      // rows in the file itself were moved there by the thread.
+      let moved = callsInFile(path);
+      for (let tries = 0; moved < 600 && tries < 200; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        moved = callsInFile(path);
+      }
+      assert.equal(moved, 600);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('starts no thread while it is quiet: the log stays as SQLite keeps it', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const store = new SqliteStore({ path });
+    try {
+      await journal(store, 100);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(callsInFile(path), 0, 'nothing checkpointed below SQLite’s own mark of 1 000 pages');
+    } finally {
+      await store.close();
+    }
+  });
+});
