@@ -31,7 +31,7 @@ describe('JournalBatch', () => {
       const heard: (Error | undefined)[] = [];
       batch.hold(step('r', 0), true, (error) => heard.push(error));
       const before = commits();
-      assert.deepEqual(batch.write([{ call: started('r', 'c1'), expected: undefined }]), [true]);
+      assert.deepEqual(await batch.write([{ call: started('r', 'c1'), expected: undefined }]), [true]);
       assert.equal(commits() - before, 1);
       assert.deepEqual(heard, [undefined]);
       assert.equal((await store.listSteps('r')).length, 1);
@@ -62,7 +62,7 @@ describe('JournalBatch', () => {
       batch.expect(3);
       assert.deepEqual(await batch.write([{ call: started('r', 'c1'), expected: undefined }]), [true]);
       // The next write is not held up.
-      assert.deepEqual(batch.write([{ call: started('r', 'c2'), expected: undefined }]), [true]);
+      assert.deepEqual(await batch.write([{ call: started('r', 'c2'), expected: undefined }]), [true]);
     } finally {
       await store.close();
     }
@@ -78,7 +78,7 @@ describe('JournalBatch', () => {
       const call = await store.getCall('r', 'c1');
       assert.equal(call?.state, 'failed', 'not left started for a recovery to run');
       assert.equal(call?.answer?.status === 'error' && call.answer.code, 'conflict');
-      assert.throws(() => batch.write([{ call: started('r', 'c2'), expected: undefined }]), ConflictError);
+      await assert.rejects(async () => batch.write([{ call: started('r', 'c2'), expected: undefined }]), ConflictError);
     } finally {
       await store.close();
     }
@@ -91,10 +91,10 @@ describe('JournalBatch', () => {
     batch.hold(step('r', 0), false, (error) => heard.push(error));
     assert.equal(batch.mustCommit, true);
     await store.close();
-    assert.throws(() => batch.write([{ call: started('r', 'c1'), expected: undefined }]));
+    await assert.rejects(async () => batch.write([{ call: started('r', 'c1'), expected: undefined }]));
     assert.equal(heard.length, 1);
     assert.ok(heard[0] instanceof Error);
-    assert.throws(() => batch.write([{ call: started('r', 'c2'), expected: undefined }]));
+    await assert.rejects(async () => batch.write([{ call: started('r', 'c2'), expected: undefined }]));
     await assert.rejects(async () => batch.flush());
   });
 });
