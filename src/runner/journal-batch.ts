@@ -60,6 +60,13 @@ export class JournalBatch {
     this.held.push({ write, repeatable, committed });
   }
 
+  /** The micro-dollars of `agent`'s spend held here, not committed yet. */
+  heldSpend(agent: string): number {
+    let microUsd = 0;
+    for (const h of this.held) if ('spend' in h.write && h.write.spend.agent === agent) microUsd += h.write.spend.microUsd;
+    return microUsd;
+  }
+
   /** Whether the write of call `call` is held, not committed yet. */
   holdsCall(call: string): boolean {
     for (const h of this.held) if ('call' in h.write && h.write.call.call === call) return true;
@@ -197,7 +204,9 @@ export class JournalBatch {
     const conflict = new ConflictError(
       'step' in write
         ? `Run "${write.step.run}" already has step ${write.step.index} in its journal: another node is driving its turn. This node stopped; the other one goes on.`
-        : `Call "${write.call.call}" of run "${write.call.run}" was changed in the journal by another node, which drives the run now. This node stopped; the other one goes on.`,
+        : 'call' in write
+          ? `Call "${write.call.call}" of run "${write.call.run}" was changed in the journal by another node, which drives the run now. This node stopped; the other one goes on.`
+          : `The store refused to add to agent "${write.spend.agent}"'s spend. This node stopped.`,
     );
     this.abandon(conflict);
     held.forEach((h, i) => h.committed?.(results[i] === true ? undefined : conflict));
