@@ -39,6 +39,7 @@ const ran: string[] = [];
 const tools: ToolDefinition[] = [
   // Neither read-only nor idempotent: its answer must be durable before the model sees it.
   defineTool({ name: 'note', description: 'Writes a note.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, run: ({ n }: { n: number }) => (ran.push(`note:${n}`), `noted ${n}`) }),
+  defineTool({ name: 'web', description: 'Reads a page outside.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, annotations: { readOnly: true, labels: ['outside'] }, run: ({ n }: { n: number }) => `page ${n}` }),
   defineTool({ name: 'peek', description: 'Reads.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, annotations: { readOnly: true }, run: ({ n }: { n: number }) => `seen ${n}` }),
 ];
 
@@ -96,6 +97,13 @@ describe('An agent turn of ten tool calls', () => {
     const path = join(dir, 'safe.db');
     const commits = await turnOn(`sqlite:${path}`, 'peek', () => walCommits(path));
     assert.ok(commits <= CALLS + START_AND_END, `${commits} commits for ${CALLS} calls`);
+  });
+
+  it('commits once per read-only call on SQLite when the answers carry a label the run did not have: the labels ride with the answer', async () => {
+    const path = join(dir, 'labelled.db');
+    const plain = await turnOn(`sqlite:${join(dir, 'unlabelled.db')}`, 'peek', () => walCommits(join(dir, 'unlabelled.db')));
+    const commits = await turnOn(`sqlite:${path}`, 'web', () => walCommits(path));
+    assert.equal(commits, plain, `${commits} commits with labels, ${plain} without`);
   });
 
   it('starts read-only calls made together in one commit on SQLite, with the model step that asked for them', async () => {
