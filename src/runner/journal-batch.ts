@@ -67,6 +67,13 @@ export class JournalBatch {
     return microUsd;
   }
 
+  /** The labels held here for `run`, not committed yet. */
+  heldLabels(run: string): readonly string[] {
+    const labels: string[] = [];
+    for (const h of this.held) if ('labels' in h.write && h.write.labels.run === run) labels.push(...h.write.labels.labels);
+    return labels;
+  }
+
   /** Whether the write of call `call` is held, not committed yet. */
   holdsCall(call: string): boolean {
     for (const h of this.held) if ('call' in h.write && h.write.call.call === call) return true;
@@ -206,7 +213,7 @@ export class JournalBatch {
         ? `Run "${write.step.run}" already has step ${write.step.index} in its journal: another node is driving its turn. This node stopped; the other one goes on.`
         : 'call' in write
           ? `Call "${write.call.call}" of run "${write.call.run}" was changed in the journal by another node, which drives the run now. This node stopped; the other one goes on.`
-          : `The store refused to add to agent "${write.spend.agent}"'s spend. This node stopped.`,
+          : 'The store refused to add to an agent\'s spend or a run\'s labels. This node stopped.',
     );
     this.abandon(conflict);
     held.forEach((h, i) => h.committed?.(results[i] === true ? undefined : conflict));

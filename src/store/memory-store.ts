@@ -163,7 +163,8 @@ export class MemoryStore implements Store {
   private journalWrite(write: JournalWrite): boolean {
     if ('call' in write) return this.sync.writeCall(write.call, write.expected);
     if ('step' in write) return this.appendStepNow(write.step);
-    this.addSpendNow(write.spend.agent, write.spend.microUsd);
+    if ('spend' in write) this.addSpendNow(write.spend.agent, write.spend.microUsd);
+    else this.addLabelsNow(write.labels.run, write.labels.labels);
     return true;
   }
 
@@ -202,6 +203,10 @@ export class MemoryStore implements Store {
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
+    return this.addLabelsNow(run, labels);
+  }
+
+  private addLabelsNow(run: string, labels: readonly string[]): readonly string[] {
     const current = this.labels.get(run) ?? NO_LABELS;
     // Most answers carry labels the run already has (`outside` on every MCP answer): no copies then.
     if (labels.every((label) => current.includes(label))) return NO_LABELS;

@@ -84,10 +84,10 @@ export class PostgresJournal {
   }
 }
 
-/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2. */
-const COLUMNS = 19;
+/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2. */
+const COLUMNS = 21;
 
-/** One batch as columns of the journal statement, and the keys of what it writes (`undefined`: a spend, which always takes). */
+/** One batch as columns of the journal statement, and the keys of what it writes (`undefined`: spend or labels, which always take). */
 interface Encoded {
   readonly index: number;
   readonly columns: unknown[][];
@@ -105,9 +105,15 @@ function encode(index: number, writes: readonly JournalWrite[]): Encoded {
       const { run, index: step, data, createdAt } = write.step;
       [run, step, encodeJson(data), createdAt].forEach((value, i) => columns[13 + i]!.push(value));
       keys.push(keyOf('step', run, String(step)));
-    } else {
+    } else if ('spend' in write) {
       columns[17]!.push(write.spend.agent);
       columns[18]!.push(write.spend.microUsd);
+      keys.push(undefined);
+    } else {
+      for (const label of write.labels.labels) {
+        columns[19]!.push(write.labels.run);
+        columns[20]!.push(label);
+      }
       keys.push(undefined);
     }
   }

@@ -10,7 +10,7 @@ import { sqliteJournalCommit } from './sqlite-journal.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
-import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, SpendWrite, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, LabelsWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, SpendWrite, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -110,7 +110,7 @@ export class SqliteStore implements Store {
       });
       const commit = sqliteJournalCommit(
         this.db,
-        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? this.appendStepRow(write.step) : this.addSpendRow(write.spend)),
+        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? this.appendStepRow(write.step) : this.addedRows(write)),
         (error) => storeError(this.path, 'write to the journal', error),
       );
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
@@ -338,8 +338,10 @@ export class SqliteStore implements Store {
     return this.sql.appendStep.run(step.run, step.index, encodeJson(step.data), step.createdAt).changes === 1;
   }
 
-  private addSpendRow(spend: SpendWrite): boolean {
-    this.sql.addSpend.get(spend.agent, spend.microUsd);
+  /** A batch's spend or labels, in the batch's transaction. */
+  private addedRows(write: { readonly spend: SpendWrite } | { readonly labels: LabelsWrite }): boolean {
+    if ('spend' in write) this.sql.addSpend.get(write.spend.agent, write.spend.microUsd);
+    else for (const label of write.labels.labels) this.sql.addLabel.run(write.labels.run, label);
     return true;
   }
 

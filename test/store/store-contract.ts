@@ -811,6 +811,22 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.equal(await store.addSpend(agent, 9), 100_010);
         }));
 
+      it('adds labels to runs with the batch, in order, each once', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.addLabels(run, ['pii']);
+          const results = await store.writeJournal([
+            { labels: { run, labels: ['outside', 'pii'] } },
+            { step: { run, index: 0, data: 'model step', createdAt: 1 } },
+            { labels: { run, labels: ['outside', 'secret'] } },
+            { labels: { run: `${run}-other`, labels: ['outside'] } },
+          ]);
+          assert.deepEqual(results, [true, true, true, true]);
+          assert.deepEqual(await store.getLabels(run), ['pii', 'outside', 'secret']);
+          assert.deepEqual(await store.getLabels(`${run}-other`), ['outside']);
+          assert.deepEqual(await store.addLabels(run, ['outside', 'new']), ['new']);
+        }));
+
       it('adds the spends of 20 concurrent batches of one agent exactly once each', () =>
         withStore(async (store) => {
           const agent = `agent-${randomUUID()}`;
