@@ -10,7 +10,7 @@ import { sqliteJournalCommit } from './sqlite-journal.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
-import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, LabelsWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, SpendWrite, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
+import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -339,7 +339,7 @@ export class SqliteStore implements Store {
   }
 
   /** A batch's spend or labels, in the batch's transaction. */
-  private addedRows(write: { readonly spend: SpendWrite } | { readonly labels: LabelsWrite }): boolean {
+  private addedRows(write: Extract<JournalWrite, { spend: unknown } | { labels: unknown }>): boolean {
     if ('spend' in write) this.sql.addSpend.get(write.spend.agent, write.spend.microUsd);
     else for (const label of write.labels.labels) this.sql.addLabel.run(write.labels.run, label);
     return true;

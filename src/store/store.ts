@@ -157,27 +157,16 @@ export interface SyncJournal {
 
 /**
  * One write of a batch (`Store.writeJournal`): a call's state change, a turn's step, what a model step
- * cost (`addSpend`), or labels an answer brought its run (`addLabels`). Spend and labels are always
+ * cost (`addSpend`, integer micro-dollars), or labels an answer brought its run (`addLabels`). Spend and labels are always
  * answered true: the money was spent, and the answer seen, whoever journals the step. A spend is counted
  * once: it is in the batch's one transaction, which a store never sends again once it may have committed.
  */
 export type JournalWrite =
   | { readonly call: CallRecord; readonly expected: CallState | undefined }
   | { readonly step: StepRecord }
-  | { readonly spend: SpendWrite }
-  | { readonly labels: LabelsWrite };
+  | { readonly spend: { readonly agent: string; readonly microUsd: number } }
+  | { readonly labels: { readonly run: string; readonly labels: readonly string[] } };
 
-/** Labels added to a run in a journal batch (see `Store.addLabels`). */
-export interface LabelsWrite {
-  readonly run: string;
-  readonly labels: readonly string[];
-}
-
-/** An agent's spend added in a journal batch, in integer micro-dollars (see `Store.addSpend`). */
-export interface SpendWrite {
-  readonly agent: string;
-  readonly microUsd: number;
-}
 
 /** What `Store.prune` takes. */
 export interface PruneOptions {
