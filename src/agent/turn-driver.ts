@@ -208,6 +208,9 @@ export class TurnDriver {
       const result = await this.modelCalls.next(d);
       if ('failed' in result) return result;
       await this.journal.recordModelStep(d, result);
+      // Under a budget the step's spend is durable before the hold on it is given back, so the next
+      // hold (this turn's tool call, another turn's model call, on any node) counts it.
+      if (budgetUsd !== undefined) await d.journal.flush();
       cost = toMicroUsd(result.usd);
       return result;
     };

@@ -7,8 +7,8 @@ import { storedStep } from './turn-data.js';
 import type { LiveTurn } from './turn-state.js';
 
 /**
- * A turn's steps in the journal: each model response (after its cost is counted) and each step's tool
- * answers, in order. A step is held in the turn's `JournalBatch` and committed with the run's next
+ * A turn's steps in the journal: each model response (with its cost) and each step's tool answers, in
+ * order. A step is held in the turn's `JournalBatch` and committed with the run's next
  * write: a model step with its calls' `started` records, before any of them runs. An index another node
  * wrote first stops this node at that commit (a `ConflictError`): it is driving the turn.
  */
@@ -19,19 +19,27 @@ export class TurnJournal {
     private readonly clock: Clock,
   ) {}
 
-  /** Counts the step's cost, then holds it for the commit that starts its calls: both before any of them runs. */
+  /**
+   * Holds the step with what it cost, for the commit that starts its calls, before any of them runs:
+   * the step and its spend are durable together or not at all. A crash before that commit forgets the
+   * step, so the model is asked again and only that answer's cost is counted (issue 18: two commits a
+   * tool call, not three). Under a budget the driver commits them at once, before the budget's hold on
+   * the model call is given back.
+   */
   async recordModelStep(d: LiveTurn, step: ModelStepData): Promise<void> {
     const { rt } = d;
-    // Spend first: a crash after it and before the journal asks the model again, which really costs again.
-    const microUsd = toMicroUsd(step.usd);
-    // A step that cost nothing (a free or scripted model) changes no total: not written (no commit), and
-    // read only for a cost event someone listens to.
-    if (rt.price !== undefined && (microUsd > 0 || this.events.listening)) {
-      const totalMicroUsd = microUsd === 0 ? await this.store.getSpend(rt.id) : await this.store.addSpend(rt.id, microUsd);
-      this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
-    }
-    if (rt.price !== undefined) d.spentUsd += step.usd;
     this.holdStep(d, step);
+    if (rt.price !== undefined) {
+      const microUsd = toMicroUsd(step.usd);
+      // A step that cost nothing (a free or scripted model) changes no total: nothing written.
+      if (microUsd > 0) d.journal.hold({ spend: { agent: rt.id, microUsd } });
+      d.spentUsd += step.usd;
+      // The total is read only for a cost event someone listens to: what the store has, and what this turn holds for it.
+      if (this.events.listening) {
+        const totalMicroUsd = (await this.store.getSpend(rt.id)) + d.journal.heldSpend(rt.id);
+        this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
+      }
+    }
     d.prompt.push(assistantMessage(step));
     d.modelSteps++;
     if (step.text !== '') d.text = step.text;

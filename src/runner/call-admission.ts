@@ -63,7 +63,7 @@ export class CallAdmission {
     const sync = this.sync;
     let labels: readonly string[] | Promise<readonly string[]>;
     try {
-      labels = this.leases.labelsOf(run, () => sync.getLabels(run));
+      labels = this.leases.labelsOf(run, () => this.journal.withHeldLabels(run, sync.getLabels(run)));
     } catch (error) {
       throw storeFailure(base, "read the run's labels", error);
     }
@@ -80,7 +80,7 @@ export class CallAdmission {
     try {
       spent = request.budgetUsd !== undefined && (await this.budgetSpent(request.agent, request.budgetUsd));
       const sync = this.sync;
-      labels = await this.leases.labelsOf(request.run, () => (sync !== undefined ? sync.getLabels(request.run) : this.store.getLabels(request.run)));
+      labels = await this.leases.labelsOf(request.run, () => this.journal.withHeldLabels(request.run, sync !== undefined ? sync.getLabels(request.run) : this.store.getLabels(request.run)));
     } catch (error) {
       throw storeFailure(base, `read ${request.budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`, error);
     }

@@ -97,6 +97,14 @@ export class CallJournal {
     else this.batches.set(run, batch);
   }
 
+  /** The run's labels as the store has them (`stored`), with those its batch holds for the next commit. */
+  withHeldLabels(run: string, stored: readonly string[] | Promise<readonly string[]>): readonly string[] | Promise<readonly string[]> {
+    const held = this.batchOf(run)?.heldLabels(run);
+    if (held === undefined || held.length === 0) return stored;
+    const join = (labels: readonly string[]): readonly string[] => [...new Set([...labels, ...held])];
+    return stored instanceof Promise ? stored.then(join) : join(stored);
+  }
+
   /** The batch `run`'s calls' writes go with, if any. */
   batchOf(run: string): JournalBatch | undefined {
     return this.batches.size === 0 ? undefined : this.batches.get(run);

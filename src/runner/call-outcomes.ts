@@ -6,6 +6,7 @@ import type { ToolAnswer } from '../tools/result.js';
 import { toUsd } from '../money.js';
 import type { CallRef } from './call-failures.js';
 import type { CallListener } from './call-listener.js';
+import type { JournalBatch } from './journal-batch.js';
 import { callKey, ref } from './prepared-call.js';
 import type { RunLeases } from './run-leases.js';
 
@@ -39,6 +40,21 @@ export class CallOutcomes {
     const added = await this.store.addLabels(base.run, labels);
     this.leases.addedLabels(base.run, labels);
     if (added.length > 0) this.events.emit({ type: 'label.added', ...ref(base), labels: added });
+  }
+
+  /**
+   * Adds the answer's labels to the run in `batch`, committed with the answer itself: a crash before that
+   * commit loses both, and the call's next run brings them again. This node's calls see them at once
+   * (the run's lease keeps them, and a read of the run's labels includes what the batch holds).
+   * `known`: the labels the run had when the call started.
+   */
+  holdLabels(base: CallRef, known: readonly string[], labels: readonly string[], batch: JournalBatch): void {
+    const held = batch.heldLabels(base.run);
+    const added = [...new Set(labels)].filter((label) => !known.includes(label) && !held.includes(label));
+    if (added.length === 0) return;
+    batch.hold({ labels: { run: base.run, labels: added } });
+    this.leases.addedLabels(base.run, added);
+    this.events.emit({ type: 'label.added', ...ref(base), labels: added });
   }
 
   /**

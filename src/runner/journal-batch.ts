@@ -60,6 +60,20 @@ export class JournalBatch {
     this.held.push({ write, repeatable, committed });
   }
 
+  /** The micro-dollars of `agent`'s spend held here, not committed yet. */
+  heldSpend(agent: string): number {
+    let microUsd = 0;
+    for (const h of this.held) if ('spend' in h.write && h.write.spend.agent === agent) microUsd += h.write.spend.microUsd;
+    return microUsd;
+  }
+
+  /** The labels held here for `run`, not committed yet. */
+  heldLabels(run: string): readonly string[] {
+    const labels: string[] = [];
+    for (const h of this.held) if ('labels' in h.write && h.write.labels.run === run) labels.push(...h.write.labels.labels);
+    return labels;
+  }
+
   /** Whether the write of call `call` is held, not committed yet. */
   holdsCall(call: string): boolean {
     for (const h of this.held) if ('call' in h.write && h.write.call.call === call) return true;
@@ -197,7 +211,9 @@ export class JournalBatch {
     const conflict = new ConflictError(
       'step' in write
         ? `Run "${write.step.run}" already has step ${write.step.index} in its journal: another node is driving its turn. This node stopped; the other one goes on.`
-        : `Call "${write.call.call}" of run "${write.call.run}" was changed in the journal by another node, which drives the run now. This node stopped; the other one goes on.`,
+        : 'call' in write
+          ? `Call "${write.call.call}" of run "${write.call.run}" was changed in the journal by another node, which drives the run now. This node stopped; the other one goes on.`
+          : 'The store refused to add to an agent\'s spend or a run\'s labels. This node stopped.',
     );
     this.abandon(conflict);
     held.forEach((h, i) => h.committed?.(results[i] === true ? undefined : conflict));

@@ -395,12 +395,15 @@ export class ToolRunner {
       if (attempted[2] === true) return answer;
       let record: CallRecord;
       try {
+        // A new call of an agent's turn: its answer, and the labels it brought, are committed with the turn's next write (see JournalBatch).
+        const batch = expected === undefined && answer.status !== 'parked' ? this.journal.batchOf(p.run) : undefined;
         // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
-        if (!includesAll(p.labels, answer.labels)) await this.outcomes.addLabels(p, answer.labels);
+        if (!includesAll(p.labels, answer.labels)) {
+          if (batch !== undefined) this.outcomes.holdLabels(p, p.labels, answer.labels, batch);
+          else await this.outcomes.addLabels(p, answer.labels);
+        }
         if (answer.status === 'parked') return await this.parked.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
         record = this.journal.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
-        // A new call of an agent's turn: its answer is committed with the turn's next write (see JournalBatch).
-        const batch = expected === undefined ? this.journal.batchOf(p.run) : undefined;
         if (batch !== undefined) batch.hold({ call: record, expected: 'started' }, isRepeatable(p.entry.tool));
         else {
           const written = this.journal.writeCall(record, 'started');

@@ -48,7 +48,7 @@ export class MemoryStore implements Store {
       return true;
     },
     getLabels: (run) => this.labels.get(run) ?? NO_LABELS,
-    writeJournal: (writes) => writes.map((write) => ('call' in write ? this.sync.writeCall(write.call, write.expected) : this.appendStepNow(write.step))),
+    writeJournal: (writes) => writes.map((write) => this.journalWrite(write)),
   };
 
   async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
@@ -157,6 +157,18 @@ export class MemoryStore implements Store {
   }
 
   async addSpend(agent: string, microUsd: number): Promise<number> {
+    return this.addSpendNow(agent, microUsd);
+  }
+
+  private journalWrite(write: JournalWrite): boolean {
+    if ('call' in write) return this.sync.writeCall(write.call, write.expected);
+    if ('step' in write) return this.appendStepNow(write.step);
+    if ('spend' in write) this.addSpendNow(write.spend.agent, write.spend.microUsd);
+    else this.addLabelsNow(write.labels.run, write.labels.labels);
+    return true;
+  }
+
+  private addSpendNow(agent: string, microUsd: number): number {
     const total = (this.spend.get(agent) ?? 0) + microUsd;
     this.spend.set(agent, total);
     return total;
@@ -191,6 +203,10 @@ export class MemoryStore implements Store {
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
+    return this.addLabelsNow(run, labels);
+  }
+
+  private addLabelsNow(run: string, labels: readonly string[]): readonly string[] {
     const current = this.labels.get(run) ?? NO_LABELS;
     // Most answers carry labels the run already has (`outside` on every MCP answer): no copies then.
     if (labels.every((label) => current.includes(label))) return NO_LABELS;

@@ -61,9 +61,9 @@ export class PostgresJournal {
         outcomes[index] = { error: this.failure(error) };
         continue;
       }
-      if (encoded.keys.some((key) => keys.has(key))) await sendStatement();
+      if (encoded.keys.some((key) => key !== undefined && keys.has(key))) await sendStatement();
       statement.push(encoded);
-      for (const key of encoded.keys) keys.add(key);
+      for (const key of encoded.keys) if (key !== undefined) keys.add(key);
     }
     await sendStatement();
     return outcomes;
@@ -84,34 +84,44 @@ export class PostgresJournal {
   }
 }
 
-/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, then a step's 4. */
-const COLUMNS = 17;
+/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2. */
+const COLUMNS = 21;
 
-/** One batch as columns of the journal statement, and the keys of what it writes. */
+/** One batch as columns of the journal statement, and the keys of what it writes (`undefined`: spend or labels, which always take). */
 interface Encoded {
   readonly index: number;
   readonly columns: unknown[][];
-  readonly keys: string[];
+  readonly keys: (string | undefined)[];
 }
 
 function encode(index: number, writes: readonly JournalWrite[]): Encoded {
   const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
-  const keys: string[] = [];
+  const keys: (string | undefined)[] = [];
   for (const write of writes) {
     if ('call' in write) {
       [...callValues(write.call), write.expected ?? null].forEach((value, i) => columns[i]!.push(value));
       keys.push(keyOf('call', write.call.run, write.call.call));
-    } else {
+    } else if ('step' in write) {
       const { run, index: step, data, createdAt } = write.step;
       [run, step, encodeJson(data), createdAt].forEach((value, i) => columns[13 + i]!.push(value));
       keys.push(keyOf('step', run, String(step)));
+    } else if ('spend' in write) {
+      columns[17]!.push(write.spend.agent);
+      columns[18]!.push(write.spend.microUsd);
+      keys.push(undefined);
+    } else {
+      for (const label of write.labels.labels) {
+        columns[19]!.push(write.labels.run);
+        columns[20]!.push(label);
+      }
+      keys.push(undefined);
     }
   }
   return { index, columns, keys };
 }
 
 function answer(statement: readonly Encoded[], took: ReadonlySet<string>, outcomes: BatchOutcome<boolean>[]): void {
-  for (const batch of statement) outcomes[batch.index] = { results: batch.keys.map((key) => took.has(key)) };
+  for (const batch of statement) outcomes[batch.index] = { results: batch.keys.map((key) => key === undefined || took.has(key)) };
 }
 
 function keyOf(kind: 'call' | 'step', run: string, key: string): string {

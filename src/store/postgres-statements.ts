@@ -86,9 +86,11 @@ export const STATEMENTS = {
   // Newest first through the partial index of finished turns (its WHERE repeats the index's).
   lastFinishedTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns
     WHERE agent = $1 AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, seq DESC LIMIT $2`,
-  // Calls ($1-$12 as insertCall's, one array each, $13 the expected states) and steps ($14-$17) in one
-  // statement: one round trip, one transaction. Calls with no expected state are inserted, the others
-  // compare-and-set as updateCall does. Answers which writes took.
+  // Calls ($1-$12 as insertCall's, one array each, $13 the expected states), steps ($14-$17), spend
+  // ($18 agents, $19 micro-dollars) and labels ($20 runs, $21 labels, a row each) in one statement: one
+  // round trip, one transaction. Calls with no expected state are inserted, the others compare-and-set as
+  // updateCall does. Spend is summed by agent (ON CONFLICT updates a row once a statement), agents in
+  // order so two statements lock rows alike. Answers which calls and steps took.
   writeJournal: `WITH w AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
         $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[]) WITH ORDINALITY
@@ -107,7 +109,15 @@ export const STATEMENTS = {
     steps AS (
       INSERT INTO {s}.wardrik_steps (run, idx, data, created_at)
       SELECT run, idx, data::json, created_at FROM unnest($14::text[], $15::integer[], $16::text[], $17::double precision[]) AS s (run, idx, data, created_at)
-      ON CONFLICT (run, idx) DO NOTHING RETURNING run, idx)
+      ON CONFLICT (run, idx) DO NOTHING RETURNING run, idx),
+    spent AS (
+      INSERT INTO {s}.spend AS spend (agent, micro_usd)
+      SELECT agent, sum(micro_usd)::bigint FROM unnest($18::text[], $19::bigint[]) AS p (agent, micro_usd) GROUP BY agent ORDER BY agent
+      ON CONFLICT (agent) DO UPDATE SET micro_usd = spend.micro_usd + EXCLUDED.micro_usd),
+    labelled AS (
+      INSERT INTO {s}.labels (run, label)
+      SELECT run, label FROM unnest($20::text[], $21::text[]) WITH ORDINALITY AS l (run, label, n) ORDER BY n
+      ON CONFLICT (run, label) DO NOTHING)
     SELECT 'call' AS kind, run, call AS key FROM inserted UNION ALL SELECT 'call', run, call FROM updated
     UNION ALL SELECT 'step', run, idx::text FROM steps`,
   // Retention: the runs that may go (see sqlite-retention.ts), then everything of theirs, in one statement.

@@ -110,7 +110,7 @@ export class SqliteStore implements Store {
       });
       const commit = sqliteJournalCommit(
         this.db,
-        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : this.appendStepRow(write.step)),
+        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? this.appendStepRow(write.step) : this.addedRows(write)),
         (error) => storeError(this.path, 'write to the journal', error),
       );
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
@@ -336,6 +336,13 @@ export class SqliteStore implements Store {
 
   private appendStepRow(step: StepRecord): boolean {
     return this.sql.appendStep.run(step.run, step.index, encodeJson(step.data), step.createdAt).changes === 1;
+  }
+
+  /** A batch's spend or labels, in the batch's transaction. */
+  private addedRows(write: Extract<JournalWrite, { spend: unknown } | { labels: unknown }>): boolean {
+    if ('spend' in write) this.sql.addSpend.get(write.spend.agent, write.spend.microUsd);
+    else for (const label of write.labels.labels) this.sql.addLabel.run(write.labels.run, label);
+    return true;
   }
 
   private run<T>(action: string, work: () => T): T {

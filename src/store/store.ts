@@ -107,7 +107,7 @@ export interface Store {
   /**
    * Several journal writes committed together: one transaction, so one commit (on PostgreSQL one
    * statement, so one round trip). Each write does what its namesake does (`writeCall`, `appendStep`)
-   * and answers as it would, in order; a write that is refused (a compare-and-set lost) does not undo
+   * and answers as it would, in order (a spend and labels: true); a write that is refused (a compare-and-set lost) does not undo
    * the others. At most one write per call and per step in a batch. Resolves once the batch is durable.
    */
   writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]>;
@@ -155,10 +155,18 @@ export interface SyncJournal {
   writeJournal?(writes: readonly JournalWrite[]): boolean[];
 }
 
-/** One write of a batch (`Store.writeJournal`): a call's state change, or a turn's step. */
+/**
+ * One write of a batch (`Store.writeJournal`): a call's state change, a turn's step, what a model step
+ * cost (`addSpend`, integer micro-dollars), or labels an answer brought its run (`addLabels`). Spend and labels are always
+ * answered true: the money was spent, and the answer seen, whoever journals the step. A spend is counted
+ * once: it is in the batch's one transaction, which a store never sends again once it may have committed.
+ */
 export type JournalWrite =
   | { readonly call: CallRecord; readonly expected: CallState | undefined }
-  | { readonly step: StepRecord };
+  | { readonly step: StepRecord }
+  | { readonly spend: { readonly agent: string; readonly microUsd: number } }
+  | { readonly labels: { readonly run: string; readonly labels: readonly string[] } };
+
 
 /** What `Store.prune` takes. */
 export interface PruneOptions {

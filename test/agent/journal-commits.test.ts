@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { defineTool, Wardrik, type ToolDefinition } from '../../src/index.js';
+import type { Store } from '../../src/store/store.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { countPostgres, walCommits } from '../store/commit-counters.js';
 
@@ -38,28 +39,43 @@ const ran: string[] = [];
 const tools: ToolDefinition[] = [
   // Neither read-only nor idempotent: its answer must be durable before the model sees it.
   defineTool({ name: 'note', description: 'Writes a note.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, run: ({ n }: { n: number }) => (ran.push(`note:${n}`), `noted ${n}`) }),
+  defineTool({ name: 'web', description: 'Reads a page outside.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, annotations: { readOnly: true, labels: ['outside'] }, run: ({ n }: { n: number }) => `page ${n}` }),
   defineTool({ name: 'peek', description: 'Reads.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, annotations: { readOnly: true }, run: ({ n }: { n: number }) => `seen ${n}` }),
 ];
 
-/** A turn of `CALLS` model steps with one call of `tool` each, then a final answer. */
+/** A turn of `CALLS` model steps with one call of `tool` each, then a final answer; each step reads 1 000 tokens. */
 function tenCalls(tool: string) {
-  return scriptedModel([...Array.from({ length: CALLS }, (_, n) => ({ toolCalls: [{ name: `t__${tool}`, arguments: { n } }] })), { text: 'Done.' }]);
+  return scriptedModel([...Array.from({ length: CALLS }, (_, n) => ({ toolCalls: [{ name: `t__${tool}`, arguments: { n } }] })), { text: 'Done.' }], { usage: { inputTokens: 1000 } });
 }
 
-/** Runs the turn and returns what `counted` counted meanwhile (read before and after `send`). */
-async function turnOn(store: string, tool: string, counted: () => number): Promise<number> {
+/** $0.01 a model step (1 000 input tokens at $10 per million): a model that costs money. */
+const PRICE = { inputPerMTok: 10, outputPerMTok: 0 };
+
+/** Runs the turn (priced or free) and returns what `counted` counted meanwhile (read before and after `send`). */
+async function turnOn(store: string, tool: string, counted: () => number, priced = false): Promise<number> {
   const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { t: tools }, policy: { rules: [{ match: 't/*', action: 'allow' }] } });
   try {
-    const agent = wardrik.startAgent({ id: `a-${tool}`, model: tenCalls(tool), tools: ['t/*'] });
+    const id = `a-${tool}${priced ? '-priced' : ''}`;
+    const agent = wardrik.startAgent({ id, model: tenCalls(tool), tools: ['t/*'], ...(priced ? { price: PRICE } : {}) });
     const before = counted();
     const turn = await agent.send('Go.');
     const commits = counted() - before;
     assert.equal(turn.status, 'done', turn.error);
     assert.equal(turn.steps, CALLS + 1);
+    if (priced) {
+      // Every step's cost, exactly once, in whole micro-dollars.
+      assert.equal(Math.round(turn.spentUsd * 1e6), (CALLS + 1) * 10_000);
+      assert.equal(await spendOf(wardrik, id), (CALLS + 1) * 10_000);
+    }
     return commits;
   } finally {
     await wardrik.close();
   }
+}
+
+/** The agent's spend as the store keeps it, in micro-dollars. */
+function spendOf(wardrik: Wardrik, agent: string): Promise<number> {
+  return wardrik.container.resolve<Store>(Symbol.for('wardrik:store')).getSpend(agent);
 }
 
 describe('An agent turn of ten tool calls', () => {
@@ -70,10 +86,24 @@ describe('An agent turn of ten tool calls', () => {
     assert.ok(commits <= 2 * CALLS + START_AND_END, `${commits} commits for ${CALLS} calls`);
   });
 
+  it('commits twice per call on SQLite with a model that costs money: each step’s spend rides with the step', async () => {
+    const path = join(dir, 'priced.db');
+    const commits = await turnOn(`sqlite:${path}`, 'note', () => walCommits(path), true);
+    assert.deepEqual(ran.splice(0).length, CALLS);
+    assert.ok(commits <= 2 * CALLS + START_AND_END, `${commits} commits for ${CALLS} calls`);
+  });
+
   it('commits once per read-only call on SQLite: its answer rides with the next step', async () => {
     const path = join(dir, 'safe.db');
     const commits = await turnOn(`sqlite:${path}`, 'peek', () => walCommits(path));
     assert.ok(commits <= CALLS + START_AND_END, `${commits} commits for ${CALLS} calls`);
+  });
+
+  it('commits once per read-only call on SQLite when the answers carry a label the run did not have: the labels ride with the answer', async () => {
+    const path = join(dir, 'labelled.db');
+    const plain = await turnOn(`sqlite:${join(dir, 'unlabelled.db')}`, 'peek', () => walCommits(join(dir, 'unlabelled.db')));
+    const commits = await turnOn(`sqlite:${path}`, 'web', () => walCommits(path));
+    assert.equal(commits, plain, `${commits} commits with labels, ${plain} without`);
   });
 
   it('starts read-only calls made together in one commit on SQLite, with the model step that asked for them', async () => {
@@ -93,8 +123,8 @@ describe('An agent turn of ten tool calls', () => {
     }
   });
 
-  for (const tool of ['note', 'peek']) {
-    it(`on PostgreSQL makes each write one round trip, twice per call at most (${tool}), and reads no labels per call`, async () => {
+  for (const [tool, priced] of [['note', false], ['peek', false], ['note', true]] as const) {
+    it(`on PostgreSQL makes each write one round trip, twice per call at most (${tool}${priced ? ', a model that costs money' : ''}), and reads no labels per call`, async () => {
       const schema = `wardrik_test_turn_commits_${randomBytes(5).toString('hex')}`;
       schemas.push(schema);
       // The schema's tables exist before counting starts.
@@ -113,7 +143,7 @@ describe('An agent turn of ten tool calls', () => {
         const commits = await turnOn(`${url}?schema=${schema}`, tool, () => {
           if (reads++ === 0) statements = [];
           return counter.counts.transactions;
-        });
+        }, priced);
         ran.splice(0);
         assert.ok(commits <= 2 * CALLS + START_AND_END, `${commits} write transactions for ${CALLS} calls`);
         assert.equal(statements.filter((text) => text === 'BEGIN').length, 0, `every write is one statement, one round trip: ${statements.join(' | ')}`);

@@ -48,6 +48,30 @@ describe('The labels of a run driven by this node', () => {
   });
 });
 
+describe('Labels an answer brought, held for the turn’s next commit', () => {
+  it('count for the next call even when its label read goes to the store (a lapsed lease): the read includes what the batch holds', async () => {
+    const labelsOf = RunLeases.prototype.labelsOf;
+    // As if this node's lease kept no labels: every call reads the store.
+    RunLeases.prototype.labelsOf = function (_run, read) {
+      return read();
+    };
+    const path = join(dir, 'held.db');
+    const a = await node(path);
+    try {
+      // browse is read-only: its answer and its `outside` label are held, not committed, when send_email is decided.
+      const agent = a.startAgent({ id: 'held', model: scriptedModel(steps('browse', 'send_email')), tools: ['s/*'] });
+      const turn = await agent.send('Go.');
+      assert.equal(turn.status, 'parked', turn.error);
+      assert.equal(turn.parked[0]!.tool, 's/send_email');
+      assert.match(turn.parked[0]!.reason, /outside/);
+      assert.deepEqual(sent, []);
+    } finally {
+      RunLeases.prototype.labelsOf = labelsOf;
+      await a.close();
+    }
+  });
+});
+
 describe('A run whose call a person answers on another node', () => {
   it('asks a person before email once it read outside text, after an answer given with `wardrik answer`', async () => {
     const path = join(dir, 'cli.db');

@@ -144,6 +144,23 @@ for (const [name, open] of STORES) {
       });
     }
 
+    it('keeps the spend of the batches beside one that fails, once each, and none of the failed one\'s', async () => {
+      const { store, close } = await open();
+      try {
+        const agent = `agent-${randomUUID()}`;
+        const runs = ['before', 'faulty', 'after'].map((run) => `${run}-${randomUUID()}`);
+        const bad = (run: string): JournalWrite => ({ call: { ...started(run, 'bad'), agent: null as unknown as string }, expected: undefined });
+        const outcomes = await Promise.allSettled(
+          runs.map((run, i) => store.writeJournal([...stepAndCalls(run), { spend: { agent, microUsd: 250_000 } }, ...(i === 1 ? [bad(run)] : [])])),
+        );
+        assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+        // The shared transaction (SQLite) or statement (PostgreSQL) was made again without the faulty batch: no spend twice.
+        assert.equal(await store.getSpend(agent), 500_000);
+      } finally {
+        await close();
+      }
+    });
+
     it('answers batches handed in just before the store closes, and keeps them', async () => {
       const { store, close } = await open();
       const run = randomUUID();

@@ -41,7 +41,7 @@ describe('A batch of journal writes', () => {
       assert.equal((await store.writeJournal(stepAndCalls('run-2'))).length, 11);
       assert.equal(walCommits(path) - before, 2);
       // Each write on its own is a commit of its own, which is what a batch saves.
-      for (const write of stepAndCalls('run-3')) await ('call' in write ? store.writeCall(write.call, undefined) : store.appendStep(write.step));
+      for (const write of stepAndCalls('run-3')) await ('call' in write ? store.writeCall(write.call, undefined) : 'step' in write ? store.appendStep(write.step) : undefined);
       assert.equal(walCommits(path) - before, 13);
     } finally {
       await store.close();

@@ -793,6 +793,49 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.equal((await store.listSteps(run)).length, 10);
         }));
 
+      it('adds a spend exactly, with the batch, whatever its other writes answer', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const agent = `agent-${randomUUID()}`;
+          await store.appendStep({ run, index: 0, data: 'model step', createdAt: 1 });
+          const results = await store.writeJournal([
+            // Another node wrote this step first: the money this node's model call cost was spent all the same.
+            { step: { run, index: 0, data: 'again', createdAt: 2 } },
+            { spend: { agent, microUsd: 100_000 } },
+            { spend: { agent, microUsd: 1 } },
+            { spend: { agent: `${agent}-other`, microUsd: 7 } },
+          ]);
+          assert.deepEqual(results, [false, true, true, true]);
+          assert.equal(await store.getSpend(agent), 100_001);
+          assert.equal(await store.getSpend(`${agent}-other`), 7);
+          assert.equal(await store.addSpend(agent, 9), 100_010);
+        }));
+
+      it('adds labels to runs with the batch, in order, each once', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          await store.addLabels(run, ['pii']);
+          const results = await store.writeJournal([
+            { labels: { run, labels: ['outside', 'pii'] } },
+            { step: { run, index: 0, data: 'model step', createdAt: 1 } },
+            { labels: { run, labels: ['outside', 'secret'] } },
+            { labels: { run: `${run}-other`, labels: ['outside'] } },
+          ]);
+          assert.deepEqual(results, [true, true, true, true]);
+          assert.deepEqual(await store.getLabels(run), ['pii', 'outside', 'secret']);
+          assert.deepEqual(await store.getLabels(`${run}-other`), ['outside']);
+          assert.deepEqual(await store.addLabels(run, ['outside', 'new']), ['new']);
+        }));
+
+      it('adds the spends of 20 concurrent batches of one agent exactly once each', () =>
+        withStore(async (store) => {
+          const agent = `agent-${randomUUID()}`;
+          await Promise.all(
+            range(20).map((i) => store.writeJournal([{ step: { run: `run-${randomUUID()}`, index: 0, data: i, createdAt: 1 } }, { spend: { agent, microUsd: 100_000 } }])),
+          );
+          assert.equal(await store.getSpend(agent), 2_000_000);
+        }));
+
       it('answers an empty batch with no writes', () =>
         withStore(async (store) => {
           assert.deepEqual(await store.writeJournal([]), []);
