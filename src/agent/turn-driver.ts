@@ -140,8 +140,11 @@ export class TurnDriver {
     this.active.add(d.run);
     this.driving.set(d.run, d);
     this.journals.journalWith(d.run, d.journal);
+    let parked = false;
     try {
-      return await this.loop(d);
+      const result = await this.loop(d);
+      parked = result.status === 'parked';
+      return result;
     } catch (error) {
       if (d.record.status === 'running') {
         d.span.fail(error instanceof WardrikError ? error.code : 'error', (error as Error).message);
@@ -153,6 +156,10 @@ export class TurnDriver {
       this.active.delete(d.run);
       this.driving.delete(d.run);
       this.leases.release(d.run);
+      // Its calls may have been answered while the turn parked (a server's question answered at once):
+      // such an answer was committed with the turn's last writes just now, and told nobody, as the
+      // turn was still driven here then.
+      if (parked) this.parked(d.run);
     }
   }
 
@@ -161,12 +168,14 @@ export class TurnDriver {
    * say), else dropped, as a crash would drop it (recovery repeats what is safe to repeat).
    */
   private async endJournal(d: LiveTurn): Promise<void> {
+    // First, so that an answer coming meanwhile (a call the turn parked on runs on) is written by the
+    // runner itself rather than held in a batch that is about to be dropped.
+    this.journals.journalWith(d.run, undefined);
     try {
       await d.journal.flush();
     } catch {
       // Broken by a store failure or another node's write: the error the turn stopped with says so.
     }
-    this.journals.journalWith(d.run, undefined);
     d.journal.abandon(new ConflictError(`Turn "${d.run}" stopped on this node before these journal writes were committed; recovery takes its calls up.`));
   }
 
@@ -248,8 +257,6 @@ export class TurnDriver {
     if (status === 'parked') {
       this.events.emit({ type: 'run.parked', agent: rt.id, run: d.run, inboxIds: parked.map((call) => call.inboxId) });
       for (const waiter of this.waiters.get(d.run) ?? []) waiter(result);
-      // A call may have been answered while the turn was being written.
-      queueMicrotask(() => this.parked(d.run));
       return result;
     }
     this.events.emit({

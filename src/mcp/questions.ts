@@ -22,6 +22,8 @@ export interface QuestionSettings {
 const MAX_MESSAGE = 4_000;
 const MAX_SCHEMA_CHARS = 64_000;
 const MAX_URL = 4_096;
+/** Questions of one server waiting for a person at once: a server that asks more is declined at once (each waiting one polls the store). */
+const MAX_WAITING = 32;
 
 /**
  * Takes a server's `elicitation/create` to a person: an inbox item of kind `question` (the server, the
@@ -30,6 +32,9 @@ const MAX_URL = 4_096;
  * within `waitMs`, it is declined; when the server gives up first (it cancels), the item is closed.
  */
 export class Questions {
+  /** How many questions of each server wait for a person now. */
+  private readonly waiting = new Map<string, number>();
+
   constructor(private readonly settings: QuestionSettings) {}
 
   /**
@@ -37,11 +42,23 @@ export class Questions {
    * to, the call's runner is told while it waits (its time-out pauses; an agent's turn parks on the item).
    */
   async ask(server: string, trusted: boolean, params: ElicitRequest['params'], link: QuestionLink, signal: AbortSignal): Promise<ElicitResult> {
-    const detail = this.detailOf(server, params);
+    const waiting = this.waiting.get(server) ?? 0;
+    const detail = waiting >= MAX_WAITING ? `it already has ${MAX_WAITING} questions waiting for a person` : this.detailOf(server, params);
     if (typeof detail === 'string') {
       this.settings.events.emit({ type: 'warning', message: `MCP server "${server}" of hub "${this.settings.hub}" asked a question Wardrik declined: ${detail}.` });
       return { action: 'decline' };
     }
+    this.waiting.set(server, waiting + 1);
+    try {
+      return await this.askPerson(server, trusted, detail, link, signal);
+    } finally {
+      const left = (this.waiting.get(server) ?? 1) - 1;
+      if (left === 0) this.waiting.delete(server);
+      else this.waiting.set(server, left);
+    }
+  }
+
+  private async askPerson(server: string, trusted: boolean, detail: QuestionDetail, link: QuestionLink, signal: AbortSignal): Promise<ElicitResult> {
     const item = this.itemOf(server, trusted, detail, link);
     await this.settings.store.putInboxItem(item);
     this.settings.events.emit({ type: 'tool.parked', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, kind: 'question', reason: item.reason });

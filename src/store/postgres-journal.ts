@@ -20,6 +20,9 @@ export interface TookRow {
  *   tick that write the same call or step go in statements one after the other, in the order they were
  *   handed in. (A batch handed in while another statement is in flight may run beside it, as two
  *   writes on two connections always could: neither had been answered.)
+ * - A statement answers which rows took, not which writes, so a batch that writes one row twice (two
+ *   first writes of a call, a first write and its answer) is sent as statements one after the other, in
+ *   one transaction of its own: each statement then names a row once.
  * - A statement the server refuses (a value that breaks a constraint) kept nothing: each of its batches
  *   is then sent alone, so only the batch at fault fails. A batch whose values cannot be encoded fails
  *   before anything is sent. Any other failure (the connection) fails every batch of the statement.
@@ -29,6 +32,8 @@ export class PostgresJournal {
 
   constructor(
     private readonly send: (columns: unknown[][]) => Promise<readonly TookRow[]>,
+    /** Sends the statements one after the other in one transaction; answers each one's rows. */
+    private readonly sendInOrder: (statements: readonly unknown[][][]) => Promise<readonly (readonly TookRow[])[]>,
     private readonly failure: (error: unknown) => Error,
     maxInFlight: number,
   ) {
@@ -61,12 +66,27 @@ export class PostgresJournal {
         outcomes[index] = { error: this.failure(error) };
         continue;
       }
+      if (encoded.parts !== undefined) {
+        await sendStatement();
+        await this.sendParts(encoded, encoded.parts, outcomes);
+        continue;
+      }
       if (encoded.keys.some((key) => key !== undefined && keys.has(key))) await sendStatement();
       statement.push(encoded);
       for (const key of encoded.keys) if (key !== undefined) keys.add(key);
     }
     await sendStatement();
     return outcomes;
+  }
+
+  /** A batch that writes a row twice: its parts (each naming a row once) in order, in one transaction. */
+  private async sendParts(batch: Encoded, parts: readonly Encoded[], outcomes: BatchOutcome<boolean>[]): Promise<void> {
+    try {
+      const took = await this.sendInOrder(parts.map((part) => part.columns));
+      outcomes[batch.index] = { results: parts.flatMap((part, i) => answerOf(part, took[i]!)) };
+    } catch (error) {
+      outcomes[batch.index] = { error: this.failure(error) };
+    }
   }
 
   private async sendTogether(statement: readonly Encoded[], outcomes: BatchOutcome<boolean>[]): Promise<void> {
@@ -91,10 +111,31 @@ const COLUMNS = 21;
 interface Encoded {
   readonly index: number;
   readonly columns: unknown[][];
+  /** The row each write names, in order; `undefined` for a write that always takes (spend, labels). */
   readonly keys: (string | undefined)[];
+  /** When the batch writes a row more than once: its writes cut into runs that each name a row once. */
+  readonly parts?: readonly Encoded[];
 }
 
 function encode(index: number, writes: readonly JournalWrite[]): Encoded {
+  const whole = encodePart(index, writes);
+  const named = whole.keys.filter((key) => key !== undefined);
+  if (new Set(named).size === named.length) return whole;
+  const parts: Encoded[] = [];
+  let from = 0;
+  let seen = new Set<string>();
+  whole.keys.forEach((key, i) => {
+    if (key === undefined) return;
+    if (!seen.has(key)) return void seen.add(key);
+    parts.push(encodePart(index, writes.slice(from, i)));
+    from = i;
+    seen = new Set([key]);
+  });
+  parts.push(encodePart(index, writes.slice(from)));
+  return { ...whole, parts };
+}
+
+function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
   const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
   const keys: (string | undefined)[] = [];
   for (const write of writes) {
@@ -122,6 +163,11 @@ function encode(index: number, writes: readonly JournalWrite[]): Encoded {
 
 function answer(statement: readonly Encoded[], took: ReadonlySet<string>, outcomes: BatchOutcome<boolean>[]): void {
   for (const batch of statement) outcomes[batch.index] = { results: batch.keys.map((key) => key === undefined || took.has(key)) };
+}
+
+function answerOf(part: Encoded, rows: readonly TookRow[]): boolean[] {
+  const took = new Set(rows.map((row) => keyOf(row.kind, row.run, row.key)));
+  return part.keys.map((key) => key === undefined || took.has(key));
 }
 
 function keyOf(kind: 'call' | 'step', run: string, key: string): string {

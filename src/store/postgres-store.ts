@@ -64,6 +64,7 @@ export class PostgresStore implements Store {
     ) as Record<keyof typeof STATEMENTS, string>;
     this.journal = new PostgresJournal(
       async (columns) => (await (await this.ready()).query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values: columns })).rows,
+      (statements) => this.journalInOrder(statements),
       (error) => this.storeError('write to the journal', error),
       JOURNAL_STATEMENTS_IN_FLIGHT,
     );
@@ -365,6 +366,23 @@ export class PostgresStore implements Store {
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw this.storeError(action, error);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Journal statements one after the other in one transaction (a batch that writes a row twice); errors as the driver gave them. */
+  private async journalInOrder(statements: readonly unknown[][][]): Promise<TookRow[][]> {
+    const client = await (await this.ready()).connect();
+    try {
+      await client.query('BEGIN');
+      const took: TookRow[][] = [];
+      for (const values of statements) took.push((await client.query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values })).rows);
+      await client.query('COMMIT');
+      return took;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     } finally {
       client.release();
     }

@@ -120,6 +120,31 @@ for (const [name, open] of STORES) {
       }
     });
 
+    it('answers a batch that writes the same call twice as its writes one after the other would, and keeps what they would', async () => {
+      const { store, close } = await open();
+      try {
+        const run = randomUUID();
+        const record = started(run, 'c');
+        const other = started(run, 'd');
+        // Two first writes of one call (an agent whose model gave two calls one id): the second is refused.
+        assert.deepEqual(await store.writeJournal([{ call: record, expected: undefined }, { call: { ...record, tool: 't/y' }, expected: undefined }]), [true, false]);
+        assert.equal((await store.getCall(run, 'c'))?.tool, 't/x');
+        // A first write then its answer, in one batch: both take, and the answer is what stays.
+        assert.deepEqual(await store.writeJournal([{ call: other, expected: undefined }, { call: answered(other), expected: 'started' }]), [true, true]);
+        assert.equal((await store.getCall(run, 'd'))?.state, 'succeeded');
+        // Two answers of one started call: the first takes, the second finds it no longer started.
+        const third = started(run, 'e');
+        await store.writeJournal([{ call: third, expected: undefined }]);
+        assert.deepEqual(
+          await store.writeJournal([{ call: answered(third), expected: 'started' }, { call: { ...answered(third), state: 'failed' }, expected: 'started' }]),
+          [true, false],
+        );
+        assert.equal((await store.getCall(run, 'e'))?.state, 'succeeded');
+      } finally {
+        await close();
+      }
+    });
+
     for (const [fault, bad] of [
       ['a value the database refuses (NOT NULL)', (run: string): JournalWrite => ({ call: { ...started(run, 'bad'), agent: null as unknown as string }, expected: undefined })],
       ['a value that cannot be encoded (a bigint)', (run: string): JournalWrite => ({ call: { ...started(run, 'bad'), arguments: { n: 1n } }, expected: undefined })],

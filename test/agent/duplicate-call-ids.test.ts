@@ -1,0 +1,66 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { defineTool, Wardrik, type ToolDefinition } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing/index.js';
+
+/**
+ * A model that gives two tool calls of one step the same id (some OpenAI-compatible servers number
+ * every call "call_0"): the two are one call in the journal, so one of them runs and the other is
+ * answered from the journal. Both start in one commit (the step's calls start together), so each
+ * store must answer the second first write of the call as refused, as one write after the other would.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'wardrik-duplicate-ids-'));
+const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schemas: string[] = [];
+after(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+  await admin.end();
+});
+
+const STORES: readonly [string, () => string][] = [
+  ['SQLite', () => `sqlite:${join(dir, `${randomBytes(5).toString('hex')}.db`)}`],
+  [
+    'PostgreSQL',
+    () => {
+      const schema = `wardrik_test_dupids_${randomBytes(5).toString('hex')}`;
+      schemas.push(schema);
+      return `${url}?schema=${schema}`;
+    },
+  ],
+];
+
+for (const [name, storeUrl] of STORES) {
+  describe(`Two calls with one id in a model step, on ${name}`, () => {
+    it('runs a side-effecting tool once, not once for each', async () => {
+      const sent: number[] = [];
+      const tools: ToolDefinition[] = [
+        defineTool({
+          name: 'send',
+          description: 'Sends a payment.',
+          input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false },
+          run: ({ n }: { n: number }) => (sent.push(n), `sent ${n}`),
+        }),
+      ];
+      const model = scriptedModel([
+        { toolCalls: [{ id: 'call_0', name: 't__send', arguments: { n: 1 } }, { id: 'call_0', name: 't__send', arguments: { n: 2 } }] },
+        { text: 'Done.' },
+      ]);
+      const wardrik = await Wardrik.create({ store: storeUrl(), recoverMs: Infinity, tools: { t: tools }, policy: { rules: [{ match: 't/*', action: 'allow' }] } });
+      try {
+        const turn = await wardrik.startAgent({ id: 'payer', model, tools: ['t/*'] }).send('Pay.');
+        assert.deepEqual(sent, [1], `the tool ran for: ${JSON.stringify(sent)}`);
+        assert.equal(turn.status, 'done', turn.error);
+      } finally {
+        await wardrik.close();
+      }
+    });
+  });
+}
