@@ -111,7 +111,6 @@ const COLUMNS = 21;
 interface Encoded {
   readonly index: number;
   readonly columns: unknown[][];
-  /** The row each write names, in order; `undefined` for a write that always takes (spend, labels). */
   readonly keys: (string | undefined)[];
   /** When the batch writes a row more than once: its writes cut into runs that each name a row once. */
   readonly parts?: readonly Encoded[];
