@@ -62,4 +62,16 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE {s}.inbox ADD COLUMN run text;
    UPDATE {s}.inbox SET run = item->>'run' WHERE strpos(item::text, '\\u0000') = 0;
    CREATE INDEX inbox_by_run ON {s}.inbox (run);`,
+  // 6: fewer index entries a commit (issue 18, point 6). Changing a call's state rules out a HOT
+  // update, so each answer added an entry to every index of calls. calls_by_run is gone (a run's calls
+  // come through the primary key, sorted by seq); calls_by_state holds only calls that wait (recovery,
+  // the parked list), so an answer adds nothing to it. Retention found finished runs of calls through
+  // it; it now reads calls first written before the cutoff (`created_at`) through a BRIN index, which
+  // costs next to nothing to keep, since rows are appended in that order.
+  `ALTER TABLE {s}.calls ADD COLUMN created_at double precision;
+   UPDATE {s}.calls SET created_at = updated_at;
+   DROP INDEX {s}.calls_by_run;
+   DROP INDEX {s}.calls_by_state;
+   CREATE INDEX calls_waiting ON {s}.calls (state, updated_at, seq) WHERE state IN ('started', 'parked');
+   CREATE INDEX calls_by_created ON {s}.calls USING brin (created_at);`,
 ];
