@@ -10,9 +10,9 @@ const QUIET = `NOT EXISTS (SELECT 1 FROM calls c WHERE c.run = r.run AND (c.stat
 /** Calls read a statement when walking the calls for runs of calls only. */
 const WALK_CHUNK = 256;
 /**
- * The walk ends after this many calls in a row first written since the cutoff: the calls are in the
- * order first written, so from there on all are young. A few out of order (another process's clock, a
- * test clock) are walked past.
+ * The walk ends after this many calls in a row written since the cutoff: the calls are in the order
+ * first written, so from there on all are young. A few that are not (a call answered late, another
+ * process's clock, a test clock) are walked past.
  */
 const YOUNG_IN_A_ROW = 1_000;
 
@@ -23,7 +23,7 @@ const STATEMENTS = {
   // Runs of calls only (made through runner.run, or served over MCP) are found by walking the calls in
   // the order first written (rowid), a chunk at a time: no index of calls by state or time is kept for
   // this, since each would cost a page a commit (issue 18, point 6).
-  oldCalls: `SELECT rowid, run, created_at FROM calls WHERE rowid > ? ORDER BY rowid LIMIT ${WALK_CHUNK}`,
+  oldCalls: `SELECT rowid, run, updated_at FROM calls WHERE rowid > ? ORDER BY rowid LIMIT ${WALK_CHUNK}`,
   // Such a run may go when it has no turn and is quiet: every call final and old.
   callRunMayGo: `SELECT 1 FROM (SELECT @run AS run) r
      WHERE NOT EXISTS (SELECT 1 FROM wardrik_turns t WHERE t.run = r.run) AND ${QUIET}`,
@@ -60,9 +60,9 @@ export function sqlitePruner(db: Database.Database): (options: PruneOptions) => 
     const seen = new Set<string>();
     let young = 0;
     for (let after = 0; ; ) {
-      const rows = sql.oldCalls.all(after) as { rowid: number; run: string; created_at: number }[];
+      const rows = sql.oldCalls.all(after) as { rowid: number; run: string; updated_at: number }[];
       for (const row of rows) {
-        if (row.created_at >= before) {
+        if (row.updated_at >= before) {
           if (++young === YOUNG_IN_A_ROW) return found;
           continue;
         }

@@ -8,10 +8,8 @@ const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
 /** Every statement the SQLite store runs, by name. */
 const STATEMENTS = {
   getCall: `SELECT ${columns} FROM calls WHERE run = ? AND call = ?`,
-  // `created_at` is the first `updated_at` (column11 of the values); the WHERE is SQLite's rule for an
-  // upsert of a SELECT, and the positional values stay those of callValues.
-  insertCall: `INSERT INTO calls (${columns}, created_at)
-     SELECT *, column11 FROM (VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)) WHERE true
+  insertCall: `INSERT INTO calls (${columns})
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (run, call) DO NOTHING`,
   updateCall: `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
        state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_micro_usd = ?
