@@ -9,14 +9,11 @@ const QUIET = `NOT EXISTS (SELECT 1 FROM {s}.calls c WHERE c.run = r.run AND (c.
 /** One statement per operation; `{s}` is the quoted schema. */
 export const STATEMENTS = {
   getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
-  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd, created_at)
-    VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11, $12, $11) ON CONFLICT (run, call) DO NOTHING`,
+  insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
+    VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11, $12) ON CONFLICT (run, call) DO NOTHING`,
   updateCall: `UPDATE {s}.calls SET agent = $3, tool = $4, arguments = $5::json, idempotency_key = $6, state = $7, attempt = $8,
     answer = $9::json, inbox_id = $10, updated_at = $11, cost_micro_usd = $12
     WHERE run = $1 AND call = $2 AND state = $13 AND (state <> 'started' OR $7 <> 'started' OR attempt < $8)`,
-  // Calls that wait come through the partial index calls_waiting (the query repeats its WHERE, so that
-  // a generic plan may use it); calls in a final state are read by a scan, which no call's path does.
-  listWaitingCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 AND state IN ('started', 'parked') ORDER BY updated_at, seq LIMIT $2`,
   listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
   // A run's calls in the order first written (an update keeps the seq), through the primary key.
   listRunCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 ORDER BY seq LIMIT $2`,
@@ -97,8 +94,8 @@ export const STATEMENTS = {
         $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[]) WITH ORDINALITY
         AS w (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd, expected, n)),
     inserted AS (
-      INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd, created_at)
-      SELECT run, call, agent, tool, arguments::json, idempotency_key, state, attempt, answer::json, inbox_id, updated_at, cost_micro_usd, updated_at
+      INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
+      SELECT run, call, agent, tool, arguments::json, idempotency_key, state, attempt, answer::json, inbox_id, updated_at, cost_micro_usd
       FROM w WHERE expected IS NULL ORDER BY n
       ON CONFLICT (run, call) DO NOTHING RETURNING run, call),
     updated AS (
@@ -118,7 +115,7 @@ export const STATEMENTS = {
       SELECT run FROM (
         (SELECT run FROM {s}.wardrik_turns r WHERE status IN ('done', 'failed', 'budget_spent') AND updated_at < $1 AND ${QUIET} LIMIT $2)
         UNION ALL
-        (SELECT DISTINCT run FROM {s}.calls r WHERE created_at < $1
+        (SELECT DISTINCT run FROM {s}.calls r WHERE state IN ('succeeded', 'failed') AND updated_at < $1
           AND NOT EXISTS (SELECT 1 FROM {s}.wardrik_turns t WHERE t.run = r.run) AND ${QUIET} LIMIT $2)) AS found
       LIMIT $2),
     calls AS (DELETE FROM {s}.calls WHERE run IN (SELECT run FROM runs) RETURNING 1),

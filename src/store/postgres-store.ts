@@ -90,7 +90,7 @@ export class PostgresStore implements Store {
     const limit = options.limit ?? null;
     const rows =
       options.run === undefined
-        ? await this.query<CallRow>('list calls', options.state === 'started' || options.state === 'parked' ? 'listWaitingCalls' : 'listCalls', [options.state, limit])
+        ? await this.query<CallRow>('list calls', 'listCalls', [options.state, limit])
         : options.state === undefined
           ? await this.query<CallRow>('list calls', 'listRunCalls', [options.run, limit])
           : await this.query<CallRow>('list calls', 'listRunCallsInState', [options.run, options.state, limit]);

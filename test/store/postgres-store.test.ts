@@ -35,12 +35,10 @@ after(async () => {
   await admin.end();
 });
 
-/** Undoes migration 6 on a new schema: what a version-5 Wardrik left (calls_by_run, calls_by_state over every call, no created_at). */
+/** Undoes migration 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
 function toVersion5(schema: string): string {
   const s = `"${schema}"`;
-  return `DROP INDEX ${s}.calls_waiting, ${s}.calls_by_created; ALTER TABLE ${s}.calls DROP COLUMN created_at;
-    CREATE INDEX calls_by_state ON ${s}.calls (state, updated_at, seq); CREATE INDEX calls_by_run ON ${s}.calls (run, seq);
-    DELETE FROM ${s}.wardrik_migrations WHERE version >= 6`;
+  return `CREATE INDEX calls_by_run ON ${s}.calls (run, seq); DELETE FROM ${s}.wardrik_migrations WHERE version >= 6`;
 }
 
 /** Undoes migrations 6, 5 and 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
@@ -69,40 +67,24 @@ describe('PostgresStore', () => {
       }
     });
 
-    it('upgrades a version-5 schema: calls_by_state holds only waiting calls, calls_by_run is gone, retention reads calls by when first written', async () => {
+    it('upgrades a version-5 schema, dropping calls_by_run: a run\'s calls still list in the order first written', async () => {
       const schema = `${prefix}_v5`;
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(
         `${toVersion5(schema)};
          INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at)
-           VALUES ('old', 'c1', 'a', 't/x', '{}', 'k1', 'succeeded', 1, 1), ('busy', 'c1', 'a', 't/x', '{}', 'k2', 'started', 1, 2),
-                  ('waits', 'c1', 'a', 't/x', '{}', 'k3', 'parked', 1, 3), ('young', 'c2', 'a', 't/x', '{}', 'k4', 'failed', 1, 50),
-                  ('young', 'c1', 'a', 't/x', '{}', 'k5', 'succeeded', 1, 60)`,
+           VALUES ('run-1', 'c2', 'a', 't/x', '{}', 'k2', 'succeeded', 1, 1), ('run-1', 'c1', 'a', 't/x', '{}', 'k1', 'started', 1, 2)`,
       );
       const store = await new PostgresStore({ url, schema }).start();
       try {
-        assert.deepEqual((await store.listCalls({ state: 'started' })).map((call) => call.run), ['busy']);
-        assert.deepEqual((await store.listCalls({ state: 'parked' })).map((call) => call.run), ['waits']);
-        assert.deepEqual((await store.listCalls({ state: 'failed' })).map((call) => call.run), ['young']);
-        // A run's calls in the order first written, without calls_by_run.
-        assert.deepEqual((await store.listCalls({ run: 'young' })).map((call) => call.call), ['c2', 'c1']);
-        assert.equal((await store.prune({ before: 10 })).runs, 1);
-        assert.equal(await store.getCall('old', 'c1'), undefined);
-        assert.equal((await store.getCall('busy', 'c1'))?.state, 'started');
+        assert.deepEqual((await store.listCalls({ run: 'run-1' })).map((call) => call.call), ['c2', 'c1']);
+        assert.deepEqual((await store.listCalls({ run: 'run-1', state: 'started' })).map((call) => call.call), ['c1']);
+        assert.deepEqual((await store.listCalls({ state: 'started' })).map((call) => call.call), ['c1']);
       } finally {
         await store.close();
       }
-      const { rows: created } = await admin.query(`SELECT run, call, created_at FROM "${schema}".calls ORDER BY seq`);
-      assert.deepEqual(created, [
-        { run: 'busy', call: 'c1', created_at: 2 },
-        { run: 'waits', call: 'c1', created_at: 3 },
-        { run: 'young', call: 'c2', created_at: 50 },
-        { run: 'young', call: 'c1', created_at: 60 },
-      ]);
-      const { rows: indexes } = await admin.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'calls' ORDER BY indexname`, [schema]);
-      assert.deepEqual(indexes.map((index: { indexname: string }) => index.indexname), ['calls_by_created', 'calls_pkey', 'calls_waiting']);
-      assert.match((indexes[2] as { indexdef: string }).indexdef, /WHERE \(state = ANY \(ARRAY\['started'::text, 'parked'::text\]\)\)/);
-      assert.match((indexes[0] as { indexdef: string }).indexdef, /USING brin \(created_at\)/);
+      const { rows } = await admin.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'calls' ORDER BY indexname`, [schema]);
+      assert.deepEqual(rows, [{ indexname: 'calls_by_state' }, { indexname: 'calls_pkey' }]);
     });
 
     it('upgrades a version-3 schema, turning its dollars into micro-dollars', async () => {
