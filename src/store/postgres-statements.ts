@@ -15,7 +15,7 @@ export const STATEMENTS = {
     answer = $9::json, inbox_id = $10, updated_at = $11, cost_micro_usd = $12
     WHERE run = $1 AND call = $2 AND state = $13 AND (state <> 'started' OR $7 <> 'started' OR attempt < $8)`,
   listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
-  // A run's calls in the order first written (an update keeps the seq).
+  // A run's calls in the order first written (an update keeps the seq), through the primary key.
   listRunCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 ORDER BY seq LIMIT $2`,
   listRunCallsInState: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND state = $2 ORDER BY seq LIMIT $3`,
   // Runs from their calls and their turns, most recent first; a turn's row alone says its status.

@@ -66,4 +66,11 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO wardrik_steps_keyed (run, idx, data, created_at) SELECT run, idx, data, created_at FROM wardrik_steps;
    DROP TABLE wardrik_steps;
    ALTER TABLE wardrik_steps_keyed RENAME TO wardrik_steps;`,
+  // 7: one index page a tool call less (issue 18, point 6). calls_by_state held every call, so a call's
+  // answer moved its entry from the `started` part of the index to the end of `succeeded`: two leaves
+  // on that commit. Only calls that wait are looked up by state (recovery, the parked list), so the
+  // index now holds only those, in one small leaf. Retention found finished runs of calls through it;
+  // it now walks the calls in the order first written, the table's own rowid order (sqlite-retention.ts).
+  `DROP INDEX calls_by_state;
+   CREATE INDEX calls_waiting ON calls (state, updated_at) WHERE state IN ('started', 'parked');`,
 ];

@@ -14,11 +14,14 @@ const STATEMENTS = {
   updateCall: `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
        state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_micro_usd = ?
      WHERE run = ? AND call = ? AND state = ? AND (state <> 'started' OR ? <> 'started' OR attempt < ?)`,
-  // Oldest first; rowid breaks ties in the order the calls were first written.
+  // Oldest first; rowid breaks ties in the order the calls were first written. Calls that wait come
+  // through the partial index calls_waiting (the query repeats its WHERE, as SQLite needs to use it);
+  // calls in a final state are read by a scan, which no call's path does (contract tests, inspection).
+  listWaitingCalls: `SELECT ${columns} FROM calls WHERE state = ? AND state IN ('started', 'parked') ORDER BY updated_at, rowid LIMIT ?`,
   listCalls: `SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`,
   // A run's calls in the order first written (an update keeps the rowid).
   listRunCalls: `SELECT ${columns} FROM calls WHERE run = ? ORDER BY rowid LIMIT ?`,
-  // `+state`: through the primary key by run, never by state (which would read every call in that state).
+  // `+state`: through the primary key by run, never by state (which would read every waiting call).
   listRunCallsInState: `SELECT ${columns} FROM calls WHERE run = ? AND +state = ? ORDER BY rowid LIMIT ?`,
   // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
   listRuns: `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,

@@ -162,7 +162,7 @@ export class SqliteStore implements Store {
       const limit = options.limit ?? -1;
       const rows =
         options.run === undefined
-          ? this.sql.listCalls.all(options.state, limit)
+          ? (options.state === 'started' || options.state === 'parked' ? this.sql.listWaitingCalls : this.sql.listCalls).all(options.state, limit)
           : options.state === undefined
             ? this.sql.listRunCalls.all(options.run, limit)
             : this.sql.listRunCallsInState.all(options.run, options.state, limit);

@@ -35,10 +35,16 @@ after(async () => {
   await admin.end();
 });
 
-/** Undoes migrations 5 and 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+/** Undoes migration 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
+function toVersion5(schema: string): string {
+  const s = `"${schema}"`;
+  return `CREATE INDEX calls_by_run ON ${s}.calls (run, seq); DELETE FROM ${s}.wardrik_migrations WHERE version >= 6`;
+}
+
+/** Undoes migrations 6, 5 and 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
 function toVersion3(schema: string): string {
   const s = `"${schema}"`;
-  return `DROP INDEX ${s}.wardrik_turns_finished, ${s}.wardrik_turns_finished_at; ALTER TABLE ${s}.inbox DROP COLUMN run;
+  return `${toVersion5(schema)}; DROP INDEX ${s}.wardrik_turns_finished, ${s}.wardrik_turns_finished_at; ALTER TABLE ${s}.inbox DROP COLUMN run;
     DROP TABLE ${s}.wardrik_remembered_claims, ${s}.wardrik_spend_holds, ${s}.wardrik_tool_costs;
     ALTER TABLE ${s}.spend DROP COLUMN micro_usd; ALTER TABLE ${s}.spend ADD COLUMN usd double precision NOT NULL DEFAULT 0;
     ALTER TABLE ${s}.calls DROP COLUMN cost_micro_usd; ALTER TABLE ${s}.calls ADD COLUMN cost_usd double precision;
@@ -55,10 +61,30 @@ describe('PostgresStore', () => {
       try {
         await Promise.all(stores.map((store) => store.start()));
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
+    });
+
+    it('upgrades a version-5 schema, dropping calls_by_run: a run\'s calls still list in the order first written', async () => {
+      const schema = `${prefix}_v5`;
+      await new PostgresStore({ url, schema }).start().then((store) => store.close());
+      await admin.query(
+        `${toVersion5(schema)};
+         INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at)
+           VALUES ('run-1', 'c2', 'a', 't/x', '{}', 'k2', 'succeeded', 1, 1), ('run-1', 'c1', 'a', 't/x', '{}', 'k1', 'started', 1, 2)`,
+      );
+      const store = await new PostgresStore({ url, schema }).start();
+      try {
+        assert.deepEqual((await store.listCalls({ run: 'run-1' })).map((call) => call.call), ['c2', 'c1']);
+        assert.deepEqual((await store.listCalls({ run: 'run-1', state: 'started' })).map((call) => call.call), ['c1']);
+        assert.deepEqual((await store.listCalls({ state: 'started' })).map((call) => call.call), ['c1']);
+      } finally {
+        await store.close();
+      }
+      const { rows } = await admin.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'calls' ORDER BY indexname`, [schema]);
+      assert.deepEqual(rows, [{ indexname: 'calls_by_state' }, { indexname: 'calls_pkey' }]);
     });
 
     it('upgrades a version-3 schema, turning its dollars into micro-dollars', async () => {
@@ -100,7 +126,7 @@ describe('PostgresStore', () => {
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
       } finally {
         await store.close();
       }
@@ -111,7 +137,7 @@ describe('PostgresStore', () => {
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(`INSERT INTO "${schema}".wardrik_migrations (version) VALUES (99)`);
       const store = new PostgresStore({ url, schema });
-      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(5\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
+      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(6\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
       await store.close();
     });
 

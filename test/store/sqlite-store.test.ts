@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { StoreError } from '../../src/errors.js';
 import { defineTool, Tokens, Wardrik } from '../../src/index.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import type { JournalWrite } from '../../src/store/store.js';
 import { storeContract } from './store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-sqlite-'));
@@ -17,13 +18,18 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
 storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
-/** Undoes migration 6 on a new file: what a version-5 Wardrik left (calls_by_run, steps in a rowid table). */
-const TO_VERSION_5 = `CREATE INDEX calls_by_run ON calls (run);
+/** Undoes migration 7 on a new file: what a version-6 Wardrik left (calls_by_state over every call). */
+const TO_VERSION_6 = `DROP INDEX calls_waiting;
+  CREATE INDEX calls_by_state ON calls (state, updated_at);
+  DELETE FROM wardrik_migrations WHERE version >= 7;`;
+
+/** Undoes migrations 7 and 6 on a new file: what a version-5 Wardrik left (calls_by_run, steps in a rowid table). */
+const TO_VERSION_5 = `${TO_VERSION_6} CREATE INDEX calls_by_run ON calls (run);
   DROP TABLE wardrik_steps;
   CREATE TABLE wardrik_steps (run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL, PRIMARY KEY (run, idx));
   DELETE FROM wardrik_migrations WHERE version >= 6;`;
 
-/** Undoes migrations 6, 5 and 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+/** Undoes migrations 7, 6, 5 and 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
 const TO_VERSION_3 = `${TO_VERSION_5} DROP INDEX wardrik_turns_finished; DROP INDEX wardrik_turns_finished_at; DROP INDEX inbox_by_run;
   DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
   ALTER TABLE spend ADD COLUMN usd REAL NOT NULL DEFAULT 0; ALTER TABLE spend DROP COLUMN micro_usd;
@@ -38,7 +44,7 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       } finally {
         db.close();
       }
@@ -62,7 +68,7 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       } finally {
         db.close();
       }
@@ -74,7 +80,7 @@ describe('SqliteStore', () => {
       const old = new Database(older);
       old.prepare('DELETE FROM wardrik_migrations WHERE version >= 4').run();
       old.close();
-      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(6\).*Fix: open it once without the readonly option/);
+      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(7\).*Fix: open it once without the readonly option/);
     });
 
     it('upgrades a version-3 file, turning its dollars into micro-dollars', async () => {
@@ -94,6 +100,37 @@ describe('SqliteStore', () => {
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
         await store.close();
+      }
+    });
+
+    it('upgrades a version-6 file: calls_by_state holds only waiting calls, and retention still finds old runs of calls only', async () => {
+      const path = join(dir, 'v6.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      db.exec(`${TO_VERSION_6}
+               INSERT INTO calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at)
+                 VALUES ('old', 'c1', 'a', 't/x', '{}', 'k1', 'succeeded', 1, 1), ('busy', 'c1', 'a', 't/x', '{}', 'k2', 'started', 1, 2),
+                        ('waits', 'c1', 'a', 't/x', '{}', 'k3', 'parked', 1, 3), ('young', 'c1', 'a', 't/x', '{}', 'k4', 'failed', 1, 50);`);
+      db.close();
+      const store = new SqliteStore({ path });
+      try {
+        assert.deepEqual((await store.listCalls({ state: 'started' })).map((call) => call.run), ['busy']);
+        assert.deepEqual((await store.listCalls({ state: 'parked' })).map((call) => call.run), ['waits']);
+        assert.deepEqual((await store.listCalls({ state: 'failed' })).map((call) => call.run), ['young']);
+        const report = await store.prune({ before: 10 });
+        assert.equal(report.runs, 1);
+        assert.equal(await store.getCall('old', 'c1'), undefined);
+        assert.equal((await store.listCalls({ run: 'busy' })).length + (await store.listCalls({ run: 'waits' })).length, 2);
+      } finally {
+        await store.close();
+      }
+      const check = new Database(path, { readonly: true });
+      try {
+        const indexes = check.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND sql IS NOT NULL`).all() as { name: string; sql: string }[];
+        assert.deepEqual(indexes.map((index) => index.name), ['calls_waiting']);
+        assert.match(indexes[0]!.sql, /WHERE state IN \('started', 'parked'\)/);
+      } finally {
+        check.close();
       }
     });
 
@@ -152,7 +189,7 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       } finally {
         check.close();
       }
@@ -262,6 +299,40 @@ describe('a call refused before it runs, when the journal cannot be written', ()
       });
     } finally {
       await wardrik.close();
+    }
+  });
+});
+
+describe('SqliteStore retention of runs of calls only, found by walking the calls in the order first written', () => {
+  /** A final call of its own run, written at `at`. */
+  const done = (run: string, at: number): JournalWrite => ({
+    call: { run, call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: run, state: 'succeeded', attempt: 1, answer: { status: 'ok', output: 1, labels: [] }, updatedAt: at },
+    expected: undefined,
+  });
+
+  it('finds old runs past the first chunk and past a few calls written out of order, and stops after 1 000 young calls in a row', async () => {
+    const store = new SqliteStore({ path: join(dir, 'walk.db') });
+    try {
+      const old = Array.from({ length: 300 }, (_, i) => `old-${i}`);
+      const island = Array.from({ length: 10 }, (_, i) => `island-${i}`);
+      const young = Array.from({ length: 1_000 }, (_, i) => `young-${i}`);
+      // In the order first written: 300 old runs, 10 young ones (a clock ahead), one old run, 1 000 young runs, one more old run.
+      await store.writeJournal([
+        ...old.map((run, i) => done(run, i + 1)),
+        ...island.map((run) => done(run, 10_000)),
+        done('old-after-island', 5),
+        ...young.map((run) => done(run, 10_000)),
+        done('old-after-young', 5),
+      ]);
+      const first = await store.prune({ before: 1_000, limit: 200 });
+      assert.equal(first.runs, 200, 'the limit holds');
+      assert.deepEqual(await store.prune({ before: 1_000 }), { ...first, runs: 101, calls: 101 });
+      for (const run of [...old, 'old-after-island']) assert.equal(await store.getCall(run, 'c1'), undefined, run);
+      // Past 1 000 young calls in a row the walk ends: this run waits until those are old too.
+      assert.equal((await store.getCall('old-after-young', 'c1'))?.state, 'succeeded');
+      assert.equal((await store.prune({ before: 20_000 })).runs, 1_011);
+    } finally {
+      await store.close();
     }
   });
 });
