@@ -3,14 +3,14 @@
 import 'reflect-metadata';
 import { defineTool, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { stopAtCrashPoint } from '../crash/kill-at-crash-point.js';
 
 const lookup = defineTool({
   name: 'lookup',
   description: 'Looks an order up.',
   annotations: { readOnly: true },
   run: () => {
-    process.stdout.write('CRASH-POINT\n');
-    return new Promise(() => undefined);
+    return stopAtCrashPoint();
   },
 });
 const wardrik = await Wardrik.create({ store: process.env.WARDRIK_STORE!, recoverMs: Infinity, runner: { node: 'doomed' }, tools: { shop: [lookup] } });

@@ -7,6 +7,7 @@ import { appendFileSync } from 'node:fs';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { defineTool, Wardrik } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
+import { stopAtCrashPoint } from '../crash/kill-at-crash-point.js';
 
 const log = process.env.WARDRIK_RAN_LOG!;
 const tool = process.env.WARDRIK_TOOL!;
@@ -19,8 +20,7 @@ const tools = [
 class HangingModel extends ScriptedModel {
   override doGenerate(options: LanguageModelV3CallOptions): ReturnType<ScriptedModel['doGenerate']> {
     if (this.calls.length === 1) {
-      process.stdout.write('CRASH-POINT\n');
-      return new Promise(() => undefined);
+      return stopAtCrashPoint();
     }
     return super.doGenerate(options);
   }

@@ -6,17 +6,14 @@ import 'reflect-metadata';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { defineTool, Wardrik } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
+import { stopAtCrashPoint } from '../crash/kill-at-crash-point.js';
 
 const at = process.env.WARDRIK_CRASH_AT!;
-const hang = () => {
-  process.stdout.write('CRASH-POINT\n');
-  return new Promise<never>(() => undefined);
-};
-const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => (at === 'tool' ? hang() : { found: 'ord_1' }) });
+const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => (at === 'tool' ? stopAtCrashPoint() : { found: 'ord_1' }) });
 
 class HangingModel extends ScriptedModel {
   override doGenerate(options: LanguageModelV3CallOptions): ReturnType<ScriptedModel['doGenerate']> {
-    if (at === 'model' && this.calls.length === 1) return hang();
+    if (at === 'model' && this.calls.length === 1) return stopAtCrashPoint();
     return super.doGenerate(options);
   }
 }

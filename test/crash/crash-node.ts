@@ -2,14 +2,11 @@
 // CRASH-POINT so the test kills it with SIGKILL right there. Arguments come from the environment.
 import 'reflect-metadata';
 import { openStore, Wardrik, type CallRecord, type CallState, type Store } from '../../src/index.js';
+import { stopAtCrashPoint } from './kill-at-crash-point.js';
 import { ledgerTools } from './ledger-tools.js';
 
 const { STORE_URL, LEDGER, TOOL, POINT, RUN, CALL, NODE } = process.env as Record<string, string>;
 
-async function stopHere(): Promise<never> {
-  process.stdout.write('CRASH-POINT\n');
-  return new Promise<never>(() => {});
-}
 
 /** The same stop for the synchronous journal: the thread waits right there until it is killed. */
 function stopHereNow(): never {
@@ -41,9 +38,9 @@ const store = new Proxy(real, {
       return typeof value === 'function' ? value.bind(target) : value;
     }
     return async (record: CallRecord, expected: CallState | undefined) => {
-      if (record.state === 'started' && POINT === 'before-started') await stopHere();
+      if (record.state === 'started' && POINT === 'before-started') await stopAtCrashPoint();
       const written = await target.writeCall(record, expected);
-      if (record.state === 'started' && POINT === 'after-started') await stopHere();
+      if (record.state === 'started' && POINT === 'after-started') await stopAtCrashPoint();
       return written;
     };
   },
@@ -51,7 +48,7 @@ const store = new Proxy(real, {
 
 const wardrik = await Wardrik.create({
   store,
-  tools: { t: ledgerTools(LEDGER!, POINT === 'after-effect' ? stopHere : undefined) },
+  tools: { t: ledgerTools(LEDGER!, POINT === 'after-effect' ? stopAtCrashPoint : undefined) },
   policy: { rules: [{ match: 't/*', action: 'allow' }] },
   runner: { node: NODE ?? 'node-a', leaseMs: 400 },
   recoverMs: Infinity,

@@ -19,3 +19,14 @@ export function killAtCrashPoint(script: string, env: Record<string, string>): P
     );
   });
 }
+
+/**
+ * The child's side: prints CRASH-POINT and never goes on. A timer keeps the process alive until the
+ * kill arrives: a pending promise alone does not, and with no timer or socket left Node exits (code 13,
+ * an unsettled top-level await) before the parent's SIGKILL reaches it.
+ */
+export function stopAtCrashPoint(): Promise<never> {
+  process.stdout.write('CRASH-POINT\n');
+  setInterval(() => undefined, 60_000);
+  return new Promise<never>(() => undefined);
+}
