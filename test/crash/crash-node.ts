@@ -7,7 +7,6 @@ import { ledgerTools } from './ledger-tools.js';
 
 const { STORE_URL, LEDGER, TOOL, POINT, RUN, CALL, NODE } = process.env as Record<string, string>;
 
-
 /** The same stop for the synchronous journal: the thread waits right there until it is killed. */
 function stopHereNow(): never {
   process.stdout.write('CRASH-POINT\n'); // synchronous on a pipe
