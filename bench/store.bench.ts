@@ -2,7 +2,7 @@
 // Targets: on SQLite a call's start + finish (two commits) within 2.5x one raw insert-commit; on
 // PostgreSQL each journaled step (one writeCall) within 1.2x one raw insert. The raw figures write
 // the same table (the store's own, same columns and indexes) through the plain driver. A lease renewal,
-// an agent step (appendStep + writeTurn compare-and-set) and an agent's tool call as issue 18 journals it
+// an agent step (appendStep + writeTurn compare-and-set) and an agent's tool call
 // (two writeJournal commits), alone and for 100 runs at once, are shown beside them, without a target.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,7 +45,7 @@ const modelStep = { format: 1, kind: 'model', model: 'mock:mock-model', text: ''
 const toolsStep = { format: 1, kind: 'tools', results: [{ id: 'call_0', name: 'b__bump', text: '2', error: false }] };
 
 /**
- * An agent's tool call as issue 18 journals it: two `writeJournal` commits, the model step with the call's
+ * An agent's tool call: two `writeJournal` commits, the model step with the call's
  * `started`, then the call's answer with the tools step. `runs` runs do it at once (group commit shares
  * their commits); the figure is per tool call.
  */

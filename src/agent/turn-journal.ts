@@ -22,7 +22,7 @@ export class TurnJournal {
   /**
    * Holds the step with what it cost, for the commit that starts its calls, before any of them runs:
    * the step and its spend are durable together or not at all. A crash before that commit forgets the
-   * step, so the model is asked again and only that answer's cost is counted (issue 18: two commits a
+   * step, so the model is asked again and only that answer's cost is counted (two commits a
    * tool call, not three). Under a budget the driver commits them at once, before the budget's hold on
    * the model call is given back.
    */

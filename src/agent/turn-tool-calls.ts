@@ -20,7 +20,7 @@ export class TurnToolCalls {
    * call parks, later calls wait: they run when the turn resumes. Returns the parked calls, or none
    * after journaling every answer as the step's `tools` step.
    *
-   * Commits (issue 18): calls that start together start in one commit, with what the turn holds (the
+   * Commits: calls that start together start in one commit, with what the turn holds (the
    * model step). Their answers are held; one that is not safe to repeat is committed before anything
    * else happens, the last one with the step's `tools` step, before the model sees it. Answers of
    * repeatable calls, and a `tools` step of only those, ride with the next model step's commit: a crash

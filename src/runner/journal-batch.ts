@@ -18,7 +18,7 @@ interface Queued {
 }
 
 /**
- * @internal One run's journal writes, committed together (issue 18: two commits per tool call). The
+ * @internal One run's journal writes, committed together: two commits per tool call. The
  * driver of an agent turn holds what must be durable no later than the run's next call write (its
  * model step before the step's calls start; its tools step), and the runner holds the answers of the
  * turn's new calls; the next write of a call of the run (`write`) commits them with it, in one

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
  *
  * Lease operations on one run are serialized: a release and a new acquire never race in the store.
  *
- * The run's labels live with its lease (issue 18, point 2): while this node holds the lease, its calls
+ * The run's labels live with its lease: while this node holds the lease, its calls
  * read the labels from memory, not the store. Other nodes add labels to a run only under its lease
  * (a person's answer carries labels the run had when its call parked), so what this node read under
  * the lease and added since is all there is; the labels are forgotten when the lease is given up, when

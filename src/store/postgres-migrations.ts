@@ -62,7 +62,7 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE {s}.inbox ADD COLUMN run text;
    UPDATE {s}.inbox SET run = item->>'run' WHERE strpos(item::text, '\\u0000') = 0;
    CREATE INDEX inbox_by_run ON {s}.inbox (run);`,
-  // 6: one index entry less on both commits of a tool call (issue 18, point 6), as SQLite's schema 6:
+  // 6: one index entry less on both commits of a tool call, as SQLite's schema 6:
   // an answer changes a call's state, which calls_by_state holds, so it is never a HOT update and every
   // index of calls takes an entry. A run's calls come through the primary key (run, call), sorted by seq.
   // calls_by_state stays whole: retention finds old runs of calls only through it, and a partial index

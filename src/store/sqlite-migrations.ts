@@ -55,7 +55,7 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE INDEX wardrik_turns_finished ON wardrik_turns (agent, updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
    CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
    CREATE INDEX inbox_by_run ON inbox (json_extract(item, '$.run'));`,
-  // 6: fewer pages written a commit (issue 18, point 6): a commit's cost is mostly the pages it appends
+  // 6: fewer pages written a commit: a commit's cost is mostly the pages it appends
   // to the log, one per b-tree it touches. A run's calls are found through the primary key (run, call),
   // so calls_by_run was a b-tree more on every new call; steps are kept in their primary key's b-tree
   // (WITHOUT ROWID) rather than in a table and an index beside it.
@@ -66,7 +66,7 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO wardrik_steps_keyed (run, idx, data, created_at) SELECT run, idx, data, created_at FROM wardrik_steps;
    DROP TABLE wardrik_steps;
    ALTER TABLE wardrik_steps_keyed RENAME TO wardrik_steps;`,
-  // 7: one index page a tool call less (issue 18, point 6). calls_by_state held every call, so a call's
+  // 7: one index page a tool call less. calls_by_state held every call, so a call's
   // answer moved its entry from the `started` part of the index to the end of `succeeded`: two leaves
   // on that commit. Only calls that wait are looked up by state (recovery, the parked list), so the
   // index now holds only those, in one small leaf. Retention found finished runs of calls through it;

@@ -22,7 +22,7 @@ const STATEMENTS = {
      WHERE status IN ('done', 'failed', 'budget_spent') AND updated_at < @before AND ${QUIET} LIMIT @limit`,
   // Runs of calls only (made through runner.run, or served over MCP) are found by walking the calls in
   // the order first written (rowid), a chunk at a time: no index of calls by state or time is kept for
-  // this, since each would cost a page a commit (issue 18, point 6).
+  // this, since each would cost a page a commit.
   oldCalls: `SELECT rowid, run, updated_at FROM calls WHERE rowid > ? ORDER BY rowid LIMIT ${WALK_CHUNK}`,
   // Such a run may go when it has no turn and is quiet: every call final and old.
   callRunMayGo: `SELECT 1 FROM (SELECT @run AS run) r

@@ -1,13 +1,9 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import pg from 'pg';
+import { describe, it } from 'node:test';
 import { defineTool, Wardrik, type ToolDefinition } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { scratchStores } from '../crash/scratch-stores.js';
 
 /**
  * A model that gives two tool calls of one step the same id (some OpenAI-compatible servers number
@@ -15,27 +11,8 @@ import { scriptedModel } from '../../src/testing/index.js';
  * answered from the journal. Both start in one commit (the step's calls start together), so each
  * store must answer the second first write of the call as refused, as one write after the other would.
  */
-const dir = mkdtempSync(join(tmpdir(), 'wardrik-duplicate-ids-'));
-const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schemas: string[] = [];
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  const admin = new pg.Pool({ connectionString: url, max: 1 });
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-  await admin.end();
-});
+const { stores: STORES } = scratchStores('duplicate-ids');
 
-const STORES: readonly [string, () => string][] = [
-  ['SQLite', () => `sqlite:${join(dir, `${randomBytes(5).toString('hex')}.db`)}`],
-  [
-    'PostgreSQL',
-    () => {
-      const schema = `wardrik_test_dupids_${randomBytes(5).toString('hex')}`;
-      schemas.push(schema);
-      return `${url}?schema=${schema}`;
-    },
-  ],
-];
 
 for (const [name, storeUrl] of STORES) {
   describe(`Two calls with one id in a model step, on ${name}`, () => {

@@ -12,7 +12,7 @@ import { ScriptedModel, scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
 
 /**
- * Issue 18: an agent's call answers are held and committed with the turn's next write. A node killed
+ * An agent's call answers are held and committed with the turn's next write. A node killed
  * with SIGKILL while the model reads the answers (its next call) shows what that costs: an answer not
  * safe to repeat was durable before the model was asked; a read-only call's answer may not be, and the
  * call then runs again with the same idempotency key.

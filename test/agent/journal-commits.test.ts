@@ -1,32 +1,22 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import pg from 'pg';
 import { defineTool, Wardrik, type ToolDefinition } from '../../src/index.js';
 import type { Store } from '../../src/store/store.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
 import { countPostgres, walCommits } from '../store/commit-counters.js';
 
 /**
- * Issue 18, point 1: what durability costs an agent's tool call. What must be durable before a tool
+ * What durability costs an agent's tool call. What must be durable before a tool
  * runs (the model's step and the call's `started`) is one transaction; what must be durable before the
  * model sees the answer (the call's answer and the step's answers) one more; a repeatable call's answer
  * rides with the next step's commit. Counted in the store itself: SQLite's WAL commit frames, and the
  * statements PostgreSQL receives.
  */
-const dir = mkdtempSync(join(tmpdir(), 'wardrik-turn-commits-'));
-const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schemas: string[] = [];
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  const admin = new pg.Pool({ connectionString: url, max: 1 });
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-  await admin.end();
-});
+const { dir, schema: newSchema } = scratchStores('turn-commits');
 
 const CALLS = 10;
 /**
@@ -125,10 +115,9 @@ describe('An agent turn of ten tool calls', () => {
 
   for (const [tool, priced] of [['note', false], ['peek', false], ['note', true]] as const) {
     it(`on PostgreSQL makes each write one round trip, twice per call at most (${tool}${priced ? ', a model that costs money' : ''}), and reads no labels per call`, async () => {
-      const schema = `wardrik_test_turn_commits_${randomBytes(5).toString('hex')}`;
-      schemas.push(schema);
+      const schema = newSchema();
       // The schema's tables exist before counting starts.
-      await (await Wardrik.create({ store: `${url}?schema=${schema}`, recoverMs: Infinity })).close();
+      await (await Wardrik.create({ store: `${POSTGRES_URL}?schema=${schema}`, recoverMs: Infinity })).close();
       const counter = countPostgres(schema);
       let statements: string[] = [];
       const original = pg.Client.prototype.query;
@@ -140,7 +129,7 @@ describe('An agent turn of ten tool calls', () => {
       try {
         // Only what the turn sends: the statements list starts again when the count is first read.
         let reads = 0;
-        const commits = await turnOn(`${url}?schema=${schema}`, tool, () => {
+        const commits = await turnOn(`${POSTGRES_URL}?schema=${schema}`, tool, () => {
           if (reads++ === 0) statements = [];
           return counter.counts.transactions;
         }, priced);

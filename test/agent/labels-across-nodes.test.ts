@@ -10,7 +10,7 @@ import { scriptedModel } from '../../src/testing/index.js';
 import { wardrik as cli } from '../cli/helpers.js';
 
 /**
- * Issue 18, point 2: a run's labels live with its lease, so the node driving a run reads them from the
+ * A run's labels live with its lease, so the node driving a run reads them from the
  * store once, not on every call. Labels other processes add must still count: the outside rule (R5)
  * is never missed.
  */

@@ -1,33 +1,20 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { container as root } from 'tsyringe';
 import { defineTool, Tokens, Wardrik } from '../../src/index.js';
-import type { Store } from '../../src/store/store.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
+import { scratchStores } from '../crash/scratch-stores.js';
 
 /**
- * Issue 18: a priced model step's spend is committed with the step (and its calls' `started`), not on
+ * A priced model step's spend is committed with the step (and its calls' `started`), not on
  * its own. A node killed with SIGKILL after that commit must leave the spend counted exactly once: not
  * lost, and not added again when a new node takes the turn up without asking the model again.
  */
 const NODE_SCRIPT = fileURLToPath(new URL('./spend-crash-node.js', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'wardrik-spend-crash-'));
-const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schemas: string[] = [];
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  const admin = new pg.Pool({ connectionString: url, max: 1 });
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-  await admin.end();
-});
+const { stores: STORES } = scratchStores('spend-crash');
 
 /** $0.10 a step: 1 000 input tokens at $100 per million. */
 const STEP_MICRO_USD = 100_000;
@@ -40,7 +27,7 @@ async function killedThenRecovered(store: string, at: 'tool' | 'model') {
   const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => ({ found: 'ord_1' }) });
   const wardrik = await Wardrik.create({ store, container, recoverMs: Infinity, runner: { node: 'survivor' }, tools: { shop: [lookup] } });
   try {
-    const spent = () => wardrik.container.resolve<Store>(Symbol.for('wardrik:store')).getSpend('support');
+    const spent = () => wardrik.container.resolve(Tokens.Store).getSpend('support');
     const afterCrash = await spent();
     const model = scriptedModel([(call) => ({ text: `Found: ${call.lastToolResult}` })], { name: 'survivor', usage: { inputTokens: 1000 } });
     const agent = wardrik.startAgent({ id: 'support', model, tools: ['shop/*'], price: { inputPerMTok: 100, outputPerMTok: 0 } });
@@ -54,17 +41,6 @@ async function killedThenRecovered(store: string, at: 'tool' | 'model') {
   }
 }
 
-const STORES: [string, () => string][] = [
-  ['SQLite', () => `sqlite:${join(dir, `${randomBytes(5).toString('hex')}.db`)}`],
-  [
-    'PostgreSQL',
-    () => {
-      const schema = `wardrik_test_spend_crash_${randomBytes(5).toString('hex')}`;
-      schemas.push(schema);
-      return `${url}?schema=${schema}`;
-    },
-  ],
-];
 
 for (const [name, store] of STORES) {
   describe(`A priced agent turn killed with SIGKILL after its model step committed (${name})`, () => {

@@ -9,9 +9,10 @@ export const POSTGRES_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres:/
 
 /**
  * Fresh stores for one test file, as URLs: a new SQLite file, or a new PostgreSQL schema, each time a
- * maker is called; `dir` holds the files (and whatever else the file writes). All are removed after the file.
+ * maker is called; `dir` holds the files (and whatever else the file writes); `schema` names a new
+ * PostgreSQL schema for a test that opens the store itself. All are removed after the file.
  */
-export function scratchStores(name: string): { readonly dir: string; readonly stores: readonly [string, () => string][] } {
+export function scratchStores(name: string): { readonly dir: string; readonly stores: readonly [string, () => string][]; readonly schema: () => string } {
   const dir = mkdtempSync(join(tmpdir(), `wardrik-${name}-`));
   const schemas: string[] = [];
   after(async () => {
@@ -22,16 +23,14 @@ export function scratchStores(name: string): { readonly dir: string; readonly st
     for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await client.end();
   });
+  const schema = (): string => {
+    const made = `wardrik_${name.replaceAll('-', '_')}_${randomBytes(4).toString('hex')}`;
+    schemas.push(made);
+    return made;
+  };
   const stores: [string, () => string][] = [
     ['SQLite', () => `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.db`)}`],
-    [
-      'PostgreSQL',
-      () => {
-        const schema = `wardrik_${name}_${randomBytes(4).toString('hex')}`;
-        schemas.push(schema);
-        return `${POSTGRES_URL}?schema=${schema}`;
-      },
-    ],
+    ['PostgreSQL', () => `${POSTGRES_URL}?schema=${schema()}`],
   ];
-  return { dir, stores };
+  return { dir, stores, schema };
 }

@@ -1,29 +1,20 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { StoreError } from '../../src/errors.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { CallRecord, JournalWrite, Store } from '../../src/store/store.js';
+import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
 import { countPostgres, walCommits } from './commit-counters.js';
 
-// Group commit (issue 18, point 3): journal batches of many runs handed in at once share a commit, and
+// Group commit: journal batches of many runs handed in at once share a commit, and
 // each caller still sees exactly what its batch alone would have got.
 
-const dir = mkdtempSync(join(tmpdir(), 'wardrik-group-'));
-const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schemas: string[] = [];
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  const admin = new pg.Pool({ connectionString: url, max: 1 });
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-  await admin.end();
-});
+const { dir, schema: newSchema } = scratchStores('group');
 
 /** A fresh store, and how many commits (SQLite WAL commits, PostgreSQL write transactions) it has made since. */
 interface Opened {
@@ -46,9 +37,8 @@ const STORES: readonly [string, () => Promise<Opened>][] = [
   [
     'PostgreSQL',
     async () => {
-      const schema = `wardrik_test_group_${randomBytes(5).toString('hex')}`;
-      schemas.push(schema);
-      const store = await new PostgresStore({ url, schema }).start();
+      const schema = newSchema();
+      const store = await new PostgresStore({ url: POSTGRES_URL, schema }).start();
       const counter = countPostgres(schema);
       return {
         store,
