@@ -1,7 +1,7 @@
 // A tool call to Wardrik's MCP server (`wardrik.mcpServer`: session, runner — resolve, check, decide,
 // journal, run, journal — and the result with its labels) against the same tool served by the MCP
 // SDK's own McpServer, from the SDK's Client, over stdio and Streamable HTTP, one call at a time and 32
-// at once (issue 16 targets: ≤ 1.10x the SDK's time one at a time, ≥ 0.9 of its throughput at 32).
+// at once (targets: ≤ 1.10x the SDK's time one at a time, ≥ 0.9 of its throughput at 32).
 // Each server runs in its own process (bench/serve-server.ts); as in mcp.bench.ts, each comparison is
 // made on several fresh pairs of server processes and the target is held to the median pair. Over stdio
 // each side uses its own transport, as its users get it: the SDK's StdioServerTransport for McpServer,
@@ -120,7 +120,7 @@ function reportCpu(kind: 'stdio' | 'http', cpu: readonly CpuPerCall[]): void {
 
 for (const [kind, pairs] of [
   ['stdio', 7],
-  ['http', 3],
+  ['http', 5],
 ] as const) {
   const results: PairResult[] = [];
   const cpu: CpuPerCall[] = [];
