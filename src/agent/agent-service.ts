@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRunId } from '../run-ids.js';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Clock } from '../clock.js';
 import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
@@ -145,7 +145,7 @@ export class AgentService {
     if (typeof text !== 'string' || text === '') throw new TypeError(`agent.send(text) needs the user's text as a non-empty string.`);
     await this.tracing.ready();
     const { messages: history, earlier } = await this.history.before(rt, Infinity);
-    const run = randomUUID();
+    const run = newRunId();
     const now = this.clock.now();
     const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0, ...(earlier.length === 0 ? {} : { earlier }) };
     // The labels of the earlier turns whose text this turn's model reads: before the turn is written, so

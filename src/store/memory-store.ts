@@ -163,8 +163,11 @@ export class MemoryStore implements Store {
   private journalWrite(write: JournalWrite): boolean {
     if ('call' in write) return this.sync.writeCall(write.call, write.expected);
     if ('step' in write) return this.appendStepNow(write.step);
+    if ('turn' in write) return this.writeTurnNow(write.turn, write.expectedVersion);
+    if ('lease' in write) return this.leaseRunNow(write.lease.run, write.lease.node, write.lease.now, write.lease.ttlMs);
     if ('spend' in write) this.addSpendNow(write.spend.agent, write.spend.microUsd);
-    else this.addLabelsNow(write.labels.run, write.labels.labels);
+    else if ('labels' in write) this.addLabelsNow(write.labels.run, write.labels.labels);
+    else this.releaseRunNow(write.release.run, write.release.node);
     return true;
   }
 
@@ -220,6 +223,10 @@ export class MemoryStore implements Store {
   }
 
   async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
+    return this.leaseRunNow(run, node, now, ttlMs);
+  }
+
+  private leaseRunNow(run: string, node: string, now: number, ttlMs: number): boolean {
     const lease = this.leases.get(run);
     if (lease !== undefined && lease.node !== node && lease.until >= now) return false;
     this.leases.set(run, { node, until: now + ttlMs });
@@ -227,6 +234,10 @@ export class MemoryStore implements Store {
   }
 
   async releaseRun(run: string, node: string): Promise<void> {
+    this.releaseRunNow(run, node);
+  }
+
+  private releaseRunNow(run: string, node: string): void {
     if (this.leases.get(run)?.node === node) this.leases.delete(run);
   }
 
@@ -235,6 +246,10 @@ export class MemoryStore implements Store {
   }
 
   async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
+    return this.writeTurnNow(record, expected);
+  }
+
+  private writeTurnNow(record: TurnRecord, expected: number | undefined): boolean {
     if (this.turns.get(record.run)?.version !== expected) return false;
     this.turns.set(record.run, record);
     if (FINISHED.has(record.status)) {

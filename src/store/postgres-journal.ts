@@ -149,6 +149,8 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
       columns[17]!.push(write.spend.agent);
       columns[18]!.push(write.spend.microUsd);
       keys.push(undefined);
+    } else if (!('labels' in write)) {
+      throw new Error('PostgreSQL journal: turn and lease writes are not built yet');
     } else {
       for (const label of write.labels.labels) {
         columns[19]!.push(write.labels.run);

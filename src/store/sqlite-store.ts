@@ -110,7 +110,7 @@ export class SqliteStore implements Store {
       });
       const commit = sqliteJournalCommit(
         this.db,
-        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? this.appendStepRow(write.step) : this.addedRows(write)),
+        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? this.appendStepRow(write.step) : this.otherRow(write)),
         (error) => storeError(this.path, 'write to the journal', error),
       );
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
@@ -256,7 +256,7 @@ export class SqliteStore implements Store {
   }
 
   async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
-    return this.run('lease a run', () => this.sql.leaseRun.run(run, node, now + ttlMs, now).changes === 1);
+    return this.run('lease a run', () => this.leaseRunRow(run, node, now, ttlMs));
   }
 
   async releaseRun(run: string, node: string): Promise<void> {
@@ -273,12 +273,7 @@ export class SqliteStore implements Store {
   }
 
   async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
-    return this.run('write a turn', () => {
-      const values = turnValues(record);
-      if (expected === undefined) return this.sql.insertTurn.run(values).changes === 1;
-      const [run, ...rest] = values;
-      return this.sql.updateTurn.run(...rest, run, expected).changes === 1;
-    });
+    return this.run('write a turn', () => this.writeTurnRow(record, expected));
   }
 
   async listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]> {
@@ -338,10 +333,24 @@ export class SqliteStore implements Store {
     return this.sql.appendStep.run(step.run, step.index, encodeJson(step.data), step.createdAt).changes === 1;
   }
 
-  /** A batch's spend or labels, in the batch's transaction. */
-  private addedRows(write: Extract<JournalWrite, { spend: unknown } | { labels: unknown }>): boolean {
+  private writeTurnRow(record: TurnRecord, expected: number | undefined): boolean {
+    const values = turnValues(record);
+    if (expected === undefined) return this.sql.insertTurn.run(values).changes === 1;
+    const [run, ...rest] = values;
+    return this.sql.updateTurn.run(...rest, run, expected).changes === 1;
+  }
+
+  private leaseRunRow(run: string, node: string, now: number, ttlMs: number): boolean {
+    return this.sql.leaseRun.run(run, node, now + ttlMs, now).changes === 1;
+  }
+
+  /** A batch's write other than a call's or a step's, in the batch's transaction. */
+  private otherRow(write: Exclude<JournalWrite, { call: unknown } | { step: unknown }>): boolean {
+    if ('turn' in write) return this.writeTurnRow(write.turn, write.expectedVersion);
+    if ('lease' in write) return this.leaseRunRow(write.lease.run, write.lease.node, write.lease.now, write.lease.ttlMs);
     if ('spend' in write) this.sql.addSpend.get(write.spend.agent, write.spend.microUsd);
-    else for (const label of write.labels.labels) this.sql.addLabel.run(write.labels.run, label);
+    else if ('labels' in write) for (const label of write.labels.labels) this.sql.addLabel.run(write.labels.run, label);
+    else this.sql.releaseRun.run(write.release.run, write.release.node);
     return true;
   }
 

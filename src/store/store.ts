@@ -157,15 +157,21 @@ export interface SyncJournal {
 
 /**
  * One write of a batch (`Store.writeJournal`): a call's state change, a turn's step, what a model step
- * cost (`addSpend`, integer micro-dollars), or labels an answer brought its run (`addLabels`). Spend and labels are always
- * answered true: the money was spent, and the answer seen, whoever journals the step. A spend is counted
- * once: it is in the batch's one transaction, which a store never sends again once it may have committed.
+ * cost (`addSpend`, integer micro-dollars), labels an answer brought its run (`addLabels`), a turn's
+ * record (`writeTurn`), or a run's lease taken or given up (`leaseRun`, `releaseRun`), so that a turn's
+ * start (its lease and record) and its end (its last answers and record) are one commit each. Spend,
+ * labels and a lease given up are always answered true: the money was spent, the answer seen, whoever
+ * journals the step. A spend is counted once: it is in the batch's one transaction, which a store never
+ * sends again once it may have committed.
  */
 export type JournalWrite =
   | { readonly call: CallRecord; readonly expected: CallState | undefined }
   | { readonly step: StepRecord }
   | { readonly spend: { readonly agent: string; readonly microUsd: number } }
-  | { readonly labels: { readonly run: string; readonly labels: readonly string[] } };
+  | { readonly labels: { readonly run: string; readonly labels: readonly string[] } }
+  | { readonly turn: TurnRecord; readonly expectedVersion: number | undefined }
+  | { readonly lease: { readonly run: string; readonly node: string; readonly now: number; readonly ttlMs: number } }
+  | { readonly release: { readonly run: string; readonly node: string } };
 
 
 /** What `Store.prune` takes. */
