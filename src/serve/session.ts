@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRunId } from '../run-ids.js';
 import type { IncomingMessage } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -59,7 +59,7 @@ const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', '
 export class ServeSession {
   readonly server: Server;
   /** The run this session's calls belong to: the MCP session id over HTTP, a fresh id otherwise. */
-  run: string = randomUUID();
+  run: string = newRunId();
   /** Set by the HTTP layer when the session starts: the request that opened it. */
   request: IncomingMessage | undefined;
   /** The agent this session's calls run as, once known. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newRunId } from '../run-ids.js';
 import { WardrikError } from '../errors.js';
 import type { FieldIssue } from '../errors.js';
 import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult } from './arguments.js';
@@ -29,7 +30,7 @@ export async function callTool(
   if (tool === undefined) return notFoundAnswer(call.name, tools.map((t) => t.name));
   const checked = await checkArguments(tool, call.arguments);
   if (!checked.ok) return invalidArgumentsAnswer(tool.name, checked.issues);
-  const run = ctx.run ?? randomUUID();
+  const run = ctx.run ?? newRunId();
   const id = ctx.call ?? call.id ?? randomUUID();
   const context: ToolContext = {
     agent: ctx.agent ?? 'local',
