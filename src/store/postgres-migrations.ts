@@ -74,7 +74,10 @@ export const MIGRATIONS: readonly string[] = [
   // its row through the primary key whatever the tables' statistics, and the statement is planned once a
   // connection. (As one statement of data-modifying CTEs, a batch's updates were joins: on a large table
   // PostgreSQL planned the whole statement again at every commit, about 450 µs of the server's time; on a
-  // new one it cached a plan that scanned every call.) Parts a batch does not use cost nothing.
+  // new one it cached a plan that scanned every call.) Parts a batch does not use cost nothing. A call's
+  // expected state is compared with IS NOT DISTINCT FROM (the same here: neither is NULL), which no index
+  // answers: the call is found through its primary key, never by walking calls_by_state's entries of that
+  // state, as a table not yet analyzed was planned.
   `CREATE FUNCTION {s}.wardrik_journal(
      c_run text[], c_call text[], c_agent text[], c_tool text[], c_arguments text[], c_key text[], c_state text[], c_attempt integer[],
      c_answer text[], c_inbox text[], c_updated double precision[], c_cost bigint[], c_expected text[],
@@ -94,7 +97,8 @@ export const MIGRATIONS: readonly string[] = [
        ELSE
          UPDATE {s}.calls SET agent = c_agent[i], tool = c_tool[i], arguments = c_arguments[i]::json, idempotency_key = c_key[i], state = c_state[i],
            attempt = c_attempt[i], answer = c_answer[i]::json, inbox_id = c_inbox[i], updated_at = c_updated[i], cost_micro_usd = c_cost[i]
-         WHERE run = c_run[i] AND call = c_call[i] AND state = c_expected[i] AND (state <> 'started' OR c_state[i] <> 'started' OR attempt < c_attempt[i]);
+         WHERE run = c_run[i] AND call = c_call[i] AND state IS NOT DISTINCT FROM c_expected[i]
+           AND (state <> 'started' OR c_state[i] <> 'started' OR attempt < c_attempt[i]);
        END IF;
        IF FOUND THEN RETURN QUERY SELECT 'call', c_run[i], c_call[i]; END IF;
      END LOOP;

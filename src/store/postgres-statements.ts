@@ -11,9 +11,11 @@ export const STATEMENTS = {
   getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
   insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
     VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11, $12) ON CONFLICT (run, call) DO NOTHING`,
+  // IS NOT DISTINCT FROM ($13 is never NULL): not an index condition, so the call is found through its
+  // primary key, not through calls_by_state (as a table not yet analyzed was planned).
   updateCall: `UPDATE {s}.calls SET agent = $3, tool = $4, arguments = $5::json, idempotency_key = $6, state = $7, attempt = $8,
     answer = $9::json, inbox_id = $10, updated_at = $11, cost_micro_usd = $12
-    WHERE run = $1 AND call = $2 AND state = $13 AND (state <> 'started' OR $7 <> 'started' OR attempt < $8)`,
+    WHERE run = $1 AND call = $2 AND state IS NOT DISTINCT FROM $13 AND (state <> 'started' OR $7 <> 'started' OR attempt < $8)`,
   listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
   // A run's calls in the order first written (an update keeps the seq), through the primary key.
   listRunCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 ORDER BY seq LIMIT $2`,
