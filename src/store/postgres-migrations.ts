@@ -100,11 +100,11 @@ export const MIGRATIONS: readonly string[] = [
          WHERE run = c_run[i] AND call = c_call[i] AND state IS NOT DISTINCT FROM c_expected[i]
            AND (state <> 'started' OR c_state[i] <> 'started' OR attempt < c_attempt[i]);
        END IF;
-       IF FOUND THEN RETURN QUERY SELECT 'call', c_run[i], c_call[i]; END IF;
+       IF FOUND THEN took_kind := 'call'; took_run := c_run[i]; took_key := c_call[i]; RETURN NEXT; END IF;
      END LOOP;
      FOR i IN 1 .. cardinality(s_run) LOOP
        INSERT INTO {s}.wardrik_steps (run, idx, data, created_at) VALUES (s_run[i], s_idx[i], s_data[i]::json, s_created[i]) ON CONFLICT (run, idx) DO NOTHING;
-       IF FOUND THEN RETURN QUERY SELECT 'step', s_run[i], s_idx[i]::text; END IF;
+       IF FOUND THEN took_kind := 'step'; took_run := s_run[i]; took_key := s_idx[i]::text; RETURN NEXT; END IF;
      END LOOP;
      -- Summed by agent (a statement updates a row once), agents in order so two commits lock rows alike.
      IF cardinality(p_agent) > 0 THEN
@@ -124,13 +124,13 @@ export const MIGRATIONS: readonly string[] = [
            created_at = t_created[i], updated_at = t_updated[i]
          WHERE run = t_run[i] AND version = t_expected[i];
        END IF;
-       IF FOUND THEN RETURN QUERY SELECT 'turn', t_run[i], ''; END IF;
+       IF FOUND THEN took_kind := 'turn'; took_run := t_run[i]; took_key := ''; RETURN NEXT; END IF;
      END LOOP;
      FOR i IN 1 .. cardinality(e_run) LOOP
        INSERT INTO {s}.wardrik_leases AS leases (run, node, until) VALUES (e_run[i], e_node[i], e_until[i])
        ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
        WHERE leases.node = EXCLUDED.node OR leases.until < e_now[i];
-       IF FOUND THEN RETURN QUERY SELECT 'lease', e_run[i], ''; END IF;
+       IF FOUND THEN took_kind := 'lease'; took_run := e_run[i]; took_key := ''; RETURN NEXT; END IF;
      END LOOP;
      FOR i IN 1 .. cardinality(r_run) LOOP
        DELETE FROM {s}.wardrik_leases WHERE run = r_run[i] AND node = r_node[i];
