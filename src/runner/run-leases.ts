@@ -165,7 +165,8 @@ export class RunLeases {
   private giveUp(runs: readonly string[]): Promise<unknown> {
     if (runs.length === 0) return Promise.resolve();
     for (const run of runs) this.held.delete(run);
-    const released = Promise.all(runs.map((run) => this.queues.get(run))).then(() =>
+    const under = runs.flatMap((run) => this.queues.get(run) ?? []);
+    const released = Promise.all(under).then(() =>
       this.store.writeJournal(runs.map((run) => ({ release: { run, node: this.node } }))),
     );
     for (const run of runs) void this.serial(run, () => released).catch(() => undefined);
