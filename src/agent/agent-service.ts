@@ -1,6 +1,7 @@
-import { newRunId } from '../run-ids.js';
+import { setMaxListeners } from 'node:events';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Clock } from '../clock.js';
+import { newRunId } from '../run-ids.js';
 import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
@@ -39,7 +40,8 @@ export class AgentService {
   private readonly tracing = new AgentTracing();
   private readonly leases: Pick<RunLeases, 'acquire' | 'takeNew' | 'release' | 'forgetLabels' | 'labelsKnown'>;
   private readonly pollMs: number;
-  private readonly stopping = new AbortController();
+  /** Aborts every turn's model calls and waits when the service closes: one listener a turn at a time, however many turns. */
+  private readonly stopping = unlimitedListeners(new AbortController());
   private readonly history: ConversationHistory;
   private readonly driver: TurnDriver;
   private readonly recovery: TurnRecovery;
@@ -221,4 +223,10 @@ export class AgentService {
     if (this.closed) throw new ConfigurationError(`This Wardrik is closed; agent "${id}" cannot run turns.`);
     return rt;
   }
+}
+
+/** A controller whose signal takes any number of listeners: Node warns of a leak past 10, and every turn running listens. */
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
