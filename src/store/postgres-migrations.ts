@@ -70,14 +70,14 @@ export const MIGRATIONS: readonly string[] = [
   // made a journal commit 2-4% slower; the commit's round trip and flush are most of its cost).
   `DROP INDEX {s}.calls_by_run;`,
   // 7: the journal's writes as a function, one statement a commit (postgres-statements.ts, writeJournal).
-  // Its writes are the store's own single-row statements, one after the other: each compare-and-set finds
-  // its row through the primary key whatever the tables' statistics, and the statement is planned once a
-  // connection. (As one statement of data-modifying CTEs, a batch's updates were joins: on a large table
-  // PostgreSQL planned the whole statement again at every commit, about 450 µs of the server's time; on a
-  // new one it cached a plan that scanned every call.) Parts a batch does not use cost nothing. A call's
-  // expected state is compared with IS NOT DISTINCT FROM (the same here: neither is NULL), which no index
-  // answers: the call is found through its primary key, never by walking calls_by_state's entries of that
-  // state, as a table not yet analyzed was planned.
+  // First writes go in together; each compare-and-set is the store's own single-row statement, so it
+  // finds its row through the primary key whatever the tables' statistics, and every statement is
+  // planned once a connection. (As one statement of data-modifying CTEs, a batch's updates were joins: on
+  // a large table PostgreSQL planned the whole statement again at every commit, about 450 µs of the
+  // server's time; on a new one it cached a plan that scanned every call.) Parts a batch does not use
+  // cost nothing. A call's expected state is compared with IS NOT DISTINCT FROM (the same here: neither
+  // is NULL), which no index answers: the call is found through its primary key, never by walking
+  // calls_by_state's entries of that state, as a table not yet analyzed was planned.
   `CREATE FUNCTION {s}.wardrik_journal(
      c_run text[], c_call text[], c_agent text[], c_tool text[], c_arguments text[], c_key text[], c_state text[], c_attempt integer[],
      c_answer text[], c_inbox text[], c_updated double precision[], c_cost bigint[], c_expected text[],
@@ -89,48 +89,62 @@ export const MIGRATIONS: readonly string[] = [
      r_run text[], r_node text[])
    RETURNS TABLE (took_kind text, took_run text, took_key text) LANGUAGE plpgsql AS $journal$
    BEGIN
-     FOR i IN 1 .. cardinality(c_run) LOOP
-       IF c_expected[i] IS NULL THEN
-         INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
-         VALUES (c_run[i], c_call[i], c_agent[i], c_tool[i], c_arguments[i]::json, c_key[i], c_state[i], c_attempt[i], c_answer[i]::json, c_inbox[i], c_updated[i], c_cost[i])
-         ON CONFLICT (run, call) DO NOTHING;
-       ELSE
-         UPDATE {s}.calls SET agent = c_agent[i], tool = c_tool[i], arguments = c_arguments[i]::json, idempotency_key = c_key[i], state = c_state[i],
-           attempt = c_attempt[i], answer = c_answer[i]::json, inbox_id = c_inbox[i], updated_at = c_updated[i], cost_micro_usd = c_cost[i]
-         WHERE run = c_run[i] AND call = c_call[i] AND state IS NOT DISTINCT FROM c_expected[i]
-           AND (state <> 'started' OR c_state[i] <> 'started' OR attempt < c_attempt[i]);
-       END IF;
-       IF FOUND THEN took_kind := 'call'; took_run := c_run[i]; took_key := c_call[i]; RETURN NEXT; END IF;
-     END LOOP;
-     FOR i IN 1 .. cardinality(s_run) LOOP
-       INSERT INTO {s}.wardrik_steps (run, idx, data, created_at) VALUES (s_run[i], s_idx[i], s_data[i]::json, s_created[i]) ON CONFLICT (run, idx) DO NOTHING;
-       IF FOUND THEN took_kind := 'step'; took_run := s_run[i]; took_key := s_idx[i]::text; RETURN NEXT; END IF;
-     END LOOP;
+     -- First writes (calls, steps, labels, turns, leases) go in together, in the batch's order: an
+     -- INSERT … ON CONFLICT finds its row through the arbiter index, however it is planned.
+     IF array_position(c_expected, NULL) IS NOT NULL THEN
+       RETURN QUERY INSERT INTO {s}.calls AS calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
+       SELECT run, call, agent, tool, arguments::json, idempotency_key, state, attempt, answer::json, inbox_id, updated_at, cost_micro_usd
+       FROM unnest(c_run, c_call, c_agent, c_tool, c_arguments, c_key, c_state, c_attempt, c_answer, c_inbox, c_updated, c_cost, c_expected) WITH ORDINALITY
+         AS w (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd, expected, n)
+       WHERE expected IS NULL ORDER BY n
+       ON CONFLICT (run, call) DO NOTHING RETURNING 'call'::text, calls.run, calls.call;
+     END IF;
+     IF cardinality(s_run) > 0 THEN
+       RETURN QUERY INSERT INTO {s}.wardrik_steps AS steps (run, idx, data, created_at)
+       SELECT run, idx, data::json, created_at FROM unnest(s_run, s_idx, s_data, s_created) AS s (run, idx, data, created_at)
+       ON CONFLICT (run, idx) DO NOTHING RETURNING 'step'::text, steps.run, steps.idx::text;
+     END IF;
      -- Summed by agent (a statement updates a row once), agents in order so two commits lock rows alike.
      IF cardinality(p_agent) > 0 THEN
        INSERT INTO {s}.spend AS spend (agent, micro_usd)
        SELECT agent, sum(micro_usd)::bigint FROM unnest(p_agent, p_micro_usd) AS p (agent, micro_usd) GROUP BY agent ORDER BY agent
        ON CONFLICT (agent) DO UPDATE SET micro_usd = spend.micro_usd + EXCLUDED.micro_usd;
      END IF;
-     FOR i IN 1 .. cardinality(l_run) LOOP
-       INSERT INTO {s}.labels (run, label) VALUES (l_run[i], l_label[i]) ON CONFLICT (run, label) DO NOTHING;
+     IF cardinality(l_run) > 0 THEN
+       INSERT INTO {s}.labels (run, label) SELECT run, label FROM unnest(l_run, l_label) WITH ORDINALITY AS l (run, label, n) ORDER BY n
+       ON CONFLICT (run, label) DO NOTHING;
+     END IF;
+     IF array_position(t_expected, NULL) IS NOT NULL THEN
+       RETURN QUERY INSERT INTO {s}.wardrik_turns AS turns (run, agent, status, version, data, created_at, updated_at)
+       SELECT run, agent, status, version, data::json, created_at, updated_at
+       FROM unnest(t_run, t_agent, t_status, t_version, t_data, t_created, t_updated, t_expected) AS t (run, agent, status, version, data, created_at, updated_at, expected)
+       WHERE expected IS NULL
+       ON CONFLICT (run) DO NOTHING RETURNING 'turn'::text, turns.run, ''::text;
+     END IF;
+     -- Taken when free, expired before now, or already the node's (leaseRun), runs in order so two commits lock rows alike.
+     IF cardinality(e_run) > 0 THEN
+       RETURN QUERY INSERT INTO {s}.wardrik_leases AS leases (run, node, until)
+       SELECT run, node, until FROM unnest(e_run, e_node, e_until) AS e (run, node, until) ORDER BY run
+       ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
+       WHERE leases.node = EXCLUDED.node OR leases.until < e_now[array_position(e_run, EXCLUDED.run)]
+       RETURNING 'lease'::text, leases.run, ''::text;
+     END IF;
+     -- Compare-and-sets and releases one row at a time, each through its primary key (a join of the
+     -- batch with the table would be planned by the tables' statistics).
+     FOR i IN 1 .. cardinality(c_run) LOOP
+       CONTINUE WHEN c_expected[i] IS NULL;
+       UPDATE {s}.calls SET agent = c_agent[i], tool = c_tool[i], arguments = c_arguments[i]::json, idempotency_key = c_key[i], state = c_state[i],
+         attempt = c_attempt[i], answer = c_answer[i]::json, inbox_id = c_inbox[i], updated_at = c_updated[i], cost_micro_usd = c_cost[i]
+       WHERE run = c_run[i] AND call = c_call[i] AND state IS NOT DISTINCT FROM c_expected[i]
+         AND (state <> 'started' OR c_state[i] <> 'started' OR attempt < c_attempt[i]);
+       IF FOUND THEN took_kind := 'call'; took_run := c_run[i]; took_key := c_call[i]; RETURN NEXT; END IF;
      END LOOP;
      FOR i IN 1 .. cardinality(t_run) LOOP
-       IF t_expected[i] IS NULL THEN
-         INSERT INTO {s}.wardrik_turns (run, agent, status, version, data, created_at, updated_at)
-         VALUES (t_run[i], t_agent[i], t_status[i], t_version[i], t_data[i]::json, t_created[i], t_updated[i]) ON CONFLICT (run) DO NOTHING;
-       ELSE
-         UPDATE {s}.wardrik_turns SET agent = t_agent[i], status = t_status[i], version = t_version[i], data = t_data[i]::json,
-           created_at = t_created[i], updated_at = t_updated[i]
-         WHERE run = t_run[i] AND version = t_expected[i];
-       END IF;
+       CONTINUE WHEN t_expected[i] IS NULL;
+       UPDATE {s}.wardrik_turns SET agent = t_agent[i], status = t_status[i], version = t_version[i], data = t_data[i]::json,
+         created_at = t_created[i], updated_at = t_updated[i]
+       WHERE run = t_run[i] AND version = t_expected[i];
        IF FOUND THEN took_kind := 'turn'; took_run := t_run[i]; took_key := ''; RETURN NEXT; END IF;
-     END LOOP;
-     FOR i IN 1 .. cardinality(e_run) LOOP
-       INSERT INTO {s}.wardrik_leases AS leases (run, node, until) VALUES (e_run[i], e_node[i], e_until[i])
-       ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
-       WHERE leases.node = EXCLUDED.node OR leases.until < e_now[i];
-       IF FOUND THEN took_kind := 'lease'; took_run := e_run[i]; took_key := ''; RETURN NEXT; END IF;
      END LOOP;
      FOR i IN 1 .. cardinality(r_run) LOOP
        DELETE FROM {s}.wardrik_leases WHERE run = r_run[i] AND node = r_node[i];
