@@ -89,8 +89,10 @@ export const MIGRATIONS: readonly string[] = [
      r_run text[], r_node text[])
    RETURNS TABLE (took_kind text, took_run text, took_key text) LANGUAGE plpgsql AS $journal$
    BEGIN
-     -- First writes (calls, steps, labels, turns, leases) go in together, in the batch's order: an
-     -- INSERT … ON CONFLICT finds its row through the arbiter index, however it is planned.
+     -- Table by table in one order (calls, steps, spend, labels, turns, leases), as the statement of CTEs
+     -- before it: a call's compare-and-set, which may wait on a row another node holds, comes before
+     -- the rows other commits may need (a run's labels). First writes go in together, in the batch's
+     -- order: an INSERT … ON CONFLICT finds its row through the arbiter index, however it is planned.
      IF array_position(c_expected, NULL) IS NOT NULL THEN
        RETURN QUERY INSERT INTO {s}.calls AS calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
        SELECT run, call, agent, tool, arguments::json, idempotency_key, state, attempt, answer::json, inbox_id, updated_at, cost_micro_usd
@@ -99,6 +101,16 @@ export const MIGRATIONS: readonly string[] = [
        WHERE expected IS NULL ORDER BY n
        ON CONFLICT (run, call) DO NOTHING RETURNING 'call'::text, calls.run, calls.call;
      END IF;
+     -- Compare-and-sets (and releases) one row at a time, each through its primary key: a join of the
+     -- batch with the table would be planned by the tables' statistics.
+     FOR i IN 1 .. cardinality(c_run) LOOP
+       CONTINUE WHEN c_expected[i] IS NULL;
+       UPDATE {s}.calls SET agent = c_agent[i], tool = c_tool[i], arguments = c_arguments[i]::json, idempotency_key = c_key[i], state = c_state[i],
+         attempt = c_attempt[i], answer = c_answer[i]::json, inbox_id = c_inbox[i], updated_at = c_updated[i], cost_micro_usd = c_cost[i]
+       WHERE run = c_run[i] AND call = c_call[i] AND state IS NOT DISTINCT FROM c_expected[i]
+         AND (state <> 'started' OR c_state[i] <> 'started' OR attempt < c_attempt[i]);
+       IF FOUND THEN took_kind := 'call'; took_run := c_run[i]; took_key := c_call[i]; RETURN NEXT; END IF;
+     END LOOP;
      IF cardinality(s_run) > 0 THEN
        RETURN QUERY INSERT INTO {s}.wardrik_steps AS steps (run, idx, data, created_at)
        SELECT run, idx, data::json, created_at FROM unnest(s_run, s_idx, s_data, s_created) AS s (run, idx, data, created_at)
@@ -121,6 +133,13 @@ export const MIGRATIONS: readonly string[] = [
        WHERE expected IS NULL
        ON CONFLICT (run) DO NOTHING RETURNING 'turn'::text, turns.run, ''::text;
      END IF;
+     FOR i IN 1 .. cardinality(t_run) LOOP
+       CONTINUE WHEN t_expected[i] IS NULL;
+       UPDATE {s}.wardrik_turns SET agent = t_agent[i], status = t_status[i], version = t_version[i], data = t_data[i]::json,
+         created_at = t_created[i], updated_at = t_updated[i]
+       WHERE run = t_run[i] AND version = t_expected[i];
+       IF FOUND THEN took_kind := 'turn'; took_run := t_run[i]; took_key := ''; RETURN NEXT; END IF;
+     END LOOP;
      -- Taken when free, expired before now, or already the node's (leaseRun), runs in order so two commits lock rows alike.
      IF cardinality(e_run) > 0 THEN
        RETURN QUERY INSERT INTO {s}.wardrik_leases AS leases (run, node, until)
@@ -129,23 +148,6 @@ export const MIGRATIONS: readonly string[] = [
        WHERE leases.node = EXCLUDED.node OR leases.until < e_now[array_position(e_run, EXCLUDED.run)]
        RETURNING 'lease'::text, leases.run, ''::text;
      END IF;
-     -- Compare-and-sets and releases one row at a time, each through its primary key (a join of the
-     -- batch with the table would be planned by the tables' statistics).
-     FOR i IN 1 .. cardinality(c_run) LOOP
-       CONTINUE WHEN c_expected[i] IS NULL;
-       UPDATE {s}.calls SET agent = c_agent[i], tool = c_tool[i], arguments = c_arguments[i]::json, idempotency_key = c_key[i], state = c_state[i],
-         attempt = c_attempt[i], answer = c_answer[i]::json, inbox_id = c_inbox[i], updated_at = c_updated[i], cost_micro_usd = c_cost[i]
-       WHERE run = c_run[i] AND call = c_call[i] AND state IS NOT DISTINCT FROM c_expected[i]
-         AND (state <> 'started' OR c_state[i] <> 'started' OR attempt < c_attempt[i]);
-       IF FOUND THEN took_kind := 'call'; took_run := c_run[i]; took_key := c_call[i]; RETURN NEXT; END IF;
-     END LOOP;
-     FOR i IN 1 .. cardinality(t_run) LOOP
-       CONTINUE WHEN t_expected[i] IS NULL;
-       UPDATE {s}.wardrik_turns SET agent = t_agent[i], status = t_status[i], version = t_version[i], data = t_data[i]::json,
-         created_at = t_created[i], updated_at = t_updated[i]
-       WHERE run = t_run[i] AND version = t_expected[i];
-       IF FOUND THEN took_kind := 'turn'; took_run := t_run[i]; took_key := ''; RETURN NEXT; END IF;
-     END LOOP;
      FOR i IN 1 .. cardinality(r_run) LOOP
        DELETE FROM {s}.wardrik_leases WHERE run = r_run[i] AND node = r_node[i];
      END LOOP;
