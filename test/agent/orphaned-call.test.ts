@@ -53,6 +53,13 @@ describe('A turn taken up while the call its dead node left is still started', (
       assert.equal(item?.kind, 'in_doubt');
       assert.deepEqual(turn.parked.map((call) => call.inboxId), [item.id]);
       assert.equal((await inspect.getCall(run, item.call))?.state, 'parked');
+
+      // A person says it happened: the turn goes on with that answer.
+      await second.inbox.answer(item.id, { happened: true, result: 'sent' });
+      const done = await agent.result(run);
+      assert.equal(done.status, 'done');
+      assert.equal(done.text, '[scripted] Email: sent');
+      assert.equal(sent, 1, 'the email was never sent again');
     } finally {
       hang();
       await second.close();
