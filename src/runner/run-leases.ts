@@ -179,7 +179,8 @@ export class RunLeases {
 
   private startRenewing(): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => void this.renew(), Math.max(1, Math.floor(this.ttlMs / 3)));
+    // A failed renewal is tried again at the next tick of the timer; its lease lapses if none takes.
+    this.timer = setInterval(() => void this.renew().catch(() => undefined), Math.max(1, Math.floor(this.ttlMs / 3)));
     this.timer.unref();
   }
 
