@@ -336,8 +336,11 @@ export class SqliteStore implements Store {
   private writeTurnRow(record: TurnRecord, expected: number | undefined): boolean {
     const values = turnValues(record);
     if (expected === undefined) return this.sql.insertTurn.run(values).changes === 1;
-    const [run, ...rest] = values;
-    return this.sql.updateTurn.run(...rest, run, expected).changes === 1;
+    const [run, agent, status, version, data, createdAt, updatedAt] = values;
+    return (
+      this.sql.updateTurn.run(status, version, data, updatedAt, run, expected, agent, createdAt).changes === 1 ||
+      this.sql.updateTurnWhole.run(agent, status, version, data, createdAt, updatedAt, run, expected).changes === 1
+    );
   }
 
   private leaseRunRow(run: string, node: string, now: number, ttlMs: number): boolean {
