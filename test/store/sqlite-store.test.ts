@@ -59,6 +59,32 @@ describe('SqliteStore', () => {
       await store.close();
     });
 
+    it('makes a new file with 2 KiB pages, and keeps the pages of a file that exists', async () => {
+      const fresh = join(dir, 'pages-new.db');
+      await new SqliteStore({ path: fresh }).close();
+      const older = join(dir, 'pages-4k.db');
+      const made = new Database(older);
+      made.pragma('page_size = 4096');
+      made.pragma('journal_mode = WAL');
+      made.exec('CREATE TABLE mine (x)');
+      made.close();
+      const store = new SqliteStore({ path: older });
+      try {
+        await store.leaseRun('run-1', 'node-a', 1_000, 100);
+        assert.equal(await store.leaseRun('run-1', 'node-b', 1_000, 100), false);
+      } finally {
+        await store.close();
+      }
+      for (const [path, bytes] of [[fresh, 2048], [older, 4096]] as const) {
+        const db = new Database(path, { readonly: true });
+        try {
+          assert.equal(db.pragma('page_size', { simple: true }), bytes, path);
+        } finally {
+          db.close();
+        }
+      }
+    });
+
     it('syncs every commit when asked for synchronous FULL', async () => {
       const store = new SqliteStore({ path: join(dir, 'sync-full.db'), synchronous: 'full' });
       try {
