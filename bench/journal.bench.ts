@@ -1,6 +1,7 @@
 // What durability costs per tool call, and how it holds under concurrency. In one run:
 // - the agent loop per tool call at 10 and 50 steps on memory, SQLite (synchronous normal and full) and
-//   PostgreSQL, against the AI SDK's generateText loop over the same fake model and tool;
+//   PostgreSQL, against the AI SDK's generateText loop over the same fake model and tool, each warmed up
+//   first and all timed in turns;
 // - the database's own floor, measured here: a raw better-sqlite3 insert-and-commit of a small row
 //   (WAL, synchronous normal) and a raw PostgreSQL round trip (an autocommitted insert of a small row);
 // - targets: SQLite normal per call ≤ memory + 4 raw commits; PostgreSQL ≤ memory + 2.5 raw round trips;
@@ -14,7 +15,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Wardrik } from '../src/index.js';
 import { fakeModel, aiSdkLoop, wardrikLoop, bump } from './agent-loop.js';
-import { format, measure, median, type Timing } from './lib.js';
+import { format, measure, measureInTurns, median, type Measured, type Timing } from './lib.js';
 
 const PG_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-journal-bench-'));
@@ -51,14 +52,28 @@ async function rawPostgresRoundTrip(): Promise<Timing> {
   }
 }
 
-const perCall = (timing: Timing, steps: number, name: string): Timing => ({ name, ns: timing.ns / steps });
+/** Turns each loop runs before it is timed: JIT, the store's caches and its checkpoint thread (started after 500 commits) settle first. */
+const WARM_UP_TURNS = { 10: 100, 50: 20 } as const;
 
-async function loopPerCall(store: string, steps: number, name: string, perRound: number): Promise<Timing> {
-  const [wardrik, op] = await wardrikLoop(store, steps, name);
+/**
+ * The agent loop per tool call on each store and the AI SDK's, measured in turns (`measureInTurns`): each
+ * round runs every loop once, so a slow spell of this shared machine falls on all of them alike.
+ */
+async function loopsPerCall(steps: 10 | 50): Promise<Timing[]> {
+  const perRound = steps === 10 ? 20 : 4;
+  const stores: [string, string][] = [
+    ['Wardrik, memory', 'memory:'],
+    ['Wardrik, SQLite normal', `sqlite:${join(dir, `normal-${steps}.db`)}`],
+    ['Wardrik, SQLite full', `sqlite:${join(dir, `full-${steps}.db`)}?synchronous=full`],
+    ['Wardrik, PostgreSQL', pgUrl()],
+  ];
+  const loops = await Promise.all(stores.map(([name, store]) => wardrikLoop(store, steps, name)));
   try {
-    return perCall(await measure(name, op, { perRound, rounds: 7 }), steps, name);
+    const measured: Measured[] = [{ name: 'AI SDK generateText', op: aiSdkLoop(steps) }, ...loops.map(([, op, name]) => ({ name, op }))];
+    for (const { op } of measured) for (let turn = 0; turn < WARM_UP_TURNS[steps]; turn++) await op();
+    return (await measureInTurns(measured, { perRound, rounds: 9 })).map(({ name, ns }) => ({ name, ns: ns / steps }));
   } finally {
-    await wardrik.close();
+    for (const [wardrik] of loops) await wardrik.close();
   }
 }
 
@@ -86,13 +101,8 @@ async function throughput(store: string, agents: number, steps: number): Promise
 try {
   const sqliteRaw = await rawSqliteCommit();
   const pgRaw = await rawPostgresRoundTrip();
-  for (const steps of [10, 50]) {
-    const perRound = steps === 10 ? 20 : 4;
-    const ai = perCall(await measure(`AI SDK, ${steps} steps`, aiSdkLoop(steps), { perRound: perRound * 5, rounds: 7 }), steps, 'AI SDK generateText');
-    const memory = await loopPerCall('memory:', steps, 'Wardrik, memory', perRound * 5);
-    const normal = await loopPerCall(`sqlite:${join(dir, `normal-${steps}.db`)}`, steps, 'Wardrik, SQLite normal', perRound);
-    const full = await loopPerCall(`sqlite:${join(dir, `full-${steps}.db`)}?synchronous=full`, steps, 'Wardrik, SQLite full', perRound);
-    const postgres = await loopPerCall(pgUrl(), steps, 'Wardrik, PostgreSQL', Math.max(2, perRound / 2));
+  for (const steps of [10, 50] as const) {
+    const [ai, memory, normal, full, postgres] = (await loopsPerCall(steps)) as [Timing, Timing, Timing, Timing, Timing];
     console.log(`\nAgent loop, per tool call, ${steps} steps (baseline: the AI SDK's loop)`);
     for (const timing of [ai, memory, normal, full, postgres]) {
       console.log(`  ${timing.name.padEnd(32)} ${format(timing.ns).padStart(10)}   ${(timing.ns / ai.ns).toFixed(2)}x the AI SDK`);

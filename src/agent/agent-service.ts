@@ -1,6 +1,7 @@
-import { newRunId } from '../run-ids.js';
+import { setMaxListeners } from 'node:events';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Clock } from '../clock.js';
+import { newRunId } from '../run-ids.js';
 import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
@@ -37,9 +38,10 @@ export class AgentService {
   private readonly agents = new Map<string, Runtime>();
   private readonly pricing: Pricing;
   private readonly tracing = new AgentTracing();
-  private readonly leases: Pick<RunLeases, 'acquire' | 'release' | 'forgetLabels' | 'labelsKnown'>;
+  private readonly leases: Pick<RunLeases, 'acquire' | 'takeNew' | 'release' | 'forgetLabels' | 'labelsKnown'>;
   private readonly pollMs: number;
-  private readonly stopping = new AbortController();
+  /** Aborts every turn's model calls and waits when the service closes: one listener a turn at a time, however many turns. */
+  private readonly stopping = unlimitedListeners(new AbortController());
   private readonly history: ConversationHistory;
   private readonly driver: TurnDriver;
   private readonly recovery: TurnRecovery;
@@ -148,20 +150,19 @@ export class AgentService {
     const run = newRunId();
     const now = this.clock.now();
     const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0, ...(earlier.length === 0 ? {} : { earlier }) };
-    // The labels of the earlier turns whose text this turn's model reads: before the turn is written, so
-    // a turn recovered after a crash has them too.
+    // The labels of the earlier turns whose text this turn's model reads: with the turn's record, so a
+    // turn recovered after a crash has them too.
     const labels = [...new Set(earlier.flatMap((turn) => turn.labels))];
-    if (labels.length > 0) await this.store.addLabels(run, labels);
     const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data: storedTurnData(data), createdAt: now, updatedAt: now };
-    if (!(await this.leases.acquire(run))) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
+    // The run's lease, its labels and the turn's record: one commit.
+    const written = await this.leases.takeNew(run, [...(labels.length === 0 ? [] : [{ labels: { run, labels } }]), { turn: record, expectedVersion: undefined }]);
+    if (written === undefined) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
+    if (written[written.length - 1] !== true) {
+      this.leases.release(run);
+      throw new ConflictError(`Turn "${run}" already exists; send again.`);
+    }
     // A run made just now has no labels but those: its calls need not read them.
     this.leases.labelsKnown(run, labels);
-    try {
-      if (!(await this.store.writeTurn(record, undefined))) throw new ConflictError(`Turn "${run}" already exists; send again.`);
-    } catch (error) {
-      this.leases.release(run);
-      throw error;
-    }
     this.events.emit({ type: 'run.started', agent: id, run, model: rt.spec });
     return this.driver.drive(this.driver.prepare(rt, record, history, [], options.signal));
   }
@@ -222,4 +223,10 @@ export class AgentService {
     if (this.closed) throw new ConfigurationError(`This Wardrik is closed; agent "${id}" cannot run turns.`);
     return rt;
   }
+}
+
+/** A controller whose signal takes any number of listeners: Node warns of a leak past 10, and every turn running listens. */
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

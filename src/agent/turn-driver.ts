@@ -176,7 +176,7 @@ export class TurnDriver {
     } catch {
       // Broken by a store failure or another node's write: the error the turn stopped with says so.
     }
-    d.journal.abandon(new ConflictError(`Turn "${d.run}" stopped on this node before these journal writes were committed; recovery takes its calls up.`));
+    d.journal.abandon(() => new ConflictError(`Turn "${d.run}" stopped on this node before these journal writes were committed; recovery takes its calls up.`));
   }
 
   private async loop(d: LiveTurn): Promise<TurnResult> {
@@ -233,8 +233,6 @@ export class TurnDriver {
   /** Writes where the turn stands and tells those waiting on it; ended turns join the conversation. */
   private async endTurn(d: LiveTurn, status: TurnOutcome, parked: ParkedCall[] = [], error?: string): Promise<TurnResult> {
     const { rt } = d;
-    // The steps and answers it holds before the record that says where the turn stands.
-    await d.journal.flush();
     const data: TurnData = {
       input: d.input,
       model: rt.spec,
@@ -246,9 +244,10 @@ export class TurnDriver {
       ...(d.earlier.length === 0 ? {} : { earlier: d.earlier }),
     };
     const next: TurnRecord = { ...d.record, status, version: d.record.version + 1, data: storedTurnData(data), updatedAt: this.clock.now() };
-    if (!(await this.store.writeTurn(next, d.record.version))) {
-      throw new ConflictError(`Turn "${d.run}" was changed by another node while this one drove it; this node stopped.`);
-    }
+    // The steps and answers it holds, then the record that says where the turn stands: one commit. A
+    // record another node changed meanwhile stops this node here (a `ConflictError`).
+    d.journal.hold({ turn: next, expectedVersion: d.record.version }, false);
+    await d.journal.flush();
     d.record = next;
     const result = resultOf(next);
     d.span.set({ 'wardrik.turn.status': status, 'wardrik.turn.steps': d.modelSteps });

@@ -3,7 +3,6 @@ import { toMicroUsd } from '../money.js';
 import type { Store } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { storeFailure, type CallRef } from './call-failures.js';
-import { sleep } from './transient.js';
 
 /** A budgeted call about to start: its budget, its tool's declared maximum, and how long it can take at most (its node may die meanwhile). */
 export interface HoldRequest extends CallRef {
@@ -82,12 +81,24 @@ export class BudgetHolds {
     }
   }
 
+  /** True when a call of the tool ended here or `ms` passed (look again), false when `signal` aborted; leaves no timer or listener behind. */
   private waitForRelease(key: string, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-    let wake!: () => void;
-    const woken = new Promise<boolean>((resolve) => (wake = () => resolve(true)));
+    if (signal?.aborted === true) return Promise.resolve(false);
     let waiters = this.waiting.get(key);
     if (waiters === undefined) this.waiting.set(key, (waiters = new Set()));
-    waiters.add(wake);
-    return Promise.race([woken, sleep(ms, signal)]).finally(() => this.waiting.get(key)?.delete(wake));
+    const set = waiters;
+    return new Promise<boolean>((resolve) => {
+      const end = (again: boolean): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', stop);
+        set.delete(wake);
+        resolve(again);
+      };
+      const wake = (): void => end(true);
+      const stop = (): void => end(false);
+      const timer = setTimeout(wake, ms);
+      signal?.addEventListener('abort', stop, { once: true });
+      set.add(wake);
+    });
   }
 }

@@ -39,7 +39,7 @@ export class JournalBatch {
   private scheduled = false;
   /** The last asynchronous commit: the next one starts after it. */
   private tail: Promise<unknown> = Promise.resolve();
-  private broken: Error | undefined;
+  private brokenBy: Error | (() => Error) | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -116,15 +116,27 @@ export class JournalBatch {
     return results instanceof Promise ? results.then(() => undefined) : undefined;
   }
 
-  /** The turn ended without a commit for what is held: its writers hear it was not written (as if the process had stopped here). */
-  abandon(reason: Error): void {
-    this.broken ??= reason;
+  /**
+   * The turn ended without a commit for what is held: its writers hear it was not written (as if the
+   * process had stopped here), and so does any later one. `reason` may be a function making the error,
+   * so a turn that ends with nothing held (the usual end) makes none.
+   */
+  abandon(reason: Error | (() => Error)): void {
+    this.brokenBy ??= reason;
+    if (this.held.length === 0 && this.queued.length === 0) return;
     const held = this.held;
     this.held = [];
-    for (const h of held) h.committed?.(reason);
+    const error = this.broken!;
+    for (const h of held) h.committed?.(error);
     const queued = this.queued;
     this.queued = [];
-    for (const q of queued) q.reject(reason);
+    for (const q of queued) q.reject(error);
+  }
+
+  /** Why the batch takes no more writes, if it does not. */
+  private get broken(): Error | undefined {
+    if (typeof this.brokenBy === 'function') this.brokenBy = this.brokenBy();
+    return this.brokenBy;
   }
 
   /** Commits the queued writers' writes, with what is held, and answers each; rejects when that commit failed. */
@@ -213,7 +225,9 @@ export class JournalBatch {
         ? `Run "${write.step.run}" already has step ${write.step.index} in its journal: another node is driving its turn. This node stopped; the other one goes on.`
         : 'call' in write
           ? `Call "${write.call.call}" of run "${write.call.run}" was changed in the journal by another node, which drives the run now. This node stopped; the other one goes on.`
-          : 'The store refused to add to an agent\'s spend or a run\'s labels. This node stopped.',
+          : 'turn' in write
+            ? `Turn "${write.turn.run}" was changed by another node while this one drove it; this node stopped.`
+            : 'The store refused a write of the turn\'s journal. This node stopped.',
     );
     this.abandon(conflict);
     held.forEach((h, i) => h.committed?.(results[i] === true ? undefined : conflict));

@@ -1,11 +1,12 @@
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/store.js';
+import type { JournalWrite, Store } from '../store/store.js';
 
 /**
  * The leases this node holds on runs (D3). A node holds a run's lease while any of the run's calls is
  * running here, renews it in the background, and gives it up once the run has been idle for `idleMs`
  * (kept that long so a run's next call needs no store round trip), so that another node can take the
- * run over (after the lease expires, if this node died). Recovery only touches calls of runs whose
+ * run over (after the lease expires, if this node died). Renewals, and the releases of runs gone idle,
+ * are one commit for all the runs at a time. Recovery only touches calls of runs whose
  * lease it can take, so it never re-runs or parks a call a live node is still running.
  *
  * Lease operations on one run are serialized: a release and a new acquire never race in the store.
@@ -20,7 +21,10 @@ import type { Store } from '../store/store.js';
 export class RunLeases {
   private readonly held = new Map<string, Lease>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Renews the leases held. */
   private timer: NodeJS.Timeout | undefined;
+  /** Gives up the leases of idle runs. */
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -48,7 +52,7 @@ export class RunLeases {
       if (current === undefined || current.until - now <= this.ttlMs / 2) {
         if (!(await this.store.leaseRun(run, this.node, now, this.ttlMs))) return false;
       }
-      const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, idle: undefined, labels: undefined, epoch: 0 };
+      const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, labels: undefined, epoch: 0 };
       if (next.until < now) forget(next); // it lapsed: another node may have held the run meanwhile
       next.until = Math.max(next.until, now + this.ttlMs);
       next.active++;
@@ -99,44 +103,74 @@ export class RunLeases {
     if (lease !== undefined) forget(lease);
   }
 
+  /**
+   * Takes the lease of a run this node has just made, in the same commit as `writes` (the turn's first
+   * record): one commit, not two. Answers `writes`' results, or undefined when the lease was refused
+   * (the id is taken: nothing of the run is this node's). Nobody else knows a new run's id, so it is
+   * refused only if the id is taken.
+   */
+  async takeNew(run: string, writes: readonly JournalWrite[]): Promise<boolean[] | undefined> {
+    return this.serial(run, async () => {
+      const now = this.clock.now();
+      const [leased, ...results] = await this.store.writeJournal([{ lease: { run, node: this.node, now, ttlMs: this.ttlMs } }, ...writes]);
+      if (leased !== true) return undefined;
+      this.held.set(run, { until: now + this.ttlMs, active: 1, idleSince: 0, labels: undefined, epoch: 0 });
+      this.startRenewing();
+      return results;
+    });
+  }
+
   /** Ends one piece of work; the lease is given up once the run has had none here for `idleMs`. */
   release(run: string): void {
     const lease = this.held.get(run);
     if (lease === undefined || --lease.active > 0) return;
-    // Real time, as the idle timer is a real timer. The timer is not moved on every call (that costs
-    // more than the call): when it fires early for a run used since, it waits out the rest.
+    // Real time, as the sweep is a real timer.
     lease.idleSince = performance.now();
-    if (lease.idle === undefined) this.waitIdle(run, lease, this.idleMs);
-  }
-
-  private waitIdle(run: string, lease: Lease, ms: number): void {
-    lease.idle = setTimeout(() => {
-      lease.idle = undefined;
-      if (lease.active > 0) return; // its next release waits again
-      const left = this.idleMs - (performance.now() - lease.idleSince);
-      if (left > 1) this.waitIdle(run, lease, left);
-      else void this.giveUp(run, lease).catch(() => undefined); // it expires on its own if the store is down
-    }, ms);
-    lease.idle.unref();
+    this.startSweeping();
   }
 
   /** Stops renewing and gives up every lease held, so other nodes can take the runs at once. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    for (const [run, lease] of [...this.held]) {
-      clearTimeout(lease.idle);
-      lease.active = 0;
-      await this.giveUp(run, lease).catch(() => undefined);
-    }
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    for (const lease of this.held.values()) lease.active = 0;
+    await this.giveUp([...this.held.keys()]).catch(() => undefined);
   }
 
-  private giveUp(run: string, lease: Lease): Promise<void> {
-    return this.serial(run, async () => {
-      if (lease.active > 0 || this.held.get(run) !== lease) return;
-      this.held.delete(run);
-      await this.store.releaseRun(run, this.node);
-    });
+  /**
+   * Gives up, in one commit, the leases of the runs idle for `idleMs` (one timer for all runs: a timer a
+   * run, each with a commit of its own, cost more than the turn it followed). A run with a lease operation
+   * under way waits for the next sweep.
+   */
+  private startSweeping(): void {
+    if (this.sweeper !== undefined) return;
+    this.sweeper = setInterval(() => {
+      const now = performance.now();
+      const idle = [...this.held].filter(([run, lease]) => lease.active === 0 && now - lease.idleSince >= this.idleMs && !this.queues.has(run));
+      if (idle.length > 0) void this.giveUp(idle.map(([run]) => run)).catch(() => undefined); // it expires on its own if the store is down
+      else if ([...this.held.values()].every((lease) => lease.active > 0)) {
+        clearInterval(this.sweeper);
+        this.sweeper = undefined;
+      }
+    }, Math.max(1, Math.floor(this.idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  /**
+   * Gives up the leases of `runs` in one commit, after the lease operations under way on them; an acquire
+   * of one of them waits for it.
+   */
+  private giveUp(runs: readonly string[]): Promise<unknown> {
+    if (runs.length === 0) return Promise.resolve();
+    for (const run of runs) this.held.delete(run);
+    const under = runs.flatMap((run) => this.queues.get(run) ?? []);
+    const released = Promise.all(under).then(() =>
+      this.store.writeJournal(runs.map((run) => ({ release: { run, node: this.node } }))),
+    );
+    for (const run of runs) void this.serial(run, () => released).catch(() => undefined);
+    return released;
   }
 
   private startRenewing(): void {
@@ -145,21 +179,26 @@ export class RunLeases {
     this.timer.unref();
   }
 
+  /** Renews every lease held, in one commit; one with a lease operation under way is renewed by it. */
   private async renew(): Promise<void> {
     if (this.held.size === 0) {
       clearInterval(this.timer);
       this.timer = undefined;
       return;
     }
-    for (const [run, lease] of this.held) {
-      await this.serial(run, async () => {
-        const now = this.clock.now();
-        if (await this.store.leaseRun(run, this.node, now, this.ttlMs).catch(() => false)) {
-          if (lease.until < now) forget(lease);
-          lease.until = now + this.ttlMs;
-        } else if (lease.until < now) this.onLost(run);
-      });
-    }
+    const now = this.clock.now();
+    const leases = [...this.held].filter(([run]) => !this.queues.has(run));
+    if (leases.length === 0) return;
+    const renewing = this.store.writeJournal(leases.map(([run]) => ({ lease: { run, node: this.node, now, ttlMs: this.ttlMs } })));
+    for (const [run] of leases) void this.serial(run, () => renewing).catch(() => undefined);
+    const renewed = await renewing.catch(() => leases.map(() => false));
+    leases.forEach(([run, lease], i) => {
+      if (this.held.get(run) !== lease) return;
+      if (renewed[i] === true) {
+        if (lease.until < now) forget(lease);
+        lease.until = Math.max(lease.until, now + this.ttlMs);
+      } else if (lease.until < now) this.onLost(run);
+    });
   }
 
   private serial<T>(run: string, op: () => Promise<T>): Promise<T> {
@@ -179,8 +218,6 @@ interface Lease {
   active: number;
   /** When the last piece of work here ended (`performance.now()`). */
   idleSince: number;
-  /** Gives the lease up once the run has been idle for a while. */
-  idle: NodeJS.Timeout | undefined;
   /** The run's labels, once read under this lease (see `labelsOf`). */
   labels: readonly string[] | undefined;
   /** Raised whenever the labels are forgotten, so a read begun before is not kept. */

@@ -1,10 +1,10 @@
 import { type BatchOutcome, GroupCommit } from './group-commit.js';
-import { callValues, encodeJson } from './sql-rows.js';
+import { callValues, encodeJson, turnValues } from './sql-rows.js';
 import type { JournalWrite } from './store.js';
 
-/** What the journal statement answers: each write that took, by kind, run and call id or step index. */
+/** What the journal statement answers: each write that took, by kind, run and call id or step index (empty for a turn or lease). */
 export interface TookRow {
-  readonly kind: 'call' | 'step';
+  readonly kind: Kind;
   readonly run: string;
   readonly key: string;
 }
@@ -104,14 +104,26 @@ export class PostgresJournal {
   }
 }
 
-/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2. */
-const COLUMNS = 21;
+/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2, a turn's 7 in `turnValues` order and its expected version, a lease's 4, a release's 2. */
+const COLUMNS = 35;
+const STEP = 13;
+const SPEND = 17;
+const LABEL = 19;
+const TURN = 21;
+const LEASE = 29;
+const RELEASE = 33;
 
-/** One batch as columns of the journal statement, and the keys of what it writes (`undefined`: spend or labels, which always take). */
+/** The rows a journal statement writes, by table. */
+type Kind = 'call' | 'step' | 'turn' | 'lease';
+
+/** One batch as columns of the journal statement, and the row each of its writes names. */
 interface Encoded {
   readonly index: number;
   readonly columns: unknown[][];
+  /** The row each write names (`undefined`: spend or labels, which name no row one statement could write twice). */
   readonly keys: (string | undefined)[];
+  /** Whether each write is answered by its row taking; the others (spend, labels, a release) are always true. */
+  readonly answered: boolean[];
   /** When the batch writes a row more than once: its writes cut into runs that each name a row once. */
   readonly parts?: readonly Encoded[];
 }
@@ -136,42 +148,52 @@ function encode(index: number, writes: readonly JournalWrite[]): Encoded {
 
 function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
   const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
+  const push = (first: number, values: readonly unknown[]) => values.forEach((value, i) => columns[first + i]!.push(value));
   const keys: (string | undefined)[] = [];
+  const answered: boolean[] = [];
   for (const write of writes) {
     if ('call' in write) {
-      [...callValues(write.call), write.expected ?? null].forEach((value, i) => columns[i]!.push(value));
+      push(0, [...callValues(write.call), write.expected ?? null]);
       keys.push(keyOf('call', write.call.run, write.call.call));
     } else if ('step' in write) {
       const { run, index: step, data, createdAt } = write.step;
-      [run, step, encodeJson(data), createdAt].forEach((value, i) => columns[13 + i]!.push(value));
+      push(STEP, [run, step, encodeJson(data), createdAt]);
       keys.push(keyOf('step', run, String(step)));
     } else if ('spend' in write) {
-      columns[17]!.push(write.spend.agent);
-      columns[18]!.push(write.spend.microUsd);
+      push(SPEND, [write.spend.agent, write.spend.microUsd]);
       keys.push(undefined);
-    } else if (!('labels' in write)) {
-      throw new Error('PostgreSQL journal: turn and lease writes are not built yet');
+    } else if ('labels' in write) {
+      for (const label of write.labels.labels) push(LABEL, [write.labels.run, label]);
+      keys.push(undefined);
+    } else if ('turn' in write) {
+      push(TURN, [...turnValues(write.turn), write.expectedVersion ?? null]);
+      keys.push(keyOf('turn', write.turn.run, ''));
+    } else if ('lease' in write) {
+      const { run, node, now, ttlMs } = write.lease;
+      push(LEASE, [run, node, now + ttlMs, now]);
+      keys.push(keyOf('lease', run, ''));
     } else {
-      for (const label of write.labels.labels) {
-        columns[19]!.push(write.labels.run);
-        columns[20]!.push(label);
-      }
-      keys.push(undefined);
+      push(RELEASE, [write.release.run, write.release.node]);
+      keys.push(keyOf('lease', write.release.run, ''));
     }
+    answered.push(!('spend' in write || 'labels' in write || 'release' in write));
   }
-  return { index, columns, keys };
+  return { index, columns, keys, answered };
 }
 
 function answer(statement: readonly Encoded[], took: ReadonlySet<string>, outcomes: BatchOutcome<boolean>[]): void {
-  for (const batch of statement) outcomes[batch.index] = { results: batch.keys.map((key) => key === undefined || took.has(key)) };
+  for (const batch of statement) outcomes[batch.index] = { results: resultsOf(batch, took) };
 }
 
 function answerOf(part: Encoded, rows: readonly TookRow[]): boolean[] {
-  const took = new Set(rows.map((row) => keyOf(row.kind, row.run, row.key)));
-  return part.keys.map((key) => key === undefined || took.has(key));
+  return resultsOf(part, new Set(rows.map((row) => keyOf(row.kind, row.run, row.key))));
 }
 
-function keyOf(kind: 'call' | 'step', run: string, key: string): string {
+function resultsOf(batch: Encoded, took: ReadonlySet<string>): boolean[] {
+  return batch.keys.map((key, i) => !batch.answered[i] || took.has(key!));
+}
+
+function keyOf(kind: Kind, run: string, key: string): string {
   return JSON.stringify([kind, run, key]);
 }
 

@@ -87,10 +87,13 @@ export const STATEMENTS = {
   lastFinishedTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns
     WHERE agent = $1 AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, seq DESC LIMIT $2`,
   // Calls ($1-$12 as insertCall's, one array each, $13 the expected states), steps ($14-$17), spend
-  // ($18 agents, $19 micro-dollars) and labels ($20 runs, $21 labels, a row each) in one statement: one
-  // round trip, one transaction. Calls with no expected state are inserted, the others compare-and-set as
-  // updateCall does. Spend is summed by agent (ON CONFLICT updates a row once a statement), agents in
-  // order so two statements lock rows alike. Answers which calls and steps took.
+  // ($18 agents, $19 micro-dollars), labels ($20 runs, $21 labels, a row each), turns ($22-$28 as
+  // insertTurn's, $29 the expected versions), leases taken ($30 runs, $31 nodes, $32 until, $33 now) and
+  // given up ($34 runs, $35 nodes) in one statement: one round trip, one transaction. Calls and turns
+  // with nothing expected are inserted, the others compare-and-set as updateCall and updateTurn do; a
+  // lease is taken as leaseRun takes it. Spend is summed by agent (ON CONFLICT updates a row once a
+  // statement), agents and leased runs in order so two statements lock rows alike. Answers which calls,
+  // steps, turns and leases took.
   writeJournal: `WITH w AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
         $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[]) WITH ORDINALITY
@@ -117,9 +120,32 @@ export const STATEMENTS = {
     labelled AS (
       INSERT INTO {s}.labels (run, label)
       SELECT run, label FROM unnest($20::text[], $21::text[]) WITH ORDINALITY AS l (run, label, n) ORDER BY n
-      ON CONFLICT (run, label) DO NOTHING)
+      ON CONFLICT (run, label) DO NOTHING),
+    t AS (
+      SELECT * FROM unnest($22::text[], $23::text[], $24::text[], $25::integer[], $26::text[], $27::double precision[], $28::double precision[], $29::integer[])
+        AS t (run, agent, status, version, data, created_at, updated_at, expected)),
+    turn_inserted AS (
+      INSERT INTO {s}.wardrik_turns (run, agent, status, version, data, created_at, updated_at)
+      SELECT run, agent, status, version, data::json, created_at, updated_at FROM t WHERE expected IS NULL
+      ON CONFLICT (run) DO NOTHING RETURNING run),
+    turn_updated AS (
+      UPDATE {s}.wardrik_turns AS turns SET agent = t.agent, status = t.status, version = t.version, data = t.data::json,
+        created_at = t.created_at, updated_at = t.updated_at
+      FROM t WHERE turns.run = t.run AND turns.version = t.expected
+      RETURNING turns.run),
+    l AS (SELECT * FROM unnest($30::text[], $31::text[], $32::double precision[], $33::double precision[]) AS l (run, node, until, now)),
+    leased AS (
+      INSERT INTO {s}.wardrik_leases AS leases (run, node, until) SELECT run, node, until FROM l ORDER BY run
+      ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
+      WHERE leases.node = EXCLUDED.node OR leases.until < (SELECT now FROM l WHERE l.run = EXCLUDED.run)
+      RETURNING run),
+    released AS (
+      DELETE FROM {s}.wardrik_leases AS leases USING unnest($34::text[], $35::text[]) AS r (run, node)
+      WHERE leases.run = r.run AND leases.node = r.node)
     SELECT 'call' AS kind, run, call AS key FROM inserted UNION ALL SELECT 'call', run, call FROM updated
-    UNION ALL SELECT 'step', run, idx::text FROM steps`,
+    UNION ALL SELECT 'step', run, idx::text FROM steps
+    UNION ALL SELECT 'turn', run, '' FROM turn_inserted UNION ALL SELECT 'turn', run, '' FROM turn_updated
+    UNION ALL SELECT 'lease', run, '' FROM leased`,
   // Retention: the runs that may go (see sqlite-retention.ts), then everything of theirs, in one statement.
   prune: `WITH runs AS (
       SELECT run FROM (

@@ -20,10 +20,11 @@ const { dir, schema: newSchema } = scratchStores('turn-commits');
 
 const CALLS = 10;
 /**
- * The turn's own writes: at its start the run's lease and the turn record; at its end the final model
- * step (with the last answers) and the turn's outcome.
+ * The turn's own commits: at its start the run's lease and the turn record, together; at its end the
+ * final model step, the last answers and the turn's outcome, together. The lease is given up later,
+ * with the other runs gone idle by then.
  */
-const START_AND_END = 4;
+const START_AND_END = 2;
 
 const ran: string[] = [];
 const tools: ToolDefinition[] = [

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { StoreError } from '../../src/errors.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import type { CallRecord, JournalWrite, Store } from '../../src/store/store.js';
+import type { CallRecord, JournalWrite, Store, TurnRecord } from '../../src/store/store.js';
 import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
 import { countPostgres, walCommits } from './commit-counters.js';
 
@@ -88,6 +88,47 @@ for (const [name, open] of STORES) {
         assert.equal((await store.listCalls({ run: runs[0]!, state: 'succeeded' })).length, 3);
         assert.equal((await store.listCalls({ run: runs[1]!, state: 'started' })).length, 3);
         assert.equal((await store.listSteps(runs[1]!)).length, 2);
+      } finally {
+        await close();
+      }
+    });
+
+    it('commits the starts and ends of 100 agent turns handed in at once together, each its lease, labels, turn and calls', async () => {
+      const { store, commits, roundTrips, close } = await open();
+      try {
+        const runs = Array.from({ length: 100 }, () => randomUUID());
+        const turn = (run: string, version: number): TurnRecord => ({ run, agent: 'a', status: version === 1 ? 'running' : 'done', version, data: { version }, createdAt: 1, updatedAt: version });
+        const starts = await Promise.all(
+          runs.map((run) =>
+            store.writeJournal([
+              { lease: { run, node: 'node-a', now: 1_000, ttlMs: 100 } },
+              { labels: { run, labels: ['pii'] } },
+              { turn: turn(run, 1), expectedVersion: undefined },
+              ...stepAndCalls(run),
+            ]),
+          ),
+        );
+        assert.ok(starts.every((results) => results.length === 7 && results.every(Boolean)));
+        assert.equal(commits(), 1, '100 turns started, one commit');
+        if (name === 'PostgreSQL') assert.equal(roundTrips(), 1, 'one statement');
+        // Every other turn ends; the rest expect a version their turn is not at and keep their lease.
+        const ends = await Promise.all(
+          runs.map((run, i) =>
+            store.writeJournal([
+              ...['c0', 'c1', 'c2'].map((call): JournalWrite => ({ call: answered(started(run, call)), expected: 'started' })),
+              { turn: turn(run, 2), expectedVersion: i % 2 === 0 ? 1 : 2 },
+              { release: { run, node: i % 2 === 0 ? 'node-a' : 'node-b' } },
+            ]),
+          ),
+        );
+        ends.forEach((results, i) => assert.deepEqual(results, [true, true, true, i % 2 === 0, true], `run ${i}`));
+        assert.equal(commits(), 2);
+        if (name === 'PostgreSQL') assert.equal(roundTrips(), 2);
+        assert.equal((await store.getTurn(runs[0]!))?.status, 'done');
+        assert.equal((await store.getTurn(runs[1]!))?.status, 'running');
+        assert.equal(await store.leaseRun(runs[0]!, 'node-b', 1_010, 100), true, 'given up by its holder');
+        assert.equal(await store.leaseRun(runs[1]!, 'node-b', 1_010, 100), false, 'node-b does not hold it');
+        assert.deepEqual(await store.getLabels(runs[1]!), ['pii']);
       } finally {
         await close();
       }

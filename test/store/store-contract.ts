@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { CallRecord, CallState, InboxRecord, McpServerRecord, RememberedClaim, SpendHold, Store, TurnRecord } from '../../src/store/store.js';
+import type { CallRecord, CallState, InboxRecord, JournalWrite, McpServerRecord, RememberedClaim, SpendHold, Store, TurnRecord } from '../../src/store/store.js';
 
 export interface ContractOptions {
   /** The store keeps its data across `close()` and a new `makeStore()` (SQLite, PostgreSQL). */
@@ -834,6 +834,123 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
             range(20).map((i) => store.writeJournal([{ step: { run: `run-${randomUUID()}`, index: 0, data: i, createdAt: 1 } }, { spend: { agent, microUsd: 100_000 } }])),
           );
           assert.equal(await store.getSpend(agent), 2_000_000);
+        }));
+
+      it('writes a turn as writeTurn would: inserted when none is expected, moved on only from the expected version', () =>
+        withStore(async (store) => {
+          const first = turn({});
+          const second: TurnRecord = { ...first, version: 2, status: 'parked', data: { step: 2 }, updatedAt: first.updatedAt + 5 };
+          assert.deepEqual(await store.writeJournal([{ turn: first, expectedVersion: undefined }]), [true]);
+          assert.deepEqual(await store.writeJournal([{ turn: { ...first, status: 'failed' }, expectedVersion: undefined }]), [false], 'it has one');
+          assert.deepEqual(await store.writeJournal([{ turn: second, expectedVersion: 2 }]), [false]);
+          assert.deepEqual(await store.getTurn(first.run), first);
+          assert.deepEqual(await store.writeJournal([{ turn: second, expectedVersion: 1 }]), [true]);
+          assert.deepEqual(await store.writeJournal([{ turn: { ...second, version: 3, status: 'done' }, expectedVersion: 1 }]), [false], 'version 1 is gone');
+          assert.deepEqual(await store.getTurn(first.run), second);
+          const missing = turn({ version: 2 });
+          assert.deepEqual(await store.writeJournal([{ turn: missing, expectedVersion: 1 }]), [false]);
+          assert.equal(await store.getTurn(missing.run), undefined);
+          assert.deepEqual(await store.listTurns({ agent: first.agent }), [second]);
+        }));
+
+      it('takes, refuses, renews and releases a lease as leaseRun and releaseRun would', () =>
+        withStore(async (store) => {
+          const run = `run-${randomUUID()}`;
+          const lease = (node: string, now: number) => ({ lease: { run, node, now, ttlMs: 100 } });
+          const release = (node: string) => ({ release: { run, node } });
+          assert.deepEqual(await store.writeJournal([lease('node-a', 1_000)]), [true], 'nobody held it');
+          assert.deepEqual(await store.writeJournal([lease('node-b', 1_100)]), [false], 'held until 1 100 inclusive');
+          assert.deepEqual(await store.writeJournal([lease('node-a', 1_090)]), [true], 'renewed until 1 190');
+          assert.deepEqual(await store.writeJournal([lease('node-b', 1_150)]), [false]);
+          assert.deepEqual(await store.writeJournal([release('node-b')]), [true], 'a release is always answered true');
+          assert.equal(await store.leaseRun(run, 'node-b', 1_160, 100), false, 'a release by another node changes nothing');
+          assert.deepEqual(await store.writeJournal([release('node-a')]), [true]);
+          assert.equal(await store.leaseRun(run, 'node-b', 1_170, 100), true, 'its holder gave it up');
+          assert.deepEqual(await store.writeJournal([lease('node-a', 5_000)]), [true], 'node-b\'s lapsed before 5 000');
+          assert.equal(await store.leaseRun(run, 'node-b', 5_050, 100), false);
+          assert.deepEqual(await store.writeJournal([release('node-a'), lease('node-b', 5_060)]), [true, true], 'given up, then taken, in order');
+          assert.equal(await store.leaseRun(run, 'node-a', 5_070, 100), false);
+        }));
+
+      it('writes a turn\'s start and end with its calls and steps in one batch, each write answered as its namesake would', () =>
+        withStore(async (store) => {
+          const record = turn({});
+          const { run } = record;
+          const taken = `run-${randomUUID()}`;
+          await store.leaseRun(taken, 'node-b', 1_000, 100);
+          const answeredElsewhere = call({ run, call: 'c9', state: 'succeeded', answer: ok('elsewhere') });
+          await store.writeCall(answeredElsewhere, undefined);
+          // A turn's start: its lease, its labels, its record; here with its first step and call.
+          const fresh = call({ run, call: 'c1', state: 'started' });
+          assert.deepEqual(
+            await store.writeJournal([
+              { lease: { run, node: 'node-a', now: 1_000, ttlMs: 100 } },
+              { lease: { run: taken, node: 'node-a', now: 1_000, ttlMs: 100 } },
+              { labels: { run, labels: ['pii'] } },
+              { turn: record, expectedVersion: undefined },
+              { step: { run, index: 0, data: { calls: ['c1'] }, createdAt: 2 } },
+              { call: fresh, expected: undefined },
+              { call: { ...answeredElsewhere, state: 'failed' }, expected: 'started' },
+            ]),
+            [true, false, true, true, true, true, false],
+          );
+          // Its end: the last answer, the turn's record, and the lease given up.
+          const done = { ...fresh, state: 'succeeded' as const, answer: ok('done'), updatedAt: 3 };
+          const finished: TurnRecord = { ...record, version: 2, status: 'done', data: { answer: 'done' }, updatedAt: record.updatedAt + 1 };
+          assert.deepEqual(
+            await store.writeJournal([
+              { call: done, expected: 'started' },
+              { step: { run, index: 1, data: 'tools', createdAt: 3 } },
+              { turn: { ...finished, status: 'failed' }, expectedVersion: 2 },
+              { turn: finished, expectedVersion: 1 },
+              { release: { run, node: 'node-a' } },
+              { release: { run: taken, node: 'node-a' } },
+            ]),
+            [true, true, false, true, true, true],
+          );
+          assert.deepEqual(await store.getTurn(run), finished);
+          assert.deepEqual(await store.getCall(run, 'c1'), done);
+          assert.deepEqual(await store.getCall(run, 'c9'), answeredElsewhere);
+          assert.deepEqual((await store.listSteps(run)).map((step) => step.data), [{ calls: ['c1'] }, 'tools']);
+          assert.deepEqual(await store.getLabels(run), ['pii']);
+          assert.equal(await store.leaseRun(run, 'node-b', 1_010, 100), true, 'node-a gave it up');
+          assert.equal(await store.leaseRun(taken, 'node-a', 1_050, 100), false, 'node-b still holds it');
+        }));
+
+      it('answers batches handed in together, as one after the other would, whether or not they share rows', () =>
+        withStore(async (store) => {
+          const turns = range(6).map(() => turn({}));
+          const shared = `run-${randomUUID()}`;
+          const batches: JournalWrite[][] = [
+            ...turns.map((record, i): JournalWrite[] => [
+              { lease: { run: record.run, node: `node-${i}`, now: 1_000, ttlMs: 100 } },
+              { turn: record, expectedVersion: undefined },
+              { call: call({ run: record.run, state: 'started' }), expected: undefined },
+            ]),
+            // Batches on one run and one turn, handed in with the rest: each answered as if it came alone, in order.
+            [{ lease: { run: shared, node: 'node-a', now: 1_000, ttlMs: 100 } }],
+            [{ lease: { run: shared, node: 'node-b', now: 1_050, ttlMs: 100 } }],
+            [{ turn: { ...turns[0]!, version: 2, status: 'done' }, expectedVersion: 1 }, { release: { run: turns[0]!.run, node: 'node-0' } }],
+            [{ turn: { ...turns[0]!, version: 2, status: 'failed' }, expectedVersion: 1 }],
+            [{ release: { run: shared, node: 'node-a' } }],
+            [{ lease: { run: shared, node: 'node-b', now: 1_060, ttlMs: 100 } }, { turn: turns[1]!, expectedVersion: undefined }],
+          ];
+          const results = await Promise.all(batches.map((batch) => store.writeJournal(batch)));
+          assert.deepEqual(results, [
+            ...turns.map(() => [true, true, true]),
+            [true],
+            [false],
+            [true, true],
+            [false],
+            [true],
+            [true, false],
+          ]);
+          assert.equal((await store.getTurn(turns[0]!.run))?.status, 'done');
+          assert.deepEqual(await store.getTurn(turns[1]!.run), turns[1]);
+          assert.equal(await store.leaseRun(turns[0]!.run, 'node-x', 1_010, 100), true, 'node-0 gave it up');
+          assert.equal(await store.leaseRun(turns[2]!.run, 'node-x', 1_010, 100), false, 'node-2 holds it');
+          assert.equal(await store.leaseRun(shared, 'node-a', 1_100, 100), false, 'node-b holds it until 1 160');
+          assert.equal(await store.leaseRun(shared, 'node-b', 1_100, 100), true);
         }));
 
       it('answers an empty batch with no writes', () =>

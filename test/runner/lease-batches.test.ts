@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { MemoryStore, SqliteStore } from '../../src/index.js';
+import { RunLeases } from '../../src/runner/run-leases.js';
+import type { JournalWrite } from '../../src/store/store.js';
+import { scratchStores } from '../crash/scratch-stores.js';
+import { walCommits } from '../store/commit-counters.js';
+
+/**
+ * A node's leases are renewed, and given up once their runs go idle, in one commit for all the runs at a
+ * time: an agent starts a new run every turn, and a commit a run for each would cost more than the turn.
+ * Counted in SQLite's write-ahead log.
+ */
+const { dir } = scratchStores('lease-batches');
+const RUNS = 20;
+const runs = Array.from({ length: RUNS }, (_, i) => `run-${i}`);
+
+/** Waits until `done` holds, checking every 10 ms, for at most 5 s. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500 && !(await done()); i++) await sleep(10);
+}
+
+describe('RunLeases in batches', () => {
+  it('gives up the leases of runs gone idle together in one commit', async () => {
+    const path = join(dir, 'release.db');
+    const store = new SqliteStore({ path });
+    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined, 50);
+    try {
+      for (const run of runs) assert.equal(await a.acquire(run), true);
+      const before = walCommits(path);
+      for (const run of runs) a.release(run);
+      const free = async () => (await Promise.all(runs.map((run) => store.leaseRun(run, 'probe', Date.now(), 1)))).every(Boolean);
+      await until(async () => walCommits(path) > before);
+      await sleep(60);
+      // Another node can take every run now: probing takes each lease and lets it lapse at once.
+      const releases = walCommits(path) - before;
+      assert.equal(await free(), true, 'every lease given up');
+      assert.equal(releases, 1, `${releases} commits to give up ${RUNS} leases`);
+    } finally {
+      await a.close();
+      await store.close();
+    }
+  });
+
+  it('renews every lease it holds in one commit', async () => {
+    const path = join(dir, 'renew.db');
+    // Records what each renewal writes: one batch for all the runs, or a commit a run.
+    const batches: string[][] = [];
+    let alone = 0;
+    class Recording extends SqliteStore {
+      override async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
+        batches.push(writes.flatMap((write) => ('lease' in write ? [write.lease.run] : [])));
+        return super.writeJournal(writes);
+      }
+      override async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
+        alone++;
+        return super.leaseRun(run, node, now, ttlMs);
+      }
+    }
+    const store = new Recording({ path });
+    // A lease of 300 ms is renewed every 100 ms.
+    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 300, () => undefined);
+    try {
+      for (const run of runs) assert.equal(await a.acquire(run), true);
+      const taken = alone;
+      await until(async () => batches.length >= 2);
+      assert.ok(batches.length >= 2, 'renewed twice');
+      for (const batch of batches) assert.deepEqual(batch, runs, 'every lease in one batch');
+      assert.equal(alone, taken, 'no lease renewed alone');
+      for (const run of runs) assert.equal(await store.leaseRun(run, 'b', Date.now(), 1_000), false, `${run} still held by a`);
+    } finally {
+      await a.close();
+      await store.close();
+    }
+  });
+
+  it('takes a run again only after its lease was given up in the store, so the release cannot undo the new lease', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let releasing = false;
+    // A store whose releases wait at a gate: the acquire comes while the release is under way.
+    class SlowReleases extends MemoryStore {
+      override async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
+        if (writes.some((write) => 'release' in write)) {
+          releasing = true;
+          await gate;
+        }
+        return super.writeJournal(writes);
+      }
+    }
+    const store = new SlowReleases();
+    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined, 20);
+    try {
+      assert.equal(await a.acquire('r'), true);
+      a.release('r');
+      await until(async () => releasing);
+      assert.equal(releasing, true);
+      const taking = a.acquire('r');
+      open();
+      assert.equal(await taking, true);
+      assert.equal(await store.leaseRun('r', 'b', Date.now(), 1_000), false, 'the new lease is a\'s, in the store');
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('takes a new run\'s lease in the same commit as the writes that make the run', async () => {
+    const path = join(dir, 'new.db');
+    const store = new SqliteStore({ path });
+    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined);
+    try {
+      const before = walCommits(path);
+      const record = { run: 'fresh', agent: 'x', status: 'running' as const, version: 1, data: undefined, createdAt: 1, updatedAt: 1 };
+      assert.deepEqual(await a.takeNew('fresh', [{ turn: record, expectedVersion: undefined }]), [true]);
+      assert.equal(walCommits(path) - before, 1);
+      assert.equal((await store.getTurn('fresh'))?.version, 1);
+      assert.equal(await store.leaseRun('fresh', 'b', Date.now(), 1_000), false, 'held by a');
+      assert.equal(await new RunLeases(store, { now: () => Date.now() }, 'b', 60_000, () => undefined).takeNew('fresh', []), undefined, 'b cannot take it');
+    } finally {
+      await a.close();
+      await store.close();
+    }
+  });
+});
