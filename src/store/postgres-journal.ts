@@ -15,14 +15,14 @@ export interface TookRow {
  * writing at once share round trips and commits. At most `maxInFlight` such statements run at once;
  * batches handed in meanwhile wait for the next.
  *
- * What each caller sees is what its batch alone would have got:
- * - A statement updates a row once however many of its writes name it, so batches of one statement's
- *   tick that write the same call or step go in statements one after the other, in the order they were
- *   handed in. (A batch handed in while another statement is in flight may run beside it, as two
- *   writes on two connections always could: neither had been answered.)
- * - A statement answers which rows took, not which writes, so a batch that writes one row twice (two
- *   first writes of a call, a first write and its answer) is sent as statements one after the other, in
- *   one transaction of its own: each statement then names a row once.
+ * What each caller sees is what its batch alone would have got. A statement answers which rows took (a
+ * call, a step, a turn, a run's lease), not which writes, so no statement names a row twice:
+ * - batches of one tick that write the same row go in statements one after the other, in the order they
+ *   were handed in (a batch handed in while another statement is in flight may run beside it, as two
+ *   writes on two connections always could: neither had been answered);
+ * - a batch that writes one row twice (two first writes of a call, a first write and its answer, a
+ *   lease given up and taken again) is sent as statements one after the other, in one transaction of
+ *   its own.
  * - A statement the server refuses (a value that breaks a constraint) kept nothing: each of its batches
  *   is then sent alone, so only the batch at fault fails. A batch whose values cannot be encoded fails
  *   before anything is sent. Any other failure (the connection) fails every batch of the statement.

@@ -11,9 +11,11 @@ export const STATEMENTS = {
   getCall: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 AND call = $2`,
   insertCall: `INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
     VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9::json, $10, $11, $12) ON CONFLICT (run, call) DO NOTHING`,
+  // IS NOT DISTINCT FROM ($13 is never NULL): not an index condition, so the call is found through its
+  // primary key, not through calls_by_state (as a table not yet analyzed was planned).
   updateCall: `UPDATE {s}.calls SET agent = $3, tool = $4, arguments = $5::json, idempotency_key = $6, state = $7, attempt = $8,
     answer = $9::json, inbox_id = $10, updated_at = $11, cost_micro_usd = $12
-    WHERE run = $1 AND call = $2 AND state = $13 AND (state <> 'started' OR $7 <> 'started' OR attempt < $8)`,
+    WHERE run = $1 AND call = $2 AND state IS NOT DISTINCT FROM $13 AND (state <> 'started' OR $7 <> 'started' OR attempt < $8)`,
   listCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE state = $1 ORDER BY updated_at, seq LIMIT $2`,
   // A run's calls in the order first written (an update keeps the seq), through the primary key.
   listRunCalls: `SELECT ${CALL_COLUMNS} FROM {s}.calls WHERE run = $1 ORDER BY seq LIMIT $2`,
@@ -86,66 +88,18 @@ export const STATEMENTS = {
   // Newest first through the partial index of finished turns (its WHERE repeats the index's).
   lastFinishedTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns
     WHERE agent = $1 AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, seq DESC LIMIT $2`,
-  // Calls ($1-$12 as insertCall's, one array each, $13 the expected states), steps ($14-$17), spend
-  // ($18 agents, $19 micro-dollars), labels ($20 runs, $21 labels, a row each), turns ($22-$28 as
-  // insertTurn's, $29 the expected versions), leases taken ($30 runs, $31 nodes, $32 until, $33 now) and
-  // given up ($34 runs, $35 nodes) in one statement: one round trip, one transaction. Calls and turns
-  // with nothing expected are inserted, the others compare-and-set as updateCall and updateTurn do; a
-  // lease is taken as leaseRun takes it. Spend is summed by agent (ON CONFLICT updates a row once a
-  // statement), agents and leased runs in order so two statements lock rows alike. Answers which calls,
-  // steps, turns and leases took.
-  writeJournal: `WITH w AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
-        $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[]) WITH ORDINALITY
-        AS w (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd, expected, n)),
-    inserted AS (
-      INSERT INTO {s}.calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd)
-      SELECT run, call, agent, tool, arguments::json, idempotency_key, state, attempt, answer::json, inbox_id, updated_at, cost_micro_usd
-      FROM w WHERE expected IS NULL ORDER BY n
-      ON CONFLICT (run, call) DO NOTHING RETURNING run, call),
-    updated AS (
-      UPDATE {s}.calls AS c SET agent = w.agent, tool = w.tool, arguments = w.arguments::json, idempotency_key = w.idempotency_key,
-        state = w.state, attempt = w.attempt, answer = w.answer::json, inbox_id = w.inbox_id, updated_at = w.updated_at, cost_micro_usd = w.cost_micro_usd
-      FROM w WHERE c.run = w.run AND c.call = w.call AND c.state = w.expected
-        AND (c.state <> 'started' OR w.state <> 'started' OR c.attempt < w.attempt)
-      RETURNING c.run, c.call),
-    steps AS (
-      INSERT INTO {s}.wardrik_steps (run, idx, data, created_at)
-      SELECT run, idx, data::json, created_at FROM unnest($14::text[], $15::integer[], $16::text[], $17::double precision[]) AS s (run, idx, data, created_at)
-      ON CONFLICT (run, idx) DO NOTHING RETURNING run, idx),
-    spent AS (
-      INSERT INTO {s}.spend AS spend (agent, micro_usd)
-      SELECT agent, sum(micro_usd)::bigint FROM unnest($18::text[], $19::bigint[]) AS p (agent, micro_usd) GROUP BY agent ORDER BY agent
-      ON CONFLICT (agent) DO UPDATE SET micro_usd = spend.micro_usd + EXCLUDED.micro_usd),
-    labelled AS (
-      INSERT INTO {s}.labels (run, label)
-      SELECT run, label FROM unnest($20::text[], $21::text[]) WITH ORDINALITY AS l (run, label, n) ORDER BY n
-      ON CONFLICT (run, label) DO NOTHING),
-    t AS (
-      SELECT * FROM unnest($22::text[], $23::text[], $24::text[], $25::integer[], $26::text[], $27::double precision[], $28::double precision[], $29::integer[])
-        AS t (run, agent, status, version, data, created_at, updated_at, expected)),
-    turn_inserted AS (
-      INSERT INTO {s}.wardrik_turns (run, agent, status, version, data, created_at, updated_at)
-      SELECT run, agent, status, version, data::json, created_at, updated_at FROM t WHERE expected IS NULL
-      ON CONFLICT (run) DO NOTHING RETURNING run),
-    turn_updated AS (
-      UPDATE {s}.wardrik_turns AS turns SET agent = t.agent, status = t.status, version = t.version, data = t.data::json,
-        created_at = t.created_at, updated_at = t.updated_at
-      FROM t WHERE turns.run = t.run AND turns.version = t.expected
-      RETURNING turns.run),
-    l AS (SELECT * FROM unnest($30::text[], $31::text[], $32::double precision[], $33::double precision[]) AS l (run, node, until, now)),
-    leased AS (
-      INSERT INTO {s}.wardrik_leases AS leases (run, node, until) SELECT run, node, until FROM l ORDER BY run
-      ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
-      WHERE leases.node = EXCLUDED.node OR leases.until < (SELECT now FROM l WHERE l.run = EXCLUDED.run)
-      RETURNING run),
-    released AS (
-      DELETE FROM {s}.wardrik_leases AS leases USING unnest($34::text[], $35::text[]) AS r (run, node)
-      WHERE leases.run = r.run AND leases.node = r.node)
-    SELECT 'call' AS kind, run, call AS key FROM inserted UNION ALL SELECT 'call', run, call FROM updated
-    UNION ALL SELECT 'step', run, idx::text FROM steps
-    UNION ALL SELECT 'turn', run, '' FROM turn_inserted UNION ALL SELECT 'turn', run, '' FROM turn_updated
-    UNION ALL SELECT 'lease', run, '' FROM leased`,
+  // One commit of the journal: one statement, one round trip, one transaction (migration 7 has the
+  // function). Its arrays, one value a write: calls ($1-$12 as insertCall's, $13 the expected states),
+  // steps ($14-$17), spend ($18 agents, $19 micro-dollars), labels ($20 runs, $21 labels, one a label),
+  // turns ($22-$28 as insertTurn's, $29 the expected versions), leases taken ($30 runs, $31 nodes,
+  // $32 until, $33 now) and given up ($34 runs, $35 nodes). Each write is its namesake's statement
+  // (insertCall or updateCall, appendStep, addSpend, addLabels, insertTurn or updateTurn, leaseRun,
+  // releaseRun). Answers which calls, steps, turns and leases took.
+  writeJournal: `SELECT * FROM {s}.wardrik_journal($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
+      $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[], $14::text[], $15::integer[], $16::text[], $17::double precision[],
+      $18::text[], $19::bigint[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::integer[], $26::text[],
+      $27::double precision[], $28::double precision[], $29::integer[], $30::text[], $31::text[], $32::double precision[], $33::double precision[],
+      $34::text[], $35::text[]) AS took (kind, run, key)`,
   // Retention: the runs that may go (see sqlite-retention.ts), then everything of theirs, in one statement.
   prune: `WITH runs AS (
       SELECT run FROM (

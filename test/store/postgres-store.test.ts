@@ -35,10 +35,16 @@ after(async () => {
   await admin.end();
 });
 
-/** Undoes migration 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
+/** Undoes migration 7 on a new schema: what a version-6 Wardrik left (its journal statement was its own). */
+function toVersion6(schema: string): string {
+  const s = `"${schema}"`;
+  return `DROP FUNCTION ${s}.wardrik_journal; DELETE FROM ${s}.wardrik_migrations WHERE version >= 7`;
+}
+
+/** Undoes migrations 7 and 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
 function toVersion5(schema: string): string {
   const s = `"${schema}"`;
-  return `CREATE INDEX calls_by_run ON ${s}.calls (run, seq); DELETE FROM ${s}.wardrik_migrations WHERE version >= 6`;
+  return `${toVersion6(schema)}; CREATE INDEX calls_by_run ON ${s}.calls (run, seq); DELETE FROM ${s}.wardrik_migrations WHERE version >= 6`;
 }
 
 /** Undoes migrations 6, 5 and 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
@@ -61,10 +67,44 @@ describe('PostgresStore', () => {
       try {
         await Promise.all(stores.map((store) => store.start()));
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
+    });
+
+    it('upgrades a version-6 schema, adding the journal function: calls, turns and leases are written and answered as before', async () => {
+      const schema = `${prefix}_v6`;
+      await new PostgresStore({ url, schema }).start().then((store) => store.close());
+      await admin.query(
+        `${toVersion6(schema)};
+         INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at)
+           VALUES ('run-1', 'c1', 'a', 't/x', '{}', 'k1', 'started', 1, 1);
+         INSERT INTO "${schema}".wardrik_turns (run, agent, status, version, data, created_at, updated_at) VALUES ('run-1', 'a', 'running', 1, '{}', 1, 1);
+         INSERT INTO "${schema}".wardrik_leases (run, node, until) VALUES ('run-1', 'node-a', 1100)`,
+      );
+      const store = await new PostgresStore({ url, schema }).start();
+      try {
+        const answered = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k1', state: 'succeeded' as const, attempt: 1, answer: { status: 'ok' as const, output: 1, labels: [] }, updatedAt: 2 };
+        const done = { run: 'run-1', agent: 'a', status: 'done' as const, version: 2, data: { answer: 1 }, createdAt: 1, updatedAt: 2 };
+        assert.deepEqual(
+          await store.writeJournal([
+            { call: answered, expected: 'started' },
+            { turn: done, expectedVersion: 1 },
+            { lease: { run: 'run-1', node: 'node-b', now: 1_050, ttlMs: 100 } },
+            { step: { run: 'run-1', index: 0, data: 'tools', createdAt: 2 } },
+          ]),
+          [true, true, false, true],
+        );
+        assert.deepEqual(await store.getCall('run-1', 'c1'), answered);
+        assert.deepEqual(await store.getTurn('run-1'), done);
+        assert.deepEqual(await store.writeJournal([{ release: { run: 'run-1', node: 'node-a' } }]), [true]);
+        assert.equal(await store.leaseRun('run-1', 'node-b', 1_060, 100), true);
+      } finally {
+        await store.close();
+      }
+      const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
+      assert.deepEqual(rows, [{ version: 7 }]);
     });
 
     it('upgrades a version-5 schema, dropping calls_by_run: a run\'s calls still list in the order first written', async () => {
@@ -126,7 +166,7 @@ describe('PostgresStore', () => {
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       } finally {
         await store.close();
       }
@@ -137,7 +177,7 @@ describe('PostgresStore', () => {
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(`INSERT INTO "${schema}".wardrik_migrations (version) VALUES (99)`);
       const store = new PostgresStore({ url, schema });
-      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(6\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
+      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(7\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
       await store.close();
     });
 
