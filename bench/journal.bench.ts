@@ -52,8 +52,13 @@ async function rawPostgresRoundTrip(): Promise<Timing> {
   }
 }
 
-/** Turns each loop runs before it is timed: JIT, the store's caches and its checkpoint thread (started after 500 commits) settle first. */
-const WARM_UP_TURNS = { 10: 100, 50: 20 } as const;
+/**
+ * Turns each loop runs before it is timed, about 3,000 journal commits: JIT, the store's caches and its
+ * checkpoint thread (started after 500 commits) settle first, and SQLite's log has gone round once (a
+ * commit that grows the log file costs ~20% more than one that writes over it, which is what a running
+ * service's commits do).
+ */
+const WARM_UP_TURNS = { 10: 250, 50: 60 } as const;
 
 /**
  * The agent loop per tool call on each store and the AI SDK's, measured in turns (`measureInTurns`): each

@@ -12,8 +12,10 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { CallRecord, Store } from '../src/store/store.js';
-import { measureInTurns, report } from './lib.js';
+import type { CallRecord, JournalWrite, Store } from '../src/store/store.js';
+import { newRunId } from '../src/run-ids.js';
+import { walFrames } from '../test/store/commit-counters.js';
+import { format, measureInTurns, report } from './lib.js';
 
 const args = JSON.stringify({ orderId: 'o-1', amount: 12.5, note: 'refund for a late delivery' });
 const answer = { status: 'ok' as const, output: { refund: 're_123', status: 'succeeded' }, labels: [] };
@@ -88,6 +90,85 @@ async function agentSteps(store: Store): Promise<() => Promise<void>> {
     if (!(await store.writeTurn({ ...base, version: version + 1, updatedAt: Date.now() }, version))) throw new Error('turn lost');
     version++;
   };
+}
+
+const turnData = { messages: [{ role: 'user', content: 'Bump.' }] };
+const bumpAnswer = { status: 'ok' as const, output: 2, labels: [] };
+
+/**
+ * One 10-step agent turn's store writes, as the agent loop makes them with a read-only tool (one
+ * journal commit a tool call): its lease, its record, 11 journal commits (the previous call's answer
+ * and tools step, the next model step and call), its record finished, its lease given up. `note`
+ * hears each write's kind once it is done.
+ */
+async function agentTurn(store: Store, note: (kind: string) => void = () => undefined): Promise<void> {
+  const run = newRunId();
+  const now = Date.now();
+  if (!(await store.leaseRun(run, 'bench-node', now, 30_000))) throw new Error('lease lost');
+  note('lease');
+  const turn = { run, agent: 'bench', status: 'running' as const, version: 0, data: turnData, createdAt: now, updatedAt: now };
+  if (!(await store.writeTurn(turn, undefined))) throw new Error('turn not created');
+  note('turn created');
+  let previous: CallRecord | undefined;
+  for (let step = 0; step <= 10; step++) {
+    const writes: JournalWrite[] = [];
+    if (previous !== undefined) {
+      writes.push({ call: { ...previous, state: 'succeeded', answer: bumpAnswer, updatedAt: Date.now() }, expected: 'started' });
+      writes.push({ step: { run, index: 2 * step - 1, data: toolsStep, createdAt: Date.now() } });
+    }
+    if (step < 10) {
+      previous = { ...record(run, 'started'), call: `call_${step}`, idempotencyKey: `${run}:call_${step}`, arguments: {} };
+      writes.push({ step: { run, index: 2 * step, data: modelStep, createdAt: Date.now() } }, { call: previous, expected: undefined });
+    }
+    if (!(await store.writeJournal(writes)).every(Boolean)) throw new Error('a journal write lost');
+    note('journal commit');
+  }
+  if (!(await store.writeTurn({ ...turn, status: 'done', version: 1, updatedAt: Date.now() }, 0))) throw new Error('turn lost');
+  note('turn finished');
+  await store.releaseRun(run, 'bench-node');
+  note('lease given up');
+}
+
+/**
+ * Probe: what a commit costs is mostly the pages it appends to the log, whole. The same agent turns on
+ * a file of 4 KiB pages (what stores made before version 8 have) and on a new file (2 KiB pages): pages
+ * and bytes a write of each kind appends, counted in the log over the first turns (before any checkpoint
+ * restarts it), then the time a turn takes, the two files in turns.
+ */
+async function sqlitePages(dir: string): Promise<void> {
+  const old = join(dir, 'pages-4k.db');
+  const made = new Database(old);
+  made.pragma('page_size = 4096');
+  made.pragma('journal_mode = WAL');
+  made.close();
+  const files = { '4 KiB pages': old, 'new file (2 KiB pages)': join(dir, 'pages-new.db') };
+  const stores = Object.entries(files).map(([name, path]) => ({ name, path, store: new SqliteStore({ path }) }));
+  try {
+    console.log('\nSQLite pages appended to the log per write of an agent turn (10 read-only tool calls), synchronous=NORMAL');
+    for (const { name, path, store } of stores) {
+      const pageBytes = new Database(path, { readonly: true }).pragma('page_size', { simple: true }) as number;
+      const pages = new Map<string, { writes: number; pages: number }>();
+      let seen = walFrames(path).length;
+      const note = (kind: string): void => {
+        const now = walFrames(path).length;
+        const entry = pages.get(kind) ?? { writes: 0, pages: 0 };
+        pages.set(kind, { writes: entry.writes + 1, pages: entry.pages + now - seen });
+        seen = now;
+      };
+      // 5 turns append about 500 pages of 4 KiB: below SQLite's first checkpoint (1 000 pages).
+      for (let i = 0; i < 5; i++) await agentTurn(store, note);
+      const row = [...pages].map(([kind, { writes, pages: n }]) => `${kind} ${(n / writes).toFixed(2)} (${((n / writes) * pageBytes / 1024).toFixed(1)} KiB)`);
+      console.log(`  ${name.padEnd(24)} ${row.join(', ')}`);
+    }
+    const timings = await measureInTurns(
+      stores.map(({ name, store }) => ({ name, op: () => agentTurn(store) })),
+      { rounds: 9, perRound: 60 },
+    );
+    console.log('  a whole turn (15 commits), the two files in turns:');
+    for (const timing of timings) console.log(`  ${timing.name.padEnd(24)} ${format(timing.ns / 15).padStart(10)} a commit`);
+  } finally {
+    for (const { store } of stores) await store.close();
+  }
 }
 
 async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void> {
@@ -182,6 +263,7 @@ async function postgres(url: string): Promise<void> {
 
 const dir = mkdtempSync(join(process.env.WARDRIK_BENCH_DIR ?? tmpdir(), 'wardrik-bench-'));
 try {
+  await sqlitePages(dir);
   await sqlite(dir, 'normal');
   await sqlite(dir, 'full');
 } finally {

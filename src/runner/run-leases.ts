@@ -129,14 +129,17 @@ export class RunLeases {
     this.startSweeping();
   }
 
-  /** Stops renewing and gives up every lease held, so other nodes can take the runs at once. */
+  /**
+   * Stops renewing and gives up every lease held, so other nodes can take the runs at once: returns once
+   * the releases are in the store, a sweep's under way too.
+   */
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     clearInterval(this.sweeper);
     this.sweeper = undefined;
     for (const lease of this.held.values()) lease.active = 0;
-    await this.giveUp([...this.held.keys()]).catch(() => undefined);
+    await Promise.all([this.giveUp([...this.held.keys()]).catch(() => undefined), ...this.queues.values()]);
   }
 
   /**
@@ -160,22 +163,24 @@ export class RunLeases {
 
   /**
    * Gives up the leases of `runs` in one commit, after the lease operations under way on them; an acquire
-   * of one of them waits for it.
+   * of one of them waits for it. A run an acquire under way took again keeps its new lease.
    */
   private giveUp(runs: readonly string[]): Promise<unknown> {
     if (runs.length === 0) return Promise.resolve();
     for (const run of runs) this.held.delete(run);
     const under = runs.flatMap((run) => this.queues.get(run) ?? []);
-    const released = Promise.all(under).then(() =>
-      this.store.writeJournal(runs.map((run) => ({ release: { run, node: this.node } }))),
-    );
+    const released = Promise.all(under).then(() => {
+      const free = runs.filter((run) => !this.held.has(run));
+      return free.length === 0 ? [] : this.store.writeJournal(free.map((run) => ({ release: { run, node: this.node } })));
+    });
     for (const run of runs) void this.serial(run, () => released).catch(() => undefined);
     return released;
   }
 
   private startRenewing(): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => void this.renew(), Math.max(1, Math.floor(this.ttlMs / 3)));
+    // A failed renewal is tried again at the next tick of the timer; its lease lapses if none takes.
+    this.timer = setInterval(() => void this.renew().catch(() => undefined), Math.max(1, Math.floor(this.ttlMs / 3)));
     this.timer.unref();
   }
 

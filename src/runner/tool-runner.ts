@@ -20,6 +20,7 @@ import { recordedAnswer, CallJournal } from './call-journal.js';
 import type { CallListener } from './call-listener.js';
 import { CallOutcomes } from './call-outcomes.js';
 import { Deadlines } from './deadlines.js';
+import { argumentsDigest } from './digest.js';
 import type { JournalBatch } from './journal-batch.js';
 import { ParkedCalls } from './parked-calls.js';
 import {
@@ -292,6 +293,22 @@ export class ToolRunner {
     }
   }
 
+  /**
+   * The answer of a call the journal has already. One left `started`, with the same arguments, by a node
+   * that no longer holds its run (this node holds the lease and is not running it) is taken over as
+   * recovery takes it: a turn taken up after its node died sends its calls again, and must not hear that
+   * a call nobody runs is "already running".
+   */
+  private async answerOrTakeOver(p: PreparedCall, expected: CallState | undefined): Promise<ToolAnswer> {
+    const record = expected === undefined && !this.heldAnswer(p.run, p.call) ? await this.store.getCall(p.run, p.call) : undefined;
+    const sameArguments = record !== undefined && (record.arguments === null || argumentsDigest(record.arguments) === argumentsDigest(p.arguments));
+    if (record?.state === 'started' && record.answer === undefined && sameArguments) {
+      const [, answer] = await this.resumeLeased(record);
+      if (answer !== undefined) return answer;
+    }
+    return this.journal.answerOfWinner(p.run, p.call, p.arguments);
+  }
+
   /** Acts on the policy's decision: deny, park for a person, or run. */
   private act(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, args: unknown, labels: readonly string[], decision: Decision): Promise<ToolAnswer> {
     if (decision.action === 'deny') {
@@ -371,7 +388,7 @@ export class ToolRunner {
     }
     try {
       const journaled = this.journal.writeStarted(p, first, expected);
-      if (!(journaled instanceof Promise ? await journaled : journaled)) return await this.journal.answerOfWinner(p.run, p.call, p.arguments);
+      if (!(journaled instanceof Promise ? await journaled : journaled)) return await this.answerOrTakeOver(p, expected);
       if (expected === undefined) this.outcomes.called(p, p.decision);
       let attempted: Attempted;
       if (p.entry.tool.annotations.remember === true) {

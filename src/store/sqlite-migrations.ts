@@ -73,4 +73,11 @@ export const MIGRATIONS: readonly string[] = [
   // it now walks the calls in the order first written, the table's own rowid order (sqlite-retention.ts).
   `DROP INDEX calls_by_state;
    CREATE INDEX calls_waiting ON calls (state, updated_at) WHERE state IN ('started', 'parked');`,
+  // 8: a lease taken or given up writes one page, not two: the leases are kept in their primary key's
+  // b-tree (WITHOUT ROWID) rather than in a table and an index beside it. A lease row is small and
+  // lives only while its run is held, so the table stays a leaf or two.
+  `CREATE TABLE wardrik_leases_keyed (run TEXT PRIMARY KEY, node TEXT NOT NULL, until REAL NOT NULL) WITHOUT ROWID;
+   INSERT INTO wardrik_leases_keyed (run, node, until) SELECT run, node, until FROM wardrik_leases;
+   DROP TABLE wardrik_leases;
+   ALTER TABLE wardrik_leases_keyed RENAME TO wardrik_leases;`,
 ];

@@ -73,7 +73,11 @@ const STATEMENTS = {
   releaseRun: 'DELETE FROM wardrik_leases WHERE run = ? AND node = ?',
   getTurn: `SELECT ${turnColumns} FROM wardrik_turns WHERE run = ?`,
   insertTurn: `INSERT INTO wardrik_turns (${turnColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run) DO NOTHING`,
-  updateTurn: 'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
+  // SQLite rewrites an index whenever the SET names one of its columns, even to the value it holds: a
+  // turn's agent and created_at never change in Wardrik, so the usual update leaves them out (and the
+  // index by agent untouched, a page less a turn); a record that does change them takes updateTurnWhole.
+  updateTurn: 'UPDATE wardrik_turns SET status = ?, version = ?, data = ?, updated_at = ? WHERE run = ? AND version = ? AND agent = ? AND created_at = ?',
+  updateTurnWhole: 'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
   // Oldest first; rowid breaks ties in the order the turns were first written.
   listTurns: `SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT ?`,
   listTurnsByAgent: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? ORDER BY created_at, rowid LIMIT ?`,

@@ -32,6 +32,14 @@ export interface SqliteStoreOptions {
 }
 
 /**
+ * The page size of a new file. A commit appends every page it changed to the log, whole, and the journal's
+ * rows are small, so a commit's cost follows its pages' bytes more than their number: with 2 KiB pages a
+ * journal commit writes about 6.5 pages (13 KiB) against 5.5 of 4 KiB (22 KiB), and costs about a tenth
+ * less CPU (bench/store.bench.ts). 1 KiB pages write about 10 pages a commit and measured no cheaper than 4 KiB.
+ */
+const PAGE_BYTES = 2048;
+
+/**
  * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
  * a commit is one append to the log. better-sqlite3 is synchronous, so every method runs to the end
  * without yielding: a compare-and-set cannot interleave with another in this process, and across
@@ -73,6 +81,8 @@ export class SqliteStore implements Store {
       // Read back, not echoed: what the connection really does (2 is FULL, 1 NORMAL).
       this.synchronous = this.db.pragma('synchronous', { simple: true }) === 2 ? 'full' : 'normal';
       if (!readonly) {
+        // Takes effect only on a new file (before its first write); an existing one keeps its pages.
+        this.db.pragma(`page_size = ${PAGE_BYTES}`);
         this.db.pragma('journal_mode = WAL');
         migrate(this.db);
       } else {
@@ -336,8 +346,11 @@ export class SqliteStore implements Store {
   private writeTurnRow(record: TurnRecord, expected: number | undefined): boolean {
     const values = turnValues(record);
     if (expected === undefined) return this.sql.insertTurn.run(values).changes === 1;
-    const [run, ...rest] = values;
-    return this.sql.updateTurn.run(...rest, run, expected).changes === 1;
+    const [run, agent, status, version, data, createdAt, updatedAt] = values;
+    return (
+      this.sql.updateTurn.run(status, version, data, updatedAt, run, expected, agent, createdAt).changes === 1 ||
+      this.sql.updateTurnWhole.run(agent, status, version, data, createdAt, updatedAt, run, expected).changes === 1
+    );
   }
 
   private leaseRunRow(run: string, node: string, now: number, ttlMs: number): boolean {

@@ -9,10 +9,19 @@ import pg from 'pg';
  * taken while the store is open, over a few hundred pages at most.
  */
 export function walCommits(dbPath: string): number {
+  return walFrames(dbPath).filter((frame) => frame.commit).length;
+}
+
+/**
+ * The pages a SQLite database's write-ahead log holds, frame by frame, in the order written, each with
+ * whether it ends a commit (its header carries the database size). Frames of an earlier generation of
+ * the log (other salts) are left out; valid while no checkpoint restarts the log (see `walCommits`).
+ */
+export function walFrames(dbPath: string): { page: number; commit: boolean }[] {
   const wal = `${dbPath}-wal`;
-  if (!existsSync(wal)) return 0;
+  if (!existsSync(wal)) return [];
   const size = statSync(wal).size;
-  if (size < 32) return 0;
+  if (size < 32) return [];
   const fd = openSync(wal, 'r');
   try {
     const header = Buffer.alloc(32);
@@ -21,13 +30,13 @@ export function walCommits(dbPath: string): number {
     const salt1 = header.readUInt32BE(16);
     const salt2 = header.readUInt32BE(20);
     const frame = Buffer.alloc(24);
-    let commits = 0;
+    const frames: { page: number; commit: boolean }[] = [];
     for (let at = 32; at + 24 + pageSize <= size; at += 24 + pageSize) {
       readSync(fd, frame, 0, 24, at);
       if (frame.readUInt32BE(8) !== salt1 || frame.readUInt32BE(12) !== salt2) break;
-      if (frame.readUInt32BE(4) !== 0) commits++;
+      frames.push({ page: frame.readUInt32BE(0), commit: frame.readUInt32BE(4) !== 0 });
     }
-    return commits;
+    return frames;
   } finally {
     closeSync(fd);
   }

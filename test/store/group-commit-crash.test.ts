@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/open-store.js';
+import type { CallRecord, StepRecord, Store } from '../../src/store/store.js';
 import { scratchStores } from '../crash/scratch-stores.js';
 
 /**
@@ -31,6 +32,23 @@ function killAfter(url: string, acks: number): Promise<string[]> {
   });
 }
 
+/**
+ * The run's calls and steps once they stop changing: PostgreSQL finishes a statement the killed writer had
+ * sent (and commits it, whole) a moment after the kill, and a commit landing between the two reads would
+ * look like a batch cut in two.
+ */
+async function settled(store: Store, run: string): Promise<{ calls: CallRecord[]; steps: StepRecord[] }> {
+  let last = '';
+  for (;;) {
+    const calls = await store.listCalls({ run });
+    const steps = await store.listSteps(run);
+    const seen = JSON.stringify([calls.map((call) => [call.call, call.state]), steps.map((step) => step.index)]);
+    if (seen === last) return { calls, steps };
+    last = seen;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 for (const [name, storeUrl] of stores) {
   describe(`Journal batches sharing commits, the writer killed with SIGKILL, on ${name}`, () => {
     it('loses no batch the store acknowledged, and keeps every batch whole or not at all', async () => {
@@ -48,8 +66,7 @@ for (const [name, storeUrl] of stores) {
         assert.ok(acked.size > RUNS / 2, `most runs wrote before the kill (${acked.size})`);
         for (let n = 0; n < RUNS; n++) {
           const run = `run-${n}`;
-          const calls = await store.listCalls({ run });
-          const steps = await store.listSteps(run);
+          const { calls, steps } = await settled(store, run);
           const { started, answered } = acked.get(run) ?? { started: -1, answered: -1 };
           // Steps 2i (model) and 2i+1 (tools) go with call i's `started` and its answer.
           const answeredCalls = calls.filter((call) => call.state === 'succeeded').length;

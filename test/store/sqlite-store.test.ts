@@ -9,6 +9,7 @@ import { StoreError } from '../../src/errors.js';
 import { defineTool, Tokens, Wardrik } from '../../src/index.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { JournalWrite } from '../../src/store/store.js';
+import { walFrames } from './commit-counters.js';
 import { storeContract } from './store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-sqlite-'));
@@ -18,18 +19,23 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
 storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
-/** Undoes migration 7 on a new file: what a version-6 Wardrik left (calls_by_state over every call). */
-const TO_VERSION_6 = `DROP INDEX calls_waiting;
+/** Undoes migration 8 on a new file: what a version-7 Wardrik left (leases in a rowid table and its key's index). */
+const TO_VERSION_7 = `DROP TABLE wardrik_leases;
+  CREATE TABLE wardrik_leases (run TEXT PRIMARY KEY, node TEXT NOT NULL, until REAL NOT NULL);
+  DELETE FROM wardrik_migrations WHERE version >= 8;`;
+
+/** Undoes migrations 8 and 7 on a new file: what a version-6 Wardrik left (calls_by_state over every call). */
+const TO_VERSION_6 = `${TO_VERSION_7} DROP INDEX calls_waiting;
   CREATE INDEX calls_by_state ON calls (state, updated_at);
   DELETE FROM wardrik_migrations WHERE version >= 7;`;
 
-/** Undoes migrations 7 and 6 on a new file: what a version-5 Wardrik left (calls_by_run, steps in a rowid table). */
+/** Undoes migrations 8, 7 and 6 on a new file: what a version-5 Wardrik left (calls_by_run, steps in a rowid table). */
 const TO_VERSION_5 = `${TO_VERSION_6} CREATE INDEX calls_by_run ON calls (run);
   DROP TABLE wardrik_steps;
   CREATE TABLE wardrik_steps (run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL, PRIMARY KEY (run, idx));
   DELETE FROM wardrik_migrations WHERE version >= 6;`;
 
-/** Undoes migrations 7, 6, 5 and 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+/** Undoes migrations 8 to 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
 const TO_VERSION_3 = `${TO_VERSION_5} DROP INDEX wardrik_turns_finished; DROP INDEX wardrik_turns_finished_at; DROP INDEX inbox_by_run;
   DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
   ALTER TABLE spend ADD COLUMN usd REAL NOT NULL DEFAULT 0; ALTER TABLE spend DROP COLUMN micro_usd;
@@ -44,13 +50,39 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
       } finally {
         db.close();
       }
       const store = new SqliteStore({ path });
       assert.equal(store.synchronous, 'normal');
       await store.close();
+    });
+
+    it('makes a new file with 2 KiB pages, and keeps the pages of a file that exists', async () => {
+      const fresh = join(dir, 'pages-new.db');
+      await new SqliteStore({ path: fresh }).close();
+      const older = join(dir, 'pages-4k.db');
+      const made = new Database(older);
+      made.pragma('page_size = 4096');
+      made.pragma('journal_mode = WAL');
+      made.exec('CREATE TABLE mine (x)');
+      made.close();
+      const store = new SqliteStore({ path: older });
+      try {
+        await store.leaseRun('run-1', 'node-a', 1_000, 100);
+        assert.equal(await store.leaseRun('run-1', 'node-b', 1_000, 100), false);
+      } finally {
+        await store.close();
+      }
+      for (const [path, bytes] of [[fresh, 2048], [older, 4096]] as const) {
+        const db = new Database(path, { readonly: true });
+        try {
+          assert.equal(db.pragma('page_size', { simple: true }), bytes, path);
+        } finally {
+          db.close();
+        }
+      }
     });
 
     it('syncs every commit when asked for synchronous FULL', async () => {
@@ -68,7 +100,7 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
       } finally {
         db.close();
       }
@@ -80,7 +112,7 @@ describe('SqliteStore', () => {
       const old = new Database(older);
       old.prepare('DELETE FROM wardrik_migrations WHERE version >= 4').run();
       old.close();
-      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(7\).*Fix: open it once without the readonly option/);
+      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(8\).*Fix: open it once without the readonly option/);
     });
 
     it('upgrades a version-3 file, turning its dollars into micro-dollars', async () => {
@@ -100,6 +132,34 @@ describe('SqliteStore', () => {
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
         await store.close();
+      }
+    });
+
+    it('upgrades a version-7 file, keeping its leases in the keyed table', async () => {
+      const path = join(dir, 'v7.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      db.exec(`${TO_VERSION_7}
+               INSERT INTO wardrik_leases (run, node, until) VALUES ('held', 'node-a', 5000), ('lapsed', 'node-a', 10);`);
+      db.close();
+      const store = new SqliteStore({ path });
+      try {
+        assert.equal(await store.leaseRun('held', 'node-b', 1_000, 100), false, 'a lease held before the upgrade still holds');
+        assert.equal(await store.leaseRun('held', 'node-a', 1_000, 100), true, 'its holder renews it');
+        assert.equal(await store.leaseRun('lapsed', 'node-b', 1_000, 100), true, 'a lapsed one may be taken');
+        await store.releaseRun('held', 'node-a');
+        assert.equal(await store.leaseRun('held', 'node-b', 1_000, 100), true, 'a released one may be taken');
+        assert.equal((await store.prune({ before: 2_000 })).leases, 2, 'retention finds the lapsed leases');
+      } finally {
+        await store.close();
+      }
+      const check = new Database(path, { readonly: true });
+      try {
+        const table = check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'wardrik_leases'`).get() as { sql: string };
+        assert.match(table.sql, /WITHOUT ROWID/);
+        assert.deepEqual(check.prepare(`SELECT name FROM sqlite_master WHERE tbl_name = 'wardrik_leases' AND type = 'index'`).all(), []);
+      } finally {
+        check.close();
       }
     });
 
@@ -189,7 +249,7 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
       } finally {
         check.close();
       }
@@ -208,6 +268,58 @@ describe('SqliteStore', () => {
         assert.match(error.message, /Fix: a newer Wardrik wrote this store; upgrade Wardrik/);
         return true;
       });
+    });
+  });
+
+  describe('pages a write appends to the log (a commit costs about its pages)', () => {
+    /** The b-trees (tables and indexes, by name) whose pages `write` appended to the log, with how many pages each. */
+    async function treesWritten(path: string, write: () => Promise<unknown>): Promise<Record<string, number>> {
+      const before = walFrames(path).length;
+      await write();
+      const pages = walFrames(path).slice(before).map((frame) => frame.page);
+      const db = new Database(path, { readonly: true });
+      try {
+        const names = new Map((db.prepare('SELECT pageno, name FROM dbstat').all() as { pageno: number; name: string }[]).map((row) => [row.pageno, row.name]));
+        const trees: Record<string, number> = {};
+        for (const page of pages) trees[names.get(page) ?? `page ${page}`] = (trees[names.get(page) ?? `page ${page}`] ?? 0) + 1;
+        return trees;
+      } finally {
+        db.close();
+      }
+    }
+
+    it('takes and gives up a lease with one page each', async () => {
+      const path = join(dir, 'lease-pages.db');
+      const store = new SqliteStore({ path });
+      try {
+        assert.deepEqual(await treesWritten(path, () => store.leaseRun('run-1', 'node-a', 1_000, 100)), { wardrik_leases: 1 });
+        assert.deepEqual(await treesWritten(path, () => store.leaseRun('run-1', 'node-a', 1_050, 100)), { wardrik_leases: 1 });
+        assert.deepEqual(await treesWritten(path, () => store.releaseRun('run-1', 'node-a')), { wardrik_leases: 1 });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('finishes a turn without rewriting the index of turns by agent, and still writes a record that moves it', async () => {
+      const path = join(dir, 'turn-pages.db');
+      const store = new SqliteStore({ path });
+      try {
+        const turn = { run: 'run-1', agent: 'a', status: 'running' as const, version: 0, data: { n: 0 }, createdAt: 10, updatedAt: 10 };
+        await store.writeTurn(turn, undefined);
+        const done = { ...turn, status: 'done' as const, version: 1, data: { n: 1 }, updatedAt: 20 };
+        const trees = await treesWritten(path, () => store.writeTurn(done, 0));
+        assert.equal(trees['wardrik_turns_by_agent'], undefined, `pages written: ${JSON.stringify(trees)}`);
+        assert.deepEqual(await store.getTurn('run-1'), done);
+        // The whole record is still written when its agent or creation time changes, and only at the expected version.
+        const moved = { ...done, agent: 'b', createdAt: 5, version: 2 };
+        assert.equal(await store.writeTurn(moved, 0), false);
+        assert.equal(await store.writeTurn(moved, 1), true);
+        assert.deepEqual(await store.getTurn('run-1'), moved);
+        assert.deepEqual((await store.listTurns({ agent: 'b' })).map((record) => record.run), ['run-1']);
+        assert.deepEqual(await store.listTurns({ agent: 'a' }), []);
+      } finally {
+        await store.close();
+      }
     });
   });
 

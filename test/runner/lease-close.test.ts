@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { MemoryStore } from '../../src/index.js';
+import { RunLeases } from '../../src/runner/run-leases.js';
+import type { JournalWrite } from '../../src/store/store.js';
+
+/**
+ * Closing a node's leases while lease operations are under way: what `close` gives up is given up in the
+ * store by the time it returns, and a release never lands after an acquire that took the run again (the
+ * node would drive the run with no lease in the store, and another node could take it over).
+ */
+
+/** Waits until `done` holds, checking every 5 ms, for at most 5 s. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) await sleep(5);
+}
+
+describe('RunLeases.close', () => {
+  it('leaves the lease in the store of a run an acquire under way took again', async () => {
+    let now = 0;
+    const store = new MemoryStore();
+    const a = new RunLeases(store, { now: () => now }, 'a', 60_000, () => undefined);
+    assert.equal(await a.acquire('r'), true);
+    // Less than half the lease left: the next acquire goes to the store, and is under way while `close` runs.
+    now = 40_000;
+    const taking = a.acquire('r');
+    const closing = a.close();
+    assert.equal(await taking, true, 'the acquire took the run: this node drives it');
+    await closing;
+    assert.equal(await store.leaseRun('r', 'b', now, 60_000), false, "the run's lease is still a's in the store");
+  });
+
+  it('returns once the releases a sweep had under way are in the store', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let releasing = false;
+    class SlowReleases extends MemoryStore {
+      override async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
+        if (writes.some((write) => 'release' in write)) {
+          releasing = true;
+          await gate;
+        }
+        return super.writeJournal(writes);
+      }
+    }
+    const store = new SlowReleases();
+    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined, 10);
+    assert.equal(await a.acquire('r'), true);
+    a.release('r');
+    await until(() => releasing);
+    assert.equal(releasing, true, 'the sweep is giving the lease up');
+    let closed = false;
+    const closing = a.close().then(() => (closed = true));
+    await sleep(20);
+    assert.equal(closed, false, 'close waits for the release under way');
+    open();
+    await closing;
+    assert.equal(await store.leaseRun('r', 'b', Date.now(), 60_000), true, 'another node can take the run once close returned');
+  });
+});
