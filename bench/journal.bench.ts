@@ -1,7 +1,7 @@
 // What durability costs per tool call, and how it holds under concurrency. In one run:
 // - the agent loop per tool call at 10 and 50 steps on memory, SQLite (synchronous normal and full) and
 //   PostgreSQL, against the AI SDK's generateText loop over the same fake model and tool, each warmed up
-//   first and all timed in turns;
+//   first;
 // - the database's own floor, measured here: a raw better-sqlite3 insert-and-commit of a small row
 //   (WAL, synchronous normal) and a raw PostgreSQL round trip (an autocommitted insert of a small row);
 // - targets: SQLite normal per call ≤ memory + 4 raw commits; PostgreSQL ≤ memory + 2.5 raw round trips;
@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Wardrik } from '../src/index.js';
 import { fakeModel, aiSdkLoop, wardrikLoop, bump } from './agent-loop.js';
-import { format, measure, measureInTurns, median, type Measured, type Timing } from './lib.js';
+import { format, measure, median, type Timing } from './lib.js';
 
 const PG_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-journal-bench-'));
@@ -61,25 +61,32 @@ async function rawPostgresRoundTrip(): Promise<Timing> {
 const WARM_UP_TURNS = { 10: 250, 50: 60 } as const;
 
 /**
- * The agent loop per tool call on each store and the AI SDK's, measured in turns (`measureInTurns`): each
- * round runs every loop once, so a slow spell of this shared machine falls on all of them alike.
+ * The agent loop per tool call on each store and the AI SDK's, each warmed up, timed and closed before
+ * the next starts: a SQLite store's checkpoint thread, left running beside another loop, would take that
+ * loop's core on this two-core machine.
  */
 async function loopsPerCall(steps: 10 | 50): Promise<Timing[]> {
   const perRound = steps === 10 ? 20 : 4;
-  const stores: [string, string][] = [
+  const timed = async (name: string, op: () => Promise<unknown>): Promise<Timing> => {
+    for (let turn = 0; turn < WARM_UP_TURNS[steps]; turn++) await op();
+    const { ns } = await measure(name, op, { perRound, rounds: 9 });
+    return { name, ns: ns / steps };
+  };
+  const timings = [await timed('AI SDK generateText', aiSdkLoop(steps))];
+  for (const [name, store] of [
     ['Wardrik, memory', 'memory:'],
     ['Wardrik, SQLite normal', `sqlite:${join(dir, `normal-${steps}.db`)}`],
     ['Wardrik, SQLite full', `sqlite:${join(dir, `full-${steps}.db`)}?synchronous=full`],
     ['Wardrik, PostgreSQL', pgUrl()],
-  ];
-  const loops = await Promise.all(stores.map(([name, store]) => wardrikLoop(store, steps, name)));
-  try {
-    const measured: Measured[] = [{ name: 'AI SDK generateText', op: aiSdkLoop(steps) }, ...loops.map(([, op, name]) => ({ name, op }))];
-    for (const { op } of measured) for (let turn = 0; turn < WARM_UP_TURNS[steps]; turn++) await op();
-    return (await measureInTurns(measured, { perRound, rounds: 9 })).map(({ name, ns }) => ({ name, ns: ns / steps }));
-  } finally {
-    for (const [wardrik] of loops) await wardrik.close();
+  ] as const) {
+    const [wardrik, op] = await wardrikLoop(store, steps, name);
+    try {
+      timings.push(await timed(name, op));
+    } finally {
+      await wardrik.close();
+    }
   }
+  return timings;
 }
 
 /** Tool calls per second with `agents` agents each running a turn of `steps` steps at once. */
