@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { MemoryStore, SqliteStore } from '../../src/index.js';
+import { SqliteStore } from '../../src/index.js';
 import { RunLeases } from '../../src/runner/run-leases.js';
 import type { JournalWrite } from '../../src/store/store.js';
 import { scratchStores } from '../crash/scratch-stores.js';
 import { walCommits } from '../store/commit-counters.js';
+import { SlowReleases } from './slow-releases.js';
 
 /**
  * A node's leases are renewed, and given up once their runs go idle, in one commit for all the runs at a
@@ -77,28 +78,16 @@ describe('RunLeases in batches', () => {
   });
 
   it('takes a run again only after its lease was given up in the store, so the release cannot undo the new lease', async () => {
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let releasing = false;
-    // A store whose releases wait at a gate: the acquire comes while the release is under way.
-    class SlowReleases extends MemoryStore {
-      override async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
-        if (writes.some((write) => 'release' in write)) {
-          releasing = true;
-          await gate;
-        }
-        return super.writeJournal(writes);
-      }
-    }
+    // The acquire comes while the release is under way.
     const store = new SlowReleases();
     const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined, 20);
     try {
       assert.equal(await a.acquire('r'), true);
       a.release('r');
-      await until(async () => releasing);
-      assert.equal(releasing, true);
+      await until(async () => store.releasing);
+      assert.equal(store.releasing, true);
       const taking = a.acquire('r');
-      open();
+      store.open();
       assert.equal(await taking, true);
       assert.equal(await store.leaseRun('r', 'b', Date.now(), 1_000), false, 'the new lease is a\'s, in the store');
     } finally {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../src/index.js';
 import { RunLeases } from '../../src/runner/run-leases.js';
-import type { JournalWrite } from '../../src/store/store.js';
+import { SlowReleases } from './slow-releases.js';
 
 /**
  * Closing a node's leases while lease operations are under way: what `close` gives up is given up in the
@@ -32,29 +32,17 @@ describe('RunLeases.close', () => {
   });
 
   it('returns once the releases a sweep had under way are in the store', async () => {
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let releasing = false;
-    class SlowReleases extends MemoryStore {
-      override async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
-        if (writes.some((write) => 'release' in write)) {
-          releasing = true;
-          await gate;
-        }
-        return super.writeJournal(writes);
-      }
-    }
     const store = new SlowReleases();
     const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined, 10);
     assert.equal(await a.acquire('r'), true);
     a.release('r');
-    await until(() => releasing);
-    assert.equal(releasing, true, 'the sweep is giving the lease up');
+    await until(() => store.releasing);
+    assert.equal(store.releasing, true, 'the sweep is giving the lease up');
     let closed = false;
     const closing = a.close().then(() => (closed = true));
     await sleep(20);
     assert.equal(closed, false, 'close waits for the release under way');
-    open();
+    store.open();
     await closing;
     assert.equal(await store.leaseRun('r', 'b', Date.now(), 60_000), true, 'another node can take the run once close returned');
   });
