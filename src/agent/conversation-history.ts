@@ -14,12 +14,15 @@ import type { HistoryEntry, Runtime } from './turn-state.js';
 export class ConversationHistory {
   constructor(private readonly store: Store) {}
 
-  /** Adds a finished turn to the agent's conversation. */
-  async add(rt: Runtime, run: string, finishedAt: number, messages: readonly LanguageModelV3Message[]): Promise<void> {
+  /**
+   * Adds a finished turn to the agent's conversation. `labels`: those its calls' answers carried, when the
+   * caller saw them all; otherwise they are read from the journal.
+   */
+  async add(rt: Runtime, run: string, finishedAt: number, messages: readonly LanguageModelV3Message[], labels?: ReadonlySet<string>): Promise<void> {
     rt.history ??= this.load(rt);
     const entries = await rt.history;
     if (rt.historyTurns === 0 || entries.some((e) => e.run === run)) return;
-    const entry: HistoryEntry = { run, finishedAt, messages, labels: await this.labelsRead(run) };
+    const entry: HistoryEntry = { run, finishedAt, messages, labels: labels === undefined ? await this.labelsRead(run) : [...labels].sort() };
     if (entries.some((e) => e.run === run)) return;
     entries.push(entry);
     if (entries.length > rt.historyTurns * 2) entries.splice(0, entries.length - rt.historyTurns);

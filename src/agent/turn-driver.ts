@@ -132,6 +132,8 @@ export class TurnDriver {
       earlier: data.earlier ?? [],
       waitingForPerson: new Map(),
       journal: new JournalBatch(this.store),
+      // A turn with no steps yet has had no calls: every answer it gets, it sees here.
+      labelsRead: steps.length === 0 ? new Set() : undefined,
     };
   }
 
@@ -267,7 +269,7 @@ export class TurnDriver {
       spentUsd: d.spentUsd,
       ...(error === undefined ? {} : { error }),
     });
-    await this.history.add(rt, d.run, next.updatedAt, d.prompt.slice(d.prompt.length - turnLength(d)));
+    await this.history.add(rt, d.run, next.updatedAt, d.prompt.slice(d.prompt.length - turnLength(d)), d.labelsRead);
     for (const waiter of this.waiters.get(d.run) ?? []) waiter(result);
     return result;
   }

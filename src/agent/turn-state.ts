@@ -59,6 +59,11 @@ export interface LiveTurn {
   readonly waitingForPerson: Map<string, (inboxId: string, reason: string) => void>;
   /** The turn's journal writes not committed yet: each rides with the run's next write (see `JournalBatch`). */
   readonly journal: JournalBatch;
+  /**
+   * The labels this turn's calls' answers carried, when all of them were seen here (a turn begun in this
+   * process); undefined for a turn taken up from its journal, whose earlier answers only the store has.
+   */
+  readonly labelsRead: Set<string> | undefined;
 }
 
 /** Turn states after which nothing more happens. */

@@ -90,6 +90,7 @@ export class TurnToolCalls {
         signal: d.signal,
         ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
       }));
+      for (const label of answer.labels) d.labelsRead?.add(label);
       span.set({ 'wardrik.tool.status': answer.status });
       if (answer.status === 'error') span.fail(answer.code, answer.message);
       return answer;

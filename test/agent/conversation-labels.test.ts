@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { defineTool, ToolResult, Wardrik, type WardrikOptions } from '../../src/index.js';
+import { defineTool, MemoryStore, ToolResult, Wardrik, type WardrikOptions } from '../../src/index.js';
+import type { CallListOptions, CallRecord } from '../../src/store/store.js';
 import { scriptedModel, type ScriptedCall, type ScriptedStep } from '../../src/testing/index.js';
 import { counter } from '../runner/helpers.js';
 
@@ -53,6 +54,26 @@ describe('Labels across the turns of a conversation', () => {
     const item = (await wardrik.inbox.list())[0]!;
     assert.ok(item.labels.includes('outside'));
     assert.match(item.reason, new RegExp(`The run carries labels of earlier turns whose text is in this turn's prompt: "outside" from earlier turn ${first.run}\\.`));
+    await wardrik.close();
+  });
+
+  it('knows the labels a turn read without reading its calls back from the store when it ends', async () => {
+    const refunds = counter();
+    let callReads = 0;
+    class Counting extends MemoryStore {
+      override async listCalls(options: CallListOptions): Promise<CallRecord[]> {
+        if (options.run !== undefined) callReads++; // a run's calls (recovery lists calls by state)
+        return super.listCalls(options);
+      }
+    }
+    const wardrik = await Wardrik.create({ store: new Counting(), recoverMs: Infinity, tools: shop(refunds), policy: allowAll });
+    const agent = wardrik.startAgent({ id: 'desk', model: obeying(), tools: ['shop/*'] });
+    const first = await agent.send('Please read the page.');
+    assert.equal(first.status, 'done');
+    assert.equal(callReads, 0, 'the turn saw every answer it got');
+    const second = await agent.send('What time is it?');
+    assert.equal(second.status, 'parked', 'the next turn still starts with the label the first read');
+    assert.equal(refunds.count, 0);
     await wardrik.close();
   });
 
