@@ -13,7 +13,9 @@ export interface TookRow {
  * `Store.writeJournal` on PostgreSQL. The batches handed in during one turn of the event loop go to the
  * server as one statement (the store's `writeJournal`, one round trip and one transaction), so many runs
  * writing at once share round trips and commits. At most `maxInFlight` such statements run at once;
- * batches handed in meanwhile wait for the next.
+ * batches handed in meanwhile wait for the next. A batch alone in its statement that writes at most one
+ * row of each kind (an agent turn's commits, one after the other) goes as `writeJournalRow`, whose values
+ * are single values: the same writes, less work on both ends than arrays.
  *
  * What each caller sees is what its batch alone would have got. A statement answers which rows took (a
  * call, a step, a turn, a run's lease), not which writes, so no statement names a row twice:
@@ -31,7 +33,10 @@ export class PostgresJournal {
   private readonly groups: GroupCommit<JournalWrite, boolean>;
 
   constructor(
+    /** Sends `writeJournal`'s 35 arrays; answers the rows that took. */
     private readonly send: (columns: unknown[][]) => Promise<readonly TookRow[]>,
+    /** Sends `writeJournalRow`'s 47 values; answers which of its parts took, a bit each. */
+    private readonly sendRow: (values: unknown[]) => Promise<number>,
     /** Sends the statements one after the other in one transaction; answers each one's rows. */
     private readonly sendInOrder: (statements: readonly unknown[][][]) => Promise<readonly (readonly TookRow[])[]>,
     private readonly failure: (error: unknown) => Error,
@@ -82,7 +87,7 @@ export class PostgresJournal {
   /** A batch that writes a row twice: its parts (each naming a row once) in order, in one transaction. */
   private async sendParts(batch: Encoded, parts: readonly Encoded[], outcomes: BatchOutcome<boolean>[]): Promise<void> {
     try {
-      const took = await this.sendInOrder(parts.map((part) => part.columns));
+      const took = await this.sendInOrder(parts.map((part) => columnsOf([part])));
       outcomes[batch.index] = { results: parts.flatMap((part, i) => answerOf(part, took[i]!)) };
     } catch (error) {
       outcomes[batch.index] = { error: this.failure(error) };
@@ -91,8 +96,13 @@ export class PostgresJournal {
 
   private async sendTogether(statement: readonly Encoded[], outcomes: BatchOutcome<boolean>[]): Promise<void> {
     try {
-      const columns = Array.from({ length: COLUMNS }, (_, column) => statement.flatMap((batch) => batch.columns[column]!));
-      const took = await this.send(columns);
+      const row = statement.length === 1 ? rowOf(statement[0]!) : undefined;
+      if (row !== undefined) {
+        const took = await this.sendRow(row.values);
+        outcomes[statement[0]!.index] = { results: row.bits.map((bit) => (took & bit) !== 0) };
+        return;
+      }
+      const took = await this.send(columnsOf(statement));
       answer(statement, new Set(took.map((row) => keyOf(row.kind, row.run, row.key))), outcomes);
     } catch (error) {
       if (statement.length === 1 || !refusedByServer(error)) {
@@ -116,10 +126,10 @@ const RELEASE = 33;
 /** The rows a journal statement writes, by table. */
 type Kind = 'call' | 'step' | 'turn' | 'lease';
 
-/** One batch as columns of the journal statement, and the row each of its writes names. */
+/** One batch's values, each row with the first of its parameters in the journal statement, and the row each of its writes names. */
 interface Encoded {
   readonly index: number;
-  readonly columns: unknown[][];
+  readonly rows: readonly (readonly [first: number, values: readonly unknown[]])[];
   /** The row each write names (`undefined`: spend or labels, which name no row one statement could write twice). */
   readonly keys: (string | undefined)[];
   /** Whether each write is answered by its row taking; the others (spend, labels, a release) are always true. */
@@ -147,8 +157,8 @@ function encode(index: number, writes: readonly JournalWrite[]): Encoded {
 }
 
 function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
-  const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
-  const push = (first: number, values: readonly unknown[]) => values.forEach((value, i) => columns[first + i]!.push(value));
+  const rows: [number, readonly unknown[]][] = [];
+  const push = (first: number, values: readonly unknown[]) => void rows.push([first, values]);
   const keys: (string | undefined)[] = [];
   const answered: boolean[] = [];
   for (const write of writes) {
@@ -178,7 +188,57 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
     }
     answered.push(!('spend' in write || 'labels' in write || 'release' in write));
   }
-  return { index, columns, keys, answered };
+  return { index, rows, keys, answered };
+}
+
+/** The journal statement's 35 arrays for the batches' rows, in order. */
+function columnsOf(batches: readonly Encoded[]): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
+  for (const batch of batches) for (const [first, values] of batch.rows) values.forEach((value, i) => columns[first + i]!.push(value));
+  return columns;
+}
+
+/**
+ * The parts of `writeJournalRow`, in its parameters' order: a call's first write (12 values), a call's
+ * compare-and-set (13 with the expected state), two steps (4 each), spend (2), a turn (8 with the expected
+ * version) and a lease (4); 47 values. It answers which parts took as one integer, a bit each (`1 << part`).
+ */
+const ROW_PARTS = [
+  { first: 0, length: 12 },
+  { first: 12, length: 13 },
+  { first: 25, length: 4 },
+  { first: 29, length: 4 },
+  { first: 33, length: 2 },
+  { first: 35, length: 8 },
+  { first: 43, length: 4 },
+] as const;
+const ROW_VALUES = 47;
+const [INSERT_PART, UPDATE_PART, STEP_PART, SECOND_STEP_PART, SPEND_PART, TURN_PART, LEASE_PART] = [0, 1, 2, 3, 4, 5, 6];
+
+/**
+ * The batch as `writeJournalRow`'s values and, for each write, the bit that answers it; undefined when
+ * the batch writes more than that statement holds (two calls' first writes, three steps, labels, a release).
+ */
+function rowOf(batch: Encoded): { readonly values: unknown[]; readonly bits: number[] } | undefined {
+  const values = new Array<unknown>(ROW_VALUES).fill(null);
+  const bits: number[] = [];
+  const put = (part: number, row: readonly unknown[]) => {
+    const bit = 1 << part;
+    if (bits.includes(bit)) return false;
+    bits.push(bit);
+    for (let i = 0; i < ROW_PARTS[part]!.length; i++) values[ROW_PARTS[part]!.first + i] = row[i];
+    return true;
+  };
+  for (const [first, row] of batch.rows) {
+    const fits =
+      first === 0 ? put(row[12] === null ? INSERT_PART : UPDATE_PART, row)
+      : first === STEP ? put(STEP_PART, row) || put(SECOND_STEP_PART, row)
+      : first === SPEND ? put(SPEND_PART, row)
+      : first === TURN ? put(TURN_PART, row)
+      : first === LEASE && put(LEASE_PART, row);
+    if (!fits) return undefined;
+  }
+  return { values, bits };
 }
 
 function answer(statement: readonly Encoded[], took: ReadonlySet<string>, outcomes: BatchOutcome<boolean>[]): void {

@@ -100,6 +100,18 @@ export const STATEMENTS = {
       $18::text[], $19::bigint[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::integer[], $26::text[],
       $27::double precision[], $28::double precision[], $29::integer[], $30::text[], $31::text[], $32::double precision[], $33::double precision[],
       $34::text[], $35::text[]) AS took (kind, run, key)`,
+  // One commit of one batch that writes at most one row of each kind (migration 8): the same writes as
+  // writeJournal, as single values. Its parameters: a call's first write ($1-$12 as insertCall's), a call's
+  // compare-and-set ($13-$24 as updateCall's, $25 the expected state), two steps ($26-$29, $30-$33), spend
+  // ($34 agent, $35 micro-dollars), a turn ($36-$42 as insertTurn's, $43 the expected version or NULL to
+  // insert) and a lease taken ($44 run, $45 node, $46 until, $47 now); a part whose run (agent) is NULL is
+  // left out. Answers which parts took, a bit each in that order (1 the call's first write … 64 the lease).
+  writeJournalRow: `SELECT {s}.wardrik_journal_row($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::integer,
+      $9::text, $10::text, $11::double precision, $12::bigint, $13::text, $14::text, $15::text, $16::text, $17::text, $18::text, $19::text,
+      $20::integer, $21::text, $22::text, $23::double precision, $24::bigint, $25::text, $26::text, $27::integer, $28::text,
+      $29::double precision, $30::text, $31::integer, $32::text, $33::double precision, $34::text, $35::bigint, $36::text, $37::text,
+      $38::text, $39::integer, $40::text, $41::double precision, $42::double precision, $43::integer, $44::text, $45::text,
+      $46::double precision, $47::double precision) AS took`,
   // Retention: the runs that may go (see sqlite-retention.ts), then everything of theirs, in one statement.
   prune: `WITH runs AS (
       SELECT run FROM (

@@ -64,6 +64,7 @@ export class PostgresStore implements Store {
     ) as Record<keyof typeof STATEMENTS, string>;
     this.journal = new PostgresJournal(
       async (columns) => (await (await this.ready()).query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values: columns })).rows,
+      async (values) => (await (await this.ready()).query<{ took: number }>({ name: 'wardrik_writeJournalRow', text: this.q.writeJournalRow, values })).rows[0]!.took,
       (statements) => this.journalInOrder(statements),
       (error) => this.storeError('write to the journal', error),
       JOURNAL_STATEMENTS_IN_FLIGHT,

@@ -130,13 +130,21 @@ describe('An agent turn of ten tool calls', () => {
       try {
         // Only what the turn sends: the statements list starts again when the count is first read.
         let reads = 0;
+        let turnStatements: string[] = [];
         const commits = await turnOn(`${POSTGRES_URL}?schema=${schema}`, tool, () => {
           if (reads++ === 0) statements = [];
+          else turnStatements = [...statements];
           return counter.counts.transactions;
         }, priced);
         ran.splice(0);
         assert.ok(commits <= 2 * CALLS + START_AND_END, `${commits} write transactions for ${CALLS} calls`);
         assert.equal(statements.filter((text) => text === 'BEGIN').length, 0, `every write is one statement, one round trip: ${statements.join(' | ')}`);
+        // A turn's commits, one after the other, each write one row of its kind: each is the journal
+        // function of single values (migration 8), none the one of arrays.
+        // (The lease given up when Wardrik closes, after the turn, is not one of them.)
+        const rowCommits = turnStatements.filter((text) => /\.wardrik_journal_row\(/.test(text)).length;
+        assert.equal(rowCommits, commits, `${rowCommits} of ${commits} commits through wardrik_journal_row`);
+        assert.equal(turnStatements.filter((text) => /\.wardrik_journal\(/.test(text)).length, 0, 'no commit through wardrik_journal');
         const labelReads = statements.filter((text) => /SELECT label FROM/.test(text)).length;
         assert.equal(labelReads, 0, "no read of the run's labels");
       } finally {

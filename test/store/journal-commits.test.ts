@@ -82,4 +82,37 @@ describe('A batch of journal writes', () => {
       await store.close();
     }
   });
+
+  it('goes as one call of the journal function of single values on PostgreSQL when it writes one row of each kind, else as arrays', async () => {
+    const store = await new PostgresStore({ url, schema }).start();
+    const sent: string[] = [];
+    const original = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = (args[0] as { text?: string })?.text ?? '';
+      if (text.includes(`"${schema}"`)) sent.push(/\.wardrik_journal_row\(/.test(text) ? 'row' : /\.wardrik_journal\(/.test(text) ? 'arrays' : 'other');
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    try {
+      const step = (run: string, index: number): JournalWrite => ({ step: { run, index, data: { kind: 'model' }, createdAt: 1 } });
+      // A tool call's commit: the last answer, its tools step, the next model step and its call.
+      await store.writeJournal([step('run-r', 0), { call: started('run-r', 'c0'), expected: undefined }]);
+      const answered: JournalWrite = { call: { ...started('run-r', 'c0'), state: 'succeeded', answer: { status: 'ok', output: 1, labels: [] }, updatedAt: 2 }, expected: 'started' };
+      assert.deepEqual(await store.writeJournal([answered, step('run-r', 1), step('run-r', 2), { spend: { agent: 'a', microUsd: 1 } }, { call: started('run-r', 'c1'), expected: undefined }]), [true, true, true, true, true]);
+      assert.deepEqual(sent, ['row', 'row']);
+      // Answered as a row each: the compare-and-set and the step that find their rows taken take nothing.
+      assert.deepEqual(await store.writeJournal([answered, step('run-r', 3), step('run-r', 2)]), [false, true, false]);
+      // Two new calls, three steps, labels: arrays.
+      sent.length = 0;
+      await store.writeJournal([{ call: started('run-a', 'c0'), expected: undefined }, { call: started('run-a', 'c1'), expected: undefined }]);
+      await store.writeJournal([step('run-a', 0), step('run-a', 1), step('run-a', 2)]);
+      await store.writeJournal([{ labels: { run: 'run-a', labels: ['outside'] } }]);
+      // Batches of two runs ready together share one statement: arrays.
+      await Promise.all([store.writeJournal([step('run-b', 0)]), store.writeJournal([step('run-c', 0)])]);
+      assert.deepEqual(sent, ['arrays', 'arrays', 'arrays', 'arrays']);
+      assert.equal((await store.listSteps('run-c')).length, 1);
+    } finally {
+      pg.Client.prototype.query = original;
+      await store.close();
+    }
+  });
 });

@@ -27,6 +27,12 @@ function answering(runs: readonly string[]): unknown[][] {
   return columns;
 }
 
+/** The single-value journal statement's 47 values (migration 8) for a call answered and a turn moved on from version 1. */
+function answeringOne(run: string): unknown[] {
+  const call = [run, 'c1', 'a', 't/x', '{}', `${run}:c1`, 'succeeded', 1, '{"status":"ok","output":1,"labels":[]}', null, 2, null, 'started'];
+  return [...Array(12).fill(null), ...call, ...Array(10).fill(null), run, 'a', 'done', 2, '{}', 1, 2, 1, ...Array(4).fill(null)];
+}
+
 /** Runs `work` on a connection that reports the plan of every statement, nested ones too, and returns those plans. */
 async function plansOf(work: (client: pg.Client) => Promise<void>): Promise<string[]> {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
@@ -61,15 +67,21 @@ for (const [analyzed, count] of [[false, 200], [true, 2_000]] as const) {
         await admin.end();
       }
       const statement = STATEMENTS.writeJournal.replaceAll('{s}', `"${schema}"`);
+      const one = STATEMENTS.writeJournalRow.replaceAll('{s}', `"${schema}"`);
       const plans = await plansOf(async (client) => {
         for (const run of runs.slice(0, 6)) {
           const { rows } = await client.query({ name: 'journal', text: statement, values: answering([run]) });
           assert.deepEqual(rows.map((row: { kind: string }) => row.kind).sort(), ['call', 'turn']);
         }
+        // The same through the function of single values: the call's bit (2) and the turn's (32).
+        for (const run of runs.slice(6, 12)) {
+          const { rows } = await client.query({ name: 'journal_row', text: one, values: answeringOne(run) });
+          assert.deepEqual(rows, [{ took: 2 | 32 }]);
+        }
         await client.query({ name: 'update_call', text: STATEMENTS.updateCall.replaceAll('{s}', `"${schema}"`), values: [...Object.values({ run: 'run-9', call: 'c1', agent: 'a', tool: 't/x', arguments: '{}', key: 'run-9:c1', state: 'succeeded', attempt: 1, answer: null, inbox: null, updatedAt: 2, cost: null }), 'started'] });
       });
       const updates = plans.filter((plan) => /Update on (calls|wardrik_turns)/.test(plan));
-      assert.equal(updates.length, 13, plans.join('\n---\n'));
+      assert.equal(updates.length, 25, plans.join('\n---\n'));
       for (const plan of updates) {
         assert.match(plan, /Index Scan using (calls_pkey|wardrik_turns_pkey)/, plan);
         assert.doesNotMatch(plan, /Seq Scan|calls_by_state|Hash Join/, plan);

@@ -35,19 +35,25 @@ after(async () => {
   await admin.end();
 });
 
-/** Undoes migration 7 on a new schema: what a version-6 Wardrik left (its journal statement was its own). */
-function toVersion6(schema: string): string {
+/** Undoes migration 8 on a new schema: what a version-7 Wardrik left (every journal commit through wardrik_journal). */
+function toVersion7(schema: string): string {
   const s = `"${schema}"`;
-  return `DROP FUNCTION ${s}.wardrik_journal; DELETE FROM ${s}.wardrik_migrations WHERE version >= 7`;
+  return `DROP FUNCTION ${s}.wardrik_journal_row; DELETE FROM ${s}.wardrik_migrations WHERE version >= 8`;
 }
 
-/** Undoes migrations 7 and 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
+/** Undoes migrations 8 and 7 on a new schema: what a version-6 Wardrik left (its journal statement was its own). */
+function toVersion6(schema: string): string {
+  const s = `"${schema}"`;
+  return `${toVersion7(schema)}; DROP FUNCTION ${s}.wardrik_journal; DELETE FROM ${s}.wardrik_migrations WHERE version >= 7`;
+}
+
+/** Undoes migrations 8, 7 and 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
 function toVersion5(schema: string): string {
   const s = `"${schema}"`;
   return `${toVersion6(schema)}; CREATE INDEX calls_by_run ON ${s}.calls (run, seq); DELETE FROM ${s}.wardrik_migrations WHERE version >= 6`;
 }
 
-/** Undoes migrations 6, 5 and 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+/** Undoes migrations 8 to 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
 function toVersion3(schema: string): string {
   const s = `"${schema}"`;
   return `${toVersion5(schema)}; DROP INDEX ${s}.wardrik_turns_finished, ${s}.wardrik_turns_finished_at; ALTER TABLE ${s}.inbox DROP COLUMN run;
@@ -67,10 +73,54 @@ describe('PostgresStore', () => {
       try {
         await Promise.all(stores.map((store) => store.start()));
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
+    });
+
+    it('upgrades a version-7 schema, adding the journal function of single values: rows written before are answered, moved on and read as before', async () => {
+      const schema = `${prefix}_v7`;
+      await new PostgresStore({ url, schema }).start().then((store) => store.close());
+      await admin.query(
+        `${toVersion7(schema)};
+         INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at)
+           VALUES ('run-1', 'c1', 'a', 't/x', '{"n":1}', 'k1', 'started', 1, 1);
+         INSERT INTO "${schema}".wardrik_steps (run, idx, data, created_at) VALUES ('run-1', 0, '{"kind":"model"}', 1);
+         INSERT INTO "${schema}".wardrik_turns (run, agent, status, version, data, created_at, updated_at) VALUES ('run-1', 'a', 'running', 1, '{}', 1, 1);
+         INSERT INTO "${schema}".wardrik_leases (run, node, until) VALUES ('run-1', 'node-a', 1100);
+         INSERT INTO "${schema}".spend (agent, micro_usd) VALUES ('a', 5)`,
+      );
+      const store = await new PostgresStore({ url, schema }).start();
+      try {
+        const answered = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: { n: 1 }, idempotencyKey: 'k1', state: 'succeeded' as const, attempt: 1, answer: { status: 'ok' as const, output: 1, labels: [] }, updatedAt: 2 };
+        const next = { run: 'run-1', call: 'c2', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k2', state: 'started' as const, attempt: 1, updatedAt: 2 };
+        const done = { run: 'run-1', agent: 'a', status: 'done' as const, version: 2, data: { answer: 1 }, createdAt: 1, updatedAt: 2 };
+        // One row of each kind: one call of wardrik_journal_row. The lease is another node's, still held.
+        assert.deepEqual(
+          await store.writeJournal([
+            { call: answered, expected: 'started' },
+            { step: { run: 'run-1', index: 1, data: { kind: 'tools' }, createdAt: 2 } },
+            { step: { run: 'run-1', index: 0, data: { kind: 'again' }, createdAt: 2 } },
+            { spend: { agent: 'a', microUsd: 10 } },
+            { call: next, expected: undefined },
+            { turn: done, expectedVersion: 1 },
+            { lease: { run: 'run-1', node: 'node-b', now: 1_050, ttlMs: 100 } },
+          ]),
+          [true, true, false, true, true, true, false],
+        );
+        assert.deepEqual(await store.listCalls({ run: 'run-1' }), [answered, next]);
+        assert.deepEqual((await store.listSteps('run-1')).map((step) => step.data), [{ kind: 'model' }, { kind: 'tools' }]);
+        assert.deepEqual(await store.getTurn('run-1'), done);
+        assert.equal(await store.getSpend('a'), 15);
+        // Compares-and-sets that find their rows moved on take nothing.
+        assert.deepEqual(await store.writeJournal([{ call: answered, expected: 'started' }, { turn: done, expectedVersion: 1 }]), [false, false]);
+        assert.deepEqual(await store.writeJournal([{ lease: { run: 'run-1', node: 'node-b', now: 1_200, ttlMs: 100 } }]), [true]);
+      } finally {
+        await store.close();
+      }
+      const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
+      assert.deepEqual(rows, [{ version: 8 }]);
     });
 
     it('upgrades a version-6 schema, adding the journal function: calls, turns and leases are written and answered as before', async () => {
@@ -104,7 +154,7 @@ describe('PostgresStore', () => {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 7 }]);
+      assert.deepEqual(rows, [{ version: 8 }]);
     });
 
     it('upgrades a version-5 schema, dropping calls_by_run: a run\'s calls still list in the order first written', async () => {
@@ -166,7 +216,7 @@ describe('PostgresStore', () => {
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
       } finally {
         await store.close();
       }
@@ -177,7 +227,7 @@ describe('PostgresStore', () => {
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(`INSERT INTO "${schema}".wardrik_migrations (version) VALUES (99)`);
       const store = new PostgresStore({ url, schema });
-      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(7\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
+      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(8\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
       await store.close();
     });
 
