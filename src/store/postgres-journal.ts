@@ -220,6 +220,8 @@ const [INSERT_PART, UPDATE_PART, STEP_PART, SECOND_STEP_PART, SPEND_PART, TURN_P
  * the batch writes more than that statement holds (two calls' first writes, three steps, labels, a release).
  */
 function rowOf(batch: Encoded): { readonly values: unknown[]; readonly bits: number[] } | undefined {
+  // A bit answers each write only when each write is one row (labels without a label are none).
+  if (batch.rows.length !== batch.keys.length) return undefined;
   const values = new Array<unknown>(ROW_VALUES).fill(null);
   const bits: number[] = [];
   const put = (part: number, row: readonly unknown[]) => {

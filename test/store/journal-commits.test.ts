@@ -101,14 +101,15 @@ describe('A batch of journal writes', () => {
       assert.deepEqual(sent, ['row', 'row']);
       // Answered as a row each: the compare-and-set and the step that find their rows taken take nothing.
       assert.deepEqual(await store.writeJournal([answered, step('run-r', 3), step('run-r', 2)]), [false, true, false]);
-      // Two new calls, three steps, labels: arrays.
+      // Two new calls, three steps, labels (even none: then no row answers the write): arrays.
       sent.length = 0;
+      assert.deepEqual(await store.writeJournal([step('run-r', 4), { labels: { run: 'run-r', labels: [] } }]), [true, true]);
       await store.writeJournal([{ call: started('run-a', 'c0'), expected: undefined }, { call: started('run-a', 'c1'), expected: undefined }]);
       await store.writeJournal([step('run-a', 0), step('run-a', 1), step('run-a', 2)]);
       await store.writeJournal([{ labels: { run: 'run-a', labels: ['outside'] } }]);
       // Batches of two runs ready together share one statement: arrays.
       await Promise.all([store.writeJournal([step('run-b', 0)]), store.writeJournal([step('run-c', 0)])]);
-      assert.deepEqual(sent, ['arrays', 'arrays', 'arrays', 'arrays']);
+      assert.deepEqual(sent, ['arrays', 'arrays', 'arrays', 'arrays', 'arrays']);
       assert.equal((await store.listSteps('run-c')).length, 1);
     } finally {
       pg.Client.prototype.query = original;
