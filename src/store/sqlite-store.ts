@@ -39,6 +39,9 @@ export interface SqliteStoreOptions {
  */
 const PAGE_BYTES = 2048;
 
+/** A step's index is the low 32 bits of its row (migration 9). */
+const MAX_STEP_INDEX = 2 ** 32 - 1;
+
 /**
  * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
  * a commit is one append to the log. better-sqlite3 is synchronous, so every method runs to the end
@@ -56,6 +59,8 @@ export class SqliteStore implements Store {
   private readonly sql: SqliteStatements;
   // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
   private readonly addLabelsTx: (run: string, labels: readonly string[]) => string[];
+  // A run's first step numbers the run too: one commit.
+  private readonly appendStepTx: (step: StepRecord) => boolean;
   // IMMEDIATE transactions: the write lock is taken before the reads, so racing processes take turns.
   private readonly claimTx: (claim: RememberedClaim, now: number) => ClaimOutcome;
   private readonly putRememberedTx: (record: RememberedRecord) => void;
@@ -93,6 +98,7 @@ export class SqliteStore implements Store {
       this.addLabelsTx = this.db.transaction((run: string, labels: readonly string[]) =>
         labels.filter((label) => sql.addLabel.run(run, label).changes === 1),
       );
+      this.appendStepTx = this.db.transaction((step: StepRecord) => this.appendStepRow(step));
       this.claimTx = immediate(this.db, (claim: RememberedClaim, now: number): ClaimOutcome => {
         const row = sql.getRemembered.get(claim.key, now) as RememberedRow | undefined;
         if (row !== undefined) return { claimed: false, remembered: rememberedOf(claim.key, row) };
@@ -294,7 +300,7 @@ export class SqliteStore implements Store {
   }
 
   async appendStep(step: StepRecord): Promise<boolean> {
-    return this.run('append a step', () => this.appendStepRow(step));
+    return this.run('append a step', () => this.appendStepTx(step));
   }
 
   async listSteps(run: string): Promise<StepRecord[]> {
@@ -340,7 +346,16 @@ export class SqliteStore implements Store {
   }
 
   private appendStepRow(step: StepRecord): boolean {
-    return this.sql.appendStep.run(step.run, step.index, encodeJson(step.data), step.createdAt).changes === 1;
+    const { run, index } = step;
+    // The low 32 bits of the row are the index (migration 9).
+    if (!Number.isInteger(index) || index < 0 || index > MAX_STEP_INDEX) {
+      throw new RangeError(`step index ${index} of run "${run}" is not an integer from 0 to ${MAX_STEP_INDEX}`);
+    }
+    const data = encodeJson(step.data);
+    if (this.sql.appendStep.run(index, data, step.createdAt, run).changes === 1) return true;
+    // Nothing inserted: the run's first step (it has no number yet), or the index was taken.
+    if (this.sql.numberRun.run(run).changes === 0) return false;
+    return this.sql.appendStep.run(index, data, step.createdAt, run).changes === 1;
   }
 
   private writeTurnRow(record: TurnRecord, expected: number | undefined): boolean {
