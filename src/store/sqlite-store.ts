@@ -34,8 +34,8 @@ export interface SqliteStoreOptions {
 /**
  * The page size of a new file. A commit appends every page it changed to the log, whole, and the journal's
  * rows are small, so a commit's cost follows its pages' bytes more than their number: with 2 KiB pages a
- * journal commit writes about 6.5 pages (13 KiB) against 5.5 of 4 KiB (22 KiB), and costs about a tenth
- * less CPU (bench/store.bench.ts). 1 KiB pages write about 10 pages a commit and measured no cheaper than 4 KiB.
+ * journal commit writes about 5.5 pages (11 KiB) against 5.1 of 4 KiB (20 KiB) (schema 8's steps: 6.5 and
+ * 5.5), and costs about a tenth less CPU (bench/store.bench.ts). 1 KiB pages write about 10 pages a commit and measured no cheaper than 4 KiB.
  */
 const PAGE_BYTES = 2048;
 
