@@ -3,12 +3,13 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import { type CallRow, callOf, callValues, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteJournalCommit } from './sqlite-journal.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
+import { appendStepRow } from './sqlite-steps.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
@@ -38,9 +39,6 @@ export interface SqliteStoreOptions {
  * 5.5), and costs about a tenth less CPU (bench/store.bench.ts). 1 KiB pages write about 10 pages a commit and measured no cheaper than 4 KiB.
  */
 const PAGE_BYTES = 2048;
-
-/** A step's index is the low 32 bits of its row (migration 9). */
-const MAX_STEP_INDEX = 2 ** 32 - 1;
 
 /**
  * The embedded default store: one SQLite file in WAL mode, so readers never wait for the writer and
@@ -98,7 +96,7 @@ export class SqliteStore implements Store {
       this.addLabelsTx = this.db.transaction((run: string, labels: readonly string[]) =>
         labels.filter((label) => sql.addLabel.run(run, label).changes === 1),
       );
-      this.appendStepTx = this.db.transaction((step: StepRecord) => this.appendStepRow(step));
+      this.appendStepTx = this.db.transaction((step: StepRecord) => appendStepRow(sql, step));
       this.claimTx = immediate(this.db, (claim: RememberedClaim, now: number): ClaimOutcome => {
         const row = sql.getRemembered.get(claim.key, now) as RememberedRow | undefined;
         if (row !== undefined) return { claimed: false, remembered: rememberedOf(claim.key, row) };
@@ -126,7 +124,7 @@ export class SqliteStore implements Store {
       });
       const commit = sqliteJournalCommit(
         this.db,
-        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? this.appendStepRow(write.step) : this.otherRow(write)),
+        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? appendStepRow(this.sql, write.step) : this.otherRow(write)),
         (error) => storeError(this.path, 'write to the journal', error),
       );
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
@@ -343,19 +341,6 @@ export class SqliteStore implements Store {
     if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
     const [run, call, ...rest] = values;
     return this.sql.updateCall.run(...rest, run, call, expected, record.state, record.attempt).changes === 1;
-  }
-
-  private appendStepRow(step: StepRecord): boolean {
-    const { run, index } = step;
-    // The low 32 bits of the row are the index (migration 9).
-    if (!Number.isInteger(index) || index < 0 || index > MAX_STEP_INDEX) {
-      throw new RangeError(`step index ${index} of run "${run}" is not an integer from 0 to ${MAX_STEP_INDEX}`);
-    }
-    const data = encodeJson(step.data);
-    if (this.sql.appendStep.run(index, data, step.createdAt, run).changes === 1) return true;
-    // Nothing inserted: the run's first step (it has no number yet), or the index was taken.
-    if (this.sql.numberRun.run(run).changes === 0) return false;
-    return this.sql.appendStep.run(index, data, step.createdAt, run).changes === 1;
   }
 
   private writeTurnRow(record: TurnRecord, expected: number | undefined): boolean {
