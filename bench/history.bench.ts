@@ -25,8 +25,12 @@ async function fileWithTurns(count: number): Promise<string> {
   db.transaction(() => {
     db.prepare(`${copies} INSERT INTO wardrik_turns (run, agent, status, version, data, created_at, updated_at)
       SELECT t.run || '-' || i, agent, status, version, data, created_at + i, updated_at + i FROM n, wardrik_turns t WHERE t.run = ?`).run(first.run);
-    db.prepare(`${copies} INSERT INTO wardrik_steps (run, idx, data, created_at)
-      SELECT s.run || '-' || i, idx, data, created_at + i FROM n, wardrik_steps s WHERE s.run = ?`).run(first.run);
+    // Each copy's run gets its number, then its steps the rows of that number (schema 9).
+    db.prepare(`${copies} INSERT INTO wardrik_step_runs (run) SELECT ? || '-' || i FROM n`).run(first.run);
+    db.prepare(`INSERT INTO wardrik_steps (id, data, created_at)
+      SELECT (c.no << 32) + (s.id & 4294967295), s.data, s.created_at + c.no - r.no
+      FROM wardrik_step_runs r, wardrik_steps s, wardrik_step_runs c
+      WHERE r.run = ? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32 AND c.run LIKE ? || '-%'`).run(first.run, first.run);
   })();
   db.close();
   return path;

@@ -80,4 +80,16 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO wardrik_leases_keyed (run, node, until) SELECT run, node, until FROM wardrik_leases;
    DROP TABLE wardrik_leases;
    ALTER TABLE wardrik_leases_keyed RENAME TO wardrik_leases;`,
+  // 9: a step appended writes about one page, not three. Keyed by (run, idx), the steps were an index
+  // b-tree, which SQLite rebalances over three siblings whenever the leaf at its end is full, rewriting
+  // 3-4 leaves and their parent every other commit; a rowid table appended at its end takes a new leaf
+  // alone (balance_quick). So a run gets a number once, its first step, and its step `idx` is the row
+  // `(no << 32) + idx`: a run's steps are one range of rowids, in order, found without an index of their own.
+  `CREATE TABLE wardrik_step_runs (no INTEGER PRIMARY KEY, run TEXT NOT NULL UNIQUE);
+   CREATE TABLE wardrik_steps_numbered (id INTEGER PRIMARY KEY, data TEXT, created_at REAL NOT NULL);
+   INSERT INTO wardrik_step_runs (run) SELECT DISTINCT run FROM wardrik_steps ORDER BY run;
+   INSERT INTO wardrik_steps_numbered (id, data, created_at)
+     SELECT (r.no << 32) + s.idx, s.data, s.created_at FROM wardrik_steps s JOIN wardrik_step_runs r ON r.run = s.run;
+   DROP TABLE wardrik_steps;
+   ALTER TABLE wardrik_steps_numbered RENAME TO wardrik_steps;`,
 ];

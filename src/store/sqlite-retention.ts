@@ -28,7 +28,10 @@ const STATEMENTS = {
   callRunMayGo: `SELECT 1 FROM (SELECT @run AS run) r
      WHERE NOT EXISTS (SELECT 1 FROM wardrik_turns t WHERE t.run = r.run) AND ${QUIET}`,
   deleteCalls: 'DELETE FROM calls WHERE run = ?',
-  deleteSteps: 'DELETE FROM wardrik_steps WHERE run = ?',
+  // The run's range of rowids (migration 9), then its number.
+  deleteSteps: `DELETE FROM wardrik_steps WHERE id IN (SELECT s.id FROM wardrik_step_runs r, wardrik_steps s
+     WHERE r.run = ? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32)`,
+  deleteStepRun: 'DELETE FROM wardrik_step_runs WHERE run = ?',
   deleteLabels: 'DELETE FROM labels WHERE run = ?',
   deleteTurn: 'DELETE FROM wardrik_turns WHERE run = ?',
   deleteLease: 'DELETE FROM wardrik_leases WHERE run = ?',
@@ -85,6 +88,7 @@ export function sqlitePruner(db: Database.Database): (options: PruneOptions) => 
     for (const run of runs) {
       report.calls += sql.deleteCalls.run(run).changes;
       report.steps += sql.deleteSteps.run(run).changes;
+      sql.deleteStepRun.run(run);
       report.labels += sql.deleteLabels.run(run).changes;
       report.turns += sql.deleteTurn.run(run).changes;
       report.leases += sql.deleteLease.run(run).changes;

@@ -83,8 +83,14 @@ const STATEMENTS = {
   listTurnsByAgent: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? ORDER BY created_at, rowid LIMIT ?`,
   listTurnsByStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE status = ? ORDER BY created_at, rowid LIMIT ?`,
   listTurnsByAgentStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? AND status = ? ORDER BY created_at, rowid LIMIT ?`,
-  appendStep: 'INSERT INTO wardrik_steps (run, idx, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (run, idx) DO NOTHING',
-  listSteps: 'SELECT run, idx, data, created_at FROM wardrik_steps WHERE run = ? ORDER BY idx',
+  // A step is the row (no << 32) + idx of its run's number (migration 9); nothing is inserted while the
+  // run has no number yet, which numberRun then gives it.
+  appendStep: `INSERT INTO wardrik_steps (id, data, created_at) SELECT (no << 32) + ?, ?, ? FROM wardrik_step_runs WHERE run = ?
+     ON CONFLICT DO NOTHING`,
+  numberRun: 'INSERT INTO wardrik_step_runs (run) VALUES (?) ON CONFLICT (run) DO NOTHING',
+  // The run's range of rowids, in order.
+  listSteps: `SELECT r.run, s.id & 4294967295 AS idx, s.data, s.created_at FROM wardrik_step_runs r, wardrik_steps s
+     WHERE r.run = ? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32 ORDER BY s.id`,
   // Newest first through the partial index of finished turns (its WHERE repeats the index's).
   lastFinishedTurns: `SELECT ${turnColumns} FROM wardrik_turns
      WHERE agent = ? AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, rowid DESC LIMIT ?`,

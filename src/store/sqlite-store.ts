@@ -3,12 +3,13 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import { type CallRow, callOf, callValues, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteJournalCommit } from './sqlite-journal.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
+import { appendStepRow } from './sqlite-steps.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
 import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
 
@@ -34,8 +35,8 @@ export interface SqliteStoreOptions {
 /**
  * The page size of a new file. A commit appends every page it changed to the log, whole, and the journal's
  * rows are small, so a commit's cost follows its pages' bytes more than their number: with 2 KiB pages a
- * journal commit writes about 6.5 pages (13 KiB) against 5.5 of 4 KiB (22 KiB), and costs about a tenth
- * less CPU (bench/store.bench.ts). 1 KiB pages write about 10 pages a commit and measured no cheaper than 4 KiB.
+ * journal commit writes about 5.5 pages (11 KiB) against 5.1 of 4 KiB (20 KiB) (schema 8's steps: 6.5 and
+ * 5.5), and costs about a tenth less CPU (bench/store.bench.ts). 1 KiB pages write about 10 pages a commit and measured no cheaper than 4 KiB.
  */
 const PAGE_BYTES = 2048;
 
@@ -56,6 +57,8 @@ export class SqliteStore implements Store {
   private readonly sql: SqliteStatements;
   // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
   private readonly addLabelsTx: (run: string, labels: readonly string[]) => string[];
+  // A run's first step numbers the run too: one commit.
+  private readonly appendStepTx: (step: StepRecord) => boolean;
   // IMMEDIATE transactions: the write lock is taken before the reads, so racing processes take turns.
   private readonly claimTx: (claim: RememberedClaim, now: number) => ClaimOutcome;
   private readonly putRememberedTx: (record: RememberedRecord) => void;
@@ -93,6 +96,7 @@ export class SqliteStore implements Store {
       this.addLabelsTx = this.db.transaction((run: string, labels: readonly string[]) =>
         labels.filter((label) => sql.addLabel.run(run, label).changes === 1),
       );
+      this.appendStepTx = this.db.transaction((step: StepRecord) => appendStepRow(sql, step));
       this.claimTx = immediate(this.db, (claim: RememberedClaim, now: number): ClaimOutcome => {
         const row = sql.getRemembered.get(claim.key, now) as RememberedRow | undefined;
         if (row !== undefined) return { claimed: false, remembered: rememberedOf(claim.key, row) };
@@ -120,7 +124,7 @@ export class SqliteStore implements Store {
       });
       const commit = sqliteJournalCommit(
         this.db,
-        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? this.appendStepRow(write.step) : this.otherRow(write)),
+        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? appendStepRow(this.sql, write.step) : this.otherRow(write)),
         (error) => storeError(this.path, 'write to the journal', error),
       );
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
@@ -294,7 +298,7 @@ export class SqliteStore implements Store {
   }
 
   async appendStep(step: StepRecord): Promise<boolean> {
-    return this.run('append a step', () => this.appendStepRow(step));
+    return this.run('append a step', () => this.appendStepTx(step));
   }
 
   async listSteps(run: string): Promise<StepRecord[]> {
@@ -337,10 +341,6 @@ export class SqliteStore implements Store {
     if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
     const [run, call, ...rest] = values;
     return this.sql.updateCall.run(...rest, run, call, expected, record.state, record.attempt).changes === 1;
-  }
-
-  private appendStepRow(step: StepRecord): boolean {
-    return this.sql.appendStep.run(step.run, step.index, encodeJson(step.data), step.createdAt).changes === 1;
   }
 
   private writeTurnRow(record: TurnRecord, expected: number | undefined): boolean {

@@ -7,7 +7,7 @@ import { defineTool, Wardrik, type ToolDefinition } from '../../src/index.js';
 import type { Store } from '../../src/store/store.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
-import { countPostgres, walCommits } from '../store/commit-counters.js';
+import { countPostgres, walCommits, walFrames } from '../store/commit-counters.js';
 
 /**
  * What durability costs an agent's tool call. What must be durable before a tool
@@ -95,6 +95,28 @@ describe('An agent turn of ten tool calls', () => {
     const plain = await turnOn(`sqlite:${join(dir, 'unlabelled.db')}`, 'peek', () => walCommits(join(dir, 'unlabelled.db')));
     const commits = await turnOn(`sqlite:${path}`, 'web', () => walCommits(path));
     assert.equal(commits, plain, `${commits} commits with labels, ${plain} without`);
+  });
+
+  it('appends under 7 log pages per read-only call on SQLite: a step costs about a page, not three', async () => {
+    const path = join(dir, 'pages.db');
+    const wardrik = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { t: tools } });
+    try {
+      // Turns of one agent, each in a run of its own; after two, with a store that has some history, counted.
+      const COUNTED = 6;
+      let pages = 0;
+      for (let turn = 0; turn < 2 + COUNTED; turn++) {
+        const agent = wardrik.startAgent({ id: `pages-${turn}`, model: tenCalls('peek'), tools: ['t/*'], historyTurns: 0 });
+        const before = walFrames(path).length;
+        assert.equal((await agent.send('Go.')).status, 'done');
+        if (turn >= 2) pages += walFrames(path).length - before;
+      }
+      // Per call: the call's row, its key, the index of waiting calls, the step, now and then a new page,
+      // and the turn’s start and end spread over its calls: 6.4. Steps keyed by run and index (schema 8): 7.9.
+      const perCall = pages / (COUNTED * CALLS);
+      assert.ok(perCall < 7, `${perCall.toFixed(2)} log pages per call`);
+    } finally {
+      await wardrik.close();
+    }
   });
 
   it('starts read-only calls made together in one commit on SQLite, with the model step that asked for them', async () => {

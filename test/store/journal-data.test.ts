@@ -175,7 +175,7 @@ describe('A run whose journal this Wardrik cannot read', () => {
     const { store, sql } = sqlite();
     const { wardrik, turn, warnings } = await parkedTurn(store);
     try {
-      sql(`UPDATE wardrik_steps SET data = json_set(data, '$.calls', 'none') WHERE run = ?`, turn.run);
+      sql(`UPDATE wardrik_steps SET data = json_set(data, '$.calls', 'none') WHERE id >> 32 = (SELECT no FROM wardrik_step_runs WHERE run = ?)`, turn.run);
       const warned = warning(wardrik, turn.run);
       // The approval is recorded and the call runs; the turn does not go on from a journal it cannot read.
       await wardrik.inbox.approve(turn.parked[0]!.inboxId);
@@ -227,7 +227,7 @@ describe('A run whose journal this Wardrik cannot read', () => {
     const first = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { shop: [refund] } });
     const earlier = await first.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello.' }]), tools: ['shop/*'] }).send('Hi');
     await first.close();
-    sql(`UPDATE wardrik_steps SET data = json_set(data, '$.format', ?) WHERE run = ?`, NEWER, earlier.run);
+    sql(`UPDATE wardrik_steps SET data = json_set(data, '$.format', ?) WHERE id >> 32 = (SELECT no FROM wardrik_step_runs WHERE run = ?)`, NEWER, earlier.run);
     const fresh = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { shop: [refund] } });
     try {
       const agent = fresh.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello again.' }]), tools: ['shop/*'] });

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { StoreError } from '../../src/errors.js';
 import { defineTool, Tokens, Wardrik } from '../../src/index.js';
+import { newRunId } from '../../src/run-ids.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { JournalWrite } from '../../src/store/store.js';
 import { walFrames } from './commit-counters.js';
@@ -19,23 +20,28 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
 storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
 
-/** Undoes migration 8 on a new file: what a version-7 Wardrik left (leases in a rowid table and its key's index). */
-const TO_VERSION_7 = `DROP TABLE wardrik_leases;
+/** Undoes migration 9 on a new file: what a version-8 Wardrik left (steps keyed by run and index, WITHOUT ROWID). */
+const TO_VERSION_8 = `DROP TABLE wardrik_steps; DROP TABLE wardrik_step_runs;
+  CREATE TABLE wardrik_steps (run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL, PRIMARY KEY (run, idx)) WITHOUT ROWID;
+  DELETE FROM wardrik_migrations WHERE version >= 9;`;
+
+/** Undoes migrations 9 and 8 on a new file: what a version-7 Wardrik left (leases in a rowid table and its key's index). */
+const TO_VERSION_7 = `${TO_VERSION_8} DROP TABLE wardrik_leases;
   CREATE TABLE wardrik_leases (run TEXT PRIMARY KEY, node TEXT NOT NULL, until REAL NOT NULL);
   DELETE FROM wardrik_migrations WHERE version >= 8;`;
 
-/** Undoes migrations 8 and 7 on a new file: what a version-6 Wardrik left (calls_by_state over every call). */
+/** Undoes migrations 9 to 7 on a new file: what a version-6 Wardrik left (calls_by_state over every call). */
 const TO_VERSION_6 = `${TO_VERSION_7} DROP INDEX calls_waiting;
   CREATE INDEX calls_by_state ON calls (state, updated_at);
   DELETE FROM wardrik_migrations WHERE version >= 7;`;
 
-/** Undoes migrations 8, 7 and 6 on a new file: what a version-5 Wardrik left (calls_by_run, steps in a rowid table). */
+/** Undoes migrations 9 to 6 on a new file: what a version-5 Wardrik left (calls_by_run, steps in a rowid table). */
 const TO_VERSION_5 = `${TO_VERSION_6} CREATE INDEX calls_by_run ON calls (run);
   DROP TABLE wardrik_steps;
   CREATE TABLE wardrik_steps (run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL, PRIMARY KEY (run, idx));
   DELETE FROM wardrik_migrations WHERE version >= 6;`;
 
-/** Undoes migrations 8 to 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+/** Undoes migrations 9 to 4 on a new file: what a version-3 Wardrik left (money in dollars, no claims or holds). */
 const TO_VERSION_3 = `${TO_VERSION_5} DROP INDEX wardrik_turns_finished; DROP INDEX wardrik_turns_finished_at; DROP INDEX inbox_by_run;
   DROP TABLE wardrik_remembered_claims; DROP TABLE wardrik_spend_holds; DROP TABLE wardrik_tool_costs;
   ALTER TABLE spend ADD COLUMN usd REAL NOT NULL DEFAULT 0; ALTER TABLE spend DROP COLUMN micro_usd;
@@ -50,7 +56,7 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
       } finally {
         db.close();
       }
@@ -100,7 +106,7 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
       } finally {
         db.close();
       }
@@ -112,7 +118,7 @@ describe('SqliteStore', () => {
       const old = new Database(older);
       old.prepare('DELETE FROM wardrik_migrations WHERE version >= 4').run();
       old.close();
-      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(8\).*Fix: open it once without the readonly option/);
+      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(9\).*Fix: open it once without the readonly option/);
     });
 
     it('upgrades a version-3 file, turning its dollars into micro-dollars', async () => {
@@ -130,6 +136,44 @@ describe('SqliteStore', () => {
         assert.equal(await store.addSpend('a', 700_000), 1_000_000);
         assert.equal((await store.getCall('run-1', 'c1'))?.costUsd, 0.1);
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('upgrades a version-8 file, numbering its runs and keeping their steps readable, in order, written once, and pruned', async () => {
+      const path = join(dir, 'v8.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      db.exec(`${TO_VERSION_8}
+               INSERT INTO wardrik_steps (run, idx, data, created_at) VALUES
+                 ('old', 1, '{"kind":"tools"}', 2), ('old', 0, '{"kind":"model"}', 1), ('busy', 0, '"model step"', 3), ('busy', 12, NULL, 4);
+               INSERT INTO wardrik_turns (run, agent, status, version, data, created_at, updated_at) VALUES
+                 ('old', 'a', 'done', 1, '{}', 1, 2), ('busy', 'a', 'running', 0, '{}', 3, 4);`);
+      db.close();
+      const store = new SqliteStore({ path });
+      try {
+        assert.deepEqual(await store.listSteps('old'), [
+          { run: 'old', index: 0, data: { kind: 'model' }, createdAt: 1 },
+          { run: 'old', index: 1, data: { kind: 'tools' }, createdAt: 2 },
+        ]);
+        assert.deepEqual(await store.listSteps('busy'), [
+          { run: 'busy', index: 0, data: 'model step', createdAt: 3 },
+          { run: 'busy', index: 12, data: undefined, createdAt: 4 },
+        ]);
+        assert.equal(await store.appendStep({ run: 'busy', index: 12, data: 'again', createdAt: 5 }), false, 'a step is still written once');
+        assert.equal(await store.appendStep({ run: 'busy', index: 1, data: 'tools step', createdAt: 5 }), true);
+        assert.equal(await store.appendStep({ run: 'new', index: 0, data: 'first', createdAt: 6 }), true);
+        assert.deepEqual((await store.listSteps('busy')).map((step) => step.index), [0, 1, 12]);
+        assert.deepEqual((await store.listSteps('new')).map((step) => step.data), ['first']);
+        const report = await store.prune({ before: 10 });
+        assert.deepEqual([report.runs, report.steps], [1, 2], 'retention deletes the finished run and its steps');
+        assert.deepEqual(await store.listSteps('old'), []);
+        assert.equal((await store.listSteps('busy')).length, 3);
+        // A run that comes after one pruned starts with no steps of its own, whatever number it gets.
+        assert.deepEqual(await store.listSteps('later'), []);
+        assert.equal(await store.appendStep({ run: 'later', index: 0, data: 'later', createdAt: 7 }), true);
+        assert.deepEqual((await store.listSteps('later')).map((step) => step.data), ['later']);
       } finally {
         await store.close();
       }
@@ -194,7 +238,7 @@ describe('SqliteStore', () => {
       }
     });
 
-    it('upgrades a version-5 file, moving its steps into the keyed table and dropping calls_by_run', async () => {
+    it('upgrades a version-5 file, keeping its steps and dropping calls_by_run', async () => {
       const path = join(dir, 'v5.db');
       await new SqliteStore({ path }).close();
       const db = new Database(path);
@@ -220,7 +264,6 @@ describe('SqliteStore', () => {
       try {
         const schema = check.prepare(`SELECT name, sql FROM sqlite_master WHERE name IN ('wardrik_steps', 'calls_by_run')`).all() as { name: string; sql: string }[];
         assert.deepEqual(schema.map((row) => row.name), ['wardrik_steps']);
-        assert.match(schema[0]!.sql, /WITHOUT ROWID/);
       } finally {
         check.close();
       }
@@ -249,7 +292,7 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
       } finally {
         check.close();
       }
@@ -300,6 +343,39 @@ describe('SqliteStore', () => {
       }
     });
 
+    it('appends a turn’s steps at the end of one b-tree: about one page of steps a journal commit, not three', async () => {
+      const path = join(dir, 'step-pages.db');
+      const store = new SqliteStore({ path });
+      try {
+        // A turn's journal commits as the agent loop makes them: the last call's answer and the tools
+        // step, the next model step and its call's `started`; the steps of the size the bench's are.
+        const run = newRunId();
+        const model = (i: number) => ({ format: 1, kind: 'model', model: 'mock:mock-model', text: '', calls: [{ id: `call_${i}`, name: 'b__bump', input: '{}' }], finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0 });
+        const tools = (i: number) => ({ format: 1, kind: 'tools', results: [{ id: `call_${i}`, name: 'b__bump', text: '2', error: false }] });
+        const call = (i: number, state: 'started' | 'succeeded') => ({ run, call: `call_${i}`, agent: 'bench', tool: 'b/bump', arguments: {}, idempotencyKey: `${run}:call_${i}`, state, attempt: 1, updatedAt: i, ...(state === 'started' ? {} : { answer: { status: 'ok' as const, output: 2, labels: [] } }) });
+        const commit = (i: number): JournalWrite[] => [
+          ...(i === 0 ? [] : [{ call: call(i - 1, 'succeeded'), expected: 'started' as const }, { step: { run, index: 2 * i - 1, data: tools(i - 1), createdAt: i } }]),
+          { step: { run, index: 2 * i, data: model(i), createdAt: i } },
+          { call: call(i, 'started'), expected: undefined },
+        ];
+        for (let i = 0; i < 10; i++) await store.writeJournal(commit(i));
+        const COMMITS = 60;
+        const trees = await treesWritten(path, async () => {
+          for (let i = 10; i < 10 + COMMITS; i++) assert.ok((await store.writeJournal(commit(i))).every(Boolean));
+        });
+        // Keyed by (run, idx) (schema 8) the steps took 2.9 pages a commit and all the b-trees 6.5: an index
+        // b-tree rebalances three leaves and their parent whenever the leaf at its end fills. Appended to a
+        // rowid table: 1.4 (one leaf, and a new leaf with its parent about every fifth commit), 5.0 in all.
+        const steps = (trees['wardrik_steps'] ?? 0) / COMMITS;
+        assert.ok(steps <= 1.6, `steps: ${steps.toFixed(2)} pages a commit; all pages written: ${JSON.stringify(trees)}`);
+        const pages = Object.values(trees).reduce((sum, n) => sum + n, 0) / COMMITS;
+        assert.ok(pages <= 5.5, `${pages.toFixed(2)} pages a commit: ${JSON.stringify(trees)}`);
+        assert.equal((await store.listSteps(run)).length, 2 * (10 + COMMITS) - 1);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('finishes a turn without rewriting the index of turns by agent, and still writes a record that moves it', async () => {
       const path = join(dir, 'turn-pages.db');
       const store = new SqliteStore({ path });
@@ -317,6 +393,22 @@ describe('SqliteStore', () => {
         assert.deepEqual(await store.getTurn('run-1'), moved);
         assert.deepEqual((await store.listTurns({ agent: 'b' })).map((record) => record.run), ['run-1']);
         assert.deepEqual(await store.listTurns({ agent: 'a' }), []);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  describe('a step', () => {
+    it('is refused with a StoreError when its index is not an integer from 0 to 2^32 - 1, the low bits of its row', async () => {
+      const store = new SqliteStore({ path: join(dir, 'step-index.db') });
+      try {
+        for (const index of [-1, 2 ** 32, 1.5]) {
+          await assert.rejects(store.appendStep({ run: 'run-1', index, data: 'x', createdAt: 1 }), (error: unknown) => error instanceof StoreError && /step index/.test(error.message));
+        }
+        assert.equal(await store.appendStep({ run: 'run-1', index: 2 ** 32 - 1, data: 'last', createdAt: 1 }), true);
+        assert.equal(await store.appendStep({ run: 'run-2', index: 0, data: 'next run', createdAt: 1 }), true);
+        assert.deepEqual((await store.listSteps('run-1')).map((step) => step.index), [2 ** 32 - 1]);
       } finally {
         await store.close();
       }
