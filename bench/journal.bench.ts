@@ -129,45 +129,35 @@ interface Pass {
   readonly pgRaw: Timing;
 }
 
-const ratio = (pass: Pass, store: 'sqlite' | 'postgres'): number => {
-  const [, memory, normal, , postgres] = pass.loops;
-  return store === 'sqlite' ? normal.ns / (memory.ns + 4 * pass.sqliteRaw.ns) : postgres.ns / (memory.ns + 2.5 * pass.pgRaw.ns);
-};
+/** The targets: a store's loop against the memory loop plus so many of its raw floor. */
+const TARGETS = [
+  { label: 'SQLite normal', loop: 2, floor: 'sqliteRaw', units: 4, unit: 'raw commits' },
+  { label: 'PostgreSQL', loop: 4, floor: 'pgRaw', units: 2.5, unit: 'raw round trips' },
+] as const;
+
+/** One pass's figures for a target: the store's loop, the memory loop and the floor's unit, in ns. */
+function sides(pass: Pass, target: (typeof TARGETS)[number]): { store: number; memory: number; unit: number; limit: number } {
+  const store = pass.loops[target.loop].ns;
+  const memory = pass.loops[1].ns;
+  const unit = pass[target.floor].ns;
+  return { store, memory, unit, limit: memory + target.units * unit };
+}
 
 function reportPasses(steps: number, passes: readonly Pass[]): void {
   const [ai, ...rest] = passes[0]!.loops.map((timing, i) => ({ name: timing.name, ns: median(passes.map((pass) => pass.loops[i]!.ns)) }));
-  const sqliteRaw = median(passes.map((pass) => pass.sqliteRaw.ns));
-  const pgRaw = median(passes.map((pass) => pass.pgRaw.ns));
   console.log(`\nAgent loop, per tool call, ${steps} steps (baseline: the AI SDK's loop; medians of ${passes.length} passes)`);
   for (const timing of [ai!, ...rest]) {
     console.log(`  ${timing.name.padEnd(32)} ${format(timing.ns).padStart(10)}   ${(timing.ns / ai!.ns).toFixed(2)}x the AI SDK`);
   }
-  console.log(`  raw insert-and-commit ${format(sqliteRaw)}; raw PostgreSQL round trip ${format(pgRaw)}`);
-  for (const [store, label, limit] of [
-    ['sqlite', 'SQLite normal', 'memory + 4 raw commits'],
-    ['postgres', 'PostgreSQL', 'memory + 2.5 raw round trips'],
-  ] as const) {
-    const ratios = passes.map((pass) => ratio(pass, store));
-    const verdict = median(ratios);
-    const each = passes
-      .map((pass, i) => {
-        const [, memory, normal, , postgres] = pass.loops;
-        const ns = store === 'sqlite' ? normal.ns : postgres.ns;
-        const raw = store === 'sqlite' ? 4 * pass.sqliteRaw.ns : 2.5 * pass.pgRaw.ns;
-        return `${format(ns)} / ${format(memory.ns + raw)} = ${ratios[i]!.toFixed(2)}x`;
-      })
-      .join('; ');
-    console.log(`  ${label} against ${limit}, each pass: ${each}`);
+  console.log(`  raw insert-and-commit ${format(median(passes.map((pass) => pass.sqliteRaw.ns)))}; raw PostgreSQL round trip ${format(median(passes.map((pass) => pass.pgRaw.ns)))}`);
+  for (const target of TARGETS) {
+    const each = passes.map((pass) => sides(pass, target));
+    const verdict = median(each.map(({ store, limit }) => store / limit));
+    const figures = each.map(({ store, limit }) => `${format(store)} / ${format(limit)} = ${(store / limit).toFixed(2)}x`).join('; ');
+    console.log(`  ${target.label} against memory + ${target.units} ${target.unit}, each pass: ${figures}`);
     console.log(`    median ${verdict.toFixed(2)}x the limit: ${verdict <= 1 ? 'met' : 'MISSED'}`);
+    console.log(`    journal's share per call, each pass: ${each.map(({ store, memory, unit }) => ((store - memory) / unit).toFixed(1)).join(', ')} ${target.unit}`);
   }
-  const share = (store: 'sqlite' | 'postgres'): string =>
-    passes
-      .map((pass) => {
-        const [, memory, normal, , postgres] = pass.loops;
-        return store === 'sqlite' ? ((normal.ns - memory.ns) / pass.sqliteRaw.ns).toFixed(1) : ((postgres.ns - memory.ns) / pass.pgRaw.ns).toFixed(1);
-      })
-      .join(', ');
-  console.log(`  journal's share per call, each pass: SQLite normal ${share('sqlite')} raw commits; PostgreSQL ${share('postgres')} raw round trips`);
 }
 
 try {

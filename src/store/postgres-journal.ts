@@ -116,6 +116,9 @@ export class PostgresJournal {
 
 /** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2, a turn's 7 in `turnValues` order and its expected version, a lease's 4, a release's 2. */
 const COLUMNS = 35;
+const CALL = 0;
+/** Where a call's expected state sits among its values: null for its first write. */
+const EXPECTED_STATE = 12;
 const STEP = 13;
 const SPEND = 17;
 const LABEL = 19;
@@ -163,7 +166,7 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
   const answered: boolean[] = [];
   for (const write of writes) {
     if ('call' in write) {
-      push(0, [...callValues(write.call), write.expected ?? null]);
+      push(CALL, [...callValues(write.call), write.expected ?? null]);
       keys.push(keyOf('call', write.call.run, write.call.call));
     } else if ('step' in write) {
       const { run, index: step, data, createdAt } = write.step;
@@ -212,7 +215,7 @@ const ROW_PARTS = [
   { first: 35, length: 8 },
   { first: 43, length: 4 },
 ] as const;
-const ROW_VALUES = 47;
+const ROW_VALUES = ROW_PARTS.at(-1)!.first + ROW_PARTS.at(-1)!.length;
 const [INSERT_PART, UPDATE_PART, STEP_PART, SECOND_STEP_PART, SPEND_PART, TURN_PART, LEASE_PART] = [0, 1, 2, 3, 4, 5, 6];
 
 /**
@@ -233,7 +236,7 @@ function rowOf(batch: Encoded): { readonly values: unknown[]; readonly bits: num
   };
   for (const [first, row] of batch.rows) {
     const fits =
-      first === 0 ? put(row[12] === null ? INSERT_PART : UPDATE_PART, row)
+      first === CALL ? put(row[EXPECTED_STATE] === null ? INSERT_PART : UPDATE_PART, row)
       : first === STEP ? put(STEP_PART, row) || put(SECOND_STEP_PART, row)
       : first === SPEND ? put(SPEND_PART, row)
       : first === TURN ? put(TURN_PART, row)
