@@ -50,7 +50,9 @@ export type { ApproveOptions, Inbox, InboxItem } from './inbox/inbox.js';
 export type { InboxWeb, InboxWebListenOptions } from './web/inbox-web.js';
 export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
 export type { WebAnswer, WebItem } from './web/api.js';
-export type { InboxWaitingMessage } from './web/notifier.js';
+export type { InboxWaitingMessage } from './web/webhook-message.js';
+export { verifyWebhook } from './web/webhook-signature.js';
+export type { VerifyWebhookOptions, WebhookHeaders, WebhookVerification } from './web/webhook-signature.js';
 export type { RunTotals, RunView } from './inbox/run-view.js';
 
 export type { McpHub, McpServerStatus, McpToolsOptions } from './mcp/hub.js';
@@ -124,6 +126,7 @@ export type {
   EventInput,
   InboxEscalatedEvent,
   LabelAddedEvent,
+  NotifyFailedEvent,
   ModelCalledEvent,
   ModelFailedEvent,
   RunFinishedEvent,

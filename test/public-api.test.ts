@@ -81,6 +81,7 @@ describe('The public API', () => {
       'publicOnly',
       'putPrivate',
       'updatePrivate',
+      'verifyWebhook',
     ]);
   });
 
@@ -158,6 +159,7 @@ describe('The public API', () => {
       'ModelRegistry',
       'ModelUsage',
       'ModelsOptions',
+      'NotifyFailedEvent',
       'ParkedCall',
       'ParkedKind',
       'PolicyAction',
@@ -226,6 +228,7 @@ describe('The public API', () => {
       'TurnRecord',
       'TurnResult',
       'TurnStatus',
+      'VerifyWebhookOptions',
       'WardrikErrorCode',
       'WardrikEvent',
       'WardrikMcpServer',
@@ -233,7 +236,9 @@ describe('The public API', () => {
       'WarningEvent',
       'WebAnswer',
       'WebItem',
+      'WebhookHeaders',
       'WebhookOptions',
+      'WebhookVerification',
     ]);
     // Every runtime name is declared too (a value export with no declaration would be untyped).
     const declared = new Set(exports.map((symbol) => symbol.name));

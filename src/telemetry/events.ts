@@ -99,6 +99,20 @@ export interface InboxEscalatedEvent extends CallEventBase {
   readonly waitedMs: number;
 }
 
+/**
+ * The `inboxWeb` webhook refused a message about a waiting item for good (a 4xx other than 408 and 429):
+ * it is not sent again, so nobody may have heard of the item. `reason` says what to fix.
+ */
+export interface NotifyFailedEvent extends CallEventBase {
+  readonly type: 'notify.failed';
+  readonly inboxId: string;
+  /** Which message: the item started waiting, or it was escalated. */
+  readonly notification: 'inbox.waiting' | 'inbox.escalated';
+  /** The receiver's HTTP status. */
+  readonly status: number;
+  readonly reason: string;
+}
+
 /** The run now carries these labels, new from this call. */
 export interface LabelAddedEvent extends CallEventBase {
   readonly type: 'label.added';
@@ -249,6 +263,7 @@ export type WardrikEvent =
   | ToolParkedEvent
   | ToolAnsweredEvent
   | InboxEscalatedEvent
+  | NotifyFailedEvent
   | LabelAddedEvent
   | CostEvent
   | ToolsChangedEvent

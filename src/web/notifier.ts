@@ -1,32 +1,22 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { InboxRecord } from '../store/store.js';
 import type { InboxWebParts } from './inbox-web-parts.js';
 import type { WebhookOptions } from './options.js';
-import { printableLine } from './text.js';
+import { webhookMessage, type InboxWaitingMessage } from './webhook-message.js';
+import { webhookKey, webhookSignature } from './webhook-signature.js';
 
-/** The header a receiver checks: `sha256=` and the hex HMAC-SHA256 of the raw body under the shared secret. */
-export const SIGNATURE_HEADER = 'x-wardrik-signature';
 /** How long a delivery is remembered; an item still waiting after that is announced again, as a reminder. */
 const REMEMBER_MS = 30 * 24 * 3_600_000;
 const TIMEOUT_MS = 10_000;
-const MAX_IN_FLIGHT = 4;
+/** First tries of messages at once. */
+const FIRST_TRIES = 4;
+/** Retries at once, in slots of their own: a receiver that hangs on them takes no first try's slot. */
+const RETRIES = 2;
 /** How long `close()` lets deliveries under way finish (and be recorded) before it cuts them off. */
 const CLOSE_GRACE_MS = 2_000;
-const TEXT_ARGUMENTS = 300;
 
-/**
- * The JSON a webhook receives for each item that starts waiting (`inbox.waiting`), and again, once, for
- * an item that waited `policy.escalateAfterMs` without an answer (`inbox.escalated`).
- */
-export interface InboxWaitingMessage {
-  readonly type: 'inbox.waiting' | 'inbox.escalated';
-  /** One line a person reads: what waits, who asked, its labels, and the link. Slack and Teams show it as is. */
-  readonly text: string;
-  /** Where the item is on the page. */
-  readonly url: string;
-  readonly item: Pick<InboxRecord, 'id' | 'kind' | 'tool' | 'agent' | 'run' | 'call' | 'arguments' | 'digest' | 'labels' | 'reason' | 'createdAt'>;
-  readonly sentAt: number;
-}
+/** How one POST went: taken (2xx), refused for good (a 4xx but 408 and 429), or failed for now. */
+type Outcome = { readonly kind: 'delivered' } | { readonly kind: 'refused'; readonly status: number } | { readonly kind: 'failed'; readonly what: string };
 
 /**
  * Tells a webhook about every inbox item that starts waiting, on any node that shares the store.
@@ -36,11 +26,19 @@ export interface InboxWaitingMessage {
  * remembered in the store (a remembered result under the key `wardrik-web:notified:<webhook>:<item>`)
  * once the receiver answered 2xx, so a restart does not announce it again; until then it is retried
  * with exponential backoff for as long as the item waits, each failure reported as a `warning` event.
- * Delivery is at least once: a crash between the receiver's 2xx and the write announces it again.
+ * A 4xx other than 408 and 429 is not retried: it is reported as a `notify.failed` event, and this
+ * notifier does not send that message again. Delivery is at least once: a crash between the receiver's
+ * 2xx and the write announces it again.
+ *
+ * First tries and retries have slots of their own, and a message holds one only while its POST is under
+ * way, never through a backoff: one item's failures never keep another item from its first try.
  */
 export class WebhookNotifier {
-  private readonly delivered = new Set<string>();
+  /** Messages delivered or refused for good: not sent again by this notifier. */
+  private readonly settled = new Set<string>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly firstTries = new Slots(FIRST_TRIES);
+  private readonly retries = new Slots(RETRIES);
   /** Stops scanning and retrying. */
   private readonly stop = new AbortController();
   /** Cuts off POSTs under way: only when they outlast the grace `close()` gives them. */
@@ -48,6 +46,7 @@ export class WebhookNotifier {
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private readonly keyPrefix: string;
+  private readonly key: Buffer;
 
   constructor(
     private readonly webhook: WebhookOptions,
@@ -56,6 +55,7 @@ export class WebhookNotifier {
     private readonly pollMs: number,
   ) {
     this.keyPrefix = `wardrik-web:notified:${createHash('sha256').update(webhook.url).digest('hex').slice(0, 16)}:`;
+    this.key = webhookKey(webhook.secret, 'notify.webhook.secret');
   }
 
   start(): void {
@@ -71,8 +71,9 @@ export class WebhookNotifier {
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.stop.abort();
-    await this.scanning;
+    // Started first: a scan may be waiting for a slot that a POST under way holds.
     const grace = setTimeout(() => this.cut.abort(), CLOSE_GRACE_MS);
+    await this.scanning;
     await Promise.all(this.inFlight.values());
     clearTimeout(grace);
   }
@@ -93,118 +94,128 @@ export class WebhookNotifier {
     }
   }
 
-  /** Starts delivering one message about the item, unless it was delivered (here, or as the store remembers). */
+  /** Starts delivering one message about the item, unless it was delivered or refused (here, or as the store remembers). */
   private async announce(item: InboxRecord, type: InboxWaitingMessage['type']): Promise<void> {
     // The waiting message keeps the item's id as its key, as it always had; an escalation gets its own.
     const key = type === 'inbox.waiting' ? item.id : `${item.id}:escalated`;
-    if (this.stop.signal.aborted || this.delivered.has(key) || this.inFlight.has(key)) return;
+    if (this.stop.signal.aborted || this.settled.has(key) || this.inFlight.has(key)) return;
     if ((await this.parts.store.getRemembered(this.keyPrefix + key, this.parts.clock.now())) !== undefined) {
-      this.delivered.add(key);
+      this.settled.add(key);
       return;
     }
-    // At most MAX_IN_FLIGHT at once: the next starts as soon as one ends (or gives up when the notifier stops).
-    while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight.values());
-    if (this.stop.signal.aborted) return;
-    const delivery = this.deliver(item, type, key).finally(() => this.inFlight.delete(key));
+    // The scan waits only for other first tries (each at most TIMEOUT_MS), never for a retry.
+    const release = await this.firstTries.take();
+    if (this.stop.signal.aborted) return release();
+    const delivery = this.deliver(item, type, key, release).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, delivery);
   }
 
-  /** Posts the item's message until the receiver takes it, the item is answered, or the notifier stops. */
-  private async deliver(item: InboxRecord, type: InboxWaitingMessage['type'], key: string): Promise<void> {
+  /**
+   * Posts the item's message until the receiver takes it or refuses it for good, the item is answered, or
+   * the notifier stops. The first try holds the slot `release` gives back; each retry takes one of the
+   * retries' slots, and none is held through a backoff.
+   */
+  private async deliver(item: InboxRecord, type: InboxWaitingMessage['type'], key: string, release: () => void): Promise<void> {
     const retry = { baseDelayMs: this.webhook.retry?.baseDelayMs ?? 1_000, maxDelayMs: this.webhook.retry?.maxDelayMs ?? 300_000 };
-    for (let attempt = 1; !this.stop.signal.aborted; attempt++) {
-      const failure = await this.post(item, type, key);
-      if (failure === undefined) {
-        this.delivered.add(key);
-        const now = this.parts.clock.now();
-        await this.parts.store
-          .putRemembered({ key: this.keyPrefix + key, digest: item.digest, answer: { status: 'ok', output: { notifiedAt: now }, labels: [] }, expiresAt: now + REMEMBER_MS })
-          .catch((error: unknown) => this.warn(`announced inbox item "${item.id}" but could not record that in the store (${(error as Error).message}); a restart may announce it again.`));
-        return;
-      }
+    let outcome = await this.post(item, type, key).finally(release);
+    for (let attempt = 1; outcome.kind === 'failed'; attempt++) {
       const delayMs = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
-      this.warn(`could not announce inbox item "${item.id}" (${item.tool}), attempt ${attempt}: ${failure}. Trying again in ${Math.round(delayMs / 100) / 10} s while it waits.`);
+      this.warn(`could not announce inbox item "${item.id}" (${item.tool}), attempt ${attempt}: ${outcome.what}. Trying again in ${Math.round(delayMs / 100) / 10} s while it waits.`);
       if (!(await this.sleep(delayMs))) return;
       const now = await this.parts.inbox.get(item.id).catch(() => item);
       // Answered meanwhile: nobody needs to hear that it waits.
       if (now === undefined || now.status !== 'pending') return;
+      const releaseRetry = await this.retries.take();
+      if (this.stop.signal.aborted) return releaseRetry();
+      outcome = await this.post(item, type, key).finally(releaseRetry);
     }
+    this.settled.add(key);
+    if (outcome.kind === 'refused') return this.reportRefused(item, type, outcome.status);
+    const now = this.parts.clock.now();
+    await this.parts.store
+      .putRemembered({ key: this.keyPrefix + key, digest: item.digest, answer: { status: 'ok', output: { notifiedAt: now }, labels: [] }, expiresAt: now + REMEMBER_MS })
+      .catch((error: unknown) => this.warn(`announced inbox item "${item.id}" but could not record that in the store (${(error as Error).message}); a restart may announce it again.`));
   }
 
-  /** One POST; `undefined` when the receiver answered 2xx, else what went wrong. */
-  private async post(item: InboxRecord, type: InboxWaitingMessage['type'], key: string): Promise<string | undefined> {
-    const body = JSON.stringify(this.message(item, type));
-    const signature = createHmac('sha256', this.webhook.secret).update(body).digest('hex');
+  /** One POST of the message, signed as Standard Webhooks says, with this attempt's time. */
+  private async post(item: InboxRecord, type: InboxWaitingMessage['type'], id: string): Promise<Outcome> {
+    const now = this.parts.clock.now();
+    const body = JSON.stringify(webhookMessage(item, type, this.pageUrl, now));
+    const timestamp = Math.floor(now / 1_000);
     try {
       const response = await fetch(this.webhook.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: `sha256=${signature}`, 'x-wardrik-delivery': key },
+        headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(this.key, id, timestamp, body) },
         body,
         redirect: 'error',
         signal: AbortSignal.any([this.cut.signal, AbortSignal.timeout(TIMEOUT_MS)]),
       });
       await response.arrayBuffer().catch(() => undefined);
-      return response.ok ? undefined : `the receiver answered HTTP ${response.status}`;
+      if (response.ok) return { kind: 'delivered' };
+      // 408 and 429 say "later"; any other 4xx says the same message would be refused again.
+      const status = response.status;
+      if (status >= 400 && status < 500 && status !== 408 && status !== 429) return { kind: 'refused', status };
+      return { kind: 'failed', what: `the receiver answered HTTP ${status}` };
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      return `the request failed (${cause?.code ?? cause?.message ?? (error as Error).message})`;
+      return { kind: 'failed', what: `the request failed (${cause?.code ?? cause?.message ?? (error as Error).message})` };
     }
   }
 
-  private message(item: InboxRecord, type: InboxWaitingMessage['type']): InboxWaitingMessage {
-    // A query, not a fragment: it survives the sign-in a person may need first.
-    const url = `${this.pageUrl}?item=${encodeURIComponent(item.id)}`;
-    const what = item.kind === 'approval' ? 'Approval needed' : item.kind === 'park' ? 'A tool asks a person' : 'A call in doubt after a crash';
-    const args = compactJson(item.arguments);
-    const labels = item.labels.length === 0 ? '' : ` · labels: ${item.labels.join(', ')}${item.labels.includes('outside') ? ' (asked for after the run read text from outside)' : ''}`;
-    const waited = type === 'inbox.escalated' ? `Escalated, unanswered for ${Math.round((this.parts.clock.now() - item.createdAt) / 60_000)} min: ` : '';
-    const text = `${waited}${what}: ${item.tool} ${args} · asked by agent ${item.agent} in run ${item.run}${labels} · ${item.reason} · Open: ${url}`;
-    const { id, kind, tool, agent, run, call, arguments: argumentsValue, digest, labels: itemLabels, reason, createdAt } = item;
-    return {
-      type,
-      text: slackSafe(oneLine(text)),
-      url,
-      item: { id, kind, tool, agent, run, call, arguments: argumentsValue, digest, labels: itemLabels, reason, createdAt },
-      sentAt: this.parts.clock.now(),
-    };
+  /** A message the receiver refused for good, as a `notify.failed` event; the item still waits on the page. */
+  private reportRefused(item: InboxRecord, type: InboxWaitingMessage['type'], status: number): void {
+    const reason =
+      `${this.origin()}: the receiver refused the message about inbox item "${item.id}" (${item.tool}) with HTTP ${status}, which a retry would not change, ` +
+      `so it is not sent again. The item still waits on the page: ${this.pageUrl}?item=${encodeURIComponent(item.id)}. ` +
+      'Fix the receiver (its body limit, its secret, its address): a restarted notifier sends the message once more.';
+    this.parts.events.emit({ type: 'notify.failed', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, notification: type, status, reason });
   }
 
   private sleep(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
       if (this.stop.signal.aborted) return resolve(false);
-      const timer = setTimeout(() => resolve(true), ms);
-      this.stop.signal.addEventListener('abort', () => {
+      const stopped = () => {
         clearTimeout(timer);
         resolve(false);
-      }, { once: true });
+      };
+      const timer = setTimeout(() => {
+        this.stop.signal.removeEventListener('abort', stopped);
+        resolve(true);
+      }, ms);
+      this.stop.signal.addEventListener('abort', stopped, { once: true });
     });
   }
 
   private warn(what: string): void {
-    // The webhook's URL is often a secret itself (Slack's are): only its origin is named.
-    this.parts.events.emit({ type: 'warning', message: `inboxWeb notifications (${new URL(this.webhook.url).origin}/…): ${what}` });
+    this.parts.events.emit({ type: 'warning', message: `${this.origin()}: ${what}` });
+  }
+
+  /** Who is speaking, for warnings: the webhook's URL is often a secret itself (Slack's are), so only its origin is named. */
+  private origin(): string {
+    return `inboxWeb notifications (${new URL(this.webhook.url).origin}/…)`;
   }
 }
 
-/** The arguments on one line, cut at `TEXT_ARGUMENTS` characters saying so; the page shows them whole. */
-function compactJson(value: unknown): string {
-  const text = JSON.stringify(value) ?? 'none';
-  return text.length <= TEXT_ARGUMENTS ? text : `${text.slice(0, TEXT_ARGUMENTS)}… (${text.length} characters in all; the page shows them whole)`;
-}
+/** At most `size` holders at once; `take()` resolves to the release when one is free, first come first served. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
 
-/**
- * The text as one line in reading order, with no Markdown link: line breaks, other control characters and
- * bidirectional overrides become spaces (a model's arguments must not start a line of their own, such as a
- * second "Open: …", nor reverse what follows), and `](` gets a space, so Teams makes no `[text](url)` link.
- */
-function oneLine(text: string): string {
-  return printableLine(text).replace(/\]\(/g, '] (');
-}
+  constructor(size: number) {
+    this.free = size;
+  }
 
-/**
- * Slack reads `<…>` as links and mentions (`<!channel>`) and `&` as an entity: a model's arguments must
- * not ping a channel, so these three are escaped as Slack documents.
- */
-function slackSafe(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  async take(): Promise<() => void> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      // Handed straight to the next in line, so nobody who comes later jumps ahead of it.
+      const next = this.waiting.shift();
+      if (next === undefined) this.free++;
+      else next();
+    };
+  }
 }

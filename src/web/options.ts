@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ConfigurationError } from '../errors.js';
 import { numberOption, timerRule, type NumberRule } from '../options.js';
+import { webhookKey } from './webhook-signature.js';
 
 /**
  * Who is asking, from the app's own login: the person's name (recorded as `by` on their answers), or
@@ -13,7 +14,11 @@ export type Authenticate = (request: IncomingMessage) => string | undefined | nu
 export interface WebhookOptions {
   /** Where to POST: an `http:` or `https:` URL. */
   readonly url: string;
-  /** Signs each body: header `x-wardrik-signature: sha256=<hex HMAC-SHA256 of the body>`. At least 16 characters. */
+  /**
+   * Signs each message as Standard Webhooks says (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
+   * Best a Standard Webhooks secret, `whsec_` and the base64 of 24 to 64 random bytes; any other string of
+   * at least 16 characters is used as its own bytes.
+   */
   readonly secret: string;
   /** Backoff between tries of a failed delivery: from 1 000 ms, doubling, at most 300 000 ms unless set. */
   readonly retry?: { readonly baseDelayMs?: number; readonly maxDelayMs?: number };
@@ -141,6 +146,7 @@ function checkWebhook(webhook: WebhookOptions): void {
   if (typeof webhook.secret !== 'string' || webhook.secret.length < MIN_SECRET) {
     throw new ConfigurationError(`notify.webhook.secret must be at least ${MIN_SECRET} characters: the receiver checks each message's HMAC-SHA256 signature with it.`);
   }
+  webhookKey(webhook.secret, 'notify.webhook.secret');
   numberOption('notify.webhook.retry.baseDelayMs', webhook.retry?.baseDelayMs, 0, MILLISECONDS);
   // Every wait is at most maxDelayMs, so it alone must fit a Node timer.
   numberOption('notify.webhook.retry.maxDelayMs', webhook.retry?.maxDelayMs, 0, { ...timerRule({ min: 1 }), unit: 'milliseconds' });

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { defineTool, Wardrik, type InboxWaitingMessage } from '../../src/index.js';
-import { signedBy } from '../../examples/web/webhook-receiver.js';
+import { defineTool, verifyWebhook, Wardrik, type InboxWaitingMessage } from '../../src/index.js';
 import { TOKEN, until } from './helpers.js';
 
 const SECRET = 'webhook-secret-0123456789';
@@ -16,8 +15,8 @@ describe('Escalation notifications', () => {
       let raw = '';
       request.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk));
       request.on('end', () => {
-        if (!signedBy(SECRET, raw, request.headers['x-wardrik-signature'] as string | undefined)) return void response.writeHead(401).end();
-        taken.push({ message: JSON.parse(raw) as InboxWaitingMessage, delivery: String(request.headers['x-wardrik-delivery']) });
+        if (!verifyWebhook(SECRET, request.headers, raw).ok) return void response.writeHead(401).end();
+        taken.push({ message: JSON.parse(raw) as InboxWaitingMessage, delivery: String(request.headers['webhook-id']) });
         response.writeHead(200).end('ok');
       });
     });

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, describe, it } from 'node:test';
-import { Wardrik, type InboxWaitingMessage, type WardrikEvent } from '../../src/index.js';
-import { signedBy } from '../../examples/web/webhook-receiver.js';
+import { verifyWebhook, Wardrik, type InboxWaitingMessage, type WardrikEvent } from '../../src/index.js';
 import { seed, type Seeded } from '../cli/helpers.js';
 import { sqliteStores, TOKEN, until } from './helpers.js';
 
@@ -30,7 +29,7 @@ async function receiver(reply: (n: number, response: ServerResponse) => boolean 
     request.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk));
     request.on('end', () => {
       // The guide's own check: a message signed with another secret, or altered, would be refused here.
-      if (!signedBy(SECRET, raw, request.headers['x-wardrik-signature'] as string | undefined) || signedBy('another-secret-0123456789', raw, request.headers['x-wardrik-signature'] as string | undefined)) {
+      if (!verifyWebhook(SECRET, request.headers, raw).ok || verifyWebhook('another-secret-0123456789', request.headers, raw).ok) {
         response.writeHead(401).end('bad signature');
         return;
       }
@@ -89,7 +88,7 @@ describe('Inbox notifications to a webhook', () => {
     const byId = new Map(hook.taken.map((received) => [received.message.item.id, received]));
     const turn = byId.get(seeded.turn.approval)!;
     assert.equal(turn.headers['content-type'], 'application/json');
-    assert.equal(turn.headers['x-wardrik-delivery'], seeded.turn.approval);
+    assert.equal(turn.headers['webhook-id'], seeded.turn.approval);
     assert.equal(turn.message.type, 'inbox.waiting');
     assert.equal(turn.message.url, `https://ops.example.com/inbox/?item=${seeded.turn.approval}`);
     assert.deepEqual(turn.message.item.arguments, { id: 'ord_1' });

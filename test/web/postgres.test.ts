@@ -15,7 +15,7 @@ describe('The inbox web API on PostgreSQL', () => {
     const url = schemas.url();
     const received: string[] = [];
     const hook = createServer((request, response) => {
-      received.push(String(request.headers['x-wardrik-delivery']));
+      received.push(String(request.headers['webhook-id']));
       request.resume().on('end', () => response.writeHead(200).end());
     });
     await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
