@@ -2,13 +2,15 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, it } from 'node:test';
+import { after, afterEach, describe, it } from 'node:test';
 import { defineTool, Wardrik, type InboxWaitingMessage, type WardrikEvent } from '../../src/index.js';
-import { TOKEN, until } from './helpers.js';
+import { sqliteStores, TOKEN, until } from './helpers.js';
 
 const SECRET = 'webhook-secret-0123456789';
 /** What express.json() and most body parsers take unless told otherwise. */
 const RECEIVER_LIMIT = 100 * 1024;
+const stores = sqliteStores();
+after(() => stores.removeAll());
 
 interface Request {
   readonly headers: IncomingHttpHeaders;
@@ -52,9 +54,9 @@ async function receiver(reply: (request: Request, response: ServerResponse) => b
 }
 
 /** A node whose refunds and e-mails ask a person, with its inbox notifying `hook`. */
-async function node(hook: string, retry: { baseDelayMs: number; maxDelayMs: number }) {
+async function node(hook: string, retry: { baseDelayMs: number; maxDelayMs: number }, store = 'memory:') {
   const wardrik = await Wardrik.create({
-    store: 'memory:',
+    store,
     recoverMs: Infinity,
     tools: {
       shop: [
@@ -185,5 +187,29 @@ describe('Inbox notifications when deliveries fail', () => {
     const warnings = events.flatMap((event) => (event.type === 'warning' ? [event.message] : []));
     assert.equal(warnings.length, 2);
     assert.ok(warnings.every((warning) => /HTTP 4(29|08)\. Trying again/.test(warning)), warnings.join('\n'));
+  });
+
+  it('sends a refused message once more after a restart, so a receiver fixed meanwhile takes it', async () => {
+    let refusing = true;
+    const requests: string[] = [];
+    const hook = await receiver(({ message }, response) => {
+      requests.push(message.item.id);
+      if (!refusing) return true;
+      response.writeHead(413).end('too large');
+      return false;
+    });
+    closing.push(hook.close);
+    const store = stores.url();
+    const first = await node(hook.url, { baseDelayMs: 1, maxDelayMs: 2 }, store);
+    closing.push(() => first.wardrik.close());
+    const id = await first.park('shop__send_email', { to: 'dana@example.com' });
+    await until(() => first.events.some((event) => event.type === 'notify.failed'));
+    await first.wardrik.close();
+    // The receiver is fixed; the notifier restarts on the same store.
+    refusing = false;
+    const second = await node(hook.url, { baseDelayMs: 1, maxDelayMs: 2 }, store);
+    closing.push(() => second.wardrik.close());
+    await until(() => announced(hook.taken, id));
+    assert.deepEqual(requests, [id, id]);
   });
 });
