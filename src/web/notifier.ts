@@ -16,7 +16,10 @@ const RETRIES = 2;
 const CLOSE_GRACE_MS = 2_000;
 
 /** How one POST went: taken (2xx), refused for good (a 4xx but 408 and 429), or failed for now. */
-type Outcome = { readonly kind: 'delivered' } | { readonly kind: 'refused'; readonly status: number } | { readonly kind: 'failed'; readonly what: string };
+type Outcome =
+  | { readonly kind: 'delivered' }
+  | { readonly kind: 'refused'; readonly status: number }
+  | { readonly kind: 'failed'; readonly what: string; readonly retryAfterMs?: number };
 
 /**
  * Tells a webhook about every inbox item that starts waiting, on any node that shares the store.
@@ -119,7 +122,9 @@ export class WebhookNotifier {
     const retry = { baseDelayMs: this.webhook.retry?.baseDelayMs ?? 1_000, maxDelayMs: this.webhook.retry?.maxDelayMs ?? 300_000 };
     let outcome = await this.post(item, type, key).finally(release);
     for (let attempt = 1; outcome.kind === 'failed'; attempt++) {
-      const delayMs = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
+      const backoffMs = retry.baseDelayMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
+      // A receiver's Retry-After is heeded up to maxDelayMs, so it cannot put a message off for long.
+      const delayMs = Math.min(retry.maxDelayMs, Math.max(backoffMs, outcome.retryAfterMs ?? 0));
       this.warn(`could not announce inbox item "${item.id}" (${item.tool}), attempt ${attempt}: ${outcome.what}. Trying again in ${Math.round(delayMs / 100) / 10} s while it waits.`);
       if (!(await this.sleep(delayMs))) return;
       const now = await this.parts.inbox.get(item.id).catch(() => item);
@@ -155,7 +160,8 @@ export class WebhookNotifier {
       // 408 and 429 say "later"; any other 4xx says the same message would be refused again.
       const status = response.status;
       if (status >= 400 && status < 500 && status !== 408 && status !== 429) return { kind: 'refused', status };
-      return { kind: 'failed', what: `the receiver answered HTTP ${status}` };
+      const retryAfterMs = waitAsked(response.headers.get('retry-after'), now);
+      return { kind: 'failed', what: `the receiver answered HTTP ${status}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       return { kind: 'failed', what: `the request failed (${cause?.code ?? cause?.message ?? (error as Error).message})` };
@@ -194,6 +200,14 @@ export class WebhookNotifier {
   private origin(): string {
     return `inboxWeb notifications (${new URL(this.webhook.url).origin}/…)`;
   }
+}
+
+/** A `Retry-After` header's wait in milliseconds: whole seconds, or an HTTP date after `now`. */
+function waitAsked(header: string | null, now: number): number | undefined {
+  if (header === null) return undefined;
+  if (/^\d{1,9}$/.test(header.trim())) return Number(header.trim()) * 1_000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** At most `size` holders at once; `take()` resolves to the release when one is free, first come first served. */

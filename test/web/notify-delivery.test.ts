@@ -147,8 +147,10 @@ describe('Inbox notifications when deliveries fail', () => {
     assert.ok(hanging.every((response) => !response.writableEnded && !response.destroyed));
   });
 
-  it('does not retry a message the receiver refuses for good (a 4xx but 408 and 429), and reports it as notify.failed', async () => {
-    const statuses = new Map([['gone@', 410], ['bad@', 400], ['limited@', 429], ['slow@', 408]]);
+  it('does not retry a message the receiver refuses for good (a 4xx but 408 and 429), and reports it as notify.failed; a 429 is retried after its Retry-After', async () => {
+    const statuses = new Map([['gone@', 410], ['bad@', 400], ['limited@', 429], ['patient@', 429], ['slow@', 408]]);
+    // limited@ asks for a second; patient@ for an hour, which maxDelayMs (1 s here) caps.
+    const retryAfter: Record<string, string> = { 'limited@example.com': '1', 'patient@example.com': '3600' };
     const requests = new Map<string, number>();
     const hook = await receiver(({ message }, response) => {
       const to = (message.item.arguments as { to: string }).to;
@@ -157,23 +159,24 @@ describe('Inbox notifications when deliveries fail', () => {
       const status = [...statuses].find(([prefix]) => to.startsWith(prefix))?.[1];
       // 429 and 408 only the first time: they are retried, and then taken.
       if (status === undefined || ((status === 429 || status === 408) && tries > 1)) return true;
-      response.writeHead(status).end('no');
+      response.writeHead(status, to in retryAfter ? { 'retry-after': retryAfter[to]! } : {}).end('no');
       return false;
     });
     closing.push(hook.close);
-    const { wardrik, events, park } = await node(hook.url, { baseDelayMs: 1, maxDelayMs: 2 });
+    const { wardrik, events, park } = await node(hook.url, { baseDelayMs: 1, maxDelayMs: 1_000 });
     closing.push(() => wardrik.close());
     const gone = await park('shop__send_email', { to: 'gone@example.com' });
     const bad = await park('shop__send_email', { to: 'bad@example.com' });
     const limited = await park('shop__send_email', { to: 'limited@example.com' });
+    const patient = await park('shop__send_email', { to: 'patient@example.com' });
     const slow = await park('shop__send_email', { to: 'slow@example.com' });
     await until(() => events.filter((event) => event.type === 'notify.failed').length === 2);
-    await until(() => announced(hook.taken, limited) && announced(hook.taken, slow));
+    await until(() => announced(hook.taken, limited) && announced(hook.taken, patient) && announced(hook.taken, slow));
     // One more item, parked after both refusals: by the time it is announced, a retry 1-2 ms after a refusal would have come.
     const later = await park('shop__send_email', { to: 'later@example.com' });
     await until(() => announced(hook.taken, later));
     await wardrik.close();
-    assert.deepEqual(Object.fromEntries(requests), { 'gone@example.com': 1, 'bad@example.com': 1, 'limited@example.com': 2, 'slow@example.com': 2, 'later@example.com': 1 });
+    assert.deepEqual(Object.fromEntries(requests), { 'gone@example.com': 1, 'bad@example.com': 1, 'limited@example.com': 2, 'patient@example.com': 2, 'slow@example.com': 2, 'later@example.com': 1 });
     const failed = events.flatMap((event) => (event.type === 'notify.failed' ? [event] : []));
     assert.deepEqual(
       failed.map(({ inboxId, notification, status, tool, agent }) => ({ inboxId, notification, status, tool, agent })).sort((a, b) => a.status - b.status),
@@ -185,8 +188,12 @@ describe('Inbox notifications when deliveries fail', () => {
     assert.match(failed.find((event) => event.status === 410)!.reason, /^inboxWeb notifications \(http:\/\/127\.0\.0\.1:\d+\/…\): the receiver refused the message about inbox item "[^"]+" \(shop\/send_email\) with HTTP 410, which a retry would not change, so it is not sent again\. The item still waits on the page: https:\/\/ops\.example\.com\/inbox\/\?item=/);
     // The refusals are not warnings of a retry; the 429 and the 408 are.
     const warnings = events.flatMap((event) => (event.type === 'warning' ? [event.message] : []));
-    assert.equal(warnings.length, 2);
+    assert.equal(warnings.length, 3);
     assert.ok(warnings.every((warning) => /HTTP 4(29|08)\. Trying again/.test(warning)), warnings.join('\n'));
+    // Both 429s asked for longer than the 1-2 ms backoff: the retry waited a second (Retry-After: 1), or an hour cut to maxDelayMs.
+    const waits = (id: string) => warnings.find((warning) => warning.includes(id))!;
+    assert.match(waits(limited), /HTTP 429\. Trying again in 1 s while it waits\.$/);
+    assert.match(waits(patient), /HTTP 429\. Trying again in 1 s while it waits\.$/);
   });
 
   it('sends a refused message once more after a restart, so a receiver fixed meanwhile takes it', async () => {
