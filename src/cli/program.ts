@@ -112,6 +112,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--port <port>', 'the port to listen on', port, 8040)
     .option('--public-url <url>', 'where people open the page, for the links in notifications (behind a proxy)')
     .option('--webhook-url <url>', 'POST a signed message here when an item starts waiting (secret in $WARDRIK_WEBHOOK_SECRET)')
+    .option('--people <file>', 'named people, each with their own token: JSON {"people":[{"id":"ana","tokenSha256":"…"}]} (default $WARDRIK_WEB_PEOPLE)')
+    .option('--allowed-host <host>', 'a Host the page answers to, such as ops.example.com (repeat for more; loopback names only on a loopback bind unless given)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--trust-proxy <header>', "behind a proxy: the header it sets to the client's address, such as x-forwarded-for")
     .action((options: WebCommandOptions, command: Command) => web(context(command), options));
   common(program.command('serve').description("serve the toolsets a module exports to MCP clients, every call through Wardrik's runner").argument('<module>', 'path of a compiled module'))
     .option('--stdio', 'serve one client over stdin/stdout (for Claude Desktop and other clients that start the command)')
@@ -123,6 +126,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--token-env <name>', 'with --http: the environment variable holding the bearer token clients must send')
     .option('--unauthenticated', 'with --http: serve without a token (loopback, one user)')
     .option('--wait-ms <ms>', 'how long a call that waits for a person is held open', positiveInteger)
+    .option('--allowed-host <host>', 'with --http: a Host clients connect by, such as mcp.example.com (repeat for more; loopback names only on a loopback bind unless given)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--trust-proxy <header>', "with --http, behind a proxy: the header it sets to the client's address, such as x-forwarded-for")
     .action((module: string, options: ServeCommandOptions, command: Command) => serve(context(command), module, options));
 
   const mcp = program.command('mcp').description("the runtime MCP servers kept in the store, which every node's hub runs");
