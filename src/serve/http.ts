@@ -227,8 +227,7 @@ const NO_BODY = Symbol('no body');
 async function readBody(req: IncomingMessage, res: ServerResponse, max: number, budget?: BodyBudget): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
   if (declared > max) {
-    reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`);
-    req.resume();
+    reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`, -32000, true);
     return NO_BODY;
   }
   const chunks: Buffer[] = [];
@@ -301,8 +300,11 @@ function ownerOf(req: IncomingMessage): string | undefined {
   return (req as IncomingMessage & { auth?: AuthInfo }).auth?.clientId;
 }
 
+/** Answers an error; with `close`, the connection is closed after it rather than read on (a body refused unread). */
 function reject(res: ServerResponse, status: number, message: string, code = -32000, close = false): void {
   if (res.headersSent) return void res.end();
+  const socket = res.socket;
+  if (close && socket !== null) res.once('finish', () => socket.destroySoon());
   res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

@@ -52,6 +52,9 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
 
 /** `{ "error": { "code", "message" } }` with the error's status. */
 export function sendError(response: ServerResponse, error: WebError): void {
+  const socket = response.socket;
+  // Refused unread: what the client still sends is not read on (a slow 1 MB body would be drained to the end).
+  if (error.closes && socket !== null) response.once('finish', () => socket.destroySoon());
   sendJson(response, error.status, { error: { code: error.code, message: error.message } }, error.closes ? { connection: 'close' } : {});
 }
 

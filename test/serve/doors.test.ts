@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { ServeOptions } from '../../src/index.js';
+import type { ServeHttpOptions, ServeOptions } from '../../src/index.js';
 import { eventually, serving } from './helpers.js';
 
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -29,11 +29,7 @@ const verifier: OAuthTokenVerifier = {
   },
 };
 
-/** Options with `http` settings (cast: the reproductions ran on a build whose `http` had none of them). */
-const withHttp = (http: Record<string, unknown>): Partial<ServeOptions> => ({ authenticate: { verifier }, http } as Partial<ServeOptions>);
-
-/** The wrong-token answers the server holds now (an internal gauge). */
-const held = (server: unknown): number => (server as { heldGuesses: number }).heldGuesses;
+const withHttp = (http: ServeHttpOptions): Partial<ServeOptions> => ({ authenticate: { verifier }, http });
 
 describe('The MCP server under abuse', () => {
   it('holds the answer to a wrong bearer token past the free ones, while a right one sent after it is served at once', async () => {
@@ -42,7 +38,7 @@ describe('The MCP server under abuse', () => {
       for (let i = 0; i < 2; i++) assert.equal(await send(s.url, { authorization: `Bearer guess-${i}` }), 401);
       let answered = false;
       const wrong = send(s.url, { authorization: 'Bearer guess-3' }).then((status) => ((answered = true), status));
-      await eventually(() => held(s.server) === 1);
+      await eventually(() => s.server.heldGuesses === 1);
       assert.equal(await send(s.url, { authorization: 'Bearer right-token-0123456789' }), 200);
       assert.equal(answered, false);
       await s.server.close();
@@ -57,7 +53,7 @@ describe('The MCP server under abuse', () => {
     try {
       assert.equal(await send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.7' }), 401);
       void send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.7' }).catch(() => {});
-      await eventually(() => held(s.server) === 1);
+      await eventually(() => s.server.heldGuesses === 1);
       assert.equal(await send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.8' }), 401);
     } finally {
       await s.close();
@@ -65,7 +61,7 @@ describe('The MCP server under abuse', () => {
   });
 
   it('cuts a client whose headers do not arrive within headersTimeoutMs', async () => {
-    const s = await serving({ http: { headersTimeoutMs: 200, requestTimeoutMs: 200 } } as Partial<ServeOptions>);
+    const s = await serving({ http: { headersTimeoutMs: 200, requestTimeoutMs: 200 } });
     try {
       const url = new URL(s.url);
       const socket = connect(Number(url.port), url.hostname);
@@ -80,7 +76,7 @@ describe('The MCP server under abuse', () => {
   });
 
   it('closes connections past maxConnections as they arrive', async () => {
-    const s = await serving({ http: { maxConnections: 1 } } as Partial<ServeOptions>);
+    const s = await serving({ http: { maxConnections: 1 } });
     try {
       const url = new URL(s.url);
       const first = connect(Number(url.port), url.hostname);
@@ -95,7 +91,7 @@ describe('The MCP server under abuse', () => {
   });
 
   it('caps the bytes bodies hold at once on a server without tokens (503)', async () => {
-    const s = await serving({ http: { maxUnauthenticatedBytes: 4_096 } } as Partial<ServeOptions>);
+    const s = await serving({ http: { maxUnauthenticatedBytes: 4_096 } });
     try {
       const url = new URL(s.url);
       const open = (bytes: number) => {
@@ -110,7 +106,7 @@ describe('The MCP server under abuse', () => {
         return { socket, status };
       };
       const first = open(3_000);
-      await eventually(() => (s.server as unknown as { unauthenticatedBytes: number }).unauthenticatedBytes === 3_000);
+      await eventually(() => s.server.unauthenticatedBytes === 3_000);
       const second = open(3_000);
       assert.equal(await second.status, 503);
       first.socket.destroy();

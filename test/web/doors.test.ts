@@ -4,7 +4,7 @@ import { fork } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import type { InboxWebOptions } from '../../src/index.js';
+import type { HttpServerOptions, InboxWebOptions } from '../../src/index.js';
 import { raw, sqliteStores, TOKEN, until, webRig } from './helpers.js';
 
 const stores = sqliteStores();
@@ -14,11 +14,7 @@ const bearer = (base: string, token: string, headers: Record<string, string> = {
 const signInForm = (base: string, token: string, headers: Record<string, string> = {}) =>
   raw(new URL('sign-in', base).href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: `token=${encodeURIComponent(token)}&name=Dana` });
 
-/** Options with `http` settings (cast: the reproductions ran on a build whose options had no `http`). */
-const withHttp = (http: Record<string, unknown>, more: Record<string, unknown> = {}) => ({ token: TOKEN, http, ...more }) as InboxWebOptions;
-
-/** What the inbox holds now (internal gauges; cast while the reproductions ran on a build without them). */
-const gauges = (web: unknown) => web as { heldGuesses: number; unauthenticatedBytes: number };
+const withHttp = (http: HttpServerOptions): InboxWebOptions => ({ token: TOKEN, http });
 
 /** A raw connection with a chunked POST to sign-in under way, `bytes` of form sent; `status` resolves with the answer's status (null if closed without one). */
 function openSignIn(base: string, bytes: number): { socket: Socket; status: Promise<number | null> } {
@@ -56,7 +52,7 @@ describe('The inbox under abuse', () => {
         let answered = false;
         const heldOnes = [bearer(rig.base, 'guess-2'), signInForm(rig.base, 'guess-3')].map((sent) => sent.then(() => (answered = true), () => undefined));
         // Both wrong guesses reached the server and are counted before the right token is sent.
-        await until(() => gauges(rig.web).heldGuesses === 2);
+        await until(() => rig.web.heldGuesses === 2);
         assert.equal((await bearer(rig.base, TOKEN)).status, 200);
         assert.equal((await signInForm(rig.base, TOKEN)).status, 303);
         assert.equal(answered, false);
@@ -73,7 +69,7 @@ describe('The inbox under abuse', () => {
       try {
         assert.equal((await bearer(proxied.base, 'guess', { 'x-forwarded-for': '203.0.113.9, 198.51.100.1' })).status, 401);
         void bearer(proxied.base, 'guess', { 'x-forwarded-for': '203.0.113.9, 198.51.100.1' }).catch(() => {});
-        await until(() => gauges(proxied.web).heldGuesses === 1);
+        await until(() => proxied.web.heldGuesses === 1);
         // Another client behind the same proxy: its own first wrong guess is free, its right token is let in.
         assert.equal((await bearer(proxied.base, 'guess', { 'x-forwarded-for': '198.51.100.2' })).status, 401);
         assert.equal((await bearer(proxied.base, TOKEN, { 'x-forwarded-for': '198.51.100.1' })).status, 200);
@@ -84,7 +80,7 @@ describe('The inbox under abuse', () => {
       try {
         assert.equal((await bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.3' })).status, 401);
         void bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.4' }).catch(() => {});
-        await until(() => gauges(direct.web).heldGuesses === 1);
+        await until(() => direct.web.heldGuesses === 1);
       } finally {
         await direct.close();
       }
@@ -130,15 +126,15 @@ describe('The inbox under abuse', () => {
       try {
         const first = openSignIn(rig.base, 3_000);
         const second = openSignIn(rig.base, 3_000);
-        await until(() => gauges(rig.web).unauthenticatedBytes === 6_000);
+        await until(() => rig.web.unauthenticatedBytes === 6_000);
         const third = openSignIn(rig.base, 3_000);
         assert.equal(await third.status, 503);
         // The first ends: its bytes are given back, and a new form fits again.
         first.socket.end('0\r\n\r\n');
         assert.equal(await first.status, 401);
-        await until(() => gauges(rig.web).unauthenticatedBytes === 3_000);
+        await until(() => rig.web.unauthenticatedBytes === 3_000);
         const fourth = openSignIn(rig.base, 3_000);
-        await until(() => gauges(rig.web).unauthenticatedBytes === 6_000);
+        await until(() => rig.web.unauthenticatedBytes === 6_000);
         for (const held of [second, third, fourth]) held.socket.destroy();
       } finally {
         await rig.close();

@@ -50,7 +50,7 @@ describe('Who answers in the inbox', () => {
 
   describe('with named people', () => {
     it('records the person whose token signed in as by, whatever name is typed', async () => {
-      const rig = await webRig(stores.url(), { people: PEOPLE } as InboxWebOptions);
+      const rig = await webRig(stores.url(), { people: PEOPLE });
       try {
         const page = await (await fetch(rig.base)).text();
         assert.match(page, /name="token"/);
@@ -74,7 +74,7 @@ describe('Who answers in the inbox', () => {
     });
 
     it("refuses a token that is no one's, and the hash of a token given as the token", async () => {
-      const rig = await webRig(stores.url(), { people: PEOPLE } as InboxWebOptions);
+      const rig = await webRig(stores.url(), { people: PEOPLE });
       try {
         for (const token of [TOKEN, sha256(ANA), `${ANA} `]) {
           const response = await form(rig.base, token, 'ana');
