@@ -16,3 +16,14 @@ export function clientAddress(request: IncomingMessage, trustProxy: string | und
   const last = value?.split(',').pop()?.trim();
   return last === undefined || last === '' ? peer : last.slice(0, MAX_ADDRESS);
 }
+
+const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
+
+/**
+ * The proxy header a request carries although `trustProxy` is not set, or `undefined`: a proxy is in
+ * front, and every client it forwards shares its one address. Said once, as a warning, by each server.
+ */
+export function untrustedProxyHeader(request: IncomingMessage, trustProxy: string | undefined): string | undefined {
+  if (trustProxy !== undefined) return undefined;
+  return PROXY_HEADERS.find((name) => request.headers[name] !== undefined);
+}

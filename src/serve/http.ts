@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { systemClock } from '../clock.js';
 import { BodyBudget } from '../http/body-budget.js';
-import { clientAddress } from '../http/client-address.js';
+import { clientAddress, untrustedProxyHeader } from '../http/client-address.js';
 import { GuessLimiter } from '../http/guess-limiter.js';
 import { boundToLoopback, hostRefusal, isLoopbackOrigin } from '../http/host-check.js';
 import { limitedServer, type HttpServerSettings } from '../http/server-options.js';
@@ -46,6 +46,7 @@ export class HttpSessions {
   /** Bodies read without a token to vouch for them (a server with `authenticate: false`). */
   readonly budget: BodyBudget;
   private closed = false;
+  private proxyWarned = false;
 
   constructor(
     private readonly settings: ServeSettings,
@@ -68,6 +69,7 @@ export class HttpSessions {
     try {
       const refused = this.refusal(req);
       if (refused !== undefined) return reject(res, 403, refused);
+      this.warnOfProxy(req);
       if (this.bearer !== undefined && !(await this.bearer(req, res))) return;
       // An app that parsed the body already (Express's json(), Fastify) leaves it on req.body.
       const parsed = (req as IncomingMessage & { body?: unknown }).body;
@@ -84,6 +86,13 @@ export class HttpSessions {
       else res.end();
     }
   };
+
+  private warnOfProxy(req: IncomingMessage): void {
+    const header = this.proxyWarned ? undefined : untrustedProxyHeader(req, this.settings.server.trustProxy);
+    if (header === undefined) return;
+    this.proxyWarned = true;
+    this.warn(`Requests come with the ${header} header, so a proxy is in front, but mcpServer http.trustProxy is not set: wrong tokens from every client it forwards are counted as from its one address. Set http.trustProxy (wardrik serve --trust-proxy) to the header your proxy sets to the client's address.`);
+  }
 
   async close(): Promise<void> {
     this.closed = true;

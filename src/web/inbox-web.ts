@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigurationError, NotFoundError } from '../errors.js';
 import { BodyBudget } from '../http/body-budget.js';
+import { untrustedProxyHeader } from '../http/client-address.js';
 import { GuessLimiter } from '../http/guess-limiter.js';
 import { hostRefusal } from '../http/host-check.js';
 import { limitedServer } from '../http/server-options.js';
@@ -41,6 +42,7 @@ export class InboxWeb {
   private readonly budget: BodyBudget;
   /** Hosts that are the page's own whatever the bind (publicUrl's). */
   private readonly ownHosts: readonly string[];
+  private proxyWarned = false;
   private notifier: WebhookNotifier | undefined;
   private server: Server | undefined;
   private closed = false;
@@ -131,6 +133,16 @@ export class InboxWeb {
     }
   }
 
+  private warnOfProxy(request: IncomingMessage): void {
+    const header = this.proxyWarned ? undefined : untrustedProxyHeader(request, this.settings.http.trustProxy);
+    if (header === undefined) return;
+    this.proxyWarned = true;
+    this.parts.events.emit({
+      type: 'warning',
+      message: `inboxWeb: requests come with the ${header} header, so a proxy is in front, but http.trustProxy is not set: wrong tokens from every client it forwards are counted as from its one address. Set http.trustProxy (wardrik web --trust-proxy) to the header your proxy sets to the client's address.`,
+    });
+  }
+
   private signInMode(): 'app' | 'token' | 'person' {
     return this.settings.people !== undefined ? 'person' : this.settings.token !== undefined ? 'token' : 'app';
   }
@@ -143,6 +155,7 @@ export class InboxWeb {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const refused = hostRefusal(request, this.settings.http.allowedHosts, 'add it to inboxWeb({ http: { allowedHosts } }) (wardrik web --allowed-host)', this.ownHosts);
     if (refused !== undefined) throw new WebError(403, 'host', refused, true);
+    this.warnOfProxy(request);
     const { path, mount, needsSlash } = locate(request, this.settings.basePath);
     const method = request.method ?? 'GET';
     if (path === '/inbox.js' || path === '/inbox.css') {

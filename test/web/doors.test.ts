@@ -76,11 +76,16 @@ describe('The inbox under abuse', () => {
       } finally {
         await proxied.close();
       }
+      assert.deepEqual(proxied.events.filter((event) => event.type === 'warning'), []);
       const direct = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
       try {
         assert.equal((await bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.3' })).status, 401);
         void bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.4' }).catch(() => {});
         await until(() => direct.web.heldGuesses === 1);
+        // Said once: a proxy is in front, and every client it forwards is counted as one.
+        const warnings = direct.events.filter((event) => event.type === 'warning').map((event) => (event as { message: string }).message);
+        assert.equal(warnings.length, 1);
+        assert.match(warnings[0]!, /requests come with the x-forwarded-for header, so a proxy is in front, but http\.trustProxy is not set/);
       } finally {
         await direct.close();
       }
