@@ -2,10 +2,10 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../clock.js';
 import { clientAddress } from '../http/client-address.js';
+import { isWardrikName } from '../inbox/wardrik-names.js';
 import type { GuessLimiter } from '../http/guess-limiter.js';
 import { cookies, WebError } from './http.js';
 import type { InboxWebSettings } from './options.js';
-import { isWardrikName } from './people.js';
 import { printableLine } from './text.js';
 
 /** Who is asking, and the key their CSRF token is bound to. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigurationError } from '../errors.js';
+import { isWardrikName } from '../inbox/wardrik-names.js';
 import { printableLine } from './text.js';
 
 /**
@@ -19,14 +20,6 @@ const MAX_PEOPLE = 10_000;
 /** A people file is a short list; more than this is not one. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 const PERSON_KEYS = new Set(['id', 'tokenSha256']);
-
-/**
- * Whether `name` is, or looks like, one Wardrik records for itself (`wardrik (policy.approvalTtlMs)`):
- * case, width, spacing and punctuation aside, it starts with "wardrik". Nobody may answer under one.
- */
-export function isWardrikName(name: string): boolean {
-  return name.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '').startsWith('wardrik');
-}
 
 /** The people checked: who each token's hash belongs to. `source` names where they came from in messages. */
 export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<string, string> {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { ConfigurationError, Wardrik, type InboxPersonOptions, type InboxWebOptions } from '../../src/index.js';
+import { seed, wardrik as cli } from '../cli/helpers.js';
 import { signIn, sqliteStores, TOKEN, webRig } from './helpers.js';
 
 const stores = sqliteStores();
@@ -106,6 +107,21 @@ describe('Who answers in the inbox', () => {
       } finally {
         await wardrik.close();
       }
+    });
+  });
+
+  describe('at the command line', () => {
+    it("refuses --by with a name like Wardrik's own, and answers nothing", async () => {
+      const url = stores.url();
+      const seeded = await seed(url);
+      await seeded.node.close();
+      for (const args of [['approve', seeded.batch.approval], ['deny', seeded.batch.approval, '--reason', 'no'], ['answer', seeded.batch.park, '--json', '1']]) {
+        const result = await cli(['--store', url, ...args, '--by', 'Wardrik (policy.approvalTtlMs)']);
+        assert.equal(result.code, 2, args[0]);
+        assert.match(result.stderr, /looks like one Wardrik records for itself/, args[0]);
+      }
+      const listed = await cli(['--store', url, 'inbox', '--json']);
+      assert.equal((JSON.parse(listed.stdout) as { items: unknown[] }).items.length, 4);
     });
   });
 });
