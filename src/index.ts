@@ -49,6 +49,8 @@ export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, Po
 export type { ApproveOptions, Inbox, InboxItem } from './inbox/inbox.js';
 export type { InboxWeb, InboxWebListenOptions } from './web/inbox-web.js';
 export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
+export type { InboxPersonOptions } from './web/people.js';
+export type { HttpServerOptions } from './http/server-options.js';
 export type { WebAnswer, WebItem } from './web/api.js';
 export type { InboxWaitingMessage } from './web/webhook-message.js';
 export { verifyWebhook } from './web/webhook-signature.js';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigurationError, Unavailable, Wardrik, type AgentOptions, type WardrikOptions } from '../src/index.js';
+import { ConfigurationError, Unavailable, Wardrik, type AgentOptions, type InboxWebOptions, type ServeOptions, type WardrikOptions } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { exported, publicDeclarations, ts } from './declarations.js';
 
@@ -59,7 +59,37 @@ const OPTIONS: Readonly<Record<string, Range>> = {
   'startAgent.historyTurns': { min: 0, max: 10_000, whole: true },
   'startAgent.maxOutputTokens': { min: 1, max: 10_000_000, whole: true },
   'startAgent.temperature': { min: 0 },
+  'inboxWeb.pollMs': { min: 1 },
+  'inboxWeb.sessionMs': { min: 1 },
+  'inboxWeb.notify.webhook.retry.baseDelayMs': { min: 1 },
+  'inboxWeb.notify.webhook.retry.maxDelayMs': timer({ min: 1 }),
+  'mcpServer.budgetUsd': { min: 0 },
+  'mcpServer.approvals.waitMs': timer({ min: 0 }, { whole: true }),
+  'mcpServer.approvals.progressMs': timer({ min: 1 }, { whole: true }),
+  'mcpServer.approvals.checkMs': timer({ min: 1 }, { whole: true }),
+  'mcpServer.http.maxBodyBytes': { min: 1, max: 2 ** 31, whole: true },
+  'mcpServer.http.idleMs': timer({ min: 1 }, { whole: true }),
+  'mcpServer.http.maxCallsPerSession': { min: 1, max: 1_000_000, whole: true },
+  'mcpServer.http.maxSessions': { min: 1, max: 1_000_000, whole: true },
+  'mcpServer.http.maxSessionsPerClient': { min: 1, max: 1_000_000, whole: true },
+  // The HTTP options both servers take (HttpServerOptions), under each.
+  ...serverOptions('inboxWeb.http'),
+  ...serverOptions('mcpServer.http'),
 };
+
+/** The rows of `HttpServerOptions` under `prefix`. */
+function serverOptions(prefix: string): Record<string, Range> {
+  return {
+    [`${prefix}.headersTimeoutMs`]: timer({ min: 1 }, { whole: true }),
+    [`${prefix}.requestTimeoutMs`]: timer({ min: 1 }, { whole: true }),
+    [`${prefix}.keepAliveTimeoutMs`]: timer({ min: 1 }, { whole: true }),
+    [`${prefix}.maxConnections`]: { min: 1, max: 1_000_000, whole: true },
+    [`${prefix}.maxUnauthenticatedBytes`]: { min: 1_024, max: 2 ** 31, whole: true },
+    [`${prefix}.wrongGuesses.free`]: { min: 0, max: 1_000_000, whole: true },
+    [`${prefix}.wrongGuesses.delayMs`]: timer({ min: 0 }),
+    [`${prefix}.wrongGuesses.maxDelayMs`]: timer({ min: 0 }),
+  };
+}
 
 /** Values the range refuses: below it, above it, between whole numbers, not a number, Infinity. */
 function refused(range: Range): unknown[] {
@@ -103,9 +133,23 @@ function createOptions(path: string, value: unknown): WardrikOptions {
   return options as WardrikOptions;
 }
 
-/** How the option is named in a message: under its area's label (`mcp "mcp": waitMs`, `Agent "a": maxSteps`). */
+/** How the option is named in a message: under its area's label (`mcp "mcp": waitMs`, `Agent "a": maxSteps`, `inboxWeb: pollMs`). */
 function named(path: string): string {
-  return path.replace(/^(startAgent|mcp(\.servers\.\*)?)\./, '');
+  return path.replace(/^(startAgent|inboxWeb|mcpServer|mcp(\.servers\.\*)?)\./, '');
+}
+
+/**
+ * `inboxWeb` or `mcpServer` options setting one option (`inboxWeb.http.maxConnections`), with what it
+ * needs beside it: a webhook's url and secret; a request time-out no shorter than the headers' one.
+ */
+function serverCallOptions(path: string, value: unknown): Record<string, unknown> {
+  const parts = path.split('.').slice(1);
+  const options = nested(parts, value);
+  if (parts[0] === 'notify') Object.assign((options.notify as { webhook: object }).webhook, { url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-sixteen-or-more' });
+  const http = options.http as Record<string, unknown> | undefined;
+  if (http !== undefined && 'headersTimeoutMs' in http) http.requestTimeoutMs = LONGEST_TIMER;
+  else if (http !== undefined && 'requestTimeoutMs' in http) http.headersTimeoutMs = 1;
+  return path.startsWith('mcpServer.') ? { tools: ['**'], ...options } : { token: 'a-token-of-sixteen-or-more', ...options };
 }
 
 function isRefusal(path: string, value: unknown): (error: unknown) => boolean {
@@ -118,10 +162,10 @@ function isRefusal(path: string, value: unknown): (error: unknown) => boolean {
 }
 
 describe('Number options', () => {
-  const created = Object.keys(OPTIONS).filter((path) => !path.startsWith('startAgent.'));
+  const created = Object.keys(OPTIONS).filter((path) => !/^(startAgent|inboxWeb|mcpServer)\./.test(path));
   const agentOnes = Object.keys(OPTIONS).filter((path) => path.startsWith('startAgent.'));
 
-  it('cover every number option of Wardrik.create and startAgent, as the published types declare them', () => {
+  it('cover every number option of Wardrik.create, startAgent, inboxWeb and mcpServer, as the published types declare them', () => {
     const { checker } = publicDeclarations();
     const found = new Set<string>();
     const visit = (type: ts.Type, path: string, depth: number): void => {
@@ -153,6 +197,8 @@ describe('Number options', () => {
     visit(checker.getDeclaredTypeOfSymbol(exported('WardrikOptions')), '', 0);
     const agent = new Set<string>();
     visit(checker.getDeclaredTypeOfSymbol(exported('AgentOptions')), 'startAgent', 0);
+    visit(checker.getDeclaredTypeOfSymbol(exported('InboxWebOptions')), 'inboxWeb', 0);
+    visit(checker.getDeclaredTypeOfSymbol(exported('ServeOptions')), 'mcpServer', 0);
     for (const path of found) if (path.startsWith('startAgent.')) agent.add(path);
     assert.deepEqual([...found].sort(), Object.keys(OPTIONS).sort());
     assert.ok(agent.size > 0);
@@ -193,6 +239,36 @@ describe('Number options', () => {
         for (const value of refused(OPTIONS[path]!)) assert.throws(() => start(path, value), isRefusal(path, value), `${path} = ${String(value)}`);
         for (const value of accepted(OPTIONS[path]!)) assert.doesNotThrow(() => start(path, value), `${path} = ${value}`);
       }
+    } finally {
+      await wardrik.close();
+    }
+  });
+});
+
+describe('Number options of the HTTP servers', () => {
+  const serverOnes = Object.keys(OPTIONS).filter((path) => /^(inboxWeb|mcpServer)\./.test(path));
+
+  it('refuses each value out of range of every number option of inboxWeb and mcpServer, naming it, and takes the ends of each range', async () => {
+    const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
+    try {
+      const make = (path: string, value: unknown) => {
+        const options = serverCallOptions(path, value);
+        return path.startsWith('mcpServer.') ? wardrik.mcpServer(options as unknown as ServeOptions) : wardrik.inboxWeb(options as InboxWebOptions);
+      };
+      for (const path of serverOnes) {
+        for (const value of refused(OPTIONS[path]!)) assert.throws(() => make(path, value), isRefusal(path, value), `${path} = ${String(value)}`);
+        for (const value of accepted(OPTIONS[path]!)) assert.doesNotThrow(() => make(path, value), `${path} = ${value}`);
+      }
+    } finally {
+      await wardrik.close();
+    }
+  });
+
+  it('refuses a headersTimeoutMs longer than requestTimeoutMs, saying which to change', async () => {
+    const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
+    try {
+      assert.throws(() => wardrik.inboxWeb({ http: { headersTimeoutMs: 40_000 } }), /inboxWeb: http\.headersTimeoutMs \(40000\) is longer than requestTimeoutMs \(30000\)/);
+      assert.throws(() => wardrik.mcpServer({ tools: ['**'], http: { headersTimeoutMs: 5_000, requestTimeoutMs: 4_000 } }), /mcpServer: http\.headersTimeoutMs \(5000\) is longer than requestTimeoutMs \(4000\)/);
     } finally {
       await wardrik.close();
     }

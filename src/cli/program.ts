@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { isWardrikName } from '../inbox/wardrik-names.js';
 import { CommandContext, DEFAULT_STORE, type Io } from './context.js';
 import { classify, ExitCode, type ExitCodeValue } from './errors.js';
 import { answer, approve, deny, inboxList, type ApproveFlags } from './inbox-commands.js';
@@ -71,7 +72,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .action((options: { all?: boolean }, command: Command) => inboxList(context(command), options));
 
   common(program.command('approve').description('approve a parked call; it runs once, on a node that offers its tool').argument('<id>', 'the inbox item id'))
-    .option('--by <name>', 'who approves, kept with the answer')
+    .option('--by <name>', 'who approves, kept with the answer', person)
     .option('--digest <hex>', "the arguments' digest you reviewed (from `wardrik inbox`): refused if the call's differs")
     .option('--arguments <json>', "run it with these arguments instead (needs --digest); checked against the tool's schema first")
     .option('--scope <scope>', "'run' also lets later calls of this tool in the same run go without asking")
@@ -80,12 +81,12 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
 
   common(program.command('deny').description('refuse a parked call; the model reads the reason').argument('<id>', 'the inbox item id'))
     .requiredOption('--reason <text>', 'why, for the model')
-    .option('--by <name>', 'who refuses')
+    .option('--by <name>', 'who refuses', person)
     .action((id: string, options: { reason: string; by?: string }, command: Command) => deny(context(command), id, options));
 
   common(program.command('answer').description("answer a tool's own park with a value, or say whether a call in doubt happened").argument('<id>', 'the inbox item id'), false)
     .requiredOption('--json <value>', 'the answer as JSON; in doubt: {"happened":true,"result":…} or {"happened":false}')
-    .option('--by <name>', 'who answers')
+    .option('--by <name>', 'who answers', person)
     .action((id: string, options: { json: string; by?: string }, command: Command) =>
       answer(context(command, false), id, { value: options.json, ...(options.by === undefined ? {} : { by: options.by }) }),
     );
@@ -112,6 +113,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--port <port>', 'the port to listen on', port, 8040)
     .option('--public-url <url>', 'where people open the page, for the links in notifications (behind a proxy)')
     .option('--webhook-url <url>', 'POST a signed message here when an item starts waiting (secret in $WARDRIK_WEBHOOK_SECRET)')
+    .option('--people <file>', 'named people, each with their own token: JSON {"people":[{"id":"ana","tokenSha256":"…"}]} (default $WARDRIK_WEB_PEOPLE)')
+    .option('--allowed-host <host>', 'a Host the page answers to, such as ops.example.com (repeat for more; loopback names only on a loopback bind unless given)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--trust-proxy <header>', "behind a proxy: the header it sets to the client's address, such as x-forwarded-for")
     .action((options: WebCommandOptions, command: Command) => web(context(command), options));
   common(program.command('serve').description("serve the toolsets a module exports to MCP clients, every call through Wardrik's runner").argument('<module>', 'path of a compiled module'))
     .option('--stdio', 'serve one client over stdin/stdout (for Claude Desktop and other clients that start the command)')
@@ -123,6 +127,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--token-env <name>', 'with --http: the environment variable holding the bearer token clients must send')
     .option('--unauthenticated', 'with --http: serve without a token (loopback, one user)')
     .option('--wait-ms <ms>', 'how long a call that waits for a person is held open', positiveInteger)
+    .option('--allowed-host <host>', 'with --http: a Host clients connect by, such as mcp.example.com (repeat for more; loopback names only on a loopback bind unless given)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--trust-proxy <header>', "with --http, behind a proxy: the header it sets to the client's address, such as x-forwarded-for")
     .action((module: string, options: ServeCommandOptions, command: Command) => serve(context(command), module, options));
 
   const mcp = program.command('mcp').description("the runtime MCP servers kept in the store, which every node's hub runs");
@@ -174,6 +180,12 @@ function positiveInteger(value: string): number {
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new InvalidArgumentError('a port number from 0 to 65535 is needed (0: any free port).');
   return Number(value);
+}
+
+/** `--by`: the name recorded with an answer, never one Wardrik records for itself. */
+function person(value: string): string {
+  if (isWardrikName(value)) throw new InvalidArgumentError('that name looks like one Wardrik records for itself (it starts with "wardrik"); give your own.');
+  return value;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -21,6 +21,8 @@ export interface ServeCommandOptions {
   readonly tokenEnv?: string;
   readonly unauthenticated?: boolean;
   readonly waitMs?: number;
+  readonly allowedHost: readonly string[];
+  readonly trustProxy?: string;
 }
 
 /**
@@ -50,6 +52,10 @@ export async function serve(ctx: CommandContext, module: string, options: ServeC
       ...(options.agent === undefined ? {} : { agent: options.agent }),
       ...(authenticate === undefined ? {} : { authenticate }),
       ...(options.waitMs === undefined ? {} : { approvals: { waitMs: options.waitMs } }),
+      http: {
+        ...(options.allowedHost.length === 0 ? {} : { allowedHosts: options.allowedHost }),
+        ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+      },
     });
     const stopped = new Promise<void>((resolve) => {
       signals.once('SIGINT', resolve);

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js';
+import { readPeopleFile, type InboxPersonOptions } from '../web/people.js';
 import type { CommandContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 
@@ -7,12 +8,16 @@ export interface WebCommandOptions {
   readonly port: number;
   readonly publicUrl?: string;
   readonly webhookUrl?: string;
+  readonly allowedHost: readonly string[];
+  readonly trustProxy?: string;
+  readonly people?: string;
 }
 
 /**
- * `wardrik web [--host H] [--port P] [--public-url URL] [--webhook-url URL]`: serves the inbox page and
- * its API on the store until SIGINT or SIGTERM. Like `wardrik approve`, it offers no tools: an approval
- * is recorded and the node that offers the tool runs the call at its next recovery.
+ * `wardrik web [--host H] [--port P] [--public-url URL] [--webhook-url URL] [--allowed-host H]…
+ * [--trust-proxy HEADER] [--people FILE]`: serves the inbox page and its API on the store until SIGINT
+ * or SIGTERM. Like `wardrik approve`, it offers no tools: an approval is recorded and the node that
+ * offers the tool runs the call at its next recovery.
  */
 export async function web(ctx: CommandContext, options: WebCommandOptions, stopped: Promise<unknown> = signalled()): Promise<void> {
   const secret = ctx.io.env.WARDRIK_WEBHOOK_SECRET;
@@ -25,6 +30,12 @@ export async function web(ctx: CommandContext, options: WebCommandOptions, stopp
       inbox = wardrik.inboxWeb({
         ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
         ...(options.webhookUrl === undefined ? {} : { notify: { webhook: { url: options.webhookUrl, secret: secret! } } }),
+        // Each person is checked by inboxWeb, as people given in code are.
+        ...(options.people === undefined ? {} : { people: readPeopleFile(options.people) as InboxPersonOptions[] }),
+        http: {
+          ...(options.allowedHost.length === 0 ? {} : { allowedHosts: options.allowedHost }),
+          ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+        },
       });
     } catch (error) {
       if (error instanceof ConfigurationError) throw new CliError(ExitCode.usage, error.message.replace(/^inboxWeb: /, ''), { cause: error });
@@ -43,10 +54,15 @@ export async function web(ctx: CommandContext, options: WebCommandOptions, stopp
       throw new CliError(ExitCode.usage, `Cannot serve the inbox on ${options.host}:${options.port}: ${why}.`, { cause: error });
     }
     const token = inbox.tokenGenerated ? inbox.token : undefined;
-    ctx.print({ url, store: ctx.storeName, ...(token === undefined ? {} : { token }) }, () => {
+    const people = inbox.people;
+    ctx.print({ url, store: ctx.storeName, signIn: people > 0 ? 'people' : 'shared-token', ...(people > 0 ? { people } : {}), ...(token === undefined ? {} : { token }) }, () => {
       const lines = [`The Wardrik inbox is at ${url} (store ${ctx.storeName}). Stop it with Ctrl-C.`];
-      if (token !== undefined) lines.push(`Sign-in token, shown this once: ${token}`, 'Set WARDRIK_WEB_TOKEN to choose your own, kept across restarts.');
-      else lines.push('Sign in with the token in WARDRIK_WEB_TOKEN.');
+      if (people > 0) lines.push(`${people} named ${people === 1 ? 'person signs' : 'people sign'} in, each with their own token; answers are recorded under their names.`);
+      else {
+        if (token !== undefined) lines.push(`Sign-in token, shown this once: ${token}`, 'Set WARDRIK_WEB_TOKEN to choose your own, kept across restarts.');
+        else lines.push('Sign in with the token in WARDRIK_WEB_TOKEN.');
+        lines.push('One shared token, for one person: whoever has it types the name recorded with their answers. For several people, give each a token of their own with --people FILE.');
+      }
       if (!/^(127\.|\[::1\]|localhost)/.test(new URL(url).hostname) && !url.includes('[::1]')) {
         lines.push('It serves plain HTTP: put it behind a TLS proxy before people sign in over a network, and pass --public-url.');
       }

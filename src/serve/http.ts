@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { systemClock } from '../clock.js';
+import { BodyBudget } from '../http/body-budget.js';
+import { clientAddress, untrustedProxyHeader } from '../http/client-address.js';
+import { GuessLimiter } from '../http/guess-limiter.js';
+import { boundToLoopback, hostRefusal, isLoopbackOrigin } from '../http/host-check.js';
+import { limitedServer, type HttpServerSettings } from '../http/server-options.js';
 import { connectWithDirectRequests } from './direct-requests.js';
 import type { ServeAuthenticateOptions, ServeSettings } from './options.js';
 import type { ServeSession } from './session.js';
@@ -20,13 +27,13 @@ interface HttpSession {
   idle: NodeJS.Timeout | undefined;
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /**
  * Streamable HTTP for one server: one SDK transport and one `ServeSession` per MCP session, found by
  * the `mcp-session-id` header. Before a request reaches a session it passes, in order: the Host and
  * Origin allow-lists (DNS-rebinding protection), the bearer token (unless the server is explicitly
- * unauthenticated), and the body limit. Idle sessions are closed; so is every session on `close()`.
+ * unauthenticated; wrong ones are answered late past a few per client address), and the body limit
+ * (a server without tokens also counts every body against the cap on unauthenticated bytes). Idle
+ * sessions are closed; so is every session on `close()`.
  */
 export class HttpSessions {
   private readonly sessions = new Map<string, HttpSession>();
@@ -35,7 +42,11 @@ export class HttpSessions {
   /** Sessions open or opening by verified client (the token's clientId). */
   private readonly perClient = new Map<string, number>();
   private readonly bearer: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
+  private readonly guesses: GuessLimiter;
+  /** Bodies read without a token to vouch for them (a server with `authenticate: false`). */
+  readonly budget: BodyBudget;
   private closed = false;
+  private proxyWarned = false;
 
   constructor(
     private readonly settings: ServeSettings,
@@ -43,17 +54,26 @@ export class HttpSessions {
     authenticate: ServeAuthenticateOptions | false,
     private readonly warn: (message: string) => void,
   ) {
-    this.bearer = authenticate === false ? undefined : bearerCheck(authenticate);
+    this.guesses = new GuessLimiter(settings.server.wrongGuesses, systemClock);
+    this.budget = new BodyBudget(settings.server.maxUnauthenticatedBytes);
+    const { trustProxy } = settings.server;
+    this.bearer = authenticate === false ? undefined : bearerCheck(authenticate, (req) => this.guesses.wrong(clientAddress(req, trustProxy)));
+  }
+
+  /** Answers to wrong tokens held now. */
+  get heldGuesses(): number {
+    return this.guesses.held;
   }
 
   readonly handle: McpRequestHandler = async (req, res) => {
     try {
       const refused = this.refusal(req);
       if (refused !== undefined) return reject(res, 403, refused);
+      this.warnOfProxy(req);
       if (this.bearer !== undefined && !(await this.bearer(req, res))) return;
       // An app that parsed the body already (Express's json(), Fastify) leaves it on req.body.
       const parsed = (req as IncomingMessage & { body?: unknown }).body;
-      const body = req.method !== 'POST' ? undefined : parsed !== undefined ? parsed : await readBody(req, res, this.settings.maxBodyBytes);
+      const body = req.method !== 'POST' ? undefined : parsed !== undefined ? parsed : await readBody(req, res, this.settings.maxBodyBytes, this.bearer === undefined ? this.budget : undefined);
       if (body === NO_BODY) return;
       const id = req.headers['mcp-session-id'];
       if (typeof id === 'string') return await this.forward(id, req, res, body);
@@ -67,8 +87,16 @@ export class HttpSessions {
     }
   };
 
+  private warnOfProxy(req: IncomingMessage): void {
+    const header = this.proxyWarned ? undefined : untrustedProxyHeader(req, this.settings.server.trustProxy);
+    if (header === undefined) return;
+    this.proxyWarned = true;
+    this.warn(`Requests come with the ${header} header, so a proxy is in front, but mcpServer http.trustProxy is not set: wrong tokens from every client it forwards are counted as from its one address. Set http.trustProxy (wardrik serve --trust-proxy) to the header your proxy sets to the client's address.`);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.guesses.close();
     await Promise.all([...this.sessions.values()].map((entry) => entry.transport.close().catch(() => {})));
     this.sessions.clear();
   }
@@ -170,15 +198,12 @@ export class HttpSessions {
 
   /** Why the Host or Origin header is refused (DNS-rebinding protection), or undefined. */
   private refusal(req: IncomingMessage): string | undefined {
-    const { allowedHosts, allowedOrigins } = this.settings;
-    const loopback = isLoopback(req.socket.localAddress);
-    const host = req.headers.host?.toLowerCase();
-    if (allowedHosts !== undefined ? host === undefined || !allowedHosts.includes(host) : loopback && !LOOPBACK_NAMES.has(hostnameOf(host))) {
-      return `Host ${JSON.stringify(host ?? '')} is not allowed here (DNS-rebinding protection); connect by an allowed name, or add it to http.allowedHosts.`;
-    }
+    const hostRefused = hostRefusal(req, this.settings.server.allowedHosts, 'add it to http.allowedHosts');
+    if (hostRefused !== undefined) return hostRefused;
+    const { allowedOrigins } = this.settings;
     const origin = req.headers.origin;
     if (origin === undefined) return undefined;
-    if (allowedOrigins !== undefined ? !allowedOrigins.includes(origin) : loopback && !LOOPBACK_NAMES.has(originHost(origin))) {
+    if (allowedOrigins !== undefined ? !allowedOrigins.includes(origin) : boundToLoopback(req) && !isLoopbackOrigin(origin)) {
       return `Origin ${JSON.stringify(origin)} is not allowed here (DNS-rebinding protection); add it to http.allowedOrigins if it is yours.`;
     }
     return undefined;
@@ -186,11 +211,11 @@ export class HttpSessions {
 }
 
 /** Serves `handle` at `path` on a new `http.Server` bound to `host:port`; resolves to it and its URL. */
-export async function listenHttp(handle: McpRequestHandler, host: string, port: number, path: string): Promise<{ server: HttpServer; url: string }> {
-  const server = createServer((req, res) => {
+export async function listenHttp(handle: McpRequestHandler, host: string, port: number, path: string, limits: HttpServerSettings): Promise<{ server: HttpServer; url: string }> {
+  const server = limitedServer((req, res) => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}.`);
     void handle(req, res);
-  });
+  }, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -204,24 +229,31 @@ export async function listenHttp(handle: McpRequestHandler, host: string, port: 
 
 const NO_BODY = Symbol('no body');
 
-/** The JSON body, at most `max` bytes; answers 413 or 400 itself (and gives NO_BODY) when it is not. */
-async function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promise<unknown> {
+/**
+ * The JSON body, at most `max` bytes; answers 413 or 400 itself (and gives NO_BODY) when it is not. With
+ * `budget`, its bytes are counted against it while read, and a body that does not fit gets 503.
+ */
+async function readBody(req: IncomingMessage, res: ServerResponse, max: number, budget?: BodyBudget): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
   if (declared > max) {
-    reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`);
-    req.resume();
+    reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`, -32000, true);
     return NO_BODY;
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) {
-      reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`);
-      req.destroy();
-      return NO_BODY;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      if (size + chunk.length > max || (budget !== undefined && !budget.take(chunk.length))) {
+        const over = size + chunk.length > max;
+        reject(res, over ? 413 : 503, over ? `The request body is over ${max} bytes, the most this server reads.` : 'Too many request bodies are being read at once; try again in a moment.', -32000, true);
+        req.destroy();
+        return NO_BODY;
+      }
+      size += chunk.length;
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } finally {
+    budget?.giveBack(size);
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -231,14 +263,24 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number):
   }
 }
 
-/** `requireBearerAuth` on a plain Node response: true when the token is good (and `req.auth` is set). */
-function bearerCheck(options: ServeAuthenticateOptions): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+/**
+ * `requireBearerAuth` on a plain Node response: true when the token is good (and `req.auth` is set). A
+ * token the verifier refuses waits for `wrong(req)` before its 401 is sent; a good one waits for nothing.
+ */
+function bearerCheck(options: ServeAuthenticateOptions, wrong: (req: IncomingMessage) => Promise<void>): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   // Typed as Express middleware, whose types are not installed: called here with look-alikes of req and res.
-  const middleware = requireBearerAuth({
-    verifier: options.verifier,
-    ...(options.requiredScopes === undefined ? {} : { requiredScopes: [...options.requiredScopes] }),
-    ...(options.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: options.resourceMetadataUrl }),
-  }) as unknown as (req: unknown, res: unknown, next: () => void) => Promise<void>;
+  const middleware = (req: IncomingMessage) =>
+    requireBearerAuth({
+      verifier: {
+        verifyAccessToken: (token) =>
+          options.verifier.verifyAccessToken(token).catch(async (error: unknown) => {
+            if (error instanceof InvalidTokenError) await wrong(req);
+            throw error;
+          }),
+      },
+      ...(options.requiredScopes === undefined ? {} : { requiredScopes: [...options.requiredScopes] }),
+      ...(options.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: options.resourceMetadataUrl }),
+    }) as unknown as (req: unknown, res: unknown, next: () => void) => Promise<void>;
   return async (req, res) => {
     let passed = false;
     const reply = {
@@ -256,7 +298,7 @@ function bearerCheck(options: ServeAuthenticateOptions): (req: IncomingMessage, 
         return reply;
       },
     };
-    await middleware(req, reply, () => {
+    await middleware(req)(req, reply, () => {
       passed = true;
     });
     return passed;
@@ -267,28 +309,11 @@ function ownerOf(req: IncomingMessage): string | undefined {
   return (req as IncomingMessage & { auth?: AuthInfo }).auth?.clientId;
 }
 
-function reject(res: ServerResponse, status: number, message: string, code = -32000): void {
+/** Answers an error; with `close`, the connection is closed after it rather than read on (a body refused unread). */
+function reject(res: ServerResponse, status: number, message: string, code = -32000, close = false): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json' });
+  const socket = res.socket;
+  if (close && socket !== null) res.once('finish', () => socket.destroySoon());
+  res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-function isLoopback(address: string | undefined): boolean {
-  return address !== undefined && (address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.'));
-}
-
-/** `localhost:3000` → `localhost`, `[::1]:3000` → `[::1]`. */
-function hostnameOf(host: string | undefined): string {
-  if (host === undefined) return '';
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  const colon = host.indexOf(':');
-  return colon < 0 ? host : host.slice(0, colon);
-}
-
-function originHost(origin: string): string {
-  try {
-    return new URL(origin).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
 }

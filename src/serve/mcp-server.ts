@@ -93,9 +93,19 @@ export class WardrikMcpServer {
   async listen(options: ListenOptions = {}): Promise<string> {
     const { host = '127.0.0.1', port = 0, path = '/mcp' } = options;
     if (!path.startsWith('/')) throw new ConfigurationError(`listen: path starts with "/", such as "/mcp"; got ${JSON.stringify(path)}.`);
-    const { server, url } = await listenHttp(this.handler(), host, port, path);
+    const { server, url } = await listenHttp(this.handler(), host, port, path, this.settings.server);
     this.listening.push(server);
     return url;
+  }
+
+  /** @internal Answers to wrong bearer tokens held now. */
+  get heldGuesses(): number {
+    return this.http?.heldGuesses ?? 0;
+  }
+
+  /** @internal Bytes of bodies read without a token to vouch for them, held now. */
+  get unauthenticatedBytes(): number {
+    return this.http?.budget.inUse ?? 0;
   }
 
   /** Closes every session (their calls stop), the HTTP servers it listens on, and stops following the catalog. */

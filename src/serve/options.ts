@@ -4,6 +4,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
+import { httpServerSettings, type HttpServerOptions, type HttpServerSettings } from '../http/server-options.js';
 import { countRule, numberOption } from '../options.js';
 import type { PolicyRule } from '../policy/policy.js';
 
@@ -81,13 +82,8 @@ export interface ServeApprovalOptions {
   readonly via?: 'elicitation';
 }
 
-/** Limits of the Streamable HTTP server. */
-export interface ServeHttpOptions {
-  /**
-   * `Host` values accepted (DNS-rebinding protection). For a loopback bind, the bound address and
-   * `localhost` with the port unless given; for other binds, none are checked unless given.
-   */
-  readonly allowedHosts?: readonly string[];
+/** Limits of the Streamable HTTP server: those both of Wardrik's HTTP servers take, and the MCP server's own. */
+export interface ServeHttpOptions extends HttpServerOptions {
   /** `Origin` values accepted when a request has one; loopback origins for a loopback bind unless given. */
   readonly allowedOrigins?: readonly string[];
   /** The largest request body: 1 MiB; larger ones get 413. */
@@ -121,7 +117,7 @@ export interface ServeSettings {
   readonly progressMs: number;
   readonly checkMs: number;
   readonly viaElicitation: boolean;
-  readonly allowedHosts: readonly string[] | undefined;
+  readonly server: HttpServerSettings;
   readonly allowedOrigins: readonly string[] | undefined;
   readonly maxBodyBytes: number;
   readonly idleMs: number;
@@ -181,7 +177,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     progressMs: numberOption('mcpServer: approvals.progressMs', approvals.progressMs, SERVE_DEFAULTS.progressMs, countRule(1, MAX_TIMER_MS)),
     checkMs: numberOption('mcpServer: approvals.checkMs', approvals.checkMs, SERVE_DEFAULTS.checkMs, countRule(1, MAX_TIMER_MS)),
     viaElicitation: via(approvals.via),
-    allowedHosts: hosts('allowedHosts', http.allowedHosts),
+    server: httpServerSettings('mcpServer: http', http),
     allowedOrigins: hosts('allowedOrigins', http.allowedOrigins),
     maxBodyBytes: numberOption('mcpServer: http.maxBodyBytes', http.maxBodyBytes, SERVE_DEFAULTS.maxBodyBytes, countRule(1, 2 ** 31)),
     idleMs: numberOption('mcpServer: http.idleMs', http.idleMs, SERVE_DEFAULTS.idleMs, countRule(1, MAX_TIMER_MS)),

@@ -1,6 +1,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../clock.js';
+import { clientAddress } from '../http/client-address.js';
+import { isWardrikName } from '../inbox/wardrik-names.js';
+import type { GuessLimiter } from '../http/guess-limiter.js';
 import { cookies, WebError } from './http.js';
 import type { InboxWebSettings } from './options.js';
 import { printableLine } from './text.js';
@@ -20,33 +23,35 @@ export const CSRF_HEADER = 'x-wardrik-csrf';
 /** Who signs in without giving a name: answers say the token's holder gave them. */
 export const TOKEN_HOLDER = 'token holder';
 const MAX_SESSIONS = 10_000;
-const MAX_FAILURES_PER_MINUTE = 10;
 /** A name from the app's login is refused rather than cut past this: two people must not become one. */
 const MAX_APP_NAME = 200;
 
 /**
  * Signing in and checking who asks. With the app's `authenticate`, the app decides on every request.
- * Otherwise a person exchanges the token for a session: a random id in an HttpOnly, SameSite=Strict
+ * Otherwise a person exchanges a token for a session: a random id in an HttpOnly, SameSite=Strict
  * cookie, kept in memory (a restart signs everyone out). A script may send the token as a bearer token.
+ * The token is the shared one (the holder types their name) or a named person's (the name is theirs).
+ * Wrong tokens are slowed per client address by the guess limiter; a right one is never held or refused.
  * State-changing requests also need the CSRF token (an HMAC of the session, so it needs no storage)
  * and must not come from another site.
  */
 export class WebAuth {
   private readonly sessions = new Map<string, { readonly name: string; readonly expiresAt: number }>();
-  private readonly failures = new Map<string, number[]>();
   private readonly csrfKey = randomBytes(32);
 
   constructor(
     private readonly settings: InboxWebSettings,
     private readonly clock: Clock,
+    private readonly guesses: GuessLimiter,
   ) {}
 
   /** The person asking, or `undefined` for nobody (the caller answers 401). */
   async who(request: IncomingMessage): Promise<Person | undefined> {
     const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
-    if (bearer !== undefined && this.settings.token !== undefined) {
-      // A bearer token is a guess at the same secret as the sign-in form's: the same lockout counts both.
-      if (this.tokenMatches(request, bearer)) return { name: TOKEN_HOLDER, key: 'bearer', bearer: true };
+    if (bearer !== undefined && this.signsIn) {
+      // A bearer token is a guess at the same secrets as the sign-in form's: the same count slows both.
+      const holder = await this.holder(request, bearer);
+      if (holder !== undefined) return { name: holder.name, key: `bearer:${holder.name}`, bearer: true };
     }
     const id = cookies(request).get(SESSION_COOKIE);
     const session = id === undefined ? undefined : this.sessions.get(id);
@@ -58,50 +63,52 @@ export class WebAuth {
     const name = await this.settings.authenticate(request);
     if (name === undefined || name === null) return undefined;
     const printable = typeof name === 'string' ? printableLine(name).trim() : '';
-    if (printable === '' || printable.length > MAX_APP_NAME) {
-      const what = typeof name !== 'string' ? `a ${typeof name}` : printable === '' ? 'no printable character' : `a name of ${printable.length} characters`;
-      throw new WebError(500, 'configuration', `inboxWeb: authenticate returned ${what}; return a name of 1 to ${MAX_APP_NAME} printable characters, or nothing.`);
+    if (printable === '' || printable.length > MAX_APP_NAME || isWardrikName(printable)) {
+      const what = typeof name !== 'string' ? `a ${typeof name}` : printable === '' ? 'no printable character' : printable.length > MAX_APP_NAME ? `a name of ${printable.length} characters` : 'a name like those Wardrik records for itself';
+      throw new WebError(500, 'configuration', `inboxWeb: authenticate returned ${what}; return a name of 1 to ${MAX_APP_NAME} printable characters, or nothing (and none starting with "wardrik", the name Wardrik records for itself).`);
     }
     // The name is recorded as `by` and printed by `wardrik inbox`: one line, as a sign-in name is.
     return { name: printable, key: `person:${printable}`, bearer: false };
   }
 
-  /** Exchanges the token for a session; returns the cookie to set. Refuses a wrong token, and many wrong tries (429). */
-  signIn(request: IncomingMessage, form: URLSearchParams, cookiePath: string): string {
-    const token = this.settings.token;
-    if (token === undefined) throw new WebError(404, 'not_found', 'Sign-in with a token is off here: this inbox uses the app\'s own login.');
-    if (!this.tokenMatches(request, form.get('token') ?? '')) {
-      throw new WebError(401, 'unauthenticated', 'That token is not this inbox\'s. Use the token `wardrik web` printed at start, or the one in WARDRIK_WEB_TOKEN.');
+  /**
+   * Exchanges a token for a session; returns the cookie to set. Refuses a wrong token (401, answered
+   * late when its address guessed wrong many times), and a typed name that looks like Wardrik's own (400).
+   */
+  async signIn(request: IncomingMessage, form: URLSearchParams, cookiePath: string): Promise<string> {
+    if (!this.signsIn) throw new WebError(404, 'not_found', 'Sign-in with a token is off here: this inbox uses the app\'s own login.');
+    const holder = await this.holder(request, form.get('token') ?? '');
+    if (holder === undefined) {
+      throw new WebError(401, 'unauthenticated', this.settings.people === undefined ? 'That token is not this inbox\'s. Use the token `wardrik web` printed at start, or the one in WARDRIK_WEB_TOKEN.' : 'That token is no one\'s here. Use the token you were given for this inbox.');
     }
+    // A shared token's holder types the name recorded as `by` and shown in the CLI and the page: one line of printable text.
+    const name = holder.named ? holder.name : printableLine(form.get('name') ?? '').trim().slice(0, 80) || TOKEN_HOLDER;
+    if (isWardrikName(name)) throw new WebError(400, 'usage', `"${name.slice(0, 80)}" looks like a name Wardrik records for itself, so nobody may answer under it; give your own name.`);
     const now = this.clock.now();
-    // The name is recorded as `by` and shown in the CLI and the page: one line of printable text.
-    const name = printableLine(form.get('name') ?? '').trim().slice(0, 80) || TOKEN_HOLDER;
     this.sweep(now);
     const id = randomBytes(24).toString('base64url');
     this.sessions.set(id, { name, expiresAt: now + this.settings.sessionMs });
     return sessionCookie(id, cookiePath, Math.floor(this.settings.sessionMs / 1000), secure(request, this.settings.publicUrl));
   }
 
+  /** Whether people sign in with a token here (shared or their own), rather than only through the app's login. */
+  get signsIn(): boolean {
+    return this.settings.token !== undefined || this.settings.people !== undefined;
+  }
+
   /**
-   * Whether `given` is the token, counting wrong guesses per address: after `MAX_FAILURES_PER_MINUTE`
-   * within a minute, even the right token is refused (429) until the minute has passed.
+   * Whose token `given` is: the named person's, or the shared token's holder; `undefined` for nobody,
+   * after the wait the guess limiter gives a wrong guess from this address. A right token waits for nothing.
    */
-  private tokenMatches(request: IncomingMessage, given: string): boolean {
-    const token = this.settings.token;
-    if (token === undefined) return false;
-    const from = request.socket.remoteAddress ?? '?';
-    const now = this.clock.now();
-    const recent = (this.failures.get(from) ?? []).filter((at) => at > now - 60_000);
-    if (recent.length >= MAX_FAILURES_PER_MINUTE) throw new WebError(429, 'too_many', 'Too many wrong tokens from this address; wait a minute and try again.');
-    if (sameSecret(given, token)) {
-      this.failures.delete(from);
-      return true;
-    }
-    // Bounded, like the sessions: past the cap the addresses that failed longest ago are forgotten first.
-    if (this.failures.size >= MAX_SESSIONS) this.failures.delete(this.failures.keys().next().value!);
-    this.failures.delete(from);
-    this.failures.set(from, [...recent, now]);
-    return false;
+  private async holder(request: IncomingMessage, given: string): Promise<{ name: string; named: boolean } | undefined> {
+    const { token, people } = this.settings;
+    if (people !== undefined) {
+      // Looked up by hash: the time a lookup takes tells nothing of a token, only of its SHA-256.
+      const name = people.get(createHash('sha256').update(given).digest('hex'));
+      if (name !== undefined) return { name, named: true };
+    } else if (token !== undefined && sameSecret(given, token)) return { name: TOKEN_HOLDER, named: false };
+    await this.guesses.wrong(clientAddress(request, this.settings.http.trustProxy));
+    return undefined;
   }
 
   /** Ends the session the request carries; returns the cookie that clears it. */

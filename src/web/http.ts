@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BodyBudget } from '../http/body-budget.js';
 
 /**
  * What every response carries: a Content-Security-Policy that runs no inline script (the page's one
@@ -15,15 +16,21 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 
 /** The largest request body accepted: an answer's value is the biggest thing a person sends. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** The largest sign-in form: a token and a name. It is read before anyone is known, so it is small. */
+export const MAX_SIGN_IN_BYTES = 4 * 1024;
 /** The deepest nesting accepted in a JSON body. */
 export const MAX_DEPTH = 64;
 
-/** A failure the API explains itself: an HTTP status, a stable `code`, and a message saying what to do. */
+/**
+ * A failure the API explains itself: an HTTP status, a stable `code`, and a message saying what to do.
+ * `closes`: the connection is closed after the answer (a body refused unread must not be read on).
+ */
 export class WebError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly closes = false,
   ) {
     super(message);
     this.name = new.target.name;
@@ -45,30 +52,45 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
 
 /** `{ "error": { "code", "message" } }` with the error's status. */
 export function sendError(response: ServerResponse, error: WebError): void {
-  sendJson(response, error.status, { error: { code: error.code, message: error.message } });
+  const socket = response.socket;
+  // Refused unread: what the client still sends is not read on (a slow 1 MB body would be drained to the end).
+  if (error.closes && socket !== null) response.once('finish', () => socket.destroySoon());
+  sendJson(response, error.status, { error: { code: error.code, message: error.message } }, error.closes ? { connection: 'close' } : {});
 }
 
-/** Reads the body as text, refusing more than `MAX_BODY_BYTES` (413) and a body that does not arrive (408). */
-export function readText(request: IncomingMessage, timeoutMs = 10_000): Promise<string> {
+/**
+ * Reads the body as text, refusing more than `maxBytes` (413: by its declared length before reading any,
+ * else as soon as it passes) and a body that does not arrive (408). With `budget` (a request nobody
+ * vouches for yet), its bytes are counted against it while held, and a body that does not fit is refused (503).
+ */
+export function readText(request: IncomingMessage, options: { readonly maxBytes?: number; readonly budget?: BodyBudget; readonly timeoutMs?: number } = {}): Promise<string> {
+  const { maxBytes = MAX_BODY_BYTES, budget, timeoutMs = 10_000 } = options;
   const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+  if (declared > maxBytes) return Promise.reject(tooLarge(maxBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(() => fail(new WebError(408, 'timeout', `The request body did not arrive within ${timeoutMs / 1000} s; send it again.`)), timeoutMs);
-    const fail = (error: Error): void => {
+    const timer = setTimeout(() => fail(new WebError(408, 'timeout', `The request body did not arrive within ${timeoutMs / 1000} s; send it again.`, true)), timeoutMs);
+    const done = (): void => {
       clearTimeout(timer);
+      budget?.giveBack(size);
       request.removeAllListeners('data');
+    };
+    const fail = (error: Error): void => {
+      done();
       request.resume();
       reject(error);
     };
     request.on('data', (chunk: Buffer) => {
+      if (size + chunk.length > maxBytes) return fail(tooLarge(maxBytes));
+      if (budget !== undefined && !budget.take(chunk.length)) {
+        return fail(new WebError(503, 'busy', 'Too many sign-ins are under way at once; try again in a moment.', true));
+      }
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) fail(tooLarge());
-      else chunks.push(chunk);
+      chunks.push(chunk);
     });
     request.on('end', () => {
-      clearTimeout(timer);
+      done();
       resolve(Buffer.concat(chunks).toString('utf8'));
     });
     request.on('error', fail);
@@ -94,11 +116,11 @@ export async function readJson(request: IncomingMessage): Promise<Record<string,
   return value as Record<string, unknown>;
 }
 
-/** Reads an `application/x-www-form-urlencoded` body (the sign-in form). */
-export async function readForm(request: IncomingMessage): Promise<URLSearchParams> {
+/** Reads the sign-in form (`application/x-www-form-urlencoded`, at most `MAX_SIGN_IN_BYTES`), its bytes counted against `budget`. */
+export async function readForm(request: IncomingMessage, budget: BodyBudget): Promise<URLSearchParams> {
   const type = String(request.headers['content-type'] ?? '');
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw new WebError(415, 'usage', 'Sign in with the form: content-type application/x-www-form-urlencoded.');
-  return new URLSearchParams(await readText(request));
+  return new URLSearchParams(await readText(request, { maxBytes: MAX_SIGN_IN_BYTES, budget }));
 }
 
 /** The request's cookies by name. */
@@ -111,8 +133,8 @@ export function cookies(request: IncomingMessage): Map<string, string> {
   return found;
 }
 
-function tooLarge(): WebError {
-  return new WebError(413, 'too_large', `The request body is over ${MAX_BODY_BYTES / 1024} KB; send a smaller answer.`);
+function tooLarge(maxBytes: number): WebError {
+  return new WebError(413, 'too_large', `The request body is over ${maxBytes / 1024} KB, the most read here; send a smaller one.`, true);
 }
 
 /** How deeply a parsed JSON value nests, counted without recursion (a hostile body cannot overflow the stack). */

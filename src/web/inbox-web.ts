@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigurationError, NotFoundError } from '../errors.js';
+import { BodyBudget } from '../http/body-budget.js';
+import { untrustedProxyHeader } from '../http/client-address.js';
+import { GuessLimiter } from '../http/guess-limiter.js';
+import { hostRefusal } from '../http/host-check.js';
+import { limitedServer } from '../http/server-options.js';
 import { InboxApi } from './api.js';
 import { CSRF_HEADER, WebAuth, type Person } from './auth.js';
 import { readForm, readJson, send, sendError, sendJson, WebError } from './http.js';
@@ -33,6 +38,11 @@ export class InboxWeb {
   private readonly settings: InboxWebSettings;
   private readonly auth: WebAuth;
   private readonly api: InboxApi;
+  private readonly guesses: GuessLimiter;
+  private readonly budget: BodyBudget;
+  /** Hosts that are the page's own whatever the bind (publicUrl's). */
+  private readonly ownHosts: readonly string[];
+  private proxyWarned = false;
   private notifier: WebhookNotifier | undefined;
   private server: Server | undefined;
   private closed = false;
@@ -44,7 +54,10 @@ export class InboxWeb {
     env: Readonly<Record<string, string | undefined>> = process.env,
   ) {
     this.settings = inboxWebSettings(options, env, () => randomBytes(24).toString('base64url'));
-    this.auth = new WebAuth(this.settings, parts.clock);
+    this.guesses = new GuessLimiter(this.settings.http.wrongGuesses, parts.clock);
+    this.budget = new BodyBudget(this.settings.http.maxUnauthenticatedBytes);
+    this.ownHosts = this.settings.publicUrl === undefined ? [] : [new URL(this.settings.publicUrl).host];
+    this.auth = new WebAuth(this.settings, parts.clock, this.guesses);
     this.api = new InboxApi(parts.inbox, parts.store, parts.clock);
     this.handler = (request, response) => {
       this.handle(request, response).catch((error: unknown) => this.fail(response, error));
@@ -70,13 +83,26 @@ export class InboxWeb {
     return this.settings.tokenGenerated;
   }
 
+  /** How many named people may sign in with their own token; 0 when one shared token (or the app's login) decides. */
+  get people(): number {
+    return this.settings.people?.size ?? 0;
+  }
+
+  /** @internal Answers to wrong tokens held now. */
+  get heldGuesses(): number {
+    return this.guesses.held;
+  }
+
+  /** @internal Bytes of sign-in forms held now. */
+  get unauthenticatedBytes(): number {
+    return this.budget.inUse;
+  }
+
   /** Serves the inbox on its own; resolves to the page's URL. */
   async listen(options: InboxWebListenOptions = {}): Promise<{ readonly url: string }> {
     if (this.server !== undefined) throw new ConfigurationError('inboxWeb: listen() was called twice; one InboxWeb serves one address. Call wardrik.inboxWeb() again for another.');
-    const server = createServer(this.handler);
-    // A client that never finishes its headers or body does not hold a socket for long.
-    server.headersTimeout = 15_000;
-    server.requestTimeout = 30_000;
+    // A client that never finishes its headers or body does not hold a socket for long, nor do too many.
+    const server = limitedServer(this.handler, this.settings.http);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -96,6 +122,7 @@ export class InboxWeb {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.guesses.close();
     await this.notifier?.close();
     const server = this.server;
     if (server !== undefined) {
@@ -106,12 +133,29 @@ export class InboxWeb {
     }
   }
 
+  private warnOfProxy(request: IncomingMessage): void {
+    const header = this.proxyWarned ? undefined : untrustedProxyHeader(request, this.settings.http.trustProxy);
+    if (header === undefined) return;
+    this.proxyWarned = true;
+    this.parts.events.emit({
+      type: 'warning',
+      message: `inboxWeb: requests come with the ${header} header, so a proxy is in front, but http.trustProxy is not set: wrong tokens from every client it forwards are counted as from its one address. Set http.trustProxy (wardrik web --trust-proxy) to the header your proxy sets to the client's address.`,
+    });
+  }
+
+  private signInMode(): 'app' | 'token' | 'person' {
+    return this.settings.people !== undefined ? 'person' : this.settings.token !== undefined ? 'token' : 'app';
+  }
+
   private startNotifier(publicUrl: string): void {
     this.notifier = new WebhookNotifier(this.settings.webhook!, publicUrl, this.parts, this.settings.pollMs);
     this.notifier.start();
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const refused = hostRefusal(request, this.settings.http.allowedHosts, 'add it to inboxWeb({ http: { allowedHosts } }) (wardrik web --allowed-host)', this.ownHosts);
+    if (refused !== undefined) throw new WebError(403, 'host', refused, true);
+    this.warnOfProxy(request);
     const { path, mount, needsSlash } = locate(request, this.settings.basePath);
     const method = request.method ?? 'GET';
     if (path === '/inbox.js' || path === '/inbox.css') {
@@ -124,7 +168,7 @@ export class InboxWeb {
       if (needsSlash) return send(response, 308, 'text/plain; charset=utf-8', 'The inbox is at its path with a closing slash.', { location: `${mount}/` });
       const person = await this.auth.who(request);
       if (person !== undefined) return send(response, 200, 'text/html; charset=utf-8', inboxPage());
-      return send(response, 401, 'text/html; charset=utf-8', signInPage(this.settings.token === undefined ? 'app' : 'token', undefined, linkedItem(request)));
+      return send(response, 401, 'text/html; charset=utf-8', signInPage(this.signInMode(), undefined, linkedItem(request)));
     }
     if (path === '/sign-in') {
       const item = linkedItem(request);
@@ -135,10 +179,12 @@ export class InboxWeb {
       allow(method, 'POST');
       this.auth.checkSameOrigin(request);
       try {
-        const cookie = this.auth.signIn(request, await readForm(request), mount || '/');
+        const cookie = await this.auth.signIn(request, await readForm(request, this.budget), mount || '/');
         return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: page, 'set-cookie': cookie });
       } catch (error) {
-        if (error instanceof WebError && (error.status === 401 || error.status === 429)) return send(response, error.status, 'text/html; charset=utf-8', signInPage('token', error.message, linkedItem(request)));
+        if (error instanceof WebError && (error.status === 401 || (error.status === 400 && error.code === 'usage'))) {
+          return send(response, error.status, 'text/html; charset=utf-8', signInPage(this.signInMode(), error.message, linkedItem(request)));
+        }
         throw error;
       }
     }
@@ -146,7 +192,7 @@ export class InboxWeb {
     if (!path.startsWith('/api/') && path !== '/sign-out') throw new WebError(404, 'not_found', `Nothing at "${path}" here; the inbox page is at "${mount}/".`);
     const person = await this.auth.who(request);
     if (person === undefined) {
-      throw new WebError(401, 'unauthenticated', this.settings.token === undefined ? 'Sign in to the app first: this inbox uses its login.' : 'Sign in first: open the inbox page and give the token, or send it as "authorization: Bearer TOKEN".');
+      throw new WebError(401, 'unauthenticated', !this.auth.signsIn ? 'Sign in to the app first: this inbox uses its login.' : 'Sign in first: open the inbox page and give the token, or send it as "authorization: Bearer TOKEN".');
     }
     if (method !== 'GET' && method !== 'HEAD') this.auth.checkStateChange(request, person);
     if (path === '/sign-out') {

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { ConfigurationError } from '../errors.js';
+import { httpServerSettings, type HttpServerOptions, type HttpServerSettings } from '../http/server-options.js';
 import { numberOption, timerRule, type NumberRule } from '../options.js';
+import { peopleByTokenHash, readPeopleFile, type InboxPersonOptions } from './people.js';
 import { webhookKey } from './webhook-signature.js';
 
 /**
@@ -34,9 +36,16 @@ export interface InboxWebOptions {
   /**
    * The sign-in token: `WARDRIK_WEB_TOKEN` unless given, else one is generated (read it from `web.token`
    * and hand it to the people who approve). At least 16 characters. With `authenticate`, only a token
-   * given here opens the sign-in form too; the environment's is not used.
+   * given here opens the sign-in form too; the environment's is not used. One token is for one person:
+   * whoever holds it types the name recorded as `by`. For several, give `people` instead.
    */
   readonly token?: string;
+  /**
+   * Named people, each with a token of their own: `by` is the person the token belongs to, never a
+   * name typed at sign-in. `WARDRIK_WEB_PEOPLE` names a people file (see `wardrik web --people`) unless
+   * given. Not with `token`.
+   */
+  readonly people?: readonly InboxPersonOptions[];
   /**
    * Where people open the page, such as `https://ops.example.com/inbox/`: the link in notifications.
    * `listen()` sets it to its own address unless given; a mounted handler with `notify` needs it.
@@ -55,6 +64,8 @@ export interface InboxWebOptions {
   readonly pollMs?: number;
   /** How long a signed-in session lasts: 12 hours unless set. */
   readonly sessionMs?: number;
+  /** Host allow-list, proxy header, time-outs, connection and body caps, the slowing of wrong tokens. */
+  readonly http?: HttpServerOptions;
 }
 
 /** The options checked, with defaults filled in. */
@@ -62,12 +73,15 @@ export interface InboxWebSettings {
   readonly authenticate?: Authenticate;
   readonly token?: string;
   readonly tokenGenerated: boolean;
+  /** Named people: who each token's SHA-256 (hex) belongs to. */
+  readonly people?: ReadonlyMap<string, string>;
   readonly publicUrl?: string;
   readonly basePath?: string;
   readonly origins: readonly string[];
   readonly webhook?: WebhookOptions;
   readonly pollMs: number;
   readonly sessionMs: number;
+  readonly http: HttpServerSettings;
 }
 
 const MIN_SECRET = 16;
@@ -87,7 +101,11 @@ export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<
   if (token !== undefined && (typeof token !== 'string' || token.length < MIN_SECRET)) {
     throw new ConfigurationError(`${source} must be at least ${MIN_SECRET} characters, so it cannot be guessed; generate one with: openssl rand -hex 24`);
   }
-  const tokenGenerated = token === undefined && authenticate === undefined;
+  const people = peopleOf(options, authenticate === undefined ? env : {});
+  if (people !== undefined && token !== undefined) {
+    throw new ConfigurationError(`inboxWeb: both named people and a shared token (${source}) are given; with people, each signs in with their own token. Give one or the other.`);
+  }
+  const tokenGenerated = token === undefined && authenticate === undefined && people === undefined;
   if (tokenGenerated) token = generate();
   const publicUrl = options.publicUrl === undefined ? undefined : pageUrl(options.publicUrl);
   const origins = (options.origins ?? []).map((origin) => {
@@ -109,13 +127,22 @@ export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<
     ...(authenticate === undefined ? {} : { authenticate }),
     ...(token === undefined ? {} : { token }),
     tokenGenerated,
+    ...(people === undefined ? {} : { people }),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(basePath === undefined || basePath === '' ? {} : { basePath }),
     origins,
     ...(webhook === undefined ? {} : { webhook }),
     pollMs: numberOption('inboxWeb: pollMs', options.pollMs, 2_000, MILLISECONDS),
     sessionMs: numberOption('inboxWeb: sessionMs', options.sessionMs, 12 * 3_600_000, MILLISECONDS),
+    http: httpServerSettings('inboxWeb: http', options.http),
   };
+}
+
+/** The people given, or those of the file `WARDRIK_WEB_PEOPLE` names; checked. */
+function peopleOf(options: InboxWebOptions, env: Readonly<Record<string, string | undefined>>): ReadonlyMap<string, string> | undefined {
+  if (options.people !== undefined) return peopleByTokenHash(options.people, 'inboxWeb');
+  const file = env.WARDRIK_WEB_PEOPLE;
+  return file === undefined || file === '' ? undefined : peopleByTokenHash(readPeopleFile(file), `WARDRIK_WEB_PEOPLE (${file})`);
 }
 
 /** The page's address with a closing slash, so the page's relative links stay under it. */

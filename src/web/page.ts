@@ -44,20 +44,20 @@ export function inboxPage(): string {
 }
 
 /**
- * The sign-in form (`token` mode), or a note that the app's own login comes first (`app` mode). `item`
+ * The sign-in form: a shared token and the name to record (`token` mode), or a person's own token, which
+ * says who they are (`person` mode); or a note that the app's own login comes first (`app` mode). `item`
  * is the item a notification linked to, carried through the sign-in.
  */
-export function signInPage(mode: 'token' | 'app', error?: string, item?: string): string {
+export function signInPage(mode: 'token' | 'person' | 'app', error?: string, item?: string): string {
   const body =
     mode === 'app'
       ? '<p>Sign in to the app first: this inbox uses its login. Then open this page again.</p>'
       : `<form method="post" action="sign-in${item === undefined ? '' : `?item=${encodeURIComponent(item)}`}">
   ${error === undefined ? '' : `<p class="error" role="alert">${escapeHtml(error)}</p>`}
   <p><label for="token">Inbox token</label><br><input id="token" name="token" type="password" autocomplete="current-password" required autofocus></p>
-  <p><label for="name">Your name, recorded with each of your answers</label><br><input id="name" name="name" type="text" autocomplete="name" maxlength="80"></p>
-  <p><button type="submit">Sign in</button></p>
+${mode === 'person' ? '' : '  <p><label for="name">Your name, recorded with each of your answers</label><br><input id="name" name="name" type="text" autocomplete="name" maxlength="80"></p>\n'}  <p><button type="submit">Sign in</button></p>
 </form>
-<p class="hint">The token is the one <code>wardrik web</code> printed when it started, or the one in <code>WARDRIK_WEB_TOKEN</code>.</p>`;
+<p class="hint">${mode === 'person' ? 'Use your own token: your answers are recorded under the name it was given to.' : 'The token is the one <code>wardrik web</code> printed when it started, or the one in <code>WARDRIK_WEB_TOKEN</code>.'}</p>`;
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, json, wardrik } from '../cli/helpers.js';
+import { raw } from '../web/helpers.js';
 import { eventually, text } from './helpers.js';
 
 const ORDERS = fileURLToPath(new URL('../../examples/orders/order-tools.js', import.meta.url));
@@ -106,5 +107,25 @@ describe('wardrik serve', () => {
     const both = await wardrik(['serve', ORDERS, '--http', '127.0.0.1:0', '--stdio', '--store', 'memory:']);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /exactly one of --stdio/);
+  });
+
+  it('answers only the Host names --allowed-host lists, and refuses a --trust-proxy that is no header name', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', ORDERS, '--http', '127.0.0.1:0', '--unauthenticated', '--allowed-host', 'mcp.example.com', '--store', 'memory:'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      await eventually(() => /at (http:\S+)/.test(stderr));
+      const url = /at (http:\S+);/.exec(stderr)![1]!;
+      const post = (host: string) => raw(url, { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      assert.equal((await post('mcp.example.com')).status, 400);
+      const loopback = await post(new URL(url).host);
+      assert.equal(loopback.status, 403);
+      assert.match(loopback.body, /is not allowed here \(DNS-rebinding protection\)/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const badHeader = await wardrik(['serve', ORDERS, '--http', '127.0.0.1:0', '--unauthenticated', '--trust-proxy', 'x forwarded', '--store', 'memory:']);
+    assert.equal(badHeader.code, 2);
+    assert.match(badHeader.stderr, /http\.trustProxy is the name of the header your proxy sets/);
   });
 });

@@ -1,9 +1,13 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import { CLI, seed, wardrik } from '../cli/helpers.js';
-import { signIn, sqliteStores, until } from './helpers.js';
+import { raw, signIn, sqliteStores, until } from './helpers.js';
 
 const stores = sqliteStores();
 after(() => stores.removeAll());
@@ -80,5 +84,58 @@ describe('wardrik web', () => {
     const badPort = await wardrik(['--store', url, 'web', '--port', '70000']);
     assert.equal(badPort.code, 2);
     assert.match(badPort.stderr, /a port number from 0 to 65535/);
+  });
+
+  it("refuses a foreign Host (DNS rebinding) unless --allowed-host names it", async () => {
+    const url = stores.url();
+    const seeded = await seed(url);
+    try {
+      for (const [args, expected] of [[[], 403], [['--allowed-host', 'rebind.example'], 401]] as const) {
+        const { child, out } = serve(['--store', url, '--json', ...args], { WARDRIK_WEB_TOKEN: 'from-the-environment-123' });
+        children.push(child);
+        await until(() => out.stdout.includes('\n') || out.code !== undefined);
+        const { url: base } = JSON.parse(out.stdout) as { url: string };
+        assert.equal((await raw(base, { headers: { host: 'rebind.example' } })).status, expected, args.join(' '));
+        assert.equal((await raw(base, { headers: { host: `localhost:${new URL(base).port}` } })).status, args.length === 0 ? 401 : 403, args.join(' '));
+        child.kill('SIGTERM');
+        await until(() => out.code !== undefined);
+      }
+    } finally {
+      await seeded.node.close();
+    }
+  });
+
+  it('says at start that one shared token is for one person, and with --people records who signed in as by', async () => {
+    const url = stores.url();
+    const seeded = await seed(url);
+    const dir = mkdtempSync(join(tmpdir(), 'wardrik-people-'));
+    try {
+      const shared = serve(['--store', url], { WARDRIK_WEB_TOKEN: 'from-the-environment-123' });
+      children.push(shared.child);
+      await until(() => /One shared token/.test(shared.out.stdout) || shared.out.code !== undefined);
+      assert.match(shared.out.stdout, /One shared token, for one person: whoever has it types the name recorded with their answers\. For several people, give each a token of their own with --people FILE\./);
+      shared.child.kill('SIGTERM');
+
+      const token = 'ana-token-0123456789abcdef';
+      const file = join(dir, 'people.json');
+      writeFileSync(file, JSON.stringify({ people: [{ id: 'ana', tokenSha256: createHash('sha256').update(token).digest('hex') }] }));
+      const named = serve(['--store', url, '--people', file]);
+      children.push(named.child);
+      await until(() => /named person/.test(named.out.stdout) || named.out.code !== undefined);
+      assert.match(named.out.stdout, /1 named person signs in, each with their own token; answers are recorded under their names\./);
+      assert.doesNotMatch(named.out.stdout, /Sign-in token|One shared token/);
+      const base = /The Wardrik inbox is at (http:\S+) /.exec(named.out.stdout)![1]!;
+      const session = await signIn(base, 'Someone Else', token);
+      const item = (await seeded.node.inbox.get(seeded.batch.approval))!;
+      assert.equal(((await (await session.post(`api/items/${item.id}/approve`, { digest: item.digest })).json()) as { by: string }).by, 'ana');
+      named.child.kill('SIGTERM');
+
+      const refused = await wardrik(['--store', url, 'web', '--port', '0', '--people', join(dir, 'missing.json')]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /The people file ".*missing\.json" cannot be read \(ENOENT\)/);
+    } finally {
+      await seeded.node.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wardrik, type InboxWeb, type InboxWebOptions, type WardrikEvent } from '../../src/index.js';
@@ -82,4 +83,17 @@ export async function signIn(base: string, name = 'Dana', token = TOKEN) {
 /** Resolves once `check` returns true, looking every 10 ms; the test runner's own time-out bounds it. */
 export async function until(check: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** A request with exactly the headers given (fetch sets Host itself); resolves to its status and body. */
+export function raw(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { ConfigurationError } from '../errors.js';
+import { isWardrikName } from '../inbox/wardrik-names.js';
+import { printableLine } from './text.js';
+
+/**
+ * One person who may answer in the inbox, with a token of their own: `by` on their answers is `id`,
+ * from the token they signed in with, never a name they type. The token itself is never kept: only
+ * its SHA-256, so the file that lists people holds no secret (`printf %s "$TOKEN" | sha256sum`).
+ */
+export interface InboxPersonOptions {
+  /** Recorded as `by` on their answers: 1 to 80 printable characters, not a name Wardrik uses for itself. */
+  readonly id: string;
+  /** The hex SHA-256 of their token (64 hex digits). The token is at least 16 characters. */
+  readonly tokenSha256: string;
+}
+
+const MAX_ID = 80;
+const MAX_PEOPLE = 10_000;
+/** A people file is a short list; more than this is not one. */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+const PERSON_KEYS = new Set(['id', 'tokenSha256']);
+
+/** The people checked: who each token's hash belongs to. `source` names where they came from in messages. */
+export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<string, string> {
+  if (!Array.isArray(people) || people.length === 0 || people.length > MAX_PEOPLE) {
+    throw new ConfigurationError(`${source}: people is a list of 1 to ${MAX_PEOPLE} people, such as [{ "id": "ana", "tokenSha256": "<64 hex digits>" }].`);
+  }
+  const byHash = new Map<string, string>();
+  const ids = new Set<string>();
+  people.forEach((person: unknown, index) => {
+    const at = `${source}: people[${index}]`;
+    if (person === null || typeof person !== 'object' || Array.isArray(person)) throw new ConfigurationError(`${at} is not an object; give { "id": "ana", "tokenSha256": "<64 hex digits>" }.`);
+    const unknown = Object.keys(person).filter((key) => !PERSON_KEYS.has(key));
+    // Refused, not ignored: a key this version does not enforce (groups, say) must not be read as granting more.
+    if (unknown.length > 0) throw new ConfigurationError(`${at} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; a person has "id" and "tokenSha256".`);
+    const { id, tokenSha256 } = person as Record<string, unknown>;
+    if (typeof id !== 'string' || id.length > MAX_ID || id.trim() === '' || printableLine(id) !== id || id.trim() !== id) {
+      throw new ConfigurationError(`${at}.id must be 1 to ${MAX_ID} printable characters on one line, without spaces at either end; got ${JSON.stringify(id)?.slice(0, 100)}.`);
+    }
+    if (isWardrikName(id)) throw new ConfigurationError(`${at}.id ${JSON.stringify(id)} looks like a name Wardrik records for itself; give the person another id.`);
+    if (ids.has(id)) throw new ConfigurationError(`${at}.id ${JSON.stringify(id)} is listed twice; each person once, with one token.`);
+    if (typeof tokenSha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(tokenSha256)) {
+      throw new ConfigurationError(`${at}.tokenSha256 must be 64 hex digits, the SHA-256 of the person's token: printf %s "$TOKEN" | sha256sum`);
+    }
+    const hash = tokenSha256.toLowerCase();
+    if (byHash.has(hash)) throw new ConfigurationError(`${at}: ${JSON.stringify(id)} has the same token as ${JSON.stringify(byHash.get(hash))}; give each person a token of their own.`);
+    ids.add(id);
+    byHash.set(hash, id);
+  });
+  return byHash;
+}
+
+/**
+ * Reads a people file: JSON `{ "people": [{ "id": "ana", "tokenSha256": "…" }] }` (an object, so that
+ * more than people can be added beside them later).
+ */
+export function readPeopleFile(path: string): unknown[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigurationError(`The people file ${JSON.stringify(path)} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path.`, { cause: error });
+  }
+  if (Buffer.byteLength(text) > MAX_FILE_BYTES) throw new ConfigurationError(`The people file ${JSON.stringify(path)} is over ${MAX_FILE_BYTES / 1024 / 1024} MiB; it lists people and token hashes, nothing more.`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigurationError(`The people file ${JSON.stringify(path)} is not JSON (${(error as Error).message}); write { "people": [{ "id": "ana", "tokenSha256": "…" }] }.`);
+  }
+  const people = (value as { people?: unknown } | null)?.people;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Array.isArray(people)) {
+    throw new ConfigurationError(`The people file ${JSON.stringify(path)} must be an object with a "people" list: { "people": [{ "id": "ana", "tokenSha256": "…" }] }.`);
+  }
+  const unknown = Object.keys(value).filter((key) => key !== 'people');
+  if (unknown.length > 0) throw new ConfigurationError(`The people file ${JSON.stringify(path)} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; it reads "people".`);
+  return people as unknown[];
+}
