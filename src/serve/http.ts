@@ -10,6 +10,7 @@ import { systemClock } from '../clock.js';
 import { BodyBudget } from '../http/body-budget.js';
 import { clientAddress, untrustedProxyHeader } from '../http/client-address.js';
 import { GuessLimiter } from '../http/guess-limiter.js';
+import { lingerAfterAnswer } from '../http/lingering-close.js';
 import { boundToLoopback, hostRefusal, isLoopbackOrigin } from '../http/host-check.js';
 import { limitedServer, type HttpServerSettings } from '../http/server-options.js';
 import { connectWithDirectRequests } from './direct-requests.js';
@@ -312,8 +313,7 @@ function ownerOf(req: IncomingMessage): string | undefined {
 /** Answers an error; with `close`, the connection is closed after it rather than read on (a body refused unread). */
 function reject(res: ServerResponse, status: number, message: string, code = -32000, close = false): void {
   if (res.headersSent) return void res.end();
-  const socket = res.socket;
-  if (close && socket !== null) res.once('finish', () => socket.destroySoon());
+  if (close && res.socket !== null) lingerAfterAnswer(res.socket);
   res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

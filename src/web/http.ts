@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyBudget } from '../http/body-budget.js';
+import { lingerAfterAnswer } from '../http/lingering-close.js';
 
 /**
  * What every response carries: a Content-Security-Policy that runs no inline script (the page's one
@@ -52,9 +53,8 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
 
 /** `{ "error": { "code", "message" } }` with the error's status. */
 export function sendError(response: ServerResponse, error: WebError): void {
-  const socket = response.socket;
-  // Refused unread: what the client still sends is not read on (a slow 1 MB body would be drained to the end).
-  if (error.closes && socket !== null) response.once('finish', () => socket.destroySoon());
+  // Refused unread: the connection is closed after the answer rather than read on to the body's end.
+  if (error.closes && response.socket !== null) lingerAfterAnswer(response.socket);
   sendJson(response, error.status, { error: { code: error.code, message: error.message } }, error.closes ? { connection: 'close' } : {});
 }
 
