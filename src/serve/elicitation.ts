@@ -1,11 +1,25 @@
 import { ElicitResultSchema, type ClientCapabilities, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConflictError } from '../errors.js';
 import type { Inbox } from '../inbox/inbox.js';
+import { OUTSIDE } from '../policy/policy.js';
 
 /** Sends the client an `elicitation/create` request on the call's own stream (the handler's `sendRequest`). */
 export type SendElicitation = (request: ElicitRequest, signal: AbortSignal) => Promise<unknown>;
 
 const MAX_ARGUMENTS_CHARS = 4_000;
+
+/** Why a call's approval was not put to the client's own user: said to the client while it waits. */
+export const NOT_ASKED_AFTER_OUTSIDE =
+  `This session has read text from outside (labelled "${OUTSIDE}"), so its own user is not asked to approve the call: a person answers it in the inbox.`;
+
+/**
+ * Whether a run's labels rule out asking the client's own user: once the session has read outside text,
+ * that text may have written the call and may drive the client that answers the form (an agent that accepts
+ * by itself). A confidential label with `outside` is covered too, since `outside` alone decides.
+ */
+export function readOutside(labels: readonly string[]): boolean {
+  return labels.includes(OUTSIDE);
+}
 
 /** Whether the client says it can show a form to its user (`elicitation: {}` or `{ form: {} }`). */
 export function canElicit(capabilities: ClientCapabilities | undefined): boolean {
@@ -16,7 +30,7 @@ export function canElicit(capabilities: ClientCapabilities | undefined): boolean
 /**
  * Asks the client's own user to approve a parked call (`approvals: { via: 'elicitation' }`): the
  * exact arguments and the run's labels are shown, and their answer is the inbox's, recorded with the
- * client's identity as `by`. A user who cancels (or a client that fails) leaves the item pending for
+ * client's identity as `by`. Never called for a run that has read outside text (see `readOutside`). A user who cancels (or a client that fails) leaves the item pending for
  * anyone else; an item answered meanwhile by someone else stays as they answered it.
  */
 export async function askClientUser(inbox: Inbox, inboxId: string, by: string, send: SendElicitation, signal: AbortSignal): Promise<void> {
@@ -28,7 +42,7 @@ export async function askClientUser(inbox: Inbox, inboxId: string, by: string, s
   const message = [
     `A tool call waits for your approval: ${item.tool}`,
     `Arguments:\n${args}`,
-    `Labels on this conversation: ${labels}${item.labels.includes('outside') ? ' (it has read text from outside: check the arguments were not put there by it)' : ''}`,
+    `Labels on this conversation: ${labels}`,
     `Why it asks: ${item.reason}`,
   ].join('\n\n');
   let answer: { action?: string; content?: { approve?: unknown; reason?: unknown } };

@@ -24,7 +24,7 @@ import { MAX_TIMER_MS } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { awaitAnswer } from './approvals.js';
 import { CALL_METHOD_ONLY, callRequest } from './call-params.js';
-import { askClientUser, canElicit } from './elicitation.js';
+import { askClientUser, canElicit, NOT_ASKED_AFTER_OUTSIDE, readOutside } from './elicitation.js';
 import type { ServedTool, ServedTools } from './naming.js';
 import type { ServeTaskStore } from './tasks.js';
 import type { ServeSettings } from './options.js';
@@ -188,11 +188,17 @@ export class ServeSession {
    */
   private async waitForPerson(answer: ParkedAnswer, call: SessionCall, progressToken: string | number | undefined, extra: Extra, how: Waiting): Promise<CallToolResult> {
     const { settings, store, runner } = this.deps;
+    let asksClient = settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities());
+    // Text from outside may have written this call, and may answer the client's form for it: only the inbox decides.
+    if (asksClient && readOutside(await store.getLabels(this.run))) {
+      asksClient = false;
+      answer = { ...answer, reason: `${answer.reason} ${NOT_ASKED_AFTER_OUTSIDE}` };
+    }
     const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
     how.onWaiting?.(reason);
-    if (settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities())) {
+    if (asksClient) {
       const send = (elicit: ElicitRequest, signal: AbortSignal) => extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
-      await askClientUser(this.deps.inbox, answer.inboxId, this.agent!, send, how.signal);
+      await askClientUser(this.deps.inbox, answer.inboxId!, this.agent!, send, how.signal);
     }
     const final = await awaitAnswer(store, this.run, call.id, {
       waitMs: how.waitMs,
