@@ -30,6 +30,7 @@ import type { ServeTaskStore } from './tasks.js';
 import type { ServeSettings } from './options.js';
 import { callResult, waitingResult } from './results.js';
 import { SameCalls, type SessionCall } from './same-calls.js';
+import { storeFailureResult } from './store-failures.js';
 
 /** What every session of one server shares. */
 export interface SessionDeps {
@@ -174,7 +175,11 @@ export class ServeSession {
       answer = await call.answer;
     } catch (error) {
       this.calls.settled(call, undefined);
-      throw error;
+      // The client is told whether the call ran (and which inbox item settles it); the developer, the cause.
+      const told = await storeFailureResult(this.deps.runner, this.deps.store, this.run, call.id, error);
+      if (told === undefined) throw error;
+      this.deps.warn(`A served call of ${tool.name} failed inside the server: ${(error as Error).message}`);
+      return told;
     }
     this.calls.settled(call, answer);
     if (answer.status === 'parked') return await this.waitForPerson(answer, call, progressToken, extra, how);
