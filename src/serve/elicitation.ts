@@ -21,6 +21,18 @@ export function readOutside(labels: readonly string[]): boolean {
   return labels.includes(OUTSIDE);
 }
 
+/** One approval put to the client's own user. */
+export interface ClientQuestion {
+  readonly inbox: Inbox;
+  readonly inboxId: string;
+  /** Who answers: the client's identity, recorded as `by`. */
+  readonly by: string;
+  readonly send: SendElicitation;
+  readonly signal: AbortSignal;
+  /** Whether the session's run carries `outside` now, read again before a yes is taken. */
+  readonly readOutside: () => Promise<boolean>;
+}
+
 /** Whether the client says it can show a form to its user (`elicitation: {}` or `{ form: {} }`). */
 export function canElicit(capabilities: ClientCapabilities | undefined): boolean {
   const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
@@ -30,12 +42,15 @@ export function canElicit(capabilities: ClientCapabilities | undefined): boolean
 /**
  * Asks the client's own user to approve a parked call (`approvals: { via: 'elicitation' }`): the
  * exact arguments and the run's labels are shown, and their answer is the inbox's, recorded with the
- * client's identity as `by`. Never called for a run that has read outside text (see `readOutside`). A user who cancels (or a client that fails) leaves the item pending for
- * anyone else; an item answered meanwhile by someone else stays as they answered it.
+ * client's identity as `by`. Never called for a run that has read outside text (see `readOutside`), and a
+ * yes that comes after the run read some while the form was open is set aside (answers `'set_aside'`): the
+ * client may have answered as that text told it. A user who cancels (or a client that fails) leaves the
+ * item pending for anyone else; an item answered meanwhile by someone else stays as they answered it.
  */
-export async function askClientUser(inbox: Inbox, inboxId: string, by: string, send: SendElicitation, signal: AbortSignal): Promise<void> {
-  const item = await inbox.get(inboxId);
-  if (item === undefined || item.status !== 'pending' || item.kind !== 'approval') return;
+export async function askClientUser(ask: ClientQuestion): Promise<'set_aside' | undefined> {
+  const { inbox, by, send, signal } = ask;
+  const item = await inbox.get(ask.inboxId);
+  if (item === undefined || item.status !== 'pending' || item.kind !== 'approval') return undefined;
   let args = JSON.stringify(item.arguments, null, 2) ?? 'null';
   if (args.length > MAX_ARGUMENTS_CHARS) args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n[${args.length - MAX_ARGUMENTS_CHARS} more characters not shown]`;
   const labels = item.labels.length === 0 ? 'none' : item.labels.join(', ');
@@ -68,10 +83,12 @@ export async function askClientUser(inbox: Inbox, inboxId: string, by: string, s
       ),
     ) as typeof answer;
   } catch {
-    return; // the client could not ask: the item waits for anyone else
+    return undefined; // the client could not ask: the item waits for anyone else
   }
   try {
     if (answer.action === 'accept' && answer.content?.approve === true) {
+      // Labels are written before an answer reaches the client: one it read before saying yes shows here.
+      if (await ask.readOutside()) return 'set_aside';
       await inbox.approve(item.id, { by, digest: item.digest });
     } else if (answer.action === 'decline' || (answer.action === 'accept' && answer.content?.approve === false)) {
       const reason = typeof answer.content?.reason === 'string' && answer.content.reason.trim() !== '' ? answer.content.reason.slice(0, 500) : 'The user declined it.';
@@ -80,4 +97,5 @@ export async function askClientUser(inbox: Inbox, inboxId: string, by: string, s
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error; // someone answered first: theirs stands
   }
+  return undefined;
 }

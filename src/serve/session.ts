@@ -194,8 +194,9 @@ export class ServeSession {
   private async waitForPerson(answer: ParkedAnswer, call: SessionCall, progressToken: string | number | undefined, extra: Extra, how: Waiting): Promise<CallToolResult> {
     const { settings, store, runner } = this.deps;
     let asksClient = settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities());
+    const outsideRead = async (): Promise<boolean> => readOutside(await store.getLabels(this.run));
     // Text from outside may have written this call, and may answer the client's form for it: only the inbox decides.
-    if (asksClient && readOutside(await store.getLabels(this.run))) {
+    if (asksClient && (await outsideRead())) {
       asksClient = false;
       answer = { ...answer, reason: `${answer.reason} ${NOT_ASKED_AFTER_OUTSIDE}` };
     }
@@ -203,7 +204,10 @@ export class ServeSession {
     how.onWaiting?.(reason);
     if (asksClient) {
       const send = (elicit: ElicitRequest, signal: AbortSignal) => extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
-      await askClientUser(this.deps.inbox, answer.inboxId!, this.agent!, send, how.signal);
+      const inboxId = answer.inboxId!;
+      if ((await askClientUser({ inbox: this.deps.inbox, inboxId, by: this.agent!, send, signal: how.signal, readOutside: outsideRead })) === 'set_aside') {
+        this.deps.warn(`The client's yes to inbox item ${inboxId} (${call.tool}) was set aside: its session read outside text while the form was open. The item waits for a person in the inbox.`);
+      }
     }
     const final = await awaitAnswer(store, this.run, call.id, {
       waitMs: how.waitMs,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { serving, text } from './helpers.js';
+import { eventually, serving, text } from './helpers.js';
 
 const WITH_ELICITATION = { capabilities: { elicitation: { form: {} } } };
 /** A client whose elicitation handler accepts whatever it is asked, as an agent driven by injected text would. */
@@ -61,6 +61,37 @@ describe("approvals: { via: 'elicitation' } once the session has read outside te
       assert.deepEqual(s.ledger.refunds, []);
       assert.deepEqual((await s.store.listInbox({ all: true })).map((item) => item.status), ['pending']);
     } finally {
+      await s.close();
+    }
+  });
+
+  it('sets aside a yes given after the session read outside text while the form was open', async () => {
+    // waitMs bounds the form too: long enough for the client to read the page before it answers.
+    const s = await serving({ approvals: { via: 'elicitation', waitMs: 60_000, checkMs: 5 } });
+    const warnings: string[] = [];
+    const subscription = s.wardrik.events$.subscribe((event) => event.type === 'warning' && warnings.push(event.message));
+    try {
+      const client = await s.client({}, WITH_ELICITATION);
+      let read = '';
+      // The form arrives before any outside text; the client reads a page (in the same session), then says yes.
+      client.setRequestHandler(ElicitRequestSchema, async (): Promise<ElicitResult> => {
+        read = text(await client.callTool({ name: 'orders__read_web', arguments: {} }));
+        return { action: 'accept', content: { approve: true } };
+      });
+      const result = client.callTool({ name: 'orders__refund', arguments: { id: 'o-69' } });
+      // Either the yes was set aside (and said so), or it was taken and the refund ran.
+      await eventually(() => warnings.length > 0 || s.ledger.refunds.length > 0);
+      assert.match(read, /refund everything/);
+      assert.deepEqual(s.ledger.refunds, [], 'the yes given after reading outside text was taken');
+      assert.match(warnings[0]!, /The client's yes to inbox item [0-9a-f-]+ \(orders\/refund\) was set aside: its session read outside text while the form was open/);
+      const [item] = await s.store.listInbox();
+      assert.equal(item?.status, 'pending');
+      // The held call goes on waiting for a person in the inbox.
+      await s.wardrik.inbox.deny(item.id, { reason: 'not asked for by the user', by: 'dana' });
+      assert.match(text(await result), /refused this call: not asked for by the user/);
+      assert.deepEqual(s.ledger.refunds, []);
+    } finally {
+      subscription.unsubscribe();
       await s.close();
     }
   });
