@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryStore, type CallRecord, type CallState, type Store } from '../../src/index.js';
+import { MemoryStore, openStore, type CallRecord, type CallState, type Store } from '../../src/index.js';
+import { scratchStores } from '../crash/scratch-stores.js';
 import { withoutSync } from '../runner/helpers.js';
 import { serving, text } from './helpers.js';
 
@@ -11,8 +12,7 @@ const ALLOW_REFUNDS = { policy: { rules: [{ match: 'orders/refund', action: 'all
  * A memory store whose journal fails at a chosen moment: `failWrite` picks the call write that fails
  * (once), and once `down` is set every read and write fails, as a database that went away.
  */
-function failingStore() {
-  const real = new MemoryStore();
+function failingStore(real: Store = new MemoryStore()) {
   const state = { failWrite: (_record: CallRecord): boolean => false, down: false, failed: 0 };
   const refused = (): Promise<never> => {
     state.failed++;
@@ -34,9 +34,17 @@ function failingStore() {
 
 const meta = (result: unknown): Record<string, unknown> => (result as { _meta?: Record<string, unknown> })._meta ?? {};
 
+const { stores } = scratchStores('serve-store-failure');
+
 describe('WardrikMcpServer when its store fails during a call', () => {
-  it('says a call that ran may have happened, and names the in-doubt inbox item a person settles', async () => {
-    const { store, state } = failingStore();
+  for (const [name, url] of [['memory', () => 'memory:'] as const, ...stores]) {
+    it(`says a call that ran may have happened, and names the in-doubt inbox item a person settles (${name})`, async () => {
+      await saysItMayHaveHappened(await openStore(url()));
+    });
+  }
+
+  async function saysItMayHaveHappened(real: Store): Promise<void> {
+    const { store, state } = failingStore(real);
     const s = await serving({}, { store, ...ALLOW_REFUNDS });
     const warnings: string[] = [];
     const subscription = s.wardrik.events$.subscribe((event) => event.type === 'warning' && warnings.push(event.message));
@@ -62,7 +70,7 @@ describe('WardrikMcpServer when its store fails during a call', () => {
       subscription.unsubscribe();
       await s.close();
     }
-  });
+  }
 
   it('says so without an inbox id while the store stays down, and recovery parks it once the store is back', async () => {
     const { store, state } = failingStore();
