@@ -104,8 +104,16 @@ export class InvalidAnswerError extends WardrikError {
 
 /** The store could not read or write; a call whose journal entry cannot be written does not run. */
 export class StoreError extends WardrikError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('store', message, options);
+  /**
+   * For a failure of one call (`runner.run` rejecting): `false` when the store failed before the call
+   * started, so it did not run; `true` when its tool ran but the outcome could not be recorded (recovery
+   * then runs it again if repeatable, or parks it `in_doubt`). Absent for any other store failure.
+   */
+  readonly ran?: boolean;
+
+  constructor(message: string, options?: { cause?: unknown; ran?: boolean }) {
+    super('store', message, options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.ran !== undefined) this.ran = options.ran;
   }
 }
 

@@ -305,6 +305,8 @@ export class Wardrik {
    */
   mcpServer(options: ServeOptions): WardrikMcpServer {
     if (this.closed) throw new ConfigurationError('This Wardrik is closed; mcpServer needs an open one.');
+    // Its rules are checked now, as an agent's are at startAgent: a typo must not wait for the first call.
+    if (options.policy !== undefined) this.container.resolve(Tokens.Policy).prepare(options.policy);
     const server = new WardrikMcpServer(
       {
         runner: this.runner,

@@ -85,7 +85,21 @@ interface CompiledRule {
   readonly resources?: readonly ((resource: string) => boolean)[];
 }
 
-const SEVERITY: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
+/**
+ * The actions there are, most restrictive last. A Map, not an object: `x in {…}` is true for every name an
+ * object inherits (`'toString'`, `'constructor'` …), which let such an "action" through to the runner.
+ */
+const SEVERITY: ReadonlyMap<PolicyAction, number> = new Map([
+  ['allow', 0],
+  ['ask', 1],
+  ['deny', 2],
+]);
+const ACTIONS = '"allow", "ask" or "deny"';
+
+/** Whether `value` is one of the three actions, and nothing an object merely inherits. */
+function isPolicyAction(value: unknown): value is PolicyAction {
+  return typeof value === 'string' && SEVERITY.has(value as PolicyAction);
+}
 export const OUTSIDE = 'outside';
 /** The label that marks confidential data whatever a policy names (`@Labels('confidential')`). */
 export const CONFIDENTIAL = 'confidential';
@@ -148,7 +162,8 @@ export class Policy {
     if (hook === undefined) return this.conclude(input, decided);
     return Promise.resolve(hook(input)).then((action) => {
       if (action !== undefined) {
-        if (!(action in SEVERITY)) throw new ConfigurationError(`policy.decide returned ${JSON.stringify(action)}; return "allow", "ask", "deny" or undefined.`);
+        // Refused, so the call is denied (see CallAdmission.undecided): never taken for an action.
+        if (!isPolicyAction(action)) throw new ConfigurationError(`policy.decide returned ${shown(action)}, which is not an action; return "allow", "ask", "deny" or undefined.`);
         decided = stricter(decided, { action, rule: 'policy.decide hook' });
       }
       return this.conclude(input, decided);
@@ -195,8 +210,8 @@ function compileRules(rules: readonly PolicyRule[], kind: string): readonly Comp
     if (rule === null || typeof rule !== 'object' || typeof rule.match !== 'string' || rule.match === '') {
       throw new ConfigurationError(`Policy ${label}: match must be a glob on "toolset/tool", such as "orders/*".`);
     }
-    if (!(rule.action in SEVERITY)) {
-      throw new ConfigurationError(`Policy ${label}: action must be "allow", "ask" or "deny".`);
+    if (!isPolicyAction(rule.action)) {
+      throw new ConfigurationError(`Policy ${label}: action must be ${ACTIONS}; got ${shown(rule.action)}.`);
     }
     if (!rule.match.includes('/') && rule.match !== '*' && rule.match !== '**') {
       throw new ConfigurationError(
@@ -257,7 +272,18 @@ function strictest(rules: readonly CompiledRule[], input: PolicyInput, decided: 
 }
 
 function stricter(current: Decision | undefined, next: Decision): Decision {
-  return current === undefined || SEVERITY[next.action] > SEVERITY[current.action] ? next : current;
+  return current === undefined || SEVERITY.get(next.action)! > SEVERITY.get(current.action)! ? next : current;
+}
+
+/** A value a developer gave, for a message: JSON, cut short (a hook may return anything). */
+function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 function ruleMatches(compiled: CompiledRule, input: PolicyInput): boolean {

@@ -12,7 +12,7 @@ export interface CallRef {
 export function storeFailure(p: CallRef, what: string, error: unknown): StoreError {
   return new StoreError(
     `Call "${p.call}" of run "${p.run}" (${p.tool}) did not run: could not ${what}: ${(error as Error).message} Fix the store, then send the call again.`,
-    { cause: error },
+    { cause: error, ran: false },
   );
 }
 
@@ -21,7 +21,7 @@ export function answerNotJournaled(p: CallRef, what: string, error: unknown): St
   return new StoreError(
     `Call "${p.call}" of run "${p.run}" (${p.tool}) ran, but Wardrik could not ${what}: ${(error as Error).message} ` +
       'Its journal entry stays "started": once the store is back, recovery runs it again if it is safe to repeat, or parks it for a person to say whether it happened.',
-    { cause: error },
+    { cause: error, ran: true },
   );
 }
 
@@ -29,5 +29,6 @@ export function answerNotJournaled(p: CallRef, what: string, error: unknown): St
 export function readOnlyStore(p: CallRef): StoreError {
   return new StoreError(
     `Call "${p.call}" of run "${p.run}" (${p.tool}) did not run: the store was opened read-only, for inspecting a journal. Open it without readonly to run calls.`,
+    { ran: false },
   );
 }

@@ -3,7 +3,8 @@ import type { Clock } from '../clock.js';
 import type { CallRecord, CallState, InboxRecord, ParkedKind, Store } from '../store/store.js';
 import { mergeLabels } from '../tools/call-tool.js';
 import type { ToolAnswer } from '../tools/result.js';
-import type { CallRef } from './call-failures.js';
+import { ConflictError } from '../errors.js';
+import { storeFailure, type CallRef } from './call-failures.js';
 import type { CallJournal } from './call-journal.js';
 import type { CallOutcomes } from './call-outcomes.js';
 import { argumentsDigest } from './digest.js';
@@ -22,6 +23,17 @@ export class ParkedCalls {
   ) {}
 
   async park(p: PreparedCall, kind: ParkedKind, reason: string, expected: CallState | undefined, labels: readonly string[] = [], detail?: unknown): Promise<ToolAnswer> {
+    if (expected !== undefined) return this.parkWritten(p, kind, reason, expected, labels, detail);
+    try {
+      return await this.parkWritten(p, kind, reason, expected, labels, detail);
+    } catch (error) {
+      // A new call that could not be parked never ran: say so (after a run, the caller says it ran).
+      if (error instanceof ConflictError) throw error;
+      throw storeFailure(p, 'park it for a person', error);
+    }
+  }
+
+  private async parkWritten(p: PreparedCall, kind: ParkedKind, reason: string, expected: CallState | undefined, labels: readonly string[], detail: unknown): Promise<ToolAnswer> {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back.

@@ -90,10 +90,30 @@ export function stoppedAnswer(p: PreparedCall): ToolAnswer {
   return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? NO_LABELS);
 }
 
+export function deniedAnswer(rule: string): ToolAnswer {
+  return errorAnswer('denied', `The policy does not allow this call (${rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`);
+}
+
+/**
+ * Fail closed: a decision whose action is none of the three (a Policy registered under `Tokens.Policy`
+ * that answers anything) denies. `never` makes the compiler say so when an action is added.
+ */
+export function unknownActionAnswer(action: never, rule: string): ToolAnswer {
+  const message = `The policy decided ${JSON.stringify(String(action)).slice(0, 80)} (${rule}), which is not an action; it did not run. Tell the user it needs a person.`;
+  return errorAnswer('denied', message);
+}
+
 export function budgetAnswer(budgetUsd: number): ToolAnswer {
   return errorAnswer('budget_spent', `The agent's budget of $${budgetUsd} is spent, so this call did not run. Finish with what you have.`);
 }
 
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/** Which earlier turns of the conversation the run's labels came from, for an approval's reason. */
+export function fromEarlierTurns(earlier: CallRequest['earlierTurns']): string {
+  if (earlier === undefined || earlier.length === 0) return '';
+  const turns = earlier.map((turn) => `${turn.labels.map((label) => `"${label}"`).join(', ')} from earlier turn ${turn.run}`);
+  return ` The run carries labels of earlier turns whose text is in this turn's prompt: ${turns.join('; ')}.`;
 }

@@ -25,10 +25,13 @@ import type { JournalBatch } from './journal-batch.js';
 import { ParkedCalls } from './parked-calls.js';
 import {
   budgetAnswer,
+  deniedAnswer,
+  fromEarlierTurns,
   IN_DOUBT,
   includesAll,
   ref,
   stoppedAnswer,
+  unknownActionAnswer,
   type Attempted,
   type CallRequest,
   type PreparedCall,
@@ -309,11 +312,17 @@ export class ToolRunner {
     return this.journal.answerOfWinner(p.run, p.call, p.arguments);
   }
 
-  /** Acts on the policy's decision: deny, park for a person, or run. */
+  /** Acts on the policy's decision: run on `allow`, park on `ask`, and deny anything else. */
   private act(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, args: unknown, labels: readonly string[], decision: Decision): Promise<ToolAnswer> {
-    if (decision.action === 'deny') {
-      const message = `The policy does not allow this call (${decision.rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`;
-      return this.journal.writeEndedEarly(base, value, errorAnswer('denied', message), decision);
+    const action = decision.action;
+    switch (action) {
+      case 'allow':
+      case 'ask':
+        break;
+      case 'deny':
+        return this.journal.writeEndedEarly(base, value, deniedAnswer(decision.rule), decision);
+      default:
+        return this.journal.writeEndedEarly(base, value, unknownActionAnswer(action, decision.rule), decision);
     }
     const prepared: PreparedCall = {
       agent: request.agent,
@@ -331,7 +340,7 @@ export class ToolRunner {
       spent: { microUsd: 0 },
       decision,
     };
-    if (decision.action === 'ask') return this.askUnlessGranted(prepared, decision, request.earlierTurns);
+    if (action === 'ask') return this.askUnlessGranted(prepared, decision, request.earlierTurns);
     if (request.budgetUsd === undefined) return this.execute(prepared, undefined);
     return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(base, value, refused, decision));
   }
@@ -435,11 +444,4 @@ export class ToolRunner {
       this.leases.release(p.run);
     }
   }
-}
-
-/** Which earlier turns of the conversation the run's labels came from, for an approval's reason. */
-function fromEarlierTurns(earlier: CallRequest['earlierTurns']): string {
-  if (earlier === undefined || earlier.length === 0) return '';
-  const turns = earlier.map((turn) => `${turn.labels.map((label) => `"${label}"`).join(', ')} from earlier turn ${turn.run}`);
-  return ` The run carries labels of earlier turns whose text is in this turn's prompt: ${turns.join('; ')}.`;
 }

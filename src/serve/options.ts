@@ -77,6 +77,7 @@ export interface ServeApprovalOptions {
   /**
    * `'elicitation'`: ask the client's own user (when the client supports elicitation), showing the
    * exact arguments and the run's labels; their answer is recorded with the client's identity as `by`.
+   * Never for a session that has read outside text (its run carries `outside`): those wait for the inbox.
    * Off unless set: the inbox's people decide.
    */
   readonly via?: 'elicitation';

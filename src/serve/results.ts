@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MAY_HAVE_HAPPENED } from '../errors.js';
 import { LABELS_META } from '../mcp/adapt.js';
 import { answerText, type ToolAnswer } from '../tools/result.js';
 
@@ -28,4 +29,14 @@ export function waitingResult(answer: Extract<ToolAnswer, { status: 'parked' }>)
     `This call is waiting for a person${item}: ${answer.reason} Nothing has run yet. ` +
     'Call the tool again with the same arguments in this session to wait for its result; it will run once, when approved.';
   return { content: [{ type: 'text', text }], isError: true, _meta: { [LABELS_META]: answer.labels, ...(answer.inboxId === undefined ? {} : { 'wardrik/inbox': answer.inboxId }) } };
+}
+
+/**
+ * A call that may have had its effect, parked `in_doubt` for a person: `opening` says why (ending in ", "),
+ * then the words every in-doubt answer uses (do not repeat it; a person settles it) and the inbox item,
+ * also in `_meta['wardrik/inbox']`.
+ */
+export function inDoubtResult(opening: string, inboxId: string, labels: readonly string[]): CallToolResult {
+  const text = `${opening}${MAY_HAVE_HAPPENED.slice(0, -1)} (inbox item ${inboxId}).`;
+  return { content: [{ type: 'text', text }], isError: true, _meta: { [LABELS_META]: labels, 'wardrik/inbox': inboxId } };
 }

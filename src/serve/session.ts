@@ -24,12 +24,13 @@ import { MAX_TIMER_MS } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { awaitAnswer } from './approvals.js';
 import { CALL_METHOD_ONLY, callRequest } from './call-params.js';
-import { askClientUser, canElicit } from './elicitation.js';
+import { askClientUser, canElicit, NOT_ASKED_AFTER_OUTSIDE, readOutside } from './elicitation.js';
 import type { ServedTool, ServedTools } from './naming.js';
 import type { ServeTaskStore } from './tasks.js';
 import type { ServeSettings } from './options.js';
 import { callResult, waitingResult } from './results.js';
 import { SameCalls, type SessionCall } from './same-calls.js';
+import { storeFailureResult } from './store-failures.js';
 
 /** What every session of one server shares. */
 export interface SessionDeps {
@@ -174,7 +175,11 @@ export class ServeSession {
       answer = await call.answer;
     } catch (error) {
       this.calls.settled(call, undefined);
-      throw error;
+      // The client is told whether the call ran (and which inbox item settles it); the developer, the cause.
+      const told = await storeFailureResult(this.deps.runner, this.deps.store, this.run, call.id, error);
+      if (told === undefined) throw error;
+      this.deps.warn(`A served call of ${tool.name} failed inside the server: ${(error as Error).message}`);
+      return told;
     }
     this.calls.settled(call, answer);
     if (answer.status === 'parked') return await this.waitForPerson(answer, call, progressToken, extra, how);
@@ -188,11 +193,21 @@ export class ServeSession {
    */
   private async waitForPerson(answer: ParkedAnswer, call: SessionCall, progressToken: string | number | undefined, extra: Extra, how: Waiting): Promise<CallToolResult> {
     const { settings, store, runner } = this.deps;
+    let asksClient = settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities());
+    const outsideRead = async (): Promise<boolean> => readOutside(await store.getLabels(this.run));
+    // Text from outside may have written this call, and may answer the client's form for it: only the inbox decides.
+    if (asksClient && (await outsideRead())) {
+      asksClient = false;
+      answer = { ...answer, reason: `${answer.reason} ${NOT_ASKED_AFTER_OUTSIDE}` };
+    }
     const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
     how.onWaiting?.(reason);
-    if (settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities())) {
+    if (asksClient) {
       const send = (elicit: ElicitRequest, signal: AbortSignal) => extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
-      await askClientUser(this.deps.inbox, answer.inboxId, this.agent!, send, how.signal);
+      const inboxId = answer.inboxId!;
+      if ((await askClientUser({ inbox: this.deps.inbox, inboxId, by: this.agent!, send, signal: how.signal, readOutside: outsideRead })) === 'set_aside') {
+        this.deps.warn(`The client's yes to inbox item ${inboxId} (${call.tool}) was set aside: its session read outside text while the form was open. The item waits for a person in the inbox.`);
+      }
     }
     const final = await awaitAnswer(store, this.run, call.id, {
       waitMs: how.waitMs,

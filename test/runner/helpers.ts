@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Subscription } from 'rxjs';
-import { Wardrik, type CallRequest, type ToolAnswer, type ToolDefinition, type WardrikEvent, type WardrikOptions } from '../../src/index.js';
+import { Wardrik, type CallRequest, type Store, type ToolAnswer, type ToolDefinition, type WardrikEvent, type WardrikOptions } from '../../src/index.js';
 
 /** A Wardrik with the given tools under toolset `t`, fast retries, and every event recorded. */
 export async function harness(tools: readonly ToolDefinition[], options: Omit<WardrikOptions, 'tools'> = {}) {
@@ -57,4 +57,18 @@ export function inboxId(answer: ToolAnswer): string {
 
 export function dropped(code: string): Error {
   return Object.assign(new Error(`socket ${code}`), { code });
+}
+
+/**
+ * The store as one whose writes are not synchronous: every method (or its stand-in in `instead`), but no
+ * `sync`, so the runner goes through the promises, where a stand-in can fail at the moment a test chooses.
+ */
+export function withoutSync(store: Store, instead: Partial<Store> = {}): Store {
+  return new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'sync') return undefined;
+      const value: unknown = Reflect.get(instead, key) ?? Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

@@ -14,18 +14,7 @@ import {
   type Store,
   type ToolContext,
 } from '../../src/index.js';
-import { counter, dropped, errorCode, errorMessage, harness } from './helpers.js';
-
-/** The store as one whose writes are not synchronous: every method (or its stand-in), but no `sync`. */
-function withoutSync(store: MemoryStore, instead: Partial<Store> = {}): Store {
-  return new Proxy(store, {
-    get: (target, key) => {
-      if (key === 'sync') return undefined;
-      const value: unknown = Reflect.get(instead, key) ?? Reflect.get(target, key);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
+import { counter, dropped, errorCode, errorMessage, harness, withoutSync } from './helpers.js';
 
 class NoteArgs {
   @IsString()

@@ -8,7 +8,8 @@ const WITH_ELICITATION = { capabilities: { elicitation: { form: {} } } };
 
 describe("WardrikMcpServer with approvals: { via: 'elicitation' }", () => {
   it("asks the client's own user, showing the arguments and labels, and records them as by", async () => {
-    const s = await serving({ agent: 'desk', approvals: { via: 'elicitation', waitMs: 60_000, checkMs: 10 } }, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } });
+    // A session that has read outside text is never asked (elicitation-outside.test.ts): this one has not.
+    const s = await serving({ agent: 'desk', approvals: { via: 'elicitation', waitMs: 60_000, checkMs: 10 } });
     try {
       const client = await s.client({}, WITH_ELICITATION);
       const asked: ElicitRequest['params'][] = [];
@@ -16,14 +17,14 @@ describe("WardrikMcpServer with approvals: { via: 'elicitation' }", () => {
         asked.push(request.params);
         return { action: 'accept', content: { approve: true } };
       });
-      await client.callTool({ name: 'orders__read_web', arguments: {} });
-      // Allowed by the rule, but the session has read outside text: it asks, and the user is asked.
+      await client.callTool({ name: 'orders__find_order', arguments: { id: 'o-77' } });
+      // Not read-only: it asks, and the user is asked.
       const result = await client.callTool({ name: 'orders__refund', arguments: { id: 'o-77' } });
       assert.equal(text(result), 'refunded o-77');
       assert.equal(asked.length, 1);
       assert.match(asked[0]!.message, /orders\/refund/);
       assert.match(asked[0]!.message, /"id": "o-77"/);
-      assert.match(asked[0]!.message, /Labels on this conversation: outside/);
+      assert.match(asked[0]!.message, /Labels on this conversation: none/);
       const [item] = await s.store.listInbox({ all: true });
       assert.equal(item!.status, 'approved');
       assert.equal(item!.by, 'desk');
