@@ -27,7 +27,7 @@ export type { FieldIssue, WardrikErrorCode } from './errors.js';
 export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
 export type { ToolDecoratorOptions } from './tools/metadata.js';
 export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
-export type { Annotations, DtoClass, JsonSchema, PrivateKey, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
+export type { Annotations, DtoClass, JsonSchema, PrivateKey, StandardResult, StandardSchema, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
 export { NoArguments } from './tools/no-arguments.js';
 export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';

@@ -194,6 +194,8 @@ describe('The public API', () => {
       'SkippedTool',
       'SpendHold',
       'SqliteStoreOptions',
+      'StandardResult',
+      'StandardSchema',
       'StdioTransportOptions',
       'StepRecord',
       'Store',
