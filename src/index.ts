@@ -28,6 +28,7 @@ export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, R
 export type { ToolDecoratorOptions } from './tools/metadata.js';
 export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
 export type { Annotations, DtoClass, JsonSchema, PrivateKey, StandardResult, StandardSchema, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
+export type { RuntimeToolOptions } from './tools/runtime-tools.js';
 export { NoArguments } from './tools/no-arguments.js';
 export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';

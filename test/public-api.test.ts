@@ -185,6 +185,7 @@ describe('The public API', () => {
       'RunTotals',
       'RunView',
       'RunnerOptions',
+      'RuntimeToolOptions',
       'SendOptions',
       'ServeApprovalOptions',
       'ServeAuthenticateOptions',
