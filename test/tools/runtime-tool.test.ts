@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { ConfigurationError, defineTool, Tool, Toolset, Unavailable, Wardrik, type ToolAnswer, type ToolContext, type WardrikEvent, type WardrikOptions } from '../../src/index.js';
+import { ConfigurationError, defineTool, MemoryStore, Tool, Toolset, Unavailable, Wardrik, type CallRecord, type ToolAnswer, type ToolContext, type WardrikEvent, type WardrikOptions } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { eventually, serving, text } from '../serve/helpers.js';
 
@@ -163,6 +163,61 @@ describe('wardrik.tool', () => {
         assert.equal(h.of('tools.changed').length, 1, 'a skipped tool changes nothing');
       } finally {
         await h.close();
+      }
+    });
+  });
+
+  describe('under way', () => {
+    it('leaves calls in flight to the toolset running while a tool joins it', async () => {
+      const h = await started();
+      try {
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        let entered!: () => void;
+        const inside = new Promise<void>((resolve) => (entered = resolve));
+        h.wardrik.tool({
+          ...findOrder,
+          run: async ({ payment_intent }) => {
+            entered();
+            await gate;
+            return orders.byPaymentIntent(payment_intent);
+          },
+        });
+        const calls = [h.call('workers__find_order', { payment_intent: 'pi_1' }), h.call('workers__find_order', { payment_intent: 'pi_2' })];
+        await inside;
+        h.wardrik.tool({ ...findOrder, name: 'find_refund' });
+        const other = await h.call('workers__find_refund', { payment_intent: 'pi_3' });
+        release();
+        assert.deepEqual(
+          (await Promise.all(calls)).map((answer) => answer.status),
+          ['ok', 'ok'],
+        );
+        assert.deepEqual(other, { status: 'ok', output: orders.byPaymentIntent('pi_3'), labels: [] });
+      } finally {
+        await h.close();
+      }
+    });
+
+    it('finishes a call a crash left in flight once the tool is registered again and recovery runs', async () => {
+      const store = new MemoryStore();
+      const record: CallRecord = { run: 'run-1', call: 'c1', agent: 'a', tool: 'workers/find_order', arguments: { payment_intent: 'pi_7' }, idempotencyKey: 'run-1:c1', state: 'started', attempt: 1, updatedAt: 1 };
+      await store.writeCall(record, undefined);
+      const wardrik = await Wardrik.create({ store, recoverMs: Infinity });
+      try {
+        assert.equal((await store.getCall('run-1', 'c1'))?.state, 'started', 'not offered at start-up: left for later');
+        const keys: [string, number][] = [];
+        wardrik.tool({
+          ...findOrder,
+          run: ({ payment_intent }, { idempotencyKey, attempt }) => {
+            keys.push([idempotencyKey, attempt]);
+            return orders.byPaymentIntent(payment_intent);
+          },
+        });
+        assert.equal((await wardrik.recover()).rerun, 1);
+        assert.deepEqual(keys, [['run-1:c1', 2]]);
+        assert.equal((await store.getCall('run-1', 'c1'))?.state, 'succeeded');
+      } finally {
+        await wardrik.close();
       }
     });
   });
