@@ -206,6 +206,34 @@ describe('other Standard Schemas', () => {
     assert.deepEqual(tool.inputSchema, { type: 'object', properties: {} });
   });
 
+  it("cuts a library's long issue message, and skips a tool whose JSON Schema nests too deeply", async () => {
+    const wordy = defineTool({
+      name: 'wordy',
+      description: 'Long messages.',
+      input: {
+        '~standard': {
+          version: 1,
+          vendor: 'wordy',
+          validate: () => ({ issues: [{ message: 'x'.repeat(10_000), path: ['a'] }] }),
+          jsonSchema: { input: () => ({ type: 'object', properties: { a: { type: 'string' } } }) },
+        },
+      } satisfies StandardSchema,
+      run: () => null,
+    });
+    const line = message(await callTool([wordy], { name: 'wordy', arguments: { a: 'v' } })).split('\n')[1]!;
+    assert.equal(line, `- a: ${'x'.repeat(300)} (got "v")`);
+
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 70; i++) deep = { type: 'object', properties: { n: deep } };
+    const nested: StandardSchema = { '~standard': { version: 1, vendor: 'deep', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => deep } } };
+    const wardrik = await Wardrik.create({ store: 'memory:', tools: { workers: [defineTool({ name: 'deep', description: 'Deep.', input: nested, run: () => null })] } });
+    const events = firstValueFrom(wardrik.events$.pipe(toArray()));
+    assert.deepEqual(wardrik.tools(), []);
+    await wardrik.close();
+    const [skipped] = (await events).filter((e): e is ToolSkippedEvent => e.type === 'tool.skipped');
+    assert.match(skipped!.reason, /nested deeper than 64 levels/);
+  });
+
   it('refuses a Standard Schema that cannot give a JSON Schema, saying why', () => {
     const checkOnly = { '~standard': { version: 1 as const, vendor: 'checker', validate: (value: unknown) => ({ value }) } };
     assert.throws(
