@@ -9,5 +9,5 @@ trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new Sim
 const wardrik = await Wardrik.create({ store: 'memory:' });
 wardrik.events$.subscribe((event) => console.log(event.type, event)); // every event, typed, each with a time
 wardrik.costs$.subscribe(({ agent, usd, totalUsd }) => console.log(`${agent} spent $${usd} (total $${totalUsd})`));
-wardrik.toolChanges$.subscribe(({ server, count }) => console.log(`${server} offers ${count} tools`));
+wardrik.toolChanges$.subscribe(({ toolset, count }) => console.log(`${toolset} offers ${count} tools`));
 await wardrik.close();

@@ -25,6 +25,7 @@ import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { toolInfo, type ToolInfo } from '../tools/tool-info.js';
 import { readToolset, toolsetNameOf } from '../tools/toolset.js';
+import { registerTool, type RuntimeToolOptions } from '../tools/runtime-tools.js';
 import { InboxWeb } from '../web/inbox-web.js';
 import type { InboxWebOptions } from '../web/options.js';
 import { WardrikMcpServer } from '../serve/mcp-server.js';
@@ -228,6 +229,9 @@ export class Wardrik {
   tools(patterns?: readonly string[]): ToolInfo[] {
     return this.catalog.select(patterns).map(toolInfo);
   }
+
+  /** Registers a functional tool now, in toolset `workers` unless `toolset` says (docs/tools.md); agents and MCP clients see it from then on. */
+  tool<Args>(definition: RuntimeToolOptions<Args>): void { registerTool({ catalog: this.catalog, toolsets: this.toolsetNames, events: this.bus }, definition); }
 
   /**
    * Finishes calls a crash left in flight: repeatable ones run again with their idempotency key, others

@@ -431,7 +431,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   }
 
   private changed(server: string, count: number): void {
-    this.services.events.emit({ type: 'tools.changed', mcp: this.name, server, count });
+    this.services.events.emit({ type: 'tools.changed', toolset: server, mcp: this.name, server, count });
   }
 
   private warn(message: string): void {

@@ -57,28 +57,38 @@ export class CallContext implements ToolContext {
     this.light?.fire();
   }
 
-  cost(usd: number): void {
-    checkAmount('cost(usd)', usd);
-    (this.costs ??= []).push(usd);
+  // Getters that hand out functions bound to this attempt, so a tool may take the context apart, as the
+  // seeds' page writes it: `run: async ({ email }, { cost }) => { ...; cost(0.01); }`. Methods lost `this` there.
+  get cost(): (usd: number) => void {
+    return (usd) => {
+      checkAmount('cost(usd)', usd);
+      (this.costs ??= []).push(usd);
+    };
   }
 
-  measure(unit: string, amount: number): void {
-    checkAmount('measure(unit, amount)', amount);
-    // A measure in US dollars is a cost, as in the seed's `measure(context, :usd, 0.01)`.
-    if (unit === 'usd') (this.costs ??= []).push(amount);
-    else (this.measures ??= []).push({ unit, amount });
+  get measure(): (unit: string, amount: number) => void {
+    return (unit, amount) => {
+      checkAmount('measure(unit, amount)', amount);
+      // A measure in US dollars is a cost, as in the seed's `measure(context, :usd, 0.01)`.
+      if (unit === 'usd') (this.costs ??= []).push(amount);
+      else (this.measures ??= []).push({ unit, amount });
+    };
   }
 
-  progress(progress: number, total?: number, message?: string): void {
-    checkAmount('progress(progress)', progress);
-    if (total !== undefined) checkAmount('progress(progress, total)', total);
-    // A stopped attempt reports nothing more: its caller has its answer, or has gone.
-    if (!this.aborted) this.reporter?.progress(progress, total, message);
+  get progress(): (progress: number, total?: number, message?: string) => void {
+    return (progress, total, message) => {
+      checkAmount('progress(progress)', progress);
+      if (total !== undefined) checkAmount('progress(progress, total)', total);
+      // A stopped attempt reports nothing more: its caller has its answer, or has gone.
+      if (!this.aborted) this.reporter?.progress(progress, total, message);
+    };
   }
 
-  log(level: LogLevel, data: unknown): void {
-    if (!LOG_LEVELS.has(level)) throw new TypeError(`log(level, data) takes one of ${[...LOG_LEVELS].join(', ')}; got ${JSON.stringify(level)}.`);
-    if (!this.aborted) this.reporter?.log(level, data);
+  get log(): (level: LogLevel, data: unknown) => void {
+    return (level, data) => {
+      if (!LOG_LEVELS.has(level)) throw new TypeError(`log(level, data) takes one of ${[...LOG_LEVELS].join(', ')}; got ${JSON.stringify(level)}.`);
+      if (!this.aborted) this.reporter?.log(level, data);
+    };
   }
 }
 

@@ -133,11 +133,14 @@ export interface CostEvent {
   readonly time: number;
 }
 
-/** A server's or toolset's tools changed; `count` is how many it offers now (0 while down). */
+/** A toolset's tools changed; `count` is how many it offers now (0 while its MCP server is down). */
 export interface ToolsChangedEvent {
   readonly type: 'tools.changed';
-  readonly mcp: string;
-  readonly server: string;
+  /** The toolset: an MCP server's name, or the toolset `wardrik.tool` added to (`workers`). */
+  readonly toolset: string;
+  /** The MCP hub and server, when the toolset is an MCP server's. */
+  readonly mcp?: string;
+  readonly server?: string;
   readonly count: number;
   readonly time: number;
 }

@@ -5,11 +5,13 @@ import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { ConfigurationError, type FieldIssue } from '../errors.js';
 import { compiledSchema, schemaProblem } from './json-schema.js';
 import { dtoSchema } from './schema.js';
-import type { DtoClass, JsonSchema, ToolDefinition } from './tool.js';
+import { isStandardSchema } from './standard-schema.js';
+import type { DtoClass, JsonSchema, StandardResult, StandardSchema, ToolDefinition } from './tool.js';
 import { surelyValid } from './validity-shortcut.js';
 
 /**
- * Checks a call's arguments against the tool's input, the same DTO or JSON Schema the model was shown.
+ * Checks a call's arguments against the tool's input: the DTO, Standard Schema (a Zod object) or JSON
+ * Schema the model was shown.
  * Arguments are refused whole, with every failing field, before any tool code runs.
  */
 
@@ -46,7 +48,8 @@ const checkers = new WeakMap<ToolDefinition, ArgumentChecker>();
 export function argumentChecker(tool: ToolDefinition): ArgumentChecker {
   let checker = checkers.get(tool);
   if (checker === undefined) {
-    checker = tool.input !== undefined ? dtoChecker(tool.input) : schemaChecker(tool.inputSchema);
+    const input = tool.input;
+    checker = input === undefined ? schemaChecker(tool.inputSchema) : isStandardSchema(input) ? standardChecker(input, tool.inputSchema) : dtoChecker(input);
     checkers.set(tool, checker);
   }
   return checker;
@@ -291,11 +294,7 @@ function safeJson(value: unknown): string {
 
 /** A JSON Schema's checker: the schema is read at once, compiled on the first call (see json-schema.ts). */
 function schemaChecker(schema: JsonSchema): ArgumentChecker {
-  if (schema.type !== 'object') {
-    throw new ConfigurationError(
-      `its input is not an object schema (type: ${JSON.stringify(schema.type ?? null)}); a tool's arguments are named, so give { type: 'object', properties: {...} }`,
-    );
-  }
+  requireObjectSchema(schema);
   // A draft this shared (draft-07) instance does not load, such as 2020-12 (MCP's default since
   // 2025-11-25), is checked as draft-07: the keywords tool inputs use read the same. The tool's own
   // schema, `$schema` included, is what models and MCP clients still see.
@@ -312,6 +311,54 @@ function schemaChecker(schema: JsonSchema): ArgumentChecker {
       return validator(raw) ? { ok: true, value: raw } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
     },
   };
+}
+
+function requireObjectSchema(schema: JsonSchema): void {
+  if (schema.type !== 'object') {
+    throw new ConfigurationError(
+      `its input is not an object schema (type: ${JSON.stringify(schema.type ?? null)}); a tool's arguments are named, so give an object schema, such as z.object({ ... }) or { type: 'object', properties: { ... } }`,
+    );
+  }
+}
+
+/**
+ * A Standard Schema's checker (a Zod object): the limits, then the schema's own `validate`, whose value
+ * (defaults and transforms applied) is what the tool gets. Its JSON Schema, the one the model sees,
+ * must be an object schema and a valid JSON Schema, as any tool's.
+ */
+function standardChecker(schema: StandardSchema, inputSchema: JsonSchema): ArgumentChecker {
+  requireObjectSchema(inputSchema);
+  const problem = schemaProblem(inputSchema, 'input schema', false);
+  if (problem !== undefined) throw new ConfigurationError(problem);
+  const validate = schema['~standard'].validate!;
+  const finish = (raw: unknown, result: StandardResult<unknown>): CheckResult =>
+    result.issues ? { ok: false, issues: result.issues.map((issue) => standardIssue(raw, issue)) } : { ok: true, value: result.value };
+  return {
+    check(raw) {
+      const issues = inspectArguments(raw);
+      if (issues.length > 0) return { ok: false, issues };
+      const result = validate.call(schema['~standard'], raw);
+      return isThenable(result) ? Promise.resolve(result).then((done) => finish(raw, done)) : finish(raw, result);
+    },
+  };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/** A Standard Schema issue as a field issue, in the words DTO issues use: the path, the library's message and what was sent. */
+function standardIssue(raw: unknown, issue: { readonly message: string; readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined }): FieldIssue {
+  const keys = (issue.path ?? []).map((part) => (typeof part === 'object' && part !== null ? part.key : part));
+  let path = '';
+  let value: unknown = raw;
+  for (const key of keys) {
+    const name = typeof key === 'symbol' ? key.toString() : String(key);
+    path = typeof key === 'number' || /^\d+$/.test(name) ? `${path}[${name}]` : path === '' ? name : `${path}.${name}`;
+    value = value !== null && typeof value === 'object' && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+  }
+  const message = String(issue.message).slice(0, 300);
+  return path === '' ? { path: '(arguments)', message } : { path, message: withValue(message, value) };
 }
 
 function ajvIssue(error: ErrorObject): FieldIssue {

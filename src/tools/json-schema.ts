@@ -35,12 +35,14 @@ export function toolsAjv(): Ajv {
 /**
  * What is wrong with a schema, found without compiling it: not a valid JSON Schema, nested too deeply,
  * or a regular expression that is not safe (see `unsafePatternReason`). `undefined` when nothing is.
+ * `patterns: false` leaves the expressions to whoever runs them: a Standard Schema's library checks the
+ * arguments itself (Zod's `z.email()` pattern nests repeats), and ajv never runs this schema's patterns.
  */
-export function schemaProblem(schema: object, what = 'input schema'): string | undefined {
+export function schemaProblem(schema: object, what = 'input schema', patterns = true): string | undefined {
   // Many tools of a server share a schema (no arguments, one string): each is read once.
-  const key = `${what}\n${JSON.stringify(schema)}`;
+  const key = `${what}\n${patterns ? '' : 'no patterns\n'}${JSON.stringify(schema)}`;
   if (problems.has(key)) return problems.get(key);
-  let problem = patternProblem(schema, what, 0);
+  let problem = patterns ? patternProblem(schema, what, 0) : depthProblem(schema, what, 0);
   if (problem === undefined) {
     const ajv = toolsAjv();
     if (ajv.validateSchema(schema) !== true) problem = `its ${what} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
@@ -98,6 +100,17 @@ function patternProblem(node: unknown, what: string, depth: number): string | un
       }
     }
     const problem = patternProblem(value, what, depth + 1);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** Deeper than `MAX_SCHEMA_DEPTH` is refused before ajv reads a schema (a hostile one would overflow the stack). */
+function depthProblem(node: unknown, what: string, depth: number): string | undefined {
+  if (node === null || typeof node !== 'object') return undefined;
+  if (depth > MAX_SCHEMA_DEPTH) return `its ${what} is nested deeper than ${MAX_SCHEMA_DEPTH} levels`;
+  for (const value of Object.values(node)) {
+    const problem = depthProblem(value, what, depth + 1);
     if (problem !== undefined) return problem;
   }
   return undefined;

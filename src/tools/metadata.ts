@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Annotations, DtoClass, JsonSchema } from './tool-shapes.js';
+import type { Annotations, DtoClass, JsonSchema, StandardSchema } from './tool-shapes.js';
 import { DESCRIBE_KEY, TOOL_METHOD_KEY, TOOL_METHODS_KEY, TOOLSET_KEY } from './metadata-keys.js';
 
 /**
@@ -14,8 +14,8 @@ export interface ToolDecoratorOptions {
   /** Defaults to the method name in snake_case. Stable: saved runs and policies refer to it. */
   readonly name?: string;
   readonly title?: string;
-  /** The argument DTO (or a JSON Schema), when the build emits no `design:paramtypes`. */
-  readonly input?: DtoClass | JsonSchema;
+  /** The argument DTO when the build emits no `design:paramtypes`; or a Zod object (any Standard Schema) or a JSON Schema. */
+  readonly input?: DtoClass | StandardSchema | JsonSchema;
 }
 
 /** Everything the decorators of one method recorded; each decorator merges into it. */

@@ -16,6 +16,27 @@ export interface JsonSchema {
 export type DtoClass<T = object> = new (...args: any[]) => T;
 
 /**
+ * A Standard Schema (standardschema.dev), such as a Zod object: Wardrik checks a call's arguments with
+ * its `validate`, and shows the model the JSON Schema of its input from `jsonSchema` (the Standard JSON
+ * Schema interface; Zod 4, Valibot and ArkType have both). Only the parts Wardrik reads are typed here.
+ */
+export interface StandardSchema<Output = unknown> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    /** Absent on a schema that only describes (Standard JSON Schema alone): its JSON Schema checks the arguments. */
+    readonly validate?: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly types?: { readonly input: unknown; readonly output: Output } | undefined;
+    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown> };
+  };
+}
+
+/** What a Standard Schema's `validate` answers: the checked value, or the issues. */
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: readonly { readonly message: string; readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined }[] };
+
+/**
  * Facts about a tool that any code can read with `annotation(tool, key, fallback)`. The first four are
  * MCP's tool annotations. A tool that sets none has none: a fact not given is absent, not `false`.
  */

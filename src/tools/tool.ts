@@ -3,10 +3,12 @@ import { CALL_TIMEOUT_RULE, describeRule, meetsRule } from '../options.js';
 import { deepFreeze } from './freeze.js';
 import { NoArguments } from './no-arguments.js';
 import type { ToolContext } from './context.js';
+import { closestNames, editDistance } from './names.js';
 import { dtoSchema } from './schema.js';
+import { isStandardSchema, standardJsonSchema } from './standard-schema.js';
 
-export type { Annotations, DtoClass, JsonSchema } from './tool-shapes.js';
-import type { Annotations, DtoClass, JsonSchema } from './tool-shapes.js';
+export type { Annotations, DtoClass, JsonSchema, StandardResult, StandardSchema } from './tool-shapes.js';
+import type { Annotations, DtoClass, JsonSchema, StandardSchema } from './tool-shapes.js';
 
 /** What a tool does with its checked arguments. */
 export type ToolFunction<Args = never> = (args: Args, ctx: ToolContext) => unknown;
@@ -20,8 +22,8 @@ export interface ToolDefinition<Args = any> {
   readonly name: string;
   readonly title?: string;
   readonly description: string;
-  /** The DTO class the arguments are checked against, when the tool has one. */
-  readonly input?: DtoClass;
+  /** What checks the arguments besides `inputSchema`, when the tool has one: a DTO class or a Standard Schema (a Zod object). */
+  readonly input?: DtoClass | StandardSchema;
   /** The JSON Schema the model sees, self-contained (no `$ref` outside itself). */
   readonly inputSchema: JsonSchema;
   readonly annotations: Annotations;
@@ -36,23 +38,44 @@ export interface ToolOptions<Args = any> {
   /** What the model reads to decide when to call it. */
   readonly description: string;
   readonly run: ToolFunction<Args>;
-  /** A DTO class (checked with class-validator) or a JSON Schema object. No arguments when absent. */
-  readonly input?: DtoClass | JsonSchema;
+  /**
+   * The arguments: a Zod object schema (`.describe()` documents a field for the model) or any Standard
+   * Schema that gives a JSON Schema, a DTO class (checked with class-validator), or a JSON Schema object.
+   * No arguments when absent. An input that is not an object schema is skipped at registration.
+   */
+  readonly input?: StandardSchema<Args> | DtoClass<Args> | JsonSchema;
+  /** A display name. */
   readonly title?: string;
+  /** It changes nothing: no approval by default (explicit policy rules still apply), and retried. `annotations.readOnly`. */
+  readonly readOnly?: boolean;
+  /** Safe to retry with the same `ctx.idempotencyKey` without repeating its effects, so retried. `annotations.idempotent`. */
+  readonly idempotent?: boolean;
   readonly annotations?: Annotations;
 }
 
+/** The keys `defineTool` takes; any other is refused, so a typo (`readonly`) is not silently ignored. */
+export const TOOL_OPTION_KEYS: readonly string[] = Object.freeze(['name', 'description', 'title', 'input', 'readOnly', 'idempotent', 'annotations', 'run']);
+
 const NO_ARGUMENTS: JsonSchema = deepFreeze({ type: 'object', properties: {}, additionalProperties: false });
 
-/** Builds a tool value. Throws when the name, the description or `run` is missing. */
+/**
+ * Builds a tool value. Throws a `ConfigurationError` when the name, the description or `run` is missing,
+ * on a key it does not know, and when the input cannot give a JSON Schema.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- `any` lets a tool's arguments be typed by its run function
 export function defineTool<Args = any>(options: ToolOptions<Args>): ToolDefinition<Args> {
+  return buildTool(options, TOOL_OPTION_KEYS, 'defineTool');
+}
+
+/** @internal `defineTool` for a caller that takes more keys (`wardrik.tool` takes `toolset`) and has stripped them. */
+export function buildTool<Args>(options: ToolOptions<Args>, keys: readonly string[], caller: string): ToolDefinition<Args> {
   if (options === null || typeof options !== 'object') {
-    throw new ConfigurationError('defineTool takes an options object: defineTool({ name, description, run }).');
+    throw new ConfigurationError(`${caller} takes an options object: ${caller}({ name, description, run }).`);
   }
   const label = typeof options.name === 'string' && options.name !== '' ? `Tool "${options.name}"` : 'A tool';
+  checkKeys(label, options, keys, caller);
   if (typeof options.name !== 'string' || options.name === '') {
-    throw new ConfigurationError(`${label} has no name. Pass defineTool({ name: 'find_order', ... }).`);
+    throw new ConfigurationError(`${label} has no name. Pass ${caller}({ name: 'find_order', ... }).`);
   }
   if (typeof options.description !== 'string' || options.description.trim() === '') {
     throw new ConfigurationError(
@@ -62,31 +85,61 @@ export function defineTool<Args = any>(options: ToolOptions<Args>): ToolDefiniti
   if (typeof options.run !== 'function') {
     throw new ConfigurationError(`${label} has no run function. Pass run: (args, ctx) => result.`);
   }
-  checkAnnotations(label, options.annotations ?? {});
+  const annotations = withHints(label, options);
+  checkAnnotations(label, annotations);
   const input = options.input;
-  let dto: DtoClass | undefined;
+  let checkedBy: DtoClass | StandardSchema | undefined;
   let inputSchema: JsonSchema;
   if (input === undefined || input === NoArguments) {
     inputSchema = NO_ARGUMENTS;
+  } else if (isStandardSchema(input)) {
+    // Checked by the schema itself; one that only describes (no validate) is checked by its JSON Schema.
+    if (typeof input['~standard'].validate === 'function') checkedBy = input;
+    inputSchema = standardJsonSchema(label, input);
   } else if (typeof input === 'function') {
-    dto = input;
-    inputSchema = dtoSchema(input);
+    checkedBy = input as DtoClass;
+    inputSchema = dtoSchema(input as DtoClass);
   } else if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     inputSchema = deepFreeze(structuredClone(input) as JsonSchema);
   } else {
     throw new ConfigurationError(
-      `${label}: input must be a DTO class or a JSON Schema object; got ${input === null ? 'null' : typeof input}.`,
+      `${label}: input must be a DTO class or a JSON Schema object; got ${input === null ? 'null' : typeof input}. A Zod object schema (any Standard Schema) works too.`,
     );
   }
   return freezeTool({
     name: options.name,
     ...(options.title === undefined ? {} : { title: options.title }),
     description: options.description,
-    ...(dto === undefined ? {} : { input: dto }),
+    ...(checkedBy === undefined ? {} : { input: checkedBy }),
     inputSchema,
-    annotations: freezeAnnotations(options.annotations ?? {}),
+    annotations: freezeAnnotations(annotations),
     run: options.run,
   });
+}
+
+/** Refuses a key `keys` lacks, naming the nearest one it may be a typo of. */
+function checkKeys(label: string, options: object, keys: readonly string[], caller: string): void {
+  for (const key of Object.keys(options)) {
+    if (keys.includes(key)) continue;
+    const [nearest] = closestNames(key, keys, 1);
+    const hint = nearest !== undefined && editDistance(key.toLowerCase(), nearest.toLowerCase()) <= Math.max(2, Math.floor(key.length / 3)) ? ` Did you mean "${nearest}"?` : '';
+    throw new ConfigurationError(`${label}: ${caller} does not take the key "${key.slice(0, 60)}".${hint} It takes ${keys.join(', ')}.`);
+  }
+}
+
+/** The annotations with the top-level `readOnly` and `idempotent` in them; the same fact given twice must agree. */
+function withHints(label: string, options: Pick<ToolOptions, 'readOnly' | 'idempotent' | 'annotations'>): Annotations {
+  const annotations: Record<string, unknown> = { ...options.annotations };
+  for (const hint of ['readOnly', 'idempotent'] as const) {
+    const value = options[hint];
+    if (value === undefined) continue;
+    if (typeof value !== 'boolean') throw new ConfigurationError(`${label}: ${hint} is true or false; got ${typeof value}.`);
+    if (annotations[hint] !== undefined && annotations[hint] !== value) {
+      throw new ConfigurationError(`${label}: ${hint} is ${String(value)} but annotations.${hint} is ${JSON.stringify(annotations[hint])}; give it once.`);
+    }
+    annotations[hint] = value;
+  }
+  return annotations as Annotations;
 }
 
 /** A copy of the tool with these annotations added; keys it already has are replaced. */

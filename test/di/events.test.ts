@@ -47,7 +47,7 @@ describe('events$', () => {
     const early: WardrikEvent[] = [];
     bus.events$.subscribe((e) => early.push(e));
     now = 2_000;
-    bus.emit({ type: 'tools.changed', mcp: 'hub', server: 'github', count: 3 });
+    bus.emit({ type: 'tools.changed', toolset: 'github', mcp: 'hub', server: 'github', count: 3 });
     const late: WardrikEvent[] = [];
     bus.events$.subscribe((e) => late.push(e));
     assert.deepEqual(
@@ -69,11 +69,11 @@ describe('events$', () => {
     const costs = firstValueFrom(bus.costs$.pipe(toArray()));
     const changes = firstValueFrom(bus.toolChanges$.pipe(toArray()));
     bus.emit({ type: 'cost', agent: 'a', run: 'r', source: 'tool', usd: 0.5, totalUsd: 0.5, totalMicroUsd: 500_000 });
-    bus.emit({ type: 'tools.changed', mcp: 'hub', server: 's', count: 0 });
+    bus.emit({ type: 'tools.changed', toolset: 's', mcp: 'hub', server: 's', count: 0 });
     bus.emit({ type: 'warning', message: 'w' });
     bus.complete();
     assert.deepEqual(await costs, [{ type: 'cost', agent: 'a', run: 'r', source: 'tool', usd: 0.5, totalUsd: 0.5, totalMicroUsd: 500_000, time: 7 }]);
-    assert.deepEqual(await changes, [{ type: 'tools.changed', mcp: 'hub', server: 's', count: 0, time: 7 }]);
+    assert.deepEqual(await changes, [{ type: 'tools.changed', toolset: 's', mcp: 'hub', server: 's', count: 0, time: 7 }]);
   });
 
   it('emits call events with agent, run, call, tool and time when a tool runs', async () => {
