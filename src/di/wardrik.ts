@@ -304,23 +304,15 @@ export class Wardrik {
   /**
    * Serves the tools matching `options.tools` to any MCP client, over Streamable HTTP (`listen`, or
    * `handler()` mounted in an app) or any SDK transport, stdio included (`connect`). Every call goes
-   * through the runner as an agent's does. Throws a ConfigurationError for bad options, or when two
-   * served tools would share a name with `names: 'bare'`.
+   * through the runner as an agent's does. Throws a ConfigurationError for bad options (its policy rules
+   * are checked now, as an agent's are), or when two served tools would share a name with `names: 'bare'`.
    */
   mcpServer(options: ServeOptions): WardrikMcpServer {
     if (this.closed) throw new ConfigurationError('This Wardrik is closed; mcpServer needs an open one.');
-    // Its rules are checked now, as an agent's are at startAgent: a typo must not wait for the first call.
     if (options.policy !== undefined) this.container.resolve(Tokens.Policy).prepare(options.policy);
-    const server = new WardrikMcpServer(
-      {
-        runner: this.runner,
-        store: this.container.resolve(Tokens.Store),
-        inbox: this.inbox,
-        catalog: this.catalog,
-        warn: (message) => this.bus.emit({ type: 'warning', message }),
-      },
-      options,
-    );
+    const store = this.container.resolve(Tokens.Store);
+    const warn = (message: string) => this.bus.emit({ type: 'warning', message });
+    const server = new WardrikMcpServer({ runner: this.runner, store, inbox: this.inbox, catalog: this.catalog, warn }, options);
     this.servers.push(server);
     return server;
   }
