@@ -43,8 +43,10 @@ export class RunLeases {
   /**
    * Takes the run for one more piece of work; false when another node holds it. Answers at once, with
    * no promise, when this node already holds the run with plenty of lease left (every call's path).
+   * With `whileStarted` (a call to take over), the store takes the run only while that call is still
+   * `started`: recovery must not hold a live run, even for a moment, for a call answered since it looked.
    */
-  acquire(run: string): boolean | Promise<boolean> {
+  acquire(run: string, whileStarted?: string): boolean | Promise<boolean> {
     const lease = this.held.get(run);
     if (lease !== undefined && lease.until - this.clock.now() > this.ttlMs / 2) {
       lease.active++;
@@ -54,7 +56,7 @@ export class RunLeases {
       const now = this.clock.now();
       const current = this.held.get(run);
       if (current === undefined || current.until - now <= this.ttlMs / 2) {
-        if (!(await this.store.leaseRun(run, this.node, this.ttlMs))) return false;
+        if (!(await this.store.leaseRun(run, this.node, this.ttlMs, whileStarted))) return false;
       }
       const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, labels: undefined, epoch: 0 };
       if (next.until < now) forget(next); // it lapsed: another node may have held the run meanwhile

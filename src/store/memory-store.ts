@@ -226,7 +226,8 @@ export class MemoryStore implements Store {
     return this.sync.getLabels(run);
   }
 
-  async leaseRun(run: string, node: string, ttlMs: number): Promise<boolean> {
+  async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
+    if (whileStarted !== undefined && this.calls.get(callKey(run, whileStarted))?.state !== 'started') return false;
     return this.leaseRunNow(run, node, ttlMs);
   }
 

@@ -72,6 +72,11 @@ export const STATEMENTS = {
   leaseRun: `INSERT INTO {s}.wardrik_leases AS leases (run, node, until) VALUES ($1, $2, date_part('epoch', now()) * 1000 + $3)
     ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
     WHERE leases.node = EXCLUDED.node OR leases.until < date_part('epoch', now()) * 1000 RETURNING run`,
+  // leaseRun, only while call $4 is still started (the statement's snapshot: an answer committed before it began counts).
+  leaseRunWhileStarted: `INSERT INTO {s}.wardrik_leases AS leases (run, node, until)
+    SELECT $1, $2, date_part('epoch', now()) * 1000 + $3 WHERE EXISTS (SELECT 1 FROM {s}.calls WHERE run = $1 AND call = $4 AND state = 'started')
+    ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
+    WHERE leases.node = EXCLUDED.node OR leases.until < date_part('epoch', now()) * 1000 RETURNING run`,
   releaseRun: 'DELETE FROM {s}.wardrik_leases WHERE run = $1 AND node = $2',
   getTurn: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE run = $1`,
   insertTurn: `INSERT INTO {s}.wardrik_turns (run, agent, status, version, data, created_at, updated_at)

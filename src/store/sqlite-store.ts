@@ -31,11 +31,7 @@ export interface SqliteStoreOptions {
   readonly readonly?: boolean;
   /** How long a write waits for another process holding the write lock: 5 s. */
   readonly busyTimeoutMs?: number;
-  /**
-   * The clock run leases are read from: the host's (`Date.now()`) unless given. Every process on the file
-   * reads the host's, so nodes agree however their own clocks (Wardrik's `Clock`) are set; see
-   * docs/durable-runs.md for what a jump of the host's clock does.
-   */
+  /** Where run leases read the time: the host's clock unless given, whatever the nodes' own (see docs/durable-runs.md). */
   readonly clock?: Clock;
 }
 
@@ -278,8 +274,10 @@ export class SqliteStore implements Store {
     return this.sync.getLabels(run);
   }
 
-  async leaseRun(run: string, node: string, ttlMs: number): Promise<boolean> {
-    return this.run('lease a run', () => this.leaseRunRow(run, node, ttlMs));
+  async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
+    if (whileStarted === undefined) return this.run('lease a run', () => this.leaseRunRow(run, node, ttlMs));
+    const now = this.clock.now();
+    return this.run('lease a run', () => this.sql.leaseRunWhileStarted.run(run, node, now + ttlMs, run, whileStarted, now).changes === 1);
   }
 
   async releaseRun(run: string, node: string): Promise<void> {

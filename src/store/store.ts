@@ -85,9 +85,11 @@ export interface Store {
    * so a run whose node died is taken over once its lease expires (D3). Both times, the lease's end and
    * now, are read from the store's one clock, never from a node's: nodes whose clocks disagree must not
    * see a live lease as expired (PostgreSQL: the server's clock; SQLite and memory: the host's, or the
-   * store's `clock` option).
+   * store's `clock` option). With `whileStarted`, only while that call of the run is still `started`:
+   * recovery takes a run over for a call left in flight, never for one answered since it was listed (it
+   * would hold a live run for nothing, and its node's next call would be refused).
    */
-  leaseRun(run: string, node: string, ttlMs: number): Promise<boolean>;
+  leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean>;
   /** Gives a run's lease up, if `node` holds it. */
   releaseRun(run: string, node: string): Promise<void>;
 

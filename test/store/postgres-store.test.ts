@@ -89,8 +89,8 @@ const contractClock: ContractClock = {
 const stretched = (ttlMs: number) => ttlMs * SCALE + SCALE / 2;
 
 class ContractPostgresStore extends PostgresStore {
-  override leaseRun(run: string, node: string, ttlMs: number): Promise<boolean> {
-    return super.leaseRun(run, node, stretched(ttlMs));
+  override leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
+    return super.leaseRun(run, node, stretched(ttlMs), whileStarted);
   }
 
   override writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {

@@ -563,6 +563,21 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.equal(await lease(store, run, `node-${(winner + 1) % 10}`, 1_050, 100), false);
         }));
 
+      it('takes a run for a call only while that call is still started (whileStarted)', () =>
+        withStore(async (store) => {
+          const started = call({ state: 'started' });
+          const { run } = started;
+          await store.writeCall(started, undefined);
+          await options.clock.at(1_000);
+          assert.equal(await store.leaseRun(run, 'node-a', 100, 'no-such-call'), false, 'no such call');
+          assert.equal(await store.leaseRun(run, 'node-a', 100, started.call), true, 'free, and the call is started');
+          assert.equal(await store.leaseRun(run, 'node-b', 100, started.call), false, 'node-a holds it');
+          await store.writeCall({ ...started, state: 'succeeded', answer: ok('done'), updatedAt: 2 }, 'started');
+          await store.releaseRun(run, 'node-a');
+          assert.equal(await store.leaseRun(run, 'node-b', 100, started.call), false, 'free, but the call was answered');
+          assert.equal(await store.leaseRun(run, 'node-b', 100), true, 'free');
+        }));
+
       it('gives an expired run to exactly one of 10 racing nodes', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
