@@ -70,11 +70,11 @@ function journaledToolCalls(store: Store, runs: number): () => Promise<void> {
 /** Renews one run's lease: what a node does between a run's calls (one upsert). */
 function leaseRenewal(store: Store): () => Promise<void> {
   const run = `lease-${randomBytes(4).toString('hex')}`;
-  // A strictly later `now` each time: a renewal within the same millisecond writes the bytes already
-  // there, which SQLite turns into a commit with nothing to write, and the figure would flatter it.
-  let now = Date.now();
+  // A strictly later end each time: a renewal within the same millisecond of the store's clock writes the
+  // bytes already there, which SQLite turns into a commit with nothing to write, and the figure would flatter it.
+  let ttlMs = 30_000;
   return async () => {
-    if (!(await store.leaseRun(run, 'bench-node', ++now, 30_000))) throw new Error('lease lost');
+    if (!(await store.leaseRun(run, 'bench-node', ++ttlMs))) throw new Error('lease lost');
   };
 }
 
@@ -104,7 +104,7 @@ const bumpAnswer = { status: 'ok' as const, output: 2, labels: [] };
 async function agentTurn(store: Store, note: (kind: string) => void = () => undefined): Promise<void> {
   const run = newRunId();
   const now = Date.now();
-  if (!(await store.leaseRun(run, 'bench-node', now, 30_000))) throw new Error('lease lost');
+  if (!(await store.leaseRun(run, 'bench-node', 30_000))) throw new Error('lease lost');
   note('lease');
   const turn = { run, agent: 'bench', status: 'running' as const, version: 0, data: turnData, createdAt: now, updatedAt: now };
   if (!(await store.writeTurn(turn, undefined))) throw new Error('turn not created');

@@ -16,7 +16,7 @@ export interface RecoveryReport {
   readonly approved: number;
   /** In-flight calls of tools this node does not offer, left for a node that does. */
   readonly unoffered: number;
-  /** In-flight calls left alone because a live node holds their run. */
+  /** In-flight calls left alone because a live node holds their run (or answered them since the pass looked). */
   readonly skipped: number;
 }
 

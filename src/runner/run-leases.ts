@@ -11,6 +11,10 @@ import type { JournalWrite, Store } from '../store/store.js';
  *
  * Lease operations on one run are serialized: a release and a new acquire never race in the store.
  *
+ * The store keeps a lease's times on its own clock (`Store.leaseRun`), so nodes whose clocks disagree
+ * agree on who holds a run. This node's `until` is its own estimate, on its own clock, from a time read
+ * before the store wrote the lease: it ends no later than the store's, so it only ever renews early.
+ *
  * The run's labels live with its lease: while this node holds the lease, its calls
  * read the labels from memory, not the store. Other nodes add labels to a run only under its lease
  * (a person's answer carries labels the run had when its call parked), so what this node read under
@@ -39,8 +43,10 @@ export class RunLeases {
   /**
    * Takes the run for one more piece of work; false when another node holds it. Answers at once, with
    * no promise, when this node already holds the run with plenty of lease left (every call's path).
+   * With `whileStarted` (a call to take over), the store takes the run only while that call is still
+   * `started`: recovery must not hold a live run, even for a moment, for a call answered since it looked.
    */
-  acquire(run: string): boolean | Promise<boolean> {
+  acquire(run: string, whileStarted?: string): boolean | Promise<boolean> {
     const lease = this.held.get(run);
     if (lease !== undefined && lease.until - this.clock.now() > this.ttlMs / 2) {
       lease.active++;
@@ -50,7 +56,7 @@ export class RunLeases {
       const now = this.clock.now();
       const current = this.held.get(run);
       if (current === undefined || current.until - now <= this.ttlMs / 2) {
-        if (!(await this.store.leaseRun(run, this.node, now, this.ttlMs))) return false;
+        if (!(await this.store.leaseRun(run, this.node, this.ttlMs, whileStarted))) return false;
       }
       const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, labels: undefined, epoch: 0 };
       if (next.until < now) forget(next); // it lapsed: another node may have held the run meanwhile
@@ -112,7 +118,7 @@ export class RunLeases {
   async takeNew(run: string, writes: readonly JournalWrite[]): Promise<boolean[] | undefined> {
     return this.serial(run, async () => {
       const now = this.clock.now();
-      const [leased, ...results] = await this.store.writeJournal([{ lease: { run, node: this.node, now, ttlMs: this.ttlMs } }, ...writes]);
+      const [leased, ...results] = await this.store.writeJournal([{ lease: { run, node: this.node, ttlMs: this.ttlMs } }, ...writes]);
       if (leased !== true) return undefined;
       this.held.set(run, { until: now + this.ttlMs, active: 1, idleSince: 0, labels: undefined, epoch: 0 });
       this.startRenewing();
@@ -194,7 +200,7 @@ export class RunLeases {
     const now = this.clock.now();
     const leases = [...this.held].filter(([run]) => !this.queues.has(run));
     if (leases.length === 0) return;
-    const renewing = this.store.writeJournal(leases.map(([run]) => ({ lease: { run, node: this.node, now, ttlMs: this.ttlMs } })));
+    const renewing = this.store.writeJournal(leases.map(([run]) => ({ lease: { run, node: this.node, ttlMs: this.ttlMs } })));
     for (const [run] of leases) void this.serial(run, () => renewing).catch(() => undefined);
     const renewed = await renewing.catch(() => leases.map(() => false));
     leases.forEach(([run, lease], i) => {

@@ -145,7 +145,8 @@ export class ToolRunner {
   private async resumeLeased(record: CallRecord): Promise<[Resumed, ToolAnswer?]> {
     const entry = this.catalog.get(record.tool);
     if (entry === undefined) return ['gone'];
-    if (!(await this.leases.acquire(record.run))) return ['skipped'];
+    // Only while the call is still in flight: one answered since it was listed leaves the run to its node (issue 27).
+    if (!(await this.leases.acquire(record.run, record.call))) return ['skipped'];
     try {
       const current = await this.store.getCall(record.run, record.call);
       if (current?.state !== 'started') return ['gone'];

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import { NO_LABELS } from '../tools/result.js';
 import { FINISHED_TURNS as FINISHED, type CallListOptions, type CallRecord, type CallState, type ClaimOutcome, type HoldOutcome, type InboxRecord, type InboxStatus, type JournalWrite, type McpServerRecord, type PruneOptions, type PruneReport, type RememberedClaim, type RememberedRecord, type RunSummary, type SpendHold, type StepRecord, type Store, type SyncJournal, type TurnRecord, type TurnStatus } from './store.js';
@@ -7,6 +8,9 @@ type HeldSpend = { readonly tool: string; readonly microUsd: number; readonly kn
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
 export class MemoryStore implements Store {
+  /** @param clock Lease times are read from it (the host's by default), never from a node's clock: see `Store.leaseRun`. */
+  constructor(private readonly clock: Clock = systemClock) {}
+
   /** Calls by `run \u0000 call`, in the order first written (the ties of `listCalls`). */
   private readonly calls = new Map<string, CallRecord>();
   private readonly inbox = new Map<string, InboxRecord>();
@@ -164,7 +168,7 @@ export class MemoryStore implements Store {
     if ('call' in write) return this.sync.writeCall(write.call, write.expected);
     if ('step' in write) return this.appendStepNow(write.step);
     if ('turn' in write) return this.writeTurnNow(write.turn, write.expectedVersion);
-    if ('lease' in write) return this.leaseRunNow(write.lease.run, write.lease.node, write.lease.now, write.lease.ttlMs);
+    if ('lease' in write) return this.leaseRunNow(write.lease.run, write.lease.node, write.lease.ttlMs);
     if ('spend' in write) this.addSpendNow(write.spend.agent, write.spend.microUsd);
     else if ('labels' in write) this.addLabelsNow(write.labels.run, write.labels.labels);
     else this.releaseRunNow(write.release.run, write.release.node);
@@ -222,11 +226,13 @@ export class MemoryStore implements Store {
     return this.sync.getLabels(run);
   }
 
-  async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
-    return this.leaseRunNow(run, node, now, ttlMs);
+  async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
+    if (whileStarted !== undefined && this.calls.get(callKey(run, whileStarted))?.state !== 'started') return false;
+    return this.leaseRunNow(run, node, ttlMs);
   }
 
-  private leaseRunNow(run: string, node: string, now: number, ttlMs: number): boolean {
+  private leaseRunNow(run: string, node: string, ttlMs: number): boolean {
+    const now = this.clock.now();
     const lease = this.leases.get(run);
     if (lease !== undefined && lease.node !== node && lease.until >= now) return false;
     this.leases.set(run, { node, until: now + ttlMs });

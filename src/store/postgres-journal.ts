@@ -33,9 +33,9 @@ export class PostgresJournal {
   private readonly groups: GroupCommit<JournalWrite, boolean>;
 
   constructor(
-    /** Sends `writeJournal`'s 35 arrays; answers the rows that took. */
+    /** Sends `writeJournal`'s 34 arrays; answers the rows that took. */
     private readonly send: (columns: unknown[][]) => Promise<readonly TookRow[]>,
-    /** Sends `writeJournalRow`'s 47 values; answers which of its parts took, a bit each. */
+    /** Sends `writeJournalRow`'s 46 values; answers which of its parts took, a bit each. */
     private readonly sendRow: (values: unknown[]) => Promise<number>,
     /** Sends the statements one after the other in one transaction; answers each one's rows. */
     private readonly sendInOrder: (statements: readonly unknown[][][]) => Promise<readonly (readonly TookRow[])[]>,
@@ -114,8 +114,8 @@ export class PostgresJournal {
   }
 }
 
-/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2, a turn's 7 in `turnValues` order and its expected version, a lease's 4, a release's 2. */
-const COLUMNS = 35;
+/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2, a turn's 7 in `turnValues` order and its expected version, a lease's 3, a release's 2. */
+const COLUMNS = 34;
 const CALL = 0;
 /** Where a call's expected state sits among its values: null for its first write. */
 const EXPECTED_STATE = 12;
@@ -124,7 +124,7 @@ const SPEND = 17;
 const LABEL = 19;
 const TURN = 21;
 const LEASE = 29;
-const RELEASE = 33;
+const RELEASE = 32;
 
 /** The rows a journal statement writes, by table. */
 type Kind = 'call' | 'step' | 'turn' | 'lease';
@@ -182,8 +182,9 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
       push(TURN, [...turnValues(write.turn), write.expectedVersion ?? null]);
       keys.push(keyOf('turn', write.turn.run, ''));
     } else if ('lease' in write) {
-      const { run, node, now, ttlMs } = write.lease;
-      push(LEASE, [run, node, now + ttlMs, now]);
+      // Its length, not its end: the server reads the time (migration 9).
+      const { run, node, ttlMs } = write.lease;
+      push(LEASE, [run, node, ttlMs]);
       keys.push(keyOf('lease', run, ''));
     } else {
       push(RELEASE, [write.release.run, write.release.node]);
@@ -194,7 +195,7 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
   return { index, rows, keys, answered };
 }
 
-/** The journal statement's 35 arrays for the batches' rows, in order. */
+/** The journal statement's 34 arrays for the batches' rows, in order. */
 function columnsOf(batches: readonly Encoded[]): unknown[][] {
   const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
   for (const batch of batches) for (const [first, values] of batch.rows) values.forEach((value, i) => columns[first + i]!.push(value));
@@ -204,7 +205,7 @@ function columnsOf(batches: readonly Encoded[]): unknown[][] {
 /**
  * The parts of `writeJournalRow`, in its parameters' order: a call's first write (12 values), a call's
  * compare-and-set (13 with the expected state), two steps (4 each), spend (2), a turn (8 with the expected
- * version) and a lease (4); 47 values. It answers which parts took as one integer, a bit each (`1 << part`).
+ * version) and a lease (3); 46 values. It answers which parts took as one integer, a bit each (`1 << part`).
  */
 const ROW_PARTS = [
   { first: 0, length: 12 },
@@ -213,7 +214,7 @@ const ROW_PARTS = [
   { first: 29, length: 4 },
   { first: 33, length: 2 },
   { first: 35, length: 8 },
-  { first: 43, length: 4 },
+  { first: 43, length: 3 },
 ] as const;
 const ROW_VALUES = ROW_PARTS.at(-1)!.first + ROW_PARTS.at(-1)!.length;
 const [INSERT_PART, UPDATE_PART, STEP_PART, SECOND_STEP_PART, SPEND_PART, TURN_PART, LEASE_PART] = [0, 1, 2, 3, 4, 5, 6];

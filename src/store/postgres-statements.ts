@@ -66,11 +66,17 @@ export const STATEMENTS = {
     SELECT $1, label FROM unnest($2::text[]) WITH ORDINALITY AS wanted (label, n) ORDER BY n
     ON CONFLICT (run, label) DO NOTHING RETURNING label`,
   getLabels: 'SELECT label FROM {s}.labels WHERE run = $1 ORDER BY seq',
-  // Taken when free, expired before $4 (now), or already ours; otherwise the upsert's WHERE leaves the
-  // row alone and no row is returned. The conflicting row is locked, so of racing nodes exactly one wins.
-  leaseRun: `INSERT INTO {s}.wardrik_leases AS leases (run, node, until) VALUES ($1, $2, $3)
+  // Taken for $3 ms when free, expired, or already ours, on the server's clock (now(): never a node's, see
+  // migration 9); otherwise the upsert's WHERE leaves the row alone and no row is returned. The conflicting
+  // row is locked, so of racing nodes exactly one wins.
+  leaseRun: `INSERT INTO {s}.wardrik_leases AS leases (run, node, until) VALUES ($1, $2, date_part('epoch', now()) * 1000 + $3)
     ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
-    WHERE leases.node = EXCLUDED.node OR leases.until < $4 RETURNING run`,
+    WHERE leases.node = EXCLUDED.node OR leases.until < date_part('epoch', now()) * 1000 RETURNING run`,
+  // leaseRun, only while call $4 is still started (the statement's snapshot: an answer committed before it began counts).
+  leaseRunWhileStarted: `INSERT INTO {s}.wardrik_leases AS leases (run, node, until)
+    SELECT $1, $2, date_part('epoch', now()) * 1000 + $3 WHERE EXISTS (SELECT 1 FROM {s}.calls WHERE run = $1 AND call = $4 AND state = 'started')
+    ON CONFLICT (run) DO UPDATE SET node = EXCLUDED.node, until = EXCLUDED.until
+    WHERE leases.node = EXCLUDED.node OR leases.until < date_part('epoch', now()) * 1000 RETURNING run`,
   releaseRun: 'DELETE FROM {s}.wardrik_leases WHERE run = $1 AND node = $2',
   getTurn: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns WHERE run = $1`,
   insertTurn: `INSERT INTO {s}.wardrik_turns (run, agent, status, version, data, created_at, updated_at)
@@ -88,30 +94,30 @@ export const STATEMENTS = {
   // Newest first through the partial index of finished turns (its WHERE repeats the index's).
   lastFinishedTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns
     WHERE agent = $1 AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, seq DESC LIMIT $2`,
-  // One commit of the journal: one statement, one round trip, one transaction (migration 7 has the
+  // One commit of the journal: one statement, one round trip, one transaction (migration 9 has the
   // function). Its arrays, one value a write: calls ($1-$12 as insertCall's, $13 the expected states),
   // steps ($14-$17), spend ($18 agents, $19 micro-dollars), labels ($20 runs, $21 labels, one a label),
   // turns ($22-$28 as insertTurn's, $29 the expected versions), leases taken ($30 runs, $31 nodes,
-  // $32 until, $33 now) and given up ($34 runs, $35 nodes). Each write is its namesake's statement
+  // $32 lengths in ms) and given up ($33 runs, $34 nodes). Each write is its namesake's statement
   // (insertCall or updateCall, appendStep, addSpend, addLabels, insertTurn or updateTurn, leaseRun,
   // releaseRun). Answers which calls, steps, turns and leases took.
   writeJournal: `SELECT * FROM {s}.wardrik_journal($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
       $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[], $14::text[], $15::integer[], $16::text[], $17::double precision[],
       $18::text[], $19::bigint[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::integer[], $26::text[],
-      $27::double precision[], $28::double precision[], $29::integer[], $30::text[], $31::text[], $32::double precision[], $33::double precision[],
-      $34::text[], $35::text[]) AS took (kind, run, key)`,
-  // One commit of one batch that writes at most one row of each kind (migration 8): the same writes as
+      $27::double precision[], $28::double precision[], $29::integer[], $30::text[], $31::text[], $32::double precision[],
+      $33::text[], $34::text[]) AS took (kind, run, key)`,
+  // One commit of one batch that writes at most one row of each kind (migrations 8, 9): the same writes as
   // writeJournal, as single values. Its parameters: a call's first write ($1-$12 as insertCall's), a call's
   // compare-and-set ($13-$24 as updateCall's, $25 the expected state), two steps ($26-$29, $30-$33), spend
   // ($34 agent, $35 micro-dollars), a turn ($36-$42 as insertTurn's, $43 the expected version or NULL to
-  // insert) and a lease taken ($44 run, $45 node, $46 until, $47 now); a part whose run (agent) is NULL is
+  // insert) and a lease taken ($44 run, $45 node, $46 length in ms); a part whose run (agent) is NULL is
   // left out. Answers which parts took, a bit each in that order (1 the call's first write … 64 the lease).
   writeJournalRow: `SELECT {s}.wardrik_journal_row($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::integer,
       $9::text, $10::text, $11::double precision, $12::bigint, $13::text, $14::text, $15::text, $16::text, $17::text, $18::text, $19::text,
       $20::integer, $21::text, $22::text, $23::double precision, $24::bigint, $25::text, $26::text, $27::integer, $28::text,
       $29::double precision, $30::text, $31::integer, $32::text, $33::double precision, $34::text, $35::bigint, $36::text, $37::text,
       $38::text, $39::integer, $40::text, $41::double precision, $42::double precision, $43::integer, $44::text, $45::text,
-      $46::double precision, $47::double precision) AS took`,
+      $46::double precision) AS took`,
   // Retention: the runs that may go (see sqlite-retention.ts), then everything of theirs, in one statement.
   prune: `WITH runs AS (
       SELECT run FROM (

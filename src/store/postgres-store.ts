@@ -199,8 +199,9 @@ export class PostgresStore implements Store {
     return rows.map((row) => row.label);
   }
 
-  async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
-    return (await this.count('lease a run', 'leaseRun', [run, node, now + ttlMs, now])) === 1;
+  async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
+    if (whileStarted === undefined) return (await this.count('lease a run', 'leaseRun', [run, node, ttlMs])) === 1;
+    return (await this.count('lease a run', 'leaseRunWhileStarted', [run, node, ttlMs, whileStarted])) === 1;
   }
 
   async releaseRun(run: string, node: string): Promise<void> {

@@ -70,6 +70,11 @@ const STATEMENTS = {
   leaseRun: `INSERT INTO wardrik_leases (run, node, until) VALUES (?, ?, ?)
      ON CONFLICT (run) DO UPDATE SET node = excluded.node, until = excluded.until
      WHERE wardrik_leases.node = excluded.node OR wardrik_leases.until < ?`,
+  // leaseRun, only while the call is still started: one statement, so no answer commits between the two.
+  leaseRunWhileStarted: `INSERT INTO wardrik_leases (run, node, until)
+     SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM calls WHERE run = ? AND call = ? AND state = 'started')
+     ON CONFLICT (run) DO UPDATE SET node = excluded.node, until = excluded.until
+     WHERE wardrik_leases.node = excluded.node OR wardrik_leases.until < ?`,
   releaseRun: 'DELETE FROM wardrik_leases WHERE run = ? AND node = ?',
   getTurn: `SELECT ${turnColumns} FROM wardrik_turns WHERE run = ?`,
   insertTurn: `INSERT INTO wardrik_turns (${turnColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run) DO NOTHING`,

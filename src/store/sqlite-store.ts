@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { type Clock, systemClock } from '../clock.js';
 import { StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { type CallRow, callOf, callValues, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
@@ -30,6 +31,8 @@ export interface SqliteStoreOptions {
   readonly readonly?: boolean;
   /** How long a write waits for another process holding the write lock: 5 s. */
   readonly busyTimeoutMs?: number;
+  /** Where run leases read the time: the host's clock unless given, whatever the nodes' own (see docs/durable-runs.md). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -68,11 +71,13 @@ export class SqliteStore implements Store {
   private readonly groups: GroupCommit<JournalWrite, boolean>;
   private readonly pruneTx: (options: PruneOptions) => PruneReport;
   private readonly checkpoints: SqliteCheckpoints;
+  private readonly clock: Clock;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path === ':memory:' ? options.path : resolve(options.path);
     const readonly = options.readonly === true;
     this.readOnly = readonly;
+    this.clock = options.clock ?? systemClock;
     try {
       if (this.path !== ':memory:' && !readonly) mkdirSync(dirname(this.path), { recursive: true });
       this.db = new Database(this.path, { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? 5_000 });
@@ -269,8 +274,10 @@ export class SqliteStore implements Store {
     return this.sync.getLabels(run);
   }
 
-  async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
-    return this.run('lease a run', () => this.leaseRunRow(run, node, now, ttlMs));
+  async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
+    if (whileStarted === undefined) return this.run('lease a run', () => this.leaseRunRow(run, node, ttlMs));
+    const now = this.clock.now();
+    return this.run('lease a run', () => this.sql.leaseRunWhileStarted.run(run, node, now + ttlMs, run, whileStarted, now).changes === 1);
   }
 
   async releaseRun(run: string, node: string): Promise<void> {
@@ -353,14 +360,16 @@ export class SqliteStore implements Store {
     );
   }
 
-  private leaseRunRow(run: string, node: string, now: number, ttlMs: number): boolean {
+  /** The host's clock (or the `clock` option), read in the write's transaction. */
+  private leaseRunRow(run: string, node: string, ttlMs: number): boolean {
+    const now = this.clock.now();
     return this.sql.leaseRun.run(run, node, now + ttlMs, now).changes === 1;
   }
 
   /** A batch's write other than a call's or a step's, in the batch's transaction. */
   private otherRow(write: Exclude<JournalWrite, { call: unknown } | { step: unknown }>): boolean {
     if ('turn' in write) return this.writeTurnRow(write.turn, write.expectedVersion);
-    if ('lease' in write) return this.leaseRunRow(write.lease.run, write.lease.node, write.lease.now, write.lease.ttlMs);
+    if ('lease' in write) return this.leaseRunRow(write.lease.run, write.lease.node, write.lease.ttlMs);
     if ('spend' in write) this.sql.addSpend.get(write.spend.agent, write.spend.microUsd);
     else if ('labels' in write) for (const label of write.labels.labels) this.sql.addLabel.run(write.labels.run, label);
     else this.sql.releaseRun.run(write.release.run, write.release.node);

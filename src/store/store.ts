@@ -80,11 +80,16 @@ export interface Store {
   getLabels(run: string): Promise<readonly string[]>;
 
   /**
-   * Takes or renews the lease on a run for `node` until `now + ttlMs`. Succeeds when nobody holds the
-   * run, its lease expired before `now`, or `node` holds it already. Only the holder runs a run's calls
-   * and turns, so a run whose node died is taken over once its lease expires (D3).
+   * Takes or renews the lease on a run for `node`, for `ttlMs` from now. Succeeds when nobody holds the
+   * run, its lease has expired, or `node` holds it already. Only the holder runs a run's calls and turns,
+   * so a run whose node died is taken over once its lease expires (D3). Both times, the lease's end and
+   * now, are read from the store's one clock, never from a node's: nodes whose clocks disagree must not
+   * see a live lease as expired (PostgreSQL: the server's clock; SQLite and memory: the host's, or the
+   * store's `clock` option). With `whileStarted`, only while that call of the run is still `started`:
+   * recovery takes a run over for a call left in flight, never for one answered since it was listed (it
+   * would hold a live run for nothing, and its node's next call would be refused).
    */
-  leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean>;
+  leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean>;
   /** Gives a run's lease up, if `node` holds it. */
   releaseRun(run: string, node: string): Promise<void>;
 
@@ -170,7 +175,7 @@ export type JournalWrite =
   | { readonly spend: { readonly agent: string; readonly microUsd: number } }
   | { readonly labels: { readonly run: string; readonly labels: readonly string[] } }
   | { readonly turn: TurnRecord; readonly expectedVersion: number | undefined }
-  | { readonly lease: { readonly run: string; readonly node: string; readonly now: number; readonly ttlMs: number } }
+  | { readonly lease: { readonly run: string; readonly node: string; readonly ttlMs: number } }
   | { readonly release: { readonly run: string; readonly node: string } };
 
 

@@ -9,6 +9,7 @@ import { container as root } from 'tsyringe';
 import { defineTool, Tokens, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
+import { lapseLeases } from '../crash/scratch-stores.js';
 
 const NODE_SCRIPT = fileURLToPath(new URL('./crash-agent-node.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-agent-crash-'));
@@ -22,7 +23,8 @@ describe('An agent turn killed with SIGKILL (SQLite store)', () => {
   it('resumes on a new node from the journal, without asking the model again for the step it answered', async () => {
     const store = `sqlite:${join(dir, 'crash.db')}`;
     await crash(store);
-    // The new node's clock is an hour on, so the dead node's lease has run out.
+    // The dead node's lease has run out (on the store's clock); the new node's clock is an hour on too.
+    await lapseLeases(store);
     const container = root.createChildContainer();
     container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
     const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => ({ found: 'ord_1' }) });

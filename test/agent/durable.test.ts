@@ -146,9 +146,10 @@ describe('Durable turns', () => {
 
   describe('after a crash', () => {
     it('resumes on another node from the journal, without asking the model again for the step it answered', async () => {
-      const store = new MemoryStore();
       let now = 1_000_000;
       const clock: Clock = { now: () => now };
+      // The store's clock too, where leases take their times: one process, one host.
+      const store = new MemoryStore(clock);
       let started!: () => void;
       const running = new Promise<void>((resolve) => (started = resolve));
       const stuck = defineTool({

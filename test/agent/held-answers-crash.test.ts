@@ -10,6 +10,7 @@ import { defineTool, SqliteStore, Tokens, Wardrik } from '../../src/index.js';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { ScriptedModel, scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
+import { lapseLeases } from '../crash/scratch-stores.js';
 
 /**
  * An agent's call answers are held and committed with the turn's next write. A node killed
@@ -27,7 +28,8 @@ async function killedThenRecovered(tool: 'lookup' | 'note') {
   writeFileSync(log, '');
   await killAtCrashPoint(NODE_SCRIPT, { WARDRIK_STORE: store, WARDRIK_TOOL: tool, WARDRIK_RAN_LOG: log });
   const ranBefore = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-  // The new node's clock is an hour on, so the dead node's lease has run out.
+  // The dead node's lease has run out (on the store's clock); the new node's clock is an hour on too.
+  await lapseLeases(store);
   const container = root.createChildContainer();
   container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
   const keys: string[] = [];

@@ -123,7 +123,8 @@ describe('RunLeases', () => {
   it('reads the labels again once its lease lapsed and another node may have held the run', async () => {
     let now = 1_000;
     const clock = { now: () => now };
-    const store = new MemoryStore();
+    // The store's clock is theirs too (one process), so a stall past the lease ends it in the store.
+    const store = new MemoryStore(clock);
     const a = new RunLeases(store, clock, 'a', 1_000, () => undefined);
     const b = new RunLeases(store, clock, 'b', 1_000, () => undefined);
     let reads = 0;

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { container as root } from 'tsyringe';
 import { defineTool, openStore, Tokens, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
-import { scratchStores } from '../crash/scratch-stores.js';
+import { lapseLeases, scratchStores } from '../crash/scratch-stores.js';
 
 /**
  * A turn taken up from a node that stopped answering, before any recovery pass took up the call it left
@@ -27,7 +27,7 @@ describe('A turn taken up while the call its dead node left is still started', (
       defineTool({ name: 'email', description: 'Sends an email.', run: async () => (sent++, wait ? hung.then(() => 'sent') : 'sent') });
     const policy = { rules: [{ match: 'mail/*', action: 'allow' as const }] };
     const first = await Wardrik.create({ store, recoverMs: Infinity, runner: { node: 'first' }, tools: { mail: [email(true)] }, policy });
-    // The second node's clock is an hour on: the first node's lease has lapsed for it.
+    // The second node's clock is an hour on.
     const container = root.createChildContainer();
     container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
     const second = await Wardrik.create({ store, container, recoverMs: Infinity, runner: { node: 'second' }, tools: { mail: [email(false)] }, policy });
@@ -37,6 +37,8 @@ describe('A turn taken up while the call its dead node left is still started', (
       void first.startAgent({ id: 'a', model: model1, tools: ['mail/*'] }).send('Send it').catch(() => undefined);
       for (let i = 0; i < 500 && sent === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       assert.equal(sent, 1, 'the email is running on the first node');
+      // The first node stops answering: its lease runs out on the store's clock.
+      await lapseLeases(store);
 
       // Asked at all, it says what it heard of the email (a real model told it is "already running" may send it again).
       const model = scriptedModel([(call) => ({ text: `Email: ${call.lastToolResult}` })], { name: 'second' });

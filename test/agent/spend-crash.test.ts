@@ -6,7 +6,7 @@ import { container as root } from 'tsyringe';
 import { defineTool, Tokens, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
-import { scratchStores } from '../crash/scratch-stores.js';
+import { lapseLeases, scratchStores } from '../crash/scratch-stores.js';
 
 /**
  * A priced model step's spend is committed with the step (and its calls' `started`), not on
@@ -21,7 +21,8 @@ const STEP_MICRO_USD = 100_000;
 
 async function killedThenRecovered(store: string, at: 'tool' | 'model') {
   await killAtCrashPoint(NODE_SCRIPT, { WARDRIK_STORE: store, WARDRIK_CRASH_AT: at });
-  // The new node's clock is an hour on, so the dead node's lease has run out.
+  // The dead node's lease has run out (on the store's clock); the new node's clock is an hour on too.
+  await lapseLeases(store);
   const container = root.createChildContainer();
   container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
   const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => ({ found: 'ord_1' }) });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 
 export const POSTGRES_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -33,4 +34,29 @@ export function scratchStores(name: string): { readonly dir: string; readonly st
     ['PostgreSQL', () => `${POSTGRES_URL}?schema=${schema()}`],
   ];
   return { dir, stores, schema };
+}
+
+/**
+ * Ends every run lease in the store at `url` (`sqlite:…` or a PostgreSQL URL with `?schema=`), as if their
+ * length had passed on the store's clock: the leases of a node killed with SIGKILL, or of one that stopped
+ * answering. The store's clock is the host's or the server's, so a test cannot wait it out.
+ */
+export async function lapseLeases(url: string): Promise<void> {
+  if (url.startsWith('sqlite:')) {
+    const db = new Database(url.slice('sqlite:'.length));
+    try {
+      db.prepare('UPDATE wardrik_leases SET until = 0').run();
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const schema = new URL(url).searchParams.get('schema');
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`UPDATE "${schema}".wardrik_leases SET until = 0`);
+  } finally {
+    await client.end();
+  }
 }

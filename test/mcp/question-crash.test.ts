@@ -9,6 +9,7 @@ import { container as root } from 'tsyringe';
 import { Tokens, Wardrik, type TurnResult } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
+import { lapseLeases } from '../crash/scratch-stores.js';
 import { eventually, FAST } from './helpers.js';
 
 const NODE_SCRIPT = fileURLToPath(new URL('./fixtures/question-crash-node.js', import.meta.url));
@@ -16,8 +17,9 @@ const ASKING = fileURLToPath(new URL('./fixtures/asking-server.js', import.meta.
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-question-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A node taking over after the crash: its clock an hour on, so the dead node's lease has run out. */
+/** A node taking over after the crash: the dead node's lease has run out (on the store's clock), and its own clock is an hour on. */
 async function survivor(store: string): Promise<Wardrik> {
+  await lapseLeases(store);
   const container = root.createChildContainer();
   container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
   const wardrik = await Wardrik.create({

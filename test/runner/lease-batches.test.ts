@@ -32,7 +32,7 @@ describe('RunLeases in batches', () => {
       for (const run of runs) assert.equal(await a.acquire(run), true);
       const before = walCommits(path);
       for (const run of runs) a.release(run);
-      const free = async () => (await Promise.all(runs.map((run) => store.leaseRun(run, 'probe', Date.now(), 1)))).every(Boolean);
+      const free = async () => (await Promise.all(runs.map((run) => store.leaseRun(run, 'probe', 1)))).every(Boolean);
       await until(async () => walCommits(path) > before);
       await sleep(60);
       // Another node can take every run now: probing takes each lease and lets it lapse at once.
@@ -55,9 +55,9 @@ describe('RunLeases in batches', () => {
         batches.push(writes.flatMap((write) => ('lease' in write ? [write.lease.run] : [])));
         return super.writeJournal(writes);
       }
-      override async leaseRun(run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
+      override async leaseRun(run: string, node: string, ttlMs: number): Promise<boolean> {
         alone++;
-        return super.leaseRun(run, node, now, ttlMs);
+        return super.leaseRun(run, node, ttlMs);
       }
     }
     const store = new Recording({ path });
@@ -70,7 +70,7 @@ describe('RunLeases in batches', () => {
       assert.ok(batches.length >= 2, 'renewed twice');
       for (const batch of batches) assert.deepEqual(batch, runs, 'every lease in one batch');
       assert.equal(alone, taken, 'no lease renewed alone');
-      for (const run of runs) assert.equal(await store.leaseRun(run, 'b', Date.now(), 1_000), false, `${run} still held by a`);
+      for (const run of runs) assert.equal(await store.leaseRun(run, 'b', 1_000), false, `${run} still held by a`);
     } finally {
       await a.close();
       await store.close();
@@ -89,7 +89,7 @@ describe('RunLeases in batches', () => {
       const taking = a.acquire('r');
       store.open();
       assert.equal(await taking, true);
-      assert.equal(await store.leaseRun('r', 'b', Date.now(), 1_000), false, 'the new lease is a\'s, in the store');
+      assert.equal(await store.leaseRun('r', 'b', 1_000), false, 'the new lease is a\'s, in the store');
     } finally {
       await a.close();
     }
@@ -105,7 +105,7 @@ describe('RunLeases in batches', () => {
       assert.deepEqual(await a.takeNew('fresh', [{ turn: record, expectedVersion: undefined }]), [true]);
       assert.equal(walCommits(path) - before, 1);
       assert.equal((await store.getTurn('fresh'))?.version, 1);
-      assert.equal(await store.leaseRun('fresh', 'b', Date.now(), 1_000), false, 'held by a');
+      assert.equal(await store.leaseRun('fresh', 'b', 1_000), false, 'held by a');
       assert.equal(await new RunLeases(store, { now: () => Date.now() }, 'b', 60_000, () => undefined).takeNew('fresh', []), undefined, 'b cannot take it');
     } finally {
       await a.close();

@@ -97,7 +97,7 @@ describe('recovery', () => {
   it('leaves in-flight calls of a run another live node holds', async () => {
     const store = new MemoryStore();
     await store.writeCall(inFlight('c7', 't/email'), undefined);
-    await store.leaseRun('run-1', 'node-a', Date.now(), 60_000);
+    await store.leaseRun('run-1', 'node-a', 60_000);
     const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
     assert.deepEqual(await wardrik.inbox.list(), []);
     assert.equal((await wardrik.recover()).skipped, 1);
@@ -108,7 +108,7 @@ describe('recovery', () => {
   it('takes over a dead node\'s run once its lease expired', async () => {
     const store = new MemoryStore();
     await store.writeCall(inFlight('c8', 't/refund'), undefined);
-    await store.leaseRun('run-1', 'node-a', Date.now() - 120_000, 60_000);
+    await store.leaseRun('run-1', 'node-a', -60_000); // it lapsed a minute ago
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' } });
     assert.deepEqual(ran.calls, [['refund', 'run-1:c8', 2]]);
@@ -137,7 +137,7 @@ describe('recovery', () => {
     const parked = await wardrik.runner.run({ agent: 'a', run: 'run-2', call: { id: 'p1', name: 't__email' } });
     assert.equal(parked.status, 'parked');
     await new Promise((resolve) => setTimeout(resolve, 400)); // node B gives its idle lease up
-    await store.leaseRun('run-2', 'node-a', Date.now(), 60_000);
+    await store.leaseRun('run-2', 'node-a', 60_000);
     const [item] = await wardrik.inbox.list();
     const answer = await wardrik.inbox.approve(item!.id);
     assert.deepEqual([answer.status, answer.status === 'parked' ? answer.reason : ''], [
@@ -175,9 +175,9 @@ describe('recovery', () => {
     const store = new MemoryStore();
     const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
     await wardrik.runner.run({ agent: 'a', run: 'run-4', call: { id: 'r1', name: 't__read' } });
-    assert.equal(await store.leaseRun('run-4', 'node-a', Date.now(), 60_000), false, 'held right after the call');
+    assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), false, 'held right after the call');
     await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.equal(await store.leaseRun('run-4', 'node-a', Date.now(), 60_000), true, 'given up once idle');
+    assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), true, 'given up once idle');
     await wardrik.close();
   });
 
@@ -186,14 +186,14 @@ describe('recovery', () => {
     const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
     await wardrik.runner.run({ agent: 'a', run: 'run-5', call: { id: 'r1', name: 't__read' } });
     await wardrik.close();
-    assert.equal(await store.leaseRun('run-5', 'node-a', Date.now(), 60_000), true);
+    assert.equal(await store.leaseRun('run-5', 'node-a', 60_000), true);
   });
 
   it('does not run a call in a run another live node holds', async () => {
     const store = new MemoryStore();
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' } });
-    await store.leaseRun('run-3', 'node-a', Date.now(), 60_000);
+    await store.leaseRun('run-3', 'node-a', 60_000);
     const answer = await wardrik.runner.run({ agent: 'a', run: 'run-3', call: { id: 'r1', name: 't__read' } });
     assert.equal(errorCode(answer), 'conflict');
     assert.equal(ran.count, 0);

@@ -346,7 +346,7 @@ describe('ToolRunner', () => {
       const h = await harness([defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: () => ran.calls.push(1) })], { store });
       const first = await h.call('read', {}, { id: 'once' });
       await h.wardrik.runner.close(); // this node gives the run up, and another takes it
-      assert.equal(await store.leaseRun('run-1', 'node-b', Date.now(), 60_000), true);
+      assert.equal(await store.leaseRun('run-1', 'node-b', 60_000), true);
       assert.deepEqual(await h.call('read', {}, { id: 'once' }), first);
       assert.equal(ran.count, 1);
       assert.equal(errorCode(await h.call('read', {}, { id: 'new' })), 'conflict');

@@ -1,4 +1,5 @@
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { storeContract } from './store-contract.js';
+import { settableClock, storeContract } from './store-contract.js';
 
-storeContract('MemoryStore', async () => new MemoryStore(), { durable: false, synchronous: true });
+const time = settableClock();
+storeContract('MemoryStore', async () => new MemoryStore(time.clock), { durable: false, synchronous: true, clock: time.contract });

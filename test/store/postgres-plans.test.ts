@@ -17,9 +17,9 @@ const { schema: newSchema } = scratchStores('plans');
 const started = (run: string): CallRecord => ({ run, call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: `${run}:c1`, state: 'started', attempt: 1, updatedAt: 1 });
 const running = (run: string): TurnRecord => ({ run, agent: 'a', status: 'running', version: 1, data: {}, createdAt: 1, updatedAt: 1 });
 
-/** The journal statement's 35 arrays for calls answered and turns moved on from version 1 (see postgres-statements.ts). */
+/** The journal statement's 34 arrays (migration 9) for calls answered and turns moved on from version 1 (see postgres-statements.ts). */
 function answering(runs: readonly string[]): unknown[][] {
-  const columns: unknown[][] = Array.from({ length: 35 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 34 }, () => []);
   for (const run of runs) {
     [run, 'c1', 'a', 't/x', '{}', `${run}:c1`, 'succeeded', 1, '{"status":"ok","output":1,"labels":[]}', null, 2, null, 'started'].forEach((value, i) => columns[i]!.push(value));
     [run, 'a', 'done', 2, '{}', 1, 2, 1].forEach((value, i) => columns[21 + i]!.push(value));
@@ -27,10 +27,10 @@ function answering(runs: readonly string[]): unknown[][] {
   return columns;
 }
 
-/** The single-value journal statement's 47 values (migration 8) for a call answered and a turn moved on from version 1. */
+/** The single-value journal statement's 46 values (migration 9) for a call answered and a turn moved on from version 1. */
 function answeringOne(run: string): unknown[] {
   const call = [run, 'c1', 'a', 't/x', '{}', `${run}:c1`, 'succeeded', 1, '{"status":"ok","output":1,"labels":[]}', null, 2, null, 'started'];
-  return [...Array(12).fill(null), ...call, ...Array(10).fill(null), run, 'a', 'done', 2, '{}', 1, 2, 1, ...Array(4).fill(null)];
+  return [...Array(12).fill(null), ...call, ...Array(10).fill(null), run, 'a', 'done', 2, '{}', 1, 2, 1, ...Array(3).fill(null)];
 }
 
 /** Runs `work` on a connection that reports the plan of every statement, nested ones too, and returns those plans. */

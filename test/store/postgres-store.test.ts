@@ -5,7 +5,9 @@ import pg from 'pg';
 import { ConfigurationError, StoreError } from '../../src/errors.js';
 import { openStore, redact } from '../../src/store/open-store.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { storeContract } from './store-contract.js';
+import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
+import type { JournalWrite } from '../../src/store/store.js';
+import { type ContractClock, storeContract } from './store-contract.js';
 
 const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // This file's own schemas, all dropped at the end: tests of other files and runs never meet.
@@ -35,25 +37,32 @@ after(async () => {
   await admin.end();
 });
 
-/** Undoes migration 8 on a new schema: what a version-7 Wardrik left (every journal commit through wardrik_journal). */
-function toVersion7(schema: string): string {
+/** Undoes migration 9 on a new schema: what a version-8 Wardrik left (leases' times from the nodes' clocks). */
+function toVersion8(schema: string): string {
   const s = `"${schema}"`;
-  return `DROP FUNCTION ${s}.wardrik_journal_row; DELETE FROM ${s}.wardrik_migrations WHERE version >= 8`;
+  const [journal, row] = [MIGRATIONS[6]!, MIGRATIONS[7]!].map((sql) => sql.replaceAll('{s}', s));
+  return `DROP FUNCTION ${s}.wardrik_journal; DROP FUNCTION ${s}.wardrik_journal_row; ${journal}; ${row}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 9`;
 }
 
-/** Undoes migrations 8 and 7 on a new schema: what a version-6 Wardrik left (its journal statement was its own). */
+/** Undoes migrations 9 and 8 on a new schema: what a version-7 Wardrik left (every journal commit through wardrik_journal). */
+function toVersion7(schema: string): string {
+  const s = `"${schema}"`;
+  return `${toVersion8(schema)}; DROP FUNCTION ${s}.wardrik_journal_row; DELETE FROM ${s}.wardrik_migrations WHERE version >= 8`;
+}
+
+/** Undoes migrations 9 to 7 on a new schema: what a version-6 Wardrik left (its journal statement was its own). */
 function toVersion6(schema: string): string {
   const s = `"${schema}"`;
   return `${toVersion7(schema)}; DROP FUNCTION ${s}.wardrik_journal; DELETE FROM ${s}.wardrik_migrations WHERE version >= 7`;
 }
 
-/** Undoes migrations 8, 7 and 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
+/** Undoes migrations 9 to 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
 function toVersion5(schema: string): string {
   const s = `"${schema}"`;
   return `${toVersion6(schema)}; CREATE INDEX calls_by_run ON ${s}.calls (run, seq); DELETE FROM ${s}.wardrik_migrations WHERE version >= 6`;
 }
 
-/** Undoes migrations 8 to 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
+/** Undoes migrations 9 to 4 on a new schema: what a version-3 Wardrik left (money in dollars, no claims or holds). */
 function toVersion3(schema: string): string {
   const s = `"${schema}"`;
   return `${toVersion5(schema)}; DROP INDEX ${s}.wardrik_turns_finished, ${s}.wardrik_turns_finished_at; ALTER TABLE ${s}.inbox DROP COLUMN run;
@@ -63,7 +72,33 @@ function toVersion3(schema: string): string {
     DELETE FROM ${s}.wardrik_migrations WHERE version >= 4`;
 }
 
-storeContract('PostgresStore', async () => new PostgresStore({ url, schema: contractSchema }).start(), { durable: true, synchronous: false });
+/**
+ * The contract's store clock on PostgreSQL, whose leases read the server's: a lease of `ttlMs` lasts
+ * `ttlMs * SCALE` ms and half a SCALE more (the real milliseconds a test takes never reach a boundary of
+ * the contract's), and moving the contract's clock on by `ms` moves every lease's end back by `ms * SCALE`.
+ */
+const SCALE = 10_000;
+let contractNow = 0;
+const contractClock: ContractClock = {
+  at: async (ms) => {
+    const delta = ms - contractNow;
+    contractNow = ms;
+    if (delta !== 0) await admin.query(`UPDATE "${contractSchema}".wardrik_leases SET until = until - $1`, [delta * SCALE]);
+  },
+};
+const stretched = (ttlMs: number) => ttlMs * SCALE + SCALE / 2;
+
+class ContractPostgresStore extends PostgresStore {
+  override leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
+    return super.leaseRun(run, node, stretched(ttlMs), whileStarted);
+  }
+
+  override writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
+    return super.writeJournal(writes.map((write) => ('lease' in write ? { lease: { ...write.lease, ttlMs: stretched(write.lease.ttlMs) } } : write)));
+  }
+}
+
+storeContract('PostgresStore', async () => new ContractPostgresStore({ url, schema: contractSchema }).start(), { durable: true, synchronous: false, clock: contractClock });
 
 describe('PostgresStore', () => {
   describe('when it starts', () => {
@@ -73,7 +108,7 @@ describe('PostgresStore', () => {
       try {
         await Promise.all(stores.map((store) => store.start()));
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
@@ -88,7 +123,7 @@ describe('PostgresStore', () => {
            VALUES ('run-1', 'c1', 'a', 't/x', '{"n":1}', 'k1', 'started', 1, 1);
          INSERT INTO "${schema}".wardrik_steps (run, idx, data, created_at) VALUES ('run-1', 0, '{"kind":"model"}', 1);
          INSERT INTO "${schema}".wardrik_turns (run, agent, status, version, data, created_at, updated_at) VALUES ('run-1', 'a', 'running', 1, '{}', 1, 1);
-         INSERT INTO "${schema}".wardrik_leases (run, node, until) VALUES ('run-1', 'node-a', 1100);
+         INSERT INTO "${schema}".wardrik_leases (run, node, until) VALUES ('run-1', 'node-a', date_part('epoch', now()) * 1000 + 60000);
          INSERT INTO "${schema}".spend (agent, micro_usd) VALUES ('a', 5)`,
       );
       const store = await new PostgresStore({ url, schema }).start();
@@ -105,7 +140,7 @@ describe('PostgresStore', () => {
             { spend: { agent: 'a', microUsd: 10 } },
             { call: next, expected: undefined },
             { turn: done, expectedVersion: 1 },
-            { lease: { run: 'run-1', node: 'node-b', now: 1_050, ttlMs: 100 } },
+            { lease: { run: 'run-1', node: 'node-b', ttlMs: 100 } },
           ]),
           [true, true, false, true, true, true, false],
         );
@@ -115,12 +150,14 @@ describe('PostgresStore', () => {
         assert.equal(await store.getSpend('a'), 15);
         // Compares-and-sets that find their rows moved on take nothing.
         assert.deepEqual(await store.writeJournal([{ call: answered, expected: 'started' }, { turn: done, expectedVersion: 1 }]), [false, false]);
-        assert.deepEqual(await store.writeJournal([{ lease: { run: 'run-1', node: 'node-b', now: 1_200, ttlMs: 100 } }]), [true]);
+        // node-a's lease lapses (two minutes on the server's clock).
+        await admin.query(`UPDATE "${schema}".wardrik_leases SET until = until - 120000`);
+        assert.deepEqual(await store.writeJournal([{ lease: { run: 'run-1', node: 'node-b', ttlMs: 100 } }]), [true]);
       } finally {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 8 }]);
+      assert.deepEqual(rows, [{ version: 9 }]);
     });
 
     it('upgrades a version-6 schema, adding the journal function: calls, turns and leases are written and answered as before', async () => {
@@ -131,7 +168,7 @@ describe('PostgresStore', () => {
          INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at)
            VALUES ('run-1', 'c1', 'a', 't/x', '{}', 'k1', 'started', 1, 1);
          INSERT INTO "${schema}".wardrik_turns (run, agent, status, version, data, created_at, updated_at) VALUES ('run-1', 'a', 'running', 1, '{}', 1, 1);
-         INSERT INTO "${schema}".wardrik_leases (run, node, until) VALUES ('run-1', 'node-a', 1100)`,
+         INSERT INTO "${schema}".wardrik_leases (run, node, until) VALUES ('run-1', 'node-a', date_part('epoch', now()) * 1000 + 60000)`,
       );
       const store = await new PostgresStore({ url, schema }).start();
       try {
@@ -141,7 +178,7 @@ describe('PostgresStore', () => {
           await store.writeJournal([
             { call: answered, expected: 'started' },
             { turn: done, expectedVersion: 1 },
-            { lease: { run: 'run-1', node: 'node-b', now: 1_050, ttlMs: 100 } },
+            { lease: { run: 'run-1', node: 'node-b', ttlMs: 100 } },
             { step: { run: 'run-1', index: 0, data: 'tools', createdAt: 2 } },
           ]),
           [true, true, false, true],
@@ -149,12 +186,12 @@ describe('PostgresStore', () => {
         assert.deepEqual(await store.getCall('run-1', 'c1'), answered);
         assert.deepEqual(await store.getTurn('run-1'), done);
         assert.deepEqual(await store.writeJournal([{ release: { run: 'run-1', node: 'node-a' } }]), [true]);
-        assert.equal(await store.leaseRun('run-1', 'node-b', 1_060, 100), true);
+        assert.equal(await store.leaseRun('run-1', 'node-b', 100), true);
       } finally {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 8 }]);
+      assert.deepEqual(rows, [{ version: 9 }]);
     });
 
     it('upgrades a version-5 schema, dropping calls_by_run: a run\'s calls still list in the order first written', async () => {
@@ -211,12 +248,12 @@ describe('PostgresStore', () => {
       const store = await new PostgresStore({ url, schema }).start();
       try {
         assert.equal(await store.getSpend('a'), 1_500_000);
-        assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
+        assert.equal(await store.leaseRun('run-1', 'node-a', 100), true);
         const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
       } finally {
         await store.close();
       }
@@ -227,7 +264,7 @@ describe('PostgresStore', () => {
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(`INSERT INTO "${schema}".wardrik_migrations (version) VALUES (99)`);
       const store = new PostgresStore({ url, schema });
-      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(8\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
+      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(9\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
       await store.close();
     });
 

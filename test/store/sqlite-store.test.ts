@@ -11,14 +11,15 @@ import { newRunId } from '../../src/run-ids.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { JournalWrite } from '../../src/store/store.js';
 import { walFrames } from './commit-counters.js';
-import { storeContract } from './store-contract.js';
+import { settableClock, storeContract } from './store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 // One file for the whole contract: each test opens its own connection to it, as a restarted process would.
-storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db') }), { durable: true, synchronous: true });
-storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' }), { durable: true, synchronous: true });
+const time = settableClock();
+storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db'), clock: time.clock }), { durable: true, synchronous: true, clock: time.contract });
+storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full', clock: time.clock }), { durable: true, synchronous: true, clock: time.contract });
 
 /** Undoes migration 9 on a new file: what a version-8 Wardrik left (steps keyed by run and index, WITHOUT ROWID). */
 const TO_VERSION_8 = `DROP TABLE wardrik_steps; DROP TABLE wardrik_step_runs;
@@ -76,8 +77,8 @@ describe('SqliteStore', () => {
       made.close();
       const store = new SqliteStore({ path: older });
       try {
-        await store.leaseRun('run-1', 'node-a', 1_000, 100);
-        assert.equal(await store.leaseRun('run-1', 'node-b', 1_000, 100), false);
+        await store.leaseRun('run-1', 'node-a', 60_000);
+        assert.equal(await store.leaseRun('run-1', 'node-b', 60_000), false);
       } finally {
         await store.close();
       }
@@ -186,13 +187,14 @@ describe('SqliteStore', () => {
       db.exec(`${TO_VERSION_7}
                INSERT INTO wardrik_leases (run, node, until) VALUES ('held', 'node-a', 5000), ('lapsed', 'node-a', 10);`);
       db.close();
-      const store = new SqliteStore({ path });
+      // The host's clock at 1 000, as when the leases above were written.
+      const store = new SqliteStore({ path, clock: { now: () => 1_000 } });
       try {
-        assert.equal(await store.leaseRun('held', 'node-b', 1_000, 100), false, 'a lease held before the upgrade still holds');
-        assert.equal(await store.leaseRun('held', 'node-a', 1_000, 100), true, 'its holder renews it');
-        assert.equal(await store.leaseRun('lapsed', 'node-b', 1_000, 100), true, 'a lapsed one may be taken');
+        assert.equal(await store.leaseRun('held', 'node-b', 100), false, 'a lease held before the upgrade still holds');
+        assert.equal(await store.leaseRun('held', 'node-a', 100), true, 'its holder renews it');
+        assert.equal(await store.leaseRun('lapsed', 'node-b', 100), true, 'a lapsed one may be taken');
         await store.releaseRun('held', 'node-a');
-        assert.equal(await store.leaseRun('held', 'node-b', 1_000, 100), true, 'a released one may be taken');
+        assert.equal(await store.leaseRun('held', 'node-b', 100), true, 'a released one may be taken');
         assert.equal((await store.prune({ before: 2_000 })).leases, 2, 'retention finds the lapsed leases');
       } finally {
         await store.close();
@@ -283,7 +285,7 @@ describe('SqliteStore', () => {
       const store = new SqliteStore({ path });
       try {
         assert.equal(await store.getSpend('a'), 1_500_000);
-        assert.equal(await store.leaseRun('run-1', 'node-a', 1_000, 100), true);
+        assert.equal(await store.leaseRun('run-1', 'node-a', 100), true);
         const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
@@ -335,8 +337,8 @@ describe('SqliteStore', () => {
       const path = join(dir, 'lease-pages.db');
       const store = new SqliteStore({ path });
       try {
-        assert.deepEqual(await treesWritten(path, () => store.leaseRun('run-1', 'node-a', 1_000, 100)), { wardrik_leases: 1 });
-        assert.deepEqual(await treesWritten(path, () => store.leaseRun('run-1', 'node-a', 1_050, 100)), { wardrik_leases: 1 });
+        assert.deepEqual(await treesWritten(path, () => store.leaseRun('run-1', 'node-a', 100)), { wardrik_leases: 1 });
+        assert.deepEqual(await treesWritten(path, () => store.leaseRun('run-1', 'node-a', 100)), { wardrik_leases: 1 });
         assert.deepEqual(await treesWritten(path, () => store.releaseRun('run-1', 'node-a')), { wardrik_leases: 1 });
       } finally {
         await store.close();

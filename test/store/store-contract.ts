@@ -3,11 +3,21 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { CallRecord, CallState, InboxRecord, JournalWrite, McpServerRecord, RememberedClaim, SpendHold, Store, TurnRecord } from '../../src/store/store.js';
 
+/**
+ * The store's clock, where run leases take their times (`Store.leaseRun`): `at(ms)` makes it read `ms`
+ * from then on. Memory and SQLite take a clock; PostgreSQL reads its server's, so its suite moves the
+ * leases' ends instead (see postgres-store.test.ts).
+ */
+export interface ContractClock {
+  at(ms: number): Promise<void>;
+}
+
 export interface ContractOptions {
   /** The store keeps its data across `close()` and a new `makeStore()` (SQLite, PostgreSQL). */
   readonly durable: boolean;
   /** Its writes are synchronous, and it offers them as `sync` (memory, SQLite). */
   readonly synchronous: boolean;
+  readonly clock: ContractClock;
 }
 
 /**
@@ -23,6 +33,12 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
     } finally {
       await store.close();
     }
+  }
+
+  /** `store.leaseRun` with the store's clock at `now`. */
+  async function lease(store: Store, run: string, node: string, now: number, ttlMs: number): Promise<boolean> {
+    await options.clock.at(now);
+    return store.leaseRun(run, node, ttlMs);
   }
 
   describe(`${name} (the Store contract)`, () => {
@@ -478,51 +494,51 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
     describe('run leases', () => {
       it('takes a lease nobody holds', () =>
         withStore(async (store) => {
-          assert.equal(await store.leaseRun(`run-${randomUUID()}`, 'node-a', 1_000, 100), true);
+          assert.equal(await lease(store, `run-${randomUUID()}`, 'node-a', 1_000, 100), true);
         }));
 
       it('refuses a lease another node holds until it expires', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          await store.leaseRun(run, 'node-a', 1_000, 100);
-          assert.equal(await store.leaseRun(run, 'node-b', 1_050, 100), false);
+          await lease(store, run, 'node-a', 1_000, 100);
+          assert.equal(await lease(store, run, 'node-b', 1_050, 100), false);
           // Held until 1 100 inclusive: expired only before now.
-          assert.equal(await store.leaseRun(run, 'node-b', 1_100, 100), false);
+          assert.equal(await lease(store, run, 'node-b', 1_100, 100), false);
         }));
 
       it('hands an expired lease to another node', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          await store.leaseRun(run, 'node-a', 1_000, 100);
-          assert.equal(await store.leaseRun(run, 'node-b', 1_101, 100), true);
-          assert.equal(await store.leaseRun(run, 'node-a', 1_150, 100), false, 'the old holder lost it');
+          await lease(store, run, 'node-a', 1_000, 100);
+          assert.equal(await lease(store, run, 'node-b', 1_101, 100), true);
+          assert.equal(await lease(store, run, 'node-a', 1_150, 100), false, 'the old holder lost it');
         }));
 
       it('lets the holder renew its lease, which moves the expiry', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          await store.leaseRun(run, 'node-a', 1_000, 100);
-          assert.equal(await store.leaseRun(run, 'node-a', 1_090, 100), true);
-          assert.equal(await store.leaseRun(run, 'node-b', 1_150, 100), false, 'renewed until 1 190');
-          assert.equal(await store.leaseRun(run, 'node-b', 1_191, 100), true);
+          await lease(store, run, 'node-a', 1_000, 100);
+          assert.equal(await lease(store, run, 'node-a', 1_090, 100), true);
+          assert.equal(await lease(store, run, 'node-b', 1_150, 100), false, 'renewed until 1 190');
+          assert.equal(await lease(store, run, 'node-b', 1_191, 100), true);
         }));
 
       it('lets the holder renew even after its lease expired, while nobody took it', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          await store.leaseRun(run, 'node-a', 1_000, 100);
-          assert.equal(await store.leaseRun(run, 'node-a', 5_000, 100), true);
-          assert.equal(await store.leaseRun(run, 'node-b', 5_050, 100), false);
+          await lease(store, run, 'node-a', 1_000, 100);
+          assert.equal(await lease(store, run, 'node-a', 5_000, 100), true);
+          assert.equal(await lease(store, run, 'node-b', 5_050, 100), false);
         }));
 
       it('is released only by its holder', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          await store.leaseRun(run, 'node-a', 1_000, 100);
+          await lease(store, run, 'node-a', 1_000, 100);
           await store.releaseRun(run, 'node-b');
-          assert.equal(await store.leaseRun(run, 'node-b', 1_010, 100), false, 'a release by another node changes nothing');
+          assert.equal(await lease(store, run, 'node-b', 1_010, 100), false, 'a release by another node changes nothing');
           await store.releaseRun(run, 'node-a');
-          assert.equal(await store.leaseRun(run, 'node-b', 1_020, 100), true);
+          assert.equal(await lease(store, run, 'node-b', 1_020, 100), true);
         }));
 
       it('releases a run nobody holds without complaint', () =>
@@ -533,25 +549,40 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('keeps each run apart', () =>
         withStore(async (store) => {
           const [a, b] = [`run-${randomUUID()}`, `run-${randomUUID()}`];
-          await store.leaseRun(a, 'node-a', 1_000, 100);
-          assert.equal(await store.leaseRun(b, 'node-b', 1_000, 100), true);
+          await lease(store, a, 'node-a', 1_000, 100);
+          assert.equal(await lease(store, b, 'node-b', 1_000, 100), true);
         }));
 
       it('gives a free run to exactly one of 10 racing nodes', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          const results = await Promise.all(range(10).map((i) => store.leaseRun(run, `node-${i}`, 1_000, 100)));
+          const results = await Promise.all(range(10).map((i) => lease(store, run, `node-${i}`, 1_000, 100)));
           assert.equal(results.filter(Boolean).length, 1);
           const winner = results.indexOf(true);
-          assert.equal(await store.leaseRun(run, `node-${winner}`, 1_050, 100), true, 'the winner holds it');
-          assert.equal(await store.leaseRun(run, `node-${(winner + 1) % 10}`, 1_050, 100), false);
+          assert.equal(await lease(store, run, `node-${winner}`, 1_050, 100), true, 'the winner holds it');
+          assert.equal(await lease(store, run, `node-${(winner + 1) % 10}`, 1_050, 100), false);
+        }));
+
+      it('takes a run for a call only while that call is still started (whileStarted)', () =>
+        withStore(async (store) => {
+          const started = call({ state: 'started' });
+          const { run } = started;
+          await store.writeCall(started, undefined);
+          await options.clock.at(1_000);
+          assert.equal(await store.leaseRun(run, 'node-a', 100, 'no-such-call'), false, 'no such call');
+          assert.equal(await store.leaseRun(run, 'node-a', 100, started.call), true, 'free, and the call is started');
+          assert.equal(await store.leaseRun(run, 'node-b', 100, started.call), false, 'node-a holds it');
+          await store.writeCall({ ...started, state: 'succeeded', answer: ok('done'), updatedAt: 2 }, 'started');
+          await store.releaseRun(run, 'node-a');
+          assert.equal(await store.leaseRun(run, 'node-b', 100, started.call), false, 'free, but the call was answered');
+          assert.equal(await store.leaseRun(run, 'node-b', 100), true, 'free');
         }));
 
       it('gives an expired run to exactly one of 10 racing nodes', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          await store.leaseRun(run, 'node-dead', 1_000, 100);
-          const results = await Promise.all(range(10).map((i) => store.leaseRun(run, `node-${i}`, 2_000, 100)));
+          await lease(store, run, 'node-dead', 1_000, 100);
+          const results = await Promise.all(range(10).map((i) => lease(store, run, `node-${i}`, 2_000, 100)));
           assert.equal(results.filter(Boolean).length, 1);
         }));
     });
@@ -856,20 +887,25 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('takes, refuses, renews and releases a lease as leaseRun and releaseRun would', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          const lease = (node: string, now: number) => ({ lease: { run, node, now, ttlMs: 100 } });
+          // The batch with its lease taken at `now` on the store's clock.
+          const journal = async (now: number, writes: JournalWrite[]) => {
+            await options.clock.at(now);
+            return store.writeJournal(writes);
+          };
+          const leasing = (node: string) => ({ lease: { run, node, ttlMs: 100 } });
           const release = (node: string) => ({ release: { run, node } });
-          assert.deepEqual(await store.writeJournal([lease('node-a', 1_000)]), [true], 'nobody held it');
-          assert.deepEqual(await store.writeJournal([lease('node-b', 1_100)]), [false], 'held until 1 100 inclusive');
-          assert.deepEqual(await store.writeJournal([lease('node-a', 1_090)]), [true], 'renewed until 1 190');
-          assert.deepEqual(await store.writeJournal([lease('node-b', 1_150)]), [false]);
+          assert.deepEqual(await journal(1_000, [leasing('node-a')]), [true], 'nobody held it');
+          assert.deepEqual(await journal(1_100, [leasing('node-b')]), [false], 'held until 1 100 inclusive');
+          assert.deepEqual(await journal(1_090, [leasing('node-a')]), [true], 'renewed until 1 190');
+          assert.deepEqual(await journal(1_150, [leasing('node-b')]), [false]);
           assert.deepEqual(await store.writeJournal([release('node-b')]), [true], 'a release is always answered true');
-          assert.equal(await store.leaseRun(run, 'node-b', 1_160, 100), false, 'a release by another node changes nothing');
+          assert.equal(await lease(store, run, 'node-b', 1_160, 100), false, 'a release by another node changes nothing');
           assert.deepEqual(await store.writeJournal([release('node-a')]), [true]);
-          assert.equal(await store.leaseRun(run, 'node-b', 1_170, 100), true, 'its holder gave it up');
-          assert.deepEqual(await store.writeJournal([lease('node-a', 5_000)]), [true], 'node-b\'s lapsed before 5 000');
-          assert.equal(await store.leaseRun(run, 'node-b', 5_050, 100), false);
-          assert.deepEqual(await store.writeJournal([release('node-a'), lease('node-b', 5_060)]), [true, true], 'given up, then taken, in order');
-          assert.equal(await store.leaseRun(run, 'node-a', 5_070, 100), false);
+          assert.equal(await lease(store, run, 'node-b', 1_170, 100), true, 'its holder gave it up');
+          assert.deepEqual(await journal(5_000, [leasing('node-a')]), [true], 'node-b\'s lapsed before 5 000');
+          assert.equal(await lease(store, run, 'node-b', 5_050, 100), false);
+          assert.deepEqual(await journal(5_060, [release('node-a'), leasing('node-b')]), [true, true], 'given up, then taken, in order');
+          assert.equal(await lease(store, run, 'node-a', 5_070, 100), false);
         }));
 
       it('writes a turn\'s start and end with its calls and steps in one batch, each write answered as its namesake would', () =>
@@ -877,15 +913,16 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const record = turn({});
           const { run } = record;
           const taken = `run-${randomUUID()}`;
-          await store.leaseRun(taken, 'node-b', 1_000, 100);
+          await lease(store, taken, 'node-b', 1_000, 100);
           const answeredElsewhere = call({ run, call: 'c9', state: 'succeeded', answer: ok('elsewhere') });
           await store.writeCall(answeredElsewhere, undefined);
           // A turn's start: its lease, its labels, its record; here with its first step and call.
           const fresh = call({ run, call: 'c1', state: 'started' });
+          await options.clock.at(1_000);
           assert.deepEqual(
             await store.writeJournal([
-              { lease: { run, node: 'node-a', now: 1_000, ttlMs: 100 } },
-              { lease: { run: taken, node: 'node-a', now: 1_000, ttlMs: 100 } },
+              { lease: { run, node: 'node-a', ttlMs: 100 } },
+              { lease: { run: taken, node: 'node-a', ttlMs: 100 } },
               { labels: { run, labels: ['pii'] } },
               { turn: record, expectedVersion: undefined },
               { step: { run, index: 0, data: { calls: ['c1'] }, createdAt: 2 } },
@@ -913,27 +950,29 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.deepEqual(await store.getCall(run, 'c9'), answeredElsewhere);
           assert.deepEqual((await store.listSteps(run)).map((step) => step.data), [{ calls: ['c1'] }, 'tools']);
           assert.deepEqual(await store.getLabels(run), ['pii']);
-          assert.equal(await store.leaseRun(run, 'node-b', 1_010, 100), true, 'node-a gave it up');
-          assert.equal(await store.leaseRun(taken, 'node-a', 1_050, 100), false, 'node-b still holds it');
+          assert.equal(await lease(store, run, 'node-b', 1_010, 100), true, 'node-a gave it up');
+          assert.equal(await lease(store, taken, 'node-a', 1_050, 100), false, 'node-b still holds it');
         }));
 
       it('answers batches handed in together, as one after the other would, whether or not they share rows', () =>
         withStore(async (store) => {
           const turns = range(6).map(() => turn({}));
           const shared = `run-${randomUUID()}`;
+          // Every batch at 1 000 on the store's clock (the third lease of `shared` was at 1 060: taken either way).
+          await options.clock.at(1_000);
           const batches: JournalWrite[][] = [
             ...turns.map((record, i): JournalWrite[] => [
-              { lease: { run: record.run, node: `node-${i}`, now: 1_000, ttlMs: 100 } },
+              { lease: { run: record.run, node: `node-${i}`, ttlMs: 100 } },
               { turn: record, expectedVersion: undefined },
               { call: call({ run: record.run, state: 'started' }), expected: undefined },
             ]),
             // Batches on one run and one turn, handed in with the rest: each answered as if it came alone, in order.
-            [{ lease: { run: shared, node: 'node-a', now: 1_000, ttlMs: 100 } }],
-            [{ lease: { run: shared, node: 'node-b', now: 1_050, ttlMs: 100 } }],
+            [{ lease: { run: shared, node: 'node-a', ttlMs: 100 } }],
+            [{ lease: { run: shared, node: 'node-b', ttlMs: 100 } }],
             [{ turn: { ...turns[0]!, version: 2, status: 'done' }, expectedVersion: 1 }, { release: { run: turns[0]!.run, node: 'node-0' } }],
             [{ turn: { ...turns[0]!, version: 2, status: 'failed' }, expectedVersion: 1 }],
             [{ release: { run: shared, node: 'node-a' } }],
-            [{ lease: { run: shared, node: 'node-b', now: 1_060, ttlMs: 100 } }, { turn: turns[1]!, expectedVersion: undefined }],
+            [{ lease: { run: shared, node: 'node-b', ttlMs: 100 } }, { turn: turns[1]!, expectedVersion: undefined }],
           ];
           const results = await Promise.all(batches.map((batch) => store.writeJournal(batch)));
           assert.deepEqual(results, [
@@ -947,10 +986,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           ]);
           assert.equal((await store.getTurn(turns[0]!.run))?.status, 'done');
           assert.deepEqual(await store.getTurn(turns[1]!.run), turns[1]);
-          assert.equal(await store.leaseRun(turns[0]!.run, 'node-x', 1_010, 100), true, 'node-0 gave it up');
-          assert.equal(await store.leaseRun(turns[2]!.run, 'node-x', 1_010, 100), false, 'node-2 holds it');
-          assert.equal(await store.leaseRun(shared, 'node-a', 1_100, 100), false, 'node-b holds it until 1 160');
-          assert.equal(await store.leaseRun(shared, 'node-b', 1_100, 100), true);
+          assert.equal(await lease(store, turns[0]!.run, 'node-x', 1_010, 100), true, 'node-0 gave it up');
+          assert.equal(await lease(store, turns[2]!.run, 'node-x', 1_010, 100), false, 'node-2 holds it');
+          assert.equal(await lease(store, shared, 'node-a', 1_100, 100), false, 'node-b holds it until 1 100');
+          assert.equal(await lease(store, shared, 'node-b', 1_100, 100), true);
         }));
 
       it('answers an empty batch with no writes', () =>
@@ -973,7 +1012,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         await store.putInboxItem(item);
         await store.writeCall(call({ run: t.run, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: old }), undefined);
         await store.addLabels(t.run, ['outside']);
-        await store.leaseRun(t.run, 'node-a', old, 100);
+        await lease(store, t.run, 'node-a', old, 100);
         return { run: t.run, item };
       }
 
@@ -999,7 +1038,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const report = await store.prune({ before: cutoff });
           assert.ok(report.runs >= 1 && report.turns >= 1 && report.steps >= 1 && report.calls >= 1 && report.labels >= 1 && report.inbox >= 1, JSON.stringify(report));
           await gone(store, run, item.id);
-          assert.equal(await store.leaseRun(run, 'node-b', cutoff, 100), true, 'the lease went with the run');
+          assert.equal(await lease(store, run, 'node-b', cutoff, 100), true, 'the lease went with the run');
         }));
 
       it('deletes a run of calls only once every call is final', () =>
@@ -1235,19 +1274,19 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         it('sees the other node\'s lease, and takes it once it expires', () =>
           withTwo(async (a, b) => {
             const run = `run-${randomUUID()}`;
-            assert.equal(await a.leaseRun(run, 'node-a', 1_000, 100), true);
-            assert.equal(await b.leaseRun(run, 'node-b', 1_050, 100), false);
-            assert.equal(await b.leaseRun(run, 'node-b', 1_101, 100), true);
-            assert.equal(await a.leaseRun(run, 'node-a', 1_150, 100), false);
+            assert.equal(await lease(a, run, 'node-a', 1_000, 100), true);
+            assert.equal(await lease(b, run, 'node-b', 1_050, 100), false);
+            assert.equal(await lease(b, run, 'node-b', 1_101, 100), true);
+            assert.equal(await lease(a, run, 'node-a', 1_150, 100), false);
             await b.releaseRun(run, 'node-b');
-            assert.equal(await a.leaseRun(run, 'node-a', 1_160, 100), true);
+            assert.equal(await lease(a, run, 'node-a', 1_160, 100), true);
           }));
 
         it('gives a run to exactly one of two nodes racing for it', () =>
           withTwo(async (a, b) => {
             const runs = range(10).map(() => `run-${randomUUID()}`);
             for (const run of runs) {
-              const results = await Promise.all([a.leaseRun(run, 'node-a', 1_000, 100), b.leaseRun(run, 'node-b', 1_000, 100)]);
+              const results = await Promise.all([lease(a, run, 'node-a', 1_000, 100), lease(b, run, 'node-b', 1_000, 100)]);
               assert.equal(results.filter(Boolean).length, 1, `run ${run}: ${results.join(', ')}`);
             }
           }));
@@ -1341,4 +1380,10 @@ function ok(output: unknown, labels: readonly string[] = []) {
 
 function range(count: number): number[] {
   return Array.from({ length: count }, (_, i) => i);
+}
+
+/** A clock for a store that takes one (memory, SQLite), and the contract's hold on it. */
+export function settableClock(): { readonly clock: { now(): number }; readonly contract: ContractClock } {
+  let now = 0;
+  return { clock: { now: () => now }, contract: { at: async (ms) => void (now = ms) } };
 }
