@@ -31,10 +31,9 @@ export function boundToLoopback(request: IncomingMessage): boolean {
   return address !== undefined && (address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.'));
 }
 
-/** `localhost:3000` → `localhost`, `[::1]:3000` → `[::1]`. */
+/** `localhost:3000` → `localhost`, `[::1]:3000` → `[::1]`; '' for anything but a name and an optional `:port` (`localhost:1@evil.com`). */
 function hostnameOf(host: string | undefined): string {
-  if (host === undefined) return '';
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  const colon = host.indexOf(':');
-  return colon < 0 ? host : host.slice(0, colon);
+  const match = /^(\[[0-9a-f:.]+\]|[^[\]:@/\s]+)(?::(\d{1,5}))?$/i.exec(host ?? '');
+  if (match === null || Number(match[2] ?? 0) > 65_535) return '';
+  return match[1]!;
 }

@@ -9,13 +9,15 @@ const LINGER_MS = 2_000;
  * and a reset can discard the answer before the client read it: 1 of 400 refused sign-ins got no 413
  * under load. So the answer is sent and the write side closed, and the socket is cut only `LINGER_MS`
  * later, time for the client to read it. What it still sends meanwhile is not read: it waits in the
- * kernel's buffer, not this process's memory (reading it to throw it away grew the flood test by 66 MB).
+ * kernel's buffer, not this process's memory (read to be thrown away, it grew the flood test by 66 MB).
  * Node's HTTP server calls `destroySoon()` once such an answer is finished; this socket's does the above.
  */
 export function lingerAfterAnswer(socket: Socket): void {
   socket.destroySoon = () => {
     socket.end();
     socket.pause();
+    // Node's HTTP server resumes the socket to throw the rest of the body away: it stays paused.
+    socket.on('resume', () => socket.pause());
     const cut = setTimeout(() => socket.destroy(), LINGER_MS);
     cut.unref();
     socket.once('close', () => clearTimeout(cut));

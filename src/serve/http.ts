@@ -58,7 +58,7 @@ export class HttpSessions {
     this.guesses = new GuessLimiter(settings.server.wrongGuesses, systemClock);
     this.budget = new BodyBudget(settings.server.maxUnauthenticatedBytes);
     const { trustProxy } = settings.server;
-    this.bearer = authenticate === false ? undefined : bearerCheck(authenticate, (req) => this.guesses.wrong(clientAddress(req, trustProxy)));
+    this.bearer = authenticate === false ? undefined : bearerCheck(authenticate, (req) => this.guesses.wrong(clientAddress(req, trustProxy), req.socket));
   }
 
   /** Answers to wrong tokens held now. */
@@ -214,7 +214,8 @@ export class HttpSessions {
 /** Serves `handle` at `path` on a new `http.Server` bound to `host:port`; resolves to it and its URL. */
 export async function listenHttp(handle: McpRequestHandler, host: string, port: number, path: string, limits: HttpServerSettings): Promise<{ server: HttpServer; url: string }> {
   const server = limitedServer((req, res) => {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}.`);
+    // A target that does not parse (`//[`) is not the endpoint either: a request must never throw out of this listener.
+    if (!URL.canParse(req.url ?? '/', 'http://x') || new URL(req.url ?? '/', 'http://x').pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}.`);
     void handle(req, res);
   }, limits);
   await new Promise<void>((resolve, reject) => {

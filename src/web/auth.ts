@@ -47,17 +47,18 @@ export class WebAuth {
 
   /** The person asking, or `undefined` for nobody (the caller answers 401). */
   async who(request: IncomingMessage): Promise<Person | undefined> {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
-    if (bearer !== undefined && this.signsIn) {
-      // A bearer token is a guess at the same secrets as the sign-in form's: the same count slows both.
-      const holder = await this.holder(request, bearer);
-      if (holder !== undefined) return { name: holder.name, key: `bearer:${holder.name}`, bearer: true };
-    }
+    // The session first: a bearer header that is not ours (an SSO proxy's own) must not slow a signed-in person.
     const id = cookies(request).get(SESSION_COOKIE);
     const session = id === undefined ? undefined : this.sessions.get(id);
     if (id !== undefined && session !== undefined) {
       if (session.expiresAt > this.clock.now()) return { name: session.name, key: `session:${id}`, bearer: false };
       this.sessions.delete(id);
+    }
+    const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
+    if (bearer !== undefined && this.signsIn) {
+      // A bearer token is a guess at the same secrets as the sign-in form's: the same count slows both.
+      const holder = await this.holder(request, bearer);
+      if (holder !== undefined) return { name: holder.name, key: `bearer:${holder.name}`, bearer: true };
     }
     if (this.settings.authenticate === undefined) return undefined;
     const name = await this.settings.authenticate(request);
@@ -102,12 +103,13 @@ export class WebAuth {
    */
   private async holder(request: IncomingMessage, given: string): Promise<{ name: string; named: boolean } | undefined> {
     const { token, people } = this.settings;
-    if (people !== undefined) {
+    // An empty token is nobody's, whatever a people file lists (its SHA-256 is what an unset $TOKEN hashes to).
+    if (given !== '' && people !== undefined) {
       // Looked up by hash: the time a lookup takes tells nothing of a token, only of its SHA-256.
       const name = people.get(createHash('sha256').update(given).digest('hex'));
       if (name !== undefined) return { name, named: true };
-    } else if (token !== undefined && sameSecret(given, token)) return { name: TOKEN_HOLDER, named: false };
-    await this.guesses.wrong(clientAddress(request, this.settings.http.trustProxy));
+    } else if (given !== '' && token !== undefined && sameSecret(given, token)) return { name: TOKEN_HOLDER, named: false };
+    await this.guesses.wrong(clientAddress(request, this.settings.http.trustProxy), request.socket);
     return undefined;
   }
 

@@ -20,6 +20,8 @@ const MAX_PEOPLE = 10_000;
 /** A people file is a short list; more than this is not one. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 const PERSON_KEYS = new Set(['id', 'tokenSha256']);
+/** What `printf %s "$TOKEN" | sha256sum` prints when TOKEN is unset: no person's token. */
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /** The people checked: who each token's hash belongs to. `source` names where they came from in messages. */
 export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<string, string> {
@@ -44,6 +46,7 @@ export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<
       throw new ConfigurationError(`${at}.tokenSha256 must be 64 hex digits, the SHA-256 of the person's token: printf %s "$TOKEN" | sha256sum`);
     }
     const hash = tokenSha256.toLowerCase();
+    if (hash === EMPTY_SHA256) throw new ConfigurationError(`${at}.tokenSha256 is the SHA-256 of an empty token (was $TOKEN set when you hashed it?); hash the person's real token.`);
     if (byHash.has(hash)) throw new ConfigurationError(`${at}: ${JSON.stringify(id)} has the same token as ${JSON.stringify(byHash.get(hash))}; give each person a token of their own.`);
     ids.add(id);
     byHash.set(hash, id);

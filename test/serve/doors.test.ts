@@ -32,6 +32,41 @@ const verifier: OAuthTokenVerifier = {
 const withHttp = (http: ServeHttpOptions): Partial<ServeOptions> => ({ authenticate: { verifier }, http });
 
 describe('The MCP server under abuse', () => {
+  it('answers a request whose target is no URL (`//[`) with 404 and goes on serving', async () => {
+    const s = await serving(withHttp({}));
+    try {
+      const url = new URL(s.url);
+      const socket = connect(Number(url.port), url.hostname);
+      socket.on('error', () => {});
+      const answer = new Promise<string>((resolve) => socket.setEncoding('latin1').once('data', resolve));
+      socket.write(`GET //[ HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`);
+      assert.match(await answer, /^HTTP\/1\.1 404 /);
+      socket.destroy();
+      assert.equal(await send(s.url, { authorization: 'Bearer right-token-0123456789' }), 200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('cuts a connection that pipelines wrong tokens past the free ones: one held answer per connection', async () => {
+    const s = await serving(withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
+    try {
+      const url = new URL(s.url);
+      const socket = connect(Number(url.port), url.hostname);
+      socket.on('error', () => {});
+      let closed = false;
+      socket.once('close', () => (closed = true));
+      // GETs: Node reads the next pipelined request at once when one has no body.
+      socket.write(`GET ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer guess\r\naccept: text/event-stream\r\n\r\n`.repeat(20));
+      await eventually(() => closed || s.server.heldGuesses > 1);
+      assert.equal(closed, true);
+      assert.ok(s.server.heldGuesses <= 1, `${s.server.heldGuesses} answers held`);
+      assert.equal(await send(s.url, { authorization: 'Bearer right-token-0123456789' }), 200);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('holds the answer to a wrong bearer token past the free ones, while a right one sent after it is served at once', async () => {
     const s = await serving(withHttp({ wrongGuesses: { free: 2, delayMs: 600_000 } }));
     try {

@@ -64,6 +64,43 @@ describe('The inbox under abuse', () => {
       }
     });
 
+    it('cuts a connection that pipelines wrong tokens past the free ones: one held answer per connection', async () => {
+      const rig = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
+      try {
+        const url = new URL(rig.base);
+        const socket = connect(Number(url.port), url.hostname);
+        socket.on('error', () => {});
+        let closed = false;
+        socket.once('close', () => (closed = true));
+        // Node reads requests pipelined on one connection at once: 20 wrong guesses were held side by side.
+        socket.write(`GET /api/items HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer guess\r\n\r\n`.repeat(20));
+        await until(() => closed || rig.web.heldGuesses > 1);
+        assert.equal(closed, true);
+        assert.ok(rig.web.heldGuesses <= 1, `${rig.web.heldGuesses} answers held`);
+        assert.equal((await bearer(rig.base, TOKEN)).status, 200);
+      } finally {
+        await rig.close();
+      }
+    });
+
+    it('never slows a signed-in person whose requests also carry a bearer token that is not ours (an SSO proxy\'s)', async () => {
+      const rig = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
+      try {
+        const signedIn = await signInForm(rig.base, TOKEN);
+        const cookie = String((signedIn.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+        for (let i = 0; i < 5; i++) {
+          let status: number | undefined;
+          const answer = bearer(rig.base, 'proxy-jwt', { cookie }).then((response) => (status = response.status));
+          await until(() => status !== undefined || rig.web.heldGuesses > 0);
+          assert.equal(rig.web.heldGuesses, 0);
+          await answer;
+          assert.equal(status, 200);
+        }
+      } finally {
+        await rig.close();
+      }
+    });
+
     it('counts wrong guesses per client address from the trusted proxy header, and never from a header it was not told to trust', async () => {
       const proxied = await webRig(stores.url(), withHttp({ trustProxy: 'x-forwarded-for', wrongGuesses: { free: 1, delayMs: 600_000 } }));
       try {
@@ -195,6 +232,10 @@ describe('The inbox under abuse', () => {
         assert.match((JSON.parse(foreign.body) as { error: { message: string } }).error.message, /^Host "rebind\.example:\d+" is not allowed here \(DNS-rebinding protection\)/);
         assert.equal((await raw(new URL('api/items', rig.base).href, { headers: { host: `rebind.example:${port}`, authorization: `Bearer ${TOKEN}` } })).status, 403);
         for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost']) assert.equal((await raw(rig.base, { headers: { host } })).status, 401, host);
+        // A loopback name followed by anything but a port is not a loopback name.
+        for (const host of ['localhost:1@evil.com', '[::1]evil.com', '[::1].evil.com', 'localhost:abc', 'localhost:99999']) {
+          assert.equal((await raw(rig.base, { headers: { host } })).status, 403, host);
+        }
       } finally {
         await rig.close();
       }

@@ -25,7 +25,7 @@ describe('Who answers in the inbox', () => {
     it("refuses a typed name that looks like Wardrik's own, so nobody answers as Wardrik", async () => {
       const rig = await webRig(stores.url());
       try {
-        for (const name of ['wardrik (policy.approvalTtlMs)', 'Wardrik', '  WARDRIK (the node running its call stopped)', 'ｗａｒｄｒｉｋ', 'war-drik']) {
+        for (const name of ['wardrik (policy.approvalTtlMs)', 'Wardrik', '  WARDRIK (the node running its call stopped)', 'ｗａｒｄｒｉｋ', 'war-drik', '\u3164wardrik (policy.approvalTtlMs)', '\uFFA0wardrik', 'w\u0430rdrik', 'wardr\u0131k', '\u051Dardrik']) {
           const response = await form(rig.base, TOKEN, name);
           assert.equal(response.status, 400, name);
           assert.equal(response.headers.get('set-cookie'), null, name);
@@ -96,6 +96,8 @@ describe('Who answers in the inbox', () => {
           [[PEOPLE[0], { id: 'ana', tokenSha256: sha256(BOB) }], /people\[1\]\.id "ana" is listed twice/],
           [[PEOPLE[0], { id: 'eve', tokenSha256: sha256(ANA).toUpperCase() }], /"eve" has the same token as "ana"/],
           [[{ id: 'ana', tokenSha256: 'abc' }], /people\[0\]\.tokenSha256 must be 64 hex digits/],
+          // What `printf %s "$TOKEN" | sha256sum` gives with TOKEN unset: an empty form field would sign in as ana.
+          [[{ id: 'ana', tokenSha256: sha256('') }], /people\[0\]\.tokenSha256 is the SHA-256 of an empty token/],
           [[{ id: 'ana', tokenSha256: sha256(ANA), groups: ['ops'] }], /people\[0\] has "groups", which this version of Wardrik does not know/],
           [[{ id: 'line\nbreak', tokenSha256: sha256(ANA) }], /people\[0\]\.id must be 1 to 80 printable characters/],
           [[], /people is a list of 1 to 10000 people/],

@@ -123,6 +123,11 @@ describe('Webhook signatures (Standard Webhooks)', () => {
       assert.match(refused(headers, body, 'whsec_' + Buffer.alloc(24, 7).toString('base64')), noMatch);
       assert.match(refused(headers, body, PLAIN), noMatch);
       assert.match(refused({ ...headers, 'webhook-signature': headers['webhook-signature']!.replace('v1,', 'v1a,') }), noMatch);
+      // One message, one spelling: a receiver that removes repeats by header must not be given another.
+      const signature = headers['webhook-signature']!;
+      assert.match(refused({ ...headers, 'webhook-timestamp': `00${headers['webhook-timestamp']!}` }), noMatch);
+      assert.match(refused({ ...headers, 'webhook-signature': `${signature}!!` }), noMatch);
+      assert.match(refused({ ...headers, 'webhook-signature': signature.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') }), noMatch);
       const { ['webhook-id']: _id, ...noId } = headers;
       assert.equal(refused(noId), 'the webhook-id, webhook-timestamp and webhook-signature headers must each come once');
       // Node gives a header sent twice as a list: which one was signed is not for the receiver to guess.
