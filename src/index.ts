@@ -42,7 +42,7 @@ export type { CatalogEntry, SkippedTool } from './tools/catalog.js';
 export { RUNNER_DEFAULTS } from './runner/runner-options.js';
 export type { CallRequest, RecoveryReport, RunnerOptions, ToolRunner } from './runner/tool-runner.js';
 export { isTransient } from './runner/transient.js';
-export type { Clock } from './clock.js';
+export type { Clock, Timer, TimerOptions, Timers } from './clock.js';
 
 export { Policy } from './policy/policy.js';
 export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, PolicyRule } from './policy/policy.js';

@@ -1,7 +1,7 @@
 import type { InjectionToken } from 'tsyringe';
 import type { AgentService } from '../agent/agent-service.js';
 import type { ModelRegistry } from '../agent/model-registry.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
 import type { CapabilityProvider } from '../mcp/capability.js';
 import type { CredentialProvider } from '../mcp/credentials.js';
@@ -18,6 +18,8 @@ import type { ToolCatalog } from '../tools/catalog.js';
  */
 export const Tokens = Object.freeze({
   Clock: Symbol.for('wardrik:clock') as InjectionToken<Clock>,
+  /** Where timers are set (backoff, deadlines, leases, idle windows, waits); replace it with the clock. */
+  Timers: Symbol.for('wardrik:timers') as InjectionToken<Timers>,
   Events: Symbol.for('wardrik:events') as InjectionToken<EventBus>,
   Store: Symbol.for('wardrik:store') as InjectionToken<Store>,
   Catalog: Symbol.for('wardrik:catalog') as InjectionToken<ToolCatalog>,

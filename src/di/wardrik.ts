@@ -5,7 +5,7 @@ import { Agent } from '../agent/agent.js';
 import { AgentService } from '../agent/agent-service.js';
 import { ModelRegistry } from '../agent/model-registry.js';
 import type { AgentOptions, AgentsOptions } from '../agent/options.js';
-import { systemClock } from '../clock.js';
+import { systemClock, systemTimers } from '../clock.js';
 import { ConfigurationError, NotFoundError } from '../errors.js';
 import { Inbox } from '../inbox/inbox.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
@@ -120,6 +120,7 @@ export class Wardrik {
       if (!parent.isRegistered(token, true)) child.register(token, { useValue: make() });
     };
     provide(Tokens.Clock, () => systemClock);
+    provide(Tokens.Timers, () => systemTimers);
     provide(Tokens.Events, () => new EventBus(child.resolve(Tokens.Clock)));
     const bus = child.resolve(Tokens.Events);
     const policyOptions = options.policy ?? {};
