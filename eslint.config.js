@@ -10,18 +10,29 @@ export default tseslint.config(
     },
     rules: {
       // node:test's test() and describe() return promises the runner itself awaits.
-      '@typescript-eslint/no-floating-promises': ['error', {
-        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }],
-      }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+          ],
+        },
+      ],
       // An async function without await still turns a throw into a rejection, which callers rely on.
       '@typescript-eslint/require-await': 'off',
       // Decorators and reflect-metadata hand classes over as `Function`, as TypeScript's own decorator types do.
       '@typescript-eslint/no-unsafe-function-type': 'off',
       // It would strip assertions that carry a phantom type, such as tsyringe's InjectionToken<T>.
       '@typescript-eslint/no-unnecessary-type-assertion': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // An AbortSignal's reason, or an error caught elsewhere, is passed on as it is.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true, allowThrowingAny: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingUnknown: true, allowThrowingAny: true },
+      ],
     },
   },
   {

@@ -35,10 +35,18 @@ export const bump = defineTool({
   run: () => work(1),
 });
 const aiTools = {
-  b__bump: tool({ description: 'Adds one.', inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {}, additionalProperties: false }), execute: async () => work(1) }),
+  b__bump: tool({
+    description: 'Adds one.',
+    inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {}, additionalProperties: false }),
+    execute: async () => work(1),
+  }),
 };
 
-export async function wardrikLoop(store: string | Store, steps: number, label: string): Promise<[Wardrik, () => Promise<unknown>, string]> {
+export async function wardrikLoop(
+  store: string | Store,
+  steps: number,
+  label: string,
+): Promise<[Wardrik, () => Promise<unknown>, string]> {
   const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { b: [bump] } });
   const model = fakeModel();
   // Each turn stands alone, like one generateText call: no earlier turns in the prompt.
@@ -62,4 +70,3 @@ export function aiSdkLoop(steps: number): () => Promise<unknown> {
     if (result.steps.length !== steps) throw new Error(`expected ${steps} steps, got ${result.steps.length}`);
   };
 }
-

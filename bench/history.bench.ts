@@ -23,14 +23,18 @@ async function fileWithTurns(count: number): Promise<string> {
   const db = new Database(path);
   const copies = `WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count - 1})`;
   db.transaction(() => {
-    db.prepare(`${copies} INSERT INTO wardrik_turns (run, agent, status, version, data, created_at, updated_at)
-      SELECT t.run || '-' || i, agent, status, version, data, created_at + i, updated_at + i FROM n, wardrik_turns t WHERE t.run = ?`).run(first.run);
+    db.prepare(
+      `${copies} INSERT INTO wardrik_turns (run, agent, status, version, data, created_at, updated_at)
+      SELECT t.run || '-' || i, agent, status, version, data, created_at + i, updated_at + i FROM n, wardrik_turns t WHERE t.run = ?`,
+    ).run(first.run);
     // Each copy's run gets its number, then its steps the rows of that number (schema 9).
     db.prepare(`${copies} INSERT INTO wardrik_step_runs (run) SELECT ? || '-' || i FROM n`).run(first.run);
-    db.prepare(`INSERT INTO wardrik_steps (id, data, created_at)
+    db.prepare(
+      `INSERT INTO wardrik_steps (id, data, created_at)
       SELECT (c.no << 32) + (s.id & 4294967295), s.data, s.created_at + c.no - r.no
       FROM wardrik_step_runs r, wardrik_steps s, wardrik_step_runs c
-      WHERE r.run = ? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32 AND c.run LIKE ? || '-%'`).run(first.run, first.run);
+      WHERE r.run = ? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32 AND c.run LIKE ? || '-%'`,
+    ).run(first.run, first.run);
   })();
   db.close();
   return path;
@@ -39,7 +43,11 @@ async function fileWithTurns(count: number): Promise<string> {
 async function firstSend(path: string, samples: number): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
-    const wardrik = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, retention: { finishedAfterMs: Infinity } });
+    const wardrik = await Wardrik.create({
+      store: `sqlite:${path}`,
+      recoverMs: Infinity,
+      retention: { finishedAfterMs: Infinity },
+    });
     const agent = wardrik.startAgent({ id: 'a', model: scriptedModel([{ text: 'Again.' }]), tools: [] });
     const start = process.hrtime.bigint();
     const result = await agent.send('Hi again.');
@@ -66,7 +74,9 @@ try {
   }
   timings.push({ name: 'first send, 100 stored turns (SQLite)', ns: median(smallTimes) });
   timings.push({ name: 'first send, 100 000 stored turns (SQLite)', ns: median(largeTimes) });
-  report('A fresh process\'s first turn for an agent with a long history', timings[0]!, [{ timing: timings[1]!, target: 2 }]);
+  report("A fresh process's first turn for an agent with a long history", timings[0]!, [
+    { timing: timings[1]!, target: 2 },
+  ]);
   console.log(`  100 turns: ${format(timings[0]!.ns)}; 100 000 turns: ${format(timings[1]!.ns)}.`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -43,7 +43,11 @@ async function stallDuring(work: () => Promise<void>): Promise<Stall> {
 const tool = (name: string, description: string) => ({
   name,
   description,
-  inputSchema: { type: 'object', properties: { q: { type: 'string', maxLength: 100 }, n: { type: 'integer', minimum: 0 } }, required: ['q'] },
+  inputSchema: {
+    type: 'object',
+    properties: { q: { type: 'string', maxLength: 100 }, n: { type: 'integer', minimum: 0 } },
+    required: ['q'],
+  },
   annotations: { readOnlyHint: true },
 });
 
@@ -52,11 +56,17 @@ async function manyTools(maxTools: number | undefined): Promise<void> {
   const server = await startRawServer({ tools, onCall: (_call, res) => res.writeHead(500).end() });
   let wardrik: Wardrik | undefined;
   // `maxTools` as a cast, so this file also builds against a Wardrik without it (to measure before).
-  const mcp = { servers: { raw: { transport: { http: { url: server.url } } } }, waitMs: 120_000, ...(maxTools === undefined ? {} : { maxTools }) } as McpHubOptions;
+  const mcp = {
+    servers: { raw: { transport: { http: { url: server.url } } } },
+    waitMs: 120_000,
+    ...(maxTools === undefined ? {} : { maxTools }),
+  } as McpHubOptions;
   const stall = await stallDuring(async () => {
     wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp });
   });
-  console.log(`20,000 tools listed, maxTools ${maxTools ?? 'default'}: ${wardrik!.tools().length} offered; longest event-loop stall ${stall.maxMs.toFixed(0)} ms; connect and list took ${stall.tookMs.toFixed(0)} ms`);
+  console.log(
+    `20,000 tools listed, maxTools ${maxTools ?? 'default'}: ${wardrik!.tools().length} offered; longest event-loop stall ${stall.maxMs.toFixed(0)} ms; connect and list took ${stall.tookMs.toFixed(0)} ms`,
+  );
   await wardrik!.close();
   await server.close();
 }
@@ -65,7 +75,15 @@ async function relisting(): Promise<void> {
   let version = 0;
   const tools = Array.from({ length: 3_000 }, (_, i) => tool(`t${i}`, `Tool number ${i}.`));
   const server = await startRawServer({ tools, onCall: (_call, res) => res.writeHead(500).end() });
-  const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: { raw: { transport: { http: { url: server.url } } } }, waitMs: 60_000, maxTools: 3_000 } as McpHubOptions });
+  const wardrik = await Wardrik.create({
+    store: 'memory:',
+    recoverMs: Infinity,
+    mcp: {
+      servers: { raw: { transport: { http: { url: server.url } } } },
+      waitMs: 60_000,
+      maxTools: 3_000,
+    } as McpHubOptions,
+  });
   const stall = await stallDuring(async () => {
     for (let i = 0; i < 10; i++) {
       version++;
@@ -93,10 +111,16 @@ async function catastrophicPattern(): Promise<void> {
   for (const n of [20, 22, 24, 26]) {
     let status = '';
     const stall = await stallDuring(async () => {
-      const answer = await wardrik.runner.run({ agent: 'a', run: 'r', call: { id: `c${n}`, name: 't__evil', arguments: { name: `${'a'.repeat(n)}!` } } });
+      const answer = await wardrik.runner.run({
+        agent: 'a',
+        run: 'r',
+        call: { id: `c${n}`, name: 't__evil', arguments: { name: `${'a'.repeat(n)}!` } },
+      });
       status = answer.status === 'error' ? answer.code : answer.status;
     });
-    console.log(`pattern ^(a+)+$ with ${n} characters: answer ${status}; longest event-loop stall ${stall.maxMs.toFixed(0)} ms`);
+    console.log(
+      `pattern ^(a+)+$ with ${n} characters: answer ${status}; longest event-loop stall ${stall.maxMs.toFixed(0)} ms`,
+    );
   }
   await wardrik.close();
 }

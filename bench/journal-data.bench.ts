@@ -7,7 +7,11 @@ import { stepDataOf, storedStep } from '../src/agent/turn-data.js';
 import type { ModelStepData } from '../src/agent/messages.js';
 import { measureInTurns, report } from './lib.js';
 
-const answer = answerJson({ status: 'ok', output: { id: 'ord_1', status: 'shipped', items: [{ sku: 'A-1', quantity: 2 }] }, labels: ['outside'] });
+const answer = answerJson({
+  status: 'ok',
+  output: { id: 'ord_1', status: 'shipped', items: [{ sku: 'A-1', quantity: 2 }] },
+  labels: ['outside'],
+});
 const step: ModelStepData = {
   kind: 'model',
   model: 'anthropic:claude-haiku-4-5',
@@ -27,7 +31,10 @@ const [rawAnswer, checkedAnswer, rawStep, checkedStep] = await measureInTurns(
     { name: 'call answer: JSON.parse alone', op: () => JSON.parse(answer) },
     { name: 'call answer: JSON.parse + format + zod (answerOf)', op: () => answerOf(answer, 'a call') },
     { name: 'model step: JSON.parse alone', op: () => JSON.parse(stepText) },
-    { name: 'model step: JSON.parse + format + zod (stepDataOf)', op: () => stepDataOf({ run: 'r', index: 0, data: JSON.parse(stepText), createdAt: 0 }) },
+    {
+      name: 'model step: JSON.parse + format + zod (stepDataOf)',
+      op: () => stepDataOf({ run: 'r', index: 0, data: JSON.parse(stepText), createdAt: 0 }),
+    },
   ],
   { perRound: 20_000 },
 );

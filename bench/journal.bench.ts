@@ -37,7 +37,10 @@ async function rawSqliteCommit(): Promise<Timing> {
   const insert = db.prepare('INSERT INTO t (run, body) VALUES (?, ?)');
   let n = 0;
   // Autocommit: each insert is its own transaction, one commit.
-  const timing = await measure('raw better-sqlite3 insert-and-commit', () => insert.run(`run-${n++}`, '{"n":1}'), { perRound: 500, rounds: 9 });
+  const timing = await measure('raw better-sqlite3 insert-and-commit', () => insert.run(`run-${n++}`, '{"n":1}'), {
+    perRound: 500,
+    rounds: 9,
+  });
   db.close();
   return timing;
 }
@@ -45,10 +48,21 @@ async function rawSqliteCommit(): Promise<Timing> {
 async function rawPostgresRoundTrip(): Promise<Timing> {
   const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
   const table = `wardrik_bench_raw_${randomBytes(5).toString('hex')}`;
-  await pool.query(`CREATE TABLE ${table} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, run text NOT NULL, body json NOT NULL)`);
+  await pool.query(
+    `CREATE TABLE ${table} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, run text NOT NULL, body json NOT NULL)`,
+  );
   let n = 0;
   try {
-    return await measure('raw PostgreSQL insert round trip', () => pool.query({ name: 'raw_insert', text: `INSERT INTO ${table} (run, body) VALUES ($1, $2)`, values: [`run-${n++}`, '{"n":1}'] }), { perRound: 200, rounds: 9 });
+    return await measure(
+      'raw PostgreSQL insert round trip',
+      () =>
+        pool.query({
+          name: 'raw_insert',
+          text: `INSERT INTO ${table} (run, body) VALUES ($1, $2)`,
+          values: [`run-${n++}`, '{"n":1}'],
+        }),
+      { perRound: 200, rounds: 9 },
+    );
   } finally {
     await pool.query(`DROP TABLE ${table}`);
     await pool.end();
@@ -97,7 +111,12 @@ async function loopsPerCall(steps: 10 | 50): Promise<Loops> {
 
 /** Tool calls per second with `agents` agents each running a turn of `steps` steps at once. */
 async function throughput(store: string, agents: number, steps: number): Promise<number> {
-  const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { b: [bump] }, retention: { finishedAfterMs: Infinity } });
+  const wardrik = await Wardrik.create({
+    store,
+    recoverMs: Infinity,
+    tools: { b: [bump] },
+    retention: { finishedAfterMs: Infinity },
+  });
   try {
     const team = Array.from({ length: agents }, (_, i) =>
       wardrik.startAgent({ id: `load-${i}`, model: fakeModel(), tools: ['b/*'], maxSteps: steps, historyTurns: 0 }),
@@ -107,7 +126,8 @@ async function throughput(store: string, agents: number, steps: number): Promise
       const start = process.hrtime.bigint();
       const turns = await Promise.all(team.map((agent) => agent.send('Bump.')));
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      if (turns.some((turn) => turn.steps !== steps)) throw new Error(`a turn ended early: ${turns.find((turn) => turn.steps !== steps)?.error}`);
+      if (turns.some((turn) => turn.steps !== steps))
+        throw new Error(`a turn ended early: ${turns.find((turn) => turn.steps !== steps)?.error}`);
       if (round > 0) rates.push((agents * steps) / seconds); // the first round warms up
     }
     return median(rates);
@@ -136,7 +156,10 @@ const TARGETS = [
 ] as const;
 
 /** One pass's figures for a target: the store's loop, the memory loop and the floor's unit, in ns. */
-function sides(pass: Pass, target: (typeof TARGETS)[number]): { store: number; memory: number; unit: number; limit: number } {
+function sides(
+  pass: Pass,
+  target: (typeof TARGETS)[number],
+): { store: number; memory: number; unit: number; limit: number } {
   const store = pass.loops[target.loop].ns;
   const memory = pass.loops[1].ns;
   const unit = pass[target.floor].ns;
@@ -144,19 +167,32 @@ function sides(pass: Pass, target: (typeof TARGETS)[number]): { store: number; m
 }
 
 function reportPasses(steps: number, passes: readonly Pass[]): void {
-  const [ai, ...rest] = passes[0]!.loops.map((timing, i) => ({ name: timing.name, ns: median(passes.map((pass) => pass.loops[i]!.ns)) }));
-  console.log(`\nAgent loop, per tool call, ${steps} steps (baseline: the AI SDK's loop; medians of ${passes.length} passes)`);
+  const [ai, ...rest] = passes[0]!.loops.map((timing, i) => ({
+    name: timing.name,
+    ns: median(passes.map((pass) => pass.loops[i]!.ns)),
+  }));
+  console.log(
+    `\nAgent loop, per tool call, ${steps} steps (baseline: the AI SDK's loop; medians of ${passes.length} passes)`,
+  );
   for (const timing of [ai!, ...rest]) {
-    console.log(`  ${timing.name.padEnd(32)} ${format(timing.ns).padStart(10)}   ${(timing.ns / ai!.ns).toFixed(2)}x the AI SDK`);
+    console.log(
+      `  ${timing.name.padEnd(32)} ${format(timing.ns).padStart(10)}   ${(timing.ns / ai!.ns).toFixed(2)}x the AI SDK`,
+    );
   }
-  console.log(`  raw insert-and-commit ${format(median(passes.map((pass) => pass.sqliteRaw.ns)))}; raw PostgreSQL round trip ${format(median(passes.map((pass) => pass.pgRaw.ns)))}`);
+  console.log(
+    `  raw insert-and-commit ${format(median(passes.map((pass) => pass.sqliteRaw.ns)))}; raw PostgreSQL round trip ${format(median(passes.map((pass) => pass.pgRaw.ns)))}`,
+  );
   for (const target of TARGETS) {
     const each = passes.map((pass) => sides(pass, target));
     const verdict = median(each.map(({ store, limit }) => store / limit));
-    const figures = each.map(({ store, limit }) => `${format(store)} / ${format(limit)} = ${(store / limit).toFixed(2)}x`).join('; ');
+    const figures = each
+      .map(({ store, limit }) => `${format(store)} / ${format(limit)} = ${(store / limit).toFixed(2)}x`)
+      .join('; ');
     console.log(`  ${target.label} against memory + ${target.units} ${target.unit}, each pass: ${figures}`);
     console.log(`    median ${verdict.toFixed(2)}x the limit: ${verdict <= 1 ? 'met' : 'MISSED'}`);
-    console.log(`    journal's share per call, each pass: ${each.map(({ store, memory, unit }) => ((store - memory) / unit).toFixed(1)).join(', ')} ${target.unit}`);
+    console.log(
+      `    journal's share per call, each pass: ${each.map(({ store, memory, unit }) => ((store - memory) / unit).toFixed(1)).join(', ')} ${target.unit}`,
+    );
   }
 }
 
@@ -174,7 +210,9 @@ try {
   for (const agents of [1, 10, 100]) {
     const sqlite = await throughput(`sqlite:${join(dir, `load-${agents}.db`)}`, agents, 10);
     const postgres = await throughput(pgUrl(), agents, 10);
-    console.log(`  ${String(agents).padStart(3)} agents: SQLite ${Math.round(sqlite).toLocaleString('en')} calls/s, PostgreSQL ${Math.round(postgres).toLocaleString('en')} calls/s`);
+    console.log(
+      `  ${String(agents).padStart(3)} agents: SQLite ${Math.round(sqlite).toLocaleString('en')} calls/s, PostgreSQL ${Math.round(postgres).toLocaleString('en')} calls/s`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

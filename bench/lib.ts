@@ -15,7 +15,11 @@ export interface Measured {
   readonly before?: () => Promise<void> | void;
 }
 
-export async function measure(name: string, op: () => unknown, options: { rounds?: number; perRound?: number } = {}): Promise<Timing> {
+export async function measure(
+  name: string,
+  op: () => unknown,
+  options: { rounds?: number; perRound?: number } = {},
+): Promise<Timing> {
   return (await measureInTurns([{ name, op }], options))[0]!;
 }
 
@@ -24,7 +28,10 @@ export async function measure(name: string, op: () => unknown, options: { rounds
  * each figure is the median of its rounds. A slow spell of this shared machine then falls on all of
  * them alike, not on whichever happened to run during it, so their ratios hold.
  */
-export async function measureInTurns(ops: readonly Measured[], options: { rounds?: number; perRound?: number } = {}): Promise<Timing[]> {
+export async function measureInTurns(
+  ops: readonly Measured[],
+  options: { rounds?: number; perRound?: number } = {},
+): Promise<Timing[]> {
   const rounds = options.rounds ?? 15;
   const perRound = options.perRound ?? 2_000;
   const time = async ({ op, before }: Measured): Promise<number> => {
@@ -45,7 +52,11 @@ export async function measureInTurns(ops: readonly Measured[], options: { rounds
 }
 
 export function format(ns: number): string {
-  return ns >= 1_000_000 ? `${(ns / 1_000_000).toFixed(2)} ms` : ns >= 1_000 ? `${(ns / 1_000).toFixed(2)} µs` : `${ns.toFixed(0)} ns`;
+  return ns >= 1_000_000
+    ? `${(ns / 1_000_000).toFixed(2)} ms`
+    : ns >= 1_000
+      ? `${(ns / 1_000).toFixed(2)} µs`
+      : `${ns.toFixed(0)} ns`;
 }
 
 /** Prints a table of timings, each with its ratio to `baseline`, and the target verdict when given. */
@@ -54,7 +65,8 @@ export function report(title: string, baseline: Timing, rows: readonly { timing:
   console.log(`  ${baseline.name.padEnd(52)} ${format(baseline.ns).padStart(10)}   (baseline)`);
   for (const { timing, target } of rows) {
     const ratio = timing.ns / baseline.ns;
-    const verdict = target === undefined ? '' : ratio <= target ? `  target ≤ ${target}: met` : `  target ≤ ${target}: MISSED`;
+    const verdict =
+      target === undefined ? '' : ratio <= target ? `  target ≤ ${target}: met` : `  target ≤ ${target}: MISSED`;
     console.log(`  ${timing.name.padEnd(52)} ${format(timing.ns).padStart(10)}   ${ratio.toFixed(2)}x${verdict}`);
   }
 }
@@ -95,16 +107,27 @@ export function reportPairs(
   const shares = results.map(({ many }) => many[0]!.ns / many[1]!.ns);
   const throughput = (timing: Timing): string => `${Math.round((concurrency * 1e9) / timing.ns)} calls/s`;
   const oneMedian = results[ratios.indexOf(median(ratios))]!.one;
-  report(`${title}, one call at a time (median of ${results.length} pairs)`, oneMedian[0]!, [{ timing: oneMedian[1]!, target }, ...oneMedian.slice(2).map((timing) => ({ timing }))]);
-  console.log(`  each pair: ${results.map((pair, i) => options.eachOne?.(pair) ?? `${ratios[i]!.toFixed(2)}x`).join(', ')}`);
+  report(`${title}, one call at a time (median of ${results.length} pairs)`, oneMedian[0]!, [
+    { timing: oneMedian[1]!, target },
+    ...oneMedian.slice(2).map((timing) => ({ timing })),
+  ]);
+  console.log(
+    `  each pair: ${results.map((pair, i) => options.eachOne?.(pair) ?? `${ratios[i]!.toFixed(2)}x`).join(', ')}`,
+  );
   const manyMedian = results[shares.indexOf(median(shares))]!.many;
-  report(`${title}, ${concurrency} calls at once, time per batch (median of ${results.length} pairs)`, manyMedian[0]!, manyMedian.slice(1).map((timing) => ({ timing })));
+  report(
+    `${title}, ${concurrency} calls at once, time per batch (median of ${results.length} pairs)`,
+    manyMedian[0]!,
+    manyMedian.slice(1).map((timing) => ({ timing })),
+  );
   const share = median(shares);
   console.log(
     `  throughput at ${concurrency}: ${baseline} ${throughput(manyMedian[0]!)}, ours ${throughput(manyMedian[1]!)} = ${share.toFixed(2)} of ${baseline}  target ≥ 0.9: ${share >= 0.9 ? 'met' : 'MISSED'}` +
       ` (${format(manyMedian[1]!.ns / concurrency)} per call)`,
   );
-  console.log(`  each pair: ${results.map((pair, i) => options.eachMany?.(pair) ?? `${shares[i]!.toFixed(2)} of ${baseline}`).join(', ')}`);
+  console.log(
+    `  each pair: ${results.map((pair, i) => options.eachMany?.(pair) ?? `${shares[i]!.toFixed(2)} of ${baseline}`).join(', ')}`,
+  );
 }
 
 /**
@@ -121,7 +144,10 @@ export function countListenerWarnings(): { printCount(): void } {
   });
   return {
     printCount() {
-      if (count > 0) console.log(`\n  (${count} MaxListenersExceeded warnings from the SDK's HTTP client transport, counted and not printed)`);
+      if (count > 0)
+        console.log(
+          `\n  (${count} MaxListenersExceeded warnings from the SDK's HTTP client transport, counted and not printed)`,
+        );
     },
   };
 }

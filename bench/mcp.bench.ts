@@ -37,7 +37,11 @@ const transports: Record<'stdio' | 'http', McpTransportOptions> = {
 
 async function rawClient(kind: 'stdio' | 'http'): Promise<Client> {
   const client = new Client({ name: 'raw', version: '1.0.0' });
-  await client.connect(kind === 'stdio' ? new StdioClientTransport({ command: process.execPath, args: [stdioServer] }) : new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    kind === 'stdio'
+      ? new StdioClientTransport({ command: process.execPath, args: [stdioServer] })
+      : new StreamableHTTPClientTransport(new URL(url)),
+  );
   return client;
 }
 
@@ -46,18 +50,34 @@ async function rawClient(kind: 'stdio' | 'http'): Promise<Client> {
 let id = 0;
 /** Measures one pair: a fresh hub connection (its own stdio child, or its own HTTP session) and a fresh raw client. */
 async function measurePair(kind: 'stdio' | 'http'): Promise<PairResult> {
-  const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: { s: { transport: transports[kind] } }, reconcileMs: Infinity } });
-  if (wardrik.mcp().status().some((server) => server.state !== 'connected')) throw new Error(`server not connected: ${JSON.stringify(wardrik.mcp().status())}`);
+  const wardrik = await Wardrik.create({
+    store: 'memory:',
+    recoverMs: Infinity,
+    mcp: { servers: { s: { transport: transports[kind] } }, reconcileMs: Infinity },
+  });
+  if (
+    wardrik
+      .mcp()
+      .status()
+      .some((server) => server.state !== 'connected')
+  )
+    throw new Error(`server not connected: ${JSON.stringify(wardrik.mcp().status())}`);
   const client = await rawClient(kind);
-  const tool = wardrik.mcp().tools({}, { servers: 's' }).find((entry) => entry.name === 's__echo')!.tool;
+  const tool = wardrik
+    .mcp()
+    .tools({}, { servers: 's' })
+    .find((entry) => entry.name === 's__echo')!.tool;
   const ours = () =>
-    wardrik.runner.run({ agent: 'bench', run: 'bench', call: { id: `c${id++}`, name: 's__echo', arguments: { text: 'hello' } } }).then((answer) => {
-      if (answer.status !== 'ok') throw new Error(JSON.stringify(answer));
-    });
+    wardrik.runner
+      .run({ agent: 'bench', run: 'bench', call: { id: `c${id++}`, name: 's__echo', arguments: { text: 'hello' } } })
+      .then((answer) => {
+        if (answer.status !== 'ok') throw new Error(JSON.stringify(answer));
+      });
   const raw = () => client.callTool({ name: 'echo', arguments: { text: 'hello' } });
   // The hub's tool alone, without the runner (given an attempt's context, as the runner gives it): how
   // much of the difference is the MCP layer's.
-  const bare = () => tool.run({ text: 'hello' }, new CallContext('bench', 'bench', 'c', 1, 'bench:c', [])) as Promise<unknown>;
+  const bare = () =>
+    tool.run({ text: 'hello' }, new CallContext('bench', 'bench', 'c', 1, 'bench:c', [])) as Promise<unknown>;
   const batch = (op: () => Promise<unknown>) => () => Promise.all(Array.from({ length: CONCURRENCY }, op));
   const one = await measureInTurns(
     [
@@ -90,8 +110,10 @@ for (const [kind, target, pairs] of [
     target,
     concurrency: CONCURRENCY,
     baseline: 'raw',
-    eachOne: ({ one }) => `${(one[1]!.ns / one[0]!.ns).toFixed(2)}x (without the runner ${(one[2]!.ns / one[0]!.ns).toFixed(2)}x)`,
-    eachMany: ({ many }) => `${(many[0]!.ns / many[1]!.ns).toFixed(2)} of raw (without the runner ${(many[0]!.ns / many[2]!.ns).toFixed(2)})`,
+    eachOne: ({ one }) =>
+      `${(one[1]!.ns / one[0]!.ns).toFixed(2)}x (without the runner ${(one[2]!.ns / one[0]!.ns).toFixed(2)}x)`,
+    eachMany: ({ many }) =>
+      `${(many[0]!.ns / many[1]!.ns).toFixed(2)} of raw (without the runner ${(many[0]!.ns / many[2]!.ns).toFixed(2)})`,
   });
 }
 listenerWarnings.printCount();

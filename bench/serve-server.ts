@@ -18,9 +18,13 @@ const [which, kind] = process.argv.slice(2) as ['sdk' | 'wardrik' | 'wardrik-sdk
 
 function sdkServer(): McpServer {
   const server = new McpServer({ name: 'sdk', version: '1.0.0' });
-  server.registerTool('echo', { description: 'Echoes its text.', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, ({ text }) => ({
-    content: [{ type: 'text', text }],
-  }));
+  server.registerTool(
+    'echo',
+    { description: 'Echoes its text.', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+    ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }),
+  );
   return server;
 }
 
@@ -37,7 +41,10 @@ if (which === 'sdk') {
       const id = req.headers['mcp-session-id'];
       let transport = typeof id === 'string' ? sessions.get(id) : undefined;
       if (transport === undefined && isInitializeRequest(body)) {
-        transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => void sessions.set(sid, transport!) });
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (sid) => void sessions.set(sid, transport!),
+        });
         await sdkServer().connect(transport);
       }
       if (transport === undefined) return void res.writeHead(400).end();

@@ -31,7 +31,10 @@ const NAMES: Record<Which, string> = {
 };
 
 /** A client connected to a fresh server process of `which` kind. */
-async function connect(which: Which, kind: 'stdio' | 'http'): Promise<{ client: Client; pid: number | undefined; close: () => Promise<void> }> {
+async function connect(
+  which: Which,
+  kind: 'stdio' | 'http',
+): Promise<{ client: Client; pid: number | undefined; close: () => Promise<void> }> {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   if (kind === 'stdio') {
     const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER, which, kind] });
@@ -55,7 +58,10 @@ async function connect(which: Which, kind: 'stdio' | 'http'): Promise<{ client: 
 /** Nanoseconds a process has run on a CPU, all its threads (GC's included); undefined without Linux's /proc. */
 function cpuNs(pid: number | undefined): number | undefined {
   try {
-    return readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0);
+    return readdirSync(`/proc/${pid}/task`).reduce(
+      (sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]),
+      0,
+    );
   } catch {
     return undefined;
   }
@@ -88,7 +94,10 @@ async function measurePair(kind: 'stdio' | 'http', cpu: CpuPerCall[]): Promise<P
   const withCpu = async <T>(measure: () => Promise<T>): Promise<[T, number[]]> => {
     const before = sides.map((side) => [cpuNs(side.pid), side.calls] as const);
     const result = await measure();
-    return [result, sides.map((side, i) => ((cpuNs(side.pid) ?? NaN) - (before[i]![0] ?? NaN)) / 1000 / (side.calls - before[i]![1]))];
+    return [
+      result,
+      sides.map((side, i) => ((cpuNs(side.pid) ?? NaN) - (before[i]![0] ?? NaN)) / 1000 / (side.calls - before[i]![1])),
+    ];
   };
   const [one, cpuOne] = await withCpu(() =>
     measureInTurns(
@@ -114,7 +123,9 @@ function reportCpu(kind: 'stdio' | 'http', cpu: readonly CpuPerCall[]): void {
     const medians = cpu[0]![phase].map((_, side) => median(cpu.map((pair) => pair[phase][side]!)));
     const label = phase === 'one' ? '1 at a time' : `${CONCURRENCY} at once`;
     const whiches: Which[] = ['sdk', 'wardrik', 'wardrik-sdk-stdio'];
-    console.log(`  server CPU per call, ${kind}, ${label} (median of pairs): ${medians.map((us, side) => `${NAMES[whiches[side]!]} ${us.toFixed(1)} µs (${(us / medians[0]!).toFixed(2)}x)`).join(', ')}`);
+    console.log(
+      `  server CPU per call, ${kind}, ${label} (median of pairs): ${medians.map((us, side) => `${NAMES[whiches[side]!]} ${us.toFixed(1)} µs (${(us / medians[0]!).toFixed(2)}x)`).join(', ')}`,
+    );
   }
 }
 

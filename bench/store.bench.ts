@@ -43,7 +43,16 @@ async function journaledCall(store: Store): Promise<void> {
   if (!(await store.writeCall(record(run, 'succeeded'), 'started'))) throw new Error('finish lost');
 }
 
-const modelStep = { format: 1, kind: 'model', model: 'mock:mock-model', text: '', calls: [{ id: 'call_0', name: 'b__bump', input: '{}' }], finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 5 }, usd: 0 };
+const modelStep = {
+  format: 1,
+  kind: 'model',
+  model: 'mock:mock-model',
+  text: '',
+  calls: [{ id: 'call_0', name: 'b__bump', input: '{}' }],
+  finishReason: 'tool-calls',
+  usage: { inputTokens: 10, outputTokens: 5 },
+  usd: 0,
+};
 const toolsStep = { format: 1, kind: 'tools', results: [{ id: 'call_0', name: 'b__bump', text: '2', error: false }] };
 
 /**
@@ -58,8 +67,14 @@ function journaledToolCalls(store: Store, runs: number): () => Promise<void> {
     const index = at.step;
     at.step += 2;
     const call: CallRecord = { ...record(run, 'started'), call: `call_${index}` };
-    const first = await store.writeJournal([{ step: { run, index, data: modelStep, createdAt: Date.now() } }, { call, expected: undefined }]);
-    const second = await store.writeJournal([{ call: { ...call, state: 'succeeded', answer, updatedAt: Date.now() }, expected: 'started' }, { step: { run, index: index + 1, data: toolsStep, createdAt: Date.now() } }]);
+    const first = await store.writeJournal([
+      { step: { run, index, data: modelStep, createdAt: Date.now() } },
+      { call, expected: undefined },
+    ]);
+    const second = await store.writeJournal([
+      { call: { ...call, state: 'succeeded', answer, updatedAt: Date.now() }, expected: 'started' },
+      { step: { run, index: index + 1, data: toolsStep, createdAt: Date.now() } },
+    ]);
     if (!first.every(Boolean) || !second.every(Boolean)) throw new Error('a journal write lost');
   };
   return async () => {
@@ -81,13 +96,17 @@ function leaseRenewal(store: Store): () => Promise<void> {
 /** One journaled agent step: the step written once, then the turn moved on by compare-and-set. */
 async function agentSteps(store: Store): Promise<() => Promise<void>> {
   const run = `turn-${randomBytes(4).toString('hex')}`;
-  const data = { messages: [{ role: 'assistant', content: 'Refunding order o-1 now.' }], usage: { input: 812, output: 41 } };
+  const data = {
+    messages: [{ role: 'assistant', content: 'Refunding order o-1 now.' }],
+    usage: { input: 812, output: 41 },
+  };
   const base = { run, agent: 'bench', status: 'running' as const, data, createdAt: Date.now(), updatedAt: Date.now() };
   if (!(await store.writeTurn({ ...base, version: 0 }, undefined))) throw new Error('turn not created');
   let version = 0;
   return async () => {
     if (!(await store.appendStep({ run, index: version, data, createdAt: Date.now() }))) throw new Error('step lost');
-    if (!(await store.writeTurn({ ...base, version: version + 1, updatedAt: Date.now() }, version))) throw new Error('turn lost');
+    if (!(await store.writeTurn({ ...base, version: version + 1, updatedAt: Date.now() }, version)))
+      throw new Error('turn lost');
     version++;
   };
 }
@@ -106,24 +125,44 @@ async function agentTurn(store: Store, note: (kind: string) => void = () => unde
   const now = Date.now();
   if (!(await store.leaseRun(run, 'bench-node', 30_000))) throw new Error('lease lost');
   note('lease');
-  const turn = { run, agent: 'bench', status: 'running' as const, version: 0, data: turnData, createdAt: now, updatedAt: now };
+  const turn = {
+    run,
+    agent: 'bench',
+    status: 'running' as const,
+    version: 0,
+    data: turnData,
+    createdAt: now,
+    updatedAt: now,
+  };
   if (!(await store.writeTurn(turn, undefined))) throw new Error('turn not created');
   note('turn created');
   let previous: CallRecord | undefined;
   for (let step = 0; step <= 10; step++) {
     const writes: JournalWrite[] = [];
     if (previous !== undefined) {
-      writes.push({ call: { ...previous, state: 'succeeded', answer: bumpAnswer, updatedAt: Date.now() }, expected: 'started' });
+      writes.push({
+        call: { ...previous, state: 'succeeded', answer: bumpAnswer, updatedAt: Date.now() },
+        expected: 'started',
+      });
       writes.push({ step: { run, index: 2 * step - 1, data: toolsStep, createdAt: Date.now() } });
     }
     if (step < 10) {
-      previous = { ...record(run, 'started'), call: `call_${step}`, idempotencyKey: `${run}:call_${step}`, arguments: {} };
-      writes.push({ step: { run, index: 2 * step, data: modelStep, createdAt: Date.now() } }, { call: previous, expected: undefined });
+      previous = {
+        ...record(run, 'started'),
+        call: `call_${step}`,
+        idempotencyKey: `${run}:call_${step}`,
+        arguments: {},
+      };
+      writes.push(
+        { step: { run, index: 2 * step, data: modelStep, createdAt: Date.now() } },
+        { call: previous, expected: undefined },
+      );
     }
     if (!(await store.writeJournal(writes)).every(Boolean)) throw new Error('a journal write lost');
     note('journal commit');
   }
-  if (!(await store.writeTurn({ ...turn, status: 'done', version: 1, updatedAt: Date.now() }, 0))) throw new Error('turn lost');
+  if (!(await store.writeTurn({ ...turn, status: 'done', version: 1, updatedAt: Date.now() }, 0)))
+    throw new Error('turn lost');
   note('turn finished');
   await store.releaseRun(run, 'bench-node');
   note('lease given up');
@@ -144,7 +183,9 @@ async function sqlitePages(dir: string): Promise<void> {
   const files = { '4 KiB pages': old, 'new file (2 KiB pages)': join(dir, 'pages-new.db') };
   const stores = Object.entries(files).map(([name, path]) => ({ name, path, store: new SqliteStore({ path }) }));
   try {
-    console.log('\nSQLite pages appended to the log per write of an agent turn (10 read-only tool calls), synchronous=NORMAL');
+    console.log(
+      '\nSQLite pages appended to the log per write of an agent turn (10 read-only tool calls), synchronous=NORMAL',
+    );
     for (const { name, path, store } of stores) {
       const pageBytes = new Database(path, { readonly: true }).pragma('page_size', { simple: true }) as number;
       const pages = new Map<string, { writes: number; pages: number }>();
@@ -157,7 +198,10 @@ async function sqlitePages(dir: string): Promise<void> {
       };
       // 5 turns append about 500 pages of 4 KiB: below SQLite's first checkpoint (1 000 pages).
       for (let i = 0; i < 5; i++) await agentTurn(store, note);
-      const row = [...pages].map(([kind, { writes, pages: n }]) => `${kind} ${(n / writes).toFixed(2)} (${((n / writes) * pageBytes / 1024).toFixed(1)} KiB)`);
+      const row = [...pages].map(
+        ([kind, { writes, pages: n }]) =>
+          `${kind} ${(n / writes).toFixed(2)} (${(((n / writes) * pageBytes) / 1024).toFixed(1)} KiB)`,
+      );
       console.log(`  ${name.padEnd(24)} ${row.join(', ')}`);
     }
     const timings = await measureInTurns(
@@ -165,7 +209,8 @@ async function sqlitePages(dir: string): Promise<void> {
       { rounds: 9, perRound: 60 },
     );
     console.log('  a whole turn (15 commits), the two files in turns:');
-    for (const timing of timings) console.log(`  ${timing.name.padEnd(24)} ${format(timing.ns / 15).padStart(10)} a commit`);
+    for (const timing of timings)
+      console.log(`  ${timing.name.padEnd(24)} ${format(timing.ns / 15).padStart(10)} a commit`);
   } finally {
     for (const { store } of stores) await store.close();
   }
@@ -227,7 +272,11 @@ async function postgres(url: string): Promise<void> {
       VALUES ($1, 'c1', 'bench', 'orders/refund_order', $2::json, $3, 'started', 1, NULL, NULL, $4)`;
     const rawInsert = (name?: string) => () => {
       const run = `raw-${seq++}`;
-      return pool.query({ ...(name === undefined ? {} : { name }), text, values: [run, args, `${run}:c1`, Date.now()] });
+      return pool.query({
+        ...(name === undefined ? {} : { name }),
+        text,
+        values: [run, args, `${run}:c1`, Date.now()],
+      });
     };
     // The baseline is the driver at its fastest (a prepared statement, as the store uses); the plain
     // unprepared query is shown for reference.

@@ -11,19 +11,36 @@ const model: string | LanguageModelV3 = live
   ? 'anthropic:claude-haiku-4-5'
   : scriptedModel(
       [
-        { text: 'Let me find that order.', toolCalls: [{ name: 'orders__find_order', arguments: { payment_intent: 'pi_123' } }] },
-        { text: 'It is ord_1001; refunding it.', toolCalls: [{ name: 'orders__refund_order', arguments: { orderId: 'ord_1001' } }] },
+        {
+          text: 'Let me find that order.',
+          toolCalls: [{ name: 'orders__find_order', arguments: { payment_intent: 'pi_123' } }],
+        },
+        {
+          text: 'It is ord_1001; refunding it.',
+          toolCalls: [{ name: 'orders__refund_order', arguments: { orderId: 'ord_1001' } }],
+        },
         (call) => ({ text: `Done: ${call.lastToolResult ?? 'no answer'}.` }),
       ],
       { name: 'orders-demo', usage: { inputTokens: 800, outputTokens: 60 } },
     );
 
-console.log(live ? 'Model: anthropic:claude-haiku-4-5 (ANTHROPIC_API_KEY is set).' : 'Model: a SCRIPTED model (offline demo; set ANTHROPIC_API_KEY to use Claude). Its answers are canned and start with [scripted].');
+console.log(
+  live
+    ? 'Model: anthropic:claude-haiku-4-5 (ANTHROPIC_API_KEY is set).'
+    : 'Model: a SCRIPTED model (offline demo; set ANTHROPIC_API_KEY to use Claude). Its answers are canned and start with [scripted].',
+);
 
 const wardrik = await Wardrik.create({ toolsets: [OrderTools], store: 'memory:' });
-wardrik.costs$.subscribe(({ usd, source, totalUsd }) => console.log(`  cost: $${usd.toFixed(6)} (${source}), agent total $${totalUsd.toFixed(6)}`));
+wardrik.costs$.subscribe(({ usd, source, totalUsd }) =>
+  console.log(`  cost: $${usd.toFixed(6)} (${source}), agent total $${totalUsd.toFixed(6)}`),
+);
 wardrik.events$.subscribe((event) => {
-  if (event.type.startsWith('run.') || event.type === 'model.called' || event.type === 'tool.succeeded' || event.type === 'tool.parked') {
+  if (
+    event.type.startsWith('run.') ||
+    event.type === 'model.called' ||
+    event.type === 'tool.succeeded' ||
+    event.type === 'tool.parked'
+  ) {
     console.log(`  event ${event.type}${'tool' in event ? ` ${event.tool}` : ''}`);
   }
 });

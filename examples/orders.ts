@@ -15,15 +15,27 @@ for (const tool of wardrik.tools()) console.log(`  ${tool.name}: ${tool.descript
 
 const run = 'run-1';
 console.log('\nThe agent looks up pi_123:');
-const found = await wardrik.runner.run({ agent: 'support', run, call: { id: 'c1', name: 'orders__find_order', arguments: { payment_intent: 'pi_123' } } });
+const found = await wardrik.runner.run({
+  agent: 'support',
+  run,
+  call: { id: 'c1', name: 'orders__find_order', arguments: { payment_intent: 'pi_123' } },
+});
 console.log(`  answer: ${answerText(found)}`);
 
 console.log('\nThe agent sends a bad argument, and reads why:');
-const bad = await wardrik.runner.run({ agent: 'support', run, call: { id: 'c2', name: 'orders__find_order', arguments: { payment_intent: 'ch_1' } } });
+const bad = await wardrik.runner.run({
+  agent: 'support',
+  run,
+  call: { id: 'c2', name: 'orders__find_order', arguments: { payment_intent: 'ch_1' } },
+});
 console.log(`  answer: ${answerText(bad)}`);
 
 console.log('\nThe agent asks for a refund; it waits for a person:');
-const parked = await wardrik.runner.run({ agent: 'support', run, call: { id: 'c3', name: 'orders__refund_order', arguments: { orderId: 'ord_1001' } } });
+const parked = await wardrik.runner.run({
+  agent: 'support',
+  run,
+  call: { id: 'c3', name: 'orders__refund_order', arguments: { orderId: 'ord_1001' } },
+});
 console.log(`  answer: ${answerText(parked)}`);
 
 const [item] = await wardrik.inbox.list();

@@ -86,7 +86,10 @@ export class InvalidArgumentsError extends WardrikError {
     // The message lists the first few: arguments with thousands of bad values must not make an error as large.
     const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path.slice(0, 200)}: ${issue.message}`);
     if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
-    super('invalid_arguments', `Invalid arguments for tool "${tool}"; nothing ran. Fix these and approve again:\n${listed.join('\n')}`);
+    super(
+      'invalid_arguments',
+      `Invalid arguments for tool "${tool}"; nothing ran. Fix these and approve again:\n${listed.join('\n')}`,
+    );
     this.issues = Object.freeze([...issues]);
   }
 }

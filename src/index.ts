@@ -24,10 +24,32 @@ export {
 } from './errors.js';
 export type { FieldIssue, WardrikErrorCode } from './errors.js';
 
-export { Cost, Describe, Destructive, Idempotent, Labels, OpenWorld, ReadOnly, Resources, Timeout, Tool, Toolset } from './tools/decorators.js';
+export {
+  Cost,
+  Describe,
+  Destructive,
+  Idempotent,
+  Labels,
+  OpenWorld,
+  ReadOnly,
+  Resources,
+  Timeout,
+  Tool,
+  Toolset,
+} from './tools/decorators.js';
 export type { ToolDecoratorOptions } from './tools/metadata.js';
 export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
-export type { Annotations, DtoClass, JsonSchema, PrivateKey, StandardResult, StandardSchema, ToolDefinition, ToolFunction, ToolOptions } from './tools/tool.js';
+export type {
+  Annotations,
+  DtoClass,
+  JsonSchema,
+  PrivateKey,
+  StandardResult,
+  StandardSchema,
+  ToolDefinition,
+  ToolFunction,
+  ToolOptions,
+} from './tools/tool.js';
 export type { RuntimeToolOptions } from './tools/runtime-tools.js';
 export { NoArguments } from './tools/no-arguments.js';
 export { callTool } from './tools/call-tool.js';
@@ -113,14 +135,26 @@ export type { Agent, ParkedCall, SendOptions, TurnOutcome, TurnResult } from './
 export type { AgentService } from './agent/agent-service.js';
 export { AGENT_DEFAULTS } from './agent/options.js';
 export type { AgentOptions, AgentsOptions } from './agent/options.js';
-export type { ModelFactory, ModelProvider, ModelRegistry, ModelsOptions, ProviderSettings } from './agent/model-registry.js';
+export type {
+  ModelFactory,
+  ModelProvider,
+  ModelRegistry,
+  ModelsOptions,
+  ProviderSettings,
+} from './agent/model-registry.js';
 export { DEFAULT_PRICES } from './agent/pricing.js';
 export type { ModelPrice, ModelUsage, PriceTable } from './agent/pricing.js';
 
 export type { ListenOptions, WardrikMcpServer } from './serve/mcp-server.js';
 export type { McpRequestHandler } from './serve/http.js';
 export { SERVE_DEFAULTS } from './serve/options.js';
-export type { ServeApprovalOptions, ServeAuthenticateOptions, ServeClientInfo, ServeHttpOptions, ServeOptions } from './serve/options.js';
+export type {
+  ServeApprovalOptions,
+  ServeAuthenticateOptions,
+  ServeClientInfo,
+  ServeHttpOptions,
+  ServeOptions,
+} from './serve/options.js';
 
 export { EventBus } from './telemetry/event-bus.js';
 export type {

@@ -19,7 +19,10 @@ export interface NumberRule {
  * How long a Node timer waits: at most Node's longest timer, which fires a longer wait at once. From
  * `min`, or above `above` (at least 0 unless given); `infinity` lets `Infinity` through as "never".
  */
-export function timerRule(low: { readonly min: number } | { readonly above: number } = { min: 0 }, infinity = false): NumberRule {
+export function timerRule(
+  low: { readonly min: number } | { readonly above: number } = { min: 0 },
+  infinity = false,
+): NumberRule {
   return { ...low, max: MAX_TIMER_MS, ...(infinity ? { infinity } : {}) };
 }
 
@@ -29,7 +32,12 @@ export function countRule(min: number, max?: number): NumberRule {
 }
 
 /** One call's time-out (a tool's `@Timeout`, an MCP server's `timeoutMs`): whole milliseconds a timer can wait. */
-export const CALL_TIMEOUT_RULE: NumberRule = Object.freeze({ above: 0, max: MAX_TIMER_MS, whole: true, unit: 'milliseconds' });
+export const CALL_TIMEOUT_RULE: NumberRule = Object.freeze({
+  above: 0,
+  max: MAX_TIMER_MS,
+  whole: true,
+  unit: 'milliseconds',
+});
 
 /** Whether `value` meets the rule. */
 export function meetsRule(value: unknown, rule: NumberRule): value is number {
@@ -46,7 +54,8 @@ export function meetsRule(value: unknown, rule: NumberRule): value is number {
 export function describeRule(rule: NumberRule): string {
   const kind = `${rule.whole === true ? 'a whole number' : 'a number'}${rule.unit === undefined ? '' : ` of ${rule.unit}`}`;
   const never = rule.infinity === true ? ', or Infinity for never' : '';
-  if (rule.whole === true && rule.min !== undefined && rule.max !== undefined) return `${kind} from ${rule.min} to ${rule.max}${never}`;
+  if (rule.whole === true && rule.min !== undefined && rule.max !== undefined)
+    return `${kind} from ${rule.min} to ${rule.max}${never}`;
   const low = rule.above !== undefined ? `above ${rule.above}` : `of at least ${rule.min ?? 0}`;
   return `${kind} ${low}${rule.max === undefined ? '' : ` and at most ${rule.max}`}${never}`;
 }
@@ -59,14 +68,17 @@ export function describeRule(rule: NumberRule): string {
 export function numberOption(name: string, value: unknown, fallback: number, rule: NumberRule, hint?: string): number {
   if (value === undefined) return fallback;
   if (!meetsRule(value, rule)) {
-    throw new ConfigurationError(`${name} must be ${describeRule(rule)}; got ${shown(value)}.${hint === undefined ? '' : ` ${hint}`}`);
+    throw new ConfigurationError(
+      `${name} must be ${describeRule(rule)}; got ${shown(value)}.${hint === undefined ? '' : ` ${hint}`}`,
+    );
   }
   return value;
 }
 
 /** A value as a message shows it: numbers as they print, anything else as JSON (a string in quotes). */
 function shown(value: unknown): string {
-  if (typeof value === 'number' || value === undefined || typeof value === 'function' || typeof value === 'symbol') return String(value);
+  if (typeof value === 'number' || value === undefined || typeof value === 'function' || typeof value === 'symbol')
+    return String(value);
   try {
     return JSON.stringify(value)?.slice(0, 100) ?? typeof value;
   } catch {

@@ -13,7 +13,11 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? markdownFiles(join(dir, entry.name)) : entry.name.endsWith('.md') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? markdownFiles(join(dir, entry.name))
+      : entry.name.endsWith('.md')
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -44,7 +48,11 @@ function links(text: string): string[] {
   return [...withoutCode.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1]!);
 }
 
-const pages = ['README.md', 'CONTRIBUTING.md', ...(existsSync(join(root, 'docs')) ? markdownFiles(join(root, 'docs')).map((file) => relative(root, file)) : [])];
+const pages = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...(existsSync(join(root, 'docs')) ? markdownFiles(join(root, 'docs')).map((file) => relative(root, file)) : []),
+];
 
 describe('links in README.md, CONTRIBUTING.md and docs/', () => {
   it('finds the pages and their links', () => {
@@ -66,7 +74,8 @@ describe('links in README.md, CONTRIBUTING.md and docs/', () => {
           continue;
         }
         if (anchor !== undefined && anchor !== '' && statSync(file).isFile() && file.endsWith('.md')) {
-          if (!anchors(readFileSync(file, 'utf8')).has(anchor)) dead.push(`${target}: no heading "#${anchor}" in ${relative(root, file)}`);
+          if (!anchors(readFileSync(file, 'utf8')).has(anchor))
+            dead.push(`${target}: no heading "#${anchor}" in ${relative(root, file)}`);
         }
       }
       assert.deepEqual(dead, [], `${page} has dead links; fix the path or the anchor:\n${dead.join('\n')}`);

@@ -25,7 +25,10 @@ export async function eventually<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      const why = lastError === undefined ? '' : `; last error: ${String(lastError instanceof Error ? lastError.message : lastError)}`;
+      const why =
+        lastError === undefined
+          ? ''
+          : `; last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)}`;
       throw new Error(`Gave up waiting for ${what} after ${options.timeoutMs ?? GIVE_UP_MS} ms${why}`);
     }
     await sleep(POLL_MS);

@@ -11,13 +11,20 @@ const MAX_LINES = 450;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
 /** Relative imports and re-exports, type-only ones included: a cycle of types still ties the files together. */
 function importsOf(file: string, text: string): string[] {
-  const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^'";]*?\bfrom\s+'(\.[^']+)'/gm), ...text.matchAll(/^\s*import\s+'(\.[^']+)'/gm)];
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\b[^'";]*?\bfrom\s+'(\.[^']+)'/gm),
+    ...text.matchAll(/^\s*import\s+'(\.[^']+)'/gm),
+  ];
   return specifiers.map((match) => resolve(dirname(file), match[1]!.replace(/\.js$/, '.ts')));
 }
 
@@ -46,7 +53,10 @@ describe('src/ layout', () => {
 
   it(`has no file over ${MAX_LINES} lines`, () => {
     const long = files
-      .map(({ file, text }) => ({ file: relative(root, file), lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0) }))
+      .map(({ file, text }) => ({
+        file: relative(root, file),
+        lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0),
+      }))
       .filter(({ lines }) => lines > MAX_LINES)
       .map(({ file, lines }) => `${file} (${lines})`);
     assert.deepEqual(long, [], `split these by job: ${long.join(', ')}`);

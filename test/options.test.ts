@@ -1,7 +1,15 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigurationError, Unavailable, Wardrik, type AgentOptions, type InboxWebOptions, type ServeOptions, type WardrikOptions } from '../src/index.js';
+import {
+  ConfigurationError,
+  Unavailable,
+  Wardrik,
+  type AgentOptions,
+  type InboxWebOptions,
+  type ServeOptions,
+  type WardrikOptions,
+} from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { exported, publicDeclarations, ts } from './declarations.js';
 
@@ -17,7 +25,11 @@ interface Range {
   readonly infinity?: boolean;
 }
 
-const timer = (low: { min: number } | { above: number }, more: Partial<Range> = {}): Range => ({ ...low, max: LONGEST_TIMER, ...more });
+const timer = (low: { min: number } | { above: number }, more: Partial<Range> = {}): Range => ({
+  ...low,
+  max: LONGEST_TIMER,
+  ...more,
+});
 
 /**
  * Every number option of `Wardrik.create` and `startAgent`, by its path (`*` for any key of a record),
@@ -145,17 +157,26 @@ function named(path: string): string {
 function serverCallOptions(path: string, value: unknown): Record<string, unknown> {
   const parts = path.split('.').slice(1);
   const options = nested(parts, value);
-  if (parts[0] === 'notify') Object.assign((options.notify as { webhook: object }).webhook, { url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-sixteen-or-more' });
+  if (parts[0] === 'notify')
+    Object.assign((options.notify as { webhook: object }).webhook, {
+      url: 'http://127.0.0.1:9/hook',
+      secret: 'a-secret-of-sixteen-or-more',
+    });
   const http = options.http as Record<string, unknown> | undefined;
   if (http !== undefined && 'headersTimeoutMs' in http) http.requestTimeoutMs = LONGEST_TIMER;
   else if (http !== undefined && 'requestTimeoutMs' in http) http.headersTimeoutMs = 1;
-  return path.startsWith('mcpServer.') ? { tools: ['**'], ...options } : { token: 'a-token-of-sixteen-or-more', ...options };
+  return path.startsWith('mcpServer.')
+    ? { tools: ['**'], ...options }
+    : { token: 'a-token-of-sixteen-or-more', ...options };
 }
 
 function isRefusal(path: string, value: unknown): (error: unknown) => boolean {
   return (error) => {
     assert.ok(error instanceof ConfigurationError, `${path} = ${String(value)}: ${String(error)}`);
-    assert.ok(error.message.includes(named(path)), `${path} = ${String(value)}: the message names it: ${error.message}`);
+    assert.ok(
+      error.message.includes(named(path)),
+      `${path} = ${String(value)}: the message names it: ${error.message}`,
+    );
     assert.match(error.message, / must be | is .*; got /, error.message);
     return true;
   };
@@ -191,7 +212,11 @@ describe('Number options', () => {
       for (const property of checker.getPropertiesOfType(type)) {
         const declaration = property.valueDeclaration ?? property.declarations?.[0];
         if (declaration === undefined) continue;
-        visit(checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, declaration)), path === '' ? property.name : `${path}.${property.name}`, depth + 1);
+        visit(
+          checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, declaration)),
+          path === '' ? property.name : `${path}.${property.name}`,
+          depth + 1,
+        );
       }
     };
     visit(checker.getDeclaredTypeOfSymbol(exported('WardrikOptions')), '', 0);
@@ -207,7 +232,11 @@ describe('Number options', () => {
   it('refuses, when Wardrik.create starts, each value out of range of every option it takes, naming the option', async () => {
     for (const path of created) {
       for (const value of refused(OPTIONS[path]!)) {
-        await assert.rejects(Wardrik.create(createOptions(path, value)), isRefusal(path, value), `${path} = ${String(value)}`);
+        await assert.rejects(
+          Wardrik.create(createOptions(path, value)),
+          isRefusal(path, value),
+          `${path} = ${String(value)}`,
+        );
       }
     }
   });
@@ -215,15 +244,24 @@ describe('Number options', () => {
   it('takes the ends of each range of every option of Wardrik.create', async () => {
     for (const path of created) {
       for (const value of accepted(OPTIONS[path]!)) {
-        const wardrik = await Wardrik.create(createOptions(path, value)).catch((error: unknown) => assert.fail(`${path} = ${value}: ${String(error)}`));
+        const wardrik = await Wardrik.create(createOptions(path, value)).catch((error: unknown) =>
+          assert.fail(`${path} = ${value}: ${String(error)}`),
+        );
         await wardrik.close();
       }
     }
   });
 
   it('refuses a model retry wait and a result poll longer than a timer can wait (3e9 ms)', async () => {
-    for (const agents of [{ modelRetry: { maxDelayMs: 3e9 } }, { modelRetry: { baseDelayMs: 3e9 } }, { resultPollMs: 3e9 }]) {
-      await assert.rejects(Wardrik.create({ store: 'memory:', agents }), /agents\.(modelRetry\.(max|base)DelayMs|resultPollMs) must be a number of at least [01] and at most 2147483647; got 3000000000/);
+    for (const agents of [
+      { modelRetry: { maxDelayMs: 3e9 } },
+      { modelRetry: { baseDelayMs: 3e9 } },
+      { resultPollMs: 3e9 },
+    ]) {
+      await assert.rejects(
+        Wardrik.create({ store: 'memory:', agents }),
+        /agents\.(modelRetry\.(max|base)DelayMs|resultPollMs) must be a number of at least [01] and at most 2147483647; got 3000000000/,
+      );
     }
   });
 
@@ -232,12 +270,19 @@ describe('Number options', () => {
     try {
       let n = 0;
       const start = (path: string, value: unknown) => {
-        const options = { id: `agent-${n++}`, model: new ScriptedModel([]), tools: [], ...nested(path.split('.').slice(1), value) };
+        const options = {
+          id: `agent-${n++}`,
+          model: new ScriptedModel([]),
+          tools: [],
+          ...nested(path.split('.').slice(1), value),
+        };
         return wardrik.startAgent(options as AgentOptions);
       };
       for (const path of agentOnes) {
-        for (const value of refused(OPTIONS[path]!)) assert.throws(() => start(path, value), isRefusal(path, value), `${path} = ${String(value)}`);
-        for (const value of accepted(OPTIONS[path]!)) assert.doesNotThrow(() => start(path, value), `${path} = ${value}`);
+        for (const value of refused(OPTIONS[path]!))
+          assert.throws(() => start(path, value), isRefusal(path, value), `${path} = ${String(value)}`);
+        for (const value of accepted(OPTIONS[path]!))
+          assert.doesNotThrow(() => start(path, value), `${path} = ${value}`);
       }
     } finally {
       await wardrik.close();
@@ -253,11 +298,15 @@ describe('Number options of the HTTP servers', () => {
     try {
       const make = (path: string, value: unknown) => {
         const options = serverCallOptions(path, value);
-        return path.startsWith('mcpServer.') ? wardrik.mcpServer(options as unknown as ServeOptions) : wardrik.inboxWeb(options as InboxWebOptions);
+        return path.startsWith('mcpServer.')
+          ? wardrik.mcpServer(options as unknown as ServeOptions)
+          : wardrik.inboxWeb(options as InboxWebOptions);
       };
       for (const path of serverOnes) {
-        for (const value of refused(OPTIONS[path]!)) assert.throws(() => make(path, value), isRefusal(path, value), `${path} = ${String(value)}`);
-        for (const value of accepted(OPTIONS[path]!)) assert.doesNotThrow(() => make(path, value), `${path} = ${value}`);
+        for (const value of refused(OPTIONS[path]!))
+          assert.throws(() => make(path, value), isRefusal(path, value), `${path} = ${String(value)}`);
+        for (const value of accepted(OPTIONS[path]!))
+          assert.doesNotThrow(() => make(path, value), `${path} = ${value}`);
       }
     } finally {
       await wardrik.close();
@@ -267,8 +316,14 @@ describe('Number options of the HTTP servers', () => {
   it('refuses a headersTimeoutMs longer than requestTimeoutMs, saying which to change', async () => {
     const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
     try {
-      assert.throws(() => wardrik.inboxWeb({ http: { headersTimeoutMs: 40_000 } }), /inboxWeb: http\.headersTimeoutMs \(40000\) is longer than requestTimeoutMs \(30000\)/);
-      assert.throws(() => wardrik.mcpServer({ tools: ['**'], http: { headersTimeoutMs: 5_000, requestTimeoutMs: 4_000 } }), /mcpServer: http\.headersTimeoutMs \(5000\) is longer than requestTimeoutMs \(4000\)/);
+      assert.throws(
+        () => wardrik.inboxWeb({ http: { headersTimeoutMs: 40_000 } }),
+        /inboxWeb: http\.headersTimeoutMs \(40000\) is longer than requestTimeoutMs \(30000\)/,
+      );
+      assert.throws(
+        () => wardrik.mcpServer({ tools: ['**'], http: { headersTimeoutMs: 5_000, requestTimeoutMs: 4_000 } }),
+        /mcpServer: http\.headersTimeoutMs \(5000\) is longer than requestTimeoutMs \(4000\)/,
+      );
     } finally {
       await wardrik.close();
     }
@@ -290,7 +345,11 @@ describe('Model retries', () => {
       agents: { modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 } },
     });
     try {
-      const model = new ScriptedModel([{ error: new Unavailable('The provider is down for a moment.') }, { error: new Unavailable('Still down.') }, { text: 'Back.' }]);
+      const model = new ScriptedModel([
+        { error: new Unavailable('The provider is down for a moment.') },
+        { error: new Unavailable('Still down.') },
+        { text: 'Back.' },
+      ]);
       const result = await wardrik.startAgent({ id: 'retrying', model, tools: [] }).send('Hello?');
       assert.equal(result.status, 'done');
       assert.equal(model.calls.length, 3);

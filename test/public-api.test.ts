@@ -24,7 +24,10 @@ function referenced(checker: ts.TypeChecker, node: ts.Node): ts.Symbol | undefin
 }
 
 const isPrivate = (node: ts.Node): boolean =>
-  ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword);
+  ts.canHaveModifiers(node) &&
+  (ts.getModifiers(node) ?? []).some(
+    (m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword,
+  );
 
 describe('The public API', () => {
   it('exports exactly these runtime names: adding or removing one is a visible act', () => {
@@ -263,7 +266,8 @@ describe('The public API', () => {
           const named = referenced(checker, node);
           if (named !== undefined && !(named.flags & ts.SymbolFlags.TypeParameter) && !published.has(named)) {
             const home = named.declarations?.[0]?.getSourceFile().fileName ?? '';
-            if (home.startsWith(DIST_SRC)) leaks.add(`${exportedSymbol.name} -> ${named.name} (${home.slice(DIST_SRC.length + 1)})`);
+            if (home.startsWith(DIST_SRC))
+              leaks.add(`${exportedSymbol.name} -> ${named.name} (${home.slice(DIST_SRC.length + 1)})`);
           }
           ts.forEachChild(node, visit);
         };

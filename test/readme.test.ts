@@ -22,12 +22,21 @@ function normalize(code: string): string {
 
 function files(dir: string, suffix: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? files(join(dir, entry.name), suffix) : entry.name.endsWith(suffix) ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? files(join(dir, entry.name), suffix)
+      : entry.name.endsWith(suffix)
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
-const sources = files(join(root, 'examples'), '.ts').map((file) => ({ file, code: normalize(readFileSync(file, 'utf8')) }));
-const guides = existsSync(join(root, 'docs')) ? files(join(root, 'docs'), '.md').map((file) => relative(root, file)) : [];
+const sources = files(join(root, 'examples'), '.ts').map((file) => ({
+  file,
+  code: normalize(readFileSync(file, 'utf8')),
+}));
+const guides = existsSync(join(root, 'docs'))
+  ? files(join(root, 'docs'), '.md').map((file) => relative(root, file))
+  : [];
 
 for (const page of ['README.md', 'CONTRIBUTING.md', ...guides]) {
   describe(page, () => {

@@ -54,11 +54,22 @@ function startCluster(bin: string): Cluster {
   const asRoot = process.getuid?.() === 0;
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), -1);
   const run = (command: string, args: string[]): void => {
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
+    const [file, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]]
+      : [join(bin, command), args];
     execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   };
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres']);
-  run('pg_ctl', ['start', '-D', data, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', join(dir, 'log'), '-w']);
+  run('pg_ctl', [
+    'start',
+    '-D',
+    data,
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+  ]);
   run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'test']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/test`,
@@ -74,13 +85,21 @@ function startCluster(bin: string): Cluster {
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? testFiles(join(dir, entry.name)) : entry.name.endsWith('.test.js') ? [join(dir, entry.name)] : []))
+    .flatMap((entry) =>
+      entry.isDirectory()
+        ? testFiles(join(dir, entry.name))
+        : entry.name.endsWith('.test.js')
+          ? [join(dir, entry.name)]
+          : [],
+    )
     .sort();
 }
 
 async function main(): Promise<number> {
   if (!existsSync(CHROMIUM)) {
-    console.error(`Chromium is not installed at ${CHROMIUM}; the inbox page's tests drive it. Install it with: apt-get install -y chromium (or set WARDRIK_TEST_CHROMIUM).`);
+    console.error(
+      `Chromium is not installed at ${CHROMIUM}; the inbox page's tests drive it. Install it with: apt-get install -y chromium (or set WARDRIK_TEST_CHROMIUM).`,
+    );
     return 1;
   }
   const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? DEFAULT_URL;
@@ -88,19 +107,28 @@ async function main(): Promise<number> {
   if (!(await reachable(url))) {
     const bin = postgresBin();
     if (bin === undefined) {
-      console.error(`PostgreSQL is not reachable at ${redact(url)} and no PostgreSQL is installed to start one for the tests. Install it with: ${INSTALL}`);
+      console.error(
+        `PostgreSQL is not reachable at ${redact(url)} and no PostgreSQL is installed to start one for the tests. Install it with: ${INSTALL}`,
+      );
       return 1;
     }
-    console.error(`PostgreSQL is not reachable at ${redact(url)}: starting a throwaway cluster from ${bin} for this run.`);
+    console.error(
+      `PostgreSQL is not reachable at ${redact(url)}: starting a throwaway cluster from ${bin} for this run.`,
+    );
     cluster = startCluster(bin);
   }
   const files = testFiles(fileURLToPath(new URL('.', import.meta.url)));
   const env = cluster === undefined ? process.env : { ...process.env, WARDRIK_TEST_POSTGRES_URL: cluster.url };
   // A test that hangs fails by name after five minutes, instead of holding the run until CI gives up on it.
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], { stdio: 'inherit', env });
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
+    stdio: 'inherit',
+    env,
+  });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward).on('SIGTERM', forward);
-  const code = await new Promise<number>((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128))));
+  const code = await new Promise<number>((resolve) =>
+    child.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128))),
+  );
   cluster?.stop();
   return code;
 }

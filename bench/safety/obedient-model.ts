@@ -71,7 +71,10 @@ function read(prompt: LanguageModelV3Prompt): { texts: Read[]; answers: unknown[
       for (const part of message.content) {
         if (part.type !== 'tool-result') continue;
         const output = part.output;
-        const raw = output.type === 'text' || output.type === 'error-text' ? output.value : JSON.stringify('value' in output ? output.value : null);
+        const raw =
+          output.type === 'text' || output.type === 'error-text'
+            ? output.value
+            : JSON.stringify('value' in output ? output.value : null);
         const value = parsed(raw);
         answers.push(value);
         for (const text of strings(value)) texts.push({ text, current });
@@ -94,7 +97,9 @@ function objectAt(text: string, start: number): Record<string, unknown> | undefi
     else if (c === '{') depth++;
     else if (c === '}' && --depth === 0) {
       const value = parsed(text.slice(start, i + 1));
-      return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+      return value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : undefined;
     }
   }
   return undefined;

@@ -22,7 +22,10 @@ const REQUEST = 'Hi, where is my order for payment pi_123? It arrived broken, so
 const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const inRepo = (() => {
   try {
-    return (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { name?: string }).name === 'wardrik' && existsSync(cliPath);
+    return (
+      (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { name?: string }).name === 'wardrik' &&
+      existsSync(cliPath)
+    );
   } catch {
     return false;
   }
@@ -44,7 +47,11 @@ const wardrik = await Wardrik.create({
     servers: {
       // Not `trusted`, so its answers are labelled "outside": after reading them, the run asks a person
       // before any call that changes something, whatever a rule allows (a prompt-injection defence).
-      shipping: { transport: { stdio: { command: process.execPath, args: [fileURLToPath(new URL('./shipping-server.js', import.meta.url))] } } },
+      shipping: {
+        transport: {
+          stdio: { command: process.execPath, args: [fileURLToPath(new URL('./shipping-server.js', import.meta.url))] },
+        },
+      },
     },
   },
   policy: { rules: [{ match: 'orders/refund_order', action: 'ask' }] },
@@ -56,17 +63,23 @@ let stopping = false;
 process.on('SIGINT', () => {
   if (stopping) process.exit(130);
   stopping = true;
-  say('\nStopping. A parked turn stays parked in .wardrik/wardrik.db: answer it with the wardrik command, and the next `npm start` finishes it.');
+  say(
+    '\nStopping. A parked turn stays parked in .wardrik/wardrik.db: answer it with the wardrik command, and the next `npm start` finishes it.',
+  );
   void wardrik.close().finally(() => process.exit(130));
 });
 
 say(`Store:  sqlite:.wardrik/wardrik.db (the default), the file ${resolve('.wardrik/wardrik.db')}`);
 say('Tools:');
 for (const tool of wardrik.tools()) {
-  const facts = Object.entries(tool.annotations).map(([key, value]) => (value === true ? key : `${key}=${JSON.stringify(value)}`));
+  const facts = Object.entries(tool.annotations).map(([key, value]) =>
+    value === true ? key : `${key}=${JSON.stringify(value)}`,
+  );
   say(`  ${tool.name.padEnd(24)} ${facts.join(', ') || 'no annotations'}`);
 }
-say('  (shipping__track_parcel comes from the MCP server "shipping" over stdio; it is not trusted, so its answers are labelled "outside")');
+say(
+  '  (shipping__track_parcel comes from the MCP server "shipping" over stdio; it is not trusted, so its answers are labelled "outside")',
+);
 say('Policy: rule 1 (orders/refund_order ask): refunds wait for a person. Read-only tools run.');
 const older = (await wardrik.inbox.list()).length;
 if (older > 0) say(`Note:   ${older} item(s) from earlier runs already wait in the inbox (${wardrikCommand} inbox).`);
@@ -88,12 +101,18 @@ function narrate(event: WardrikEvent): void {
     case 'run.started':
       return say(`\n> Turn ${event.run} started (agent ${event.agent}, model ${event.model})`);
     case 'run.resumed':
-      return say(`\n> The turn resumes: ${event.reason === 'answered' ? 'its parked call has its answer' : 'taken up after a restart'}.`);
+      return say(
+        `\n> The turn resumes: ${event.reason === 'answered' ? 'its parked call has its answer' : 'taken up after a restart'}.`,
+      );
     case 'tool.decided':
       return say(`  policy   ${event.tool}: ${event.decision.toUpperCase()} (${event.rule})`);
     case 'tool.succeeded': {
-      const approved = parkedCalls.has(event.call) ? ' (a person approved it; this process, which offers the tool, ran it at its next recovery)' : '';
-      return say(`  ran      ${event.tool}: ok${event.attempts > 1 ? ` after ${event.attempts} attempts` : ''}${approved}`);
+      const approved = parkedCalls.has(event.call)
+        ? ' (a person approved it; this process, which offers the tool, ran it at its next recovery)'
+        : '';
+      return say(
+        `  ran      ${event.tool}: ok${event.attempts > 1 ? ` after ${event.attempts} attempts` : ''}${approved}`,
+      );
     }
     case 'tool.failed':
       return say(`  failed   ${event.tool} (${event.code}): ${event.message}`);
@@ -107,7 +126,9 @@ function narrate(event: WardrikEvent): void {
       return say(`  parked   ${event.tool} waits for a person (${event.kind}): ${event.reason}`);
     case 'cost':
       total = event.totalUsd;
-      return say(`  cost     ${event.source === 'model' ? 'model step' : `tool ${event.call ?? ''}`}: $${event.usd.toFixed(6)} · agent ${event.agent} total $${event.totalUsd.toFixed(6)} of its $${BUDGET_USD} budget`);
+      return say(
+        `  cost     ${event.source === 'model' ? 'model step' : `tool ${event.call ?? ''}`}: $${event.usd.toFixed(6)} · agent ${event.agent} total $${event.totalUsd.toFixed(6)} of its $${BUDGET_USD} budget`,
+      );
     default:
       return;
   }
@@ -143,24 +164,48 @@ function orderDesk(call: ScriptedCall): ScriptedStep {
   const last = call.prompt[call.prompt.length - 1];
   const usage = { inputTokens: 900 + 150 * call.index, outputTokens: 60 };
   if (last?.role !== 'tool') {
-    return { text: 'Let me look that order up.', toolCalls: [{ name: 'orders__find_order', arguments: { payment_intent: 'pi_123' } }], usage };
+    return {
+      text: 'Let me look that order up.',
+      toolCalls: [{ name: 'orders__find_order', arguments: { payment_intent: 'pi_123' } }],
+      usage,
+    };
   }
   const result = last.content.find((part) => part.type === 'tool-result');
   const text = result === undefined ? '' : outputText(result.output);
   if (result?.toolName === 'orders__find_order') {
-    return { text: 'Found ord_1001 (a Blue mug). Checking its parcel.', toolCalls: [{ name: 'shipping__track_parcel', arguments: { order_id: 'ord_1001' } }], usage };
+    return {
+      text: 'Found ord_1001 (a Blue mug). Checking its parcel.',
+      toolCalls: [{ name: 'shipping__track_parcel', arguments: { order_id: 'ord_1001' } }],
+      usage,
+    };
   }
   if (result?.toolName === 'shipping__track_parcel') {
-    return { text: 'The carrier noted a dented box. Refunding ord_1001 in full.', toolCalls: [{ name: 'orders__refund_order', arguments: { orderId: 'ord_1001' } }], usage };
+    return {
+      text: 'The carrier noted a dented box. Refunding ord_1001 in full.',
+      toolCalls: [{ name: 'orders__refund_order', arguments: { orderId: 'ord_1001' } }],
+      usage,
+    };
   }
   if (result?.toolName === 'orders__refund_order' && result.output.type === 'text') {
     const cents = (JSON.parse(text) as { amountCents?: number }).amountCents ?? 0;
-    return { text: `Your mug (order ord_1001) was delivered on 27 Nov in a dented box, so I refunded it in full: $${(cents / 100).toFixed(2)}.`, usage };
+    return {
+      text: `Your mug (order ord_1001) was delivered on 27 Nov in a dented box, so I refunded it in full: $${(cents / 100).toFixed(2)}.`,
+      usage,
+    };
   }
-  return { text: `Your mug (order ord_1001) arrived damaged, but I could not refund it: ${text}. A colleague will follow up.`, usage };
+  return {
+    text: `Your mug (order ord_1001) arrived damaged, but I could not refund it: ${text}. A colleague will follow up.`,
+    usage,
+  };
 }
 
-function outputText(output: Extract<LanguageModelV3Prompt[number], { role: 'tool' }>['content'][number] extends infer P ? (P extends { output: infer O } ? O : never) : never): string {
+function outputText(
+  output: Extract<LanguageModelV3Prompt[number], { role: 'tool' }>['content'][number] extends infer P
+    ? P extends { output: infer O }
+      ? O
+      : never
+    : never,
+): string {
   if (output.type === 'text' || output.type === 'error-text') return output.value;
   return JSON.stringify('value' in output ? output.value : output);
 }
@@ -170,7 +215,9 @@ function cut(text: string, max = 160): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-const model = narrated(live ? await wardrik.models.resolve('anthropic:claude-haiku-4-5') : scriptedModel(orderDesk, { name: 'order-desk' }));
+const model = narrated(
+  live ? await wardrik.models.resolve('anthropic:claude-haiku-4-5') : scriptedModel(orderDesk, { name: 'order-desk' }),
+);
 const agent = wardrik.startAgent({
   id: AGENT,
   model,
@@ -198,6 +245,8 @@ while (turn.status === 'parked') {
 
 say(`\nAgent (${turn.status}): ${turn.text}`);
 if (turn.error !== undefined) say(`  error: ${turn.error}`);
-say(`This turn: ${turn.steps} model steps, $${turn.spentUsd.toFixed(6)}; agent ${AGENT} has spent $${total.toFixed(6)} in all.`);
+say(
+  `This turn: ${turn.steps} model steps, $${turn.spentUsd.toFixed(6)}; agent ${AGENT} has spent $${total.toFixed(6)} in all.`,
+);
 say(`The whole run, step by step: ${wardrikCommand} show ${turn.run}`);
 await wardrik.close();

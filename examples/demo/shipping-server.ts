@@ -10,7 +10,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const demoParcels: Record<string, string> = {
-  ord_1001: 'Delivered on 27 Nov at 14:02 to the front door; signed by "K. Ito". The carrier notes: box dented on arrival.',
+  ord_1001:
+    'Delivered on 27 Nov at 14:02 to the front door; signed by "K. Ito". The carrier notes: box dented on arrival.',
 };
 const planted = process.env.SHIPPING_PARCELS;
 const log = process.env.SHIPPING_LOG;
@@ -37,10 +38,16 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
   const args = request.params.arguments ?? {};
   if (log !== undefined) appendFileSync(log, `${JSON.stringify(args)}\n`);
   const orderId = String(args.order_id);
-  if (request.params.name !== 'track_parcel') return { content: [{ type: 'text', text: `No tool ${request.params.name}.` }], isError: true };
-  const parcels = planted === undefined ? demoParcels : (JSON.parse(readFileSync(planted, 'utf8')) as Record<string, string>);
+  if (request.params.name !== 'track_parcel')
+    return { content: [{ type: 'text', text: `No tool ${request.params.name}.` }], isError: true };
+  const parcels =
+    planted === undefined ? demoParcels : (JSON.parse(readFileSync(planted, 'utf8')) as Record<string, string>);
   const status = parcels[orderId];
-  if (status === undefined) return { content: [{ type: 'text', text: `No parcel for ${orderId}. Order IDs look like ord_1001.` }], isError: true };
+  if (status === undefined)
+    return {
+      content: [{ type: 'text', text: `No parcel for ${orderId}. Order IDs look like ord_1001.` }],
+      isError: true,
+    };
   if (status.startsWith('ERROR: ')) return { content: [{ type: 'text', text: status.slice(7) }], isError: true };
   return { content: [{ type: 'text', text: status }] };
 });

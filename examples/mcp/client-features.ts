@@ -10,7 +10,11 @@ export async function configure(): Promise<Wardrik> {
     mcp: {
       servers: {
         // A person signs in (authorization code with PKCE); Wardrik registers itself or uses its metadata document.
-        linear: { transport: { http: { url: 'https://mcp.linear.app/mcp' } }, oauth: { scope: 'read write' }, timeoutMs: 300_000 },
+        linear: {
+          transport: { http: { url: 'https://mcp.linear.app/mcp' } },
+          oauth: { scope: 'read write' },
+          timeoutMs: 300_000,
+        },
         // Machine-to-machine: the client-credentials grant with a pre-registered client.
         billing: {
           transport: { http: { url: 'https://mcp.billing.example.com/mcp' } },
@@ -25,7 +29,8 @@ export async function configure(): Promise<Wardrik> {
     },
   });
   wardrik.events$.subscribe((event) => {
-    if (event.type === 'tool.changed') console.log(`${event.server}/${event.tool} changed: ${event.changes.join('; ')} (accepted: ${event.accepted})`);
+    if (event.type === 'tool.changed')
+      console.log(`${event.server}/${event.tool} changed: ${event.changes.join('; ')} (accepted: ${event.accepted})`);
   });
   return wardrik;
 }
@@ -44,7 +49,9 @@ export async function answer(wardrik: Wardrik, item: InboxItem): Promise<void> {
     case 'authorize':
       // item.detail.url is where the person signs in; the browser comes back to the redirect URL, which
       // `wardrik web` serves, or your app hands to the hub:
-      await wardrik.mcp().completeSignIn('https://wardrik.example.com/inbox/oauth/callback?code=…&state=…', { by: 'ann' });
+      await wardrik
+        .mcp()
+        .completeSignIn('https://wardrik.example.com/inbox/oauth/callback?code=…&state=…', { by: 'ann' });
       break;
   }
 }

@@ -14,18 +14,29 @@ const wardrik = await Wardrik.create({
     check: publicOnly(), // servers added at runtime must be public HTTP(S) URLs
   },
 });
-wardrik.toolChanges$.subscribe(({ mcp, server, count }) => console.log(`  tools.changed: ${mcp}/${server} offers ${count} tools`));
+wardrik.toolChanges$.subscribe(({ mcp, server, count }) =>
+  console.log(`  tools.changed: ${mcp}/${server} offers ${count} tools`),
+);
 
 console.log('\nTools a model would see:');
-for (const tool of wardrik.tools(['notes/*'])) console.log(`  ${tool.name}: ${tool.description} ${JSON.stringify(tool.annotations)}`);
+for (const tool of wardrik.tools(['notes/*']))
+  console.log(`  ${tool.name}: ${tool.description} ${JSON.stringify(tool.annotations)}`);
 
 const run = 'run-1';
 console.log('\nThe agent searches the notes (read-only: it runs; the answer is labelled "outside"):');
-const found = await wardrik.runner.run({ agent: 'triage', run, call: { id: 'c1', name: 'notes__search_notes', arguments: { word: 'friday' } } });
+const found = await wardrik.runner.run({
+  agent: 'triage',
+  run,
+  call: { id: 'c1', name: 'notes__search_notes', arguments: { word: 'friday' } },
+});
 console.log(`  answer: ${answerText(found)}  labels: ${JSON.stringify(found.labels)}`);
 
 console.log('\nThe agent adds a note (gated: it waits for a person):');
-const parked = await wardrik.runner.run({ agent: 'triage', run, call: { id: 'c2', name: 'notes__add_note', arguments: { text: 'Ask before deploying.' } } });
+const parked = await wardrik.runner.run({
+  agent: 'triage',
+  run,
+  call: { id: 'c2', name: 'notes__add_note', arguments: { text: 'Ask before deploying.' } },
+});
 console.log(`  answer: ${answerText(parked)}`);
 const [item] = await wardrik.inbox.list();
 if (item !== undefined) {

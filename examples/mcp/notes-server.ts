@@ -12,7 +12,11 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
     {
       name: 'search_notes',
       description: 'Find notes containing a word.',
-      inputSchema: { type: 'object', properties: { word: { type: 'string', description: 'The word to look for' } }, required: ['word'] },
+      inputSchema: {
+        type: 'object',
+        properties: { word: { type: 'string', description: 'The word to look for' } },
+        required: ['word'],
+      },
       annotations: { readOnlyHint: true },
     },
     {
@@ -28,7 +32,9 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
   const args = (request.params.arguments ?? {}) as { word?: string; text?: string };
   if (request.params.name === 'search_notes') {
     const found = notes.filter((note) => note.toLowerCase().includes(String(args.word).toLowerCase()));
-    return { content: [{ type: 'text', text: found.length > 0 ? found.join('\n') : `No note mentions "${args.word}".` }] };
+    return {
+      content: [{ type: 'text', text: found.length > 0 ? found.join('\n') : `No note mentions "${args.word}".` }],
+    };
   }
   if (request.params.name === 'add_note') {
     notes.push(String(args.text));

@@ -54,7 +54,8 @@ export class OrderTools {
   @ReadOnly()
   findOrder(args: FindOrderArgs) {
     const order = this.orders.byPaymentIntent(args.payment_intent);
-    if (order === undefined) throw new Error(`No order for ${args.payment_intent}. Payment intent IDs look like pi_123.`);
+    if (order === undefined)
+      throw new Error(`No order for ${args.payment_intent}. Payment intent IDs look like pi_123.`);
     return order;
   }
 

@@ -23,7 +23,9 @@ class Line {
   @IsString()
   sku!: string;
 
-  @IsInt() @Min(1) @Max(99)
+  @IsInt()
+  @Min(1)
+  @Max(99)
   quantity!: number;
 }
 
@@ -31,15 +33,24 @@ export class ShipArgs {
   @IsEmail()
   customer!: string;
 
-  @ValidateNested() @Type(() => Address)
+  @ValidateNested()
+  @Type(() => Address)
   address!: Address; // required: nested objects are, unless @IsOptional
 
-  @ValidateNested({ each: true }) @Type(() => Line) @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => Line)
+  @ArrayMinSize(1)
   lines!: Line[];
 
-  @IsOptional() @IsEnum(Speed)
+  @IsOptional()
+  @IsEnum(Speed)
   speed?: Speed;
 }
 
-const ship = defineTool({ name: 'ship', description: 'Ship an order.', input: ShipArgs, run: (args: ShipArgs) => `shipping ${args.lines.length} lines` });
+const ship = defineTool({
+  name: 'ship',
+  description: 'Ship an order.',
+  input: ShipArgs,
+  run: (args: ShipArgs) => `shipping ${args.lines.length} lines`,
+});
 console.log(JSON.stringify(ship.inputSchema, null, 2));

@@ -4,7 +4,9 @@ import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Wardrik } from '../../src/index.js';
 
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ConsoleSpanExporter())] }));
+trace.setGlobalTracerProvider(
+  new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ConsoleSpanExporter())] }),
+);
 
 const wardrik = await Wardrik.create({ store: 'memory:' });
 wardrik.events$.subscribe((event) => console.log(event.type, event)); // every event, typed, each with a time

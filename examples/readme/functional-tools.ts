@@ -1,15 +1,33 @@
 // docs/tools.md, "Functional tools": defineTool values, the helpers on them, and callTool without a runner.
 import 'reflect-metadata';
-import { annotate, annotation, callTool, defineTool, getPrivate, isRepeatable, putPrivate, Wardrik } from '../../src/index.js';
+import {
+  annotate,
+  annotation,
+  callTool,
+  defineTool,
+  getPrivate,
+  isRepeatable,
+  putPrivate,
+  Wardrik,
+} from '../../src/index.js';
 
 const statuses = new Map([['o1', 'shipped']]);
 
 const orderStatus = defineTool({
   name: 'order_status',
   description: 'Say where an order is.',
-  input: { type: 'object', properties: { order_id: { type: 'string', pattern: '^o' } }, required: ['order_id'], additionalProperties: false },
+  input: {
+    type: 'object',
+    properties: { order_id: { type: 'string', pattern: '^o' } },
+    required: ['order_id'],
+    additionalProperties: false,
+  },
   annotations: { readOnly: true },
-  run: ({ order_id }: { order_id: string }, ctx) => ({ order: order_id, status: statuses.get(order_id) ?? 'unknown', askedBy: ctx.agent }),
+  run: ({ order_id }: { order_id: string }, ctx) => ({
+    order: order_id,
+    status: statuses.get(order_id) ?? 'unknown',
+    askedBy: ctx.agent,
+  }),
 });
 
 const wardrik = await Wardrik.create({ store: 'memory:', tools: { workers: [orderStatus] } }); // the model sees workers__order_status
@@ -23,5 +41,11 @@ const AUDIT = Symbol('my-audit-package'); // private data is keyed by your own s
 const audited = putPrivate(orderStatus, AUDIT, { owner: 'team-orders' });
 getPrivate(audited, AUDIT); // { owner: 'team-orders' }
 
-console.log(wardrik.tools()[0]?.name, annotation(slow, 'timeout', 60_000), isRepeatable(slow), answer, getPrivate(audited, AUDIT));
+console.log(
+  wardrik.tools()[0]?.name,
+  annotation(slow, 'timeout', 60_000),
+  isRepeatable(slow),
+  answer,
+  getPrivate(audited, AUDIT),
+);
 await wardrik.close();

@@ -1,7 +1,17 @@
 // docs/tools.md, "Results and errors" and "The context": what a tool returns, throws and receives.
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { Idempotent, Labels, OpenWorld, park, ReadOnly, Tool, Toolset, ToolResult, type ToolContext } from '../../src/index.js';
+import {
+  Idempotent,
+  Labels,
+  OpenWorld,
+  park,
+  ReadOnly,
+  Tool,
+  Toolset,
+  ToolResult,
+  type ToolContext,
+} from '../../src/index.js';
 
 class PageArgs {
   @IsString()
@@ -16,7 +26,9 @@ class RefundArgs {
 @Toolset('web')
 export class WebTools {
   @Tool({ description: 'Fetch a web page as text.' })
-  @ReadOnly() @OpenWorld() @Labels('outside')
+  @ReadOnly()
+  @OpenWorld()
+  @Labels('outside')
   async fetchPage(args: PageArgs, { signal, cost }: ToolContext) {
     const response = await fetch(args.url, { signal }); // aborts on time-out or stop
     cost(0.0001); // a paid proxy, say
@@ -28,6 +40,13 @@ export class WebTools {
   @Idempotent()
   refund(args: RefundArgs, ctx: ToolContext) {
     if (args.orderId.startsWith('big_')) return park('Refunds over $500 need a manager');
-    return { refunded: args.orderId, key: ctx.idempotencyKey, by: ctx.agent, run: ctx.run, attempt: ctx.attempt, labels: ctx.labels };
+    return {
+      refunded: args.orderId,
+      key: ctx.idempotencyKey,
+      by: ctx.agent,
+      run: ctx.run,
+      attempt: ctx.attempt,
+      labels: ctx.labels,
+    };
   }
 }

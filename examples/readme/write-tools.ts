@@ -13,16 +13,31 @@ interface Order {
 }
 const known: Order[] = [{ id: 'ord_1234', status: 'shipped', agent: 'support' }];
 const orders = {
-  byPaymentIntent: (paymentIntent: string) => ({ ...known[0]!, paymentIntent, items: ['mug'], address: 'Lisbon', dates: { paid: '2026-11-30' } }),
+  byPaymentIntent: (paymentIntent: string) => ({
+    ...known[0]!,
+    paymentIntent,
+    items: ['mug'],
+    address: 'Lisbon',
+    dates: { paid: '2026-11-30' },
+  }),
   find: async (id: string) => known.find((order) => order.id === id),
 };
 const db = { orders: { where: ({ agent }: { agent: string }) => known.filter((order) => order.agent === agent) } };
 const enrich = { lookup: async (email: string) => ({ email, company: 'Acme' }) };
 const stripe = {
-  refunds: { create: async (params: { payment_intent: string }, options: { idempotencyKey: string }) => ({ id: 're_1', ...params, key: options.idempotencyKey }) },
+  refunds: {
+    create: async (params: { payment_intent: string }, options: { idempotencyKey: string }) => ({
+      id: 're_1',
+      ...params,
+      key: options.idempotencyKey,
+    }),
+  },
 };
 
-const wardrik = await Wardrik.create({ store: 'memory:', policy: { rules: [{ match: 'workers/refund_order', action: 'ask' }] } });
+const wardrik = await Wardrik.create({
+  store: 'memory:',
+  policy: { rules: [{ match: 'workers/refund_order', action: 'ask' }] },
+});
 
 wardrik.tool({
   name: 'find_order',
@@ -107,5 +122,9 @@ const agent = wardrik.startAgent({
 });
 const turn = await agent.send('Where is the order for pi_123?');
 
-console.log(wardrik.tools(['workers/*']).map((tool) => tool.name), turn.status, turn.text);
+console.log(
+  wardrik.tools(['workers/*']).map((tool) => tool.name),
+  turn.status,
+  turn.text,
+);
 await wardrik.close();

@@ -34,7 +34,16 @@ export const conformanceTools = [
     annotations: { readOnly: true },
     run: () =>
       new ToolResult(undefined, {
-        content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+        content: [
+          {
+            type: 'resource',
+            resource: {
+              uri: 'test://embedded-resource',
+              mimeType: 'text/plain',
+              text: 'This is an embedded resource content.',
+            },
+          },
+        ],
       }),
   }),
   defineTool({
@@ -46,7 +55,14 @@ export const conformanceTools = [
         content: [
           { type: 'text', text: 'Multiple content types test:' },
           { type: 'image', data: RED_PIXEL, mimeType: 'image/png' },
-          { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+          {
+            type: 'resource',
+            resource: {
+              uri: 'test://mixed-content-resource',
+              mimeType: 'application/json',
+              text: '{"test":"data","value":123}',
+            },
+          },
         ],
       }),
   }),

@@ -17,7 +17,8 @@ const verifier: OAuthTokenVerifier = {
   async verifyAccessToken(token) {
     const expected = Buffer.from(process.env.MCP_TOKEN ?? '');
     const given = Buffer.from(token);
-    if (expected.length < 16 || given.length !== expected.length || !timingSafeEqual(given, expected)) throw new InvalidTokenError('Unknown token.');
+    if (expected.length < 16 || given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new InvalidTokenError('Unknown token.');
     return { token, clientId: 'support-desk', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
   },
 };

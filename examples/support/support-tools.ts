@@ -18,7 +18,16 @@ export interface Customer {
 @injectable()
 export class SupportDesk {
   readonly customers = new Map<string, Customer>([
-    ['c_1', { id: 'c_1', name: 'Kim Ito', email: 'kim.ito@example.com', phone: '+44 20 7946 0123', address: '4 Elm Row, Leeds LS1 4AP' }],
+    [
+      'c_1',
+      {
+        id: 'c_1',
+        name: 'Kim Ito',
+        email: 'kim.ito@example.com',
+        phone: '+44 20 7946 0123',
+        address: '4 Elm Row, Leeds LS1 4AP',
+      },
+    ],
   ]);
   /** Ticket text, as customers wrote it. */
   readonly tickets = new Map<string, string>([['T-1', 'My mug arrived with a chip in the handle. Order ord_1001.']]);
@@ -143,7 +152,9 @@ export class WebTools {
   @OpenWorld()
   @Labels('outside')
   search(args: SearchArgs) {
-    return this.web.get(`${this.web.searchUrl}?q=${encodeURIComponent(args.query)}${args.page === undefined ? '' : `&page=${args.page}`}`);
+    return this.web.get(
+      `${this.web.searchUrl}?q=${encodeURIComponent(args.query)}${args.page === undefined ? '' : `&page=${args.page}`}`,
+    );
   }
 }
 

@@ -9,7 +9,12 @@ import { defineTool, Wardrik, type WebhookOptions } from '../../src/index.js';
 const refund = defineTool({
   name: 'refund',
   description: 'Refund an order in full.',
-  input: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'], additionalProperties: false },
+  input: {
+    type: 'object',
+    properties: { orderId: { type: 'string' } },
+    required: ['orderId'],
+    additionalProperties: false,
+  },
   run: ({ orderId }: { orderId: string }) => ({ refunded: orderId }),
 });
 
@@ -22,8 +27,13 @@ function appUser(request: IncomingMessage): string | undefined {
   return id === undefined ? undefined : sessions.get(id);
 }
 
-export async function startOpsApp(options: { readonly store?: string; readonly port?: number; readonly webhook?: WebhookOptions } = {}) {
-  const wardrik = await Wardrik.create({ store: options.store ?? 'sqlite:.wardrik/wardrik.db', tools: { shop: [refund] } });
+export async function startOpsApp(
+  options: { readonly store?: string; readonly port?: number; readonly webhook?: WebhookOptions } = {},
+) {
+  const wardrik = await Wardrik.create({
+    store: options.store ?? 'sqlite:.wardrik/wardrik.db',
+    tools: { shop: [refund] },
+  });
 
   const inbox = wardrik.inboxWeb({
     authenticate: appUser, // the app's login decides who may answer; the name it returns is `by`
@@ -37,7 +47,9 @@ export async function startOpsApp(options: { readonly store?: string; readonly p
     if (request.method === 'POST' && request.url?.startsWith('/login?user=')) {
       const id = randomBytes(16).toString('hex');
       sessions.set(id, new URL(request.url, 'http://app').searchParams.get('user') ?? 'someone');
-      response.writeHead(303, { location: '/ops/inbox/', 'set-cookie': `app_session=${id}; Path=/; HttpOnly; SameSite=Lax` }).end();
+      response
+        .writeHead(303, { location: '/ops/inbox/', 'set-cookie': `app_session=${id}; Path=/; HttpOnly; SameSite=Lax` })
+        .end();
       return;
     }
     response.writeHead(404).end('Not found');
@@ -55,5 +67,7 @@ export async function startOpsApp(options: { readonly store?: string; readonly p
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const app = await startOpsApp({ port: 3000 });
-  console.log(`The app is at ${app.url}; sign in with: curl -i -X POST '${app.url}/login?user=dana', then open ${app.url}/ops/inbox/`);
+  console.log(
+    `The app is at ${app.url}; sign in with: curl -i -X POST '${app.url}/login?user=dana', then open ${app.url}/ops/inbox/`,
+  );
 }

@@ -5,7 +5,11 @@ import { verifyWebhook, type InboxWaitingMessage, type VerifyWebhookOptions } fr
 /** Wardrik's messages are under 20 KB; a body over this is refused unread, as express.json() does. */
 const BODY_LIMIT = 100 * 1024;
 
-export function webhookReceiver(secret: string, onMessage: (message: InboxWaitingMessage) => void, options: VerifyWebhookOptions = {}) {
+export function webhookReceiver(
+  secret: string,
+  onMessage: (message: InboxWaitingMessage) => void,
+  options: VerifyWebhookOptions = {},
+) {
   const firstTime = onceEach(options.toleranceMs ?? 5 * 60_000, options.now ?? Date.now);
   return createServer((request, response) => {
     const chunks: Buffer[] = [];

@@ -82,7 +82,17 @@ export class AgentService {
       stopping: this.stopping.signal,
       parked: (run) => void this.recovery.resumeIfAnsweredSoon(run),
     });
-    this.recovery = new TurnRecovery(this.agents, this.driver, this.history, this.tracing, store, this.leases, events, clock, () => this.closed);
+    this.recovery = new TurnRecovery(
+      this.agents,
+      this.driver,
+      this.history,
+      this.tracing,
+      store,
+      this.leases,
+      events,
+      clock,
+      () => this.closed,
+    );
   }
 
   /** Checks the options and makes the agent; every mistake throws a ConfigurationError naming the fix. */
@@ -91,7 +101,9 @@ export class AgentService {
     checkAgentOptions(options, this.policy);
     const { id } = options;
     if (this.agents.has(id)) {
-      throw new ConfigurationError(`Agent "${id}" is already started on this Wardrik; keep the Agent startAgent returned, or give this one another id.`);
+      throw new ConfigurationError(
+        `Agent "${id}" is already started on this Wardrik; keep the Agent startAgent returned, or give this one another id.`,
+      );
     }
     let spec: string;
     let model: () => Promise<LanguageModelV3>;
@@ -144,18 +156,38 @@ export class AgentService {
   /** @internal Runs one turn of agent `id`; use `agent.send`. */
   async send(id: string, text: string, options: SendOptions): Promise<TurnResult> {
     const rt = this.runtime(id);
-    if (typeof text !== 'string' || text === '') throw new TypeError(`agent.send(text) needs the user's text as a non-empty string.`);
+    if (typeof text !== 'string' || text === '')
+      throw new TypeError(`agent.send(text) needs the user's text as a non-empty string.`);
     await this.tracing.ready();
     const { messages: history, earlier } = await this.history.before(rt, Infinity);
     const run = newRunId();
     const now = this.clock.now();
-    const data: TurnData = { input: text, model: rt.spec, text: '', parked: [], spentUsd: 0, steps: 0, ...(earlier.length === 0 ? {} : { earlier }) };
+    const data: TurnData = {
+      input: text,
+      model: rt.spec,
+      text: '',
+      parked: [],
+      spentUsd: 0,
+      steps: 0,
+      ...(earlier.length === 0 ? {} : { earlier }),
+    };
     // The labels of the earlier turns whose text this turn's model reads: with the turn's record, so a
     // turn recovered after a crash has them too.
     const labels = [...new Set(earlier.flatMap((turn) => turn.labels))];
-    const record: TurnRecord = { run, agent: id, status: 'running', version: 1, data: storedTurnData(data), createdAt: now, updatedAt: now };
+    const record: TurnRecord = {
+      run,
+      agent: id,
+      status: 'running',
+      version: 1,
+      data: storedTurnData(data),
+      createdAt: now,
+      updatedAt: now,
+    };
     // The run's lease, its labels and the turn's record: one commit.
-    const written = await this.leases.takeNew(run, [...(labels.length === 0 ? [] : [{ labels: { run, labels } }]), { turn: record, expectedVersion: undefined }]);
+    const written = await this.leases.takeNew(run, [
+      ...(labels.length === 0 ? [] : [{ labels: { run, labels } }]),
+      { turn: record, expectedVersion: undefined },
+    ]);
     if (written === undefined) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
     if (written[written.length - 1] !== true) {
       this.leases.release(run);
@@ -184,14 +216,21 @@ export class AgentService {
     };
     // Another node may finish the turn: look in the store now and then.
     const poll = setInterval(() => {
-      void this.store.getTurn(run).then((turn) => {
-        if (turn !== undefined && (TERMINAL.has(turn.status) || (turn.status === 'parked' && turn.version > seen))) waiter(resultOf(turn));
-      }, () => undefined);
+      void this.store.getTurn(run).then(
+        (turn) => {
+          if (turn !== undefined && (TERMINAL.has(turn.status) || (turn.status === 'parked' && turn.version > seen)))
+            waiter(resultOf(turn));
+        },
+        () => undefined,
+      );
     }, this.pollMs);
     poll.unref();
     try {
       const turn = await this.store.getTurn(run);
-      if (turn === undefined || turn.agent !== id) throw new NotFoundError(`Agent "${id}" has no turn "${run}"; use the run of a TurnResult from this agent's send.`);
+      if (turn === undefined || turn.agent !== id)
+        throw new NotFoundError(
+          `Agent "${id}" has no turn "${run}"; use the run of a TurnResult from this agent's send.`,
+        );
       if (TERMINAL.has(turn.status)) return resultOf(turn);
       seen = turn.version;
       return await finished;
@@ -212,14 +251,19 @@ export class AgentService {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stopping.abort(new ClosedError('Wardrik was closed while the turn ran; it resumes with recover() on any node.'));
+    this.stopping.abort(
+      new ClosedError('Wardrik was closed while the turn ran; it resumes with recover() on any node.'),
+    );
     if (this.listening) this.runner.listen(undefined);
     await this.recovery.close();
   }
 
   private runtime(id: string): Runtime {
     const rt = this.agents.get(id);
-    if (rt === undefined) throw new NotFoundError(`No agent "${id}" is started on this Wardrik; call wardrik.startAgent({ id: "${id}", … }) first.`);
+    if (rt === undefined)
+      throw new NotFoundError(
+        `No agent "${id}" is started on this Wardrik; call wardrik.startAgent({ id: "${id}", … }) first.`,
+      );
     if (this.closed) throw new ConfigurationError(`This Wardrik is closed; agent "${id}" cannot run turns.`);
     return rt;
   }

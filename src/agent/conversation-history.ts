@@ -18,11 +18,22 @@ export class ConversationHistory {
    * Adds a finished turn to the agent's conversation. `labels`: those its calls' answers carried, when the
    * caller saw them all; otherwise they are read from the journal.
    */
-  async add(rt: Runtime, run: string, finishedAt: number, messages: readonly LanguageModelV3Message[], labels?: ReadonlySet<string>): Promise<void> {
+  async add(
+    rt: Runtime,
+    run: string,
+    finishedAt: number,
+    messages: readonly LanguageModelV3Message[],
+    labels?: ReadonlySet<string>,
+  ): Promise<void> {
     rt.history ??= this.load(rt);
     const entries = await rt.history;
     if (rt.historyTurns === 0 || entries.some((e) => e.run === run)) return;
-    const entry: HistoryEntry = { run, finishedAt, messages, labels: labels === undefined ? await this.labelsRead(run) : [...labels].sort() };
+    const entry: HistoryEntry = {
+      run,
+      finishedAt,
+      messages,
+      labels: labels === undefined ? await this.labelsRead(run) : [...labels].sort(),
+    };
     if (entries.some((e) => e.run === run)) return;
     entries.push(entry);
     if (entries.length > rt.historyTurns * 2) entries.splice(0, entries.length - rt.historyTurns);
@@ -43,10 +54,14 @@ export class ConversationHistory {
       throw error;
     }
     if (rt.historyTurns === 0) return { messages: [], earlier: [] };
-    const window = (before === Infinity ? entries : entries.filter((entry) => entry.finishedAt <= before)).slice(-rt.historyTurns);
+    const window = (before === Infinity ? entries : entries.filter((entry) => entry.finishedAt <= before)).slice(
+      -rt.historyTurns,
+    );
     return {
       messages: window.flatMap((entry) => entry.messages),
-      earlier: window.filter((entry) => entry.labels.length > 0).map((entry) => ({ run: entry.run, labels: entry.labels })),
+      earlier: window
+        .filter((entry) => entry.labels.length > 0)
+        .map((entry) => ({ run: entry.run, labels: entry.labels })),
     };
   }
 
@@ -56,7 +71,8 @@ export class ConversationHistory {
    */
   private async labelsRead(run: string): Promise<readonly string[]> {
     const labels = new Set<string>();
-    for (const call of await this.store.listCalls({ run })) for (const label of call.answer?.labels ?? []) labels.add(label);
+    for (const call of await this.store.listCalls({ run }))
+      for (const label of call.answer?.labels ?? []) labels.add(label);
     return [...labels].sort();
   }
 
@@ -66,7 +82,12 @@ export class ConversationHistory {
     const entries: HistoryEntry[] = [];
     for (const turn of turns) {
       const steps = (await this.store.listSteps(turn.run)).map(stepDataOf);
-      entries.push({ run: turn.run, finishedAt: turn.updatedAt, messages: turnMessages(turnDataOf(turn).input, steps), labels: await this.labelsRead(turn.run) });
+      entries.push({
+        run: turn.run,
+        finishedAt: turn.updatedAt,
+        messages: turnMessages(turnDataOf(turn).input, steps),
+        labels: await this.labelsRead(turn.run),
+      });
     }
     return entries;
   }

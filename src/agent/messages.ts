@@ -23,7 +23,12 @@ export interface ModelStepData {
 
 export interface ToolsStepData {
   readonly kind: 'tools';
-  readonly results: readonly { readonly id: string; readonly name: string; readonly text: string; readonly error: boolean }[];
+  readonly results: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly text: string;
+    readonly error: boolean;
+  }[];
 }
 
 export function userMessage(text: string): LanguageModelV3Message {
@@ -33,21 +38,20 @@ export function userMessage(text: string): LanguageModelV3Message {
 export function assistantMessage(step: ModelStepData): LanguageModelV3Message {
   const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
   if (step.text !== '') content.push({ type: 'text', text: step.text });
-  for (const call of step.calls) content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: parseInput(call.input) });
+  for (const call of step.calls)
+    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: parseInput(call.input) });
   return { role: 'assistant', content };
 }
 
 export function toolMessage(step: ToolsStepData): LanguageModelV3Message {
   return {
     role: 'tool',
-    content: step.results.map(
-      (result): LanguageModelV3ToolResultPart => ({
-        type: 'tool-result',
-        toolCallId: result.id,
-        toolName: result.name,
-        output: result.error ? { type: 'error-text', value: result.text } : { type: 'text', value: result.text },
-      }),
-    ),
+    content: step.results.map((result): LanguageModelV3ToolResultPart => ({
+      type: 'tool-result',
+      toolCallId: result.id,
+      toolName: result.name,
+      output: result.error ? { type: 'error-text', value: result.text } : { type: 'text', value: result.text },
+    })),
   };
 }
 

@@ -18,6 +18,18 @@ export function modelHold(
   budgetUsd: number,
   signal: AbortSignal,
 ): HoldRequest {
-  const maxCostUsd = price === undefined || maxOutputTokens === undefined ? undefined : toUsd(Math.ceil(maxOutputTokens * price.outputPerMTok));
-  return { agent: call.agent, run: call.run, call: `model-step-${call.step}`, tool: `model:${call.spec}`, budgetUsd, maxCostUsd, holdMs: MODEL_HOLD_MS, signal };
+  const maxCostUsd =
+    price === undefined || maxOutputTokens === undefined
+      ? undefined
+      : toUsd(Math.ceil(maxOutputTokens * price.outputPerMTok));
+  return {
+    agent: call.agent,
+    run: call.run,
+    call: `model-step-${call.step}`,
+    tool: `model:${call.spec}`,
+    budgetUsd,
+    maxCostUsd,
+    holdMs: MODEL_HOLD_MS,
+    signal,
+  };
 }

@@ -53,7 +53,9 @@ export class ModelCalls {
     const stepNumber = d.modelSteps + 1;
     for (let attempt = 1; ; attempt++) {
       const span = this.tracing.chat(d.span, rt.modelId, rt.provider, {
-        ...(rt.options.maxOutputTokens === undefined ? {} : { 'gen_ai.request.max_tokens': rt.options.maxOutputTokens }),
+        ...(rt.options.maxOutputTokens === undefined
+          ? {}
+          : { 'gen_ai.request.max_tokens': rt.options.maxOutputTokens }),
         ...(rt.options.temperature === undefined ? {} : { 'gen_ai.request.temperature': rt.options.temperature }),
       });
       try {
@@ -84,8 +86,15 @@ export class ModelCalls {
           attempt,
           ...(failure.status === undefined ? {} : { status: failure.status }),
         });
-        if (!failure.retryable || attempt >= this.retry.attempts || d.signal.aborted) return { failed: failure.message };
-        if (!(await sleep(backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs, this.retry.random), d.signal))) return { failed: failure.message };
+        if (!failure.retryable || attempt >= this.retry.attempts || d.signal.aborted)
+          return { failed: failure.message };
+        if (
+          !(await sleep(
+            backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs, this.retry.random),
+            d.signal,
+          ))
+        )
+          return { failed: failure.message };
       }
     }
   }
@@ -98,7 +107,8 @@ function modelStep(spec: string, result: LanguageModelV3GenerateResult, price: M
   for (const part of result.content) {
     if (part.type === 'text') text += part.text;
     // Arguments too long to be within the limits are journaled (and run) as a note that is refused as too large.
-    else if (part.type === 'tool-call' && part.providerExecuted !== true) calls.push({ id: part.toolCallId, name: part.toolName, input: journaledArgumentsText(part.input) });
+    else if (part.type === 'tool-call' && part.providerExecuted !== true)
+      calls.push({ id: part.toolCallId, name: part.toolName, input: journaledArgumentsText(part.input) });
   }
   const input = result.usage.inputTokens;
   const cacheRead = input.cacheRead ?? 0;
@@ -127,7 +137,8 @@ function modelFailure(
   error: unknown,
   signal: AbortSignal,
 ): { readonly message: string; readonly type: string; readonly retryable: boolean; readonly status?: number } {
-  if (signal.aborted) return { message: `The turn was stopped during a call to model "${spec}".`, type: 'aborted', retryable: false };
+  if (signal.aborted)
+    return { message: `The turn was stopped during a call to model "${spec}".`, type: 'aborted', retryable: false };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const hint =
@@ -151,5 +162,9 @@ function modelFailure(
     };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { message: `Model "${spec}" failed: ${message}`, type: error instanceof Error ? error.name : 'error', retryable: isTransient(error) };
+  return {
+    message: `Model "${spec}" failed: ${message}`,
+    type: error instanceof Error ? error.name : 'error',
+    retryable: isTransient(error),
+  };
 }

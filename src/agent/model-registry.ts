@@ -42,24 +42,34 @@ export class ModelRegistry {
 
   /** @internal */
   constructor(options: ModelsOptions = {}) {
-    this.register('anthropic', builtIn('anthropic', 'ANTHROPIC_API_KEY', options.anthropic, async (settings) => {
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
-      return createAnthropic({ ...settings, headers: { ...settings.headers } });
-    }));
-    this.register('openai', builtIn('openai', 'OPENAI_API_KEY', options.openai, async (settings) => {
-      const { createOpenAI } = await import('@ai-sdk/openai');
-      return createOpenAI({ ...settings, headers: { ...settings.headers } });
-    }));
+    this.register(
+      'anthropic',
+      builtIn('anthropic', 'ANTHROPIC_API_KEY', options.anthropic, async (settings) => {
+        const { createAnthropic } = await import('@ai-sdk/anthropic');
+        return createAnthropic({ ...settings, headers: { ...settings.headers } });
+      }),
+    );
+    this.register(
+      'openai',
+      builtIn('openai', 'OPENAI_API_KEY', options.openai, async (settings) => {
+        const { createOpenAI } = await import('@ai-sdk/openai');
+        return createOpenAI({ ...settings, headers: { ...settings.headers } });
+      }),
+    );
   }
 
   /** Adds a provider under `prefix`, so `'prefix:model'` works in `startAgent({ model })`. */
   register(prefix: string, provider: ModelFactory | ModelProvider): void {
     if (typeof prefix !== 'string' || !/^[a-z0-9][a-z0-9_.-]*$/i.test(prefix)) {
-      throw new ConfigurationError(`Model provider prefix ${JSON.stringify(prefix)} must be letters, digits, "_", "-" or ".", such as "ollama".`);
+      throw new ConfigurationError(
+        `Model provider prefix ${JSON.stringify(prefix)} must be letters, digits, "_", "-" or ".", such as "ollama".`,
+      );
     }
     const definition = typeof provider === 'function' ? { create: provider } : provider;
     if (definition === null || typeof definition !== 'object' || typeof definition.create !== 'function') {
-      throw new ConfigurationError(`Model provider "${prefix}" must be a function (modelId) => LanguageModelV3, or { create, check? }.`);
+      throw new ConfigurationError(
+        `Model provider "${prefix}" must be a function (modelId) => LanguageModelV3, or { create, check? }.`,
+      );
     }
     this.providers.set(prefix, definition);
     for (const key of this.models.keys()) if (key.startsWith(`${prefix}:`)) this.models.delete(key);
@@ -91,7 +101,9 @@ export class ModelRegistry {
         .then(() => provider.create(modelId))
         .then((made) => {
           if (!isLanguageModelV3(made)) {
-            throw new ConfigurationError(`Model provider for "${spec}" returned ${describe(made)}, not a LanguageModelV3 (specificationVersion "v3").`);
+            throw new ConfigurationError(
+              `Model provider for "${spec}" returned ${describe(made)}, not a LanguageModelV3 (specificationVersion "v3").`,
+            );
           }
           return made;
         });
@@ -122,7 +134,12 @@ export class ModelRegistry {
 /** True for a LanguageModelV3 (the AI SDK 6 provider interface). */
 export function isLanguageModelV3(value: unknown): value is LanguageModelV3 {
   const model = value as LanguageModelV3 | null;
-  return model !== null && typeof model === 'object' && model.specificationVersion === 'v3' && typeof model.doGenerate === 'function';
+  return (
+    model !== null &&
+    typeof model === 'object' &&
+    model.specificationVersion === 'v3' &&
+    typeof model.doGenerate === 'function'
+  );
 }
 
 export function describe(value: unknown): string {

@@ -56,34 +56,54 @@ const TOOL_PATTERN = /^[A-Za-z0-9_*?-]+\/[A-Za-z0-9_*?-]+$/;
 /** Checks an agent's options at start-up; every problem throws a ConfigurationError naming the fix. */
 export function checkAgentOptions(options: AgentOptions, policy: Policy): void {
   if (options === null || typeof options !== 'object') {
-    throw new ConfigurationError('startAgent takes { id, model, tools, instructions?, policy?, budgetUsd?, maxSteps? }.');
+    throw new ConfigurationError(
+      'startAgent takes { id, model, tools, instructions?, policy?, budgetUsd?, maxSteps? }.',
+    );
   }
   const { id } = options;
   if (typeof id !== 'string' || !AGENT_ID.test(id)) {
-    throw new ConfigurationError(`Agent id ${JSON.stringify(id)} must be 1 to 128 letters, digits, "_", ".", ":" or "-", such as "support".`);
+    throw new ConfigurationError(
+      `Agent id ${JSON.stringify(id)} must be 1 to 128 letters, digits, "_", ".", ":" or "-", such as "support".`,
+    );
   }
   const where = `Agent "${id}"`;
   if (!Array.isArray(options.tools)) {
-    throw new ConfigurationError(`${where}: tools must be an array of patterns such as ["orders/*"]; pass [] for an agent without tools.`);
+    throw new ConfigurationError(
+      `${where}: tools must be an array of patterns such as ["orders/*"]; pass [] for an agent without tools.`,
+    );
   }
   for (const pattern of options.tools) {
-    if (typeof pattern !== 'string' || (pattern !== '*' && pattern !== '**' && !TOOL_PATTERN.test(pattern) && !/^\*\*\/?/.test(pattern))) {
+    if (
+      typeof pattern !== 'string' ||
+      (pattern !== '*' && pattern !== '**' && !TOOL_PATTERN.test(pattern) && !/^\*\*\/?/.test(pattern))
+    ) {
       const text = String(pattern);
-      const hint = text.includes('__') ? ` Agents name tools as "toolset/tool": write "${text.replace('__', '/')}".` : ' Write "toolset/tool", such as "orders/*" or "orders/find_order".';
-      throw new ConfigurationError(`${where}: tool pattern ${JSON.stringify(pattern)} is not a pattern on "toolset/tool".${hint}`);
+      const hint = text.includes('__')
+        ? ` Agents name tools as "toolset/tool": write "${text.replace('__', '/')}".`
+        : ' Write "toolset/tool", such as "orders/*" or "orders/find_order".';
+      throw new ConfigurationError(
+        `${where}: tool pattern ${JSON.stringify(pattern)} is not a pattern on "toolset/tool".${hint}`,
+      );
     }
   }
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new ConfigurationError(`${where}: instructions must be a string (the system prompt).`);
   }
-  numberOption(`${where}: budgetUsd`, options.budgetUsd, 0, { above: 0, unit: 'dollars' }, 'Give one such as 2, or leave it out for no budget.');
+  numberOption(
+    `${where}: budgetUsd`,
+    options.budgetUsd,
+    0,
+    { above: 0, unit: 'dollars' },
+    'Give one such as 2, or leave it out for no budget.',
+  );
   numberOption(`${where}: maxSteps`, options.maxSteps, 0, countRule(1, 10_000));
   numberOption(`${where}: historyTurns`, options.historyTurns, 0, countRule(0, 10_000));
   numberOption(`${where}: maxOutputTokens`, options.maxOutputTokens, 0, countRule(1, 10_000_000));
   numberOption(`${where}: temperature`, options.temperature, 0, { min: 0 });
   if (options.price !== undefined) checkPrice(`${where} price`, options.price);
   if (options.policy !== undefined) {
-    if (!Array.isArray(options.policy)) throw new ConfigurationError(`${where}: policy must be an array of rules { match, action, when? }.`);
+    if (!Array.isArray(options.policy))
+      throw new ConfigurationError(`${where}: policy must be an array of rules { match, action, when? }.`);
     policy.prepare(options.policy);
   }
 }
@@ -100,9 +120,29 @@ export interface AgentsSettings {
 export function agentsSettings(options: AgentsOptions): AgentsSettings {
   const retry = options.modelRetry;
   return {
-    attempts: numberOption('agents.modelRetry.attempts', retry?.attempts, AGENT_DEFAULTS.modelAttempts, countRule(1, 100)),
-    baseDelayMs: numberOption('agents.modelRetry.baseDelayMs', retry?.baseDelayMs, AGENT_DEFAULTS.modelBaseDelayMs, timerRule()),
-    maxDelayMs: numberOption('agents.modelRetry.maxDelayMs', retry?.maxDelayMs, AGENT_DEFAULTS.modelMaxDelayMs, timerRule()),
-    resultPollMs: numberOption('agents.resultPollMs', options.resultPollMs, AGENT_DEFAULTS.resultPollMs, timerRule({ min: 1 })),
+    attempts: numberOption(
+      'agents.modelRetry.attempts',
+      retry?.attempts,
+      AGENT_DEFAULTS.modelAttempts,
+      countRule(1, 100),
+    ),
+    baseDelayMs: numberOption(
+      'agents.modelRetry.baseDelayMs',
+      retry?.baseDelayMs,
+      AGENT_DEFAULTS.modelBaseDelayMs,
+      timerRule(),
+    ),
+    maxDelayMs: numberOption(
+      'agents.modelRetry.maxDelayMs',
+      retry?.maxDelayMs,
+      AGENT_DEFAULTS.modelMaxDelayMs,
+      timerRule(),
+    ),
+    resultPollMs: numberOption(
+      'agents.resultPollMs',
+      options.resultPollMs,
+      AGENT_DEFAULTS.resultPollMs,
+      timerRule({ min: 1 }),
+    ),
   };
 }

@@ -26,7 +26,12 @@ export interface ModelUsage {
   readonly cacheWriteTokens: number;
 }
 
-const price = (inputPerMTok: number, outputPerMTok: number, cacheReadPerMTok?: number, cacheWritePerMTok?: number): ModelPrice =>
+const price = (
+  inputPerMTok: number,
+  outputPerMTok: number,
+  cacheReadPerMTok?: number,
+  cacheWritePerMTok?: number,
+): ModelPrice =>
   Object.freeze({
     inputPerMTok,
     outputPerMTok,
@@ -73,7 +78,9 @@ export class Pricing {
 
   constructor(overrides: PriceTable = {}) {
     if (overrides === null || typeof overrides !== 'object') {
-      throw new ConfigurationError('agents.prices must be an object of "provider:model" → { inputPerMTok, outputPerMTok }.');
+      throw new ConfigurationError(
+        'agents.prices must be an object of "provider:model" → { inputPerMTok, outputPerMTok }.',
+      );
     }
     for (const [key, value] of Object.entries(overrides)) checkPrice(key, value);
     this.table = Object.freeze({ ...DEFAULT_PRICES, ...overrides });
@@ -115,7 +122,9 @@ export class Pricing {
 export function checkPrice(where: string, value: unknown): asserts value is ModelPrice {
   const p = value as ModelPrice | null;
   const bad = (field: string): ConfigurationError =>
-    new ConfigurationError(`Price "${where}": ${field} must be a number of dollars per million tokens, at least 0, such as { inputPerMTok: 1, outputPerMTok: 5 }.`);
+    new ConfigurationError(
+      `Price "${where}": ${field} must be a number of dollars per million tokens, at least 0, such as { inputPerMTok: 1, outputPerMTok: 5 }.`,
+    );
   if (p === null || typeof p !== 'object') throw bad('the price');
   for (const field of ['inputPerMTok', 'outputPerMTok'] as const) {
     if (typeof p[field] !== 'number' || !Number.isFinite(p[field]) || p[field] < 0) throw bad(field);

@@ -74,7 +74,12 @@ export class AgentTracing {
     });
   }
 
-  private start(parent: TraceSpan | undefined, name: string, kind: 'INTERNAL' | 'CLIENT', attributes: Attributes): TraceSpan {
+  private start(
+    parent: TraceSpan | undefined,
+    name: string,
+    kind: 'INTERNAL' | 'CLIENT',
+    attributes: Attributes,
+  ): TraceSpan {
     const api = this.api;
     const tracer = this.tracer;
     // No SDK, or the turn was not sampled: its model and tool calls cost nothing here either.

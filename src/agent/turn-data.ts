@@ -24,7 +24,12 @@ export interface EarlierTurn {
   readonly labels: readonly string[];
 }
 
-const PARKED_CALL: z.ZodType<ParkedCall> = z.object({ inboxId: z.string(), call: z.string(), tool: z.string(), reason: z.string() });
+const PARKED_CALL: z.ZodType<ParkedCall> = z.object({
+  inboxId: z.string(),
+  call: z.string(),
+  tool: z.string(),
+  reason: z.string(),
+});
 
 const TURN_DATA: z.ZodType<TurnData> = z.object({
   input: z.string(),

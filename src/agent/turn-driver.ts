@@ -93,10 +93,17 @@ export class TurnDriver {
   }
 
   /** Builds the in-memory state of a turn from its record and journaled steps. */
-  prepare(rt: Runtime, record: TurnRecord, history: readonly LanguageModelV3Message[], steps: StepData[], signal: AbortSignal | undefined): LiveTurn {
+  prepare(
+    rt: Runtime,
+    record: TurnRecord,
+    history: readonly LanguageModelV3Message[],
+    steps: StepData[],
+    signal: AbortSignal | undefined,
+  ): LiveTurn {
     const data = turnDataOf(record);
     const prompt: LanguageModelV3Message[] = [];
-    if (rt.options.instructions !== undefined && rt.options.instructions !== '') prompt.push({ role: 'system', content: rt.options.instructions });
+    if (rt.options.instructions !== undefined && rt.options.instructions !== '')
+      prompt.push({ role: 'system', content: rt.options.instructions });
     for (const message of history) prompt.push(message);
     for (const message of turnMessages(data.input, steps)) prompt.push(message);
     const entries = this.catalog.select(rt.options.tools);
@@ -178,7 +185,12 @@ export class TurnDriver {
     } catch {
       // Broken by a store failure or another node's write: the error the turn stopped with says so.
     }
-    d.journal.abandon(() => new ConflictError(`Turn "${d.run}" stopped on this node before these journal writes were committed; recovery takes its calls up.`));
+    d.journal.abandon(
+      () =>
+        new ConflictError(
+          `Turn "${d.run}" stopped on this node before these journal writes were committed; recovery takes its calls up.`,
+        ),
+    );
   }
 
   private async loop(d: LiveTurn): Promise<TurnResult> {
@@ -192,19 +204,41 @@ export class TurnDriver {
       }
       if (last?.kind === 'model') return this.endTurn(d, 'done');
       if (d.modelSteps >= rt.maxSteps) {
-        return this.endTurn(d, 'failed', [], `Agent "${rt.id}" made ${rt.maxSteps} model calls in this turn (maxSteps) without a final answer. Raise maxSteps in startAgent, or narrow the task.`);
+        return this.endTurn(
+          d,
+          'failed',
+          [],
+          `Agent "${rt.id}" made ${rt.maxSteps} model calls in this turn (maxSteps) without a final answer. Raise maxSteps in startAgent, or narrow the task.`,
+        );
       }
       const budget = rt.options.budgetUsd;
       if (budget !== undefined) {
         const spent = toUsd(await this.store.getSpend(rt.id));
         if (spent >= budget) {
-          return this.endTurn(d, 'budget_spent', [], `Agent "${rt.id}" has spent $${round(spent)} of its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`);
+          return this.endTurn(
+            d,
+            'budget_spent',
+            [],
+            `Agent "${rt.id}" has spent $${round(spent)} of its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`,
+          );
         }
       }
       this.throwIfClosing();
-      if (d.signal.aborted) return this.endTurn(d, 'failed', [], `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`);
+      if (d.signal.aborted)
+        return this.endTurn(
+          d,
+          'failed',
+          [],
+          `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`,
+        );
       const step = await this.nextModelStep(d, budget);
-      if (step === undefined) return this.endTurn(d, 'budget_spent', [], `Agent "${rt.id}" has spent its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`);
+      if (step === undefined)
+        return this.endTurn(
+          d,
+          'budget_spent',
+          [],
+          `Agent "${rt.id}" has spent its $${budget} budget, so no further model call started. Raise budgetUsd to go on.`,
+        );
       if ('failed' in step) {
         this.throwIfClosing();
         return this.endTurn(d, 'failed', [], step.failed);
@@ -227,13 +261,29 @@ export class TurnDriver {
     };
     if (budgetUsd === undefined) return step();
     const { rt } = d;
-    const hold = modelHold({ agent: rt.id, run: d.run, step: d.modelSteps + 1, spec: rt.spec }, rt.price, rt.options.maxOutputTokens, budgetUsd, d.signal);
+    const hold = modelHold(
+      { agent: rt.id, run: d.run, step: d.modelSteps + 1, spec: rt.spec },
+      rt.price,
+      rt.options.maxOutputTokens,
+      budgetUsd,
+      d.signal,
+    );
     const stopped = `The turn was stopped (the signal passed to send aborted) before model call ${d.modelSteps + 1}.`;
-    return this.budgets.within<ModelStepData | ModelFailure | undefined>(hold, step, async (why) => (why === 'spent' ? undefined : { failed: stopped }), () => cost);
+    return this.budgets.within<ModelStepData | ModelFailure | undefined>(
+      hold,
+      step,
+      async (why) => (why === 'spent' ? undefined : { failed: stopped }),
+      () => cost,
+    );
   }
 
   /** Writes where the turn stands and tells those waiting on it; ended turns join the conversation. */
-  private async endTurn(d: LiveTurn, status: TurnOutcome, parked: ParkedCall[] = [], error?: string): Promise<TurnResult> {
+  private async endTurn(
+    d: LiveTurn,
+    status: TurnOutcome,
+    parked: ParkedCall[] = [],
+    error?: string,
+  ): Promise<TurnResult> {
     const { rt } = d;
     const data: TurnData = {
       input: d.input,
@@ -245,7 +295,13 @@ export class TurnDriver {
       ...(error === undefined ? {} : { error }),
       ...(d.earlier.length === 0 ? {} : { earlier: d.earlier }),
     };
-    const next: TurnRecord = { ...d.record, status, version: d.record.version + 1, data: storedTurnData(data), updatedAt: this.clock.now() };
+    const next: TurnRecord = {
+      ...d.record,
+      status,
+      version: d.record.version + 1,
+      data: storedTurnData(data),
+      updatedAt: this.clock.now(),
+    };
     // The steps and answers it holds, then the record that says where the turn stands: one commit. A
     // record another node changed meanwhile stops this node here (a `ConflictError`).
     d.journal.hold({ turn: next, expectedVersion: d.record.version }, false);

@@ -37,7 +37,15 @@ export class TurnJournal {
       // The total is read only for a cost event someone listens to: what the store has, and what this turn holds for it.
       if (this.events.listening) {
         const totalMicroUsd = (await this.store.getSpend(rt.id)) + d.journal.heldSpend(rt.id);
-        this.events.emit({ type: 'cost', agent: rt.id, run: d.run, source: 'model', usd: step.usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
+        this.events.emit({
+          type: 'cost',
+          agent: rt.id,
+          run: d.run,
+          source: 'model',
+          usd: step.usd,
+          totalUsd: toUsd(totalMicroUsd),
+          totalMicroUsd,
+        });
       }
     }
     d.prompt.push(assistantMessage(step));
@@ -59,7 +67,9 @@ export class TurnJournal {
 
   /** Adds a step to the turn, held for the run's next commit. */
   holdStep(d: LiveTurn, data: StepData): void {
-    d.journal.hold({ step: { run: d.run, index: d.steps.length, data: storedStep(data), createdAt: this.clock.now() } });
+    d.journal.hold({
+      step: { run: d.run, index: d.steps.length, data: storedStep(data), createdAt: this.clock.now() },
+    });
     d.steps.push(data);
   }
 }

@@ -95,7 +95,10 @@ export class TurnRecovery implements CallListener {
       turnDataOf(turn);
       return true;
     } catch (error) {
-      this.events.emit({ type: 'warning', message: `Turn "${turn.run}" of agent "${turn.agent}" is not taken up: ${(error as Error).message}` });
+      this.events.emit({
+        type: 'warning',
+        message: `Turn "${turn.run}" of agent "${turn.agent}" is not taken up: ${(error as Error).message}`,
+      });
       return false;
     }
   }
@@ -108,7 +111,10 @@ export class TurnRecovery implements CallListener {
       () => this.resumeIfAnswered(run),
     );
     const tail = next.catch((error: unknown) => {
-      this.events.emit({ type: 'warning', message: `Could not resume turn "${run}": ${(error as Error).message}. recover() tries again.` });
+      this.events.emit({
+        type: 'warning',
+        message: `Could not resume turn "${run}": ${(error as Error).message}. recover() tries again.`,
+      });
       return false;
     });
     this.resuming.set(run, tail);
@@ -132,13 +138,20 @@ export class TurnRecovery implements CallListener {
       // A call a person let go ran after the turn parked, on this node or another, and a call the turn parked
       // on while its server's question waited ran on: what it cost is in its journal entry (a run after
       // approval starts its cost afresh), and it is the turn's spend too.
-      if (record.costUsd !== undefined && ranAfterParking(await this.store.getInboxItem(call.inboxId))) approvedMicroUsd += toMicroUsd(record.costUsd);
+      if (record.costUsd !== undefined && ranAfterParking(await this.store.getInboxItem(call.inboxId)))
+        approvedMicroUsd += toMicroUsd(record.costUsd);
     }
     if (!(await this.leases.acquire(run))) return false;
     // A person answered while the turn was parked, maybe on another node: the run's labels are read again.
     this.leases.forgetLabels(run);
     const spentUsd = approvedMicroUsd === 0 ? data.spentUsd : data.spentUsd + toUsd(approvedMicroUsd);
-    const next: TurnRecord = { ...turn, status: 'running', version: turn.version + 1, data: storedTurnData({ ...data, spentUsd }), updatedAt: this.clock.now() };
+    const next: TurnRecord = {
+      ...turn,
+      status: 'running',
+      version: turn.version + 1,
+      data: storedTurnData({ ...data, spentUsd }),
+      updatedAt: this.clock.now(),
+    };
     if (this.driver.active.has(run) || !(await this.store.writeTurn(next, turn.version))) {
       this.leases.release(run);
       return false;
@@ -155,7 +168,11 @@ export class TurnRecovery implements CallListener {
       let d: LiveTurn;
       try {
         // A turn taken up here (recovered, or resumed by an answer) is this process's first span, maybe.
-        const [history, steps] = await Promise.all([this.history.before(rt, record.createdAt), this.store.listSteps(record.run), this.tracing.ready()]);
+        const [history, steps] = await Promise.all([
+          this.history.before(rt, record.createdAt),
+          this.store.listSteps(record.run),
+          this.tracing.ready(),
+        ]);
         d = this.driver.prepare(rt, record, history.messages, steps.map(stepDataOf), undefined);
       } catch (error) {
         this.driver.active.delete(record.run);
@@ -165,7 +182,10 @@ export class TurnRecovery implements CallListener {
       await this.driver.drive(d);
     })().catch((error: unknown) => {
       if (this.closed()) return;
-      this.events.emit({ type: 'warning', message: `Turn "${record.run}" of agent "${rt.id}" stopped: ${(error as Error).message}. recover() takes it up again.` });
+      this.events.emit({
+        type: 'warning',
+        message: `Turn "${record.run}" of agent "${rt.id}" stopped: ${(error as Error).message}. recover() takes it up again.`,
+      });
     });
   }
 }

@@ -30,7 +30,7 @@ export class TurnToolCalls {
     const answers: ToolAnswer[] = [];
     const calls = step.calls;
     const parked: ParkedCall[] = [];
-    for (let i = 0; i < calls.length && parked.length === 0; ) {
+    for (let i = 0; i < calls.length && parked.length === 0;) {
       let j = i + 1;
       if (d.readOnly.has(calls[i]!.name)) while (j < calls.length && d.readOnly.has(calls[j]!.name)) j++;
       if (j - i === 1) {
@@ -47,7 +47,12 @@ export class TurnToolCalls {
         const answer = answers[k]!;
         if (answer.status === 'parked') {
           const call = calls[k]!;
-          parked.push({ inboxId: answer.inboxId ?? '', call: callId(index, call.id), tool: d.refs.get(call.name)?.ref ?? call.name, reason: answer.reason });
+          parked.push({
+            inboxId: answer.inboxId ?? '',
+            call: callId(index, call.id),
+            tool: d.refs.get(call.name)?.ref ?? call.name,
+            reason: answer.reason,
+          });
         }
       }
       i = j;
@@ -55,7 +60,12 @@ export class TurnToolCalls {
     if (parked.length > 0) return parked;
     const tools: ToolsStepData = {
       kind: 'tools',
-      results: calls.map((call, k) => ({ id: call.id, name: call.name, text: answerText(answers[k]!), error: answers[k]!.status === 'error' })),
+      results: calls.map((call, k) => ({
+        id: call.id,
+        name: call.name,
+        text: answerText(answers[k]!),
+        error: answers[k]!.status === 'error',
+      })),
     };
     this.journal.holdStep(d, tools);
     if (d.journal.mustCommit) await d.journal.flush();
@@ -70,7 +80,9 @@ export class TurnToolCalls {
    */
   private untilAnsweredOrAsking(d: LiveTurn, id: string, answer: Promise<ToolAnswer>): Promise<ToolAnswer> {
     return new Promise<ToolAnswer>((resolve, reject) => {
-      d.waitingForPerson.set(id, (inboxId, reason) => resolve({ status: 'parked', kind: 'park', inboxId, reason, labels: NO_LABELS }));
+      d.waitingForPerson.set(id, (inboxId, reason) =>
+        resolve({ status: 'parked', kind: 'park', inboxId, reason, labels: NO_LABELS }),
+      );
       answer.then(resolve, reject).finally(() => d.waitingForPerson.delete(id));
     });
   }
@@ -80,16 +92,20 @@ export class TurnToolCalls {
     const id = callId(index, call.id);
     const span = this.tracing.tool(d.span, call.name, id, d.refs.get(call.name)?.description);
     try {
-      const answer = await this.untilAnsweredOrAsking(d, id, this.runner.run({
-        agent: rt.id,
-        run: d.run,
-        call: { id, name: call.name, arguments: call.input },
-        ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
-        ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
-        tools: rt.options.tools,
-        signal: d.signal,
-        ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
-      }));
+      const answer = await this.untilAnsweredOrAsking(
+        d,
+        id,
+        this.runner.run({
+          agent: rt.id,
+          run: d.run,
+          call: { id, name: call.name, arguments: call.input },
+          ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
+          ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
+          tools: rt.options.tools,
+          signal: d.signal,
+          ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
+        }),
+      );
       for (const label of answer.labels) d.labelsRead?.add(label);
       span.set({ 'wardrik.tool.status': answer.status });
       if (answer.status === 'error') span.fail(answer.code, answer.message);

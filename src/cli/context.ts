@@ -85,19 +85,26 @@ export class CommandContext {
         );
       }
       if (statSync(path).isDirectory()) {
-        throw new CliError(ExitCode.store, `Store "${this.storeName}" names ${path}, which is a directory. Pass the database file, such as --store sqlite:.wardrik/wardrik.db.`);
+        throw new CliError(
+          ExitCode.store,
+          `Store "${this.storeName}" names ${path}, which is a directory. Pass the database file, such as --store sqlite:.wardrik/wardrik.db.`,
+        );
       }
     }
     try {
       return await openStore(url);
     } catch (error) {
       if (error instanceof ConfigurationError) {
-        const fix = this.storeSource === 'WARDRIK_STORE' ? 'Correct WARDRIK_STORE, or pass --store.' : 'Correct --store, or set WARDRIK_STORE.';
+        const fix =
+          this.storeSource === 'WARDRIK_STORE'
+            ? 'Correct WARDRIK_STORE, or pass --store.'
+            : 'Correct --store, or set WARDRIK_STORE.';
         throw new CliError(ExitCode.usage, `${this.storeSource}: ${error.message} ${fix}`, { cause: error });
       }
       if (error instanceof StoreError) throw error;
-      throw new CliError(ExitCode.store, `Store "${this.storeName}" could not be opened: ${(error as Error).message}`, { cause: error });
+      throw new CliError(ExitCode.store, `Store "${this.storeName}" could not be opened: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 }
-

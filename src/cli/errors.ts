@@ -1,5 +1,12 @@
 import { CommanderError } from 'commander';
-import { ConfigurationError, ConflictError, InvalidAnswerError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
+import {
+  ConfigurationError,
+  ConflictError,
+  InvalidAnswerError,
+  InvalidArgumentsError,
+  NotFoundError,
+  StoreError,
+} from '../errors.js';
 
 /**
  * What the `wardrik` command's exit code means. Scripts branch on these, so they never change:

@@ -25,7 +25,10 @@ export function age(ms: number, now: number): string {
 
 /** `2026-11-29 20:01:02Z`: UTC, to the second. */
 export function time(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** `$0.0012`, `$1.25`. */

@@ -10,7 +10,8 @@ import { age, compact, indent, list, shellQuote, time } from './format.js';
 const KIND_WORDS: Readonly<Record<InboxRecord['kind'], string>> = {
   approval: 'asks for approval',
   tool_change: "an MCP tool's definition changed: approving accepts the new one and runs the call",
-  question: 'an MCP server asks a question during a call: answer {"action":"accept","content":{…}}, or decline or cancel',
+  question:
+    'an MCP server asks a question during a call: answer {"action":"accept","content":{…}}, or decline or cancel',
   authorize: 'an MCP server needs a person to sign in: open the URL',
   park: "the tool's own park: answer it with a value",
   in_doubt: 'a crash left it in doubt: say whether it happened',
@@ -20,12 +21,18 @@ const KIND_WORDS: Readonly<Record<InboxRecord['kind'], string>> = {
 export async function inboxList(ctx: CommandContext, options: { readonly all?: boolean }): Promise<void> {
   const items = await ctx.withStore((store) => store.listInbox({ all: options.all === true }));
   const now = ctx.io.now();
-  ctx.print({ store: ctx.storeName, items: items.map((item) => ({ ...item, ageMs: Math.max(0, now - item.createdAt) })) }, () => {
-    const pending = items.filter((item) => item.status === 'pending').length;
-    if (items.length === 0) return `The inbox is empty (store ${ctx.storeName}): no call waits for a person.`;
-    const head = options.all === true ? `${items.length} inbox items, ${pending} pending (store ${ctx.storeName}):` : `${pending} pending (store ${ctx.storeName}):`;
-    return [head, ...items.map((item) => describeItem(item, now))].join('\n\n');
-  });
+  ctx.print(
+    { store: ctx.storeName, items: items.map((item) => ({ ...item, ageMs: Math.max(0, now - item.createdAt) })) },
+    () => {
+      const pending = items.filter((item) => item.status === 'pending').length;
+      if (items.length === 0) return `The inbox is empty (store ${ctx.storeName}): no call waits for a person.`;
+      const head =
+        options.all === true
+          ? `${items.length} inbox items, ${pending} pending (store ${ctx.storeName}):`
+          : `${pending} pending (store ${ctx.storeName}):`;
+      return [head, ...items.map((item) => describeItem(item, now))].join('\n\n');
+    },
+  );
 }
 
 function describeItem(item: InboxRecord, now: number): string {
@@ -36,8 +43,16 @@ function describeItem(item: InboxRecord, now: number): string {
     `  reason:    ${item.reason}`,
     `  agent ${item.agent} · run ${item.run} · call ${item.call} · digest ${item.digest}`,
   ];
-  if (item.edited !== undefined) lines.splice(2, 0, `  ran with:  ${compact(item.edited.arguments, 400)}${item.edited.by === undefined ? '' : ` (changed by ${item.edited.by})`}`);
-  if (item.scope === 'run') lines.push(`  approved for the rest of run ${item.run}${item.allowIf?.length ? `, while ${item.allowIf.join(', ')} stay the same` : ''}`);
+  if (item.edited !== undefined)
+    lines.splice(
+      2,
+      0,
+      `  ran with:  ${compact(item.edited.arguments, 400)}${item.edited.by === undefined ? '' : ` (changed by ${item.edited.by})`}`,
+    );
+  if (item.scope === 'run')
+    lines.push(
+      `  approved for the rest of run ${item.run}${item.allowIf?.length ? `, while ${item.allowIf.join(', ')} stay the same` : ''}`,
+    );
   const question = item.kind === 'question' ? questionOf(item.detail) : undefined;
   if (question?.requestedSchema !== undefined) lines.push(`  asks for:  ${compact(question.requestedSchema, 600)}`);
   if (question?.url !== undefined) lines.push(`  open:      ${question.url}`);
@@ -82,15 +97,25 @@ export interface ApproveFlags {
 /** `wardrik approve ID [--by NAME] [--digest HEX] [--arguments JSON] [--scope run [--allow-if FIELDS]]` */
 export async function approve(ctx: CommandContext, id: string, options: ApproveFlags): Promise<void> {
   if (options.digest !== undefined && !/^[0-9a-f]{64}$/.test(options.digest)) {
-    throw new CliError(ExitCode.usage, `--digest must be the item's whole SHA-256 digest, 64 hex digits, as \`wardrik inbox\` shows it; got ${JSON.stringify(options.digest)}.`);
+    throw new CliError(
+      ExitCode.usage,
+      `--digest must be the item's whole SHA-256 digest, 64 hex digits, as \`wardrik inbox\` shows it; got ${JSON.stringify(options.digest)}.`,
+    );
   }
   if (options.arguments !== undefined && options.digest === undefined) {
-    throw new CliError(ExitCode.usage, '--arguments needs --digest: the digest of the arguments you changed, as `wardrik inbox` shows it, so the change applies to what you saw.');
+    throw new CliError(
+      ExitCode.usage,
+      '--arguments needs --digest: the digest of the arguments you changed, as `wardrik inbox` shows it, so the change applies to what you saw.',
+    );
   }
   if (options.scope !== undefined && options.scope !== 'run' && options.scope !== 'call') {
-    throw new CliError(ExitCode.usage, `--scope is "run" (later calls of this tool in the same run go too) or "call" (the default); got ${JSON.stringify(options.scope)}.`);
+    throw new CliError(
+      ExitCode.usage,
+      `--scope is "run" (later calls of this tool in the same run go too) or "call" (the default); got ${JSON.stringify(options.scope)}.`,
+    );
   }
-  if (options.allowIf !== undefined && options.scope !== 'run') throw new CliError(ExitCode.usage, '--allow-if applies to approvals for the rest of the run: add --scope run.');
+  if (options.allowIf !== undefined && options.scope !== 'run')
+    throw new CliError(ExitCode.usage, '--allow-if applies to approvals for the rest of the run: add --scope run.');
   const edited = options.arguments === undefined ? undefined : parseJson('--arguments', options.arguments);
   await ctx.withWardrik(async (wardrik) => {
     const item = await pendingItem(ctx, wardrik, id, 'approve');
@@ -98,11 +123,16 @@ export async function approve(ctx: CommandContext, id: string, options: ApproveF
       throw new CliError(
         ExitCode.usage,
         `Inbox item "${id}" is ${item.kind === 'park' ? "a tool's own park" : 'a call left in doubt by a crash'}, not an approval, so it cannot be approved. ` +
-          (item.kind === 'park' ? `Answer it: wardrik answer ${id} --json VALUE` : `Say whether it happened: wardrik answer ${id} --json '{"happened":false}' (or true with a result)`) +
+          (item.kind === 'park'
+            ? `Answer it: wardrik answer ${id} --json VALUE`
+            : `Say whether it happened: wardrik answer ${id} --json '{"happened":false}' (or true with a result)`) +
           `, or refuse it: wardrik deny ${id} --reason "…".`,
       );
     }
-    const allowIf = (options.allowIf ?? '').split(',').map((field) => field.trim()).filter((field) => field !== '');
+    const allowIf = (options.allowIf ?? '')
+      .split(',')
+      .map((field) => field.trim())
+      .filter((field) => field !== '');
     const answer = await wardrik.inbox.approve(id, {
       ...(options.by === undefined ? {} : { by: options.by }),
       ...(options.digest === undefined ? {} : { digest: options.digest }),
@@ -114,22 +144,37 @@ export async function approve(ctx: CommandContext, id: string, options: ApproveF
 }
 
 /** `wardrik deny ID --reason TEXT [--by NAME]` */
-export async function deny(ctx: CommandContext, id: string, options: { readonly reason: string; readonly by?: string }): Promise<void> {
-  if (options.reason.trim() === '') throw new CliError(ExitCode.usage, '--reason must say why: the model reads it to decide what to do next.');
+export async function deny(
+  ctx: CommandContext,
+  id: string,
+  options: { readonly reason: string; readonly by?: string },
+): Promise<void> {
+  if (options.reason.trim() === '')
+    throw new CliError(ExitCode.usage, '--reason must say why: the model reads it to decide what to do next.');
   await ctx.withWardrik(async (wardrik) => {
     const item = await pendingItem(ctx, wardrik, id, 'deny');
-    const answer = await wardrik.inbox.deny(id, { reason: options.reason, ...(options.by === undefined ? {} : { by: options.by }) });
+    const answer = await wardrik.inbox.deny(id, {
+      reason: options.reason,
+      ...(options.by === undefined ? {} : { by: options.by }),
+    });
     report(ctx, item, 'denied', options.by, answer);
   });
 }
 
 /** `wardrik answer ID --json VALUE [--by NAME]` */
-export async function answer(ctx: CommandContext, id: string, options: { readonly value: string; readonly by?: string }): Promise<void> {
+export async function answer(
+  ctx: CommandContext,
+  id: string,
+  options: { readonly value: string; readonly by?: string },
+): Promise<void> {
   const value = parseJson('--json', options.value);
   await ctx.withWardrik(async (wardrik) => {
     const item = await pendingItem(ctx, wardrik, id, 'answer');
     if (item.kind === 'approval') {
-      throw new CliError(ExitCode.usage, `Inbox item "${id}" asks for approval, not for a value: wardrik approve ${id}, or wardrik deny ${id} --reason "…".`);
+      throw new CliError(
+        ExitCode.usage,
+        `Inbox item "${id}" asks for approval, not for a value: wardrik approve ${id}, or wardrik deny ${id} --reason "…".`,
+      );
     }
     if (item.kind === 'in_doubt' && typeof (value as { happened?: unknown } | null)?.happened !== 'boolean') {
       throw new CliError(
@@ -138,7 +183,13 @@ export async function answer(ctx: CommandContext, id: string, options: { readonl
       );
     }
     const result = await wardrik.inbox.answer(id, value, options.by === undefined ? {} : { by: options.by });
-    report(ctx, item, item.kind === 'in_doubt' && (value as { happened: boolean }).happened === false ? 'approved' : 'answered', options.by, result);
+    report(
+      ctx,
+      item,
+      item.kind === 'in_doubt' && (value as { happened: boolean }).happened === false ? 'approved' : 'answered',
+      options.by,
+      result,
+    );
   });
 }
 
@@ -153,22 +204,44 @@ async function pendingItem(ctx: CommandContext, wardrik: Wardrik, id: string, ve
   }
   if (item.status !== 'pending') {
     const when = item.answeredAt === undefined ? '' : ` at ${time(item.answeredAt)}`;
-    throw new CliError(ExitCode.conflict, `Inbox item "${id}" was already ${item.status}${item.by === undefined ? '' : ` by ${item.by}`}${when}; nothing was done. Each item is answered once.`);
+    throw new CliError(
+      ExitCode.conflict,
+      `Inbox item "${id}" was already ${item.status}${item.by === undefined ? '' : ` by ${item.by}`}${when}; nothing was done. Each item is answered once.`,
+    );
   }
   return item;
 }
 
-function report(ctx: CommandContext, item: InboxRecord, status: 'approved' | 'denied' | 'answered', by: string | undefined, result: ToolAnswer): void {
+function report(
+  ctx: CommandContext,
+  item: InboxRecord,
+  status: 'approved' | 'denied' | 'answered',
+  by: string | undefined,
+  result: ToolAnswer,
+): void {
   // The answer is `parked` when the call waits for a node that offers its tool to run it.
   const waiting = result.status === 'parked';
   ctx.print(
-    { id: item.id, status, ...(by === undefined ? {} : { by }), kind: item.kind, tool: item.tool, agent: item.agent, run: item.run, call: item.call, pending: waiting, answer: result },
+    {
+      id: item.id,
+      status,
+      ...(by === undefined ? {} : { by }),
+      kind: item.kind,
+      tool: item.tool,
+      agent: item.agent,
+      run: item.run,
+      call: item.call,
+      pending: waiting,
+      answer: result,
+    },
     () => {
       const who = by === undefined ? '' : ` by ${by}`;
       const head = `${status[0]!.toUpperCase()}${status.slice(1)}${who}: ${item.id} (${item.tool} ${compact(item.arguments, 200)}).`;
       if (waiting) {
-        return `${head}\nIt runs on the next node that offers ${item.tool}, at its next recovery (every recoverMs); the agent's turn then goes on.\n` +
-          `Follow it with: wardrik show ${shellQuote(item.run)}`;
+        return (
+          `${head}\nIt runs on the next node that offers ${item.tool}, at its next recovery (every recoverMs); the agent's turn then goes on.\n` +
+          `Follow it with: wardrik show ${shellQuote(item.run)}`
+        );
       }
       return `${head}\nThe call's answer, as the model reads it:\n${indent(answerText(result), 2)}`;
     },

@@ -28,8 +28,14 @@ export async function mcpList(ctx: CommandContext, options: { readonly hub: stri
   checkHub(options.hub);
   const servers = await ctx.withStore((store) => store.listMcpServers(options.hub));
   ctx.print({ store: ctx.storeName, hub: options.hub, servers }, () => {
-    if (servers.length === 0) return `No runtime MCP servers in hub "${options.hub}" (store ${ctx.storeName}). Servers configured in the app's code are not kept in the store.`;
-    const rows = servers.map((server) => [server.name, transportText(server.options as McpServerOptions), flags(server.options as McpServerOptions), time(server.updatedAt)]);
+    if (servers.length === 0)
+      return `No runtime MCP servers in hub "${options.hub}" (store ${ctx.storeName}). Servers configured in the app's code are not kept in the store.`;
+    const rows = servers.map((server) => [
+      server.name,
+      transportText(server.options as McpServerOptions),
+      flags(server.options as McpServerOptions),
+      time(server.updatedAt),
+    ]);
     return `Runtime MCP servers of hub "${options.hub}" (every node on store ${ctx.storeName} runs them):\n${table(['NAME', 'TRANSPORT', 'OPTIONS', 'UPDATED'], rows)}`;
   });
 }
@@ -42,7 +48,10 @@ export async function mcpList(ctx: CommandContext, options: { readonly hub: stri
 export async function mcpAdd(ctx: CommandContext, name: string, options: McpAddOptions): Promise<void> {
   checkHub(options.hub);
   if ((options.url === undefined) === (options.command === undefined)) {
-    throw new CliError(ExitCode.usage, 'Give the server either --url URL (Streamable HTTP) or --command CMD with --arg for each argument (stdio), not both and not neither.');
+    throw new CliError(
+      ExitCode.usage,
+      'Give the server either --url URL (Streamable HTTP) or --command CMD with --arg for each argument (stdio), not both and not neither.',
+    );
   }
   if (options.url !== undefined && (options.arg.length > 0 || options.cwd !== undefined)) {
     throw new CliError(ExitCode.usage, '--arg and --cwd go with --command (a stdio server), not with --url.');
@@ -50,14 +59,27 @@ export async function mcpAdd(ctx: CommandContext, name: string, options: McpAddO
   let timeoutMs: number | undefined;
   if (options.timeoutMs !== undefined) {
     timeoutMs = Number(options.timeoutMs);
-    if (!/^\d+$/.test(options.timeoutMs)) throw new CliError(ExitCode.usage, `--timeout-ms must be a whole number of milliseconds; got ${JSON.stringify(options.timeoutMs)}.`);
+    if (!/^\d+$/.test(options.timeoutMs))
+      throw new CliError(
+        ExitCode.usage,
+        `--timeout-ms must be a whole number of milliseconds; got ${JSON.stringify(options.timeoutMs)}.`,
+      );
   }
-  const only = options.only?.split(',').map((tool) => tool.trim()).filter((tool) => tool !== '');
+  const only = options.only
+    ?.split(',')
+    .map((tool) => tool.trim())
+    .filter((tool) => tool !== '');
   const raw = {
     transport:
       options.url !== undefined
         ? { http: { url: options.url } }
-        : { stdio: { command: options.command!, ...(options.arg.length === 0 ? {} : { args: [...options.arg] }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) } },
+        : {
+            stdio: {
+              command: options.command!,
+              ...(options.arg.length === 0 ? {} : { args: [...options.arg] }),
+              ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+            },
+          },
     ...(only === undefined ? {} : { only }),
     ...(options.trusted === undefined ? {} : { trusted: options.trusted }),
     ...(options.gated === undefined ? {} : { gated: options.gated }),
@@ -72,8 +94,10 @@ export async function mcpAdd(ctx: CommandContext, name: string, options: McpAddO
     await store.putMcpServer(record);
     return before;
   });
-  ctx.print({ store: ctx.storeName, hub: options.hub, name, options: definition, replaced }, () =>
-    `${replaced ? 'Replaced' : 'Added'} MCP server "${name}" in hub "${options.hub}": ${transportText(definition)}${flags(definition) === '-' ? '' : ` (${flags(definition)})`}.\n` +
+  ctx.print(
+    { store: ctx.storeName, hub: options.hub, name, options: definition, replaced },
+    () =>
+      `${replaced ? 'Replaced' : 'Added'} MCP server "${name}" in hub "${options.hub}": ${transportText(definition)}${flags(definition) === '-' ? '' : ` (${flags(definition)})`}.\n` +
       `Every node on store ${ctx.storeName} starts it at its next reconcile (every 60 s unless the app sets reconcileMs); its tools are ${name}/*.`,
   );
 }
@@ -88,14 +112,24 @@ export async function mcpRemove(ctx: CommandContext, name: string, options: { re
       `Hub "${options.hub}" has no runtime MCP server "${name}" in store ${ctx.storeName}. \`wardrik mcp list --hub ${options.hub}\` shows them; servers configured in the app's code cannot be removed here.`,
     );
   }
-  ctx.print({ store: ctx.storeName, hub: options.hub, name, removed: true }, () => `Removed MCP server "${name}" from hub "${options.hub}": every node stops it at its next reconcile.`);
+  ctx.print(
+    { store: ctx.storeName, hub: options.hub, name, removed: true },
+    () => `Removed MCP server "${name}" from hub "${options.hub}": every node stops it at its next reconcile.`,
+  );
 }
 
 /** Checks a hub name the way the hub itself does, by making one (never started: nothing connects). */
 function checkHub(name: string): void {
   new McpHub(
     { name },
-    { catalog: new ToolCatalog(), events: new EventBus(systemClock), clock: systemClock, credentials: new EnvCredentialProvider({}), claims: toolsetClaims(), store: undefined },
+    {
+      catalog: new ToolCatalog(),
+      events: new EventBus(systemClock),
+      clock: systemClock,
+      credentials: new EnvCredentialProvider({}),
+      claims: toolsetClaims(),
+      store: undefined,
+    },
   );
 }
 

@@ -39,7 +39,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
   const context = (command: Command, ownJson = true): CommandContext => {
     const merged: Record<string, unknown> = {};
     for (let at: Command | null = command; at !== null; at = at.parent) {
-      for (const [key, value] of Object.entries(at.opts())) if (value !== undefined && !(key in merged)) merged[key] = value;
+      for (const [key, value] of Object.entries(at.opts()))
+        if (value !== undefined && !(key in merged)) merged[key] = value;
     }
     json = ownJson ? merged.json === true : program.opts().json === true;
     const given = merged.store as string | undefined;
@@ -48,7 +49,10 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     return new CommandContext(io, json, given ?? fromEnv ?? DEFAULT_STORE, source);
   };
   const common = (command: Command, withJson = true): Command => {
-    command.option('--store <url>', `the store: sqlite:PATH, postgres://…?schema=NAME (default $WARDRIK_STORE or ${DEFAULT_STORE})`);
+    command.option(
+      '--store <url>',
+      `the store: sqlite:PATH, postgres://…?schema=NAME (default $WARDRIK_STORE or ${DEFAULT_STORE})`,
+    );
     if (withJson) command.option('--json', 'print one line of JSON, for scripts');
     return command;
   };
@@ -67,28 +71,65 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .addHelpText('after', EXIT_CODES);
   common(program);
 
-  common(program.command('inbox').description('list parked calls waiting for a person: id, kind, tool, arguments, labels, reason, age'))
+  common(
+    program
+      .command('inbox')
+      .description('list parked calls waiting for a person: id, kind, tool, arguments, labels, reason, age'),
+  )
     .option('--all', 'include items already answered')
     .action((options: { all?: boolean }, command: Command) => inboxList(context(command), options));
 
-  common(program.command('approve').description('approve a parked call; it runs once, on a node that offers its tool').argument('<id>', 'the inbox item id'))
+  common(
+    program
+      .command('approve')
+      .description('approve a parked call; it runs once, on a node that offers its tool')
+      .argument('<id>', 'the inbox item id'),
+  )
     .option('--by <name>', 'who approves, kept with the answer', person)
-    .option('--digest <hex>', "the arguments' digest you reviewed (from `wardrik inbox`): refused if the call's differs")
-    .option('--arguments <json>', "run it with these arguments instead (needs --digest); checked against the tool's schema first")
+    .option(
+      '--digest <hex>',
+      "the arguments' digest you reviewed (from `wardrik inbox`): refused if the call's differs",
+    )
+    .option(
+      '--arguments <json>',
+      "run it with these arguments instead (needs --digest); checked against the tool's schema first",
+    )
     .option('--scope <scope>', "'run' also lets later calls of this tool in the same run go without asking")
-    .option('--allow-if <fields>', 'with --scope run: only later calls whose fields (comma-separated) equal this call\'s')
+    .option(
+      '--allow-if <fields>',
+      "with --scope run: only later calls whose fields (comma-separated) equal this call's",
+    )
     .action((id: string, options: ApproveFlags, command: Command) => approve(context(command), id, options));
 
-  common(program.command('deny').description('refuse a parked call; the model reads the reason').argument('<id>', 'the inbox item id'))
+  common(
+    program
+      .command('deny')
+      .description('refuse a parked call; the model reads the reason')
+      .argument('<id>', 'the inbox item id'),
+  )
     .requiredOption('--reason <text>', 'why, for the model')
     .option('--by <name>', 'who refuses', person)
-    .action((id: string, options: { reason: string; by?: string }, command: Command) => deny(context(command), id, options));
+    .action((id: string, options: { reason: string; by?: string }, command: Command) =>
+      deny(context(command), id, options),
+    );
 
-  common(program.command('answer').description("answer a tool's own park with a value, or say whether a call in doubt happened").argument('<id>', 'the inbox item id'), false)
-    .requiredOption('--json <value>', 'the answer as JSON; in doubt: {"happened":true,"result":…} or {"happened":false}')
+  common(
+    program
+      .command('answer')
+      .description("answer a tool's own park with a value, or say whether a call in doubt happened")
+      .argument('<id>', 'the inbox item id'),
+    false,
+  )
+    .requiredOption(
+      '--json <value>',
+      'the answer as JSON; in doubt: {"happened":true,"result":…} or {"happened":false}',
+    )
     .option('--by <name>', 'who answers', person)
     .action((id: string, options: { json: string; by?: string }, command: Command) =>
-      answer(context(command, false), id, { value: options.json, ...(options.by === undefined ? {} : { by: options.by }) }),
+      answer(context(command, false), id, {
+        value: options.json,
+        ...(options.by === undefined ? {} : { by: options.by }),
+      }),
     );
 
   common(program.command('runs').description('list runs, most recent first: agent, status, calls, parked, spend'))
@@ -96,55 +137,127 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--limit <n>', 'at most this many', positiveInteger, 20)
     .action((options: { agent?: string; limit: number }, command: Command) => runs(context(command), options));
 
-  common(program.command('show').description("one run's timeline: its turn and steps, each call with answer, cost and labels; totals").argument('<run>', 'the run id'))
-    .action((run: string, _options: unknown, command: Command) => show(context(command), run));
+  common(
+    program
+      .command('show')
+      .description("one run's timeline: its turn and steps, each call with answer, cost and labels; totals")
+      .argument('<run>', 'the run id'),
+  ).action((run: string, _options: unknown, command: Command) => show(context(command), run));
 
-  common(program.command('prune').description('delete finished runs (turns, steps, calls, labels, answered inbox items); parked and in-doubt runs stay'))
+  common(
+    program
+      .command('prune')
+      .description(
+        'delete finished runs (turns, steps, calls, labels, answered inbox items); parked and in-doubt runs stay',
+      ),
+  )
     .option('--older-than <age>', 'runs finished longer ago than this, such as 7d, 12h (default 30d)', age)
     .option('--dry-run', 'say what would be deleted, and delete nothing')
     .action((options: { olderThan?: number; dryRun?: boolean }, command: Command) => prune(context(command), options));
 
-  common(program.command('tools').description('describe the toolsets a JavaScript module exports: names, descriptions, JSON Schemas, annotations').argument('<module>', 'path of a compiled module'))
+  common(
+    program
+      .command('tools')
+      .description('describe the toolsets a JavaScript module exports: names, descriptions, JSON Schemas, annotations')
+      .argument('<module>', 'path of a compiled module'),
+  )
     .option('--toolset <name>', 'the toolset name to show defineTool values under', 'tools')
-    .action((module: string, options: { toolset: string }, command: Command) => tools(context(command), module, options));
+    .action((module: string, options: { toolset: string }, command: Command) =>
+      tools(context(command), module, options),
+    );
 
-  common(program.command('web').description('serve the inbox in a browser, with its JSON API, until stopped (127.0.0.1 unless --host)'))
+  common(
+    program
+      .command('web')
+      .description('serve the inbox in a browser, with its JSON API, until stopped (127.0.0.1 unless --host)'),
+  )
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
     .option('--port <port>', 'the port to listen on', port, 8040)
     .option('--public-url <url>', 'where people open the page, for the links in notifications (behind a proxy)')
-    .option('--webhook-url <url>', 'POST a signed message here when an item starts waiting (secret in $WARDRIK_WEBHOOK_SECRET)')
-    .option('--people <file>', 'named people, each with their own token: JSON {"people":[{"id":"ana","tokenSha256":"…"}]} (default $WARDRIK_WEB_PEOPLE)')
-    .option('--allowed-host <host>', 'a Host the page answers to, such as ops.example.com (repeat for more; loopback names only on a loopback bind unless given)', (value: string, previous: string[]) => [...previous, value], [] as string[])
-    .option('--trust-proxy <header>', "behind a proxy: the header it sets to the client's address, such as x-forwarded-for")
+    .option(
+      '--webhook-url <url>',
+      'POST a signed message here when an item starts waiting (secret in $WARDRIK_WEBHOOK_SECRET)',
+    )
+    .option(
+      '--people <file>',
+      'named people, each with their own token: JSON {"people":[{"id":"ana","tokenSha256":"…"}]} (default $WARDRIK_WEB_PEOPLE)',
+    )
+    .option(
+      '--allowed-host <host>',
+      'a Host the page answers to, such as ops.example.com (repeat for more; loopback names only on a loopback bind unless given)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      '--trust-proxy <header>',
+      "behind a proxy: the header it sets to the client's address, such as x-forwarded-for",
+    )
     .action((options: WebCommandOptions, command: Command) => web(context(command), options));
-  common(program.command('serve').description("serve the toolsets a module exports to MCP clients, every call through Wardrik's runner").argument('<module>', 'path of a compiled module'))
-    .option('--stdio', 'serve one client over stdin/stdout (for Claude Desktop and other clients that start the command)')
+  common(
+    program
+      .command('serve')
+      .description("serve the toolsets a module exports to MCP clients, every call through Wardrik's runner")
+      .argument('<module>', 'path of a compiled module'),
+  )
+    .option(
+      '--stdio',
+      'serve one client over stdin/stdout (for Claude Desktop and other clients that start the command)',
+    )
     .option('--http <host:port>', 'serve Streamable HTTP at http://HOST:PORT/mcp')
-    .option('--tools <pattern>', 'serve only tools matching this pattern, such as orders/* (repeat for more; all unless given)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option(
+      '--tools <pattern>',
+      'serve only tools matching this pattern, such as orders/* (repeat for more; all unless given)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option('--toolset <name>', 'the toolset name of defineTool values', 'tools')
     .option('--names <style>', 'qualified (orders__find_order) or bare (find_order)', 'qualified')
     .option('--agent <id>', 'the agent id calls run as (its policy rules and budget apply)')
     .option('--token-env <name>', 'with --http: the environment variable holding the bearer token clients must send')
     .option('--unauthenticated', 'with --http: serve without a token (loopback, one user)')
     .option('--wait-ms <ms>', 'how long a call that waits for a person is held open', positiveInteger)
-    .option('--allowed-host <host>', 'with --http: a Host clients connect by, such as mcp.example.com (repeat for more; loopback names only on a loopback bind unless given)', (value: string, previous: string[]) => [...previous, value], [] as string[])
-    .option('--trust-proxy <header>', "with --http, behind a proxy: the header it sets to the client's address, such as x-forwarded-for")
-    .action((module: string, options: ServeCommandOptions, command: Command) => serve(context(command), module, options));
+    .option(
+      '--allowed-host <host>',
+      'with --http: a Host clients connect by, such as mcp.example.com (repeat for more; loopback names only on a loopback bind unless given)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      '--trust-proxy <header>',
+      "with --http, behind a proxy: the header it sets to the client's address, such as x-forwarded-for",
+    )
+    .action((module: string, options: ServeCommandOptions, command: Command) =>
+      serve(context(command), module, options),
+    );
 
-  const mcp = program.command('mcp').description("the runtime MCP servers kept in the store, which every node's hub runs");
-  common(mcp.command('list').description("list a hub's runtime servers")).option('--hub <name>', 'the hub', 'mcp').action((options: { hub: string }, command: Command) => mcpList(context(command), options));
-  common(mcp.command('add').description('add (or replace) a runtime server; checked as hub.add checks it').argument('<name>', 'the server name, also its toolset name'))
+  const mcp = program
+    .command('mcp')
+    .description("the runtime MCP servers kept in the store, which every node's hub runs");
+  common(mcp.command('list').description("list a hub's runtime servers"))
+    .option('--hub <name>', 'the hub', 'mcp')
+    .action((options: { hub: string }, command: Command) => mcpList(context(command), options));
+  common(
+    mcp
+      .command('add')
+      .description('add (or replace) a runtime server; checked as hub.add checks it')
+      .argument('<name>', 'the server name, also its toolset name'),
+  )
     .option('--hub <name>', 'the hub', 'mcp')
     .option('--url <url>', 'a Streamable HTTP server')
     .option('--command <cmd>', 'a stdio server: the program to start')
-    .option('--arg <value>', 'an argument of --command (repeat for more)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option(
+      '--arg <value>',
+      'an argument of --command (repeat for more)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option('--cwd <dir>', 'the working directory of --command')
     .option('--credential <name>', 'the name of a secret resolved at each connect (never stored)')
     .option('--trusted', 'its answers are not labelled outside')
     .option('--gated', 'every call waits for a person unless a policy allows it')
     .option('--no-gated', 'no call waits for a person unless a policy asks')
-    .option('--only <tools>', "offer only these of its tools, comma-separated")
-    .option('--timeout-ms <ms>', 'one call\'s time-out')
+    .option('--only <tools>', 'offer only these of its tools, comma-separated')
+    .option('--timeout-ms <ms>', "one call's time-out")
     .action((name: string, options: McpAddOptions, command: Command) => mcpAdd(context(command), name, options));
   common(mcp.command('remove').description('remove a runtime server').argument('<name>', 'the server name'))
     .option('--hub <name>', 'the hub', 'mcp')
@@ -160,31 +273,45 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are not failures; commander has already printed its message for the rest, unless --json.
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return ExitCode.ok;
-      if (json) io.err(`${JSON.stringify({ error: { code: 'usage', exitCode: ExitCode.usage, message: error.message.replace(/^error: /, '') } })}\n`);
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.help' ||
+        error.code === 'commander.version'
+      )
+        return ExitCode.ok;
+      if (json)
+        io.err(
+          `${JSON.stringify({ error: { code: 'usage', exitCode: ExitCode.usage, message: error.message.replace(/^error: /, '') } })}\n`,
+        );
       return ExitCode.usage;
     }
     const { exitCode, code } = classify(error);
     const message = (error as Error)?.message ?? String(error);
     io.err(json ? `${JSON.stringify({ error: { code, exitCode, message } })}\n` : `wardrik: ${message}\n`);
-    if (exitCode === ExitCode.unexpected && !json && (error as Error)?.stack !== undefined) io.err(`${(error as Error).stack}\n`);
+    if (exitCode === ExitCode.unexpected && !json && (error as Error)?.stack !== undefined)
+      io.err(`${(error as Error).stack}\n`);
     return exitCode;
   }
 }
 
 function positiveInteger(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a whole number of at least 1 is needed.');
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new InvalidArgumentError('a whole number of at least 1 is needed.');
   return Number(value);
 }
 
 function port(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new InvalidArgumentError('a port number from 0 to 65535 is needed (0: any free port).');
+  if (!/^\d+$/.test(value) || Number(value) > 65_535)
+    throw new InvalidArgumentError('a port number from 0 to 65535 is needed (0: any free port).');
   return Number(value);
 }
 
 /** `--by`: the name recorded with an answer, never one Wardrik records for itself. */
 function person(value: string): string {
-  if (isWardrikName(value)) throw new InvalidArgumentError('that name looks like one Wardrik records for itself (it starts with "wardrik"); give your own.');
+  if (isWardrikName(value))
+    throw new InvalidArgumentError(
+      'that name looks like one Wardrik records for itself (it starts with "wardrik"); give your own.',
+    );
   return value;
 }
 

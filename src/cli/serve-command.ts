@@ -31,11 +31,20 @@ export interface ServeCommandOptions {
  * stopped (SIGINT, SIGTERM, or stdin closing under --stdio). Under --stdio, stdout is the MCP channel:
  * everything else goes to stderr.
  */
-export async function serve(ctx: CommandContext, module: string, options: ServeCommandOptions, signals: NodeJS.EventEmitter = process): Promise<void> {
+export async function serve(
+  ctx: CommandContext,
+  module: string,
+  options: ServeCommandOptions,
+  signals: NodeJS.EventEmitter = process,
+): Promise<void> {
   if ((options.http === undefined) === (options.stdio !== true)) {
-    throw new CliError(ExitCode.usage, 'Pass exactly one of --stdio (for a client that starts this command, such as Claude Desktop) or --http HOST:PORT.');
+    throw new CliError(
+      ExitCode.usage,
+      'Pass exactly one of --stdio (for a client that starts this command, such as Claude Desktop) or --http HOST:PORT.',
+    );
   }
-  if (options.names !== 'qualified' && options.names !== 'bare') throw new CliError(ExitCode.usage, `--names is "qualified" or "bare"; got ${JSON.stringify(options.names)}.`);
+  if (options.names !== 'qualified' && options.names !== 'bare')
+    throw new CliError(ExitCode.usage, `--names is "qualified" or "bare"; got ${JSON.stringify(options.names)}.`);
   const listen = options.http === undefined ? undefined : hostPort(options.http);
   const authenticate = listen === undefined ? undefined : httpAuthentication(ctx, options);
   const loaded = await loadToolsets(module, options.toolset);
@@ -43,7 +52,10 @@ export async function serve(ctx: CommandContext, module: string, options: ServeC
   const tools = loaded.values.length === 0 ? {} : { [options.toolset]: loaded.values.map((value) => value.tool) };
   const wardrik = await Wardrik.create({ store: ctx.storeUrl, toolsets, tools });
   const warnings = wardrik.events$.subscribe((event) => {
-    if (event.type === 'warning' || event.type === 'tool.skipped') ctx.io.err(`wardrik: ${event.type === 'warning' ? event.message : `skipped ${event.toolset}/${event.tool}: ${event.reason}`}\n`);
+    if (event.type === 'warning' || event.type === 'tool.skipped')
+      ctx.io.err(
+        `wardrik: ${event.type === 'warning' ? event.message : `skipped ${event.toolset}/${event.tool}: ${event.reason}`}\n`,
+      );
   });
   try {
     const server = wardrik.mcpServer({
@@ -90,22 +102,30 @@ export async function serve(ctx: CommandContext, module: string, options: ServeC
 function hostPort(value: string): { host: string; port: number } {
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(value);
   const port = Number(match?.[2]);
-  if (match === null || port > 65_535) throw new CliError(ExitCode.usage, `--http takes HOST:PORT, such as 127.0.0.1:3000; got ${JSON.stringify(value)}.`);
+  if (match === null || port > 65_535)
+    throw new CliError(ExitCode.usage, `--http takes HOST:PORT, such as 127.0.0.1:3000; got ${JSON.stringify(value)}.`);
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
 /** --token-env NAME: one bearer token, read from the environment (never from argv, which `ps` shows). */
 function httpAuthentication(ctx: CommandContext, options: ServeCommandOptions): ServeAuthenticateOptions | false {
   if (options.unauthenticated === true) {
-    if (options.tokenEnv !== undefined) throw new CliError(ExitCode.usage, 'Pass --token-env or --unauthenticated, not both.');
+    if (options.tokenEnv !== undefined)
+      throw new CliError(ExitCode.usage, 'Pass --token-env or --unauthenticated, not both.');
     return false;
   }
   if (options.tokenEnv === undefined) {
-    throw new CliError(ExitCode.usage, 'Over --http, pass --token-env NAME (the environment variable holding the bearer token clients send), or --unauthenticated to serve without one.');
+    throw new CliError(
+      ExitCode.usage,
+      'Over --http, pass --token-env NAME (the environment variable holding the bearer token clients send), or --unauthenticated to serve without one.',
+    );
   }
   const token = ctx.io.env[options.tokenEnv];
   if (token === undefined || token.length < 16) {
-    throw new CliError(ExitCode.usage, `--token-env ${options.tokenEnv}: that environment variable is ${token === undefined ? 'not set' : 'shorter than 16 characters'}; set it to a long random token.`);
+    throw new CliError(
+      ExitCode.usage,
+      `--token-env ${options.tokenEnv}: that environment variable is ${token === undefined ? 'not set' : 'shorter than 16 characters'}; set it to a long random token.`,
+    );
   }
   return { verifier: tokenVerifier(token, options.agent ?? 'mcp') };
 }
@@ -116,9 +136,15 @@ export function tokenVerifier(token: string, agent: string): OAuthTokenVerifier 
   return {
     verifyAccessToken(given: string) {
       const actual = Buffer.from(given);
-      if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return Promise.reject(new InvalidTokenError('The bearer token is not valid.'));
+      if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
+        return Promise.reject(new InvalidTokenError('The bearer token is not valid.'));
       // A shared token does not expire; requireBearerAuth wants a time, so an hour from each check.
-      return Promise.resolve({ token: given, clientId: agent, scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+      return Promise.resolve({
+        token: given,
+        clientId: agent,
+        scopes: [],
+        expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      });
     },
   };
 }

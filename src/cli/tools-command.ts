@@ -37,14 +37,25 @@ export async function tools(ctx: CommandContext, module: string, options: { read
     try {
       toolset = describeToolset(toolsetClass);
     } catch (error) {
-      if (error instanceof ConfigurationError) throw new CliError(ExitCode.usage, `Toolset class ${toolsetClass.name} exported as "${exportName}" by ${loaded.path} cannot be registered: ${error.message}`, { cause: error });
+      if (error instanceof ConfigurationError)
+        throw new CliError(
+          ExitCode.usage,
+          `Toolset class ${toolsetClass.name} exported as "${exportName}" by ${loaded.path} cannot be registered: ${error.message}`,
+          { cause: error },
+        );
       throw error;
     }
     described.push(describe(toolset.name, `class ${toolsetClass.name}`, toolset.tools));
   }
   if (loaded.values.length > 0) {
     const names = [...new Set(loaded.values.map((value) => value.name))].join(', ');
-    described.push(describe(options.toolset, `defineTool values (${names})`, loaded.values.map((value) => value.tool)));
+    described.push(
+      describe(
+        options.toolset,
+        `defineTool values (${names})`,
+        loaded.values.map((value) => value.tool),
+      ),
+    );
   }
   ctx.print({ module: loaded.path, toolsets: described }, () => described.map(human).join('\n\n'));
 }
@@ -62,11 +73,17 @@ export interface ModuleToolsets {
  */
 export async function loadToolsets(module: string, toolset: string): Promise<ModuleToolsets> {
   if (!TOOLSET_NAME.test(toolset)) {
-    throw new CliError(ExitCode.usage, `--toolset ${JSON.stringify(toolset)} is not a toolset name: ${TOOLSET_NAME_RULE}.`);
+    throw new CliError(
+      ExitCode.usage,
+      `--toolset ${JSON.stringify(toolset)} is not a toolset name: ${TOOLSET_NAME_RULE}.`,
+    );
   }
   const path = resolve(module);
   if (!existsSync(path)) {
-    throw new CliError(ExitCode.notFound, `No module at ${path}. Pass the path of a JavaScript module that exports toolsets, such as dist/examples/orders/order-tools.js (build first: npm run build).`);
+    throw new CliError(
+      ExitCode.notFound,
+      `No module at ${path}. Pass the path of a JavaScript module that exports toolsets, such as dist/examples/orders/order-tools.js (build first: npm run build).`,
+    );
   }
   let exports: Record<string, unknown>;
   try {
@@ -75,7 +92,9 @@ export async function loadToolsets(module: string, toolset: string): Promise<Mod
     const hint = ['.ts', '.mts', '.cts'].includes(extname(path))
       ? 'It is TypeScript: build it with tsc (which keeps the decorator metadata) and pass the compiled .js file.'
       : 'Fix the module, or pass one that only defines toolsets (importing it must not start your app).';
-    throw new CliError(ExitCode.usage, `Module ${path} could not be imported: ${(error as Error).message}. ${hint}`, { cause: error });
+    throw new CliError(ExitCode.usage, `Module ${path} could not be imported: ${(error as Error).message}. ${hint}`, {
+      cause: error,
+    });
   }
   const classes: { exportName: string; toolsetClass: ToolsetClass }[] = [];
   const values: { name: string; tool: ToolDefinition }[] = [];
@@ -89,7 +108,10 @@ export async function loadToolsets(module: string, toolset: string): Promise<Mod
     }
   }
   if (classes.length === 0 && values.length === 0) {
-    throw new CliError(ExitCode.notFound, `Module ${path} exports no toolsets: no @Toolset class and no defineTool value among its exports (${Object.keys(exports).join(', ') || 'none'}). Export them from the module you pass.`);
+    throw new CliError(
+      ExitCode.notFound,
+      `Module ${path} exports no toolsets: no @Toolset class and no defineTool value among its exports (${Object.keys(exports).join(', ') || 'none'}). Export them from the module you pass.`,
+    );
   }
   return { path, classes, values };
 }
@@ -104,14 +126,25 @@ function describe(name: string, source: string, definitions: readonly ToolDefini
 function isToolValue(value: unknown): value is ToolDefinition {
   if (value === null || typeof value !== 'object') return false;
   const tool = value as Partial<ToolDefinition>;
-  return typeof tool.name === 'string' && typeof tool.description === 'string' && typeof tool.run === 'function' && typeof tool.inputSchema === 'object' && typeof tool.annotations === 'object';
+  return (
+    typeof tool.name === 'string' &&
+    typeof tool.description === 'string' &&
+    typeof tool.run === 'function' &&
+    typeof tool.inputSchema === 'object' &&
+    typeof tool.annotations === 'object'
+  );
 }
 
 function human(toolset: DescribedToolset): string {
-  const out = [`${toolset.name}  (${toolset.source}; ${toolset.tools.length} tool${toolset.tools.length === 1 ? '' : 's'})`];
+  const out = [
+    `${toolset.name}  (${toolset.source}; ${toolset.tools.length} tool${toolset.tools.length === 1 ? '' : 's'})`,
+  ];
   for (const tool of toolset.tools) {
     const ref = `${toolset.name}/${tool.name.slice(toolset.name.length + 2)}`;
-    out.push('', `  ${tool.name}   (policies and agents: ${ref})${tool.title === undefined ? '' : `  "${tool.title}"`}`);
+    out.push(
+      '',
+      `  ${tool.name}   (policies and agents: ${ref})${tool.title === undefined ? '' : `  "${tool.title}"`}`,
+    );
     out.push(`    ${tool.description}`);
     out.push(`    annotations: ${annotationsText(tool.annotations)}`);
     out.push(`    input schema:\n${indent(JSON.stringify(tool.inputSchema, null, 2), 6)}`);
@@ -121,6 +154,8 @@ function human(toolset: DescribedToolset): string {
 }
 
 function annotationsText(annotations: ToolInfo['annotations']): string {
-  const parts = Object.entries(annotations).map(([key, value]) => (value === true ? key : `${key}=${JSON.stringify(value)}`));
+  const parts = Object.entries(annotations).map(([key, value]) =>
+    value === true ? key : `${key}=${JSON.stringify(value)}`,
+  );
   return parts.length === 0 ? 'none (not read-only: calls ask a person unless a policy allows them)' : parts.join(', ');
 }

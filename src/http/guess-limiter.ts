@@ -40,7 +40,10 @@ export class GuessLimiter {
   wrong(source: string, connection: Socket): Promise<void> {
     const now = this.clock.now();
     const previous = this.sources.get(source);
-    const counted = previous === undefined || now - previous.since >= WINDOW_MS ? { since: now, count: 1 } : { since: previous.since, count: previous.count + 1 };
+    const counted =
+      previous === undefined || now - previous.since >= WINDOW_MS
+        ? { since: now, count: 1 }
+        : { since: previous.since, count: previous.count + 1 };
     this.sources.delete(source);
     if (this.sources.size >= MAX_SOURCES) this.sources.delete(this.sources.keys().next().value!);
     this.sources.set(source, counted);

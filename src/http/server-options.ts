@@ -70,40 +70,89 @@ const TIMER: NumberRule = { ...timerRule({ min: 1 }), whole: true, unit: 'millis
 /** Checks the options under `label` (`inboxWeb: http`); a bad one throws a ConfigurationError naming it. */
 export function httpServerSettings(label: string, options: HttpServerOptions | undefined): HttpServerSettings {
   const http = options ?? {};
-  if (http === null || typeof http !== 'object') throw new ConfigurationError(`${label} is an object, such as { allowedHosts: ['ops.example.com'] }.`);
+  if (http === null || typeof http !== 'object')
+    throw new ConfigurationError(`${label} is an object, such as { allowedHosts: ['ops.example.com'] }.`);
   const allowedHosts: unknown = http.allowedHosts;
-  if (allowedHosts !== undefined && (!Array.isArray(allowedHosts) || !allowedHosts.every((host): host is string => typeof host === 'string' && host !== ''))) {
-    throw new ConfigurationError(`${label}.allowedHosts is a list of Host values, such as ['ops.example.com']; got ${JSON.stringify(allowedHosts)}.`);
+  if (
+    allowedHosts !== undefined &&
+    (!Array.isArray(allowedHosts) ||
+      !allowedHosts.every((host): host is string => typeof host === 'string' && host !== ''))
+  ) {
+    throw new ConfigurationError(
+      `${label}.allowedHosts is a list of Host values, such as ['ops.example.com']; got ${JSON.stringify(allowedHosts)}.`,
+    );
   }
   const trustProxy = http.trustProxy;
-  if (trustProxy !== undefined && (typeof trustProxy !== 'string' || !/^[a-z0-9-]{1,64}$/i.test(trustProxy) || trustProxy.toLowerCase() === 'host')) {
-    throw new ConfigurationError(`${label}.trustProxy is the name of the header your proxy sets to the client's address, such as "x-forwarded-for"; got ${JSON.stringify(trustProxy)}.`);
+  if (
+    trustProxy !== undefined &&
+    (typeof trustProxy !== 'string' || !/^[a-z0-9-]{1,64}$/i.test(trustProxy) || trustProxy.toLowerCase() === 'host')
+  ) {
+    throw new ConfigurationError(
+      `${label}.trustProxy is the name of the header your proxy sets to the client's address, such as "x-forwarded-for"; got ${JSON.stringify(trustProxy)}.`,
+    );
   }
-  const headersTimeoutMs = numberOption(`${label}.headersTimeoutMs`, http.headersTimeoutMs, HTTP_SERVER_DEFAULTS.headersTimeoutMs, TIMER);
-  const requestTimeoutMs = numberOption(`${label}.requestTimeoutMs`, http.requestTimeoutMs, HTTP_SERVER_DEFAULTS.requestTimeoutMs, TIMER);
+  const headersTimeoutMs = numberOption(
+    `${label}.headersTimeoutMs`,
+    http.headersTimeoutMs,
+    HTTP_SERVER_DEFAULTS.headersTimeoutMs,
+    TIMER,
+  );
+  const requestTimeoutMs = numberOption(
+    `${label}.requestTimeoutMs`,
+    http.requestTimeoutMs,
+    HTTP_SERVER_DEFAULTS.requestTimeoutMs,
+    TIMER,
+  );
   if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigurationError(`${label}.headersTimeoutMs (${headersTimeoutMs}) is longer than requestTimeoutMs (${requestTimeoutMs}); the headers are part of the request, so give a headersTimeoutMs no longer than it.`);
+    throw new ConfigurationError(
+      `${label}.headersTimeoutMs (${headersTimeoutMs}) is longer than requestTimeoutMs (${requestTimeoutMs}); the headers are part of the request, so give a headersTimeoutMs no longer than it.`,
+    );
   }
   const guesses = http.wrongGuesses ?? {};
   const defaults = HTTP_SERVER_DEFAULTS.wrongGuesses;
   return Object.freeze({
-    allowedHosts: allowedHosts === undefined ? undefined : Object.freeze(allowedHosts.map((host) => host.toLowerCase())),
+    allowedHosts:
+      allowedHosts === undefined ? undefined : Object.freeze(allowedHosts.map((host) => host.toLowerCase())),
     trustProxy: trustProxy?.toLowerCase(),
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: numberOption(`${label}.keepAliveTimeoutMs`, http.keepAliveTimeoutMs, HTTP_SERVER_DEFAULTS.keepAliveTimeoutMs, TIMER),
-    maxConnections: numberOption(`${label}.maxConnections`, http.maxConnections, HTTP_SERVER_DEFAULTS.maxConnections, countRule(1, 1_000_000)),
-    maxUnauthenticatedBytes: numberOption(`${label}.maxUnauthenticatedBytes`, http.maxUnauthenticatedBytes, HTTP_SERVER_DEFAULTS.maxUnauthenticatedBytes, { ...countRule(1_024, 2 ** 31), unit: 'bytes' }),
+    keepAliveTimeoutMs: numberOption(
+      `${label}.keepAliveTimeoutMs`,
+      http.keepAliveTimeoutMs,
+      HTTP_SERVER_DEFAULTS.keepAliveTimeoutMs,
+      TIMER,
+    ),
+    maxConnections: numberOption(
+      `${label}.maxConnections`,
+      http.maxConnections,
+      HTTP_SERVER_DEFAULTS.maxConnections,
+      countRule(1, 1_000_000),
+    ),
+    maxUnauthenticatedBytes: numberOption(
+      `${label}.maxUnauthenticatedBytes`,
+      http.maxUnauthenticatedBytes,
+      HTTP_SERVER_DEFAULTS.maxUnauthenticatedBytes,
+      { ...countRule(1_024, 2 ** 31), unit: 'bytes' },
+    ),
     wrongGuesses: Object.freeze({
       free: numberOption(`${label}.wrongGuesses.free`, guesses.free, defaults.free, countRule(0, 1_000_000)),
-      delayMs: numberOption(`${label}.wrongGuesses.delayMs`, guesses.delayMs, defaults.delayMs, { ...timerRule({ min: 0 }), unit: 'milliseconds' }),
-      maxDelayMs: numberOption(`${label}.wrongGuesses.maxDelayMs`, guesses.maxDelayMs, defaults.maxDelayMs, { ...timerRule({ min: 0 }), unit: 'milliseconds' }),
+      delayMs: numberOption(`${label}.wrongGuesses.delayMs`, guesses.delayMs, defaults.delayMs, {
+        ...timerRule({ min: 0 }),
+        unit: 'milliseconds',
+      }),
+      maxDelayMs: numberOption(`${label}.wrongGuesses.maxDelayMs`, guesses.maxDelayMs, defaults.maxDelayMs, {
+        ...timerRule({ min: 0 }),
+        unit: 'milliseconds',
+      }),
     }),
   });
 }
 
 /** An `http.Server` with the settings' time-outs and connection cap; slow clients are looked for every second (or sooner). */
-export function limitedServer(handler: (request: IncomingMessage, response: ServerResponse) => void, settings: HttpServerSettings): Server {
+export function limitedServer(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+  settings: HttpServerSettings,
+): Server {
   const server = createServer(
     {
       headersTimeout: settings.headersTimeoutMs,

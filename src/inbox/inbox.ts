@@ -90,7 +90,15 @@ export class Inbox {
     const allowIf = scopeOf(id, options, approved);
     const answered: InboxItem = {
       ...item,
-      ...(edited === undefined ? {} : { edited: { arguments: edited, digest: argumentsDigest(edited), ...(options.by === undefined ? {} : { by: options.by }) } }),
+      ...(edited === undefined
+        ? {}
+        : {
+            edited: {
+              arguments: edited,
+              digest: argumentsDigest(edited),
+              ...(options.by === undefined ? {} : { by: options.by }),
+            },
+          }),
       ...(allowIf === undefined ? {} : { scope: 'run' as const, allowIf }),
     };
     return this.letRun(answered, options.by, async () => {
@@ -101,13 +109,19 @@ export class Inbox {
   /** The person's arguments, checked against the tool (here, or the schema the item kept); throws with every failing field. */
   private async checkEdit(item: InboxItem, options: ApproveOptions): Promise<unknown> {
     if (options.digest === undefined) {
-      throw new InvalidAnswerError(`inbox.approve("${item.id}", { arguments }) needs the digest of the arguments the person changed: { digest: item.digest, arguments }.`);
+      throw new InvalidAnswerError(
+        `inbox.approve("${item.id}", { arguments }) needs the digest of the arguments the person changed: { digest: item.digest, arguments }.`,
+      );
     }
     const here = this.runner.checkFor(item.tool, options.arguments);
     let checked: CheckResult;
     if (here !== undefined) checked = await here;
-    else if (item.inputSchema !== undefined) checked = checkAgainstSchema(item.inputSchema as JsonSchema, options.arguments);
-    else throw new ConflictError(`Inbox item "${item.id}": ${item.tool} is not offered here and the item kept no schema, so changed arguments cannot be checked; nothing ran. Approve it on a node that offers the tool.`);
+    else if (item.inputSchema !== undefined)
+      checked = checkAgainstSchema(item.inputSchema as JsonSchema, options.arguments);
+    else
+      throw new ConflictError(
+        `Inbox item "${item.id}": ${item.tool} is not offered here and the item kept no schema, so changed arguments cannot be checked; nothing ran. Approve it on a node that offers the tool.`,
+      );
     if (!checked.ok) throw new InvalidArgumentsError(item.tool, checked.issues);
     return options.arguments;
   }
@@ -115,7 +129,9 @@ export class Inbox {
   /** Refuses a parked call: the model is told a person refused it, and why. */
   async deny(id: string, options: { readonly reason: string; readonly by?: string }): Promise<ToolAnswer> {
     if (options === undefined || typeof options.reason !== 'string' || options.reason.trim() === '') {
-      throw new InvalidAnswerError(`inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`);
+      throw new InvalidAnswerError(
+        `inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`,
+      );
     }
     const item = await this.pending(id, 'deny');
     if (item.kind === 'question' || item.kind === 'authorize') {
@@ -126,7 +142,11 @@ export class Inbox {
     }
     await this.mark(item, 'denied', options.by);
     const who = options.by === undefined ? 'A person' : `A person (${options.by})`;
-    return this.runner.answerWithoutRunning(item, errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels), 'parked');
+    return this.runner.answerWithoutRunning(
+      item,
+      errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels),
+      'parked',
+    );
   }
 
   /**
@@ -140,7 +160,8 @@ export class Inbox {
     const item = await this.unexpired(await this.pending(id, 'answer'));
     if (item.kind === 'question') {
       const question = questionOf(item.detail);
-      if (question === undefined) throw new ConflictError(`Inbox item "${id}" holds no question to answer; deny it instead.`);
+      if (question === undefined)
+        throw new ConflictError(`Inbox item "${id}" holds no question to answer; deny it instead.`);
       const response = questionResponse(id, question, value);
       await this.mark(item, 'answered', options.by, { response });
       return okAnswer(response);
@@ -161,7 +182,11 @@ export class Inbox {
       }
       if (!happened) return this.letRun(item, options.by);
       await this.mark(item, 'answered', options.by);
-      return this.runner.answerWithoutRunning(item, okAnswer((value as { result?: unknown }).result ?? null, item.labels), 'parked');
+      return this.runner.answerWithoutRunning(
+        item,
+        okAnswer((value as { result?: unknown }).result ?? null, item.labels),
+        'parked',
+      );
     }
     await this.mark(item, 'answered', options.by);
     return this.runner.answerWithoutRunning(item, okAnswer(value, item.labels), 'parked');
@@ -173,7 +198,8 @@ export class Inbox {
    */
   private acceptToolChange(item: InboxItem, by: string | undefined): Promise<ToolAnswer> {
     const change = toolChangeOf(item.detail);
-    if (change === undefined) throw new ConflictError(`Inbox item "${item.id}" holds no changed tool definition to accept; deny it instead.`);
+    if (change === undefined)
+      throw new ConflictError(`Inbox item "${item.id}" holds no changed tool definition to accept; deny it instead.`);
     const pin = acceptedPin(change, this.clock.now());
     return this.letRun(item, by, () => this.store.putMcpServer(pin));
   }
@@ -196,7 +222,8 @@ export class Inbox {
 
   private async pending(id: string, verb: string): Promise<InboxItem> {
     const item = await this.store.getInboxItem(id);
-    if (item === undefined) throw new NotFoundError(`No inbox item "${id}" to ${verb}; inbox.list() shows the pending ones.`);
+    if (item === undefined)
+      throw new NotFoundError(`No inbox item "${id}" to ${verb}; inbox.list() shows the pending ones.`);
     if (item.status !== 'pending') {
       const by = item.by === undefined ? '' : ` by ${item.by}`;
       throw new ConflictError(`Inbox item "${id}" was already ${item.status}${by}; nothing ran.`);
@@ -222,7 +249,16 @@ export class Inbox {
           done.expired.push(item.id);
         } else if (escalateAfter !== undefined && waitedMs >= escalateAfter && item.escalatedAt === undefined) {
           if (!(await this.store.updateInboxItem({ ...item, escalatedAt: this.clock.now() }, 'pending'))) continue;
-          this.events.emit({ type: 'inbox.escalated', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, kind: item.kind, waitedMs });
+          this.events.emit({
+            type: 'inbox.escalated',
+            agent: item.agent,
+            run: item.run,
+            call: item.call,
+            tool: item.tool,
+            inboxId: item.id,
+            kind: item.kind,
+            waitedMs,
+          });
           done.escalated.push(item.id);
         }
       } catch (error) {
@@ -237,14 +273,25 @@ export class Inbox {
    * function is called; nothing when neither wait is set.
    */
   watchOverdue(onError: (error: unknown) => void): () => void {
-    const waits = [this.policy?.approvalTtlMs, this.policy?.escalateAfterMs].filter((ms): ms is number => ms !== undefined);
+    const waits = [this.policy?.approvalTtlMs, this.policy?.escalateAfterMs].filter(
+      (ms): ms is number => ms !== undefined,
+    );
     if (waits.length === 0) return () => undefined;
     let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      this.handleOverdue().then(() => (running = false), (error: unknown) => { running = false; onError(error); });
-    }, Math.min(60_000, Math.max(50, Math.min(...waits) / 10)));
+    const timer = setInterval(
+      () => {
+        if (running) return;
+        running = true;
+        this.handleOverdue().then(
+          () => (running = false),
+          (error: unknown) => {
+            running = false;
+            onError(error);
+          },
+        );
+      },
+      Math.min(60_000, Math.max(50, Math.min(...waits) / 10)),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -258,7 +305,9 @@ export class Inbox {
   private async unexpired(item: InboxItem): Promise<InboxItem> {
     if (!this.expires(item)) return item;
     await this.expire(item);
-    throw new ConflictError(`Inbox item "${item.id}" waited longer than policy.approvalTtlMs (${this.policy?.approvalTtlMs} ms), so it expired and was denied; nothing ran. The agent was told; ask it again if the call is still wanted.`);
+    throw new ConflictError(
+      `Inbox item "${item.id}" waited longer than policy.approvalTtlMs (${this.policy?.approvalTtlMs} ms), so it expired and was denied; nothing ran. The agent was told; ask it again if the call is still wanted.`,
+    );
   }
 
   private async expire(item: InboxItem): Promise<void> {
@@ -270,11 +319,24 @@ export class Inbox {
   }
 
   /** Marks the item answered if nobody did first; the compare-and-set is what makes an answer count once. */
-  private async mark(item: InboxItem, status: Exclude<InboxStatus, 'pending'>, by: string | undefined, extra: Pick<InboxRecord, 'response'> = {}): Promise<void> {
-    const next: InboxRecord = { ...item, ...extra, status, answeredAt: this.clock.now(), ...(by === undefined ? {} : { by }) };
+  private async mark(
+    item: InboxItem,
+    status: Exclude<InboxStatus, 'pending'>,
+    by: string | undefined,
+    extra: Pick<InboxRecord, 'response'> = {},
+  ): Promise<void> {
+    const next: InboxRecord = {
+      ...item,
+      ...extra,
+      status,
+      answeredAt: this.clock.now(),
+      ...(by === undefined ? {} : { by }),
+    };
     if (!(await this.store.updateInboxItem(next, 'pending'))) {
       const now = await this.store.getInboxItem(item.id);
-      throw new ConflictError(`Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`);
+      throw new ConflictError(
+        `Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`,
+      );
     }
     this.events.emit({
       type: 'tool.answered',
@@ -297,13 +359,22 @@ const EXPIRED_BY = 'wardrik (policy.approvalTtlMs)';
 /** The fields a `run` approval binds later calls to; `undefined` for an approval of this call alone. */
 function scopeOf(id: string, options: ApproveOptions, approved: unknown): readonly string[] | undefined {
   if (options.scope === undefined || options.scope === 'call') {
-    if (options.allowIf !== undefined) throw new InvalidAnswerError(`inbox.approve("${id}"): allowIf applies to approvals for the rest of the run; add scope: 'run'.`);
+    if (options.allowIf !== undefined)
+      throw new InvalidAnswerError(
+        `inbox.approve("${id}"): allowIf applies to approvals for the rest of the run; add scope: 'run'.`,
+      );
     return undefined;
   }
-  if (options.scope !== 'run') throw new InvalidAnswerError(`inbox.approve("${id}"): scope is 'call' (the default) or 'run'; got ${JSON.stringify(options.scope)}.`);
+  if (options.scope !== 'run')
+    throw new InvalidAnswerError(
+      `inbox.approve("${id}"): scope is 'call' (the default) or 'run'; got ${JSON.stringify(options.scope)}.`,
+    );
   const allowIf = options.allowIf ?? [];
   const fields = approved !== null && typeof approved === 'object' ? (approved as Record<string, unknown>) : {};
-  if (!Array.isArray(allowIf as unknown) || !allowIf.every((field) => typeof field === 'string' && Object.hasOwn(fields, field))) {
+  if (
+    !Array.isArray(allowIf as unknown) ||
+    !allowIf.every((field) => typeof field === 'string' && Object.hasOwn(fields, field))
+  ) {
     throw new InvalidAnswerError(
       `inbox.approve("${id}"): allowIf names argument fields of the approved call, such as ${JSON.stringify(Object.keys(fields).slice(0, 2))}; got ${JSON.stringify(allowIf)}.`,
     );

@@ -13,7 +13,8 @@ export interface QuestionDetail {
 }
 
 /** A person's answer to a question, as it goes back to the server. */
-export type QuestionResponse = { readonly action: 'accept'; readonly content?: Record<string, unknown> } | { readonly action: 'decline' | 'cancel' };
+export type QuestionResponse =
+  { readonly action: 'accept'; readonly content?: Record<string, unknown> } | { readonly action: 'decline' | 'cancel' };
 
 const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
@@ -26,7 +27,8 @@ export function questionResponse(id: string, detail: QuestionDetail, value: unkn
   const usage = `Answer inbox item "${id}" with {"action":"accept","content":{…}}, {"action":"decline"} or {"action":"cancel"}`;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidAnswerError(`${usage}.`);
   const { action, content } = value as { action?: unknown; content?: unknown };
-  if (typeof action !== 'string' || !ACTIONS.has(action)) throw new InvalidAnswerError(`${usage}; got action ${JSON.stringify(action)}.`);
+  if (typeof action !== 'string' || !ACTIONS.has(action))
+    throw new InvalidAnswerError(`${usage}; got action ${JSON.stringify(action)}.`);
   if (action !== 'accept') return { action: action as 'decline' | 'cancel' };
   if (detail.mode === 'url') return { action: 'accept' };
   if (content !== undefined && (content === null || typeof content !== 'object' || Array.isArray(content))) {
@@ -35,7 +37,10 @@ export function questionResponse(id: string, detail: QuestionDetail, value: unkn
   const schema = detail.requestedSchema ?? { type: 'object' };
   const filled = withDefaults(schema, { ...(content as Record<string, unknown> | undefined) });
   const problem = schemaProblem(schema, 'requested schema');
-  if (problem !== undefined) throw new InvalidAnswerError(`Inbox item "${id}": the server's requested schema cannot be checked (${problem}); decline or cancel it.`);
+  if (problem !== undefined)
+    throw new InvalidAnswerError(
+      `Inbox item "${id}": the server's requested schema cannot be checked (${problem}); decline or cancel it.`,
+    );
   const validate = compiledSchema(schema);
   if (!validate(filled)) {
     const first = validate.errors?.[0];
@@ -53,7 +58,8 @@ function withDefaults(schema: Record<string, unknown>, content: Record<string, u
   if (properties === null || typeof properties !== 'object') return content;
   for (const [key, property] of Object.entries(properties as Record<string, unknown>)) {
     if (content[key] !== undefined || property === null || typeof property !== 'object') continue;
-    if (Object.prototype.hasOwnProperty.call(property, 'default')) content[key] = (property as { default: unknown }).default;
+    if (Object.prototype.hasOwnProperty.call(property, 'default'))
+      content[key] = (property as { default: unknown }).default;
   }
   return content;
 }
@@ -68,6 +74,7 @@ function fieldOf(instancePath: string, params: Record<string, unknown>): string 
 export function questionOf(detail: unknown): QuestionDetail | undefined {
   if (detail === null || typeof detail !== 'object') return undefined;
   const d = detail as Record<string, unknown>;
-  if (typeof d.server !== 'string' || typeof d.message !== 'string' || (d.mode !== 'form' && d.mode !== 'url')) return undefined;
+  if (typeof d.server !== 'string' || typeof d.message !== 'string' || (d.mode !== 'form' && d.mode !== 'url'))
+    return undefined;
   return detail as QuestionDetail;
 }

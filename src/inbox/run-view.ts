@@ -9,7 +9,12 @@ export interface TurnData {
   readonly spentUsd?: number;
   readonly steps?: number;
   readonly error?: string;
-  readonly parked?: readonly { readonly inboxId: string; readonly call: string; readonly tool: string; readonly reason: string }[];
+  readonly parked?: readonly {
+    readonly inboxId: string;
+    readonly call: string;
+    readonly tool: string;
+    readonly reason: string;
+  }[];
 }
 
 /** A run's calls counted by state, and what it spent. */
@@ -63,7 +68,11 @@ export async function readRun(store: Store, run: string): Promise<RunView | unde
 function totalsOf(turn: TurnRecord | undefined, steps: readonly StepRecord[], calls: readonly CallRecord[]): RunTotals {
   const count = (state: CallRecord['state']): number => calls.filter((call) => call.state === state).length;
   const toolCostUsd = calls.reduce((sum, call) => sum + (call.costUsd ?? 0), 0);
-  const modelCostUsd = steps.reduce((sum, step) => sum + ((step.data as StepData | null)?.kind === 'model' ? ((step.data as { usd?: number }).usd ?? 0) : 0), 0);
+  const modelCostUsd = steps.reduce(
+    (sum, step) =>
+      sum + ((step.data as StepData | null)?.kind === 'model' ? ((step.data as { usd?: number }).usd ?? 0) : 0),
+    0,
+  );
   const data = (turn?.data ?? {}) as TurnData;
   return {
     calls: calls.length,

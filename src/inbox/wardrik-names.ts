@@ -4,12 +4,31 @@
  * passes for, so "wаrdrik" with a Cyrillic а is the same name to a reader and to this check.
  */
 const LOOK_ALIKES: Readonly<Record<string, string>> = {
-  'ԝ': 'w', 'ѡ': 'w', 'ɯ': 'w', 'ա': 'w',
-  'а': 'a', 'α': 'a', 'ɑ': 'a', 'ⱥ': 'a',
-  'г': 'r', 'ᴦ': 'r', 'ɼ': 'r', 'ꭇ': 'r',
-  'ԁ': 'd', 'ɗ': 'd', 'ꓒ': 'd',
-  'і': 'i', 'ı': 'i', 'ι': 'i', 'ɩ': 'i', 'ӏ': 'i', 'ί': 'i',
-  'к': 'k', 'κ': 'k', 'ĸ': 'k', 'ⲕ': 'k',
+  ԝ: 'w',
+  ѡ: 'w',
+  ɯ: 'w',
+  ա: 'w',
+  а: 'a',
+  α: 'a',
+  ɑ: 'a',
+  ⱥ: 'a',
+  г: 'r',
+  ᴦ: 'r',
+  ɼ: 'r',
+  ꭇ: 'r',
+  ԁ: 'd',
+  ɗ: 'd',
+  ꓒ: 'd',
+  і: 'i',
+  ı: 'i',
+  ι: 'i',
+  ɩ: 'i',
+  ӏ: 'i',
+  ί: 'i',
+  к: 'k',
+  κ: 'k',
+  ĸ: 'k',
+  ⲕ: 'k',
 };
 const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
 

@@ -57,7 +57,9 @@ export function describeTool(tool: McpTool, server: string): string {
   const description = typeof tool.description === 'string' ? tool.description.trim() : '';
   if (description !== '') return description;
   const title = tool.title ?? tool.annotations?.title;
-  return typeof title === 'string' && title.trim() !== '' ? title : `Tool "${tool.name}" of the MCP server "${server}" (the server gives no description).`;
+  return typeof title === 'string' && title.trim() !== ''
+    ? title
+    : `Tool "${tool.name}" of the MCP server "${server}" (the server gives no description).`;
 }
 
 /**
@@ -117,7 +119,11 @@ function textOf(result: CallToolResult): string {
         break;
       case 'resource': {
         const resource = part.resource as { uri: string; text?: string; mimeType?: string };
-        parts.push(typeof resource.text === 'string' ? resource.text : `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}]`);
+        parts.push(
+          typeof resource.text === 'string'
+            ? resource.text
+            : `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}]`,
+        );
         break;
       }
       case 'resource_link':
@@ -150,7 +156,9 @@ export class MalformedResult extends Error {
 export const CALL_RESULT = {
   safeParse(value: unknown): { success: true; data: CallToolResult } | { success: false; error: MalformedResult } {
     const problem = resultProblem(value);
-    return problem === undefined ? { success: true, data: value as CallToolResult } : { success: false, error: new MalformedResult(problem) };
+    return problem === undefined
+      ? { success: true, data: value as CallToolResult }
+      : { success: false, error: new MalformedResult(problem) };
   },
 };
 
@@ -177,13 +185,19 @@ function partProblem(part: unknown): string | undefined {
       return typeof part.text === 'string' ? undefined : '"text" is not a string';
     case 'image':
     case 'audio':
-      return typeof part.data === 'string' && typeof part.mimeType === 'string' ? undefined : '"data" or "mimeType" is not a string';
+      return typeof part.data === 'string' && typeof part.mimeType === 'string'
+        ? undefined
+        : '"data" or "mimeType" is not a string';
     case 'resource':
-      return isRecord(part.resource) && typeof part.resource.uri === 'string' && (typeof part.resource.text === 'string' || typeof part.resource.blob === 'string')
+      return isRecord(part.resource) &&
+        typeof part.resource.uri === 'string' &&
+        (typeof part.resource.text === 'string' || typeof part.resource.blob === 'string')
         ? undefined
         : '"resource" needs a "uri" and a "text" or "blob"';
     case 'resource_link':
-      return typeof part.uri === 'string' && typeof part.name === 'string' ? undefined : '"uri" or "name" is not a string';
+      return typeof part.uri === 'string' && typeof part.name === 'string'
+        ? undefined
+        : '"uri" or "name" is not a string';
     default:
       return undefined;
   }
@@ -210,14 +224,21 @@ export function isConnectionFailure(error: unknown): boolean {
  * not `repeatable`, a failure after which the call may have run tells the model not to call it again.
  */
 export function callFailure(error: unknown, where: string, detail: string | undefined, repeatable = true): Error {
-  const inDoubt = (what: string): string => (repeatable ? `${what}, so it may or may not have run. Try again later.` : `${what}, ${MAY_HAVE_HAPPENED}`);
+  const inDoubt = (what: string): string =>
+    repeatable ? `${what}, so it may or may not have run. Try again later.` : `${what}, ${MAY_HAVE_HAPPENED}`;
   if (error instanceof EgressRefused) return error;
   if (error instanceof UnauthorizedError) {
     // The server refused the request before running it: it needs a (new, or wider) sign-in.
-    return new Unavailable(`${where} asks for a sign-in (a token with more access, or a new one); the call did not run. A person signs in through the inbox (an authorize item); try again after.`, { cause: error });
+    return new Unavailable(
+      `${where} asks for a sign-in (a token with more access, or a new one); the call did not run. A person signs in through the inbox (an authorize item); try again after.`,
+      { cause: error },
+    );
   }
   if (error instanceof MalformedResult) {
-    return new Error(`${where} answered with a result that is not valid MCP (${(error as Error).message}); the server needs fixing.`, { cause: error });
+    return new Error(
+      `${where} answered with a result that is not valid MCP (${(error as Error).message}); the server needs fixing.`,
+      { cause: error },
+    );
   }
   if (error instanceof McpError) {
     switch (error.code as ErrorCode) {
@@ -234,12 +255,27 @@ export function callFailure(error: unknown, where: string, detail: string | unde
       case ErrorCode.RequestTimeout:
         return new Unavailable(inDoubt(`${where} did not answer in time`), { cause: error });
       default:
-        return new Unavailable(`${where} failed with a server error: ${error.message}. Try again later.`, { cause: error });
+        return new Unavailable(`${where} failed with a server error: ${error.message}. Try again later.`, {
+          cause: error,
+        });
     }
   }
-  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 404 && error.code !== 408 && error.code !== 429) {
+  if (
+    error instanceof StreamableHTTPError &&
+    error.code !== undefined &&
+    error.code >= 400 &&
+    error.code < 500 &&
+    error.code !== 404 &&
+    error.code !== 408 &&
+    error.code !== 429
+  ) {
     return new Error(`${where} refused the request (HTTP ${error.code}): ${error.message}`, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new Unavailable(repeatable ? `${where} could not be reached: ${message}. Try again later.` : inDoubt(`${where}: the request failed (${message})`), { cause: error });
+  return new Unavailable(
+    repeatable
+      ? `${where} could not be reached: ${message}. Try again later.`
+      : inDoubt(`${where}: the request failed (${message})`),
+    { cause: error },
+  );
 }

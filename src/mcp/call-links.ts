@@ -69,7 +69,8 @@ export class CallLinks {
 
   /** The transport sends `message`: a `tools/call` sent for a named call is noted under its id. */
   sent(message: JSONRPCMessage): void {
-    if (this.next === undefined || !('method' in message) || message.method !== 'tools/call' || !('id' in message)) return;
+    if (this.next === undefined || !('method' in message) || message.method !== 'tools/call' || !('id' in message))
+      return;
     this.calls.set(message.id, this.next);
     this.sentId = message.id;
     this.next = undefined;
@@ -116,7 +117,11 @@ function callRequestId(body: string): RequestId | undefined {
     return undefined;
   }
   const calls = (Array.isArray(parsed) ? parsed : [parsed]).filter(
-    (m): m is { id: RequestId } => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call' && ['string', 'number'].includes(typeof (m as { id?: unknown }).id),
+    (m): m is { id: RequestId } =>
+      m !== null &&
+      typeof m === 'object' &&
+      (m as { method?: unknown }).method === 'tools/call' &&
+      ['string', 'number'].includes(typeof (m as { id?: unknown }).id),
   );
   return calls.length === 1 ? calls[0]!.id : undefined;
 }

@@ -54,7 +54,12 @@ export class ChildTransport implements Transport {
     this.lines = new MessageLines(this.maxMessageBytes, {
       message: (message) => this.onmessage?.(message),
       // A server printing logs to stdout: reported and skipped.
-      notMessage: (line) => this.onerror?.(new Error(`The server wrote a line to stdout that is not JSON-RPC; skipped it (it starts ${lineStart(line)}).`)),
+      notMessage: (line) =>
+        this.onerror?.(
+          new Error(
+            `The server wrote a line to stdout that is not JSON-RPC; skipped it (it starts ${lineStart(line)}).`,
+          ),
+        ),
       tooLong: () => this.refuseOverLimit(),
     });
     this.exited = new Promise((resolve) => {
@@ -101,7 +106,8 @@ export class ChildTransport implements Transport {
         }
       });
       child.once('exit', (code, signal) => {
-        this.exitInfo = signal !== null ? `the process was ended by ${signal}` : `the process exited with code ${String(code)}`;
+        this.exitInfo =
+          signal !== null ? `the process was ended by ${signal}` : `the process exited with code ${String(code)}`;
         this.markExited();
         // Normally 'close' follows at once; a grandchild holding the pipes open must not hide the exit.
         setTimeout(() => this.fireClose(), 200).unref();

@@ -3,7 +3,17 @@ import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { ParkRequest } from '../tools/result.js';
-import { definitionDigest, definitionOf, describeChanges, pinHub, pinName, pinOf, pinRecord, type PinRecord, type ToolChangeDetail } from './pin-records.js';
+import {
+  definitionDigest,
+  definitionOf,
+  describeChanges,
+  pinHub,
+  pinName,
+  pinOf,
+  pinRecord,
+  type PinRecord,
+  type ToolChangeDetail,
+} from './pin-records.js';
 
 /**
  * One tool's gate: set while its server offers a definition other than the pinned one and nobody
@@ -33,7 +43,12 @@ export class DefinitionPins {
    * sets the gate of every tool whose definition changed unaccepted (clears it where the pin matches).
    * Throws when the store cannot be read or written: the listing is then not offered (fail closed).
    */
-  async review(server: string, trusted: boolean, tools: readonly McpTool[], gateOf: (tool: string) => ToolGate): Promise<void> {
+  async review(
+    server: string,
+    trusted: boolean,
+    tools: readonly McpTool[],
+    gateOf: (tool: string) => ToolGate,
+  ): Promise<void> {
     const pins = await this.pinsOf(server);
     for (const tool of tools) {
       const definition = definitionOf(tool);
@@ -52,7 +67,15 @@ export class DefinitionPins {
       }
       if (gate.change?.digest === digest) continue; // already gated and reported
       const changes = describeChanges(pin.definition, definition);
-      gate.change = { hub: this.hub, server, tool: tool.name, digest, before: pin.definition, after: definition, changes };
+      gate.change = {
+        hub: this.hub,
+        server,
+        tool: tool.name,
+        digest,
+        before: pin.definition,
+        after: definition,
+        changes,
+      };
       this.emit(server, tool.name, changes, false);
     }
   }

@@ -62,7 +62,8 @@ export function publicOnly(options: PublicOnlyOptions = {}): EgressCheck {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       return refused(url, `its scheme "${url.protocol}" is not http: or https:`);
     }
-    if (url.username !== '' || url.password !== '') return refused(url, 'it carries a user name or password; use a credential instead');
+    if (url.username !== '' || url.password !== '')
+      return refused(url, 'it carries a user name or password; use a credential instead');
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const literal = ipLiteral(host);
     if (literal !== undefined) {
@@ -133,7 +134,11 @@ const IPV4_REFUSED: Readonly<Record<string, string>> = {
 /** Which of ipaddr.js's `reserved` IPv4 ranges an address is in, for the reason's wording. */
 const IPV4_RESERVED = ranges({
   'reserved for IETF protocols (192.0.0.0/24)': ['192.0.0.0/24'],
-  'documentation (192.0.2.0/24, 198.51.100.0/24 or 203.0.113.0/24)': ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24'],
+  'documentation (192.0.2.0/24, 198.51.100.0/24 or 203.0.113.0/24)': [
+    '192.0.2.0/24',
+    '198.51.100.0/24',
+    '203.0.113.0/24',
+  ],
   'the deprecated 6to4 relay range (192.88.99.0/24)': ['192.88.99.0/24'],
   'benchmarking (198.18.0.0/15)': ['198.18.0.0/15'],
   'reserved (240.0.0.0/4)': ['240.0.0.0/4'],
@@ -182,11 +187,13 @@ const IPV6_RESERVED = ranges({
 function ipv6Reason(address: IPv6): string | undefined {
   const range = address.range() as string;
   const words = address.parts;
-  if (range === 'ipv4Mapped') return `an IPv4-mapped IPv6 address (of ${address.toIPv4Address().toString()}); use the IPv4 address itself`;
+  if (range === 'ipv4Mapped')
+    return `an IPv4-mapped IPv6 address (of ${address.toIPv4Address().toString()}); use the IPv4 address itself`;
   if (range === 'uniqueLocal' && address.match(METADATA_V6, 128)) return 'the cloud metadata address';
   // ::/96 (but :: and ::1, which ipaddr.js names): IPv4-compatible, deprecated, and another way to write an IPv4 address.
   if (range === 'unicast' && words.slice(0, 6).every((w) => w === 0)) return IPV4_COMPATIBLE;
-  if ((range === 'unicast' || range === 'discard' || range === 'segmentRouting') && (words[0]! & 0xe000) !== 0x2000) return 'outside IPv6 global unicast (2000::/3)';
+  if ((range === 'unicast' || range === 'discard' || range === 'segmentRouting') && (words[0]! & 0xe000) !== 0x2000)
+    return 'outside IPv6 global unicast (2000::/3)';
   if (range === '6to4') {
     const inner = ipv4Reason(new ipaddr.IPv4([words[1]! >> 8, words[1]! & 0xff, words[2]! >> 8, words[2]! & 0xff]));
     return inner === undefined ? undefined : `a 6to4 address of an IPv4 address that is ${inner}`;
@@ -207,16 +214,26 @@ function ranges(byName: Readonly<Record<string, readonly string[]>>): RangeList<
  * The egress check for a server being added at runtime: it must be reached over HTTP(S) (`url`, none
  * for a command), and its URL must pass. Nothing to do without a check.
  */
-export async function admitRuntime(check: EgressCheck | undefined, hub: string, name: string, url: string | undefined): Promise<void> {
+export async function admitRuntime(
+  check: EgressCheck | undefined,
+  hub: string,
+  name: string,
+  url: string | undefined,
+): Promise<void> {
   if (check === undefined) return;
   if (url === undefined) {
-    throw new EgressRefused(`MCP server "${name}" runs a command; hub "${hub}" has an egress check, so servers added at runtime must use { http: { url } }.`);
+    throw new EgressRefused(
+      `MCP server "${name}" runs a command; hub "${hub}" has an egress check, so servers added at runtime must use { http: { url } }.`,
+    );
   }
   let verdict;
   try {
     verdict = await check(new URL(url));
   } catch (error) {
-    throw new EgressRefused(`MCP server "${name}": the egress check threw (${(error as Error).message}), so it is refused.`, { cause: error });
+    throw new EgressRefused(
+      `MCP server "${name}": the egress check threw (${(error as Error).message}), so it is refused.`,
+      { cause: error },
+    );
   }
   if (!verdict.ok) throw new EgressRefused(`MCP server "${name}" is not added: ${verdict.reason}`);
 }

@@ -14,7 +14,17 @@ import { SignIns } from './sign-ins.js';
 import { admitRuntime, type EgressCheck } from './egress.js';
 import { ServerTools, type AdaptedListing } from './server-tools.js';
 import { countRule, numberOption, timerRule } from '../options.js';
-import { credentialRefusal, elicitationMode, httpUrlOf, MCP_DEFAULTS, runtimeCredentialList, serverDefinition, type ElicitationMode, type McpHubOptions, type McpServerOptions } from './options.js';
+import {
+  credentialRefusal,
+  elicitationMode,
+  httpUrlOf,
+  MCP_DEFAULTS,
+  runtimeCredentialList,
+  serverDefinition,
+  type ElicitationMode,
+  type McpHubOptions,
+  type McpServerOptions,
+} from './options.js';
 import type { ToolsetClaims } from './toolset-claims.js';
 
 export { toolsetClaims, type ToolsetClaims } from './toolset-claims.js';
@@ -97,42 +107,116 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     options: McpHubOptions,
     private readonly services: McpHubServices,
   ) {
-    if (options === null || typeof options !== 'object') throw new ConfigurationError('mcp takes { servers: { name: { transport } } }, or an array of such hubs.');
+    if (options === null || typeof options !== 'object')
+      throw new ConfigurationError('mcp takes { servers: { name: { transport } } }, or an array of such hubs.');
     this.name = options.name ?? MCP_DEFAULTS.name;
     if (typeof this.name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(this.name)) {
-      throw new ConfigurationError(`MCP hub name ${JSON.stringify(options.name)} must be 1 to 64 letters, digits, ".", "_" or "-".`);
+      throw new ConfigurationError(
+        `MCP hub name ${JSON.stringify(options.name)} must be 1 to 64 letters, digits, ".", "_" or "-".`,
+      );
     }
     const label = `mcp "${this.name}"`;
-    if (options.check !== undefined && typeof options.check !== 'function') throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
+    if (options.check !== undefined && typeof options.check !== 'function')
+      throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
     this.check = options.check;
-    this.reconcileMs = numberOption(`${label}: reconcileMs`, options.reconcileMs, MCP_DEFAULTS.reconcileMs, timerRule({ min: 1 }, true));
+    this.reconcileMs = numberOption(
+      `${label}: reconcileMs`,
+      options.reconcileMs,
+      MCP_DEFAULTS.reconcileMs,
+      timerRule({ min: 1 }, true),
+    );
     this.waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs, timerRule());
-    this.maxResultChars = numberOption(`${label}: maxResultChars`, options.maxResultChars, MCP_DEFAULTS.maxResultChars, countRule(1));
-    this.maxMessageBytes = numberOption(`${label}: maxMessageBytes`, options.maxMessageBytes, MCP_DEFAULTS.maxMessageBytes, countRule(1_024));
+    this.maxResultChars = numberOption(
+      `${label}: maxResultChars`,
+      options.maxResultChars,
+      MCP_DEFAULTS.maxResultChars,
+      countRule(1),
+    );
+    this.maxMessageBytes = numberOption(
+      `${label}: maxMessageBytes`,
+      options.maxMessageBytes,
+      MCP_DEFAULTS.maxMessageBytes,
+      countRule(1_024),
+    );
     this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, countRule(1));
     this.runtimeCredentials = runtimeCredentialList(label, options.runtimeCredentials);
-    const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, numberOption(`${label}: backoff.maxDelayMs`, options.backoff?.maxDelayMs, MCP_DEFAULTS.maxDelayMs, timerRule({ min: 1 })));
+    const maxDelayMs = Math.min(
+      MCP_DEFAULTS.maxDelayMs,
+      numberOption(
+        `${label}: backoff.maxDelayMs`,
+        options.backoff?.maxDelayMs,
+        MCP_DEFAULTS.maxDelayMs,
+        timerRule({ min: 1 }),
+      ),
+    );
     this.timing = {
-      connectTimeoutMs: numberOption(`${label}: connectTimeoutMs`, options.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs, timerRule({ min: 1 })),
-      baseDelayMs: Math.min(maxDelayMs, numberOption(`${label}: backoff.baseDelayMs`, options.backoff?.baseDelayMs, MCP_DEFAULTS.baseDelayMs, timerRule({ min: 1 }))),
+      connectTimeoutMs: numberOption(
+        `${label}: connectTimeoutMs`,
+        options.connectTimeoutMs,
+        MCP_DEFAULTS.connectTimeoutMs,
+        timerRule({ min: 1 }),
+      ),
+      baseDelayMs: Math.min(
+        maxDelayMs,
+        numberOption(
+          `${label}: backoff.baseDelayMs`,
+          options.backoff?.baseDelayMs,
+          MCP_DEFAULTS.baseDelayMs,
+          timerRule({ min: 1 }),
+        ),
+      ),
       maxDelayMs,
-      listDebounceMs: numberOption(`${label}: listDebounceMs`, options.listDebounceMs, MCP_DEFAULTS.listDebounceMs, timerRule()),
+      listDebounceMs: numberOption(
+        `${label}: listDebounceMs`,
+        options.listDebounceMs,
+        MCP_DEFAULTS.listDebounceMs,
+        timerRule(),
+      ),
       random: options.random ?? Math.random,
     };
     // Pinned tool definitions are shared through the store; with none, this process keeps them.
     const store = services.store ?? new MemoryStore();
     this.pins = new DefinitionPins(this.name, store, services.events, services.clock);
-    this.elicitation = options.elicitation === undefined ? MCP_DEFAULTS.elicitation : elicitationMode(`${label}: elicitation`, options.elicitation);
-    const waitMs = numberOption(`${label}: elicitationWaitMs`, options.elicitationWaitMs, MCP_DEFAULTS.elicitationWaitMs, timerRule({ min: 1 }));
+    this.elicitation =
+      options.elicitation === undefined
+        ? MCP_DEFAULTS.elicitation
+        : elicitationMode(`${label}: elicitation`, options.elicitation);
+    const waitMs = numberOption(
+      `${label}: elicitationWaitMs`,
+      options.elicitationWaitMs,
+      MCP_DEFAULTS.elicitationWaitMs,
+      timerRule({ min: 1 }),
+    );
     const { redirectUrl, keyCredential = 'WARDRIK_OAUTH_KEY' } = options.oauth ?? {};
-    this.signIns = new SignIns({ hub: this.name, store, events: services.events, clock: services.clock, credentials: services.credentials, keyCredential, redirectUrl }, this.check);
-    this.questions = new Questions({ hub: this.name, store, events: services.events, clock: services.clock, waitMs, pollMs: Math.min(waitMs, MCP_DEFAULTS.questionPollMs) });
+    this.signIns = new SignIns(
+      {
+        hub: this.name,
+        store,
+        events: services.events,
+        clock: services.clock,
+        credentials: services.credentials,
+        keyCredential,
+        redirectUrl,
+      },
+      this.check,
+    );
+    this.questions = new Questions({
+      hub: this.name,
+      store,
+      events: services.events,
+      clock: services.clock,
+      waitMs,
+      pollMs: Math.min(waitMs, MCP_DEFAULTS.questionPollMs),
+    });
     const servers = options.servers ?? {};
     if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
-      throw new ConfigurationError(`${label}: servers is an object of server options by name, such as { github: { transport: { stdio: { command: 'github-mcp-server' } } } }.`);
+      throw new ConfigurationError(
+        `${label}: servers is an object of server options by name, such as { github: { transport: { stdio: { command: 'github-mcp-server' } } } }.`,
+      );
     }
     const configured = new Map<string, McpServerOptions>();
-    for (const [name, server] of Object.entries(servers)) configured.set(name, serverDefinition(this.name, name, server, false));
+    for (const [name, server] of Object.entries(servers))
+      configured.set(name, serverDefinition(this.name, name, server, false));
     this.configured = configured;
   }
 
@@ -140,18 +224,25 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   async start(): Promise<void> {
     for (const name of this.configured.keys()) {
       const other = this.services.claims.claim(name, this.owner);
-      if (other !== undefined) throw new ConfigurationError(`MCP server "${name}" of hub "${this.name}" has the name of ${other}; toolset names must be unique, so rename one.`);
+      if (other !== undefined)
+        throw new ConfigurationError(
+          `MCP server "${name}" of hub "${this.name}" has the name of ${other}; toolset names must be unique, so rename one.`,
+        );
     }
     for (const [name, options] of this.configured) this.open(name, options, false, 0);
     if (this.services.store !== undefined) {
       try {
         await this.reconcile();
       } catch (error) {
-        this.warn(`MCP hub "${this.name}" could not read its runtime servers from the store: ${(error as Error).message}. It tries again every reconcile.`);
+        this.warn(
+          `MCP hub "${this.name}" could not read its runtime servers from the store: ${(error as Error).message}. It tries again every reconcile.`,
+        );
       }
       if (this.reconcileMs !== Infinity) {
         this.reconcileTimer = setInterval(() => {
-          this.reconcile().catch((error: unknown) => this.warn(`MCP hub "${this.name}" could not reconcile with the store: ${(error as Error).message}.`));
+          this.reconcile().catch((error: unknown) =>
+            this.warn(`MCP hub "${this.name}" could not reconcile with the store: ${(error as Error).message}.`),
+          );
         }, this.reconcileMs);
         this.reconcileTimer.unref();
       }
@@ -179,7 +270,13 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     return this.servers().map((name) => {
       const entry = this.entries.get(name)!;
       const { state, error } = entry.connection.status;
-      return { name, runtime: entry.runtime, state, tools: entry.count ?? 0, ...(error === undefined ? {} : { error }) };
+      return {
+        name,
+        runtime: entry.runtime,
+        state,
+        tools: entry.count ?? 0,
+        ...(error === undefined ? {} : { error }),
+      };
     });
   }
 
@@ -192,7 +289,10 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   tools(_ctx: CapabilityContext, options: McpToolsOptions): CatalogEntry[] {
     const names = typeof options?.servers === 'string' ? [options.servers] : [...(options?.servers ?? [])];
     for (const name of names) {
-      if (!this.entries.has(name)) throw new NotFoundError(`MCP hub "${this.name}" has no server "${name}". It has: ${this.servers().join(', ') || 'none'}.`);
+      if (!this.entries.has(name))
+        throw new NotFoundError(
+          `MCP hub "${this.name}" has no server "${name}". It has: ${this.servers().join(', ') || 'none'}.`,
+        );
     }
     const wanted = new Set(names);
     return this.services.catalog.entries().filter((entry) => wanted.has(entry.toolset));
@@ -211,11 +311,14 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       if (refusal !== undefined) throw new ConfigurationError(refusal);
       const existing = this.entries.get(name);
       if (existing !== undefined && !existing.runtime) {
-        throw new ConflictError(`"${name}" is a configured server of MCP hub "${this.name}"; it cannot be replaced at runtime. Add it under another name.`);
+        throw new ConflictError(
+          `"${name}" is a configured server of MCP hub "${this.name}"; it cannot be replaced at runtime. Add it under another name.`,
+        );
       }
       if (existing === undefined) {
         const other = this.services.claims.claim(name, this.owner);
-        if (other !== undefined) throw new ConflictError(`Cannot add MCP server "${name}": ${other} has that name. Choose another.`);
+        if (other !== undefined)
+          throw new ConflictError(`Cannot add MCP server "${name}": ${other} has that name. Choose another.`);
       }
       try {
         await admitRuntime(this.check, this.name, name, httpUrlOf(definition));
@@ -238,8 +341,14 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     return this.serially(async () => {
       this.ensureOpen();
       const entry = this.entries.get(name);
-      if (entry === undefined) throw new NotFoundError(`MCP hub "${this.name}" has no server "${name}". It has: ${this.servers().join(', ') || 'none'}.`);
-      if (!entry.runtime) throw new ConflictError(`"${name}" is a configured server of MCP hub "${this.name}"; only servers added at runtime can be removed.`);
+      if (entry === undefined)
+        throw new NotFoundError(
+          `MCP hub "${this.name}" has no server "${name}". It has: ${this.servers().join(', ') || 'none'}.`,
+        );
+      if (!entry.runtime)
+        throw new ConflictError(
+          `"${name}" is a configured server of MCP hub "${this.name}"; only servers added at runtime can be removed.`,
+        );
       await this.services.store?.deleteMcpServer(this.name, name);
       await this.drop(entry);
     });
@@ -261,7 +370,9 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         try {
           definition = serverDefinition(this.name, record.name, record.options, true);
         } catch (error) {
-          this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" cannot be used: ${(error as Error).message}`);
+          this.warn(
+            `The stored MCP server "${record.name}" of hub "${this.name}" cannot be used: ${(error as Error).message}`,
+          );
           continue;
         }
         const refusal = credentialRefusal(this.name, record.name, definition, this.runtimeCredentials);
@@ -273,19 +384,30 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         }
         const existing = this.entries.get(record.name);
         if (existing !== undefined && !existing.runtime) {
-          this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" has the name of a configured server here; the configured one is kept.`);
+          this.warn(
+            `The stored MCP server "${record.name}" of hub "${this.name}" has the name of a configured server here; the configured one is kept.`,
+          );
           continue;
         }
-        if (existing !== undefined && existing.updatedAt === record.updatedAt && sameOptions(existing.options, definition)) continue;
+        if (
+          existing !== undefined &&
+          existing.updatedAt === record.updatedAt &&
+          sameOptions(existing.options, definition)
+        )
+          continue;
         if (this.check !== undefined && httpUrlOf(definition) === undefined) {
-          this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" runs a command, which this hub's egress check refuses; it is not started here.`);
+          this.warn(
+            `The stored MCP server "${record.name}" of hub "${this.name}" runs a command, which this hub's egress check refuses; it is not started here.`,
+          );
           if (existing !== undefined) await this.drop(existing);
           continue;
         }
         if (existing === undefined) {
           const other = this.services.claims.claim(record.name, this.owner);
           if (other !== undefined) {
-            this.warn(`The stored MCP server "${record.name}" of hub "${this.name}" has the name of ${other}; it is not started here.`);
+            this.warn(
+              `The stored MCP server "${record.name}" of hub "${this.name}" has the name of ${other}; it is not started here.`,
+            );
             continue;
           }
         }
@@ -302,7 +424,12 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   async completeSignIn(callbackUrl: string | URL, options: { readonly by?: string } = {}): Promise<string> {
     const servers = [...this.entries.values()]
       .filter((entry) => entry.options.oauth !== undefined)
-      .map((entry) => ({ name: entry.name, url: httpUrlOf(entry.options)!, oauth: entry.options.oauth!, runtime: entry.runtime }));
+      .map((entry) => ({
+        name: entry.name,
+        url: httpUrlOf(entry.options)!,
+        oauth: entry.options.oauth!,
+        runtime: entry.runtime,
+      }));
     const server = await this.signIns.complete(new URL(callbackUrl), servers, options.by);
     this.entries.get(server)?.connection.retryNow();
     return server;
@@ -355,16 +482,37 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       credentials: this.services.credentials,
       timing: this.timing,
       maxMessageBytes: this.maxMessageBytes,
-      ...(options.oauth === undefined ? {} : { signIn: () => this.signIns.providerFor({ name, url: httpUrlOf(options)!, oauth: options.oauth!, runtime }) }),
-      ...(elicitation === false ? {} : { elicitation: elicitation === 'decline' ? 'decline' : (params, signal, link) => this.questions.ask(name, trusted, params, link, signal) }),
+      ...(options.oauth === undefined
+        ? {}
+        : {
+            signIn: () => this.signIns.providerFor({ name, url: httpUrlOf(options)!, oauth: options.oauth!, runtime }),
+          }),
+      ...(elicitation === false
+        ? {}
+        : {
+            elicitation:
+              elicitation === 'decline'
+                ? 'decline'
+                : (params, signal, link) => this.questions.ask(name, trusted, params, link, signal),
+          }),
       onTools: (tools) => this.publish(entry, tools),
       onDown: (reason, retryInMs) => {
         if (entry.down || entry.closed) return;
         entry.down = true;
-        this.warn(`MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.timing.maxDelayMs} ms.`);
+        this.warn(
+          `MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.timing.maxDelayMs} ms.`,
+        );
       },
     });
-    const tools = new ServerTools({ server: name, options, connection, maxResultChars: this.maxResultChars, maxTools: this.maxTools, pins: this.pins, asks: elicitation === 'inbox' });
+    const tools = new ServerTools({
+      server: name,
+      options,
+      connection,
+      maxResultChars: this.maxResultChars,
+      maxTools: this.maxTools,
+      pins: this.pins,
+      asks: elicitation === 'inbox',
+    });
     entry = { name, options, runtime, updatedAt, connection, tools, count: undefined, down: false, closed: false };
     this.entries.set(name, entry);
     connection.start();
@@ -405,10 +553,14 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private async review(entry: ServerEntry, listing: AdaptedListing | undefined): Promise<void> {
     if (listing === undefined || entry.closed || this.closed) return;
     try {
-      await this.pins.review(entry.name, entry.options.trusted === true, listing.listed, (tool) => entry.tools.gate(tool));
+      await this.pins.review(entry.name, entry.options.trusted === true, listing.listed, (tool) =>
+        entry.tools.gate(tool),
+      );
     } catch (error) {
       entry.tools.forget();
-      throw new Error(`its tools' pinned definitions could not be checked in the store (${(error as Error).message})`, { cause: error });
+      throw new Error(`its tools' pinned definitions could not be checked in the store (${(error as Error).message})`, {
+        cause: error,
+      });
     }
     this.offer(entry, listing);
   }
@@ -422,10 +574,12 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
           `Pick the ones you need with the server's only option, or raise maxTools.`,
       );
     }
-    for (const skip of listing.skipped) this.services.events.emit({ type: 'tool.skipped', toolset: entry.name, tool: skip.tool, reason: skip.reason });
+    for (const skip of listing.skipped)
+      this.services.events.emit({ type: 'tool.skipped', toolset: entry.name, tool: skip.tool, reason: skip.reason });
     const definitions = listing.definitions;
     const skipped = this.services.catalog.set(entry.name, definitions);
-    for (const skip of skipped) this.services.events.emit({ type: 'tool.skipped', toolset: skip.toolset, tool: skip.tool, reason: skip.reason });
+    for (const skip of skipped)
+      this.services.events.emit({ type: 'tool.skipped', toolset: skip.toolset, tool: skip.tool, reason: skip.reason });
     entry.count = definitions.length - skipped.length;
     this.changed(entry.name, entry.count);
   }

@@ -24,7 +24,12 @@ export class MessageTooLarge extends Error {
  * chunk) ever sees it. Past the limit the response is destroyed with `MessageTooLarge`. `onEvents`
  * sees the whole events of an SSE stream before they are passed on.
  */
-export function cappedBody(res: IncomingMessage, limitBytes: number, onTooLarge: (error: MessageTooLarge) => void, onEvents?: (events: Buffer) => void): Readable {
+export function cappedBody(
+  res: IncomingMessage,
+  limitBytes: number,
+  onTooLarge: (error: MessageTooLarge) => void,
+  onEvents?: (events: Buffer) => void,
+): Readable {
   const streamed = (res.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
   const events = new SseEventBytes();
   let held = 0;
@@ -42,7 +47,8 @@ export function cappedBody(res: IncomingMessage, limitBytes: number, onTooLarge:
         pending.push(chunk);
         return done();
       }
-      const whole = pending.length === 0 ? chunk.subarray(0, complete) : Buffer.concat([...pending, chunk.subarray(0, complete)]);
+      const whole =
+        pending.length === 0 ? chunk.subarray(0, complete) : Buffer.concat([...pending, chunk.subarray(0, complete)]);
       pending = complete < chunk.length ? [chunk.subarray(complete)] : [];
       onEvents?.(whole);
       done(null, whole);

@@ -46,7 +46,9 @@ export class MessageLines {
         this.pending = [];
         this.pendingBytes = 0;
       }
-      this.receive(line.toString('utf8', 0, line.length > 0 && line[line.length - 1] === 13 ? line.length - 1 : line.length));
+      this.receive(
+        line.toString('utf8', 0, line.length > 0 && line[line.length - 1] === 13 ? line.length - 1 : line.length),
+      );
     }
     if (start === chunk.length || this.stopped) return;
     this.pending.push(chunk.subarray(start));
@@ -73,7 +75,12 @@ export class MessageLines {
     } catch {
       message = undefined;
     }
-    if (message === null || typeof message !== 'object' || Array.isArray(message) || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+    if (
+      message === null ||
+      typeof message !== 'object' ||
+      Array.isArray(message) ||
+      (message as { jsonrpc?: unknown }).jsonrpc !== '2.0'
+    ) {
       this.on.notMessage(line);
       return;
     }

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthVault } from './oauth-vault.js';
 import type { McpOAuthOptions } from './options.js';
 
@@ -79,7 +83,11 @@ export class SignInProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     // Signed in: the verifier, state and item of the sign-in are done with.
-    await this.settings.vault.update(({ client, discovery }) => ({ ...(client === undefined ? {} : { client }), ...(discovery === undefined ? {} : { discovery }), tokens: tokens as Record<string, unknown> }));
+    await this.settings.vault.update(({ client, discovery }) => ({
+      ...(client === undefined ? {} : { client }),
+      ...(discovery === undefined ? {} : { discovery }),
+      tokens: tokens as Record<string, unknown>,
+    }));
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
@@ -100,7 +108,10 @@ export class SignInProvider implements OAuthClientProvider {
 
   /** Discovery's outcome, kept so that the callback (maybe on another node) finishes against the same servers. */
   async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
-    await this.settings.vault.update((state) => ({ ...state, discovery: JSON.parse(JSON.stringify(discovery)) as Record<string, unknown> }));
+    await this.settings.vault.update((state) => ({
+      ...state,
+      discovery: JSON.parse(JSON.stringify(discovery)) as Record<string, unknown>,
+    }));
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {

@@ -44,12 +44,19 @@ export class OAuthVault {
   /** Replaces what is kept with `change` applied to what is kept now. */
   async update(change: (state: OAuthState) => OAuthState): Promise<OAuthState> {
     const next = change(await this.read());
-    await this.store.putMcpServer({ hub: oauthHub(this.hub), name: this.server, options: seal(next, await this.key()), updatedAt: this.now() });
+    await this.store.putMcpServer({
+      hub: oauthHub(this.hub),
+      name: this.server,
+      options: seal(next, await this.key()),
+      updatedAt: this.now(),
+    });
     return next;
   }
 
   private async key(): Promise<Buffer> {
-    return createHash('sha256').update(`wardrik oauth\u0000${await this.secret()}`).digest();
+    return createHash('sha256')
+      .update(`wardrik oauth\u0000${await this.secret()}`)
+      .digest();
   }
 }
 
@@ -57,7 +64,12 @@ function seal(state: OAuthState, key: Buffer): object {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const data = Buffer.concat([cipher.update(JSON.stringify(state), 'utf8'), cipher.final()]);
-  return { v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+  return {
+    v: 1,
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    data: data.toString('base64'),
+  };
 }
 
 function openSealed(sealed: unknown, key: Buffer): OAuthState | undefined {

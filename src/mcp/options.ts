@@ -174,31 +174,54 @@ export const MCP_DEFAULTS = Object.freeze({
 
 /** A server's `oauth` option, checked. */
 function oauthOptions(where: string, value: unknown, transport: McpTransportOptions): McpOAuthOptions {
-  if (!('http' in transport)) throw new ConfigurationError(`${where}: OAuth is for servers reached over HTTP; a stdio server takes a credential instead.`);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigurationError(`${where} must be an object such as { grant: 'client_credentials', clientId: 'wardrik' }.`);
+  if (!('http' in transport))
+    throw new ConfigurationError(
+      `${where}: OAuth is for servers reached over HTTP; a stdio server takes a credential instead.`,
+    );
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ConfigurationError(
+      `${where} must be an object such as { grant: 'client_credentials', clientId: 'wardrik' }.`,
+    );
   const o = value as Record<string, unknown>;
   const known = ['grant', 'clientId', 'clientSecretCredential', 'clientMetadataUrl', 'scope'];
-  for (const key of Object.keys(o)) if (!known.includes(key)) throw new ConfigurationError(`${where}: "${key}" is not an OAuth option (${known.join(', ')}).`);
+  for (const key of Object.keys(o))
+    if (!known.includes(key))
+      throw new ConfigurationError(`${where}: "${key}" is not an OAuth option (${known.join(', ')}).`);
   if (o.grant !== undefined && o.grant !== 'authorization_code' && o.grant !== 'client_credentials') {
-    throw new ConfigurationError(`${where}: grant must be 'authorization_code' or 'client_credentials'; got ${JSON.stringify(o.grant)}.`);
+    throw new ConfigurationError(
+      `${where}: grant must be 'authorization_code' or 'client_credentials'; got ${JSON.stringify(o.grant)}.`,
+    );
   }
   for (const key of ['clientId', 'scope', 'clientMetadataUrl'] as const) {
-    if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === '')) throw new ConfigurationError(`${where}: ${key} must be a non-empty string.`);
+    if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === ''))
+      throw new ConfigurationError(`${where}: ${key} must be a non-empty string.`);
   }
   if (o.clientMetadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(o.clientMetadataUrl as string)) {
-    throw new ConfigurationError(`${where}: clientMetadataUrl must be an https URL with a path, where Wardrik's client metadata document is served.`);
+    throw new ConfigurationError(
+      `${where}: clientMetadataUrl must be an https URL with a path, where Wardrik's client metadata document is served.`,
+    );
   }
-  if (o.clientSecretCredential !== undefined && !(typeof o.clientSecretCredential === 'string' && CREDENTIAL_NAME.test(o.clientSecretCredential))) {
-    throw new ConfigurationError(`${where}: clientSecretCredential names a secret (such as "LINEAR_CLIENT_SECRET"); the secret itself is never put in the options.`);
+  if (
+    o.clientSecretCredential !== undefined &&
+    !(typeof o.clientSecretCredential === 'string' && CREDENTIAL_NAME.test(o.clientSecretCredential))
+  ) {
+    throw new ConfigurationError(
+      `${where}: clientSecretCredential names a secret (such as "LINEAR_CLIENT_SECRET"); the secret itself is never put in the options.`,
+    );
   }
-  if (o.grant === 'client_credentials' && o.clientId === undefined) throw new ConfigurationError(`${where}: the client_credentials grant needs a pre-registered clientId (and usually clientSecretCredential).`);
+  if (o.grant === 'client_credentials' && o.clientId === undefined)
+    throw new ConfigurationError(
+      `${where}: the client_credentials grant needs a pre-registered clientId (and usually clientSecretCredential).`,
+    );
   return { ...(o as McpOAuthOptions) };
 }
 
 /** An `elicitation` option, checked. */
 export function elicitationMode(name: string, value: unknown): ElicitationMode {
   if (value === 'inbox' || value === 'decline' || value === false) return value;
-  throw new ConfigurationError(`${name} must be 'inbox' (ask a person), 'decline' (decline every question) or false (offer no elicitation); got ${JSON.stringify(value)}.`);
+  throw new ConfigurationError(
+    `${name} must be 'inbox' (ask a person), 'decline' (decline every question) or false (offer no elicitation); got ${JSON.stringify(value)}.`,
+  );
 }
 
 /** Names a credential may have: it is also an environment variable's name. */
@@ -208,14 +231,23 @@ const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export function runtimeCredentialList(label: string, value: unknown): ReadonlySet<string> {
   if (value === undefined) return new Set();
   if (!Array.isArray(value) || !value.every((name) => typeof name === 'string' && CREDENTIAL_NAME.test(name))) {
-    throw new ConfigurationError(`${label}: runtimeCredentials is an array of credential names servers added at runtime may use, such as ['LINEAR_TOKEN'].`);
+    throw new ConfigurationError(
+      `${label}: runtimeCredentials is an array of credential names servers added at runtime may use, such as ['LINEAR_TOKEN'].`,
+    );
   }
   return new Set(value as string[]);
 }
 
 /** Why a runtime server may not use the credential it names, or `undefined` when it may (or names none). */
-export function credentialRefusal(hub: string, name: string, definition: McpServerOptions, allowed: ReadonlySet<string>): string | undefined {
-  const credential = [definition.credential, definition.oauth?.clientSecretCredential].find((named) => named !== undefined && !allowed.has(named));
+export function credentialRefusal(
+  hub: string,
+  name: string,
+  definition: McpServerOptions,
+  allowed: ReadonlySet<string>,
+): string | undefined {
+  const credential = [definition.credential, definition.oauth?.clientSecretCredential].find(
+    (named) => named !== undefined && !allowed.has(named),
+  );
   if (credential === undefined) return undefined;
   return (
     `MCP server "${name}" of hub "${hub}" names the credential "${credential}", which servers added at runtime may not use ` +
@@ -244,14 +276,18 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
   const o = options as Record<string, unknown>;
   const known = new Set(['transport', 'only', 'trusted', 'gated', 'credential', 'timeoutMs', 'elicitation', 'oauth']);
   for (const key of Object.keys(o)) {
-    if (!known.has(key)) throw new ConfigurationError(`${where}: "${key}" is not a server option (${[...known].join(', ')}).`);
+    if (!known.has(key))
+      throw new ConfigurationError(`${where}: "${key}" is not a server option (${[...known].join(', ')}).`);
   }
   const transport = transportOf(o.transport, where, runtime);
   if (o.only !== undefined && !(Array.isArray(o.only) && o.only.every((t) => typeof t === 'string' && t !== ''))) {
-    throw new ConfigurationError(`${where}: only must be an array of the server's tool names, such as ['search_issues'].`);
+    throw new ConfigurationError(
+      `${where}: only must be an array of the server's tool names, such as ['search_issues'].`,
+    );
   }
   for (const flag of ['trusted', 'gated'] as const) {
-    if (o[flag] !== undefined && typeof o[flag] !== 'boolean') throw new ConfigurationError(`${where}: ${flag} must be true or false.`);
+    if (o[flag] !== undefined && typeof o[flag] !== 'boolean')
+      throw new ConfigurationError(`${where}: ${flag} must be true or false.`);
   }
   if (o.credential !== undefined && !(typeof o.credential === 'string' && CREDENTIAL_NAME.test(o.credential))) {
     throw new ConfigurationError(
@@ -260,7 +296,9 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
   }
   const timeoutMs = o.timeoutMs;
   if (timeoutMs !== undefined && !meetsRule(timeoutMs, CALL_TIMEOUT_RULE)) {
-    throw new ConfigurationError(`${where}: timeoutMs is ${describeRule(CALL_TIMEOUT_RULE)}; got ${JSON.stringify(timeoutMs)}.`);
+    throw new ConfigurationError(
+      `${where}: timeoutMs is ${describeRule(CALL_TIMEOUT_RULE)}; got ${JSON.stringify(timeoutMs)}.`,
+    );
   }
   if (o.elicitation !== undefined) elicitationMode(`${where}: elicitation`, o.elicitation);
   const oauth = o.oauth === undefined ? undefined : oauthOptions(`${where}: oauth`, o.oauth, transport);
@@ -278,19 +316,25 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
 
 function transportOf(value: unknown, where: string, runtime: boolean): McpTransportOptions {
   const hint = `transport must be { stdio: { command, args?, env?, cwd? } } or { http: { url, headers? } }`;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigurationError(`${where}: ${hint}.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ConfigurationError(`${where}: ${hint}.`);
   const keys = Object.keys(value);
-  if (keys.length !== 1 || (keys[0] !== 'stdio' && keys[0] !== 'http')) throw new ConfigurationError(`${where}: ${hint}; got keys ${JSON.stringify(keys)}.`);
+  if (keys.length !== 1 || (keys[0] !== 'stdio' && keys[0] !== 'http'))
+    throw new ConfigurationError(`${where}: ${hint}; got keys ${JSON.stringify(keys)}.`);
   const t = value as Record<string, Record<string, unknown> | undefined>;
   if (t.stdio !== undefined) {
     const s = t.stdio;
     if (s === null || typeof s !== 'object') throw new ConfigurationError(`${where}: ${hint}.`);
-    if (typeof s.command !== 'string' || s.command === '') throw new ConfigurationError(`${where}: stdio.command must be the program to start, such as "github-mcp-server".`);
+    if (typeof s.command !== 'string' || s.command === '')
+      throw new ConfigurationError(
+        `${where}: stdio.command must be the program to start, such as "github-mcp-server".`,
+      );
     if (s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === 'string'))) {
       throw new ConfigurationError(`${where}: stdio.args must be an array of strings.`);
     }
     stringRecord(s.env, `${where}: stdio.env`);
-    if (s.cwd !== undefined && typeof s.cwd !== 'string') throw new ConfigurationError(`${where}: stdio.cwd must be a directory path.`);
+    if (s.cwd !== undefined && typeof s.cwd !== 'string')
+      throw new ConfigurationError(`${where}: stdio.cwd must be a directory path.`);
     return {
       stdio: {
         command: s.command,
@@ -302,14 +346,16 @@ function transportOf(value: unknown, where: string, runtime: boolean): McpTransp
   }
   const h = t.http;
   if (h === null || typeof h !== 'object') throw new ConfigurationError(`${where}: ${hint}.`);
-  if (typeof h.url !== 'string') throw new ConfigurationError(`${where}: http.url must be the server's URL, such as "https://mcp.example.com/mcp".`);
+  if (typeof h.url !== 'string')
+    throw new ConfigurationError(`${where}: http.url must be the server's URL, such as "https://mcp.example.com/mcp".`);
   let url: URL;
   try {
     url = new URL(h.url);
   } catch {
     throw new ConfigurationError(`${where}: http.url ${JSON.stringify(h.url)} is not a URL.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigurationError(`${where}: http.url must be http: or https:; got ${url.protocol}.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigurationError(`${where}: http.url must be http: or https:; got ${url.protocol}.`);
   stringRecord(h.headers, `${where}: http.headers`);
   if (runtime && h.headers !== undefined) {
     for (const header of Object.keys(h.headers as object)) {
@@ -320,12 +366,19 @@ function transportOf(value: unknown, where: string, runtime: boolean): McpTransp
       }
     }
   }
-  return { http: { url: h.url, ...(h.headers === undefined ? {} : { headers: { ...(h.headers as Record<string, string>) } }) } };
+  return {
+    http: { url: h.url, ...(h.headers === undefined ? {} : { headers: { ...(h.headers as Record<string, string>) } }) },
+  };
 }
 
 function stringRecord(value: unknown, what: string): void {
   if (value === undefined) return;
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) {
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    !Object.values(value).every((v) => typeof v === 'string')
+  ) {
     throw new ConfigurationError(`${what} must be an object of string values.`);
   }
 }
@@ -343,14 +396,17 @@ function plainData(value: unknown, where: string, path: string, depth: number): 
       `${where}: ${path} is a function, but servers added at runtime take data only (they are stored and read on other nodes). Pass strings, numbers, booleans, arrays and plain objects; name a credential instead of passing code.`,
     );
   }
-  if (typeof value !== 'object') throw new ConfigurationError(`${where}: ${path} is a ${typeof value}; servers added at runtime take data only.`);
+  if (typeof value !== 'object')
+    throw new ConfigurationError(`${where}: ${path} is a ${typeof value}; servers added at runtime take data only.`);
   if (Array.isArray(value)) {
     value.forEach((item, i) => plainData(item, where, `${path}[${i}]`, depth + 1));
     return;
   }
   const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
   if (proto !== Object.prototype && proto !== null) {
-    throw new ConfigurationError(`${where}: ${path} is an instance of ${proto?.constructor?.name ?? 'a class'}; servers added at runtime take plain data only.`);
+    throw new ConfigurationError(
+      `${where}: ${path} is an instance of ${proto?.constructor?.name ?? 'a class'}; servers added at runtime take plain data only.`,
+    );
   }
   for (const [key, child] of Object.entries(value)) plainData(child, where, `${path}.${key}`, depth + 1);
 }

@@ -48,7 +48,13 @@ export function pinName(server: string, tool: string): string {
 }
 
 /** The parts of an MCP tool that make its definition. */
-export function definitionOf(tool: { readonly title?: unknown; readonly description?: unknown; readonly inputSchema?: unknown; readonly outputSchema?: unknown; readonly annotations?: unknown }): PinnedDefinition {
+export function definitionOf(tool: {
+  readonly title?: unknown;
+  readonly description?: unknown;
+  readonly inputSchema?: unknown;
+  readonly outputSchema?: unknown;
+  readonly annotations?: unknown;
+}): PinnedDefinition {
   const out: Record<string, unknown> = {};
   if (tool.title !== undefined) out.title = tool.title;
   if (tool.description !== undefined) out.description = tool.description;
@@ -72,7 +78,13 @@ export function pinOf(options: unknown): PinRecord | undefined {
 }
 
 /** The store record that pins `definition` for `server`'s `tool`. */
-export function pinRecord(hub: string, server: string, tool: string, definition: PinnedDefinition, now: number): McpServerRecord {
+export function pinRecord(
+  hub: string,
+  server: string,
+  tool: string,
+  definition: PinnedDefinition,
+  now: number,
+): McpServerRecord {
   const pin: PinRecord = { v: 1, digest: definitionDigest(definition), definition };
   return { hub: pinHub(hub), name: pinName(server, tool), options: pin, updatedAt: now };
 }
@@ -93,7 +105,9 @@ export function toolChangeOf(detail: unknown): ToolChangeDetail | undefined {
  */
 export function acceptedPin(detail: ToolChangeDetail, now: number): McpServerRecord {
   if (definitionDigest(detail.after) !== detail.digest) {
-    throw new Error(`The changed definition of tool "${detail.tool}" (MCP server "${detail.server}") in this inbox item does not match its digest; it was not accepted.`);
+    throw new Error(
+      `The changed definition of tool "${detail.tool}" (MCP server "${detail.server}") in this inbox item does not match its digest; it was not accepted.`,
+    );
   }
   return pinRecord(detail.hub, detail.server, detail.tool, detail.after, now);
 }
@@ -120,7 +134,9 @@ export function describeChanges(before: PinnedDefinition, after: PinnedDefinitio
     const was = (before.annotations ?? {}) as Record<string, unknown>;
     const now = (after.annotations ?? {}) as Record<string, unknown>;
     const keys = [...new Set([...Object.keys(was), ...Object.keys(now)])].filter((key) => !same(was[key], now[key]));
-    changes.push(`annotations changed: ${keys.map((key) => `${key} ${JSON.stringify(was[key] ?? null)} → ${JSON.stringify(now[key] ?? null)}`).join(', ')}`);
+    changes.push(
+      `annotations changed: ${keys.map((key) => `${key} ${JSON.stringify(was[key] ?? null)} → ${JSON.stringify(now[key] ?? null)}`).join(', ')}`,
+    );
   }
   return changes;
 }

@@ -67,7 +67,8 @@ export function pinnedFetch(
   };
   const fetch: FetchLike = async (input, init = {}) => {
     const url = new URL(typeof input === 'string' ? input : input.href);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EgressRefused(`${url.protocol} URLs are not allowed for MCP servers.`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new EgressRefused(`${url.protocol} URLs are not allowed for MCP servers.`);
     const pinned = check === undefined ? undefined : await pinFor(url);
     return request(url, init, pinned, url.protocol === 'https:' ? agents.https : agents.http, cap);
   };
@@ -91,7 +92,13 @@ function makeRoom(signal: AbortSignal): void {
   if (getMaxListeners(signal) < 10_000) setMaxListeners(10_000, signal);
 }
 
-function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefined, agent: http.Agent, cap: MessageCap | undefined): Promise<Response> {
+function request(
+  url: URL,
+  init: RequestInit,
+  pinned: ResolvedAddress | undefined,
+  agent: http.Agent,
+  cap: MessageCap | undefined,
+): Promise<Response> {
   if (init.signal) makeRoom(init.signal);
   const method = (init.method ?? 'GET').toUpperCase();
   const headers: Record<string, string> = {};
@@ -102,13 +109,20 @@ function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefine
     pinned === undefined
       ? undefined
       : (_hostname, options, callback) => {
-          if ((options as { all?: boolean }).all === true) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [pinned]);
+          if ((options as { all?: boolean }).all === true)
+            (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [pinned]);
           else callback(null, pinned.address, pinned.family);
         };
   return new Promise<Response>((resolve, reject) => {
     const req = (url.protocol === 'https:' ? https : http).request(
       url,
-      { method, headers, agent, ...(lookup === undefined ? {} : { lookup }), ...(init.signal ? { signal: init.signal } : {}) },
+      {
+        method,
+        headers,
+        agent,
+        ...(lookup === undefined ? {} : { lookup }),
+        ...(init.signal ? { signal: init.signal } : {}),
+      },
       (res) => {
         const status = res.statusCode ?? 0;
         if (status < 200 || status > 599) {
@@ -117,13 +131,25 @@ function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefine
           return;
         }
         const responseHeaders = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+          responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
         const empty = method === 'HEAD' || status === 204 || status === 205 || status === 304;
         if (empty) res.resume();
         const sent = init.body;
-        const relate = cap?.relate !== undefined && method === 'POST' && typeof sent === 'string' ? (events: Buffer) => cap.relate!(events, sent) : undefined;
-        const body = empty ? null : webBody(cap === undefined ? res : cappedBody(res, cap.maxBytes, cap.onTooLarge, relate));
-        resolve(new Response(body as unknown as ConstructorParameters<typeof Response>[0], { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+        const relate =
+          cap?.relate !== undefined && method === 'POST' && typeof sent === 'string'
+            ? (events: Buffer) => cap.relate!(events, sent)
+            : undefined;
+        const body = empty
+          ? null
+          : webBody(cap === undefined ? res : cappedBody(res, cap.maxBytes, cap.onTooLarge, relate));
+        resolve(
+          new Response(body as unknown as ConstructorParameters<typeof Response>[0], {
+            status,
+            statusText: res.statusMessage ?? '',
+            headers: responseHeaders,
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -132,10 +158,10 @@ function request(url: URL, init: RequestInit, pinned: ResolvedAddress | undefine
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
     else if (body instanceof URLSearchParams) {
       // An OAuth token request's form.
-      if (!req.hasHeader('content-type')) req.setHeader('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      if (!req.hasHeader('content-type'))
+        req.setHeader('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
       req.end(body.toString());
-    }
-    else {
+    } else {
       req.destroy();
       reject(new TypeError('The pinned fetch sends only string, byte or form (URLSearchParams) bodies.'));
     }

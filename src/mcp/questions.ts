@@ -41,11 +41,23 @@ export class Questions {
    * Asks a person the server's question and returns the answer. When `link` names the call it belongs
    * to, the call's runner is told while it waits (its time-out pauses; an agent's turn parks on the item).
    */
-  async ask(server: string, trusted: boolean, params: ElicitRequest['params'], link: QuestionLink, signal: AbortSignal): Promise<ElicitResult> {
+  async ask(
+    server: string,
+    trusted: boolean,
+    params: ElicitRequest['params'],
+    link: QuestionLink,
+    signal: AbortSignal,
+  ): Promise<ElicitResult> {
     const waiting = this.waiting.get(server) ?? 0;
-    const detail = waiting >= MAX_WAITING ? `it already has ${MAX_WAITING} questions waiting for a person` : this.detailOf(server, params);
+    const detail =
+      waiting >= MAX_WAITING
+        ? `it already has ${MAX_WAITING} questions waiting for a person`
+        : this.detailOf(server, params);
     if (typeof detail === 'string') {
-      this.settings.events.emit({ type: 'warning', message: `MCP server "${server}" of hub "${this.settings.hub}" asked a question Wardrik declined: ${detail}.` });
+      this.settings.events.emit({
+        type: 'warning',
+        message: `MCP server "${server}" of hub "${this.settings.hub}" asked a question Wardrik declined: ${detail}.`,
+      });
       return { action: 'decline' };
     }
     this.waiting.set(server, waiting + 1);
@@ -58,10 +70,25 @@ export class Questions {
     }
   }
 
-  private async askPerson(server: string, trusted: boolean, detail: QuestionDetail, link: QuestionLink, signal: AbortSignal): Promise<ElicitResult> {
+  private async askPerson(
+    server: string,
+    trusted: boolean,
+    detail: QuestionDetail,
+    link: QuestionLink,
+    signal: AbortSignal,
+  ): Promise<ElicitResult> {
     const item = this.itemOf(server, trusted, detail, link);
     await this.settings.store.putInboxItem(item);
-    this.settings.events.emit({ type: 'tool.parked', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, kind: 'question', reason: item.reason });
+    this.settings.events.emit({
+      type: 'tool.parked',
+      agent: item.agent,
+      run: item.run,
+      call: item.call,
+      tool: item.tool,
+      inboxId: item.id,
+      kind: 'question',
+      reason: item.reason,
+    });
     const answered = link.call?.context?.waitingForPerson?.(item.id, item.reason);
     try {
       return await this.answerOf(item, signal);
@@ -75,21 +102,37 @@ export class Questions {
     const message = String(params.message ?? '').slice(0, MAX_MESSAGE);
     if (params.mode === 'url') {
       const url = (params as { url?: unknown }).url;
-      if (typeof url !== 'string' || url.length > MAX_URL || !/^https?:\/\//i.test(url)) return 'its URL is not an http(s) URL of at most 4 096 characters';
+      if (typeof url !== 'string' || url.length > MAX_URL || !/^https?:\/\//i.test(url))
+        return 'its URL is not an http(s) URL of at most 4 096 characters';
       return { hub: this.settings.hub, server, mode: 'url', message, url };
     }
     const requestedSchema = (params as { requestedSchema?: unknown }).requestedSchema;
-    if (requestedSchema === null || typeof requestedSchema !== 'object' || JSON.stringify(requestedSchema).length > MAX_SCHEMA_CHARS) {
+    if (
+      requestedSchema === null ||
+      typeof requestedSchema !== 'object' ||
+      JSON.stringify(requestedSchema).length > MAX_SCHEMA_CHARS
+    ) {
       return `its requested schema is not an object of at most ${MAX_SCHEMA_CHARS} characters`;
     }
-    return { hub: this.settings.hub, server, mode: 'form', message, requestedSchema: requestedSchema as Record<string, unknown> };
+    return {
+      hub: this.settings.hub,
+      server,
+      mode: 'form',
+      message,
+      requestedSchema: requestedSchema as Record<string, unknown>,
+    };
   }
 
   private itemOf(server: string, trusted: boolean, detail: QuestionDetail, link: QuestionLink): InboxRecord {
     const id = randomUUID();
     const call = link.call;
     const args = call?.arguments ?? null;
-    const during = call !== undefined ? `during a call of ${call.tool}` : link.candidates.length === 0 ? 'outside any call' : `during one of ${link.candidates.length} calls in flight (${candidates(link.candidates)}), which its transport does not say`;
+    const during =
+      call !== undefined
+        ? `during a call of ${call.tool}`
+        : link.candidates.length === 0
+          ? 'outside any call'
+          : `during one of ${link.candidates.length} calls in flight (${candidates(link.candidates)}), which its transport does not say`;
     return {
       id,
       kind: 'question',
@@ -120,7 +163,8 @@ export class Questions {
       const left = deadline - Date.now();
       if (left <= 0) {
         // Declined unless a person answered at the last moment: then theirs stands.
-        if (await this.close(item, { action: 'decline' }, `nobody answered within ${this.settings.waitMs} ms`)) return { action: 'decline' };
+        if (await this.close(item, { action: 'decline' }, `nobody answered within ${this.settings.waitMs} ms`))
+          return { action: 'decline' };
         continue;
       }
       await pause(Math.min(left, this.settings.pollMs), signal);
@@ -128,7 +172,13 @@ export class Questions {
   }
 
   private close(item: InboxRecord, response: ElicitResult, why: string): Promise<boolean> {
-    const closed: InboxRecord = { ...item, status: 'answered', response, by: `wardrik (${why})`, answeredAt: this.settings.clock.now() };
+    const closed: InboxRecord = {
+      ...item,
+      status: 'answered',
+      response,
+      by: `wardrik (${why})`,
+      answeredAt: this.settings.clock.now(),
+    };
     return this.settings.store.updateInboxItem(closed, 'pending');
   }
 }
@@ -137,7 +187,9 @@ export class Questions {
 function resultOf(response: unknown): ElicitResult {
   const { action, content } = (response ?? {}) as { action?: unknown; content?: unknown };
   if (action === 'accept') {
-    return content !== null && typeof content === 'object' && !Array.isArray(content) ? { action, content: content as ElicitResult['content'] } : { action };
+    return content !== null && typeof content === 'object' && !Array.isArray(content)
+      ? { action, content: content as ElicitResult['content'] }
+      : { action };
   }
   return { action: action === 'cancel' ? 'cancel' : 'decline' };
 }

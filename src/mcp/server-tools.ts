@@ -150,7 +150,16 @@ export class ServerTools {
       run: (args, ctx) => {
         const runner = ctx instanceof CallContext ? ctx : undefined;
         const signal = runner?.lightSignal ?? ctx.signal;
-        const during: CallInFlight | undefined = asks ? { agent: ctx.agent, run: ctx.run, call: ctx.call, tool: `${server}/${tool.name}`, arguments: args as unknown, context: runner } : undefined;
+        const during: CallInFlight | undefined = asks
+          ? {
+              agent: ctx.agent,
+              run: ctx.run,
+              call: ctx.call,
+              tool: `${server}/${tool.name}`,
+              arguments: args as unknown,
+              context: runner,
+            }
+          : undefined;
         const call = (): Promise<unknown> => connection.callTool(tool.name, args, signal, read, repeatable, during);
         return gate.change !== undefined ? pins.gated(gate, call) : call();
       },

@@ -57,9 +57,12 @@ export class SignIns {
     const state = await this.vault(server.name).read();
     if (state.item !== undefined && state.tokens === undefined) {
       const item = await this.settings.store.getInboxItem(state.item);
-      if (item?.status === 'pending') throw new Error(`it waits for a person to sign in (inbox item ${state.item}: open its URL)`);
+      if (item?.status === 'pending')
+        throw new Error(`it waits for a person to sign in (inbox item ${state.item}: open its URL)`);
       if (item?.status === 'denied') {
-        throw new Error(`a person refused to sign in (inbox item ${state.item}${item.by === undefined ? '' : `, by ${item.by}`}); remove and add the server again to ask anew`);
+        throw new Error(
+          `a person refused to sign in (inbox item ${state.item}${item.by === undefined ? '' : `, by ${item.by}`}); remove and add the server again to ask anew`,
+        );
       }
     }
     return provider;
@@ -85,16 +88,25 @@ export class SignIns {
       }
     }
     if (found === undefined || item === undefined) {
-      throw new NotFoundError(`No sign-in of MCP hub "${this.settings.hub}" waits for this callback (state ${JSON.stringify(state)}); it may be done already, or started on a store this node does not share.`);
+      throw new NotFoundError(
+        `No sign-in of MCP hub "${this.settings.hub}" waits for this callback (state ${JSON.stringify(state)}); it may be done already, or started on a store this node does not share.`,
+      );
     }
     if (refused !== null || code === null) {
       await this.answer(item, 'denied', by);
-      throw new Error(`The sign-in to MCP server "${found.name}" was refused by the authorization server: ${refused ?? 'no code came back'}.`);
+      throw new Error(
+        `The sign-in to MCP server "${found.name}" was refused by the authorization server: ${refused ?? 'no code came back'}.`,
+      );
     }
     const fetcher = pinnedFetch(found.runtime ? this.check : undefined);
     try {
-      const result = await auth(this.provider(found), { serverUrl: found.url, authorizationCode: code, fetchFn: fetcher.fetch });
-      if (result !== 'AUTHORIZED') throw new Error(`The sign-in to MCP server "${found.name}" did not complete; sign in again.`);
+      const result = await auth(this.provider(found), {
+        serverUrl: found.url,
+        authorizationCode: code,
+        fetchFn: fetcher.fetch,
+      });
+      if (result !== 'AUTHORIZED')
+        throw new Error(`The sign-in to MCP server "${found.name}" did not complete; sign in again.`);
     } finally {
       fetcher.close();
     }
@@ -108,7 +120,10 @@ export class SignIns {
       options: server.oauth,
       redirectUrl,
       vault: this.vault(server.name),
-      clientSecret: async () => (server.oauth.clientSecretCredential === undefined ? undefined : await credentials.resolve(server.oauth.clientSecretCredential, { hub, server: server.name })),
+      clientSecret: async () =>
+        server.oauth.clientSecretCredential === undefined
+          ? undefined
+          : await credentials.resolve(server.oauth.clientSecretCredential, { hub, server: server.name }),
       askPerson: (url) => this.askPerson(server, url),
     });
   }
@@ -118,7 +133,9 @@ export class SignIns {
     const secret = async (): Promise<string> => {
       const value = await credentials.resolve(keyCredential, { hub, server });
       if (value === undefined || value.length < 16) {
-        throw new Error(`OAuth tokens are kept encrypted with the secret named "${keyCredential}", which the credential provider has no value of at least 16 characters for; set it (the same on every node)`);
+        throw new Error(
+          `OAuth tokens are kept encrypted with the secret named "${keyCredential}", which the credential provider has no value of at least 16 characters for; set it (the same on every node)`,
+        );
       }
       return value;
     };
@@ -140,7 +157,8 @@ export class SignIns {
     this.asked.set(server.name, [...recent, now]);
     if (server.runtime && this.check !== undefined) {
       const verdict = await this.check(url);
-      if (!verdict.ok) throw new EgressRefused(`The authorization URL of MCP server "${server.name}" is refused: ${verdict.reason}`);
+      if (!verdict.ok)
+        throw new EgressRefused(`The authorization URL of MCP server "${server.name}" is refused: ${verdict.reason}`);
     }
     const { hub, store, clock, events } = this.settings;
     const id = randomUUID();
@@ -160,13 +178,19 @@ export class SignIns {
       detail: { hub, server: server.name, url: url.href },
     };
     await store.putInboxItem(item);
-    events.emit({ type: 'warning', message: `MCP server "${server.name}" of hub "${hub}" needs a person to sign in; inbox item ${id} has the URL to open.` });
+    events.emit({
+      type: 'warning',
+      message: `MCP server "${server.name}" of hub "${hub}" needs a person to sign in; inbox item ${id} has the URL to open.`,
+    });
     return id;
   }
 
   private async answer(id: string, status: 'answered' | 'denied', by: string | undefined): Promise<void> {
     const item = await this.settings.store.getInboxItem(id);
     if (item?.status !== 'pending') return;
-    await this.settings.store.updateInboxItem({ ...item, status, answeredAt: this.settings.clock.now(), by: by ?? 'sign-in callback' }, 'pending');
+    await this.settings.store.updateInboxItem(
+      { ...item, status, answeredAt: this.settings.clock.now(), by: by ?? 'sign-in callback' },
+      'pending',
+    );
   }
 }

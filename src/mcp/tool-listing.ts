@@ -11,9 +11,13 @@ import { compiledSchema, schemaProblem, toolsAjv } from '../tools/json-schema.js
  * compiled on its first result (`structuredOutput`).
  */
 export const TOOLS_PAGE = {
-  safeParse(value: unknown): { success: true; data: { tools: McpTool[]; nextCursor?: string } } | { success: false; error: Error } {
+  safeParse(
+    value: unknown,
+  ): { success: true; data: { tools: McpTool[]; nextCursor?: string } } | { success: false; error: Error } {
     const problem = pageProblem(value);
-    return problem === undefined ? { success: true, data: value as { tools: McpTool[]; nextCursor?: string } } : { success: false, error: new Error(`The tools/list answer is not valid MCP: ${problem}.`) };
+    return problem === undefined
+      ? { success: true, data: value as { tools: McpTool[]; nextCursor?: string } }
+      : { success: false, error: new Error(`The tools/list answer is not valid MCP: ${problem}.`) };
   },
 } as unknown as typeof ListToolsResultSchema;
 
@@ -23,7 +27,8 @@ function pageProblem(value: unknown): string | undefined {
   if (!Array.isArray(tools)) return '"tools" is not a list';
   for (let i = 0; i < tools.length; i++) {
     const tool = tools[i] as { name?: unknown } | null;
-    if (tool === null || typeof tool !== 'object' || Array.isArray(tool) || typeof tool.name !== 'string') return `tools[${i}] is not an object with a "name"`;
+    if (tool === null || typeof tool !== 'object' || Array.isArray(tool) || typeof tool.name !== 'string')
+      return `tools[${i}] is not an object with a "name"`;
   }
   if (nextCursor !== undefined && typeof nextCursor !== 'string') return '"nextCursor" is not a string';
   return undefined;
@@ -38,16 +43,22 @@ export function structuredOutput(outputSchema: object, where: string): (result: 
   let validate: ValidateFunction | undefined;
   return (result) => {
     if (result.isError === true) return;
-    if (result.structuredContent === undefined) throw new Error(`${where} has an output schema but answered without structured content; the server needs fixing.`);
+    if (result.structuredContent === undefined)
+      throw new Error(
+        `${where} has an output schema but answered without structured content; the server needs fixing.`,
+      );
     validate ??= compiledSchema(outputSchema);
     if (!validate(result.structuredContent)) {
-      throw new Error(`${where} answered with structured content that does not match its output schema (${toolsAjv().errorsText(validate.errors)}); the server needs fixing.`);
+      throw new Error(
+        `${where} answered with structured content that does not match its output schema (${toolsAjv().errorsText(validate.errors)}); the server needs fixing.`,
+      );
     }
   };
 }
 
 /** Why a tool's output schema cannot be used (see `schemaProblem`), or `undefined`. */
 export function outputSchemaProblem(outputSchema: unknown): string | undefined {
-  if (outputSchema === null || typeof outputSchema !== 'object' || Array.isArray(outputSchema)) return 'its output schema is not an object';
+  if (outputSchema === null || typeof outputSchema !== 'object' || Array.isArray(outputSchema))
+    return 'its output schema is not an object';
   return schemaProblem(outputSchema, 'output schema');
 }

@@ -117,7 +117,10 @@ export class Policy {
       throw new ConfigurationError('policy.decide must be a function (input) => "allow" | "ask" | "deny" | undefined.');
     }
     const named = options.confidential ?? [];
-    if (!Array.isArray(named as unknown) || !named.every((label) => typeof label === 'string' && label !== '' && label !== OUTSIDE)) {
+    if (
+      !Array.isArray(named as unknown) ||
+      !named.every((label) => typeof label === 'string' && label !== '' && label !== OUTSIDE)
+    ) {
       throw new ConfigurationError(
         `policy.confidential must be an array of label names that mark confidential data, such as ['pii']; got ${JSON.stringify(named)}. ("${OUTSIDE}" marks where text came from, not what it holds.)`,
       );
@@ -163,7 +166,10 @@ export class Policy {
     return Promise.resolve(hook(input)).then((action) => {
       if (action !== undefined) {
         // Refused, so the call is denied (see CallAdmission.undecided): never taken for an action.
-        if (!isPolicyAction(action)) throw new ConfigurationError(`policy.decide returned ${shown(action)}, which is not an action; return "allow", "ask", "deny" or undefined.`);
+        if (!isPolicyAction(action))
+          throw new ConfigurationError(
+            `policy.decide returned ${shown(action)}, which is not an action; return "allow", "ask", "deny" or undefined.`,
+          );
         decided = stricter(decided, { action, rule: 'policy.decide hook' });
       }
       return this.conclude(input, decided);
@@ -174,7 +180,14 @@ export class Policy {
   private conclude(input: PolicyInput, decided: Decision | undefined): Decision {
     const readOnly = input.annotations.readOnly === true;
     const gated = input.annotations.gated;
-    decided ??= gated === true ? DEFAULTS.gated : gated === false ? DEFAULTS.ungated : readOnly ? DEFAULTS.readOnly : DEFAULTS.other;
+    decided ??=
+      gated === true
+        ? DEFAULTS.gated
+        : gated === false
+          ? DEFAULTS.ungated
+          : readOnly
+            ? DEFAULTS.readOnly
+            : DEFAULTS.other;
     if (decided.action !== 'allow' || !this.asksWhenOutside || !input.labels.includes(OUTSIDE)) return decided;
     if (!readOnly) return DEFAULTS.outside;
     return reachesOutside(input.annotations) ? (this.exfiltration(input.labels) ?? decided) : decided;
@@ -185,7 +198,10 @@ export class Policy {
     const held = labels.filter((label) => this.confidential.has(label));
     if (held.length === 0) return undefined;
     const named = held.map((label) => `"${label}"`).join(', ');
-    return decision('ask', `labels: the run carries "${OUTSIDE}" and confidential ${named}, so a tool that reaches outside asks a person`);
+    return decision(
+      'ask',
+      `labels: the run carries "${OUTSIDE}" and confidential ${named}, so a tool that reaches outside asks a person`,
+    );
   }
 }
 
@@ -200,11 +216,18 @@ export function reachesOutside(annotations: Annotations): boolean {
 
 /** An item's wait, compared with its age (never a timer's delay): above 0 when given; absent means never. */
 function checkWait(name: string, value: number | undefined): void {
-  numberOption(name, value, 0, { above: 0, unit: 'milliseconds' }, 'Such as 3_600_000 for an hour; leave it out for never.');
+  numberOption(
+    name,
+    value,
+    0,
+    { above: 0, unit: 'milliseconds' },
+    'Such as 3_600_000 for an hour; leave it out for never.',
+  );
 }
 
 function compileRules(rules: readonly PolicyRule[], kind: string): readonly CompiledRule[] {
-  if (!Array.isArray(rules as unknown)) throw new ConfigurationError(`Policy rules must be an array of { match, action, when? }.`);
+  if (!Array.isArray(rules as unknown))
+    throw new ConfigurationError(`Policy rules must be an array of { match, action, when? }.`);
   return rules.map((rule, index) => {
     const label = `${kind} ${index + 1} (${String(rule?.match)} ${String(rule?.action)})`;
     if (rule === null || typeof rule !== 'object' || typeof rule.match !== 'string' || rule.match === '') {
@@ -232,23 +255,37 @@ function compileRules(rules: readonly PolicyRule[], kind: string): readonly Comp
 /** A rule's `when`, checked at start-up: a wrong shape would otherwise throw, or never match, on calls. */
 function checkWhen(when: PolicyRule['when'], label: string): void {
   if (when === undefined) return;
-  const strings = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '');
+  const strings = (value: unknown) =>
+    Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '');
   if (when === null || typeof when !== 'object' || Array.isArray(when)) {
-    throw new ConfigurationError(`Policy ${label}: when must be an object such as { labels: ['outside'] }; got ${JSON.stringify(when)}.`);
+    throw new ConfigurationError(
+      `Policy ${label}: when must be an object such as { labels: ['outside'] }; got ${JSON.stringify(when)}.`,
+    );
   }
   for (const key of Object.keys(when)) {
     if (key !== 'labels' && key !== 'resources' && key !== 'annotations') {
-      throw new ConfigurationError(`Policy ${label}: when.${key} is not a condition; use labels, resources or annotations.`);
+      throw new ConfigurationError(
+        `Policy ${label}: when.${key} is not a condition; use labels, resources or annotations.`,
+      );
     }
   }
   if (when.labels !== undefined && !strings(when.labels)) {
-    throw new ConfigurationError(`Policy ${label}: when.labels must be an array of label names, such as ['outside']; got ${JSON.stringify(when.labels)}.`);
+    throw new ConfigurationError(
+      `Policy ${label}: when.labels must be an array of label names, such as ['outside']; got ${JSON.stringify(when.labels)}.`,
+    );
   }
   if (when.resources !== undefined && !strings(when.resources)) {
-    throw new ConfigurationError(`Policy ${label}: when.resources must be an array of globs, such as ['/srv/data/**']; got ${JSON.stringify(when.resources)}.`);
+    throw new ConfigurationError(
+      `Policy ${label}: when.resources must be an array of globs, such as ['/srv/data/**']; got ${JSON.stringify(when.resources)}.`,
+    );
   }
-  if (when.annotations !== undefined && (when.annotations === null || typeof when.annotations !== 'object' || Array.isArray(when.annotations))) {
-    throw new ConfigurationError(`Policy ${label}: when.annotations must be an object such as { destructive: true }; got ${JSON.stringify(when.annotations)}.`);
+  if (
+    when.annotations !== undefined &&
+    (when.annotations === null || typeof when.annotations !== 'object' || Array.isArray(when.annotations))
+  ) {
+    throw new ConfigurationError(
+      `Policy ${label}: when.annotations must be an object such as { destructive: true }; got ${JSON.stringify(when.annotations)}.`,
+    );
   }
 }
 
@@ -266,8 +303,13 @@ function decision(action: PolicyAction, rule: string): Decision {
 }
 
 /** The most restrictive of `decided` and the matching rules among `rules` (deny > ask > allow). */
-function strictest(rules: readonly CompiledRule[], input: PolicyInput, decided: Decision | undefined): Decision | undefined {
-  for (let i = 0; i < rules.length; i++) if (ruleMatches(rules[i]!, input)) decided = stricter(decided, rules[i]!.decision);
+function strictest(
+  rules: readonly CompiledRule[],
+  input: PolicyInput,
+  decided: Decision | undefined,
+): Decision | undefined {
+  for (let i = 0; i < rules.length; i++)
+    if (ruleMatches(rules[i]!, input)) decided = stricter(decided, rules[i]!.decision);
   return decided;
 }
 

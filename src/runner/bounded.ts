@@ -1,5 +1,9 @@
 /** Calls `work` on every item, at most `limit` at a time; rejects with the first failure, once all have settled. */
-export async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function eachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const failures: unknown[] = [];
   const worker = async (): Promise<void> => {

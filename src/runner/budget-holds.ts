@@ -63,7 +63,17 @@ export class BudgetHolds {
     const maxMicroUsd = request.maxCostUsd === undefined ? undefined : toMicroUsd(request.maxCostUsd);
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
       const now = this.clock.now();
-      const outcome = await this.store.holdSpend({ agent, id, tool, budgetMicroUsd, ...(maxMicroUsd === undefined ? {} : { maxMicroUsd }), expiresAt: now + holdMs }, now);
+      const outcome = await this.store.holdSpend(
+        {
+          agent,
+          id,
+          tool,
+          budgetMicroUsd,
+          ...(maxMicroUsd === undefined ? {} : { maxMicroUsd }),
+          expiresAt: now + holdMs,
+        },
+        now,
+      );
       if (outcome !== 'busy') return outcome;
       // Woken when a call of the tool ends here; polled for one that runs on another node.
       if (!(await this.waitForRelease(`${agent}\u0000${tool}`, delayMs, signal))) return 'stopped';

@@ -13,7 +13,15 @@ import { budgetAnswer, NO_RESOURCES, type CallRequest } from './prepared-call.js
 import type { RunLeases } from './run-leases.js';
 
 /** A call the checks let through, with the policy's decision: the runner denies, parks or runs it. */
-export type Admitted = (request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, args: unknown, labels: readonly string[], decision: Decision) => Promise<ToolAnswer>;
+export type Admitted = (
+  request: CallRequest,
+  entry: CatalogEntry,
+  base: CallRef,
+  value: unknown,
+  args: unknown,
+  labels: readonly string[],
+  decision: Decision,
+) => Promise<ToolAnswer>;
 
 /**
  * What a new call goes through before anything runs: the tool is resolved among those the caller may
@@ -53,13 +61,20 @@ export class CallAdmission {
     const base = { agent: request.agent, run, call: call.id, tool: entry?.ref ?? call.name };
     if (this.readOnly) throw readOnlyStore(base);
     const parsed = parseArguments(call.arguments);
-    if (entry === undefined) return this.journal.writeEndedEarly(base, parsed.ok ? parsed.value : call.arguments, notFoundAnswer(call.name, this.visible(request.tools)));
-    if (!parsed.ok) return this.journal.writeEndedEarly(base, call.arguments, invalidArgumentsAnswer(entry.name, parsed.issues));
+    if (entry === undefined)
+      return this.journal.writeEndedEarly(
+        base,
+        parsed.ok ? parsed.value : call.arguments,
+        notFoundAnswer(call.name, this.visible(request.tools)),
+      );
+    if (!parsed.ok)
+      return this.journal.writeEndedEarly(base, call.arguments, invalidArgumentsAnswer(entry.name, parsed.issues));
     const checking = checkArguments(entry.tool, parsed.value);
     if (checking instanceof Promise || request.budgetUsd !== undefined || this.sync === undefined) {
       return this.startAfterReads(request, entry, base, parsed.value, checking);
     }
-    if (!checking.ok) return this.journal.writeEndedEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checking.issues));
+    if (!checking.ok)
+      return this.journal.writeEndedEarly(base, parsed.value, invalidArgumentsAnswer(entry.name, checking.issues));
     const sync = this.sync;
     let labels: readonly string[] | Promise<readonly string[]>;
     try {
@@ -72,24 +87,47 @@ export class CallAdmission {
   }
 
   /** `start` when it must wait: for an async validator, the agent's spend, or the run's labels. */
-  private async startAfterReads(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, checking: CheckResult | Promise<CheckResult>): Promise<ToolAnswer> {
+  private async startAfterReads(
+    request: CallRequest,
+    entry: CatalogEntry,
+    base: CallRef,
+    value: unknown,
+    checking: CheckResult | Promise<CheckResult>,
+  ): Promise<ToolAnswer> {
     const checked = await checking;
-    if (!checked.ok) return this.journal.writeEndedEarly(base, value, invalidArgumentsAnswer(entry.name, checked.issues));
+    if (!checked.ok)
+      return this.journal.writeEndedEarly(base, value, invalidArgumentsAnswer(entry.name, checked.issues));
     let spent: boolean;
     let labels: readonly string[];
     try {
       spent = request.budgetUsd !== undefined && (await this.budgetSpent(request.agent, request.budgetUsd));
       const sync = this.sync;
-      labels = await this.leases.labelsOf(request.run, () => this.journal.withHeldLabels(request.run, sync !== undefined ? sync.getLabels(request.run) : this.store.getLabels(request.run)));
+      labels = await this.leases.labelsOf(request.run, () =>
+        this.journal.withHeldLabels(
+          request.run,
+          sync !== undefined ? sync.getLabels(request.run) : this.store.getLabels(request.run),
+        ),
+      );
     } catch (error) {
-      throw storeFailure(base, `read ${request.budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`, error);
+      throw storeFailure(
+        base,
+        `read ${request.budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`,
+        error,
+      );
     }
     if (spent) return this.journal.writeEndedEarly(base, value, budgetAnswer(request.budgetUsd!));
     return this.decide(request, entry, base, value, checked.value, labels);
   }
 
   /** With the arguments checked and the run's labels read: the policy decides, then the call is denied, parked or run. */
-  private decide(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, args: unknown, labels: readonly string[]): Promise<ToolAnswer> {
+  private decide(
+    request: CallRequest,
+    entry: CatalogEntry,
+    base: CallRef,
+    value: unknown,
+    args: unknown,
+    labels: readonly string[],
+  ): Promise<ToolAnswer> {
     const annotations = entry.tool.annotations;
     let resources: readonly string[] = NO_RESOURCES;
     try {
@@ -101,7 +139,10 @@ export class CallAdmission {
     }
     let deciding: Decision | Promise<Decision>;
     try {
-      deciding = this.policy.decide({ agent: request.agent, run: request.run, tool: entry.ref, annotations, arguments: args, labels, resources }, request.policy);
+      deciding = this.policy.decide(
+        { agent: request.agent, run: request.run, tool: entry.ref, annotations, arguments: args, labels, resources },
+        request.policy,
+      );
     } catch (error) {
       return this.undecided(entry, base, value, error);
     }
@@ -117,8 +158,18 @@ export class CallAdmission {
   /** Fail closed: a policy that cannot decide lets nothing run; the developer is told what broke. */
   private undecided(entry: CatalogEntry, base: CallRef, value: unknown, error: unknown): Promise<ToolAnswer> {
     const cause = (error as Error)?.message ?? String(error);
-    this.events.emit({ type: 'warning', message: `The policy could not decide on call "${base.call}" of ${entry.ref} (${cause}); the call did not run. Fix the policy's decide hook.` });
-    return this.journal.writeEndedEarly(base, value, errorAnswer('failed', `The policy could not decide on this call, so it did not run (${cause}). Tell the user it needs a person.`));
+    this.events.emit({
+      type: 'warning',
+      message: `The policy could not decide on call "${base.call}" of ${entry.ref} (${cause}); the call did not run. Fix the policy's decide hook.`,
+    });
+    return this.journal.writeEndedEarly(
+      base,
+      value,
+      errorAnswer(
+        'failed',
+        `The policy could not decide on this call, so it did not run (${cause}). Tell the user it needs a person.`,
+      ),
+    );
   }
 
   private resolve(name: string, patterns: readonly string[] | undefined): CatalogEntry | undefined {

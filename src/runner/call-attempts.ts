@@ -47,18 +47,29 @@ export class CallAttempts {
     const limit = attempt - 1 + (isRepeatable(tool) ? this.settings.attempts : 1);
     for (;;) {
       // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
-      if (ctx.costs !== undefined) await this.recordCosts(p, ctx.costs).catch((error: unknown) => {
-        throw answerNotJournaled(p, 'add its cost to the spend', error);
-      });
+      if (ctx.costs !== undefined)
+        await this.recordCosts(p, ctx.costs).catch((error: unknown) => {
+          throw answerNotJournaled(p, 'add its cost to the spend', error);
+        });
       if (ctx.measures !== undefined) (p.spent.measures ??= []).push(...ctx.measures);
       if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
       if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
       if (attempt >= limit || !isTransient(outcome.threw)) return [failureAnswer(tool, outcome.threw), attempt];
       const delayMs = backoffDelay(attempt, this.settings.baseDelayMs, this.settings.maxDelayMs, this.settings.random);
       // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
-      if (!(await this.journal.writeStarted(p, attempt + 1, 'started'))) return [await this.journal.answerOfWinner(p.run, p.call, p.arguments), attempt, true];
+      if (!(await this.journal.writeStarted(p, attempt + 1, 'started')))
+        return [await this.journal.answerOfWinner(p.run, p.call, p.arguments), attempt, true];
       const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
-      this.events.emit({ type: 'tool.retrying', agent: p.agent, run: p.run, call: p.call, tool: p.tool, attempt: attempt + 1, delayMs, reason });
+      this.events.emit({
+        type: 'tool.retrying',
+        agent: p.agent,
+        run: p.run,
+        call: p.call,
+        tool: p.tool,
+        attempt: attempt + 1,
+        delayMs,
+        reason,
+      });
       if (!(await sleep(delayMs, p.signal))) return [stoppedAnswer(p), attempt];
       attempt++;
       ctx = this.contextOf(p, attempt);
@@ -68,7 +79,15 @@ export class CallAttempts {
   }
 
   contextOf(p: PreparedCall, attempt: number): CallContext {
-    return new CallContext(p.agent, p.run, p.call, attempt, p.idempotencyKey, p.labels, callReporter(this.events, p, p.reporter));
+    return new CallContext(
+      p.agent,
+      p.run,
+      p.call,
+      attempt,
+      p.idempotencyKey,
+      p.labels,
+      callReporter(this.events, p, p.reporter),
+    );
   }
 
   /** One attempt under one timer; synchronous when the tool is, since most are. */
@@ -77,7 +96,9 @@ export class CallAttempts {
     p.spent.ran = true;
     try {
       const result = tool.run(p.args as never, ctx);
-      return isThenable(result) ? this.raceDeadline(result, ctx, tool.annotations.timeout ?? this.settings.timeoutMs, p) : { returned: result };
+      return isThenable(result)
+        ? this.raceDeadline(result, ctx, tool.annotations.timeout ?? this.settings.timeoutMs, p)
+        : { returned: result };
     } catch (error) {
       return { threw: error };
     }
@@ -143,7 +164,16 @@ export class CallAttempts {
       const microUsd = toMicroUsd(usd);
       p.spent.microUsd += microUsd;
       const totalMicroUsd = await this.store.addSpend(p.agent, microUsd);
-      this.events.emit({ type: 'cost', agent: p.agent, run: p.run, call: p.call, source: 'tool', usd, totalUsd: toUsd(totalMicroUsd), totalMicroUsd });
+      this.events.emit({
+        type: 'cost',
+        agent: p.agent,
+        run: p.run,
+        call: p.call,
+        source: 'tool',
+        usd,
+        totalUsd: toUsd(totalMicroUsd),
+        totalMicroUsd,
+      });
     }
   }
 }

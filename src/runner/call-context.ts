@@ -86,13 +86,25 @@ export class CallContext implements ToolContext {
 
   get log(): (level: LogLevel, data: unknown) => void {
     return (level, data) => {
-      if (!LOG_LEVELS.has(level)) throw new TypeError(`log(level, data) takes one of ${[...LOG_LEVELS].join(', ')}; got ${JSON.stringify(level)}.`);
+      if (!LOG_LEVELS.has(level))
+        throw new TypeError(
+          `log(level, data) takes one of ${[...LOG_LEVELS].join(', ')}; got ${JSON.stringify(level)}.`,
+        );
       if (!this.aborted) this.reporter?.log(level, data);
     };
   }
 }
 
-const LOG_LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+const LOG_LEVELS: ReadonlySet<string> = new Set([
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+]);
 
 type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): void };
 

@@ -31,12 +31,7 @@ export class CallJournal {
   }
 
   /** Journals a call that ends before it runs (unknown tool, bad arguments, denied, budget). */
-  async writeEndedEarly(
-    base: CallRef,
-    args: unknown,
-    answer: ToolAnswer,
-    decision?: Decision,
-  ): Promise<ToolAnswer> {
+  async writeEndedEarly(base: CallRef, args: unknown, answer: ToolAnswer, decision?: Decision): Promise<ToolAnswer> {
     // Arguments over the limits are journaled as a note, never whole (see journaledArguments).
     const journaled = journaledArguments(args ?? null);
     const record: CallRecord = {
@@ -98,7 +93,10 @@ export class CallJournal {
   }
 
   /** The run's labels as the store has them (`stored`), with those its batch holds for the next commit. */
-  withHeldLabels(run: string, stored: readonly string[] | Promise<readonly string[]>): readonly string[] | Promise<readonly string[]> {
+  withHeldLabels(
+    run: string,
+    stored: readonly string[] | Promise<readonly string[]>,
+  ): readonly string[] | Promise<readonly string[]> {
     const held = this.batchOf(run)?.heldLabels(run);
     if (held === undefined || held.length === 0) return stored;
     const join = (labels: readonly string[]): readonly string[] => [...new Set([...labels, ...held])];
@@ -126,7 +124,8 @@ export class CallJournal {
   /** Someone else changed the call's state first: answer with what they recorded. */
   async answerOfWinner(run: string, call: string, args?: unknown): Promise<ToolAnswer> {
     const record = await this.store.getCall(run, call);
-    if (record === undefined) return errorAnswer('conflict', `Call "${call}" is being handled elsewhere; wait for its answer.`);
+    if (record === undefined)
+      return errorAnswer('conflict', `Call "${call}" is being handled elsewhere; wait for its answer.`);
     return recordedAnswer(record, args);
   }
 }
@@ -136,9 +135,20 @@ export function recordedAnswer(record: CallRecord, args: unknown): ToolAnswer {
   // A call a person approved with changed arguments answers the arguments the model sent too.
   const sent = record.answer?.status === 'parked' ? undefined : record.answer?.edited?.original;
   const other = (value: unknown): boolean => argumentsDigest(args) !== argumentsDigest(value);
-  if (args !== undefined && record.arguments !== null && other(record.arguments) && (sent === undefined || other(sent))) {
-    return errorAnswer('conflict', `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`);
+  if (
+    args !== undefined &&
+    record.arguments !== null &&
+    other(record.arguments) &&
+    (sent === undefined || other(sent))
+  ) {
+    return errorAnswer(
+      'conflict',
+      `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`,
+    );
   }
   if (record.answer !== undefined) return record.answer;
-  return errorAnswer('conflict', `Call "${record.call}" is already running; wait for its answer instead of calling again.`);
+  return errorAnswer(
+    'conflict',
+    `Call "${record.call}" is already running; wait for its answer instead of calling again.`,
+  );
 }

@@ -31,7 +31,8 @@ export class CallOutcomes {
   called(base: CallRef, decision: Decision | undefined): void {
     if (!this.events.listening) return; // every call's path: no events built for nobody
     this.events.emit({ type: 'tool.called', ...ref(base) });
-    if (decision !== undefined) this.events.emit({ type: 'tool.decided', ...ref(base), decision: decision.action, rule: decision.rule });
+    if (decision !== undefined)
+      this.events.emit({ type: 'tool.decided', ...ref(base), decision: decision.action, rule: decision.rule });
   }
 
   /** Adds the answer's labels to the run, announcing those it did not have. */
@@ -62,13 +63,29 @@ export class CallOutcomes {
    * (`spentMicroUsd`), then `tool.succeeded` or `tool.failed`. `wasParked`: a person answered the call
    * or let it run.
    */
-  settled(base: CallRef, answer: ToolAnswer, attempts: number, measures: readonly Measure[] | undefined, spentMicroUsd: number, wasParked: boolean): void {
+  settled(
+    base: CallRef,
+    answer: ToolAnswer,
+    attempts: number,
+    measures: readonly Measure[] | undefined,
+    spentMicroUsd: number,
+    wasParked: boolean,
+  ): void {
     const asked = this.askedPerson.size > 0 && this.askedPerson.delete(callKey(base.run, base.call));
     this.listener?.settled(base, toUsd(spentMicroUsd), wasParked || asked);
     if (!this.events.listening) return; // every call's path: no events built for nobody
     const measured = measures === undefined ? {} : { measures };
-    if (answer.status === 'ok') this.events.emit({ type: 'tool.succeeded', ...ref(base), attempts, labels: answer.labels, ...measured });
-    else if (answer.status === 'error') this.events.emit({ type: 'tool.failed', ...ref(base), code: answer.code, message: answer.message, attempts, ...measured });
+    if (answer.status === 'ok')
+      this.events.emit({ type: 'tool.succeeded', ...ref(base), attempts, labels: answer.labels, ...measured });
+    else if (answer.status === 'error')
+      this.events.emit({
+        type: 'tool.failed',
+        ...ref(base),
+        code: answer.code,
+        message: answer.message,
+        attempts,
+        ...measured,
+      });
   }
 
   /**

@@ -14,12 +14,22 @@ interface ReportedCall {
  * own agents and whoever watches `events$`), and the caller's own reporter when it gave one (an MCP
  * client's session). Made only when someone listens: most calls report to nobody.
  */
-export function callReporter(events: EventBus, call: ReportedCall, caller: CallReporter | undefined): CallReporter | undefined {
+export function callReporter(
+  events: EventBus,
+  call: ReportedCall,
+  caller: CallReporter | undefined,
+): CallReporter | undefined {
   if (!events.listening) return caller;
   const ref = { agent: call.agent, run: call.run, call: call.call, tool: call.tool };
   return {
     progress(progress: number, total: number | undefined, message: string | undefined): void {
-      events.emit({ type: 'tool.progress', ...ref, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) });
+      events.emit({
+        type: 'tool.progress',
+        ...ref,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      });
       caller?.progress(progress, total, message);
     },
     log(level: LogLevel, data: unknown): void {

@@ -63,14 +63,16 @@ export class JournalBatch {
   /** The micro-dollars of `agent`'s spend held here, not committed yet. */
   heldSpend(agent: string): number {
     let microUsd = 0;
-    for (const h of this.held) if ('spend' in h.write && h.write.spend.agent === agent) microUsd += h.write.spend.microUsd;
+    for (const h of this.held)
+      if ('spend' in h.write && h.write.spend.agent === agent) microUsd += h.write.spend.microUsd;
     return microUsd;
   }
 
   /** The labels held here for `run`, not committed yet. */
   heldLabels(run: string): readonly string[] {
     const labels: string[] = [];
-    for (const h of this.held) if ('labels' in h.write && h.write.labels.run === run) labels.push(...h.write.labels.labels);
+    for (const h of this.held)
+      if ('labels' in h.write && h.write.labels.run === run) labels.push(...h.write.labels.labels);
     return labels;
   }
 
@@ -185,25 +187,29 @@ export class JournalBatch {
       if (conflict === undefined) return this.answered(held, writers, results);
       return this.endCalls(all, results, held.length, conflict).then(() => Promise.reject(conflict));
     }
-    const answered = this.tail.then(
-      () => this.store.writeJournal(all),
-    ).then(
-      async (results) => {
-        const conflict = this.refused(held, results);
-        if (conflict === undefined) return this.answered(held, writers, results);
-        await this.endCalls(all, results, held.length, conflict);
-        throw conflict;
-      },
-      (error: unknown) => {
-        this.failed(held, error as Error);
-        throw error;
-      },
-    );
+    const answered = this.tail
+      .then(() => this.store.writeJournal(all))
+      .then(
+        async (results) => {
+          const conflict = this.refused(held, results);
+          if (conflict === undefined) return this.answered(held, writers, results);
+          await this.endCalls(all, results, held.length, conflict);
+          throw conflict;
+        },
+        (error: unknown) => {
+          this.failed(held, error as Error);
+          throw error;
+        },
+      );
     this.tail = answered.catch(() => undefined);
     return answered;
   }
 
-  private answered(held: readonly Held[], writers: readonly (readonly JournalWrite[])[], results: readonly boolean[]): boolean[][] {
+  private answered(
+    held: readonly Held[],
+    writers: readonly (readonly JournalWrite[])[],
+    results: readonly boolean[],
+  ): boolean[][] {
     for (const h of held) h.committed?.();
     let at = held.length;
     return writers.map((writes) => results.slice(at, (at += writes.length)));
@@ -227,7 +233,7 @@ export class JournalBatch {
           ? `Call "${write.call.call}" of run "${write.call.run}" was changed in the journal by another node, which drives the run now. This node stopped; the other one goes on.`
           : 'turn' in write
             ? `Turn "${write.turn.run}" was changed by another node while this one drove it; this node stopped.`
-            : 'The store refused a write of the turn\'s journal. This node stopped.',
+            : "The store refused a write of the turn's journal. This node stopped.",
     );
     this.abandon(conflict);
     held.forEach((h, i) => h.committed?.(results[i] === true ? undefined : conflict));
@@ -235,12 +241,24 @@ export class JournalBatch {
   }
 
   /** Calls this commit wrote `started` in a run another node drives: ended without running, so no recovery runs them. */
-  private async endCalls(all: readonly JournalWrite[], results: readonly boolean[], from: number, conflict: ConflictError): Promise<void> {
+  private async endCalls(
+    all: readonly JournalWrite[],
+    results: readonly boolean[],
+    from: number,
+    conflict: ConflictError,
+  ): Promise<void> {
     const ends: JournalWrite[] = [];
     for (let i = from; i < all.length; i++) {
       const write = all[i]!;
       if (results[i] === true && 'call' in write && write.call.state === 'started') {
-        ends.push({ call: { ...write.call, state: 'failed', answer: errorAnswer('conflict', `${conflict.message} The call did not run.`) }, expected: 'started' });
+        ends.push({
+          call: {
+            ...write.call,
+            state: 'failed',
+            answer: errorAnswer('conflict', `${conflict.message} The call did not run.`),
+          },
+          expected: 'started',
+        });
       }
     }
     if (ends.length > 0) await this.store.writeJournal(ends).catch(() => undefined);

@@ -22,7 +22,14 @@ export class ParkedCalls {
     private readonly clock: Clock,
   ) {}
 
-  async park(p: PreparedCall, kind: ParkedKind, reason: string, expected: CallState | undefined, labels: readonly string[] = [], detail?: unknown): Promise<ToolAnswer> {
+  async park(
+    p: PreparedCall,
+    kind: ParkedKind,
+    reason: string,
+    expected: CallState | undefined,
+    labels: readonly string[] = [],
+    detail?: unknown,
+  ): Promise<ToolAnswer> {
     if (expected !== undefined) return this.parkWritten(p, kind, reason, expected, labels, detail);
     try {
       return await this.parkWritten(p, kind, reason, expected, labels, detail);
@@ -33,11 +40,21 @@ export class ParkedCalls {
     }
   }
 
-  private async parkWritten(p: PreparedCall, kind: ParkedKind, reason: string, expected: CallState | undefined, labels: readonly string[], detail: unknown): Promise<ToolAnswer> {
+  private async parkWritten(
+    p: PreparedCall,
+    kind: ParkedKind,
+    reason: string,
+    expected: CallState | undefined,
+    labels: readonly string[],
+    detail: unknown,
+  ): Promise<ToolAnswer> {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
-    const written = await this.journal.writeCall({ ...this.journal.recordOf(p, 'parked', 0, answer), inboxId }, expected);
+    const written = await this.journal.writeCall(
+      { ...this.journal.recordOf(p, 'parked', 0, answer), inboxId },
+      expected,
+    );
     if (!written) return this.journal.answerOfWinner(p.run, p.call, p.arguments);
     if (expected === undefined) this.outcomes.called(p, p.decision);
     const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail);
@@ -77,23 +94,33 @@ export class ParkedCalls {
   /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
   async restoreInboxItem(record: CallRecord): Promise<void> {
     if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
-    await this.store.putInboxItem(this.inboxItem(record.inboxId, record.answer.kind, record.answer.reason, record, record.answer.labels, undefined, record.answer.detail));
+    await this.store.putInboxItem(
+      this.inboxItem(
+        record.inboxId,
+        record.answer.kind,
+        record.answer.reason,
+        record,
+        record.answer.labels,
+        undefined,
+        record.answer.detail,
+      ),
+    );
   }
 
   /**
    * Writes a final answer for a parked call without running it (a person denied or answered it).
    * Returns the answer, or throws a `StoreError` when the journal cannot be written.
    */
-  async answerWithoutRunning(
-    base: CallRef,
-    answer: ToolAnswer,
-    expected: CallState | undefined,
-  ): Promise<ToolAnswer> {
+  async answerWithoutRunning(base: CallRef, answer: ToolAnswer, expected: CallState | undefined): Promise<ToolAnswer> {
     const previous = await this.store.getCall(base.run, base.call);
     const state = answer.status === 'ok' ? 'succeeded' : 'failed';
     const updatedAt = this.clock.now();
     // The parked entry's arguments, key, attempt and cost stay: only its outcome changes.
-    const { inboxId: _parkedOn, ...kept } = previous ?? { arguments: null, idempotencyKey: `${base.run}:${base.call}`, attempt: 0 };
+    const { inboxId: _parkedOn, ...kept } = previous ?? {
+      arguments: null,
+      idempotencyKey: `${base.run}:${base.call}`,
+      attempt: 0,
+    };
     const record: CallRecord = { ...kept, ...base, state, answer, updatedAt };
     if (!(await this.store.writeCall(record, expected))) return this.journal.answerOfWinner(base.run, base.call);
     await this.outcomes.addLabels(base, answer.labels);

@@ -87,11 +87,18 @@ export function callKey(run: string, call: string): string {
 }
 
 export function stoppedAnswer(p: PreparedCall): ToolAnswer {
-  return errorAnswer('aborted', `The call to "${p.entry.name}" was stopped before it finished.`, p.entry.tool.annotations.labels ?? NO_LABELS);
+  return errorAnswer(
+    'aborted',
+    `The call to "${p.entry.name}" was stopped before it finished.`,
+    p.entry.tool.annotations.labels ?? NO_LABELS,
+  );
 }
 
 export function deniedAnswer(rule: string): ToolAnswer {
-  return errorAnswer('denied', `The policy does not allow this call (${rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`);
+  return errorAnswer(
+    'denied',
+    `The policy does not allow this call (${rule}); it did not run. Do not retry it; tell the user it needs a person or a different approach.`,
+  );
 }
 
 /**
@@ -104,16 +111,25 @@ export function unknownActionAnswer(action: never, rule: string): ToolAnswer {
 }
 
 export function budgetAnswer(budgetUsd: number): ToolAnswer {
-  return errorAnswer('budget_spent', `The agent's budget of $${budgetUsd} is spent, so this call did not run. Finish with what you have.`);
+  return errorAnswer(
+    'budget_spent',
+    `The agent's budget of $${budgetUsd} is spent, so this call did not run. Finish with what you have.`,
+  );
 }
 
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  );
 }
 
 /** Which earlier turns of the conversation the run's labels came from, for an approval's reason. */
 export function fromEarlierTurns(earlier: CallRequest['earlierTurns']): string {
   if (earlier === undefined || earlier.length === 0) return '';
-  const turns = earlier.map((turn) => `${turn.labels.map((label) => `"${label}"`).join(', ')} from earlier turn ${turn.run}`);
+  const turns = earlier.map(
+    (turn) => `${turn.labels.map((label) => `"${label}"`).join(', ')} from earlier turn ${turn.run}`,
+  );
   return ` The run carries labels of earlier turns whose text is in this turn's prompt: ${turns.join('; ')}.`;
 }

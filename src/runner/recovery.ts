@@ -48,7 +48,12 @@ export const RECOVERY_CONCURRENCY = 8;
  * are left alone. The calls of different runs are taken over concurrently (a run's own in order). Never
  * start a pass while another runs: `ToolRunner.recover` serialises them.
  */
-export async function recoveryPass(host: RecoveryHost, store: Store, events: EventBus, clock: Clock): Promise<RecoveryReport> {
+export async function recoveryPass(
+  host: RecoveryHost,
+  store: Store,
+  events: EventBus,
+  clock: Clock,
+): Promise<RecoveryReport> {
   const counts = { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0 };
   const startedAt = clock.now();
   const unoffered: string[] = [];
@@ -71,7 +76,8 @@ export async function recoveryPass(host: RecoveryHost, store: Store, events: Eve
   });
   if (takenOver.length > 0) await closeLostQuestions(store, takenOver, startedAt, clock);
   for (const record of await store.listCalls({ state: 'parked' })) {
-    if (record.inboxId === undefined || record.answer?.status !== 'parked' || host.isRunning(record.run, record.call)) continue;
+    if (record.inboxId === undefined || record.answer?.status !== 'parked' || host.isRunning(record.run, record.call))
+      continue;
     const item = await store.getInboxItem(record.inboxId);
     if (item === undefined) {
       await host.restoreInboxItem(record);
@@ -97,11 +103,22 @@ export async function recoveryPass(host: RecoveryHost, store: Store, events: Eve
  * went with the call, so nobody can hear an answer now. The call itself was run again or parked in doubt;
  * a question asked before the pass began is the lost one (a call run again may have asked anew).
  */
-async function closeLostQuestions(store: Store, calls: readonly CallRecord[], before: number, clock: Clock): Promise<void> {
+async function closeLostQuestions(
+  store: Store,
+  calls: readonly CallRecord[],
+  before: number,
+  clock: Clock,
+): Promise<void> {
   const lost = new Set(calls.map((record) => `${record.run}\u0000${record.call}`));
   for (const item of await store.listInbox()) {
     if (item.kind !== 'question' || item.createdAt >= before || !lost.has(`${item.run}\u0000${item.call}`)) continue;
-    const closed: InboxRecord = { ...item, status: 'answered', response: { action: 'cancel' }, by: 'wardrik (the node running its call stopped; the call was taken over)', answeredAt: clock.now() };
+    const closed: InboxRecord = {
+      ...item,
+      status: 'answered',
+      response: { action: 'cancel' },
+      by: 'wardrik (the node running its call stopped; the call was taken over)',
+      answeredAt: clock.now(),
+    };
     await store.updateInboxItem(closed, 'pending');
   }
 }

@@ -20,7 +20,10 @@ export interface RememberingCall extends CallRef {
  * out two different results).
  */
 export class RememberedKeys {
-  private readonly flights = new Map<string, { readonly digest: string; readonly answer: Promise<readonly [ToolAnswer, ...unknown[]]> }>();
+  private readonly flights = new Map<
+    string,
+    { readonly digest: string; readonly answer: Promise<readonly [ToolAnswer, ...unknown[]]> }
+  >();
 
   constructor(
     private readonly store: Store,
@@ -33,10 +36,18 @@ export class RememberedKeys {
    * call's to run; `answered` makes an answer that did not run the tool into `run`'s shape. `holdMs`
    * is the longest `run` can take: how long a claim lives if its node dies, and how long a repeat waits.
    */
-  async answer<T extends readonly [ToolAnswer, ...unknown[]]>(call: RememberingCall, holdMs: number, run: () => Promise<T>, answered: (answer: ToolAnswer) => T): Promise<T> {
+  async answer<T extends readonly [ToolAnswer, ...unknown[]]>(
+    call: RememberingCall,
+    holdMs: number,
+    run: () => Promise<T>,
+    answered: (answer: ToolAnswer) => T,
+  ): Promise<T> {
     const key = call.idempotencyKey;
     const digest = argumentsDigest(call.arguments);
-    const conflict = errorAnswer('conflict', `Idempotency key "${key}" was already used with other arguments; nothing ran. Use a new key for a different request.`);
+    const conflict = errorAnswer(
+      'conflict',
+      `Idempotency key "${key}" was already used with other arguments; nothing ran. Use a new key for a different request.`,
+    );
     const flight = this.flights.get(key);
     if (flight !== undefined) return answered(flight.digest === digest ? (await flight.answer)[0] : conflict);
     // Registered before the first await, so concurrent duplicates in this process join this one.
@@ -45,19 +56,27 @@ export class RememberedKeys {
       const claim = await this.claim({ key, digest, owner }, holdMs, call.signal).catch((error: unknown) => {
         throw storeFailure(call, 'claim its idempotency key', error);
       });
-      if ('remembered' in claim) return answered(claim.remembered.digest === digest ? claim.remembered.answer : conflict);
+      if ('remembered' in claim)
+        return answered(claim.remembered.digest === digest ? claim.remembered.answer : conflict);
       if (!claim.claimed) {
         if (claim.digest !== digest) return answered(conflict);
-        return answered(errorAnswer('conflict', `Idempotency key "${key}" is being run by another call that has not finished yet; this call did not run. Ask again later for its result.`));
+        return answered(
+          errorAnswer(
+            'conflict',
+            `Idempotency key "${key}" is being run by another call that has not finished yet; this call did not run. Ask again later for its result.`,
+          ),
+        );
       }
       let ran: T | undefined;
       try {
         ran = await run();
         const result = ran[0];
         if (result.status === 'ok') {
-          await this.store.putRemembered({ key, digest, answer: result, expiresAt: this.clock.now() + this.rememberMs }).catch((error: unknown) => {
-            throw answerNotJournaled(call, 'remember its result', error);
-          });
+          await this.store
+            .putRemembered({ key, digest, answer: result, expiresAt: this.clock.now() + this.rememberMs })
+            .catch((error: unknown) => {
+              throw answerNotJournaled(call, 'remember its result', error);
+            });
         }
         return ran;
       } finally {
@@ -77,12 +96,17 @@ export class RememberedKeys {
    * Claims the key, waiting (polling the store, at most `holdMs`) while another call holds it with the
    * same arguments. Answers the claim, the remembered result, or the other call's claim if it outlasted the wait.
    */
-  private async claim(claim: Omit<RememberedClaim, 'expiresAt'>, holdMs: number, signal: AbortSignal | undefined): Promise<ClaimOutcome> {
+  private async claim(
+    claim: Omit<RememberedClaim, 'expiresAt'>,
+    holdMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<ClaimOutcome> {
     const until = performance.now() + holdMs;
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
       const now = this.clock.now();
       const outcome = await this.store.claimRemembered({ ...claim, expiresAt: now + holdMs }, now);
-      if (outcome.claimed || 'remembered' in outcome || outcome.digest !== claim.digest || performance.now() >= until) return outcome;
+      if (outcome.claimed || 'remembered' in outcome || outcome.digest !== claim.digest || performance.now() >= until)
+        return outcome;
       if (!(await sleep(delayMs, signal))) return outcome;
     }
   }

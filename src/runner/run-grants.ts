@@ -45,14 +45,32 @@ export class RunGrants {
   ) {}
 
   /** Records item's approval for the rest of its run, for calls whose `allowIf` fields equal `approved`'s. */
-  async grant(item: InboxRecord, approved: unknown, allowIf: readonly string[], by: string | undefined): Promise<RunGrant> {
+  async grant(
+    item: InboxRecord,
+    approved: unknown,
+    allowIf: readonly string[],
+    by: string | undefined,
+  ): Promise<RunGrant> {
     const values = (approved ?? {}) as Record<string, unknown>;
     const fields: Record<string, string> = {};
     for (const field of allowIf) fields[field] = argumentsDigest(values[field] ?? null);
     const now = this.clock.now();
-    const grant: RunGrant = { agent: item.agent, tool: item.tool, fields, labels: [...item.labels], inboxId: item.id, at: now, ...(by === undefined ? {} : { by }) };
+    const grant: RunGrant = {
+      agent: item.agent,
+      tool: item.tool,
+      fields,
+      labels: [...item.labels],
+      inboxId: item.id,
+      at: now,
+      ...(by === undefined ? {} : { by }),
+    };
     const grants = [...(await this.of(item.run)), grant];
-    await this.store.putRemembered({ key: keyOf(item.run), digest: '', answer: okAnswer({ version: VERSION, grants }), expiresAt: now + KEEP_MS });
+    await this.store.putRemembered({
+      key: keyOf(item.run),
+      digest: '',
+      answer: okAnswer({ version: VERSION, grants }),
+      expiresAt: now + KEEP_MS,
+    });
     return grant;
   }
 
@@ -63,9 +81,14 @@ export class RunGrants {
     for (const grant of grants) {
       if (grant.agent !== query.agent || grant.tool !== query.tool) continue;
       if (!query.labels.every((label) => grant.labels.includes(label))) continue;
-      if (!Object.entries(grant.fields).every(([field, digest]) => argumentsDigest(args[field] ?? null) === digest)) continue;
-      const scope = Object.keys(grant.fields).length === 0 ? 'any arguments' : `the same ${Object.keys(grant.fields).join(', ')}`;
-      return { action: 'allow', rule: `approved for the rest of the run by ${grant.by ?? 'a person'} (inbox item ${grant.inboxId}), ${scope}` };
+      if (!Object.entries(grant.fields).every(([field, digest]) => argumentsDigest(args[field] ?? null) === digest))
+        continue;
+      const scope =
+        Object.keys(grant.fields).length === 0 ? 'any arguments' : `the same ${Object.keys(grant.fields).join(', ')}`;
+      return {
+        action: 'allow',
+        rule: `approved for the rest of the run by ${grant.by ?? 'a person'} (inbox item ${grant.inboxId}), ${scope}`,
+      };
     }
     return undefined;
   }
@@ -83,7 +106,8 @@ function keyOf(run: string): string {
 /** Grants as stored, read through a parser: anything that is not a well-formed grant is dropped (it would only ask again). */
 function parseGrants(value: unknown): RunGrant[] {
   const stored = value as { version?: unknown; grants?: unknown } | null;
-  if (stored === null || typeof stored !== 'object' || stored.version !== VERSION || !Array.isArray(stored.grants)) return [];
+  if (stored === null || typeof stored !== 'object' || stored.version !== VERSION || !Array.isArray(stored.grants))
+    return [];
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
   return stored.grants.filter((g: unknown): g is RunGrant => {
     const grant = g as Partial<RunGrant> | null;

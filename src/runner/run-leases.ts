@@ -73,13 +73,17 @@ export class RunLeases {
    * with `read` and kept if the lease was held, unchanged, throughout the read. Without a promise when
    * they are in memory or `read` answers at once.
    */
-  labelsOf(run: string, read: () => readonly string[] | Promise<readonly string[]>): readonly string[] | Promise<readonly string[]> {
+  labelsOf(
+    run: string,
+    read: () => readonly string[] | Promise<readonly string[]>,
+  ): readonly string[] | Promise<readonly string[]> {
     const lease = this.held.get(run);
     if (lease === undefined || lease.until <= this.clock.now()) return read();
     if (lease.labels !== undefined) return lease.labels;
     const epoch = lease.epoch;
     const keep = (labels: readonly string[]): readonly string[] => {
-      if (this.held.get(run) === lease && lease.epoch === epoch && lease.until > this.clock.now()) lease.labels = labels;
+      if (this.held.get(run) === lease && lease.epoch === epoch && lease.until > this.clock.now())
+        lease.labels = labels;
       return labels;
     };
     const reading = read();
@@ -91,7 +95,8 @@ export class RunLeases {
     const lease = this.held.get(run);
     if (lease === undefined) return;
     if (lease.labels === undefined) lease.epoch++;
-    else if (labels.some((label) => !lease.labels!.includes(label))) lease.labels = [...new Set([...lease.labels, ...labels])];
+    else if (labels.some((label) => !lease.labels!.includes(label)))
+      lease.labels = [...new Set([...lease.labels, ...labels])];
   }
 
   /** This node holds the run and knows its labels outright (a run it has just made): no read needed. */
@@ -118,7 +123,10 @@ export class RunLeases {
   async takeNew(run: string, writes: readonly JournalWrite[]): Promise<boolean[] | undefined> {
     return this.serial(run, async () => {
       const now = this.clock.now();
-      const [leased, ...results] = await this.store.writeJournal([{ lease: { run, node: this.node, ttlMs: this.ttlMs } }, ...writes]);
+      const [leased, ...results] = await this.store.writeJournal([
+        { lease: { run, node: this.node, ttlMs: this.ttlMs } },
+        ...writes,
+      ]);
       if (leased !== true) return undefined;
       this.held.set(run, { until: now + this.ttlMs, active: 1, idleSince: 0, labels: undefined, epoch: 0 });
       this.startRenewing();
@@ -155,15 +163,21 @@ export class RunLeases {
    */
   private startSweeping(): void {
     if (this.sweeper !== undefined) return;
-    this.sweeper = setInterval(() => {
-      const now = performance.now();
-      const idle = [...this.held].filter(([run, lease]) => lease.active === 0 && now - lease.idleSince >= this.idleMs && !this.queues.has(run));
-      if (idle.length > 0) void this.giveUp(idle.map(([run]) => run)).catch(() => undefined); // it expires on its own if the store is down
-      else if ([...this.held.values()].every((lease) => lease.active > 0)) {
-        clearInterval(this.sweeper);
-        this.sweeper = undefined;
-      }
-    }, Math.max(1, Math.floor(this.idleMs / 4)));
+    this.sweeper = setInterval(
+      () => {
+        const now = performance.now();
+        const idle = [...this.held].filter(
+          ([run, lease]) => lease.active === 0 && now - lease.idleSince >= this.idleMs && !this.queues.has(run),
+        );
+        if (idle.length > 0)
+          void this.giveUp(idle.map(([run]) => run)).catch(() => undefined); // it expires on its own if the store is down
+        else if ([...this.held.values()].every((lease) => lease.active > 0)) {
+          clearInterval(this.sweeper);
+          this.sweeper = undefined;
+        }
+      },
+      Math.max(1, Math.floor(this.idleMs / 4)),
+    );
     this.sweeper.unref();
   }
 
@@ -177,7 +191,9 @@ export class RunLeases {
     const under = runs.flatMap((run) => this.queues.get(run) ?? []);
     const released = Promise.all(under).then(() => {
       const free = runs.filter((run) => !this.held.has(run));
-      return free.length === 0 ? [] : this.store.writeJournal(free.map((run) => ({ release: { run, node: this.node } })));
+      return free.length === 0
+        ? []
+        : this.store.writeJournal(free.map((run) => ({ release: { run, node: this.node } })));
     });
     for (const run of runs) void this.serial(run, () => released).catch(() => undefined);
     return released;
@@ -200,7 +216,9 @@ export class RunLeases {
     const now = this.clock.now();
     const leases = [...this.held].filter(([run]) => !this.queues.has(run));
     if (leases.length === 0) return;
-    const renewing = this.store.writeJournal(leases.map(([run]) => ({ lease: { run, node: this.node, ttlMs: this.ttlMs } })));
+    const renewing = this.store.writeJournal(
+      leases.map(([run]) => ({ lease: { run, node: this.node, ttlMs: this.ttlMs } })),
+    );
     for (const [run] of leases) void this.serial(run, () => renewing).catch(() => undefined);
     const renewed = await renewing.catch(() => leases.map(() => false));
     leases.forEach(([run, lease], i) => {

@@ -48,9 +48,24 @@ const ABOVE_ZERO_TIMER = timerRule({ above: 0 });
 export function runnerSettings(options: RunnerOptions): RunnerSettings {
   return {
     timeoutMs: numberOption('runner.timeoutMs', options.timeoutMs, RUNNER_DEFAULTS.timeoutMs, ABOVE_ZERO_TIMER),
-    attempts: numberOption('runner.retry.attempts', options.retry?.attempts, RUNNER_DEFAULTS.attempts, countRule(1, 100)),
-    baseDelayMs: numberOption('runner.retry.baseDelayMs', options.retry?.baseDelayMs, RUNNER_DEFAULTS.baseDelayMs, timerRule()),
-    maxDelayMs: numberOption('runner.retry.maxDelayMs', options.retry?.maxDelayMs, RUNNER_DEFAULTS.maxDelayMs, timerRule()),
+    attempts: numberOption(
+      'runner.retry.attempts',
+      options.retry?.attempts,
+      RUNNER_DEFAULTS.attempts,
+      countRule(1, 100),
+    ),
+    baseDelayMs: numberOption(
+      'runner.retry.baseDelayMs',
+      options.retry?.baseDelayMs,
+      RUNNER_DEFAULTS.baseDelayMs,
+      timerRule(),
+    ),
+    maxDelayMs: numberOption(
+      'runner.retry.maxDelayMs',
+      options.retry?.maxDelayMs,
+      RUNNER_DEFAULTS.maxDelayMs,
+      timerRule(),
+    ),
     // Kept in the store as an expiry time, never waited on by a timer: it may be longer than one.
     rememberMs: numberOption('runner.rememberMs', options.rememberMs, RUNNER_DEFAULTS.rememberMs, { above: 0 }),
     leaseMs: numberOption('runner.leaseMs', options.leaseMs, RUNNER_DEFAULTS.leaseMs, ABOVE_ZERO_TIMER),

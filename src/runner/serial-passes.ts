@@ -29,7 +29,9 @@ export class SerialPasses<T> {
     if (this.stopped || ms === Infinity) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.run().then(settled, onError).finally(() => this.every(ms, onError));
+      this.run()
+        .then(settled, onError)
+        .finally(() => this.every(ms, onError));
     }, ms);
     this.timer.unref();
   }
@@ -39,7 +41,8 @@ export class SerialPasses<T> {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.current !== undefined || this.next !== undefined) await (this.next ?? this.current)!.then(settled, settled);
+    while (this.current !== undefined || this.next !== undefined)
+      await (this.next ?? this.current)!.then(settled, settled);
   }
 
   private start(): Promise<T> {

@@ -31,7 +31,12 @@ const RUN_APPROVED_EVERY_MS = 1_000;
  * tool), or with `undefined` when `waitMs` passes or the wait is stopped. It reads the journal rather
  * than listening for events: the answer may be written by another node, and events are only reports.
  */
-export async function awaitAnswer(store: Store, run: string, call: string, options: WaitOptions): Promise<ToolAnswer | undefined> {
+export async function awaitAnswer(
+  store: Store,
+  run: string,
+  call: string,
+  options: WaitOptions,
+): Promise<ToolAnswer | undefined> {
   const { signal } = options;
   const until = Date.now() + options.waitMs;
   let progressAt = Date.now() + options.progressMs;
@@ -39,8 +44,14 @@ export async function awaitAnswer(store: Store, run: string, call: string, optio
   let runAt = 0;
   for (;;) {
     const record = await store.getCall(run, call);
-    if (record?.answer !== undefined && (record.state === 'succeeded' || record.state === 'failed')) return record.answer;
-    if (record?.state === 'parked' && options.inboxId !== undefined && options.runApproved !== undefined && Date.now() >= runAt) {
+    if (record?.answer !== undefined && (record.state === 'succeeded' || record.state === 'failed'))
+      return record.answer;
+    if (
+      record?.state === 'parked' &&
+      options.inboxId !== undefined &&
+      options.runApproved !== undefined &&
+      Date.now() >= runAt
+    ) {
       const item = await store.getInboxItem(options.inboxId);
       if (item?.status === 'approved') {
         runAt = Date.now() + RUN_APPROVED_EVERY_MS;

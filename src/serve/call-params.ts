@@ -15,13 +15,15 @@ export const CALL_METHOD_ONLY = CallToolRequestSchema.pick({ method: true }).loo
  */
 export function callRequest(request: { readonly method: 'tools/call'; readonly params?: unknown }): CallToolRequest {
   const params = request.params;
-  if (!isObject(params)) throw invalid('params', 'an object with the tool\'s name and its arguments', params);
+  if (!isObject(params)) throw invalid('params', "an object with the tool's name and its arguments", params);
   if (typeof params.name !== 'string') throw invalid('params.name', "a string, the tool's name", params.name);
-  if (params.arguments !== undefined && !isObject(params.arguments)) throw invalid('params.arguments', 'an object of named arguments', params.arguments);
+  if (params.arguments !== undefined && !isObject(params.arguments))
+    throw invalid('params.arguments', 'an object of named arguments', params.arguments);
   const task = params.task;
   if (task !== undefined) {
     if (!isObject(task)) throw invalid('params.task', 'an object such as { "ttl": 60000 }', task);
-    if (task.ttl !== undefined && typeof task.ttl !== 'number') throw invalid('params.task.ttl', 'a number of milliseconds', task.ttl);
+    if (task.ttl !== undefined && typeof task.ttl !== 'number')
+      throw invalid('params.task.ttl', 'a number of milliseconds', task.ttl);
   }
   return request as CallToolRequest;
 }
@@ -31,6 +33,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function invalid(field: string, wanted: string, got: unknown): McpError {
-  const kind = got === null ? 'null' : Array.isArray(got) ? 'an array' : got === undefined ? 'nothing' : `a ${typeof got}`;
-  return new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${field} must be ${wanted}; got ${kind}. Nothing ran; send it again corrected.`);
+  const kind =
+    got === null ? 'null' : Array.isArray(got) ? 'an array' : got === undefined ? 'nothing' : `a ${typeof got}`;
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Invalid tools/call request: ${field} must be ${wanted}; got ${kind}. Nothing ran; send it again corrected.`,
+  );
 }

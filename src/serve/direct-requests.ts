@@ -33,10 +33,24 @@ export async function connectWithDirectRequests(server: Server, transport: Trans
 
 /** Whether `message` is a request MCP's JSON-RPC request schema accepts, with no `_meta` to check. */
 export function isPlainRequest(message: JSONRPCMessage): message is JSONRPCRequest {
-  const { jsonrpc, id, method, params } = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-  if (jsonrpc !== '2.0' || typeof method !== 'string' || (typeof id !== 'string' && !Number.isSafeInteger(id))) return false;
-  if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params) || (params as { _meta?: unknown })._meta !== undefined)) return false;
+  const { jsonrpc, id, method, params } = message as {
+    jsonrpc?: unknown;
+    id?: unknown;
+    method?: unknown;
+    params?: unknown;
+  };
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || (typeof id !== 'string' && !Number.isSafeInteger(id)))
+    return false;
+  if (
+    params !== undefined &&
+    (params === null ||
+      typeof params !== 'object' ||
+      Array.isArray(params) ||
+      (params as { _meta?: unknown })._meta !== undefined)
+  )
+    return false;
   // The schema is strict: any other key (`result`, `error`, anything) is for the Protocol's checks.
-  for (const key in message) if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return false;
+  for (const key in message)
+    if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return false;
   return true;
 }

@@ -9,8 +9,7 @@ export type SendElicitation = (request: ElicitRequest, signal: AbortSignal) => P
 const MAX_ARGUMENTS_CHARS = 4_000;
 
 /** Why a call's approval was not put to the client's own user: said to the client while it waits. */
-export const NOT_ASKED_AFTER_OUTSIDE =
-  `This session has read text from outside (labelled "${OUTSIDE}"), so its own user is not asked to approve the call: a person answers it in the inbox.`;
+export const NOT_ASKED_AFTER_OUTSIDE = `This session has read text from outside (labelled "${OUTSIDE}"), so its own user is not asked to approve the call: a person answers it in the inbox.`;
 
 /**
  * Whether a run's labels rule out asking the client's own user: once the session has read outside text,
@@ -52,7 +51,8 @@ export async function askClientUser(ask: ClientQuestion): Promise<'set_aside' | 
   const item = await inbox.get(ask.inboxId);
   if (item === undefined || item.status !== 'pending' || item.kind !== 'approval') return undefined;
   let args = JSON.stringify(item.arguments, null, 2) ?? 'null';
-  if (args.length > MAX_ARGUMENTS_CHARS) args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n[${args.length - MAX_ARGUMENTS_CHARS} more characters not shown]`;
+  if (args.length > MAX_ARGUMENTS_CHARS)
+    args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n[${args.length - MAX_ARGUMENTS_CHARS} more characters not shown]`;
   const labels = item.labels.length === 0 ? 'none' : item.labels.join(', ');
   const message = [
     `A tool call waits for your approval: ${item.tool}`,
@@ -72,7 +72,11 @@ export async function askClientUser(ask: ClientQuestion): Promise<'set_aside' | 
             requestedSchema: {
               type: 'object',
               properties: {
-                approve: { type: 'boolean', title: 'Approve this call', description: 'Yes runs it once, exactly as shown; no refuses it.' },
+                approve: {
+                  type: 'boolean',
+                  title: 'Approve this call',
+                  description: 'Yes runs it once, exactly as shown; no refuses it.',
+                },
                 reason: { type: 'string', title: 'Why (when refusing)', maxLength: 500 },
               },
               required: ['approve'],
@@ -91,7 +95,10 @@ export async function askClientUser(ask: ClientQuestion): Promise<'set_aside' | 
       if (await ask.readOutside()) return 'set_aside';
       await inbox.approve(item.id, { by, digest: item.digest });
     } else if (answer.action === 'decline' || (answer.action === 'accept' && answer.content?.approve === false)) {
-      const reason = typeof answer.content?.reason === 'string' && answer.content.reason.trim() !== '' ? answer.content.reason.slice(0, 500) : 'The user declined it.';
+      const reason =
+        typeof answer.content?.reason === 'string' && answer.content.reason.trim() !== ''
+          ? answer.content.reason.slice(0, 500)
+          : 'The user declined it.';
       await inbox.deny(item.id, { reason, by });
     }
   } catch (error) {

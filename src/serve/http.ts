@@ -58,7 +58,10 @@ export class HttpSessions {
     this.guesses = new GuessLimiter(settings.server.wrongGuesses, systemClock);
     this.budget = new BodyBudget(settings.server.maxUnauthenticatedBytes);
     const { trustProxy } = settings.server;
-    this.bearer = authenticate === false ? undefined : bearerCheck(authenticate, (req) => this.guesses.wrong(clientAddress(req, trustProxy), req.socket));
+    this.bearer =
+      authenticate === false
+        ? undefined
+        : bearerCheck(authenticate, (req) => this.guesses.wrong(clientAddress(req, trustProxy), req.socket));
   }
 
   /** Answers to wrong tokens held now. */
@@ -74,7 +77,12 @@ export class HttpSessions {
       if (this.bearer !== undefined && !(await this.bearer(req, res))) return;
       // An app that parsed the body already (Express's json(), Fastify) leaves it on req.body.
       const parsed = (req as IncomingMessage & { body?: unknown }).body;
-      const body = req.method !== 'POST' ? undefined : parsed !== undefined ? parsed : await readBody(req, res, this.settings.maxBodyBytes, this.bearer === undefined ? this.budget : undefined);
+      const body =
+        req.method !== 'POST'
+          ? undefined
+          : parsed !== undefined
+            ? parsed
+            : await readBody(req, res, this.settings.maxBodyBytes, this.bearer === undefined ? this.budget : undefined);
       if (body === NO_BODY) return;
       const id = req.headers['mcp-session-id'];
       if (typeof id === 'string') return await this.forward(id, req, res, body);
@@ -92,7 +100,9 @@ export class HttpSessions {
     const header = this.proxyWarned ? undefined : untrustedProxyHeader(req, this.settings.server.trustProxy);
     if (header === undefined) return;
     this.proxyWarned = true;
-    this.warn(`Requests come with the ${header} header, so a proxy is in front, but mcpServer http.trustProxy is not set: wrong tokens from every client it forwards are counted as from its one address. Set http.trustProxy (wardrik serve --trust-proxy) to the header your proxy sets to the client's address.`);
+    this.warn(
+      `Requests come with the ${header} header, so a proxy is in front, but mcpServer http.trustProxy is not set: wrong tokens from every client it forwards are counted as from its one address. Set http.trustProxy (wardrik serve --trust-proxy) to the header your proxy sets to the client's address.`,
+    );
   }
 
   async close(): Promise<void> {
@@ -104,8 +114,15 @@ export class HttpSessions {
 
   private async forward(id: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const entry = this.sessions.get(id);
-    if (entry === undefined) return reject(res, 404, 'Session not found: it ended or was closed while idle. Start a new one with initialize.', -32001);
-    if (entry.owner !== ownerOf(req)) return reject(res, 403, 'This session was opened by another client; start your own with initialize.');
+    if (entry === undefined)
+      return reject(
+        res,
+        404,
+        'Session not found: it ended or was closed while idle. Start a new one with initialize.',
+        -32001,
+      );
+    if (entry.owner !== ownerOf(req))
+      return reject(res, 403, 'This session was opened by another client; start your own with initialize.');
     this.touch(id, entry);
     this.stopWhenGone(entry.transport, req, res, body);
     await entry.transport.handleRequest(req, res, body);
@@ -183,16 +200,27 @@ export class HttpSessions {
    * A POST whose response closes before it is finished: the client went away, so its calls stop, as
    * if it had sent notifications/cancelled for each (the SDK then aborts their handlers' signals).
    */
-  private stopWhenGone(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  private stopWhenGone(
+    transport: StreamableHTTPServerTransport,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+  ): void {
     if (req.method !== 'POST') return;
     const ids = (Array.isArray(body) ? body : [body]).flatMap((message: { id?: unknown; method?: unknown } | null) =>
-      message?.method === 'tools/call' && (typeof message.id === 'string' || typeof message.id === 'number') ? [message.id] : [],
+      message?.method === 'tools/call' && (typeof message.id === 'string' || typeof message.id === 'number')
+        ? [message.id]
+        : [],
     );
     if (ids.length === 0) return;
     res.on('close', () => {
       if (res.writableFinished) return;
       for (const requestId of ids) {
-        transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'The MCP client went away before the call finished.' } });
+        transport.onmessage?.({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId, reason: 'The MCP client went away before the call finished.' },
+        });
       }
     });
   }
@@ -204,7 +232,11 @@ export class HttpSessions {
     const { allowedOrigins } = this.settings;
     const origin = req.headers.origin;
     if (origin === undefined) return undefined;
-    if (allowedOrigins !== undefined ? !allowedOrigins.includes(origin) : boundToLoopback(req) && !isLoopbackOrigin(origin)) {
+    if (
+      allowedOrigins !== undefined
+        ? !allowedOrigins.includes(origin)
+        : boundToLoopback(req) && !isLoopbackOrigin(origin)
+    ) {
       return `Origin ${JSON.stringify(origin)} is not allowed here (DNS-rebinding protection); add it to http.allowedOrigins if it is yours.`;
     }
     return undefined;
@@ -212,10 +244,17 @@ export class HttpSessions {
 }
 
 /** Serves `handle` at `path` on a new `http.Server` bound to `host:port`; resolves to it and its URL. */
-export async function listenHttp(handle: McpRequestHandler, host: string, port: number, path: string, limits: HttpServerSettings): Promise<{ server: HttpServer; url: string }> {
+export async function listenHttp(
+  handle: McpRequestHandler,
+  host: string,
+  port: number,
+  path: string,
+  limits: HttpServerSettings,
+): Promise<{ server: HttpServer; url: string }> {
   const server = limitedServer((req, res) => {
     // A target that does not parse (`//[`) is not the endpoint either: a request must never throw out of this listener.
-    if (!URL.canParse(req.url ?? '/', 'http://x') || new URL(req.url ?? '/', 'http://x').pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}.`);
+    if (!URL.canParse(req.url ?? '/', 'http://x') || new URL(req.url ?? '/', 'http://x').pathname !== path)
+      return reject(res, 404, `Not found: the MCP endpoint is ${path}.`);
     void handle(req, res);
   }, limits);
   await new Promise<void>((resolve, reject) => {
@@ -247,7 +286,15 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number, 
     for await (const chunk of req as AsyncIterable<Buffer>) {
       if (size + chunk.length > max || (budget !== undefined && !budget.take(chunk.length))) {
         const over = size + chunk.length > max;
-        reject(res, over ? 413 : 503, over ? `The request body is over ${max} bytes, the most this server reads.` : 'Too many request bodies are being read at once; try again in a moment.', -32000, true);
+        reject(
+          res,
+          over ? 413 : 503,
+          over
+            ? `The request body is over ${max} bytes, the most this server reads.`
+            : 'Too many request bodies are being read at once; try again in a moment.',
+          -32000,
+          true,
+        );
         req.destroy();
         return NO_BODY;
       }
@@ -269,7 +316,10 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number, 
  * `requireBearerAuth` on a plain Node response: true when the token is good (and `req.auth` is set). A
  * token the verifier refuses waits for `wrong(req)` before its 401 is sent; a good one waits for nothing.
  */
-function bearerCheck(options: ServeAuthenticateOptions, wrong: (req: IncomingMessage) => Promise<void>): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+function bearerCheck(
+  options: ServeAuthenticateOptions,
+  wrong: (req: IncomingMessage) => Promise<void>,
+): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   // Typed as Express middleware, whose types are not installed: called here with look-alikes of req and res.
   const middleware = (req: IncomingMessage) =>
     requireBearerAuth({

@@ -63,7 +63,9 @@ export class WardrikMcpServer {
    * message over 16 MiB closes it). No HTTP checks apply: the transport is trusted to reach only who
    * should call.
    */
-  async connect(transport: Transport = new StdioLines(process.stdin, process.stdout, MAX_MESSAGE_BYTES)): Promise<void> {
+  async connect(
+    transport: Transport = new StdioLines(process.stdin, process.stdout, MAX_MESSAGE_BYTES),
+  ): Promise<void> {
     this.assertOpen();
     const session = this.open();
     if (transport.sessionId !== undefined) session.run = transport.sessionId;
@@ -82,7 +84,7 @@ export class WardrikMcpServer {
     const { authenticate } = this.settings;
     if (authenticate === undefined) {
       throw new ConfigurationError(
-        "mcpServer over HTTP needs authenticate: { verifier } to check bearer tokens, or authenticate: false to serve without them (only behind something that does, or on loopback for one user).",
+        'mcpServer over HTTP needs authenticate: { verifier } to check bearer tokens, or authenticate: false to serve without them (only behind something that does, or on loopback for one user).',
       );
     }
     this.http ??= new HttpSessions(this.settings, () => this.open(), authenticate, this.deps.warn);
@@ -92,7 +94,8 @@ export class WardrikMcpServer {
   /** Serves Streamable HTTP on its own `http.Server`; resolves to the endpoint's URL. */
   async listen(options: ListenOptions = {}): Promise<string> {
     const { host = '127.0.0.1', port = 0, path = '/mcp' } = options;
-    if (!path.startsWith('/')) throw new ConfigurationError(`listen: path starts with "/", such as "/mcp"; got ${JSON.stringify(path)}.`);
+    if (!path.startsWith('/'))
+      throw new ConfigurationError(`listen: path starts with "/", such as "/mcp"; got ${JSON.stringify(path)}.`);
     const { server, url } = await listenHttp(this.handler(), host, port, path, this.settings.server);
     this.listening.push(server);
     return url;
@@ -131,7 +134,15 @@ export class WardrikMcpServer {
     // Tasks per session: sessions without a transport session id (stdio, connect()) would otherwise all
     // see, in one shared store, every other's tasks and their results.
     const tasks = new ServeTaskStore();
-    const session = new ServeSession({ runner: this.deps.runner, store: this.deps.store, inbox: this.deps.inbox, served: this.served, settings: this.settings, tasks, warn: this.deps.warn });
+    const session = new ServeSession({
+      runner: this.deps.runner,
+      store: this.deps.store,
+      inbox: this.deps.inbox,
+      served: this.served,
+      settings: this.settings,
+      tasks,
+      warn: this.deps.warn,
+    });
     this.sessions.add(session);
     const closing = session.server.onclose;
     session.server.onclose = () => {
@@ -154,6 +165,7 @@ export class WardrikMcpServer {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new ConfigurationError('This MCP server is closed; make a new one with wardrik.mcpServer(options).');
+    if (this.closed)
+      throw new ConfigurationError('This MCP server is closed; make a new one with wardrik.mcpServer(options).');
   }
 }

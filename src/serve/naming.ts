@@ -15,7 +15,8 @@ export interface ServedTool {
  * Rebuilt lazily after the catalog changes (an MCP server connects, drops, is added or removed).
  */
 export class ServedTools {
-  private current: { readonly byName: ReadonlyMap<string, ServedTool>; readonly listing: readonly McpTool[] } | undefined;
+  private current:
+    { readonly byName: ReadonlyMap<string, ServedTool>; readonly listing: readonly McpTool[] } | undefined;
   /** Bare names two tools claimed after start-up: the first keeps it; said once per name. */
   private readonly clashes = new Set<string>();
 

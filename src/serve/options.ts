@@ -144,22 +144,38 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     throw new ConfigurationError("mcpServer takes an options object: wardrik.mcpServer({ tools: ['orders/*'] }).");
   }
   const { tools, names = 'qualified', identify, authenticate, approvals = {}, http = {} } = options;
-  if (!Array.isArray(tools as unknown) || tools.length === 0 || !tools.every((t) => typeof t === 'string' && t !== '')) {
-    throw new ConfigurationError("mcpServer: tools is a list of tool patterns to serve, such as tools: ['orders/*']; serving nothing is refused.");
+  if (
+    !Array.isArray(tools as unknown) ||
+    tools.length === 0 ||
+    !tools.every((t) => typeof t === 'string' && t !== '')
+  ) {
+    throw new ConfigurationError(
+      "mcpServer: tools is a list of tool patterns to serve, such as tools: ['orders/*']; serving nothing is refused.",
+    );
   }
-  if (names !== 'qualified' && names !== 'bare') throw new ConfigurationError(`mcpServer: names is "qualified" or "bare"; got ${JSON.stringify(names)}.`);
-  if (identify !== undefined && typeof identify !== 'function') throw new ConfigurationError('mcpServer: identify is a function (client) => agent id.');
-  if (authenticate !== undefined && authenticate !== false && typeof authenticate?.verifier?.verifyAccessToken !== 'function') {
-    throw new ConfigurationError('mcpServer: authenticate is { verifier } with a verifyAccessToken(token) method, or false to serve HTTP without tokens.');
+  if (names !== 'qualified' && names !== 'bare')
+    throw new ConfigurationError(`mcpServer: names is "qualified" or "bare"; got ${JSON.stringify(names)}.`);
+  if (identify !== undefined && typeof identify !== 'function')
+    throw new ConfigurationError('mcpServer: identify is a function (client) => agent id.');
+  if (
+    authenticate !== undefined &&
+    authenticate !== false &&
+    typeof authenticate?.verifier?.verifyAccessToken !== 'function'
+  ) {
+    throw new ConfigurationError(
+      'mcpServer: authenticate is { verifier } with a verifyAccessToken(token) method, or false to serve HTTP without tokens.',
+    );
   }
   const text = (key: string, value: unknown, fallback: string): string => {
     if (value === undefined) return fallback;
-    if (typeof value !== 'string' || value === '') throw new ConfigurationError(`mcpServer: ${key} is a non-empty string; got ${JSON.stringify(value)}.`);
+    if (typeof value !== 'string' || value === '')
+      throw new ConfigurationError(`mcpServer: ${key} is a non-empty string; got ${JSON.stringify(value)}.`);
     return value;
   };
   const hosts = (key: string, value: unknown): readonly string[] | undefined => {
     if (value === undefined) return undefined;
-    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new ConfigurationError(`mcpServer: http.${key} is a list of strings.`);
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+      throw new ConfigurationError(`mcpServer: http.${key} is a list of strings.`);
     return Object.freeze([...(value as string[])]);
   };
   numberOption('mcpServer: budgetUsd', options.budgetUsd, 0, { min: 0, unit: 'US dollars' });
@@ -174,22 +190,60 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     authenticate,
     policy: options.policy,
     budgetUsd: options.budgetUsd,
-    waitMs: numberOption('mcpServer: approvals.waitMs', approvals.waitMs, SERVE_DEFAULTS.waitMs, countRule(0, MAX_TIMER_MS)),
-    progressMs: numberOption('mcpServer: approvals.progressMs', approvals.progressMs, SERVE_DEFAULTS.progressMs, countRule(1, MAX_TIMER_MS)),
-    checkMs: numberOption('mcpServer: approvals.checkMs', approvals.checkMs, SERVE_DEFAULTS.checkMs, countRule(1, MAX_TIMER_MS)),
+    waitMs: numberOption(
+      'mcpServer: approvals.waitMs',
+      approvals.waitMs,
+      SERVE_DEFAULTS.waitMs,
+      countRule(0, MAX_TIMER_MS),
+    ),
+    progressMs: numberOption(
+      'mcpServer: approvals.progressMs',
+      approvals.progressMs,
+      SERVE_DEFAULTS.progressMs,
+      countRule(1, MAX_TIMER_MS),
+    ),
+    checkMs: numberOption(
+      'mcpServer: approvals.checkMs',
+      approvals.checkMs,
+      SERVE_DEFAULTS.checkMs,
+      countRule(1, MAX_TIMER_MS),
+    ),
     viaElicitation: via(approvals.via),
     server: httpServerSettings('mcpServer: http', http),
     allowedOrigins: hosts('allowedOrigins', http.allowedOrigins),
-    maxBodyBytes: numberOption('mcpServer: http.maxBodyBytes', http.maxBodyBytes, SERVE_DEFAULTS.maxBodyBytes, countRule(1, 2 ** 31)),
+    maxBodyBytes: numberOption(
+      'mcpServer: http.maxBodyBytes',
+      http.maxBodyBytes,
+      SERVE_DEFAULTS.maxBodyBytes,
+      countRule(1, 2 ** 31),
+    ),
     idleMs: numberOption('mcpServer: http.idleMs', http.idleMs, SERVE_DEFAULTS.idleMs, countRule(1, MAX_TIMER_MS)),
-    maxCallsPerSession: numberOption('mcpServer: http.maxCallsPerSession', http.maxCallsPerSession, SERVE_DEFAULTS.maxCallsPerSession, countRule(1, 1_000_000)),
-    maxSessions: numberOption('mcpServer: http.maxSessions', http.maxSessions, SERVE_DEFAULTS.maxSessions, countRule(1, 1_000_000)),
-    maxSessionsPerClient: numberOption('mcpServer: http.maxSessionsPerClient', http.maxSessionsPerClient, SERVE_DEFAULTS.maxSessionsPerClient, countRule(1, 1_000_000)),
+    maxCallsPerSession: numberOption(
+      'mcpServer: http.maxCallsPerSession',
+      http.maxCallsPerSession,
+      SERVE_DEFAULTS.maxCallsPerSession,
+      countRule(1, 1_000_000),
+    ),
+    maxSessions: numberOption(
+      'mcpServer: http.maxSessions',
+      http.maxSessions,
+      SERVE_DEFAULTS.maxSessions,
+      countRule(1, 1_000_000),
+    ),
+    maxSessionsPerClient: numberOption(
+      'mcpServer: http.maxSessionsPerClient',
+      http.maxSessionsPerClient,
+      SERVE_DEFAULTS.maxSessionsPerClient,
+      countRule(1, 1_000_000),
+    ),
   });
 }
 
 function via(value: unknown): boolean {
   if (value === undefined) return false;
-  if (value !== 'elicitation') throw new ConfigurationError(`mcpServer: approvals.via is 'elicitation' or left out; got ${JSON.stringify(value)}.`);
+  if (value !== 'elicitation')
+    throw new ConfigurationError(
+      `mcpServer: approvals.via is 'elicitation' or left out; got ${JSON.stringify(value)}.`,
+    );
   return true;
 }

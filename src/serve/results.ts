@@ -16,7 +16,11 @@ export function callResult(answer: ToolAnswer): CallToolResult {
     const output = answer.output;
     const text = answerText(answer);
     const structured = output !== null && typeof output === 'object' && !Array.isArray(output);
-    return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: output as Record<string, unknown> } : {}), _meta };
+    return {
+      content: [{ type: 'text', text }],
+      ...(structured ? { structuredContent: output as Record<string, unknown> } : {}),
+      _meta,
+    };
   }
   if (answer.status === 'error') return { content: [{ type: 'text', text: answer.message }], isError: true, _meta };
   return waitingResult(answer);
@@ -28,7 +32,14 @@ export function waitingResult(answer: Extract<ToolAnswer, { status: 'parked' }>)
   const text =
     `This call is waiting for a person${item}: ${answer.reason} Nothing has run yet. ` +
     'Call the tool again with the same arguments in this session to wait for its result; it will run once, when approved.';
-  return { content: [{ type: 'text', text }], isError: true, _meta: { [LABELS_META]: answer.labels, ...(answer.inboxId === undefined ? {} : { 'wardrik/inbox': answer.inboxId }) } };
+  return {
+    content: [{ type: 'text', text }],
+    isError: true,
+    _meta: {
+      [LABELS_META]: answer.labels,
+      ...(answer.inboxId === undefined ? {} : { 'wardrik/inbox': answer.inboxId }),
+    },
+  };
 }
 
 /**
@@ -38,5 +49,9 @@ export function waitingResult(answer: Extract<ToolAnswer, { status: 'parked' }>)
  */
 export function inDoubtResult(opening: string, inboxId: string, labels: readonly string[]): CallToolResult {
   const text = `${opening}${MAY_HAVE_HAPPENED.slice(0, -1)} (inbox item ${inboxId}).`;
-  return { content: [{ type: 'text', text }], isError: true, _meta: { [LABELS_META]: labels, 'wardrik/inbox': inboxId } };
+  return {
+    content: [{ type: 'text', text }],
+    isError: true,
+    _meta: { [LABELS_META]: labels, 'wardrik/inbox': inboxId },
+  };
 }

@@ -63,7 +63,9 @@ export class SameCalls {
         } else {
           this.assign(call);
         }
-        return signal.aborted ? Promise.resolve(errorAnswer('aborted', 'The call was stopped before it ran.')) : run(call.id);
+        return signal.aborted
+          ? Promise.resolve(errorAnswer('aborted', 'The call was stopped before it ran.'))
+          : run(call.id);
       };
       call.answer = behind.answer.then(start, () => start(undefined));
     }
@@ -115,7 +117,12 @@ function sameJson(a: unknown, b: unknown, depth: number): boolean {
   }
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) if (!Object.hasOwn(b, key) || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], depth + 1)) return false;
+  for (const key of keys)
+    if (
+      !Object.hasOwn(b, key) ||
+      !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], depth + 1)
+    )
+      return false;
   return true;
 }
 

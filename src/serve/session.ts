@@ -47,7 +47,16 @@ export interface SessionDeps {
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 
 /**
  * One MCP session: its own SDK `Server` (the low-level one, which publishes JSON Schemas as they are),
@@ -99,7 +108,11 @@ export class ServeSession {
     // the result once more with zod, and every result here is built by callResult in MCP's shape. That
     // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too). The
     // request's params are checked by hand (callRequest), which also answers a malformed one -32602.
-    Protocol.prototype.setRequestHandler.call(this.server, CALL_METHOD_ONLY, (request: { method: 'tools/call'; params?: unknown }, extra: Extra) => this.call(callRequest(request), extra));
+    Protocol.prototype.setRequestHandler.call(
+      this.server,
+      CALL_METHOD_ONLY,
+      (request: { method: 'tools/call'; params?: unknown }, extra: Extra) => this.call(callRequest(request), extra),
+    );
     // This session's own level (one Server per session): logs go on the stream of the call that made them.
     this.server.setRequestHandler(SetLevelRequestSchema, (request) => {
       this.logLevel = request.params.level;
@@ -115,13 +128,17 @@ export class ServeSession {
       // Served names are at most 64 characters: a longer one is cut before it is compared or echoed.
       const shown = name.slice(0, 80);
       const closest = served.closest(shown);
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${shown}".${closest.length > 0 ? ` The closest: ${closest.join(', ')}.` : ' This server offers no tools.'}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${shown}".${closest.length > 0 ? ` The closest: ${closest.join(', ')}.` : ' This server offers no tools.'}`,
+      );
     }
     if (this.inFlight >= settings.maxCallsPerSession) {
       const text = `This session already has ${settings.maxCallsPerSession} calls in flight, the most it may; this call did not run. Wait for one to finish, then call again.`;
       return { content: [{ type: 'text', text }], isError: true };
     }
-    if (request.params.task !== undefined && this.deps.tasks !== undefined) return this.startTask(request, tool, extra, this.deps.tasks);
+    if (request.params.task !== undefined && this.deps.tasks !== undefined)
+      return this.startTask(request, tool, extra, this.deps.tasks);
     this.inFlight++;
     try {
       // The SDK's signal aborts on notifications/cancelled and when the connection closes; the HTTP
@@ -130,8 +147,13 @@ export class ServeSession {
     } catch (error) {
       // The SDK would send the message as it is: an identify hook's or a store's may name a token or a host.
       if (error instanceof McpError) throw error;
-      this.deps.warn(`A served call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`);
-      throw new McpError(ErrorCode.InternalError, 'The call failed inside the server; its cause is in the server\'s log. Call again later.');
+      this.deps.warn(
+        `A served call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`,
+      );
+      throw new McpError(
+        ErrorCode.InternalError,
+        "The call failed inside the server; its cause is in the server's log. Call again later.",
+      );
     } finally {
       this.inFlight--;
     }
@@ -141,17 +163,31 @@ export class ServeSession {
    * A task-augmented call (MCP tasks): answered at once with a task, which completes with the call's
    * result, however long a person takes to answer it. `tasks/cancel` stops it, as closing the session does.
    */
-  private async startTask(request: CallToolRequest, tool: ServedTool, extra: Extra, tasks: ServeTaskStore): Promise<CreateTaskResult> {
+  private async startTask(
+    request: CallToolRequest,
+    tool: ServedTool,
+    extra: Extra,
+    tasks: ServeTaskStore,
+  ): Promise<CreateTaskResult> {
     const taskStore = extra.taskStore!;
-    const task = await taskStore.createTask({ ttl: request.params.task?.ttl ?? null, pollInterval: this.deps.settings.checkMs });
+    const task = await taskStore.createTask({
+      ttl: request.params.task?.ttl ?? null,
+      pollInterval: this.deps.settings.checkMs,
+    });
     const signal = AbortSignal.any([tasks.track(task.taskId), this.closing.signal]);
     this.inFlight++;
-    const onWaiting = (message: string): void => void taskStore.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
+    const onWaiting = (message: string): void =>
+      void taskStore.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
     void this.answer(request, tool, extra, { signal, waitMs: MAX_TIMER_MS, onWaiting })
       .then((result) => taskStore.storeTaskResult(task.taskId, 'completed', result))
       .catch((error: unknown) => {
-        this.deps.warn(`A served task's call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`);
-        return taskStore.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: 'The call failed inside the server.' }], isError: true });
+        this.deps.warn(
+          `A served task's call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`,
+        );
+        return taskStore.storeTaskResult(task.taskId, 'failed', {
+          content: [{ type: 'text', text: 'The call failed inside the server.' }],
+          isError: true,
+        });
       })
       .catch(() => {}) // the task was cancelled or expired meanwhile
       .finally(() => {
@@ -162,13 +198,25 @@ export class ServeSession {
   }
 
   /** Runs one call through the runner and answers it, waiting for a person when it parks. */
-  private async answer(request: CallToolRequest, tool: ServedTool, extra: Extra, how: Waiting): Promise<CallToolResult> {
+  private async answer(
+    request: CallToolRequest,
+    tool: ServedTool,
+    extra: Extra,
+    how: Waiting,
+  ): Promise<CallToolResult> {
     const args = request.params.arguments ?? {};
     const progressToken = request.params._meta?.progressToken;
     const agent = this.agent ?? (await this.identity(extra));
     const reporter = new SessionReporter(this, extra, progressToken, tool.name);
     const call = this.calls.start(tool.entry.ref, args, how.signal, (id) =>
-      this.deps.runner.run({ agent, run: this.run, call: { id, name: tool.entry.ref, arguments: args }, signal: how.signal, reporter, ...this.limits }),
+      this.deps.runner.run({
+        agent,
+        run: this.run,
+        call: { id, name: tool.entry.ref, arguments: args },
+        signal: how.signal,
+        reporter,
+        ...this.limits,
+      }),
     );
     let answer: ToolAnswer;
     try {
@@ -191,9 +239,16 @@ export class ServeSession {
    * token, and answers with its result once a person answered; past that, says it waits. Until its
    * result is given, the same call again in this session gets this call's id and joins it.
    */
-  private async waitForPerson(answer: ParkedAnswer, call: SessionCall, progressToken: string | number | undefined, extra: Extra, how: Waiting): Promise<CallToolResult> {
+  private async waitForPerson(
+    answer: ParkedAnswer,
+    call: SessionCall,
+    progressToken: string | number | undefined,
+    extra: Extra,
+    how: Waiting,
+  ): Promise<CallToolResult> {
     const { settings, store, runner } = this.deps;
-    let asksClient = settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities());
+    let asksClient =
+      settings.viaElicitation && answer.inboxId !== undefined && canElicit(this.server.getClientCapabilities());
     const outsideRead = async (): Promise<boolean> => readOutside(await store.getLabels(this.run));
     // Text from outside may have written this call, and may answer the client's form for it: only the inbox decides.
     if (asksClient && (await outsideRead())) {
@@ -203,10 +258,22 @@ export class ServeSession {
     const reason = `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason}`;
     how.onWaiting?.(reason);
     if (asksClient) {
-      const send = (elicit: ElicitRequest, signal: AbortSignal) => extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
+      const send = (elicit: ElicitRequest, signal: AbortSignal) =>
+        extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
       const inboxId = answer.inboxId!;
-      if ((await askClientUser({ inbox: this.deps.inbox, inboxId, by: this.agent!, send, signal: how.signal, readOutside: outsideRead })) === 'set_aside') {
-        this.deps.warn(`The client's yes to inbox item ${inboxId} (${call.tool}) was set aside: its session read outside text while the form was open. The item waits for a person in the inbox.`);
+      if (
+        (await askClientUser({
+          inbox: this.deps.inbox,
+          inboxId,
+          by: this.agent!,
+          send,
+          signal: how.signal,
+          readOutside: outsideRead,
+        })) === 'set_aside'
+      ) {
+        this.deps.warn(
+          `The client's yes to inbox item ${inboxId} (${call.tool}) was set aside: its session read outside text while the form was open. The item waits for a person in the inbox.`,
+        );
       }
     }
     const final = await awaitAnswer(store, this.run, call.id, {
@@ -216,7 +283,15 @@ export class ServeSession {
       signal: how.signal,
       ...(answer.inboxId === undefined ? {} : { inboxId: answer.inboxId }),
       runApproved: () => runner.recover(),
-      ...(progressToken === undefined ? {} : { onProgress: (count: number) => this.notify(extra, { method: 'notifications/progress', params: { progressToken, progress: count + 1, message: reason } }) }),
+      ...(progressToken === undefined
+        ? {}
+        : {
+            onProgress: (count: number) =>
+              this.notify(extra, {
+                method: 'notifications/progress',
+                params: { progressToken, progress: count + 1, message: reason },
+              }),
+          }),
     });
     if (final === undefined) return waitingResult(answer);
     this.calls.answered(call);
@@ -228,8 +303,19 @@ export class ServeSession {
     const { identify, agent } = this.deps.settings;
     return (this.identifying ??= (async () => {
       const auth = extra.authInfo;
-      const id = identify === undefined ? (auth?.clientId ?? agent) : await identify({ ...(auth === undefined ? {} : { auth }), ...(this.request === undefined ? {} : { request: this.request }), ...clientOf(this.server) });
-      if (typeof id !== 'string' || id === '') throw new McpError(ErrorCode.InternalError, 'The server could not tell who this client is (its identify hook gave no agent id); fix the server.');
+      const id =
+        identify === undefined
+          ? (auth?.clientId ?? agent)
+          : await identify({
+              ...(auth === undefined ? {} : { auth }),
+              ...(this.request === undefined ? {} : { request: this.request }),
+              ...clientOf(this.server),
+            });
+      if (typeof id !== 'string' || id === '')
+        throw new McpError(
+          ErrorCode.InternalError,
+          'The server could not tell who this client is (its identify hook gave no agent id); fix the server.',
+        );
       return (this.agent = id);
     })().catch((error: unknown) => {
       this.identifying = undefined; // a passing failure (a directory down) must not fail the session for good
@@ -260,7 +346,15 @@ class SessionReporter implements CallReporter {
   progress(progress: number, total: number | undefined, message: string | undefined): void {
     const progressToken = this.progressToken;
     if (progressToken === undefined) return;
-    this.session.notify(this.extra, { method: 'notifications/progress', params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } });
+    this.session.notify(this.extra, {
+      method: 'notifications/progress',
+      params: {
+        progressToken,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      },
+    });
   }
 
   log(level: LogLevel, data: unknown): void {

@@ -32,7 +32,10 @@ export class StdioLines implements Transport {
   ) {
     this.lines = new MessageLines(maxLineBytes, {
       message: (message) => this.onmessage?.(message),
-      notMessage: (line) => this.onerror?.(new Error(`A line on stdin is not a JSON-RPC 2.0 message; skipped it (it starts ${lineStart(line)}).`)),
+      notMessage: (line) =>
+        this.onerror?.(
+          new Error(`A line on stdin is not a JSON-RPC 2.0 message; skipped it (it starts ${lineStart(line)}).`),
+        ),
       tooLong: () => this.tooLong(),
     });
   }
@@ -75,7 +78,11 @@ export class StdioLines implements Transport {
   };
 
   private tooLong(): void {
-    this.onerror?.(new Error(`A message on stdin is longer than ${this.maxLineBytes} bytes, the most this server reads; closing the connection. Send smaller arguments.`));
+    this.onerror?.(
+      new Error(
+        `A message on stdin is longer than ${this.maxLineBytes} bytes, the most this server reads; closing the connection. Send smaller arguments.`,
+      ),
+    );
     void this.close();
   }
 

@@ -5,7 +5,8 @@ import type { Store } from '../store/store.js';
 import { callResult, inDoubtResult } from './results.js';
 
 /** What a served call answers when the store failed before it started. */
-const NOT_RUN = "This call did not run: the server's store failed before it started. Nothing happened; call it again in a moment.";
+const NOT_RUN =
+  "This call did not run: the server's store failed before it started. Nothing happened; call it again in a moment.";
 /** The opening of what it answers when the tool ran and the store failed after. */
 const RAN = "The tool ran, but the server's store failed before its outcome was recorded";
 
@@ -17,7 +18,13 @@ const RAN = "The tool ran, but the server's store failed before its outcome was 
  * in-doubt answer does). While the store stays down, the answer says the call may have happened and
  * that it will wait in the inbox. `undefined` for any other failure.
  */
-export async function storeFailureResult(runner: ToolRunner, store: Store, run: string, call: string, error: unknown): Promise<CallToolResult | undefined> {
+export async function storeFailureResult(
+  runner: ToolRunner,
+  store: Store,
+  run: string,
+  call: string,
+  error: unknown,
+): Promise<CallToolResult | undefined> {
   if (!(error instanceof StoreError) || error.ran === undefined) return undefined;
   if (!error.ran) return { content: [{ type: 'text', text: NOT_RUN }], isError: true };
   try {
@@ -27,8 +34,10 @@ export async function storeFailureResult(runner: ToolRunner, store: Store, run: 
       record = await store.getCall(run, call);
     }
     const answer = record?.answer;
-    if (answer?.status === 'parked' && answer.kind === 'in_doubt' && answer.inboxId !== undefined) return inDoubtResult(`${RAN}, `, answer.inboxId, answer.labels);
-    if (answer !== undefined && (record?.state === 'succeeded' || record?.state === 'failed')) return callResult(answer);
+    if (answer?.status === 'parked' && answer.kind === 'in_doubt' && answer.inboxId !== undefined)
+      return inDoubtResult(`${RAN}, `, answer.inboxId, answer.labels);
+    if (answer !== undefined && (record?.state === 'succeeded' || record?.state === 'failed'))
+      return callResult(answer);
   } catch {
     // The store is still down (or the run busy elsewhere): recovery parks the call once it can.
   }

@@ -20,7 +20,12 @@ export class ServeTaskStore extends InMemoryTaskStore {
     this.stops.delete(taskId);
   }
 
-  override async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string, sessionId?: string): Promise<void> {
+  override async updateTaskStatus(
+    taskId: string,
+    status: Task['status'],
+    statusMessage?: string,
+    sessionId?: string,
+  ): Promise<void> {
     await super.updateTaskStatus(taskId, status, statusMessage, sessionId);
     if (status === 'cancelled') this.stops.get(taskId)?.abort(new Error('The client cancelled the task.'));
   }

@@ -59,16 +59,18 @@ export class GroupCommit<W, R> {
         continue;
       }
       this.inFlight++;
-      void outcomes.then(
-        (answered) => settle(batches, answered),
-        (error: unknown) => {
-          for (const batch of batches) batch.reject(error);
-        },
-      ).finally(() => {
-        this.inFlight--;
-        this.flush();
-        if (this.inFlight === 0 && this.waiting.length === 0) for (const wake of this.idle.splice(0)) wake();
-      });
+      void outcomes
+        .then(
+          (answered) => settle(batches, answered),
+          (error: unknown) => {
+            for (const batch of batches) batch.reject(error);
+          },
+        )
+        .finally(() => {
+          this.inFlight--;
+          this.flush();
+          if (this.inFlight === 0 && this.waiting.length === 0) for (const wake of this.idle.splice(0)) wake();
+        });
     }
   }
 

@@ -32,10 +32,14 @@ export function stored<T extends object>(value: T): T & { readonly format: numbe
  * `JournalDataError` for a newer format or a value its format does not allow.
  */
 export function readStored<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw malformed(where, 'it is not a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw malformed(where, 'it is not a JSON object');
   const format = (value as { format?: unknown }).format ?? 0;
   if (typeof format !== 'number' || !Number.isSafeInteger(format) || format < 0) {
-    throw malformed(where, `its format field is ${typeof format === 'number' ? format : `a ${typeof format}`}, not a format number`);
+    throw malformed(
+      where,
+      `its format field is ${typeof format === 'number' ? format : `a ${typeof format}`}, not a format number`,
+    );
   }
   if (format > JOURNAL_FORMAT) throw newer(where, format);
   let current = value as StoredObject;
@@ -61,7 +65,9 @@ function parseJson(text: string, where: string): unknown {
 
 /** A zod enum of every member of the string union `T`: the compiler refuses a list that leaves one out. */
 function enumOf<T extends string>() {
-  return <const L extends readonly [T, ...T[]]>(values: L & ([Exclude<T, L[number]>] extends [never] ? unknown : never)) => z.enum(values);
+  return <const L extends readonly [T, ...T[]]>(
+    values: L & ([Exclude<T, L[number]>] extends [never] ? unknown : never),
+  ) => z.enum(values);
 }
 
 const labels = z.array(z.string());
@@ -92,15 +98,38 @@ const editedCall = z.object({ original: given, arguments: given, by: z.string().
 
 /** A call's answer, as calls and remembered results keep it. */
 const TOOL_ANSWER = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('ok'), output: given, labels, content: z.array(contentPart).optional(), edited: editedCall.optional() }),
+  z.object({
+    status: z.literal('ok'),
+    output: given,
+    labels,
+    content: z.array(contentPart).optional(),
+    edited: editedCall.optional(),
+  }),
   z.object({
     status: z.literal('error'),
-    code: enumOf<ToolErrorCode>()(['invalid_arguments', 'tool_not_found', 'failed', 'timeout', 'unavailable', 'aborted', 'denied', 'refused', 'budget_spent', 'conflict']),
+    code: enumOf<ToolErrorCode>()([
+      'invalid_arguments',
+      'tool_not_found',
+      'failed',
+      'timeout',
+      'unavailable',
+      'aborted',
+      'denied',
+      'refused',
+      'budget_spent',
+      'conflict',
+    ]),
     message: z.string(),
     labels,
     edited: editedCall.optional(),
   }),
-  z.object({ status: z.literal('parked'), kind: inboxKind, inboxId: z.string().optional(), reason: z.string(), labels }),
+  z.object({
+    status: z.literal('parked'),
+    kind: inboxKind,
+    inboxId: z.string().optional(),
+    reason: z.string(),
+    labels,
+  }),
 ]) as z.ZodType<ToolAnswer>;
 
 const INBOX_RECORD = z.object({
@@ -152,16 +181,23 @@ export function inboxJson(item: InboxRecord): string {
 export function inboxOf(text: string): InboxRecord {
   const value = parseJson(text, 'an inbox item');
   const { id, run } = (value ?? {}) as { id?: unknown; run?: unknown };
-  const where = typeof id === 'string' && typeof run === 'string' ? `inbox item "${id}" of run "${run}"` : 'an inbox item';
+  const where =
+    typeof id === 'string' && typeof run === 'string' ? `inbox item "${id}" of run "${run}"` : 'an inbox item';
   return readStored(INBOX_RECORD, value, where);
 }
 
 export function mcpServerOptionsJson(options: unknown): string | null {
-  return options === undefined ? null : JSON.stringify(typeof options === 'object' && options !== null && !Array.isArray(options) ? stored(options) : options);
+  return options === undefined
+    ? null
+    : JSON.stringify(
+        typeof options === 'object' && options !== null && !Array.isArray(options) ? stored(options) : options,
+      );
 }
 
 export function mcpServerOptionsOf(text: string | null, hub: string, name: string): unknown {
-  return text === null ? undefined : readStoredJson(MCP_SERVER_OPTIONS, text, `the options of MCP server "${name}" of hub "${hub}"`);
+  return text === null
+    ? undefined
+    : readStoredJson(MCP_SERVER_OPTIONS, text, `the options of MCP server "${name}" of hub "${hub}"`);
 }
 
 // What the errors say. The run (or item, or key) is named; the value itself never is: it may hold
@@ -185,6 +221,9 @@ function malformed(where: string, cause: string): JournalDataError {
 
 function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   if (issue === undefined) return 'does not allow it';
-  const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('').replace(/^\./, '');
+  const path = issue.path
+    .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
+    .join('')
+    .replace(/^\./, '');
   return `does not allow its ${path === '' ? 'shape' : `field ${path.slice(0, 200)}`}: ${issue.message.slice(0, 200)}`;
 }

@@ -1,10 +1,37 @@
 import { type Clock, systemClock } from '../clock.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import { NO_LABELS } from '../tools/result.js';
-import { FINISHED_TURNS as FINISHED, type CallListOptions, type CallRecord, type CallState, type ClaimOutcome, type HoldOutcome, type InboxRecord, type InboxStatus, type JournalWrite, type McpServerRecord, type PruneOptions, type PruneReport, type RememberedClaim, type RememberedRecord, type RunSummary, type SpendHold, type StepRecord, type Store, type SyncJournal, type TurnRecord, type TurnStatus } from './store.js';
+import {
+  FINISHED_TURNS as FINISHED,
+  type CallListOptions,
+  type CallRecord,
+  type CallState,
+  type ClaimOutcome,
+  type HoldOutcome,
+  type InboxRecord,
+  type InboxStatus,
+  type JournalWrite,
+  type McpServerRecord,
+  type PruneOptions,
+  type PruneReport,
+  type RememberedClaim,
+  type RememberedRecord,
+  type RunSummary,
+  type SpendHold,
+  type StepRecord,
+  type Store,
+  type SyncJournal,
+  type TurnRecord,
+  type TurnStatus,
+} from './store.js';
 
 /** A spend hold of one call, until its cost is known or the hold expires. */
-type HeldSpend = { readonly tool: string; readonly microUsd: number; readonly known: boolean; readonly expiresAt: number };
+type HeldSpend = {
+  readonly tool: string;
+  readonly microUsd: number;
+  readonly known: boolean;
+  readonly expiresAt: number;
+};
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
 export class MemoryStore implements Store {
@@ -66,12 +93,16 @@ export class MemoryStore implements Store {
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
     if (options.run !== undefined) {
       const run = options.run;
-      const calls = (this.runCalls.get(run) ?? []).map((call) => this.calls.get(callKey(run, call))!).filter((record) => options.state === undefined || record.state === options.state);
+      const calls = (this.runCalls.get(run) ?? [])
+        .map((call) => this.calls.get(callKey(run, call))!)
+        .filter((record) => options.state === undefined || record.state === options.state);
       return options.limit === undefined ? calls : calls.slice(0, options.limit);
     }
     // Map order is first-insertion order and the sort is stable, so ties keep the order calls were first written.
     const matching = [...this.calls.values()].filter(
-      (record) => (options.state === undefined || record.state === options.state) && (options.run === undefined || record.run === options.run),
+      (record) =>
+        (options.state === undefined || record.state === options.state) &&
+        (options.run === undefined || record.run === options.run),
     );
     // A run's calls come in the order first written (its timeline); calls by state, oldest update first.
     const calls = options.run === undefined ? matching.sort((a, b) => a.updatedAt - b.updatedAt) : matching;
@@ -79,10 +110,22 @@ export class MemoryStore implements Store {
   }
 
   async listRuns(options: { readonly agent?: string; readonly limit?: number } = {}): Promise<RunSummary[]> {
-    const runs = new Map<string, { agent: string; status?: TurnStatus; calls: number; parked: number; costMicroUsd: number; firstAt: number; lastAt: number }>();
+    const runs = new Map<
+      string,
+      {
+        agent: string;
+        status?: TurnStatus;
+        calls: number;
+        parked: number;
+        costMicroUsd: number;
+        firstAt: number;
+        lastAt: number;
+      }
+    >();
     const touch = (run: string, agent: string, first: number, last: number) => {
       let summary = runs.get(run);
-      if (summary === undefined) runs.set(run, (summary = { agent, calls: 0, parked: 0, costMicroUsd: 0, firstAt: first, lastAt: last }));
+      if (summary === undefined)
+        runs.set(run, (summary = { agent, calls: 0, parked: 0, costMicroUsd: 0, firstAt: first, lastAt: last }));
       summary.firstAt = Math.min(summary.firstAt, first);
       summary.lastAt = Math.max(summary.lastAt, last);
       return summary;
@@ -142,7 +185,8 @@ export class MemoryStore implements Store {
     const remembered = await this.getRemembered(claim.key, now);
     if (remembered !== undefined) return { claimed: false, remembered };
     const held = this.claims.get(claim.key);
-    if (held !== undefined && held.expiresAt > now && held.owner !== claim.owner) return { claimed: false, heldBy: held.owner, digest: held.digest };
+    if (held !== undefined && held.expiresAt > now && held.owner !== claim.owner)
+      return { claimed: false, heldBy: held.owner, digest: held.digest };
     this.claims.set(claim.key, claim);
     return { claimed: true };
   }
@@ -200,7 +244,12 @@ export class MemoryStore implements Store {
     if (held >= hold.budgetMicroUsd) return 'spent';
     const microUsd = hold.maxMicroUsd ?? this.toolCosts.get(hold.tool);
     if (microUsd === undefined && busy) return 'busy';
-    holds.set(hold.id, { tool: hold.tool, microUsd: microUsd ?? 0, known: microUsd !== undefined, expiresAt: hold.expiresAt });
+    holds.set(hold.id, {
+      tool: hold.tool,
+      microUsd: microUsd ?? 0,
+      known: microUsd !== undefined,
+      expiresAt: hold.expiresAt,
+    });
     return 'held';
   }
 
@@ -280,9 +329,17 @@ export class MemoryStore implements Store {
     return last.reverse();
   }
 
-  async listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]> {
+  async listTurns(options: {
+    readonly agent?: string;
+    readonly status?: TurnStatus;
+    readonly limit?: number;
+  }): Promise<TurnRecord[]> {
     return [...this.turns.values()]
-      .filter((turn) => (options.agent === undefined || turn.agent === options.agent) && (options.status === undefined || turn.status === options.status))
+      .filter(
+        (turn) =>
+          (options.agent === undefined || turn.agent === options.agent) &&
+          (options.status === undefined || turn.status === options.status),
+      )
       .sort((a, b) => a.createdAt - b.createdAt)
       .slice(0, options.limit ?? Infinity);
   }
@@ -304,7 +361,9 @@ export class MemoryStore implements Store {
   }
 
   async listMcpServers(hub: string): Promise<McpServerRecord[]> {
-    return [...this.mcpServers.values()].filter((server) => server.hub === hub).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.mcpServers.values()]
+      .filter((server) => server.hub === hub)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   async putMcpServer(record: McpServerRecord): Promise<void> {
@@ -324,7 +383,9 @@ export class MemoryStore implements Store {
     };
     // Nothing in it waits, and nothing was written to it since the cutoff.
     const quiet = (run: string) =>
-      (this.runCalls.get(run) ?? []).every((call) => !waiting(run, call) && this.calls.get(callKey(run, call))!.updatedAt < before);
+      (this.runCalls.get(run) ?? []).every(
+        (call) => !waiting(run, call) && this.calls.get(callKey(run, call))!.updatedAt < before,
+      );
     const runs: string[] = [];
     for (const turn of this.turns.values()) {
       if (runs.length >= limit) break;

@@ -42,7 +42,12 @@ async function openSqlite(url: string): Promise<Store> {
   let synchronous: 'normal' | 'full' | undefined;
   for (const [key, value] of new URLSearchParams(query)) {
     if (key === 'synchronous' && (value === 'normal' || value === 'full')) synchronous = value;
-    else throw unknown(url, `"${key}=${value}" is not a SQLite store option (only "synchronous=normal" or "synchronous=full").`, `sqlite:${path}`);
+    else
+      throw unknown(
+        url,
+        `"${key}=${value}" is not a SQLite store option (only "synchronous=normal" or "synchronous=full").`,
+        `sqlite:${path}`,
+      );
   }
   const { SqliteStore } = await import('./sqlite-store.js');
   return new SqliteStore({ path, ...(synchronous === undefined ? {} : { synchronous }) });
@@ -53,7 +58,10 @@ async function openPostgres(url: string): Promise<Store> {
   try {
     parsed = new URL(url);
   } catch (error) {
-    throw new ConfigurationError(`Store URL "${redact(url)}" cannot be parsed as a URL. ${ACCEPTED} Percent-encode special characters in the password.`, { cause: error });
+    throw new ConfigurationError(
+      `Store URL "${redact(url)}" cannot be parsed as a URL. ${ACCEPTED} Percent-encode special characters in the password.`,
+      { cause: error },
+    );
   }
   // `schema` is ours, not the driver's: take it out before pg sees the URL.
   const schema = parsed.searchParams.get('schema') ?? undefined;

@@ -9,8 +9,11 @@ export function postgresStoreError(where: string, url: string, action: string, e
   if (error instanceof StoreError || error instanceof ConfigurationError) return error as StoreError;
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   const cause = redactSecret(messageOf(error), url);
-  const fix = (code === undefined ? undefined : FIXES[code] ?? FIXES[code.slice(0, 2)]) ?? FIXES.default!;
-  return new StoreError(`${where} could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`, { cause: error });
+  const fix = (code === undefined ? undefined : (FIXES[code] ?? FIXES[code.slice(0, 2)])) ?? FIXES.default!;
+  return new StoreError(
+    `${where} could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`,
+    { cause: error },
+  );
 }
 
 /** What to do, by SQLSTATE (or its class, the first two characters) or Node's socket error code. */
@@ -24,7 +27,8 @@ const FIXES: Readonly<Record<string, string>> = {
   '28P01': 'the password was refused; correct the credentials in the store URL',
   '28000': 'the server refused this user; check pg_hba.conf and the user in the store URL',
   '3D000': 'the database does not exist; create it, or correct the database name in the store URL',
-  '42501': 'the user lacks a privilege; grant it CREATE on the database (to make the schema) and CREATE and USAGE on the schema (for its tables and its journal functions, wardrik_journal and wardrik_journal_row)',
+  '42501':
+    'the user lacks a privilege; grant it CREATE on the database (to make the schema) and CREATE and USAGE on the schema (for its tables and its journal functions, wardrik_journal and wardrik_journal_row)',
   '53': 'the server is out of resources (disk, memory or connections); free them, or lower maxConnections',
   '57': 'the server is shutting down or cancelled the statement; retry once it is back',
   '08': 'the connection failed; check that the server is up and reachable, then retry',
@@ -35,7 +39,8 @@ const FIXES: Readonly<Record<string, string>> = {
 // Node reports a refused connection to a name with several addresses as an AggregateError with an
 // empty message; its first error says what happened.
 function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.message === '' && error.errors.length > 0) return messageOf(error.errors[0]);
+  if (error instanceof AggregateError && error.message === '' && error.errors.length > 0)
+    return messageOf(error.errors[0]);
   return error instanceof Error ? error.message || error.name : String(error);
 }
 

@@ -198,7 +198,8 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
 /** The journal statement's 34 arrays for the batches' rows, in order. */
 function columnsOf(batches: readonly Encoded[]): unknown[][] {
   const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
-  for (const batch of batches) for (const [first, values] of batch.rows) values.forEach((value, i) => columns[first + i]!.push(value));
+  for (const batch of batches)
+    for (const [first, values] of batch.rows) values.forEach((value, i) => columns[first + i]!.push(value));
   return columns;
 }
 
@@ -217,7 +218,9 @@ const ROW_PARTS = [
   { first: 43, length: 3 },
 ] as const;
 const ROW_VALUES = ROW_PARTS.at(-1)!.first + ROW_PARTS.at(-1)!.length;
-const [INSERT_PART, UPDATE_PART, STEP_PART, SECOND_STEP_PART, SPEND_PART, TURN_PART, LEASE_PART] = [0, 1, 2, 3, 4, 5, 6];
+const [INSERT_PART, UPDATE_PART, STEP_PART, SECOND_STEP_PART, SPEND_PART, TURN_PART, LEASE_PART] = [
+  0, 1, 2, 3, 4, 5, 6,
+];
 
 /**
  * The batch as `writeJournalRow`'s values and, for each write, the bit that answers it; undefined when
@@ -237,11 +240,15 @@ function rowOf(batch: Encoded): { readonly values: unknown[]; readonly bits: num
   };
   for (const [first, row] of batch.rows) {
     const fits =
-      first === CALL ? put(row[EXPECTED_STATE] === null ? INSERT_PART : UPDATE_PART, row)
-      : first === STEP ? put(STEP_PART, row) || put(SECOND_STEP_PART, row)
-      : first === SPEND ? put(SPEND_PART, row)
-      : first === TURN ? put(TURN_PART, row)
-      : first === LEASE && put(LEASE_PART, row);
+      first === CALL
+        ? put(row[EXPECTED_STATE] === null ? INSERT_PART : UPDATE_PART, row)
+        : first === STEP
+          ? put(STEP_PART, row) || put(SECOND_STEP_PART, row)
+          : first === SPEND
+            ? put(SPEND_PART, row)
+            : first === TURN
+              ? put(TURN_PART, row)
+              : first === LEASE && put(LEASE_PART, row);
     if (!fits) return undefined;
   }
   return { values, bits };

@@ -1,6 +1,7 @@
 // The SQL of the PostgreSQL store (postgres-store.ts), apart from its migrations.
 
-const CALL_COLUMNS = 'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_micro_usd';
+const CALL_COLUMNS =
+  'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_micro_usd';
 const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
 
 /** A run may go when nothing in it waits (no parked or started call) and nothing in it was written since $1. */
@@ -37,12 +38,14 @@ export const STATEMENTS = {
   putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item, run) VALUES ($1, $2, $3, $4::json, $5)
     ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item, run = EXCLUDED.run`,
   updateInbox: 'UPDATE {s}.inbox SET status = $2, created_at = $3, item = $4::json WHERE id = $1 AND status = $5',
-  getRemembered: 'SELECT digest, answer::text AS answer, expires_at FROM {s}.remembered WHERE key = $1 AND expires_at > $2',
+  getRemembered:
+    'SELECT digest, answer::text AS answer, expires_at FROM {s}.remembered WHERE key = $1 AND expires_at > $2',
   putRemembered: `INSERT INTO {s}.remembered (key, digest, answer, expires_at) VALUES ($1, $2, $3::json, $4)
     ON CONFLICT (key) DO UPDATE SET digest = EXCLUDED.digest, answer = EXCLUDED.answer, expires_at = EXCLUDED.expires_at`,
   pruneRemembered: 'DELETE FROM {s}.remembered WHERE expires_at <= $1',
   // A live claim of another call (an expired one, or the caller's own, may be taken).
-  getClaim: 'SELECT owner, digest FROM {s}.wardrik_remembered_claims WHERE key = $1 AND expires_at > $2 AND owner <> $3',
+  getClaim:
+    'SELECT owner, digest FROM {s}.wardrik_remembered_claims WHERE key = $1 AND expires_at > $2 AND owner <> $3',
   putClaim: `INSERT INTO {s}.wardrik_remembered_claims (key, digest, owner, expires_at) VALUES ($1, $2, $3, $4)
     ON CONFLICT (key) DO UPDATE SET digest = EXCLUDED.digest, owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
   deleteClaim: 'DELETE FROM {s}.wardrik_remembered_claims WHERE key = $1',

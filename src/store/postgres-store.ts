@@ -5,8 +5,46 @@ import { addressOf, postgresStoreError } from './postgres-errors.js';
 import { PostgresJournal, type TookRow } from './postgres-journal.js';
 import { MIGRATIONS } from './postgres-migrations.js';
 import { STATEMENTS } from './postgres-statements.js';
-import { type CallRow, callOf, callValues, encodeJson, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
-import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, TurnRecord, TurnStatus } from './store.js';
+import {
+  type CallRow,
+  callOf,
+  callValues,
+  encodeJson,
+  type McpServerRow,
+  mcpServerOf,
+  rememberedOf,
+  type RememberedRow,
+  runSummaryOf,
+  type RunSummaryRow,
+  schemaVersionError,
+  type StepRow,
+  stepOf,
+  turnListing,
+  turnOf,
+  type TurnRow,
+  turnValues,
+} from './sql-rows.js';
+import type {
+  CallListOptions,
+  CallRecord,
+  CallState,
+  ClaimOutcome,
+  HoldOutcome,
+  InboxRecord,
+  InboxStatus,
+  JournalWrite,
+  McpServerRecord,
+  PruneOptions,
+  PruneReport,
+  RememberedClaim,
+  RememberedRecord,
+  RunSummary,
+  SpendHold,
+  StepRecord,
+  Store,
+  TurnRecord,
+  TurnStatus,
+} from './store.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; the password never appears in a message. */
@@ -63,8 +101,18 @@ export class PostgresStore implements Store {
       Object.entries(STATEMENTS).map(([name, text]) => [name, text.replaceAll('{s}', `"${schema}"`)]),
     ) as Record<keyof typeof STATEMENTS, string>;
     this.journal = new PostgresJournal(
-      async (columns) => (await (await this.ready()).query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values: columns })).rows,
-      async (values) => (await (await this.ready()).query<{ took: number }>({ name: 'wardrik_writeJournalRow', text: this.q.writeJournalRow, values })).rows[0]!.took,
+      async (columns) =>
+        (
+          await (
+            await this.ready()
+          ).query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values: columns })
+        ).rows,
+      async (values) =>
+        (
+          await (
+            await this.ready()
+          ).query<{ took: number }>({ name: 'wardrik_writeJournalRow', text: this.q.writeJournalRow, values })
+        ).rows[0]!.took,
       (statements) => this.journalInOrder(statements),
       (error) => this.storeError('write to the journal', error),
       JOURNAL_STATEMENTS_IN_FLIGHT,
@@ -100,22 +148,35 @@ export class PostgresStore implements Store {
   }
 
   async listRuns(options: { readonly agent?: string; readonly limit?: number } = {}): Promise<RunSummary[]> {
-    const rows = await this.query<RunSummaryRow>('list runs', 'listRuns', [options.agent ?? null, options.limit ?? null]);
+    const rows = await this.query<RunSummaryRow>('list runs', 'listRuns', [
+      options.agent ?? null,
+      options.limit ?? null,
+    ]);
     return rows.map(runSummaryOf);
   }
 
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
     const rows = await this.query<{ item: string }>('read an inbox item', 'getInbox', [id]);
-    return rows[0] === undefined ? undefined : (inboxOf(rows[0].item));
+    return rows[0] === undefined ? undefined : inboxOf(rows[0].item);
   }
 
   async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
-    const rows = await this.query<{ item: string }>('list the inbox', options.all === true ? 'listInboxAll' : 'listInboxPending', []);
+    const rows = await this.query<{ item: string }>(
+      'list the inbox',
+      options.all === true ? 'listInboxAll' : 'listInboxPending',
+      [],
+    );
     return rows.map((row) => inboxOf(row.item));
   }
 
   async putInboxItem(item: InboxRecord): Promise<void> {
-    await this.query('write an inbox item', 'putInbox', [item.id, item.status, item.createdAt, inboxJson(item), item.run]);
+    await this.query('write an inbox item', 'putInbox', [
+      item.id,
+      item.status,
+      item.createdAt,
+      inboxJson(item),
+      item.run,
+    ]);
   }
 
   async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
@@ -143,7 +204,8 @@ export class PostgresStore implements Store {
       await run('pruneHolds', [hold.agent, now]);
       const [sums] = await run<{ held: string; busy: string }>('sumHolds', [hold.agent, hold.tool]);
       if (Number(sums!.held) >= hold.budgetMicroUsd) return 'spent';
-      const [cost] = hold.maxMicroUsd === undefined ? await run<{ max_micro_usd: string }>('getToolCost', [hold.tool]) : [];
+      const [cost] =
+        hold.maxMicroUsd === undefined ? await run<{ max_micro_usd: string }>('getToolCost', [hold.tool]) : [];
       const microUsd = hold.maxMicroUsd ?? (cost === undefined ? undefined : Number(cost.max_micro_usd));
       if (microUsd === undefined && Number(sums!.busy) > 0) return 'busy';
       await run('putHold', [hold.agent, hold.id, hold.tool, microUsd ?? 0, microUsd !== undefined, hold.expiresAt]);
@@ -153,7 +215,7 @@ export class PostgresStore implements Store {
 
   async releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
     await this.query('release a budget hold', 'deleteHold', [agent, id]);
-    if (costMicroUsd !== undefined) await this.query('record a tool\'s cost', 'putToolCost', [tool, costMicroUsd]);
+    if (costMicroUsd !== undefined) await this.query("record a tool's cost", 'putToolCost', [tool, costMicroUsd]);
   }
 
   async getRemembered(key: string, now: number): Promise<RememberedRecord | undefined> {
@@ -219,14 +281,25 @@ export class PostgresStore implements Store {
     return (await this.count('write a turn', 'updateTurn', [...values, expected])) === 1;
   }
 
-  async listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]> {
+  async listTurns(options: {
+    readonly agent?: string;
+    readonly status?: TurnStatus;
+    readonly limit?: number;
+  }): Promise<TurnRecord[]> {
     const filters = [options.agent, options.status].filter((value) => value !== undefined);
     const rows = await this.query<TurnRow>('list turns', turnListing(options), [...filters, options.limit ?? null]);
     return rows.map(turnOf);
   }
 
   async appendStep(step: StepRecord): Promise<boolean> {
-    return (await this.count('append a step', 'appendStep', [step.run, step.index, encodeJson(step.data), step.createdAt])) === 1;
+    return (
+      (await this.count('append a step', 'appendStep', [
+        step.run,
+        step.index,
+        encodeJson(step.data),
+        step.createdAt,
+      ])) === 1
+    );
   }
 
   async listSteps(run: string): Promise<StepRecord[]> {
@@ -234,7 +307,9 @@ export class PostgresStore implements Store {
   }
 
   async lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]> {
-    return (await this.query<TurnRow>('read the last turns', 'lastFinishedTurns', [agent, limit])).map(turnOf).reverse();
+    return (await this.query<TurnRow>('read the last turns', 'lastFinishedTurns', [agent, limit]))
+      .map(turnOf)
+      .reverse();
   }
 
   async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
@@ -247,10 +322,17 @@ export class PostgresStore implements Store {
     // A dry run deletes in a transaction it rolls back: the counts are exactly what a pass would remove.
     const [row] =
       options.dryRun === true
-        ? await this.locked('count what pruning would remove', undefined, (run) => run<Counts>('prune', values), 'ROLLBACK')
+        ? await this.locked(
+            'count what pruning would remove',
+            undefined,
+            (run) => run<Counts>('prune', values),
+            'ROLLBACK',
+          )
         : await this.query<Counts>('prune finished runs', 'prune', values);
     // count(*) is bigint, which pg returns as text.
-    return Object.fromEntries(Object.entries(row!).map(([key, count]) => [key, Number(count)])) as unknown as PruneReport;
+    return Object.fromEntries(
+      Object.entries(row!).map(([key, count]) => [key, Number(count)]),
+    ) as unknown as PruneReport;
   }
 
   async listMcpServers(hub: string): Promise<McpServerRecord[]> {
@@ -258,7 +340,12 @@ export class PostgresStore implements Store {
   }
 
   async putMcpServer(record: McpServerRecord): Promise<void> {
-    await this.count('write an MCP server', 'putMcpServer', [record.hub, record.name, mcpServerOptionsJson(record.options), record.updatedAt]);
+    await this.count('write an MCP server', 'putMcpServer', [
+      record.hub,
+      record.name,
+      mcpServerOptionsJson(record.options),
+      record.updatedAt,
+    ]);
   }
 
   async deleteMcpServer(hub: string, name: string): Promise<boolean> {
@@ -276,7 +363,12 @@ export class PostgresStore implements Store {
 
   private ready(): Promise<Pool> {
     if (this.pool !== undefined) return Promise.resolve(this.pool);
-    if (this.closed) return Promise.reject(new StoreError(`PostgreSQL store (schema "${this.schema}" at ${this.address}) is closed. Open a new store to use it again.`));
+    if (this.closed)
+      return Promise.reject(
+        new StoreError(
+          `PostgreSQL store (schema "${this.schema}" at ${this.address}) is closed. Open a new store to use it again.`,
+        ),
+      );
     // A failed start is not cached: the next operation tries again (the database may be back).
     this.starting ??= this.connect().then(
       (pool) => (this.pool = pool),
@@ -293,7 +385,10 @@ export class PostgresStore implements Store {
     try {
       pg = (await import('pg')).default;
     } catch (error) {
-      throw new ConfigurationError('The PostgreSQL store needs the "pg" package, which is not installed. Install pg 8, or use a "sqlite:" store.', { cause: error });
+      throw new ConfigurationError(
+        'The PostgreSQL store needs the "pg" package, which is not installed. Install pg 8, or use a "sqlite:" store.',
+        { cause: error },
+      );
     }
     const pool = new pg.Pool({
       ...this.options.pool,
@@ -322,8 +417,12 @@ export class PostgresStore implements Store {
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, this.schema]);
       const s = `"${this.schema}"`;
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.wardrik_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${s}.wardrik_migrations`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${s}.wardrik_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const { rows } = await client.query<{ version: number | null }>(
+        `SELECT max(version) AS version FROM ${s}.wardrik_migrations`,
+      );
       const version = rows[0]?.version ?? 0;
       if (version > MIGRATIONS.length) throw schemaVersionError(version, MIGRATIONS.length);
       for (let next = version + 1; next <= MIGRATIONS.length; next++) {
@@ -347,7 +446,9 @@ export class PostgresStore implements Store {
   private async locked<T>(
     action: string,
     name: string | undefined,
-    work: (run: <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) => Promise<R[]>) => Promise<T>,
+    work: (
+      run: <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) => Promise<R[]>,
+    ) => Promise<T>,
     end: 'COMMIT' | 'ROLLBACK' = 'COMMIT',
   ): Promise<T> {
     const pool = await this.ready();
@@ -359,9 +460,11 @@ export class PostgresStore implements Store {
     }
     try {
       await client.query('BEGIN');
-      if (name !== undefined) await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [STEP_LOCK, `${this.schema}:${name}`]);
-      const result = await work(async <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) =>
-        (await client.query<R>({ name: `wardrik_${statement}`, text: this.q[statement], values })).rows,
+      if (name !== undefined)
+        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [STEP_LOCK, `${this.schema}:${name}`]);
+      const result = await work(
+        async <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) =>
+          (await client.query<R>({ name: `wardrik_${statement}`, text: this.q[statement], values })).rows,
       );
       await client.query(end);
       return result;
@@ -379,7 +482,10 @@ export class PostgresStore implements Store {
     try {
       await client.query('BEGIN');
       const took: TookRow[][] = [];
-      for (const values of statements) took.push((await client.query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values })).rows);
+      for (const values of statements)
+        took.push(
+          (await client.query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values })).rows,
+        );
       await client.query('COMMIT');
       return took;
     } catch (error) {
@@ -390,7 +496,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async query<R extends QueryResultRow>(action: string, statement: keyof typeof STATEMENTS, values: unknown[]): Promise<R[]> {
+  private async query<R extends QueryResultRow>(
+    action: string,
+    statement: keyof typeof STATEMENTS,
+    values: unknown[],
+  ): Promise<R[]> {
     return (await this.execute<R>(action, statement, values)).rows;
   }
 
@@ -398,7 +508,11 @@ export class PostgresStore implements Store {
     return (await this.execute(action, statement, values)).rowCount ?? 0;
   }
 
-  private async execute<R extends QueryResultRow>(action: string, statement: keyof typeof STATEMENTS, values: unknown[]) {
+  private async execute<R extends QueryResultRow>(
+    action: string,
+    statement: keyof typeof STATEMENTS,
+    values: unknown[],
+  ) {
     const pool = await this.ready();
     try {
       // Named: each connection parses and plans the statement once, then only binds values.
@@ -409,6 +523,11 @@ export class PostgresStore implements Store {
   }
 
   private storeError(action: string, error: unknown): StoreError {
-    return postgresStoreError(`PostgreSQL store (schema "${this.schema}" at ${this.address})`, this.options.url, action, error);
+    return postgresStoreError(
+      `PostgreSQL store (schema "${this.schema}" at ${this.address})`,
+      this.options.url,
+      action,
+      error,
+    );
   }
 }

@@ -17,7 +17,16 @@ export const DEFAULT_PRUNE_EVERY_MS = 10 * 60 * 1000;
 /** Runs one transaction deletes: small, so that calls waiting to write never wait long behind it. */
 export const PRUNE_BATCH = 100;
 
-export const NOTHING_PRUNED: PruneReport = Object.freeze({ runs: 0, turns: 0, steps: 0, calls: 0, inbox: 0, labels: 0, leases: 0, holds: 0 });
+export const NOTHING_PRUNED: PruneReport = Object.freeze({
+  runs: 0,
+  turns: 0,
+  steps: 0,
+  calls: 0,
+  inbox: 0,
+  labels: 0,
+  leases: 0,
+  holds: 0,
+});
 
 /**
  * Deletes every finished run last written before `before`, `PRUNE_BATCH` runs a transaction, giving
@@ -36,5 +45,7 @@ export async function pruneFinished(store: Store, before: number, dryRun = false
 }
 
 function addReports(a: PruneReport, b: PruneReport): PruneReport {
-  return Object.fromEntries(Object.entries(a).map(([key, count]) => [key, count + b[key as keyof PruneReport]])) as unknown as PruneReport;
+  return Object.fromEntries(
+    Object.entries(a).map(([key, count]) => [key, count + b[key as keyof PruneReport]]),
+  ) as unknown as PruneReport;
 }

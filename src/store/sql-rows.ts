@@ -1,6 +1,15 @@
 import { toMicroUsd, toUsd } from '../money.js';
 import { answerJson, answerOf, mcpServerOptionsOf } from './journal-data.js';
-import type { CallRecord, CallState, McpServerRecord, RememberedRecord, RunSummary, StepRecord, TurnRecord, TurnStatus } from './store.js';
+import type {
+  CallRecord,
+  CallState,
+  McpServerRecord,
+  RememberedRecord,
+  RunSummary,
+  StepRecord,
+  TurnRecord,
+  TurnStatus,
+} from './store.js';
 
 /**
  * How the SQL stores lay out a call. JSON values are kept as text: SQL NULL stands for `undefined`
@@ -53,9 +62,13 @@ export function callOf(row: CallRow): CallRecord {
     idempotencyKey: row.idempotency_key,
     state: row.state,
     attempt: row.attempt,
-    ...(row.answer === null ? {} : { answer: answerOf(row.answer, `the answer of call "${row.call}" of run "${row.run}"`) }),
+    ...(row.answer === null
+      ? {}
+      : { answer: answerOf(row.answer, `the answer of call "${row.call}" of run "${row.run}"`) }),
     ...(row.inbox_id === null ? {} : { inboxId: row.inbox_id }),
-    ...(row.cost_micro_usd === null || row.cost_micro_usd === undefined ? {} : { costUsd: toUsd(Number(row.cost_micro_usd)) }),
+    ...(row.cost_micro_usd === null || row.cost_micro_usd === undefined
+      ? {}
+      : { costUsd: toUsd(Number(row.cost_micro_usd)) }),
     updatedAt: row.updated_at,
   };
 }
@@ -76,7 +89,12 @@ export interface RememberedRow {
 }
 
 export function rememberedOf(key: string, row: RememberedRow): RememberedRecord {
-  return { key, digest: row.digest, answer: answerOf(row.answer, `the result remembered under key "${key}"`), expiresAt: row.expires_at };
+  return {
+    key,
+    digest: row.digest,
+    answer: answerOf(row.answer, `the result remembered under key "${key}"`),
+    expiresAt: row.expires_at,
+  };
 }
 
 /** How the SQL stores lay out a turn; `data` is JSON text (NULL for `undefined`). */
@@ -92,7 +110,15 @@ export interface TurnRow {
 
 /** A turn's columns in `TurnRow` order (run, agent, status, version, data, created_at, updated_at). */
 export function turnValues(record: TurnRecord): unknown[] {
-  return [record.run, record.agent, record.status, record.version, encodeJson(record.data), record.createdAt, record.updatedAt];
+  return [
+    record.run,
+    record.agent,
+    record.status,
+    record.version,
+    encodeJson(record.data),
+    record.createdAt,
+    record.updatedAt,
+  ];
 }
 
 export function turnOf(row: TurnRow): TurnRecord {
@@ -126,11 +152,19 @@ export interface McpServerRow {
 }
 
 export function mcpServerOf(row: McpServerRow): McpServerRecord {
-  return { hub: row.hub, name: row.name, options: mcpServerOptionsOf(row.options, row.hub, row.name), updatedAt: row.updated_at };
+  return {
+    hub: row.hub,
+    name: row.name,
+    options: mcpServerOptionsOf(row.options, row.hub, row.name),
+    updatedAt: row.updated_at,
+  };
 }
 
 /** Which `listTurns` statement answers `options`: one per filter combination, so each can use its index. */
-export function turnListing(options: { readonly agent?: string; readonly status?: TurnStatus }): 'listTurns' | 'listTurnsByAgent' | 'listTurnsByStatus' | 'listTurnsByAgentStatus' {
+export function turnListing(options: {
+  readonly agent?: string;
+  readonly status?: TurnStatus;
+}): 'listTurns' | 'listTurnsByAgent' | 'listTurnsByStatus' | 'listTurnsByAgentStatus' {
   if (options.agent === undefined) return options.status === undefined ? 'listTurns' : 'listTurnsByStatus';
   return options.status === undefined ? 'listTurnsByAgent' : 'listTurnsByAgentStatus';
 }
@@ -167,7 +201,9 @@ export function runSummaryOf(row: RunSummaryRow): RunSummary {
  */
 export function schemaVersionError(version: number, known: number): Error {
   const newer = version > known;
-  const error = new Error(`its schema is version ${version}, ${newer ? 'newer than this Wardrik knows' : 'older than this Wardrik needs'} (${known})`);
+  const error = new Error(
+    `its schema is version ${version}, ${newer ? 'newer than this Wardrik knows' : 'older than this Wardrik needs'} (${known})`,
+  );
   return Object.assign(error, { code: newer ? 'WARDRIK_SCHEMA_NEWER' : 'WARDRIK_SCHEMA_OLDER' });
 }
 

@@ -62,7 +62,7 @@ export function sqlitePruner(db: Database.Database): (options: PruneOptions) => 
     const found: string[] = [];
     const seen = new Set<string>();
     let young = 0;
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const rows = sql.oldCalls.all(after) as { rowid: number; run: string; updated_at: number }[];
       for (const row of rows) {
         if (row.updated_at >= before) {

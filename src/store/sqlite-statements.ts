@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 
 // The SQL of the SQLite store (sqlite-store.ts), apart from its migrations.
 
-const columns = 'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd';
+const columns =
+  'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd';
 const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
 
 /** Every statement the SQLite store runs, by name. */
@@ -51,14 +52,16 @@ const STATEMENTS = {
   deleteClaim: 'DELETE FROM wardrik_remembered_claims WHERE key = ?',
   releaseClaim: 'DELETE FROM wardrik_remembered_claims WHERE key = ? AND owner = ?',
   pruneClaims: 'DELETE FROM wardrik_remembered_claims WHERE expires_at <= ?',
-  addSpend: 'INSERT INTO spend (agent, micro_usd) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET micro_usd = micro_usd + excluded.micro_usd RETURNING micro_usd',
+  addSpend:
+    'INSERT INTO spend (agent, micro_usd) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET micro_usd = micro_usd + excluded.micro_usd RETURNING micro_usd',
   getSpend: 'SELECT micro_usd FROM spend WHERE agent = ?',
   pruneHolds: 'DELETE FROM wardrik_spend_holds WHERE agent = ? AND expires_at <= ?',
   // The agent's spend plus its holds, and whether a call of the tool holds without a known cost.
   sumHolds: `SELECT coalesce((SELECT micro_usd FROM spend WHERE agent = ?), 0) + coalesce(sum(micro_usd), 0) AS held,
        coalesce(sum(tool = ? AND NOT known), 0) AS busy
      FROM wardrik_spend_holds WHERE agent = ?`,
-  putHold: 'INSERT OR REPLACE INTO wardrik_spend_holds (agent, id, tool, micro_usd, known, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+  putHold:
+    'INSERT OR REPLACE INTO wardrik_spend_holds (agent, id, tool, micro_usd, known, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
   deleteHold: 'DELETE FROM wardrik_spend_holds WHERE agent = ? AND id = ?',
   getToolCost: 'SELECT max_micro_usd FROM wardrik_tool_costs WHERE tool = ?',
   putToolCost: `INSERT INTO wardrik_tool_costs (tool, max_micro_usd) VALUES (?, ?)
@@ -81,8 +84,10 @@ const STATEMENTS = {
   // SQLite rewrites an index whenever the SET names one of its columns, even to the value it holds: a
   // turn's agent and created_at never change in Wardrik, so the usual update leaves them out (and the
   // index by agent untouched, a page less a turn); a record that does change them takes updateTurnWhole.
-  updateTurn: 'UPDATE wardrik_turns SET status = ?, version = ?, data = ?, updated_at = ? WHERE run = ? AND version = ? AND agent = ? AND created_at = ?',
-  updateTurnWhole: 'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
+  updateTurn:
+    'UPDATE wardrik_turns SET status = ?, version = ?, data = ?, updated_at = ? WHERE run = ? AND version = ? AND agent = ? AND created_at = ?',
+  updateTurnWhole:
+    'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
   // Oldest first; rowid breaks ties in the order the turns were first written.
   listTurns: `SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT ?`,
   listTurnsByAgent: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? ORDER BY created_at, rowid LIMIT ?`,
@@ -110,5 +115,7 @@ export type SqliteStatements = { readonly [K in keyof typeof STATEMENTS]: Databa
 
 /** Prepares every statement once per connection. */
 export function prepare(db: Database.Database): SqliteStatements {
-  return Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, db.prepare(text)])) as unknown as SqliteStatements;
+  return Object.fromEntries(
+    Object.entries(STATEMENTS).map(([name, text]) => [name, db.prepare(text)]),
+  ) as unknown as SqliteStatements;
 }

@@ -4,7 +4,25 @@ import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../clock.js';
 import { StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
-import { type CallRow, callOf, callValues, type McpServerRow, mcpServerOf, rememberedOf, type RememberedRow, runSummaryOf, type RunSummaryRow, SCHEMA_FIXES, schemaVersionError, type StepRow, stepOf, turnListing, turnOf, type TurnRow, turnValues } from './sql-rows.js';
+import {
+  type CallRow,
+  callOf,
+  callValues,
+  type McpServerRow,
+  mcpServerOf,
+  rememberedOf,
+  type RememberedRow,
+  runSummaryOf,
+  type RunSummaryRow,
+  SCHEMA_FIXES,
+  schemaVersionError,
+  type StepRow,
+  stepOf,
+  turnListing,
+  turnOf,
+  type TurnRow,
+  turnValues,
+} from './sql-rows.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteJournalCommit } from './sqlite-journal.js';
@@ -12,7 +30,28 @@ import { MIGRATIONS } from './sqlite-migrations.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { appendStepRow } from './sqlite-steps.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
-import type { CallListOptions, CallRecord, CallState, ClaimOutcome, HoldOutcome, InboxRecord, InboxStatus, JournalWrite, McpServerRecord, PruneOptions, PruneReport, RememberedClaim, RememberedRecord, RunSummary, SpendHold, StepRecord, Store, SyncJournal, TurnRecord, TurnStatus } from './store.js';
+import type {
+  CallListOptions,
+  CallRecord,
+  CallState,
+  ClaimOutcome,
+  HoldOutcome,
+  InboxRecord,
+  InboxStatus,
+  JournalWrite,
+  McpServerRecord,
+  PruneOptions,
+  PruneReport,
+  RememberedClaim,
+  RememberedRecord,
+  RunSummary,
+  SpendHold,
+  StepRecord,
+  Store,
+  SyncJournal,
+  TurnRecord,
+  TurnStatus,
+} from './store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */
@@ -118,7 +157,8 @@ export class SqliteStore implements Store {
         sql.pruneHolds.run(hold.agent, now);
         const held = sql.sumHolds.get(hold.agent, hold.tool, hold.agent) as { held: number; busy: number };
         if (held.held >= hold.budgetMicroUsd) return 'spent';
-        const microUsd = hold.maxMicroUsd ?? (sql.getToolCost.get(hold.tool) as { max_micro_usd: number } | undefined)?.max_micro_usd;
+        const microUsd =
+          hold.maxMicroUsd ?? (sql.getToolCost.get(hold.tool) as { max_micro_usd: number } | undefined)?.max_micro_usd;
         if (microUsd === undefined && held.busy > 0) return 'busy';
         sql.putHold.run(hold.agent, hold.id, hold.tool, microUsd ?? 0, microUsd === undefined ? 0 : 1, hold.expiresAt);
         return 'held';
@@ -129,7 +169,12 @@ export class SqliteStore implements Store {
       });
       const commit = sqliteJournalCommit(
         this.db,
-        (write) => ('call' in write ? this.writeCallRow(write.call, write.expected) : 'step' in write ? appendStepRow(this.sql, write.step) : this.otherRow(write)),
+        (write) =>
+          'call' in write
+            ? this.writeCallRow(write.call, write.expected)
+            : 'step' in write
+              ? appendStepRow(this.sql, write.step)
+              : this.otherRow(write),
         (error) => storeError(this.path, 'write to the journal', error),
       );
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
@@ -165,7 +210,8 @@ export class SqliteStore implements Store {
         this.checkpoints.committed();
         return written;
       }),
-    getLabels: (run) => this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
+    getLabels: (run) =>
+      this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),
   };
 
   async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
@@ -181,7 +227,10 @@ export class SqliteStore implements Store {
       const limit = options.limit ?? -1;
       const rows =
         options.run === undefined
-          ? (options.state === 'started' || options.state === 'parked' ? this.sql.listWaitingCalls : this.sql.listCalls).all(options.state, limit)
+          ? (options.state === 'started' || options.state === 'parked'
+              ? this.sql.listWaitingCalls
+              : this.sql.listCalls
+            ).all(options.state, limit)
           : options.state === undefined
             ? this.sql.listRunCalls.all(options.run, limit)
             : this.sql.listRunCallsInState.all(options.run, options.state, limit);
@@ -192,20 +241,24 @@ export class SqliteStore implements Store {
   async listRuns(options: { readonly agent?: string; readonly limit?: number } = {}): Promise<RunSummary[]> {
     return this.run('list runs', () => {
       const agent = options.agent ?? null;
-      return (this.sql.listRuns.all(agent, agent, agent, agent, options.limit ?? -1) as RunSummaryRow[]).map(runSummaryOf);
+      return (this.sql.listRuns.all(agent, agent, agent, agent, options.limit ?? -1) as RunSummaryRow[]).map(
+        runSummaryOf,
+      );
     });
   }
 
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {
     return this.run('read an inbox item', () => {
       const row = this.sql.getInbox.get(id) as { item: string } | undefined;
-      return row === undefined ? undefined : (inboxOf(row.item));
+      return row === undefined ? undefined : inboxOf(row.item);
     });
   }
 
   async listInbox(options: { readonly all?: boolean } = {}): Promise<InboxRecord[]> {
     return this.run('list the inbox', () => {
-      const rows = (options.all === true ? this.sql.listInboxAll.all() : this.sql.listInboxPending.all()) as { item: string }[];
+      const rows = (options.all === true ? this.sql.listInboxAll.all() : this.sql.listInboxPending.all()) as {
+        item: string;
+      }[];
       return rows.map((row) => inboxOf(row.item));
     });
   }
@@ -217,8 +270,9 @@ export class SqliteStore implements Store {
   }
 
   async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
-    return this.run('update an inbox item', () =>
-      this.sql.updateInbox.run(item.status, item.createdAt, inboxJson(item), item.id, expected).changes === 1,
+    return this.run(
+      'update an inbox item',
+      () => this.sql.updateInbox.run(item.status, item.createdAt, inboxJson(item), item.id, expected).changes === 1,
     );
   }
 
@@ -255,7 +309,10 @@ export class SqliteStore implements Store {
   }
 
   async getSpend(agent: string): Promise<number> {
-    return this.run('read spend', () => (this.sql.getSpend.get(agent) as { micro_usd: number } | undefined)?.micro_usd ?? 0);
+    return this.run(
+      'read spend',
+      () => (this.sql.getSpend.get(agent) as { micro_usd: number } | undefined)?.micro_usd ?? 0,
+    );
   }
 
   async holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome> {
@@ -277,7 +334,10 @@ export class SqliteStore implements Store {
   async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
     if (whileStarted === undefined) return this.run('lease a run', () => this.leaseRunRow(run, node, ttlMs));
     const now = this.clock.now();
-    return this.run('lease a run', () => this.sql.leaseRunWhileStarted.run(run, node, now + ttlMs, run, whileStarted, now).changes === 1);
+    return this.run(
+      'lease a run',
+      () => this.sql.leaseRunWhileStarted.run(run, node, now + ttlMs, run, whileStarted, now).changes === 1,
+    );
   }
 
   async releaseRun(run: string, node: string): Promise<void> {
@@ -297,7 +357,11 @@ export class SqliteStore implements Store {
     return this.run('write a turn', () => this.writeTurnRow(record, expected));
   }
 
-  async listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]> {
+  async listTurns(options: {
+    readonly agent?: string;
+    readonly status?: TurnStatus;
+    readonly limit?: number;
+  }): Promise<TurnRecord[]> {
     return this.run('list turns', () => {
       const filters = [options.agent, options.status].filter((value) => value !== undefined);
       return (this.sql[turnListing(options)].all(...filters, options.limit ?? -1) as TurnRow[]).map(turnOf);
@@ -313,7 +377,9 @@ export class SqliteStore implements Store {
   }
 
   async lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]> {
-    return this.run('read the last turns', () => (this.sql.lastFinishedTurns.all(agent, limit) as TurnRow[]).map(turnOf).reverse());
+    return this.run('read the last turns', () =>
+      (this.sql.lastFinishedTurns.all(agent, limit) as TurnRow[]).map(turnOf).reverse(),
+    );
   }
 
   async prune(options: PruneOptions): Promise<PruneReport> {
@@ -388,11 +454,15 @@ export class SqliteStore implements Store {
 function currentVersion(db: Database.Database): number {
   const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'wardrik_migrations'`).get();
   if (table === undefined) return 0;
-  return (db.prepare('SELECT max(version) AS version FROM wardrik_migrations').get() as { version: number | null }).version ?? 0;
+  return (
+    (db.prepare('SELECT max(version) AS version FROM wardrik_migrations').get() as { version: number | null })
+      .version ?? 0
+  );
 }
 
 function checkVersion(db: Database.Database, version: number): void {
-  if (version > MIGRATIONS.length || (version < MIGRATIONS.length && db.readonly)) throw schemaVersionError(version, MIGRATIONS.length);
+  if (version > MIGRATIONS.length || (version < MIGRATIONS.length && db.readonly))
+    throw schemaVersionError(version, MIGRATIONS.length);
 }
 
 // IMMEDIATE takes the write lock before reading the version, so two processes opening a new file at
@@ -419,8 +489,10 @@ function immediate<A extends unknown[], R>(db: Database.Database, work: (...args
 /** What to do about each SQLite failure a user can meet, by its result code. */
 const FIXES: Readonly<Record<string, string>> = {
   ...SCHEMA_FIXES,
-  SQLITE_READONLY: 'the file or its directory is read-only (or the store was opened read-only); give this process write access, or point the store at a writable path',
-  SQLITE_CANTOPEN: 'the file cannot be opened; check that its directory exists and is writable, and that the path is not a directory',
+  SQLITE_READONLY:
+    'the file or its directory is read-only (or the store was opened read-only); give this process write access, or point the store at a writable path',
+  SQLITE_CANTOPEN:
+    'the file cannot be opened; check that its directory exists and is writable, and that the path is not a directory',
   SQLITE_FULL: 'the disk is full; free space, then retry',
   SQLITE_IOERR: 'the disk reported an I/O error; check the disk and free space, then retry',
   SQLITE_CORRUPT: 'the file is damaged; restore it from a backup, or move it aside to start a new journal',
@@ -441,7 +513,10 @@ function storeError(path: string, action: string, error: unknown): StoreError {
   const fix =
     (code === undefined ? undefined : (FIXES[code] ?? FIXES[code.replace(/_[A-Z]+$/, '')])) ??
     (cause.includes('not open') ? 'the store was closed; open a new one' : 'check the file and the disk');
-  return new StoreError(`SQLite store "${path}" could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`, {
-    cause: error,
-  });
+  return new StoreError(
+    `SQLite store "${path}" could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`,
+    {
+      cause: error,
+    },
+  );
 }

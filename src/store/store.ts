@@ -97,7 +97,11 @@ export interface Store {
   /** Writes a turn if its stored `version` is `expected` (`undefined`: none yet); `record.version` is the next one. */
   writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean>;
   /** Turns, oldest `createdAt` first, filtered by agent and/or status, at most `limit`. */
-  listTurns(options: { readonly agent?: string; readonly status?: TurnStatus; readonly limit?: number }): Promise<TurnRecord[]>;
+  listTurns(options: {
+    readonly agent?: string;
+    readonly status?: TurnStatus;
+    readonly limit?: number;
+  }): Promise<TurnRecord[]>;
   /** Records a turn's step `index` if it has none yet; false if it had (a step is written once). */
   appendStep(step: StepRecord): Promise<boolean>;
   /** A turn's steps in index order. */
@@ -177,7 +181,6 @@ export type JournalWrite =
   | { readonly turn: TurnRecord; readonly expectedVersion: number | undefined }
   | { readonly lease: { readonly run: string; readonly node: string; readonly ttlMs: number } }
   | { readonly release: { readonly run: string; readonly node: string } };
-
 
 /** What `Store.prune` takes. */
 export interface PruneOptions {

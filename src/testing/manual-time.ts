@@ -59,7 +59,8 @@ export class ManualTime implements Clock, Timers {
   private earliest(): Pending | undefined {
     let best: Pending | undefined;
     for (const pending of this.queue) {
-      if (best === undefined || pending.at < best.at || (pending.at === best.at && pending.order < best.order)) best = pending;
+      if (best === undefined || pending.at < best.at || (pending.at === best.at && pending.order < best.order))
+        best = pending;
     }
     return best;
   }

@@ -36,7 +36,8 @@ export interface ScriptedCall {
 }
 
 /** Steps played in order (each a step or a function of the call), or one function for every call. */
-export type Script = readonly (ScriptedStep | ((call: ScriptedCall) => ScriptedStep))[] | ((call: ScriptedCall) => ScriptedStep);
+export type Script =
+  readonly (ScriptedStep | ((call: ScriptedCall) => ScriptedStep))[] | ((call: ScriptedCall) => ScriptedStep);
 
 export interface ScriptedModelOptions {
   /** Its model id: `scripted-model` unless given; the provider is always `scripted`. */
@@ -76,7 +77,8 @@ export class ScriptedModel implements LanguageModelV3 {
     const index = this.nextCall++;
     this.calls.push({ ...options, prompt: [...options.prompt] });
     const step = this.stepAt(index, options);
-    if (step.error !== undefined) throw typeof step.error === 'string' ? new Error(`${SCRIPTED_PREFIX}${step.error}`) : step.error;
+    if (step.error !== undefined)
+      throw typeof step.error === 'string' ? new Error(`${SCRIPTED_PREFIX}${step.error}`) : step.error;
     const content: LanguageModelV3Content[] = [];
     if (step.text !== undefined) content.push({ type: 'text', text: `${SCRIPTED_PREFIX}${step.text}` });
     let n = 0;
@@ -91,7 +93,10 @@ export class ScriptedModel implements LanguageModelV3 {
     const hasCalls = (step.toolCalls?.length ?? 0) > 0;
     return {
       content,
-      finishReason: { unified: hasCalls ? 'tool-calls' : 'stop', raw: hasCalls ? 'scripted-tool-calls' : 'scripted-stop' },
+      finishReason: {
+        unified: hasCalls ? 'tool-calls' : 'stop',
+        raw: hasCalls ? 'scripted-tool-calls' : 'scripted-stop',
+      },
       usage: usageOf(step.usage ?? this.options.usage),
       response: { id: `scripted-response-${index}`, modelId: this.modelId, timestamp: new Date(0) },
       warnings: [],
@@ -103,7 +108,11 @@ export class ScriptedModel implements LanguageModelV3 {
     const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
     result.content.forEach((part, i) => {
       if (part.type === 'text') {
-        parts.push({ type: 'text-start', id: `t${i}` }, { type: 'text-delta', id: `t${i}`, delta: part.text }, { type: 'text-end', id: `t${i}` });
+        parts.push(
+          { type: 'text-start', id: `t${i}` },
+          { type: 'text-delta', id: `t${i}`, delta: part.text },
+          { type: 'text-end', id: `t${i}` },
+        );
       } else if (part.type === 'tool-call') {
         parts.push(part);
       }
@@ -140,7 +149,9 @@ export class ScriptedModel implements LanguageModelV3 {
 /** A scripted model: `scriptedModel([{ toolCalls: [{ name: 'orders__find_order', arguments }] }, { text: 'Done.' }])`. */
 export function scriptedModel(script: Script, options?: ScriptedModelOptions): ScriptedModel {
   if (typeof script !== 'function' && !Array.isArray(script)) {
-    throw new TypeError('scriptedModel(script) takes an array of steps ({ text?, toolCalls? }) or a function (call) => step.');
+    throw new TypeError(
+      'scriptedModel(script) takes an array of steps ({ text?, toolCalls? }) or a function (call) => step.',
+    );
   }
   return new ScriptedModel(script, options);
 }
@@ -160,5 +171,7 @@ function lastToolResult(prompt: LanguageModelV3Prompt): string | undefined {
   const part = last.content[last.content.length - 1];
   if (part?.type !== 'tool-result') return undefined;
   const output = part.output;
-  return output.type === 'text' || output.type === 'error-text' ? output.value : JSON.stringify('value' in output ? output.value : output);
+  return output.type === 'text' || output.type === 'error-text'
+    ? output.value
+    : JSON.stringify('value' in output ? output.value : output);
 }

@@ -1,6 +1,13 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, validate, validateSync, ValidationTypes, type ValidationError, type ValidatorOptions } from 'class-validator';
+import {
+  getMetadataStorage,
+  validate,
+  validateSync,
+  ValidationTypes,
+  type ValidationError,
+  type ValidatorOptions,
+} from 'class-validator';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { ConfigurationError, type FieldIssue } from '../errors.js';
 import { compiledSchema, schemaProblem } from './json-schema.js';
@@ -15,7 +22,8 @@ import { surelyValid } from './validity-shortcut.js';
  * Arguments are refused whole, with every failing field, before any tool code runs.
  */
 
-export type CheckResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] };
+export type CheckResult =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] };
 
 export interface ArgumentChecker {
   check(raw: unknown): CheckResult | Promise<CheckResult>;
@@ -49,7 +57,12 @@ export function argumentChecker(tool: ToolDefinition): ArgumentChecker {
   let checker = checkers.get(tool);
   if (checker === undefined) {
     const input = tool.input;
-    checker = input === undefined ? schemaChecker(tool.inputSchema) : isStandardSchema(input) ? standardChecker(input, tool.inputSchema) : dtoChecker(input);
+    checker =
+      input === undefined
+        ? schemaChecker(tool.inputSchema)
+        : isStandardSchema(input)
+          ? standardChecker(input, tool.inputSchema)
+          : dtoChecker(input);
     checkers.set(tool, checker);
   }
   return checker;
@@ -60,7 +73,13 @@ export function inspectArguments(raw: unknown): readonly FieldIssue[] {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return [{ path: '(arguments)', message: `must be a JSON object of named arguments; got ${describeValue(raw)}` }];
   }
-  if (Object.hasOwn(raw, CUT_KEY)) return [{ path: '(arguments)', message: `were too large, so only a note was kept (${String((raw as Record<string, unknown>)[CUT_KEY]).slice(0, 200)}); send less` }];
+  if (Object.hasOwn(raw, CUT_KEY))
+    return [
+      {
+        path: '(arguments)',
+        message: `were too large, so only a note was kept (${String((raw as Record<string, unknown>)[CUT_KEY]).slice(0, 200)}); send less`,
+      },
+    ];
   const walk: Walk = { values: 0, characters: 0, deep: false, trail: [], issues: undefined };
   if (!walkValue(walk, raw, 0)) {
     return [
@@ -127,10 +146,14 @@ function walkValue(walk: Walk, value: unknown, depth: number): boolean {
  * the journal's JSON writer, failing the turn at every recovery.
  */
 export function journaledArguments(value: unknown): unknown {
-  if (typeof value === 'string') return value.length > MAX_ARGUMENTS_TEXT ? cutNote(`${value.length} characters of JSON, over ${MAX_ARGUMENTS_TEXT}`) : value;
+  if (typeof value === 'string')
+    return value.length > MAX_ARGUMENTS_TEXT
+      ? cutNote(`${value.length} characters of JSON, over ${MAX_ARGUMENTS_TEXT}`)
+      : value;
   if (value === null || typeof value !== 'object') return value;
   const walk: Walk = { values: 0, characters: 0, deep: false, trail: [], issues: undefined };
-  if (!walkValue(walk, value, 0)) return cutNote(`more than ${ARGUMENT_LIMITS.values} values or ${ARGUMENT_LIMITS.characters} characters`);
+  if (!walkValue(walk, value, 0))
+    return cutNote(`more than ${ARGUMENT_LIMITS.values} values or ${ARGUMENT_LIMITS.characters} characters`);
   return walk.deep ? cutNote(`nested deeper than ${ARGUMENT_LIMITS.depth} levels`) : value;
 }
 
@@ -144,7 +167,10 @@ function cutNote(why: string): Record<string, string> {
 }
 
 function walkIssue(walk: Walk, message: string): void {
-  const path = walk.trail.reduce<string>((at, part) => (typeof part === 'number' ? `${at}[${part}]` : at === '' ? part : `${at}.${part}`), '');
+  const path = walk.trail.reduce<string>(
+    (at, part) => (typeof part === 'number' ? `${at}[${part}]` : at === '' ? part : `${at}.${part}`),
+    '',
+  );
   (walk.issues ??= []).push({ path, message });
 }
 
@@ -176,7 +202,9 @@ function dtoChecker(dto: DtoClass): ArgumentChecker {
     if (nested.length > 0) missingNested(instance, nested, '', issues, 0);
     if (issues.length > 0) return { ok: false, issues };
     validator ??= compiledSchema(schema);
-    return validator(raw) ? { ok: true, value: instance } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
+    return validator(raw)
+      ? { ok: true, value: instance }
+      : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
   };
   return {
     check(raw) {
@@ -218,7 +246,8 @@ function nestedRules(dto: Function): readonly NestedRule[] {
         const own = metadatas.filter((other) => other.propertyName === meta.propertyName).map((other) => other.type);
         return {
           property: meta.propertyName,
-          child: defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction() as Function | undefined,
+          child: defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction() as
+            Function | undefined,
           each: meta.each === true,
           required: !own.includes(ValidationTypes.IS_DEFINED) && !own.includes(ValidationTypes.CONDITIONAL_VALIDATION),
         };
@@ -228,20 +257,28 @@ function nestedRules(dto: Function): readonly NestedRule[] {
   return rules;
 }
 
-function missingNested(value: object, rules: readonly NestedRule[], path: string, out: FieldIssue[], depth: number): void {
+function missingNested(
+  value: object,
+  rules: readonly NestedRule[],
+  path: string,
+  out: FieldIssue[],
+  depth: number,
+): void {
   if (depth > ARGUMENT_LIMITS.depth) return;
   for (const rule of rules) {
     const child = (value as Record<string, unknown>)[rule.property];
     const at = path === '' ? rule.property : `${path}.${rule.property}`;
     if (child === undefined || child === null) {
-      if (rule.required && !out.some((issue) => issue.path === at)) out.push({ path: at, message: 'is required (it is missing)' });
+      if (rule.required && !out.some((issue) => issue.path === at))
+        out.push({ path: at, message: 'is required (it is missing)' });
       continue;
     }
     const childRules = rule.child === undefined ? [] : nestedRules(rule.child);
     if (childRules.length === 0) continue;
     if (rule.each && Array.isArray(child)) {
       child.forEach((item, i) => {
-        if (item !== null && typeof item === 'object') missingNested(item as object, childRules, `${at}[${i}]`, out, depth + 1);
+        if (item !== null && typeof item === 'object')
+          missingNested(item as object, childRules, `${at}[${i}]`, out, depth + 1);
       });
     } else if (typeof child === 'object') {
       missingNested(child, childRules, at, out, depth + 1);
@@ -254,7 +291,11 @@ function hasAsyncConstraint(dto: Function, seen: Set<Function>): boolean {
   seen.add(dto);
   const storage = getMetadataStorage();
   return storage.getTargetValidationMetadatas(dto, '', true, false).some((meta) => {
-    if (meta.constraintCls !== undefined && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.async)) return true;
+    if (
+      meta.constraintCls !== undefined &&
+      storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.async)
+    )
+      return true;
     if (meta.type !== ValidationTypes.NESTED_VALIDATION) return false;
     const nested = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction();
     return typeof nested === 'function' && hasAsyncConstraint(nested, seen);
@@ -263,9 +304,16 @@ function hasAsyncConstraint(dto: Function, seen: Set<Function>): boolean {
 
 function flatten(errors: readonly ValidationError[], parent: string, out: FieldIssue[] = []): FieldIssue[] {
   for (const error of errors) {
-    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent === '' ? error.property : `${parent}.${error.property}`;
+    const path = /^\d+$/.test(error.property)
+      ? `${parent}[${error.property}]`
+      : parent === ''
+        ? error.property
+        : `${parent}.${error.property}`;
     for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
-      out.push({ path, message: constraint === 'whitelistValidation' ? UNKNOWN_ARGUMENT : withValue(message, error.value) });
+      out.push({
+        path,
+        message: constraint === 'whitelistValidation' ? UNKNOWN_ARGUMENT : withValue(message, error.value),
+      });
     }
     if (error.children !== undefined && error.children.length > 0) flatten(error.children, path, out);
   }
@@ -332,7 +380,9 @@ function standardChecker(schema: StandardSchema, inputSchema: JsonSchema): Argum
   if (problem !== undefined) throw new ConfigurationError(problem);
   const validate = schema['~standard'].validate!;
   const finish = (raw: unknown, result: StandardResult<unknown>): CheckResult =>
-    result.issues ? { ok: false, issues: result.issues.map((issue) => standardIssue(raw, issue)) } : { ok: true, value: result.value };
+    result.issues
+      ? { ok: false, issues: result.issues.map((issue) => standardIssue(raw, issue)) }
+      : { ok: true, value: result.value };
   return {
     check(raw) {
       const issues = inspectArguments(raw);
@@ -348,14 +398,23 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /** A Standard Schema issue as a field issue, in the words DTO issues use: the path, the library's message and what was sent. */
-function standardIssue(raw: unknown, issue: { readonly message: string; readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined }): FieldIssue {
+function standardIssue(
+  raw: unknown,
+  issue: {
+    readonly message: string;
+    readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+  },
+): FieldIssue {
   const keys = (issue.path ?? []).map((part) => (typeof part === 'object' && part !== null ? part.key : part));
   let path = '';
   let value: unknown = raw;
   for (const key of keys) {
     const name = typeof key === 'symbol' ? key.toString() : String(key);
     path = typeof key === 'number' || /^\d+$/.test(name) ? `${path}[${name}]` : path === '' ? name : `${path}.${name}`;
-    value = value !== null && typeof value === 'object' && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+    value =
+      value !== null && typeof value === 'object' && Object.hasOwn(value, name)
+        ? (value as Record<string, unknown>)[name]
+        : undefined;
   }
   const message = String(issue.message).slice(0, 300);
   return path === '' ? { path: '(arguments)', message } : { path, message: withValue(message, value) };
@@ -368,8 +427,10 @@ function ajvIssue(error: ErrorObject): FieldIssue {
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
   const join = (child: string): string => (base === '' ? child : `${base}.${child}`);
-  if (error.keyword === 'required') return { path: join(String(error.params.missingProperty)), message: 'is required (it is missing)' };
-  if (error.keyword === 'additionalProperties') return { path: join(String(error.params.additionalProperty)), message: UNKNOWN_ARGUMENT };
+  if (error.keyword === 'required')
+    return { path: join(String(error.params.missingProperty)), message: 'is required (it is missing)' };
+  if (error.keyword === 'additionalProperties')
+    return { path: join(String(error.params.additionalProperty)), message: UNKNOWN_ARGUMENT };
   return { path: base === '' ? '(arguments)' : base, message: error.message ?? `fails the "${error.keyword}" rule` };
 }
 

@@ -5,7 +5,16 @@ import type { FieldIssue } from '../errors.js';
 import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult } from './arguments.js';
 import { checkAmount, type ToolContext } from './context.js';
 import { closestNames } from './names.js';
-import { errorAnswer, LabelledFailure, NO_LABELS, okAnswer, ParkRequest, ToolResult, type ToolAnswer, type ToolErrorCode } from './result.js';
+import {
+  errorAnswer,
+  LabelledFailure,
+  NO_LABELS,
+  okAnswer,
+  ParkRequest,
+  ToolResult,
+  type ToolAnswer,
+  type ToolErrorCode,
+} from './result.js';
 import type { ToolDefinition } from './tool.js';
 
 /** A model's request to call a tool. `arguments` may be an object or the JSON text of one. */
@@ -27,7 +36,11 @@ export async function callTool(
   ctx: Partial<ToolContext> = {},
 ): Promise<ToolAnswer> {
   const tool = tools.find((candidate) => candidate.name === call.name);
-  if (tool === undefined) return notFoundAnswer(call.name, tools.map((t) => t.name));
+  if (tool === undefined)
+    return notFoundAnswer(
+      call.name,
+      tools.map((t) => t.name),
+    );
   const checked = await checkArguments(tool, call.arguments);
   if (!checked.ok) return invalidArgumentsAnswer(tool.name, checked.issues);
   const run = ctx.run ?? newRunId();
@@ -58,20 +71,42 @@ export async function callTool(
  * again, so what is checked, journaled and run is the one value the model sent. Text longer than
  * `MAX_ARGUMENTS_TEXT` is refused unread.
  */
-export function parseArguments(raw: unknown): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] } {
+export function parseArguments(
+  raw: unknown,
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly FieldIssue[] } {
   if (raw === undefined || raw === null) return { ok: true, value: {} };
   if (typeof raw !== 'string') return { ok: true, value: raw };
   if (raw.length > MAX_ARGUMENTS_TEXT) {
-    return { ok: false, issues: [{ path: '(arguments)', message: `are too large (${raw.length} characters of JSON; the limit is ${MAX_ARGUMENTS_TEXT}); send less` }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          path: '(arguments)',
+          message: `are too large (${raw.length} characters of JSON; the limit is ${MAX_ARGUMENTS_TEXT}); send less`,
+        },
+      ],
+    };
   }
   let value: unknown;
   try {
     value = raw.trim() === '' ? {} : JSON.parse(raw);
   } catch {
-    return { ok: false, issues: [{ path: '(arguments)', message: 'are not valid JSON; send a JSON object of named arguments' }] };
+    return {
+      ok: false,
+      issues: [{ path: '(arguments)', message: 'are not valid JSON; send a JSON object of named arguments' }],
+    };
   }
   if (typeof value === 'string') {
-    return { ok: false, issues: [{ path: '(arguments)', message: 'are a JSON string, not a JSON object (encoded twice?); send the object itself, such as {"id": "ord_1"}, not a string of it' }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          path: '(arguments)',
+          message:
+            'are a JSON string, not a JSON object (encoded twice?); send the object itself, such as {"id": "ord_1"}, not a string of it',
+        },
+      ],
+    };
   }
   return { ok: true, value };
 }
@@ -96,11 +131,15 @@ function uncheckable(error: unknown): CheckResult {
 export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
   const own = tool.annotations.labels ?? NO_LABELS;
   if (value instanceof ParkRequest) {
-    return value.detail === undefined ? { status: 'parked', kind: value.kind, reason: value.reason, labels: own } : { status: 'parked', kind: value.kind, reason: value.reason, labels: own, detail: value.detail };
+    return value.detail === undefined
+      ? { status: 'parked', kind: value.kind, reason: value.reason, labels: own }
+      : { status: 'parked', kind: value.kind, reason: value.reason, labels: own, detail: value.detail };
   }
   if (value instanceof ToolResult) {
     const labels = mergeLabels(own, value.labels);
-    return value.content === undefined ? okAnswer(value.output, labels) : { status: 'ok', output: value.output, labels, content: value.content };
+    return value.content === undefined
+      ? okAnswer(value.output, labels)
+      : { status: 'ok', output: value.output, labels, content: value.content };
   }
   return okAnswer(value, own);
 }
@@ -129,7 +168,10 @@ export function invalidArgumentsAnswer(tool: string, issues: readonly FieldIssue
   // The first few only: arguments with thousands of bad values must not make an answer as large.
   const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `- ${issue.path.slice(0, 200)}: ${issue.message}`);
   if (issues.length > MAX_LISTED_ISSUES) listed.push(`- and ${issues.length - MAX_LISTED_ISSUES} more`);
-  return errorAnswer('invalid_arguments', `Invalid arguments for tool "${tool}"; the tool did not run. Fix these and call it again:\n${listed.join('\n')}`);
+  return errorAnswer(
+    'invalid_arguments',
+    `Invalid arguments for tool "${tool}"; the tool did not run. Fix these and call it again:\n${listed.join('\n')}`,
+  );
 }
 
 export function mergeLabels(a: readonly string[], b: readonly string[]): readonly string[] {

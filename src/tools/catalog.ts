@@ -51,7 +51,12 @@ export class ToolCatalog {
         continue;
       }
       seen.add(tool.name);
-      const entry: CatalogEntry = Object.freeze({ toolset, name: modelName(toolset, tool.name), ref: toolRef(toolset, tool.name), tool });
+      const entry: CatalogEntry = Object.freeze({
+        toolset,
+        name: modelName(toolset, tool.name),
+        ref: toolRef(toolset, tool.name),
+        tool,
+      });
       entries.push(entry);
       this.byName.set(entry.name, entry);
       this.byName.set(entry.ref, entry);
@@ -103,7 +108,8 @@ export class ToolCatalog {
     if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
       return `its name ${JSON.stringify(tool.name)} is not 1 to 55 letters, digits, "_" or "-"; rename it`;
     }
-    if (seen.has(tool.name)) return `toolset "${toolset}" already has a tool named "${tool.name}"; give one of them another name`;
+    if (seen.has(tool.name))
+      return `toolset "${toolset}" already has a tool named "${tool.name}"; give one of them another name`;
     const full = modelName(toolset, tool.name);
     if (full.length > MODEL_NAME_LIMIT) {
       return `the name a model sees, "${full}", is longer than ${MODEL_NAME_LIMIT} characters, which model APIs refuse; shorten the toolset or tool name`;

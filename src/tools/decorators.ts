@@ -35,7 +35,10 @@ export function ReadOnly(): MethodDecorator {
  * `{ remember: true }` stores each result under its key and answers a repeat from it, for APIs without keys.
  */
 export function Idempotent(options: { readonly remember?: boolean } = {}): MethodDecorator {
-  return annotationDecorator('@Idempotent', options.remember === true ? { idempotent: true, remember: true } : { idempotent: true });
+  return annotationDecorator(
+    '@Idempotent',
+    options.remember === true ? { idempotent: true, remember: true } : { idempotent: true },
+  );
 }
 
 /** What it changes cannot be undone. */
@@ -78,7 +81,9 @@ export function Describe(text: string): PropertyDecorator {
 
 function methodName(key: string | symbol, decorator: string): string {
   if (typeof key === 'symbol') {
-    throw new TypeError(`${decorator} cannot be used on the symbol-named member ${String(key)}: give it a string name.`);
+    throw new TypeError(
+      `${decorator} cannot be used on the symbol-named member ${String(key)}: give it a string name.`,
+    );
   }
   return key;
 }

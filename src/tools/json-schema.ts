@@ -45,7 +45,8 @@ export function schemaProblem(schema: object, what = 'input schema', patterns = 
   let problem = patterns ? patternProblem(schema, what, 0) : depthProblem(schema, what, 0);
   if (problem === undefined) {
     const ajv = toolsAjv();
-    if (ajv.validateSchema(schema) !== true) problem = `its ${what} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    if (ajv.validateSchema(schema) !== true)
+      problem = `its ${what} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
   }
   if (problems.size >= CACHE_SIZE) problems.delete(problems.keys().next().value!);
   problems.set(key, problem);
@@ -96,7 +97,8 @@ function patternProblem(node: unknown, what: string, depth: number): string | un
     if (key === 'patternProperties' && value !== null && typeof value === 'object') {
       for (const pattern of Object.keys(value as object)) {
         const why = unsafePatternReason(pattern);
-        if (why !== undefined) return `its ${what}'s patternProperties key ${JSON.stringify(pattern.slice(0, 80))} is refused: ${why}`;
+        if (why !== undefined)
+          return `its ${what}'s patternProperties key ${JSON.stringify(pattern.slice(0, 80))} is refused: ${why}`;
       }
     }
     const problem = patternProblem(value, what, depth + 1);

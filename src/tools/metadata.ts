@@ -44,7 +44,9 @@ export function mergeToolMethod(
   const current = getToolMethod(prototype, method) ?? { annotations: {} };
   const tool = patch.tool ?? current.tool;
   const annotations = Object.freeze({ ...current.annotations, ...patch.annotations });
-  const next: ToolMethodRecord = Object.freeze(tool === undefined ? { annotations } : { tool: Object.freeze({ ...tool }), annotations });
+  const next: ToolMethodRecord = Object.freeze(
+    tool === undefined ? { annotations } : { tool: Object.freeze({ ...tool }), annotations },
+  );
   Reflect.defineMetadata(TOOL_METHOD_KEY, next, prototype, method);
   const methods = (Reflect.getMetadata(TOOL_METHODS_KEY, prototype) as readonly string[] | undefined) ?? [];
   if (!methods.includes(method)) {

@@ -68,7 +68,8 @@ class PatternScan {
         this.stack.push({ repeats: false, unbounded: false, alternatives: false });
       } else if (c === ')') {
         this.at++;
-        const group = this.stack.length > 1 ? this.stack.pop()! : { repeats: false, unbounded: false, alternatives: false };
+        const group =
+          this.stack.length > 1 ? this.stack.pop()! : { repeats: false, unbounded: false, alternatives: false };
         const problem = this.afterAtom(group);
         if (problem !== undefined) return problem;
       } else if (c === '|') {
@@ -99,9 +100,12 @@ class PatternScan {
     this.at += repeat.length;
     if (repeat.max <= 1) return undefined;
     if (group !== undefined) {
-      if (repeat.max === Infinity && group.repeats) return 'it repeats a group that holds a repeat (such as (a+)+), which can take exponential time';
-      if (group.unbounded) return 'it repeats a group that holds an unbounded repeat (such as (.*a){20}), which can take exponential time';
-      if (repeat.max === Infinity && group.alternatives) return 'it repeats without bound a group with alternatives (such as (a|ab)*), which can take exponential time';
+      if (repeat.max === Infinity && group.repeats)
+        return 'it repeats a group that holds a repeat (such as (a+)+), which can take exponential time';
+      if (group.unbounded)
+        return 'it repeats a group that holds an unbounded repeat (such as (.*a){20}), which can take exponential time';
+      if (repeat.max === Infinity && group.alternatives)
+        return 'it repeats without bound a group with alternatives (such as (a|ab)*), which can take exponential time';
     }
     parent.repeats = true;
     if (repeat.max === Infinity) parent.unbounded = true;

@@ -11,7 +11,9 @@ export type ContentPart =
   | { readonly type: 'image' | 'audio'; readonly data: string; readonly mimeType: string }
   | {
       readonly type: 'resource';
-      readonly resource: { readonly uri: string; readonly mimeType?: string } & ({ readonly text: string } | { readonly blob: string });
+      readonly resource: { readonly uri: string; readonly mimeType?: string } & (
+        { readonly text: string } | { readonly blob: string }
+      );
     };
 
 /**
@@ -24,7 +26,10 @@ export class ToolResult<T = unknown> {
   readonly content: readonly ContentPart[] | undefined;
   readonly output: T;
 
-  constructor(output: T, options: { readonly labels?: readonly string[]; readonly content?: readonly ContentPart[] } = {}) {
+  constructor(
+    output: T,
+    options: { readonly labels?: readonly string[]; readonly content?: readonly ContentPart[] } = {},
+  ) {
     this.labels = Object.freeze([...(options.labels ?? [])]);
     this.content = options.content === undefined ? undefined : checkContent(options.content);
     this.output = output === undefined && this.content !== undefined ? (contentText(this.content) as T) : output;
@@ -33,7 +38,8 @@ export class ToolResult<T = unknown> {
 }
 
 function checkContent(parts: readonly ContentPart[]): readonly ContentPart[] {
-  if (!Array.isArray(parts as unknown)) throw new TypeError('ToolResult content is a list of MCP content parts, such as [{ type: "text", text: "…" }].');
+  if (!Array.isArray(parts as unknown))
+    throw new TypeError('ToolResult content is a list of MCP content parts, such as [{ type: "text", text: "…" }].');
   parts.forEach((part: ContentPart, i) => {
     const ok =
       part?.type === 'text'
@@ -42,7 +48,8 @@ function checkContent(parts: readonly ContentPart[]): readonly ContentPart[] {
           ? typeof part.data === 'string' && typeof part.mimeType === 'string'
           : part?.type === 'resource' &&
             typeof part.resource?.uri === 'string' &&
-            (typeof (part.resource as { text?: unknown }).text === 'string' || typeof (part.resource as { blob?: unknown }).blob === 'string');
+            (typeof (part.resource as { text?: unknown }).text === 'string' ||
+              typeof (part.resource as { blob?: unknown }).blob === 'string');
     if (!ok) {
       throw new TypeError(
         `ToolResult content[${i}] is not an MCP content part: give { type: 'text', text }, { type: 'image' | 'audio', data (base64), mimeType } or { type: 'resource', resource: { uri, text | blob } }.`,
@@ -57,7 +64,8 @@ export function contentText(parts: readonly ContentPart[]): string {
   return parts
     .map((part) => {
       if (part.type === 'text') return part.text;
-      if (part.type === 'resource') return 'text' in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
+      if (part.type === 'resource')
+        return 'text' in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
       return `[${part.type} ${part.mimeType}]`;
     })
     .join('\n');
@@ -80,7 +88,9 @@ export class ParkRequest {
 /** Makes the call wait for a person: `return park('Needs a manager for refunds over $500')`. */
 export function park(reason: string): ParkRequest {
   if (typeof reason !== 'string' || reason.trim() === '') {
-    throw new TypeError('park(reason) needs a reason a person can read, such as park("Refunds over $500 need a manager").');
+    throw new TypeError(
+      'park(reason) needs a reason a person can read, such as park("Refunds over $500 need a manager").',
+    );
   }
   return new ParkRequest(reason);
 }
@@ -167,7 +177,8 @@ export function errorAnswer(code: ToolErrorCode, message: string, labels: readon
 
 /** The text a model reads for an answer; it says so when a person changed the call's arguments. */
 export function answerText(answer: ToolAnswer): string {
-  if (answer.status !== 'parked' && answer.edited !== undefined) return `${editedNote(answer.edited)}\n${answerText({ ...answer, edited: undefined })}`;
+  if (answer.status !== 'parked' && answer.edited !== undefined)
+    return `${editedNote(answer.edited)}\n${answerText({ ...answer, edited: undefined })}`;
   switch (answer.status) {
     case 'ok':
       return typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output ?? null);

@@ -26,7 +26,11 @@ export interface RuntimeToolParts {
   /** Toolset names and who holds them (`class OrderTools`, `tools.workers`, an MCP hub), shared with start-up and MCP servers. */
   readonly toolsets: Map<string, string>;
   readonly events: {
-    emit(event: { type: 'tool.skipped'; toolset: string; tool: string; reason: string } | { type: 'tools.changed'; toolset: string; count: number }): void;
+    emit(
+      event:
+        | { type: 'tool.skipped'; toolset: string; tool: string; reason: string }
+        | { type: 'tools.changed'; toolset: string; count: number },
+    ): void;
   };
 }
 
@@ -39,23 +43,33 @@ const KEYS: readonly string[] = Object.freeze([...TOOL_OPTION_KEYS, 'toolset']);
  */
 export function registerTool(parts: RuntimeToolParts, definition: RuntimeToolOptions): void {
   if (definition === null || typeof definition !== 'object') {
-    throw new ConfigurationError('wardrik.tool takes a definition object: wardrik.tool({ name, description, input, run }).');
+    throw new ConfigurationError(
+      'wardrik.tool takes a definition object: wardrik.tool({ name, description, input, run }).',
+    );
   }
   const { toolset = DEFAULT_RUNTIME_TOOLSET, ...options } = definition;
   const tool = buildTool(options, KEYS, 'wardrik.tool');
   if (typeof toolset !== 'string' || !TOOLSET_NAME.test(toolset)) {
-    throw new ConfigurationError(`Tool "${tool.name}": toolset ${JSON.stringify(toolset)} is not ${TOOLSET_NAME_RULE}. Leave it out for "${DEFAULT_RUNTIME_TOOLSET}", or rename it.`);
+    throw new ConfigurationError(
+      `Tool "${tool.name}": toolset ${JSON.stringify(toolset)} is not ${TOOLSET_NAME_RULE}. Leave it out for "${DEFAULT_RUNTIME_TOOLSET}", or rename it.`,
+    );
   }
   // The owner name of `Wardrik.create({ tools })`: a toolset given there can be added to here.
   const owner = `tools.${toolset}`;
   const holder = parts.toolsets.get(toolset);
   if (holder !== undefined && holder !== owner) {
-    throw new ConfigurationError(`Tool "${tool.name}": toolset "${toolset}" is ${holder}'s, and wardrik.tool adds only to toolsets of functional tools. Pass another toolset, or leave it out for "${DEFAULT_RUNTIME_TOOLSET}".`);
+    throw new ConfigurationError(
+      `Tool "${tool.name}": toolset "${toolset}" is ${holder}'s, and wardrik.tool adds only to toolsets of functional tools. Pass another toolset, or leave it out for "${DEFAULT_RUNTIME_TOOLSET}".`,
+    );
   }
   parts.toolsets.set(toolset, owner);
-  const before = parts.catalog.entries().filter((entry) => entry.toolset === toolset).map((entry) => entry.tool);
+  const before = parts.catalog
+    .entries()
+    .filter((entry) => entry.toolset === toolset)
+    .map((entry) => entry.tool);
   const skipped = parts.catalog.set(toolset, [...before, tool]);
-  for (const skip of skipped) parts.events.emit({ type: 'tool.skipped', toolset: skip.toolset, tool: skip.tool, reason: skip.reason });
+  for (const skip of skipped)
+    parts.events.emit({ type: 'tool.skipped', toolset: skip.toolset, tool: skip.tool, reason: skip.reason });
   const count = before.length + 1 - skipped.length;
   if (count !== before.length) parts.events.emit({ type: 'tools.changed', toolset, count });
 }

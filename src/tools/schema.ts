@@ -56,7 +56,9 @@ class SchemaBuilder {
         // fractional seconds, so a model would avoid "2024-05-01T10:00:00Z", which the check accepts.
         [IS_DATE_STRING]: { type: 'string', format: 'date-time' },
         [ValidationTypes.NESTED_VALIDATION]: (meta) => {
-          const child = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction();
+          const child = defaultMetadataStorage
+            .findTypeMetadata(meta.target as Function, meta.propertyName)
+            ?.typeFunction();
           if (typeof child !== 'function') {
             throw new ConfigurationError(
               `DTO "${dto.name}", property "${meta.propertyName}": @ValidateNested needs the nested class. ` +
@@ -101,4 +103,3 @@ class SchemaBuilder {
     return out;
   }
 }
-

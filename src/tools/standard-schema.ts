@@ -42,10 +42,15 @@ export function standardJsonSchema(label: string, schema: StandardSchema): JsonS
     made = JSON.parse(JSON.stringify(inTarget(input)) ?? 'null');
   } catch (error) {
     if (error instanceof ConfigurationError) throw error;
-    throw new ConfigurationError(`${label}: ${vendor} could not make the JSON Schema of its input: ${(error as Error)?.message ?? String(error)}. Use only types JSON can carry in a tool's input (no dates, maps or functions).`, { cause: error });
+    throw new ConfigurationError(
+      `${label}: ${vendor} could not make the JSON Schema of its input: ${(error as Error)?.message ?? String(error)}. Use only types JSON can carry in a tool's input (no dates, maps or functions).`,
+      { cause: error },
+    );
   }
   if (made === null || typeof made !== 'object' || Array.isArray(made)) {
-    throw new ConfigurationError(`${label}: ${vendor} gave its input's JSON Schema as ${Array.isArray(made) ? 'an array' : typeof made}, not an object.`);
+    throw new ConfigurationError(
+      `${label}: ${vendor} gave its input's JSON Schema as ${Array.isArray(made) ? 'an array' : typeof made}, not an object.`,
+    );
   }
   const { $schema: _draft, ...rest } = made as Record<string, unknown>;
   return deepFreeze(rest as JsonSchema);

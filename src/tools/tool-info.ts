@@ -19,6 +19,8 @@ export function toolInfo({ name, tool }: CatalogEntry): ToolInfo {
     ...(tool.title === undefined ? {} : { title: tool.title }),
     description: tool.description,
     inputSchema: tool.inputSchema,
-    annotations: Object.fromEntries(Object.entries(tool.annotations).filter(([, value]) => typeof value !== 'function')) as Annotations,
+    annotations: Object.fromEntries(
+      Object.entries(tool.annotations).filter(([, value]) => typeof value !== 'function'),
+    ) as Annotations,
   };
 }

@@ -34,7 +34,12 @@ export interface StandardSchema<Output = unknown> {
 /** What a Standard Schema's `validate` answers: the checked value, or the issues. */
 export type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: readonly { readonly message: string; readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined }[] };
+  | {
+      readonly issues: readonly {
+        readonly message: string;
+        readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+      }[];
+    };
 
 /**
  * Facts about a tool that any code can read with `annotation(tool, key, fallback)`. The first four are

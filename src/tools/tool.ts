@@ -54,7 +54,16 @@ export interface ToolOptions<Args = any> {
 }
 
 /** The keys `defineTool` takes; any other is refused, so a typo (`readonly`) is not silently ignored. */
-export const TOOL_OPTION_KEYS: readonly string[] = Object.freeze(['name', 'description', 'title', 'input', 'readOnly', 'idempotent', 'annotations', 'run']);
+export const TOOL_OPTION_KEYS: readonly string[] = Object.freeze([
+  'name',
+  'description',
+  'title',
+  'input',
+  'readOnly',
+  'idempotent',
+  'annotations',
+  'run',
+]);
 
 const NO_ARGUMENTS: JsonSchema = deepFreeze({ type: 'object', properties: {}, additionalProperties: false });
 
@@ -68,7 +77,11 @@ export function defineTool<Args = any>(options: ToolOptions<Args>): ToolDefiniti
 }
 
 /** @internal `defineTool` for a caller that takes more keys (`wardrik.tool` takes `toolset`) and has stripped them. */
-export function buildTool<Args>(options: ToolOptions<Args>, keys: readonly string[], caller: string): ToolDefinition<Args> {
+export function buildTool<Args>(
+  options: ToolOptions<Args>,
+  keys: readonly string[],
+  caller: string,
+): ToolDefinition<Args> {
   if (options === null || typeof options !== 'object') {
     throw new ConfigurationError(`${caller} takes an options object: ${caller}({ name, description, run }).`);
   }
@@ -122,8 +135,14 @@ function checkKeys(label: string, options: object, keys: readonly string[], call
   for (const key of Object.keys(options)) {
     if (keys.includes(key)) continue;
     const [nearest] = closestNames(key, keys, 1);
-    const hint = nearest !== undefined && editDistance(key.toLowerCase(), nearest.toLowerCase()) <= Math.max(2, Math.floor(key.length / 3)) ? ` Did you mean "${nearest}"?` : '';
-    throw new ConfigurationError(`${label}: ${caller} does not take the key "${key.slice(0, 60)}".${hint} It takes ${keys.join(', ')}.`);
+    const hint =
+      nearest !== undefined &&
+      editDistance(key.toLowerCase(), nearest.toLowerCase()) <= Math.max(2, Math.floor(key.length / 3))
+        ? ` Did you mean "${nearest}"?`
+        : '';
+    throw new ConfigurationError(
+      `${label}: ${caller} does not take the key "${key.slice(0, 60)}".${hint} It takes ${keys.join(', ')}.`,
+    );
   }
 }
 
@@ -133,9 +152,12 @@ function withHints(label: string, options: Pick<ToolOptions, 'readOnly' | 'idemp
   for (const hint of ['readOnly', 'idempotent'] as const) {
     const value = options[hint];
     if (value === undefined) continue;
-    if (typeof value !== 'boolean') throw new ConfigurationError(`${label}: ${hint} is true or false; got ${typeof value}.`);
+    if (typeof value !== 'boolean')
+      throw new ConfigurationError(`${label}: ${hint} is true or false; got ${typeof value}.`);
     if (annotations[hint] !== undefined && annotations[hint] !== value) {
-      throw new ConfigurationError(`${label}: ${hint} is ${String(value)} but annotations.${hint} is ${JSON.stringify(annotations[hint])}; give it once.`);
+      throw new ConfigurationError(
+        `${label}: ${hint} is ${String(value)} but annotations.${hint} is ${JSON.stringify(annotations[hint])}; give it once.`,
+      );
     }
     annotations[hint] = value;
   }
@@ -171,7 +193,9 @@ const privateData = new WeakMap<ToolDefinition, ReadonlyMap<PrivateKey, unknown>
 
 function checkKey(key: PrivateKey): void {
   if (typeof key !== 'symbol' && typeof key !== 'function') {
-    throw new TypeError('Private data is keyed by your own symbol or class, such as Symbol("my-package"), so packages never clash.');
+    throw new TypeError(
+      'Private data is keyed by your own symbol or class, such as Symbol("my-package"), so packages never clash.',
+    );
   }
 }
 
@@ -208,13 +232,19 @@ function copyPrivate(from: ToolDefinition, to: ToolDefinition): void {
 function checkAnnotations(label: string, annotations: Annotations): void {
   const { timeout, resources, labels, maxCostUsd } = annotations;
   if (maxCostUsd !== undefined && !meetsRule(maxCostUsd, { min: 0 })) {
-    throw new ConfigurationError(`${label}: the most a call may cost is a number of US dollars of at least 0 (@Cost({ maxUsd: 0.1 })); got ${String(maxCostUsd)}.`);
+    throw new ConfigurationError(
+      `${label}: the most a call may cost is a number of US dollars of at least 0 (@Cost({ maxUsd: 0.1 })); got ${String(maxCostUsd)}.`,
+    );
   }
   if (timeout !== undefined && !meetsRule(timeout, CALL_TIMEOUT_RULE)) {
-    throw new ConfigurationError(`${label}: the timeout is ${describeRule(CALL_TIMEOUT_RULE)} (@Timeout(5000)); got ${String(timeout)}.`);
+    throw new ConfigurationError(
+      `${label}: the timeout is ${describeRule(CALL_TIMEOUT_RULE)} (@Timeout(5000)); got ${String(timeout)}.`,
+    );
   }
   if (resources !== undefined && typeof resources !== 'function') {
-    throw new ConfigurationError(`${label}: resources is a function of the arguments, such as @Resources(args => [args.path]).`);
+    throw new ConfigurationError(
+      `${label}: resources is a function of the arguments, such as @Resources(args => [args.path]).`,
+    );
   }
   if (labels !== undefined && !(Array.isArray(labels) && labels.every((l) => typeof l === 'string' && l !== ''))) {
     throw new ConfigurationError(`${label}: labels are non-empty strings, such as @Labels('outside').`);

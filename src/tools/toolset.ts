@@ -29,7 +29,9 @@ export function readToolset(target: Function, instance: object | undefined): Too
     const fn = (prototype as Record<string, unknown>)[method];
     if (typeof fn !== 'function') throw new ConfigurationError(`${where}: the decorated member is not a method.`);
     if (record.tool === undefined) {
-      throw new ConfigurationError(`${where} has tool decorators but no @Tool({ description }). Add @Tool, or remove the others.`);
+      throw new ConfigurationError(
+        `${where} has tool decorators but no @Tool({ description }). Add @Tool, or remove the others.`,
+      );
     }
     const input = record.tool.input ?? argumentType(where, prototype, method, fn);
     try {
@@ -41,13 +43,16 @@ export function readToolset(target: Function, instance: object | undefined): Too
         annotations: record.annotations,
         run: (args, ctx) => {
           if (instance === undefined) {
-            throw new ConfigurationError(`${where}: the toolset was only described, not built, so it cannot run. Give the class to Wardrik.create({ toolsets }).`);
+            throw new ConfigurationError(
+              `${where}: the toolset was only described, not built, so it cannot run. Give the class to Wardrik.create({ toolsets }).`,
+            );
           }
           return (fn as (a: unknown, c: unknown) => unknown).call(instance, args, ctx);
         },
       });
     } catch (error) {
-      if (error instanceof ConfigurationError) throw new ConfigurationError(error.message.replace(/^(Tool "[^"]*"|A tool)/, where), { cause: error });
+      if (error instanceof ConfigurationError)
+        throw new ConfigurationError(error.message.replace(/^(Tool "[^"]*"|A tool)/, where), { cause: error });
       throw error;
     }
   });
@@ -65,12 +70,19 @@ export function describeToolset(target: Function): { readonly name: string; read
 const NOT_A_DTO = new Set<unknown>([Object, String, Number, Boolean, Array, Symbol, BigInt, Function, Promise, Date]);
 
 /** The DTO from the first parameter's declared type; `undefined` for a method that takes no arguments. */
-function argumentType(where: string, prototype: object, method: string, fn: Function): DtoClass | JsonSchema | undefined {
+function argumentType(
+  where: string,
+  prototype: object,
+  method: string,
+  fn: Function,
+): DtoClass | JsonSchema | undefined {
   const types = getParameterTypes(prototype, method);
   const fix = `Pass @Tool({ input: ${pascal(method)}Args }) with a class-validator DTO, or compile with emitDecoratorMetadata (tsc; esbuild, tsx and swc emit none).`;
   if (types === undefined) {
     if (fn.length === 0) return undefined;
-    throw new ConfigurationError(`${where}: cannot tell the argument type, because the build emitted no decorator metadata. ${fix}`);
+    throw new ConfigurationError(
+      `${where}: cannot tell the argument type, because the build emitted no decorator metadata. ${fix}`,
+    );
   }
   if (types.length === 0) return undefined;
   const first = types[0];

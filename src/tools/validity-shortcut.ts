@@ -57,7 +57,8 @@ function objectPasses(object: object, depth: number): boolean {
     const value = (object as Record<string, unknown>)[property.name];
     // class-validator calls every condition (`@ValidateIf`, `@IsOptional`) before it reads any.
     let validate = true;
-    for (const condition of property.conditions) if (!(condition.constraints[0] as (o: object, v: unknown) => unknown)(object, value)) validate = false;
+    for (const condition of property.conditions)
+      if (!(condition.constraints[0] as (o: object, v: unknown) => unknown)(object, value)) validate = false;
     if (!validate) continue;
     if (!rulesPass(object, value, property.defined) || !rulesPass(object, value, property.custom)) return false;
     if (property.nested && !nestedPasses(value, depth)) return false;
@@ -69,7 +70,13 @@ function rulesPass(object: object, value: unknown, rules: readonly Rule[]): bool
   for (const { meta, constraints } of rules) {
     if (meta.validateIf !== undefined && !meta.validateIf(object, value)) continue;
     for (const constraint of constraints) {
-      const args = { targetName: object.constructor?.name, property: meta.propertyName, object, value, constraints: meta.constraints };
+      const args = {
+        targetName: object.constructor?.name,
+        property: meta.propertyName,
+        object,
+        value,
+        constraints: meta.constraints,
+      };
       if (!meta.each || !(Array.isArray(value) || value instanceof Set || value instanceof Map)) {
         if (!holds(constraint.instance.validate(value, args))) return false;
       } else {
@@ -83,7 +90,9 @@ function rulesPass(object: object, value: unknown, rules: readonly Rule[]): bool
 
 /** A constraint's result that surely passes: truthy, and not a promise (which `validateSync` leaves unread). */
 function holds(result: unknown): boolean {
-  return result !== null && typeof result === 'object' ? typeof (result as PromiseLike<unknown>).then !== 'function' : Boolean(result);
+  return result !== null && typeof result === 'object'
+    ? typeof (result as PromiseLike<unknown>).then !== 'function'
+    : Boolean(result);
 }
 
 /** `@ValidateNested`: nothing, an object that passes its own class's rules, or an array of such (nested arrays too). */

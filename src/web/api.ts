@@ -61,14 +61,23 @@ export class InboxApi {
   /** A run's timeline, as `wardrik show --json` gives it. */
   async run(run: string): Promise<object> {
     const found = await guard(() => readRun(this.store, run));
-    if (found === undefined) throw new WebError(404, 'not_found', `No run "${run}": it has no turn and no calls in this store. Check the id; the items' "run" fields name theirs.`);
+    if (found === undefined)
+      throw new WebError(
+        404,
+        'not_found',
+        `No run "${run}": it has no turn and no calls in this store. Check the id; the items' "run" fields name theirs.`,
+      );
     return found;
   }
 
   async approve(id: string, by: string, body: Record<string, unknown>): Promise<WebAnswer> {
     const digest = body.digest;
     if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) {
-      throw new WebError(400, 'usage', `Approve with the digest of the arguments you reviewed: {"digest":"<64 hex digits>"}, the item's "digest" field (GET api/items/${id}).`);
+      throw new WebError(
+        400,
+        'usage',
+        `Approve with the digest of the arguments you reviewed: {"digest":"<64 hex digits>"}, the item's "digest" field (GET api/items/${id}).`,
+      );
     }
     const item = await this.pending(id, 'approve');
     if (item.kind !== 'approval' && item.kind !== 'tool_change') {
@@ -76,26 +85,50 @@ export class InboxApi {
         400,
         'usage',
         `Inbox item "${id}" is ${item.kind === 'park' ? "a tool's own park" : 'a call left in doubt by a crash'}, not an approval, so it cannot be approved. ` +
-          (item.kind === 'park' ? 'Answer it with a value ({"value":…} to …/answer)' : 'Say whether it happened ({"value":{"happened":false}} to …/answer runs it now, once)') +
+          (item.kind === 'park'
+            ? 'Answer it with a value ({"value":…} to …/answer)'
+            : 'Say whether it happened ({"value":{"happened":false}} to …/answer runs it now, once)') +
           ', or deny it with a reason.',
       );
     }
-    return this.report(item, 'approved', by, () => this.inbox.approve(id, { by, digest, ...approvalChanges(id, body) }));
+    return this.report(item, 'approved', by, () =>
+      this.inbox.approve(id, { by, digest, ...approvalChanges(id, body) }),
+    );
   }
 
   async deny(id: string, by: string, body: Record<string, unknown>): Promise<WebAnswer> {
     const reason = body.reason;
-    if (typeof reason !== 'string' || reason.trim() === '') throw new WebError(400, 'usage', 'Deny needs a reason: {"reason":"…"}. The model reads it to decide what to do next.');
-    if (reason.length > 4_000) throw new WebError(400, 'usage', `The reason is ${reason.length} characters; keep it under 4 000, the model reads all of it.`);
+    if (typeof reason !== 'string' || reason.trim() === '')
+      throw new WebError(
+        400,
+        'usage',
+        'Deny needs a reason: {"reason":"…"}. The model reads it to decide what to do next.',
+      );
+    if (reason.length > 4_000)
+      throw new WebError(
+        400,
+        'usage',
+        `The reason is ${reason.length} characters; keep it under 4 000, the model reads all of it.`,
+      );
     const item = await this.pending(id, 'deny');
     return this.report(item, 'denied', by, () => this.inbox.deny(id, { reason, by }));
   }
 
   async answer(id: string, by: string, body: Record<string, unknown>): Promise<WebAnswer> {
-    if (!('value' in body)) throw new WebError(400, 'usage', 'Answer with {"value": …}: for a tool\'s own park, the value the call returns; for a call in doubt, {"happened":true,"result":…} or {"happened":false}.');
+    if (!('value' in body))
+      throw new WebError(
+        400,
+        'usage',
+        'Answer with {"value": …}: for a tool\'s own park, the value the call returns; for a call in doubt, {"happened":true,"result":…} or {"happened":false}.',
+      );
     const value = body.value;
     const item = await this.pending(id, 'answer');
-    if (item.kind === 'approval') throw new WebError(400, 'usage', `Inbox item "${id}" asks for approval, not for a value: approve it with its digest, or deny it with a reason.`);
+    if (item.kind === 'approval')
+      throw new WebError(
+        400,
+        'usage',
+        `Inbox item "${id}" asks for approval, not for a value: approve it with its digest, or deny it with a reason.`,
+      );
     const happened = (value as { happened?: unknown } | null)?.happened;
     if (item.kind === 'in_doubt' && typeof happened !== 'boolean') {
       throw new WebError(
@@ -104,7 +137,9 @@ export class InboxApi {
         `Inbox item "${id}" is a call a crash left in doubt; say whether it happened: {"value":{"happened":true,"result":…}} records the result without running it, {"value":{"happened":false}} runs it now, once.`,
       );
     }
-    return this.report(item, item.kind === 'in_doubt' && happened === false ? 'approved' : 'answered', by, () => this.inbox.answer(id, value, { by }));
+    return this.report(item, item.kind === 'in_doubt' && happened === false ? 'approved' : 'answered', by, () =>
+      this.inbox.answer(id, value, { by }),
+    );
   }
 
   /** The item if it is there and pending; 404 or 409 (saying who answered it, and when) if not. */
@@ -115,7 +150,12 @@ export class InboxApi {
     return item;
   }
 
-  private async report(item: InboxRecord, status: WebAnswer['status'], by: string, act: () => Promise<ToolAnswer>): Promise<WebAnswer> {
+  private async report(
+    item: InboxRecord,
+    status: WebAnswer['status'],
+    by: string,
+    act: () => Promise<ToolAnswer>,
+  ): Promise<WebAnswer> {
     let answer: ToolAnswer;
     try {
       answer = await guard(act);
@@ -136,7 +176,11 @@ export class InboxApi {
 export class AnsweredError extends WebError {
   constructor(readonly item: InboxRecord) {
     const when = item.answeredAt === undefined ? '' : ` at ${new Date(item.answeredAt).toISOString()}`;
-    super(409, 'conflict', `Inbox item "${item.id}" was already ${item.status}${item.by === undefined ? '' : ` by ${item.by}`}${when}; nothing was done. Each item is answered once.`);
+    super(
+      409,
+      'conflict',
+      `Inbox item "${item.id}" was already ${item.status}${item.by === undefined ? '' : ` by ${item.by}`}${when}; nothing was done. Each item is answered once.`,
+    );
   }
 }
 
@@ -145,18 +189,41 @@ function answeredAlready(item: InboxRecord): AnsweredError {
 }
 
 function notFound(id: string, verb?: string): WebError {
-  return new WebError(404, 'not_found', `No inbox item "${id}"${verb === undefined ? '' : ` to ${verb}`} in this store; check the id (GET api/items lists the pending ones).`);
+  return new WebError(
+    404,
+    'not_found',
+    `No inbox item "${id}"${verb === undefined ? '' : ` to ${verb}`} in this store; check the id (GET api/items lists the pending ones).`,
+  );
 }
 
 /** What an approval's body may add: `arguments` to run instead, `scope: "run"` with `allowIf` fields. */
-function approvalChanges(id: string, body: Record<string, unknown>): Pick<ApproveOptions, 'arguments' | 'scope' | 'allowIf'> {
+function approvalChanges(
+  id: string,
+  body: Record<string, unknown>,
+): Pick<ApproveOptions, 'arguments' | 'scope' | 'allowIf'> {
   const { arguments: edited, scope, allowIf } = body;
   if (edited !== undefined && (edited === null || typeof edited !== 'object' || Array.isArray(edited))) {
-    throw new WebError(400, 'usage', `"arguments" must be a JSON object of the tool's named arguments, the item's "arguments" changed (GET api/items/${id}).`);
+    throw new WebError(
+      400,
+      'usage',
+      `"arguments" must be a JSON object of the tool's named arguments, the item's "arguments" changed (GET api/items/${id}).`,
+    );
   }
-  if (scope !== undefined && scope !== 'call' && scope !== 'run') throw new WebError(400, 'usage', '"scope" is "call" (the default) or "run": later calls of this tool in the same run go too.');
-  if (allowIf !== undefined && (!Array.isArray(allowIf) || !allowIf.every((field) => typeof field === 'string') || allowIf.length > 100)) {
-    throw new WebError(400, 'usage', '"allowIf" is a list of argument field names, such as ["orderId"], with "scope":"run".');
+  if (scope !== undefined && scope !== 'call' && scope !== 'run')
+    throw new WebError(
+      400,
+      'usage',
+      '"scope" is "call" (the default) or "run": later calls of this tool in the same run go too.',
+    );
+  if (
+    allowIf !== undefined &&
+    (!Array.isArray(allowIf) || !allowIf.every((field) => typeof field === 'string') || allowIf.length > 100)
+  ) {
+    throw new WebError(
+      400,
+      'usage',
+      '"allowIf" is a list of argument field names, such as ["orderId"], with "scope":"run".',
+    );
   }
   return {
     ...(edited === undefined ? {} : { arguments: edited }),
@@ -175,7 +242,8 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof InvalidArgumentsError) throw new WebError(400, 'invalid_arguments', error.message);
     if (error instanceof InvalidAnswerError) throw new WebError(400, 'usage', error.message);
     if (error instanceof ConflictError) throw new WebError(409, 'conflict', error.message);
-    if (error instanceof StoreError) throw new WebError(503, 'store', `The store failed: ${error.message} Try again in a moment.`);
+    if (error instanceof StoreError)
+      throw new WebError(503, 'store', `The store failed: ${error.message} Try again in a moment.`);
     throw error;
   }
 }

@@ -65,8 +65,19 @@ export class WebAuth {
     if (name === undefined || name === null) return undefined;
     const printable = typeof name === 'string' ? printableLine(name).trim() : '';
     if (printable === '' || printable.length > MAX_APP_NAME || isWardrikName(printable)) {
-      const what = typeof name !== 'string' ? `a ${typeof name}` : printable === '' ? 'no printable character' : printable.length > MAX_APP_NAME ? `a name of ${printable.length} characters` : 'a name like those Wardrik records for itself';
-      throw new WebError(500, 'configuration', `inboxWeb: authenticate returned ${what}; return a name of 1 to ${MAX_APP_NAME} printable characters, or nothing (and none starting with "wardrik", the name Wardrik records for itself).`);
+      const what =
+        typeof name !== 'string'
+          ? `a ${typeof name}`
+          : printable === ''
+            ? 'no printable character'
+            : printable.length > MAX_APP_NAME
+              ? `a name of ${printable.length} characters`
+              : 'a name like those Wardrik records for itself';
+      throw new WebError(
+        500,
+        'configuration',
+        `inboxWeb: authenticate returned ${what}; return a name of 1 to ${MAX_APP_NAME} printable characters, or nothing (and none starting with "wardrik", the name Wardrik records for itself).`,
+      );
     }
     // The name is recorded as `by` and printed by `wardrik inbox`: one line, as a sign-in name is.
     return { name: printable, key: `person:${printable}`, bearer: false };
@@ -77,19 +88,40 @@ export class WebAuth {
    * late when its address guessed wrong many times), and a typed name that looks like Wardrik's own (400).
    */
   async signIn(request: IncomingMessage, form: URLSearchParams, cookiePath: string): Promise<string> {
-    if (!this.signsIn) throw new WebError(404, 'not_found', 'Sign-in with a token is off here: this inbox uses the app\'s own login.');
+    if (!this.signsIn)
+      throw new WebError(404, 'not_found', "Sign-in with a token is off here: this inbox uses the app's own login.");
     const holder = await this.holder(request, form.get('token') ?? '');
     if (holder === undefined) {
-      throw new WebError(401, 'unauthenticated', this.settings.people === undefined ? 'That token is not this inbox\'s. Use the token `wardrik web` printed at start, or the one in WARDRIK_WEB_TOKEN.' : 'That token is no one\'s here. Use the token you were given for this inbox.');
+      throw new WebError(
+        401,
+        'unauthenticated',
+        this.settings.people === undefined
+          ? "That token is not this inbox's. Use the token `wardrik web` printed at start, or the one in WARDRIK_WEB_TOKEN."
+          : "That token is no one's here. Use the token you were given for this inbox.",
+      );
     }
     // A shared token's holder types the name recorded as `by` and shown in the CLI and the page: one line of printable text.
-    const name = holder.named ? holder.name : printableLine(form.get('name') ?? '').trim().slice(0, 80) || TOKEN_HOLDER;
-    if (isWardrikName(name)) throw new WebError(400, 'usage', `"${name.slice(0, 80)}" looks like a name Wardrik records for itself, so nobody may answer under it; give your own name.`);
+    const name = holder.named
+      ? holder.name
+      : printableLine(form.get('name') ?? '')
+          .trim()
+          .slice(0, 80) || TOKEN_HOLDER;
+    if (isWardrikName(name))
+      throw new WebError(
+        400,
+        'usage',
+        `"${name.slice(0, 80)}" looks like a name Wardrik records for itself, so nobody may answer under it; give your own name.`,
+      );
     const now = this.clock.now();
     this.sweep(now);
     const id = randomBytes(24).toString('base64url');
     this.sessions.set(id, { name, expiresAt: now + this.settings.sessionMs });
-    return sessionCookie(id, cookiePath, Math.floor(this.settings.sessionMs / 1000), secure(request, this.settings.publicUrl));
+    return sessionCookie(
+      id,
+      cookiePath,
+      Math.floor(this.settings.sessionMs / 1000),
+      secure(request, this.settings.publicUrl),
+    );
   }
 
   /** Whether people sign in with a token here (shared or their own), rather than only through the app's login. */
@@ -108,7 +140,8 @@ export class WebAuth {
       // Looked up by hash: the time a lookup takes tells nothing of a token, only of its SHA-256.
       const name = people.get(createHash('sha256').update(given).digest('hex'));
       if (name !== undefined) return { name, named: true };
-    } else if (given !== '' && token !== undefined && sameSecret(given, token)) return { name: TOKEN_HOLDER, named: false };
+    } else if (given !== '' && token !== undefined && sameSecret(given, token))
+      return { name: TOKEN_HOLDER, named: false };
     await this.guesses.wrong(clientAddress(request, this.settings.http.trustProxy), request.socket);
     return undefined;
   }
@@ -131,7 +164,11 @@ export class WebAuth {
     if (person.bearer) return;
     const sent = request.headers[CSRF_HEADER];
     if (typeof sent !== 'string' || !sameSecret(sent, this.csrfToken(person))) {
-      throw new WebError(403, 'csrf', `The request has no valid CSRF token (header ${CSRF_HEADER}); reload the page and try again. Scripts read it from GET api/session.`);
+      throw new WebError(
+        403,
+        'csrf',
+        `The request has no valid CSRF token (header ${CSRF_HEADER}); reload the page and try again. Scripts read it from GET api/session.`,
+      );
     }
   }
 
@@ -151,7 +188,11 @@ export class WebAuth {
     // A listed origin (a proxy's public one) passes even when the browser calls it cross-site.
     const listed = origin !== undefined && this.settings.origins.includes(origin);
     if ((site !== undefined && site !== 'same-origin' && site !== 'none' && !listed) || !allowed()) {
-      throw new WebError(403, 'cross_site', `This request came from another site (${origin ?? String(site)}); answers are taken only from the inbox page itself. Behind a proxy, give its public address as publicUrl (wardrik web --public-url), or list it in inboxWeb({ origins }).`);
+      throw new WebError(
+        403,
+        'cross_site',
+        `This request came from another site (${origin ?? String(site)}); answers are taken only from the inbox page itself. Behind a proxy, give its public address as publicUrl (wardrik web --public-url), or list it in inboxWeb({ origins }).`,
+      );
     }
   }
 

@@ -38,16 +38,32 @@ export class WebError extends Error {
   }
 }
 
-export function send(response: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string | string[]> = {}): void {
+export function send(
+  response: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  headers: Record<string, string | string[]> = {},
+): void {
   if (response.headersSent) {
     response.end();
     return;
   }
-  response.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers });
+  response.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   response.end(body);
 }
 
-export function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string | string[]> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string | string[]> = {},
+): void {
   send(response, status, 'application/json; charset=utf-8', JSON.stringify(value), headers);
 }
 
@@ -55,7 +71,12 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
 export function sendError(response: ServerResponse, error: WebError): void {
   // Refused unread: the connection is closed after the answer rather than read on to the body's end.
   if (error.closes && response.socket !== null) lingerAfterAnswer(response.socket);
-  sendJson(response, error.status, { error: { code: error.code, message: error.message } }, error.closes ? { connection: 'close' } : {});
+  sendJson(
+    response,
+    error.status,
+    { error: { code: error.code, message: error.message } },
+    error.closes ? { connection: 'close' } : {},
+  );
 }
 
 /**
@@ -63,14 +84,28 @@ export function sendError(response: ServerResponse, error: WebError): void {
  * else as soon as it passes) and a body that does not arrive (408). With `budget` (a request nobody
  * vouches for yet), its bytes are counted against it while held, and a body that does not fit is refused (503).
  */
-export function readText(request: IncomingMessage, options: { readonly maxBytes?: number; readonly budget?: BodyBudget; readonly timeoutMs?: number } = {}): Promise<string> {
+export function readText(
+  request: IncomingMessage,
+  options: { readonly maxBytes?: number; readonly budget?: BodyBudget; readonly timeoutMs?: number } = {},
+): Promise<string> {
   const { maxBytes = MAX_BODY_BYTES, budget, timeoutMs = 10_000 } = options;
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > maxBytes) return Promise.reject(tooLarge(maxBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(() => fail(new WebError(408, 'timeout', `The request body did not arrive within ${timeoutMs / 1000} s; send it again.`, true)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        fail(
+          new WebError(
+            408,
+            'timeout',
+            `The request body did not arrive within ${timeoutMs / 1000} s; send it again.`,
+            true,
+          ),
+        ),
+      timeoutMs,
+    );
     const done = (): void => {
       clearTimeout(timer);
       budget?.giveBack(size);
@@ -102,24 +137,35 @@ export async function readJson(request: IncomingMessage): Promise<Record<string,
   const type = String(request.headers['content-type'] ?? '');
   // Only JSON: a form post from another site (which needs no preflight) is refused before anything else.
   if (!/^application\/json\b/i.test(type)) {
-    throw new WebError(415, 'usage', `Send the body as JSON with "content-type: application/json"; got ${JSON.stringify(type || 'none')}.`);
+    throw new WebError(
+      415,
+      'usage',
+      `Send the body as JSON with "content-type: application/json"; got ${JSON.stringify(type || 'none')}.`,
+    );
   }
   const text = await readText(request);
   let value: unknown;
   try {
     value = text === '' ? {} : JSON.parse(text);
   } catch (error) {
-    throw new WebError(400, 'usage', `The body is not JSON (${(error as Error).message}); send an object such as {"reason":"…"}.`);
+    throw new WebError(
+      400,
+      'usage',
+      `The body is not JSON (${(error as Error).message}); send an object such as {"reason":"…"}.`,
+    );
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new WebError(400, 'usage', 'The body must be a JSON object, such as {"reason":"…"}.');
-  if (depth(value) > MAX_DEPTH) throw new WebError(400, 'usage', `The body is nested more than ${MAX_DEPTH} levels deep; send a flatter value.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new WebError(400, 'usage', 'The body must be a JSON object, such as {"reason":"…"}.');
+  if (depth(value) > MAX_DEPTH)
+    throw new WebError(400, 'usage', `The body is nested more than ${MAX_DEPTH} levels deep; send a flatter value.`);
   return value as Record<string, unknown>;
 }
 
 /** Reads the sign-in form (`application/x-www-form-urlencoded`, at most `MAX_SIGN_IN_BYTES`), its bytes counted against `budget`. */
 export async function readForm(request: IncomingMessage, budget: BodyBudget): Promise<URLSearchParams> {
   const type = String(request.headers['content-type'] ?? '');
-  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw new WebError(415, 'usage', 'Sign in with the form: content-type application/x-www-form-urlencoded.');
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type))
+    throw new WebError(415, 'usage', 'Sign in with the form: content-type application/x-www-form-urlencoded.');
   return new URLSearchParams(await readText(request, { maxBytes: MAX_SIGN_IN_BYTES, budget }));
 }
 
@@ -134,7 +180,12 @@ export function cookies(request: IncomingMessage): Map<string, string> {
 }
 
 function tooLarge(maxBytes: number): WebError {
-  return new WebError(413, 'too_large', `The request body is over ${maxBytes / 1024} KB, the most read here; send a smaller one.`, true);
+  return new WebError(
+    413,
+    'too_large',
+    `The request body is over ${maxBytes / 1024} KB, the most read here; send a smaller one.`,
+    true,
+  );
 }
 
 /** How deeply a parsed JSON value nests, counted without recursion (a hostile body cannot overflow the stack). */

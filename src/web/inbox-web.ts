@@ -67,7 +67,8 @@ export class InboxWeb {
       else {
         parts.events.emit({
           type: 'warning',
-          message: 'inboxWeb: notify.webhook is set but publicUrl is not, so notifications start only when listen() is called. A mounted inbox needs publicUrl, the page\'s address, for the links in its messages.',
+          message:
+            "inboxWeb: notify.webhook is set but publicUrl is not, so notifications start only when listen() is called. A mounted inbox needs publicUrl, the page's address, for the links in its messages.",
         });
       }
     }
@@ -100,7 +101,10 @@ export class InboxWeb {
 
   /** Serves the inbox on its own; resolves to the page's URL. */
   async listen(options: InboxWebListenOptions = {}): Promise<{ readonly url: string }> {
-    if (this.server !== undefined) throw new ConfigurationError('inboxWeb: listen() was called twice; one InboxWeb serves one address. Call wardrik.inboxWeb() again for another.');
+    if (this.server !== undefined)
+      throw new ConfigurationError(
+        'inboxWeb: listen() was called twice; one InboxWeb serves one address. Call wardrik.inboxWeb() again for another.',
+      );
     // A client that never finishes its headers or body does not hold a socket for long, nor do too many.
     const server = limitedServer(this.handler, this.settings.http);
     this.server = server;
@@ -153,7 +157,12 @@ export class InboxWeb {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const refused = hostRefusal(request, this.settings.http.allowedHosts, 'add it to inboxWeb({ http: { allowedHosts } }) (wardrik web --allowed-host)', this.ownHosts);
+    const refused = hostRefusal(
+      request,
+      this.settings.http.allowedHosts,
+      'add it to inboxWeb({ http: { allowedHosts } }) (wardrik web --allowed-host)',
+      this.ownHosts,
+    );
     if (refused !== undefined) throw new WebError(403, 'host', refused, true);
     this.warnOfProxy(request);
     const { path, mount, needsSlash } = locate(request, this.settings.basePath);
@@ -165,17 +174,26 @@ export class InboxWeb {
     }
     if (path === '/') {
       allow(method, 'GET', 'HEAD');
-      if (needsSlash) return send(response, 308, 'text/plain; charset=utf-8', 'The inbox is at its path with a closing slash.', { location: `${mount}/` });
+      if (needsSlash)
+        return send(response, 308, 'text/plain; charset=utf-8', 'The inbox is at its path with a closing slash.', {
+          location: `${mount}/`,
+        });
       const person = await this.auth.who(request);
       if (person !== undefined) return send(response, 200, 'text/html; charset=utf-8', inboxPage());
-      return send(response, 401, 'text/html; charset=utf-8', signInPage(this.signInMode(), undefined, linkedItem(request)));
+      return send(
+        response,
+        401,
+        'text/html; charset=utf-8',
+        signInPage(this.signInMode(), undefined, linkedItem(request)),
+      );
     }
     if (path === '/sign-in') {
       const item = linkedItem(request);
       // Back to the page, and to the item a notification linked to.
       const page = item === undefined ? './' : `./?item=${encodeURIComponent(item)}`;
       // After a wrong token the address bar shows sign-in: opening it again leads to the form, not to a 405.
-      if (method === 'GET' || method === 'HEAD') return send(response, 303, 'text/plain; charset=utf-8', 'The sign-in form is on the page.', { location: page });
+      if (method === 'GET' || method === 'HEAD')
+        return send(response, 303, 'text/plain; charset=utf-8', 'The sign-in form is on the page.', { location: page });
       allow(method, 'POST');
       this.auth.checkSameOrigin(request);
       try {
@@ -183,16 +201,28 @@ export class InboxWeb {
         return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: page, 'set-cookie': cookie });
       } catch (error) {
         if (error instanceof WebError && (error.status === 401 || (error.status === 400 && error.code === 'usage'))) {
-          return send(response, error.status, 'text/html; charset=utf-8', signInPage(this.signInMode(), error.message, linkedItem(request)));
+          return send(
+            response,
+            error.status,
+            'text/html; charset=utf-8',
+            signInPage(this.signInMode(), error.message, linkedItem(request)),
+          );
         }
         throw error;
       }
     }
     if (path === '/oauth/callback') return this.signInCallback(request, response, method);
-    if (!path.startsWith('/api/') && path !== '/sign-out') throw new WebError(404, 'not_found', `Nothing at "${path}" here; the inbox page is at "${mount}/".`);
+    if (!path.startsWith('/api/') && path !== '/sign-out')
+      throw new WebError(404, 'not_found', `Nothing at "${path}" here; the inbox page is at "${mount}/".`);
     const person = await this.auth.who(request);
     if (person === undefined) {
-      throw new WebError(401, 'unauthenticated', !this.auth.signsIn ? 'Sign in to the app first: this inbox uses its login.' : 'Sign in first: open the inbox page and give the token, or send it as "authorization: Bearer TOKEN".');
+      throw new WebError(
+        401,
+        'unauthenticated',
+        !this.auth.signsIn
+          ? 'Sign in to the app first: this inbox uses its login.'
+          : 'Sign in first: open the inbox page and give the token, or send it as "authorization: Bearer TOKEN".',
+      );
     }
     if (method !== 'GET' && method !== 'HEAD') this.auth.checkStateChange(request, person);
     if (path === '/sign-out') {
@@ -209,28 +239,52 @@ export class InboxWeb {
   private async signInCallback(request: IncomingMessage, response: ServerResponse, method: string): Promise<void> {
     allow(method, 'GET');
     const person = await this.auth.who(request);
-    if (person === undefined) throw new WebError(401, 'unauthenticated', 'Sign in to the inbox first, then open the sign-in link from its item again.');
-    if (this.parts.completeSignIn === undefined) throw new WebError(404, 'not_found', 'This Wardrik has no MCP hub, so no sign-in waits here.');
+    if (person === undefined)
+      throw new WebError(
+        401,
+        'unauthenticated',
+        'Sign in to the inbox first, then open the sign-in link from its item again.',
+      );
+    if (this.parts.completeSignIn === undefined)
+      throw new WebError(404, 'not_found', 'This Wardrik has no MCP hub, so no sign-in waits here.');
     let server: string;
     try {
       server = await this.parts.completeSignIn(target(request.url), person.name);
     } catch (error) {
       const message = (error as Error)?.message ?? String(error);
-      throw error instanceof NotFoundError ? new WebError(404, 'not_found', message) : new WebError(502, 'sign_in_failed', message.slice(0, 1_000));
+      throw error instanceof NotFoundError
+        ? new WebError(404, 'not_found', message)
+        : new WebError(502, 'sign_in_failed', message.slice(0, 1_000));
     }
-    return send(response, 200, 'text/plain; charset=utf-8', `Signed in to MCP server "${server}"; it connects now. You can close this page.`);
+    return send(
+      response,
+      200,
+      'text/plain; charset=utf-8',
+      `Signed in to MCP server "${server}"; it connects now. You can close this page.`,
+    );
   }
 
   private async route(request: IncomingMessage, method: string, path: string, person: Person): Promise<unknown> {
     const query = target(request.url).searchParams;
     if (path === '/api/session') {
       allow(method, 'GET');
-      return { person: person.name, csrfToken: this.auth.csrfToken(person), csrfHeader: CSRF_HEADER, pollMs: this.settings.pollMs, signOut: person.key.startsWith('session:') };
+      return {
+        person: person.name,
+        csrfToken: this.auth.csrfToken(person),
+        csrfHeader: CSRF_HEADER,
+        pollMs: this.settings.pollMs,
+        signOut: person.key.startsWith('session:'),
+      };
     }
     if (path === '/api/items') {
       allow(method, 'GET');
       const status = query.get('status') ?? 'pending';
-      if (status !== 'pending' && status !== 'answered') throw new WebError(400, 'usage', `status=${status} is not one the API knows: "pending" (the default) or "answered".`);
+      if (status !== 'pending' && status !== 'answered')
+        throw new WebError(
+          400,
+          'usage',
+          `status=${status} is not one the API knows: "pending" (the default) or "answered".`,
+        );
       const limit = Number(query.get('limit') ?? 50);
       return this.api.items(status, Number.isInteger(limit) ? limit : 50);
     }
@@ -253,14 +307,28 @@ export class InboxWeb {
       allow(method, 'GET');
       return this.api.run(decoded(run[1]!));
     }
-    throw new WebError(404, 'not_found', `No API route "${method} ${path}". The routes: GET api/session, GET api/items, GET api/items/ID, GET api/runs/RUN, POST api/items/ID/approve|deny|answer.`);
+    throw new WebError(
+      404,
+      'not_found',
+      `No API route "${method} ${path}". The routes: GET api/session, GET api/items, GET api/items/ID, GET api/runs/RUN, POST api/items/ID/approve|deny|answer.`,
+    );
   }
 
   private fail(response: ServerResponse, error: unknown): void {
     if (error instanceof WebError) return sendError(response, error);
     // A bug or an unexpected failure: said in a warning for the developer, not in detail to the browser.
-    this.parts.events.emit({ type: 'warning', message: `inboxWeb: a request failed: ${(error as Error)?.message ?? String(error)}` });
-    sendError(response, new WebError(500, 'unexpected', 'Something went wrong on the server; nothing more is known here. Try again; if it persists, see the app\'s warning events.'));
+    this.parts.events.emit({
+      type: 'warning',
+      message: `inboxWeb: a request failed: ${(error as Error)?.message ?? String(error)}`,
+    });
+    sendError(
+      response,
+      new WebError(
+        500,
+        'unexpected',
+        "Something went wrong on the server; nothing more is known here. Try again; if it persists, see the app's warning events.",
+      ),
+    );
   }
 }
 
@@ -269,14 +337,22 @@ export class InboxWeb {
  * mount path from `url` and keep the whole in `originalUrl`; a plain server passes the whole URL, and
  * `basePath` says what to strip.
  */
-function locate(request: IncomingMessage, basePath: string | undefined): { path: string; mount: string; needsSlash: boolean } {
+function locate(
+  request: IncomingMessage,
+  basePath: string | undefined,
+): { path: string; mount: string; needsSlash: boolean } {
   let inner = target(request.url).pathname;
   const originalUrl = (request as { originalUrl?: string }).originalUrl;
   const original = target(originalUrl ?? request.url).pathname;
-  if (basePath !== undefined && (inner === basePath || inner.startsWith(`${basePath}/`))) inner = inner.slice(basePath.length);
+  if (basePath !== undefined && (inner === basePath || inner.startsWith(`${basePath}/`)))
+    inner = inner.slice(basePath.length);
   else if (basePath !== undefined && originalUrl === undefined) {
     // A plain server passes the URL as it came: "/inbox/../api/items" starts with the base path but, read, climbs out of it.
-    throw new WebError(404, 'not_found', `Nothing at "${original}" here: it is outside the inbox's base path "${basePath}/".`);
+    throw new WebError(
+      404,
+      'not_found',
+      `Nothing at "${original}" here: it is outside the inbox's base path "${basePath}/".`,
+    );
   }
   const mount = original.endsWith(inner) ? original.slice(0, original.length - inner.length).replace(/\/$/, '') : '';
   // Under Express, both "/inbox" and "/inbox/" arrive as "/"; only the latter keeps the page's relative links under the mount.
@@ -293,7 +369,11 @@ function target(url: string | undefined): URL {
   try {
     return /^https?:\/\//i.test(raw) ? new URL(raw) : new URL(`http://x${raw.startsWith('/') ? '' : '/'}${raw}`);
   } catch {
-    throw new WebError(400, 'usage', `"${raw.slice(0, 80)}" is not a URL path this inbox can read; open the inbox page at its own address.`);
+    throw new WebError(
+      400,
+      'usage',
+      `"${raw.slice(0, 80)}" is not a URL path this inbox can read; open the inbox page at its own address.`,
+    );
   }
 }
 
@@ -307,10 +387,15 @@ function decoded(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new WebError(400, 'usage', `"${segment.slice(0, 80)}" is not a well-formed path segment; percent-encode ids with encodeURIComponent.`);
+    throw new WebError(
+      400,
+      'usage',
+      `"${segment.slice(0, 80)}" is not a well-formed path segment; percent-encode ids with encodeURIComponent.`,
+    );
   }
 }
 
 function allow(method: string, ...methods: string[]): void {
-  if (!methods.includes(method)) throw new WebError(405, 'method_not_allowed', `${method} is not allowed here; use ${methods.join(' or ')}.`);
+  if (!methods.includes(method))
+    throw new WebError(405, 'method_not_allowed', `${method} is not allowed here; use ${methods.join(' or ')}.`);
 }

@@ -84,7 +84,9 @@ export class WebhookNotifier {
   private tick(): void {
     if (this.scanning !== undefined || this.stop.signal.aborted) return;
     this.scanning = this.scan()
-      .catch((error: unknown) => this.warn(`could not read the pending items: ${(error as Error).message}; trying again in ${this.pollMs} ms.`))
+      .catch((error: unknown) =>
+        this.warn(`could not read the pending items: ${(error as Error).message}; trying again in ${this.pollMs} ms.`),
+      )
       .finally(() => (this.scanning = undefined));
   }
 
@@ -118,14 +120,24 @@ export class WebhookNotifier {
    * the notifier stops. The first try holds the slot `release` gives back; each retry takes one of the
    * retries' slots, and none is held through a backoff.
    */
-  private async deliver(item: InboxRecord, type: InboxWaitingMessage['type'], key: string, release: () => void): Promise<void> {
-    const retry = { baseDelayMs: this.webhook.retry?.baseDelayMs ?? 1_000, maxDelayMs: this.webhook.retry?.maxDelayMs ?? 300_000 };
+  private async deliver(
+    item: InboxRecord,
+    type: InboxWaitingMessage['type'],
+    key: string,
+    release: () => void,
+  ): Promise<void> {
+    const retry = {
+      baseDelayMs: this.webhook.retry?.baseDelayMs ?? 1_000,
+      maxDelayMs: this.webhook.retry?.maxDelayMs ?? 300_000,
+    };
     let outcome = await this.post(item, type, key).finally(release);
     for (let attempt = 1; outcome.kind === 'failed'; attempt++) {
       const backoffMs = retry.baseDelayMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
       // A receiver's Retry-After is heeded up to maxDelayMs, so it cannot put a message off for long.
       const delayMs = Math.min(retry.maxDelayMs, Math.max(backoffMs, outcome.retryAfterMs ?? 0));
-      this.warn(`could not announce inbox item "${item.id}" (${item.tool}), attempt ${attempt}: ${outcome.what}. Trying again in ${Math.round(delayMs / 100) / 10} s while it waits.`);
+      this.warn(
+        `could not announce inbox item "${item.id}" (${item.tool}), attempt ${attempt}: ${outcome.what}. Trying again in ${Math.round(delayMs / 100) / 10} s while it waits.`,
+      );
       if (!(await this.sleep(delayMs))) return;
       const now = await this.parts.inbox.get(item.id).catch(() => item);
       // Answered meanwhile: nobody needs to hear that it waits.
@@ -138,8 +150,17 @@ export class WebhookNotifier {
     if (outcome.kind === 'refused') return this.reportRefused(item, type, outcome.status);
     const now = this.parts.clock.now();
     await this.parts.store
-      .putRemembered({ key: this.keyPrefix + key, digest: item.digest, answer: { status: 'ok', output: { notifiedAt: now }, labels: [] }, expiresAt: now + REMEMBER_MS })
-      .catch((error: unknown) => this.warn(`announced inbox item "${item.id}" but could not record that in the store (${(error as Error).message}); a restart may announce it again.`));
+      .putRemembered({
+        key: this.keyPrefix + key,
+        digest: item.digest,
+        answer: { status: 'ok', output: { notifiedAt: now }, labels: [] },
+        expiresAt: now + REMEMBER_MS,
+      })
+      .catch((error: unknown) =>
+        this.warn(
+          `announced inbox item "${item.id}" but could not record that in the store (${(error as Error).message}); a restart may announce it again.`,
+        ),
+      );
   }
 
   /** One POST of the message, signed as Standard Webhooks says, with this attempt's time. */
@@ -150,7 +171,12 @@ export class WebhookNotifier {
     try {
       const response = await fetch(this.webhook.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(this.key, id, timestamp, body) },
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': webhookSignature(this.key, id, timestamp, body),
+        },
         body,
         redirect: 'error',
         signal: AbortSignal.any([this.cut.signal, AbortSignal.timeout(TIMEOUT_MS)]),
@@ -161,10 +187,17 @@ export class WebhookNotifier {
       const status = response.status;
       if (status >= 400 && status < 500 && status !== 408 && status !== 429) return { kind: 'refused', status };
       const retryAfterMs = waitAsked(response.headers.get('retry-after'), now);
-      return { kind: 'failed', what: `the receiver answered HTTP ${status}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+      return {
+        kind: 'failed',
+        what: `the receiver answered HTTP ${status}`,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      };
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      return { kind: 'failed', what: `the request failed (${cause?.code ?? cause?.message ?? (error as Error).message})` };
+      return {
+        kind: 'failed',
+        what: `the request failed (${cause?.code ?? cause?.message ?? (error as Error).message})`,
+      };
     }
   }
 
@@ -174,7 +207,17 @@ export class WebhookNotifier {
       `${this.origin()}: the receiver refused the message about inbox item "${item.id}" (${item.tool}) with HTTP ${status}, which a retry would not change, ` +
       `so it is not sent again. The item still waits on the page: ${this.pageUrl}?item=${encodeURIComponent(item.id)}. ` +
       'Fix the receiver (its body limit, its secret, its address): a restarted notifier sends the message once more.';
-    this.parts.events.emit({ type: 'notify.failed', agent: item.agent, run: item.run, call: item.call, tool: item.tool, inboxId: item.id, notification: type, status, reason });
+    this.parts.events.emit({
+      type: 'notify.failed',
+      agent: item.agent,
+      run: item.run,
+      call: item.call,
+      tool: item.tool,
+      inboxId: item.id,
+      notification: type,
+      status,
+      reason,
+    });
   }
 
   private sleep(ms: number): Promise<boolean> {

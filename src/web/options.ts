@@ -88,8 +88,13 @@ const MIN_SECRET = 16;
 const MILLISECONDS: NumberRule = { min: 1, unit: 'milliseconds' };
 
 /** Checks `inboxWeb` options; a bad one throws a ConfigurationError naming it, the cause and the fix. */
-export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<string, string | undefined>>, generate: () => string): InboxWebSettings {
-  if (options === null || typeof options !== 'object') throw new ConfigurationError('inboxWeb(options) takes an object, such as { authenticate } or { token }.');
+export function inboxWebSettings(
+  options: InboxWebOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  generate: () => string,
+): InboxWebSettings {
+  if (options === null || typeof options !== 'object')
+    throw new ConfigurationError('inboxWeb(options) takes an object, such as { authenticate } or { token }.');
   const authenticate = options.authenticate;
   if (authenticate !== undefined && typeof authenticate !== 'function') {
     throw new ConfigurationError('inboxWeb: authenticate must be a function (request) => person name or nothing.');
@@ -99,11 +104,15 @@ export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<
   let token = options.token ?? fromEnv;
   const source = options.token !== undefined ? 'inboxWeb: token' : 'WARDRIK_WEB_TOKEN';
   if (token !== undefined && (typeof token !== 'string' || token.length < MIN_SECRET)) {
-    throw new ConfigurationError(`${source} must be at least ${MIN_SECRET} characters, so it cannot be guessed; generate one with: openssl rand -hex 24`);
+    throw new ConfigurationError(
+      `${source} must be at least ${MIN_SECRET} characters, so it cannot be guessed; generate one with: openssl rand -hex 24`,
+    );
   }
   const people = peopleOf(options, authenticate === undefined ? env : {});
   if (people !== undefined && token !== undefined) {
-    throw new ConfigurationError(`inboxWeb: both named people and a shared token (${source}) are given; with people, each signs in with their own token. Give one or the other.`);
+    throw new ConfigurationError(
+      `inboxWeb: both named people and a shared token (${source}) are given; with people, each signs in with their own token. Give one or the other.`,
+    );
   }
   const tokenGenerated = token === undefined && authenticate === undefined && people === undefined;
   if (tokenGenerated) token = generate();
@@ -112,14 +121,18 @@ export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<
     try {
       return new URL(origin).origin;
     } catch {
-      throw new ConfigurationError(`inboxWeb: origins has ${JSON.stringify(origin)}, which is not an origin such as "https://ops.example.com".`);
+      throw new ConfigurationError(
+        `inboxWeb: origins has ${JSON.stringify(origin)}, which is not an origin such as "https://ops.example.com".`,
+      );
     }
   });
   // Where people open the page is the page's own origin, even when a proxy in front sends another Host.
   if (publicUrl !== undefined) origins.push(new URL(publicUrl).origin);
   const basePath = options.basePath?.replace(/\/+$/, '');
   if (basePath !== undefined && !/^\/[\w\-./~%]*$/.test(basePath)) {
-    throw new ConfigurationError(`inboxWeb: basePath ${JSON.stringify(options.basePath)} is not a URL path; give one such as "/inbox".`);
+    throw new ConfigurationError(
+      `inboxWeb: basePath ${JSON.stringify(options.basePath)} is not a URL path; give one such as "/inbox".`,
+    );
   }
   const webhook = options.notify?.webhook;
   if (webhook !== undefined) checkWebhook(webhook);
@@ -139,10 +152,15 @@ export function inboxWebSettings(options: InboxWebOptions, env: Readonly<Record<
 }
 
 /** The people given, or those of the file `WARDRIK_WEB_PEOPLE` names; checked. */
-function peopleOf(options: InboxWebOptions, env: Readonly<Record<string, string | undefined>>): ReadonlyMap<string, string> | undefined {
+function peopleOf(
+  options: InboxWebOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): ReadonlyMap<string, string> | undefined {
   if (options.people !== undefined) return peopleByTokenHash(options.people, 'inboxWeb');
   const file = env.WARDRIK_WEB_PEOPLE;
-  return file === undefined || file === '' ? undefined : peopleByTokenHash(readPeopleFile(file), `WARDRIK_WEB_PEOPLE (${file})`);
+  return file === undefined || file === ''
+    ? undefined
+    : peopleByTokenHash(readPeopleFile(file), `WARDRIK_WEB_PEOPLE (${file})`);
 }
 
 /** The page's address with a closing slash, so the page's relative links stay under it. */
@@ -151,9 +169,12 @@ export function pageUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new ConfigurationError(`inboxWeb: publicUrl ${JSON.stringify(text)} is not a URL; give where people open the page, such as "https://ops.example.com/inbox/".`);
+    throw new ConfigurationError(
+      `inboxWeb: publicUrl ${JSON.stringify(text)} is not a URL; give where people open the page, such as "https://ops.example.com/inbox/".`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigurationError(`inboxWeb: publicUrl must be http: or https:, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigurationError(`inboxWeb: publicUrl must be http: or https:, not ${url.protocol}`);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   url.search = '';
   url.hash = '';
@@ -168,13 +189,20 @@ function checkWebhook(webhook: WebhookOptions): void {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigurationError(`notify.webhook.url ${JSON.stringify(webhook.url)} is not an http(s) URL; give the incoming webhook's address.`);
+    throw new ConfigurationError(
+      `notify.webhook.url ${JSON.stringify(webhook.url)} is not an http(s) URL; give the incoming webhook's address.`,
+    );
   }
   if (typeof webhook.secret !== 'string' || webhook.secret.length < MIN_SECRET) {
-    throw new ConfigurationError(`notify.webhook.secret must be at least ${MIN_SECRET} characters: the receiver checks each message's HMAC-SHA256 signature with it.`);
+    throw new ConfigurationError(
+      `notify.webhook.secret must be at least ${MIN_SECRET} characters: the receiver checks each message's HMAC-SHA256 signature with it.`,
+    );
   }
   webhookKey(webhook.secret, 'notify.webhook.secret');
   numberOption('notify.webhook.retry.baseDelayMs', webhook.retry?.baseDelayMs, 0, MILLISECONDS);
   // Every wait is at most maxDelayMs, so it alone must fit a Node timer.
-  numberOption('notify.webhook.retry.maxDelayMs', webhook.retry?.maxDelayMs, 0, { ...timerRule({ min: 1 }), unit: 'milliseconds' });
+  numberOption('notify.webhook.retry.maxDelayMs', webhook.retry?.maxDelayMs, 0, {
+    ...timerRule({ min: 1 }),
+    unit: 'milliseconds',
+  });
 }

@@ -76,7 +76,10 @@ ${body}
 `;
 }
 
-const TYPES: Readonly<Record<string, string>> = { 'inbox.js': 'text/javascript; charset=utf-8', 'inbox.css': 'text/css; charset=utf-8' };
+const TYPES: Readonly<Record<string, string>> = {
+  'inbox.js': 'text/javascript; charset=utf-8',
+  'inbox.css': 'text/css; charset=utf-8',
+};
 const cache = new Map<string, Promise<Buffer>>();
 
 /** The page's script or style sheet, read once from `assets/` beside this module. */

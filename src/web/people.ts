@@ -26,28 +26,54 @@ const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78
 /** The people checked: who each token's hash belongs to. `source` names where they came from in messages. */
 export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<string, string> {
   if (!Array.isArray(people) || people.length === 0 || people.length > MAX_PEOPLE) {
-    throw new ConfigurationError(`${source}: people is a list of 1 to ${MAX_PEOPLE} people, such as [{ "id": "ana", "tokenSha256": "<64 hex digits>" }].`);
+    throw new ConfigurationError(
+      `${source}: people is a list of 1 to ${MAX_PEOPLE} people, such as [{ "id": "ana", "tokenSha256": "<64 hex digits>" }].`,
+    );
   }
   const byHash = new Map<string, string>();
   const ids = new Set<string>();
   people.forEach((person: unknown, index) => {
     const at = `${source}: people[${index}]`;
-    if (person === null || typeof person !== 'object' || Array.isArray(person)) throw new ConfigurationError(`${at} is not an object; give { "id": "ana", "tokenSha256": "<64 hex digits>" }.`);
+    if (person === null || typeof person !== 'object' || Array.isArray(person))
+      throw new ConfigurationError(`${at} is not an object; give { "id": "ana", "tokenSha256": "<64 hex digits>" }.`);
     const unknown = Object.keys(person).filter((key) => !PERSON_KEYS.has(key));
     // Refused, not ignored: a key this version does not enforce (groups, say) must not be read as granting more.
-    if (unknown.length > 0) throw new ConfigurationError(`${at} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; a person has "id" and "tokenSha256".`);
+    if (unknown.length > 0)
+      throw new ConfigurationError(
+        `${at} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; a person has "id" and "tokenSha256".`,
+      );
     const { id, tokenSha256 } = person as Record<string, unknown>;
-    if (typeof id !== 'string' || id.length > MAX_ID || id.trim() === '' || printableLine(id) !== id || id.trim() !== id) {
-      throw new ConfigurationError(`${at}.id must be 1 to ${MAX_ID} printable characters on one line, without spaces at either end; got ${JSON.stringify(id)?.slice(0, 100)}.`);
+    if (
+      typeof id !== 'string' ||
+      id.length > MAX_ID ||
+      id.trim() === '' ||
+      printableLine(id) !== id ||
+      id.trim() !== id
+    ) {
+      throw new ConfigurationError(
+        `${at}.id must be 1 to ${MAX_ID} printable characters on one line, without spaces at either end; got ${JSON.stringify(id)?.slice(0, 100)}.`,
+      );
     }
-    if (isWardrikName(id)) throw new ConfigurationError(`${at}.id ${JSON.stringify(id)} looks like a name Wardrik records for itself; give the person another id.`);
-    if (ids.has(id)) throw new ConfigurationError(`${at}.id ${JSON.stringify(id)} is listed twice; each person once, with one token.`);
+    if (isWardrikName(id))
+      throw new ConfigurationError(
+        `${at}.id ${JSON.stringify(id)} looks like a name Wardrik records for itself; give the person another id.`,
+      );
+    if (ids.has(id))
+      throw new ConfigurationError(`${at}.id ${JSON.stringify(id)} is listed twice; each person once, with one token.`);
     if (typeof tokenSha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(tokenSha256)) {
-      throw new ConfigurationError(`${at}.tokenSha256 must be 64 hex digits, the SHA-256 of the person's token: printf %s "$TOKEN" | sha256sum`);
+      throw new ConfigurationError(
+        `${at}.tokenSha256 must be 64 hex digits, the SHA-256 of the person's token: printf %s "$TOKEN" | sha256sum`,
+      );
     }
     const hash = tokenSha256.toLowerCase();
-    if (hash === EMPTY_SHA256) throw new ConfigurationError(`${at}.tokenSha256 is the SHA-256 of an empty token (was $TOKEN set when you hashed it?); hash the person's real token.`);
-    if (byHash.has(hash)) throw new ConfigurationError(`${at}: ${JSON.stringify(id)} has the same token as ${JSON.stringify(byHash.get(hash))}; give each person a token of their own.`);
+    if (hash === EMPTY_SHA256)
+      throw new ConfigurationError(
+        `${at}.tokenSha256 is the SHA-256 of an empty token (was $TOKEN set when you hashed it?); hash the person's real token.`,
+      );
+    if (byHash.has(hash))
+      throw new ConfigurationError(
+        `${at}: ${JSON.stringify(id)} has the same token as ${JSON.stringify(byHash.get(hash))}; give each person a token of their own.`,
+      );
     ids.add(id);
     byHash.set(hash, id);
   });
@@ -63,20 +89,33 @@ export function readPeopleFile(path: string): unknown[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigurationError(`The people file ${JSON.stringify(path)} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path.`, { cause: error });
+    throw new ConfigurationError(
+      `The people file ${JSON.stringify(path)} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path.`,
+      { cause: error },
+    );
   }
-  if (Buffer.byteLength(text) > MAX_FILE_BYTES) throw new ConfigurationError(`The people file ${JSON.stringify(path)} is over ${MAX_FILE_BYTES / 1024 / 1024} MiB; it lists people and token hashes, nothing more.`);
+  if (Buffer.byteLength(text) > MAX_FILE_BYTES)
+    throw new ConfigurationError(
+      `The people file ${JSON.stringify(path)} is over ${MAX_FILE_BYTES / 1024 / 1024} MiB; it lists people and token hashes, nothing more.`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigurationError(`The people file ${JSON.stringify(path)} is not JSON (${(error as Error).message}); write { "people": [{ "id": "ana", "tokenSha256": "…" }] }.`);
+    throw new ConfigurationError(
+      `The people file ${JSON.stringify(path)} is not JSON (${(error as Error).message}); write { "people": [{ "id": "ana", "tokenSha256": "…" }] }.`,
+    );
   }
   const people = (value as { people?: unknown } | null)?.people;
   if (value === null || typeof value !== 'object' || Array.isArray(value) || !Array.isArray(people)) {
-    throw new ConfigurationError(`The people file ${JSON.stringify(path)} must be an object with a "people" list: { "people": [{ "id": "ana", "tokenSha256": "…" }] }.`);
+    throw new ConfigurationError(
+      `The people file ${JSON.stringify(path)} must be an object with a "people" list: { "people": [{ "id": "ana", "tokenSha256": "…" }] }.`,
+    );
   }
   const unknown = Object.keys(value).filter((key) => key !== 'people');
-  if (unknown.length > 0) throw new ConfigurationError(`The people file ${JSON.stringify(path)} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; it reads "people".`);
+  if (unknown.length > 0)
+    throw new ConfigurationError(
+      `The people file ${JSON.stringify(path)} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; it reads "people".`,
+    );
   return people as unknown[];
 }

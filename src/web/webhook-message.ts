@@ -22,7 +22,10 @@ export interface InboxWaitingMessage {
   readonly text: string;
   /** Where the item is on the page. */
   readonly url: string;
-  readonly item: Pick<InboxRecord, 'id' | 'kind' | 'tool' | 'agent' | 'run' | 'call' | 'digest' | 'labels' | 'reason' | 'createdAt'> & {
+  readonly item: Pick<
+    InboxRecord,
+    'id' | 'kind' | 'tool' | 'agent' | 'run' | 'call' | 'digest' | 'labels' | 'reason' | 'createdAt'
+  > & {
     /** The call's arguments, exactly, when their JSON is at most 8 000 characters; else absent, and `argumentsCut` says so. */
     readonly arguments?: unknown;
     /** Present when `arguments` was left out: how long their JSON is, and the limit. The page shows them whole. */
@@ -33,17 +36,34 @@ export interface InboxWaitingMessage {
 }
 
 /** The message about `item`, linking to it under `pageUrl`. */
-export function webhookMessage(item: InboxRecord, type: InboxWaitingMessage['type'], pageUrl: string, now: number): InboxWaitingMessage {
+export function webhookMessage(
+  item: InboxRecord,
+  type: InboxWaitingMessage['type'],
+  pageUrl: string,
+  now: number,
+): InboxWaitingMessage {
   // A query, not a fragment: it survives the sign-in a person may need first.
   const url = `${pageUrl}?item=${encodeURIComponent(item.id)}`;
-  const what = item.kind === 'approval' ? 'Approval needed' : item.kind === 'park' ? 'A tool asks a person' : 'A call in doubt after a crash';
+  const what =
+    item.kind === 'approval'
+      ? 'Approval needed'
+      : item.kind === 'park'
+        ? 'A tool asks a person'
+        : 'A call in doubt after a crash';
   const json = JSON.stringify(item.arguments) ?? 'none';
   const reason = cut(item.reason, MESSAGE_REASON, 'it');
-  const labels = item.labels.length === 0 ? '' : ` · labels: ${item.labels.join(', ')}${item.labels.includes('outside') ? ' (asked for after the run read text from outside)' : ''}`;
-  const waited = type === 'inbox.escalated' ? `Escalated, unanswered for ${Math.round((now - item.createdAt) / 60_000)} min: ` : '';
+  const labels =
+    item.labels.length === 0
+      ? ''
+      : ` · labels: ${item.labels.join(', ')}${item.labels.includes('outside') ? ' (asked for after the run read text from outside)' : ''}`;
+  const waited =
+    type === 'inbox.escalated' ? `Escalated, unanswered for ${Math.round((now - item.createdAt) / 60_000)} min: ` : '';
   const text = `${waited}${what}: ${item.tool} ${cut(json, TEXT_ARGUMENTS, 'them')} · asked by agent ${item.agent} in run ${item.run}${labels} · ${reason} · Open: ${url}`;
   const { id, kind, tool, agent, run, call, digest, labels: itemLabels, createdAt } = item;
-  const args = json.length <= MESSAGE_ARGUMENTS ? { arguments: item.arguments } : { argumentsCut: { characters: json.length, limit: MESSAGE_ARGUMENTS } };
+  const args =
+    json.length <= MESSAGE_ARGUMENTS
+      ? { arguments: item.arguments }
+      : { argumentsCut: { characters: json.length, limit: MESSAGE_ARGUMENTS } };
   return {
     type,
     text: slackSafe(oneLine(text)),
@@ -55,7 +75,9 @@ export function webhookMessage(item: InboxRecord, type: InboxWaitingMessage['typ
 
 /** The text cut at `max` characters, saying so; the page shows it whole. */
 function cut(text: string, max: number, whole: 'it' | 'them'): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters in all; the page shows ${whole} whole)`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… (${text.length} characters in all; the page shows ${whole} whole)`;
 }
 
 /**

@@ -37,7 +37,12 @@ export function webhookKey(secret: string, option: string): Buffer {
 }
 
 /** The `webhook-signature` value of one message: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`. */
-export function webhookSignature(key: Buffer, id: string, timestamp: number | string, body: string | Uint8Array): string {
+export function webhookSignature(
+  key: Buffer,
+  id: string,
+  timestamp: number | string,
+  body: string | Uint8Array,
+): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
 }
 
@@ -54,8 +59,7 @@ export interface VerifyWebhookOptions {
 
 /** What `verifyWebhook` found: the message's id and send time, or why it is refused. */
 export type WebhookVerification =
-  | { readonly ok: true; readonly id: string; readonly sentAt: number }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly id: string; readonly sentAt: number } | { readonly ok: false; readonly reason: string };
 
 /**
  * Checks a message from `inboxWeb` notifications (or any Standard Webhooks sender) before it is trusted:
@@ -64,21 +68,36 @@ export type WebhookVerification =
  * received, not JSON parsed and written again. A repeated `webhook-id` is the receiver's to refuse: it
  * remembers each accepted id until `sentAt + toleranceMs`, after which the time check refuses it.
  */
-export function verifyWebhook(secret: string, headers: WebhookHeaders, body: string | Uint8Array, options: VerifyWebhookOptions = {}): WebhookVerification {
-  if (typeof secret !== 'string' || secret === '') throw new ConfigurationError('verifyWebhook: secret must be the webhook\'s signing secret, the same string as notify.webhook.secret.');
+export function verifyWebhook(
+  secret: string,
+  headers: WebhookHeaders,
+  body: string | Uint8Array,
+  options: VerifyWebhookOptions = {},
+): WebhookVerification {
+  if (typeof secret !== 'string' || secret === '')
+    throw new ConfigurationError(
+      "verifyWebhook: secret must be the webhook's signing secret, the same string as notify.webhook.secret.",
+    );
   const key = webhookKey(secret, 'verifyWebhook: secret');
-  const toleranceMs = numberOption('verifyWebhook: toleranceMs', options.toleranceMs, WEBHOOK_TOLERANCE_MS, { min: 0, unit: 'milliseconds' });
+  const toleranceMs = numberOption('verifyWebhook: toleranceMs', options.toleranceMs, WEBHOOK_TOLERANCE_MS, {
+    min: 0,
+    unit: 'milliseconds',
+  });
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
   if (id === undefined || timestamp === undefined || signatures === undefined) {
     return { ok: false, reason: 'the webhook-id, webhook-timestamp and webhook-signature headers must each come once' };
   }
-  if (timestamp.length > TIMESTAMP_DIGITS || !/^\d+$/.test(timestamp)) return { ok: false, reason: 'webhook-timestamp is not whole seconds since the epoch' };
+  if (timestamp.length > TIMESTAMP_DIGITS || !/^\d+$/.test(timestamp))
+    return { ok: false, reason: 'webhook-timestamp is not whole seconds since the epoch' };
   const sentAt = Number(timestamp) * 1_000;
   const offMs = sentAt - (options.now ?? Date.now)();
   if (Math.abs(offMs) > toleranceMs) {
-    return { ok: false, reason: `webhook-timestamp is ${Math.round(Math.abs(offMs) / 1_000)} s ${offMs < 0 ? 'old' : 'ahead'}, outside the tolerance of ${toleranceMs / 1_000} s: a message sent again later, or a clock that is off` };
+    return {
+      ok: false,
+      reason: `webhook-timestamp is ${Math.round(Math.abs(offMs) / 1_000)} s ${offMs < 0 ? 'old' : 'ahead'}, outside the tolerance of ${toleranceMs / 1_000} s: a message sent again later, or a clock that is off`,
+    };
   }
   // Over the header as sent, as the scheme signs it, and compared as text: `00<ts>`, trailing junk or a
   // base64url spelling is not the same message to a receiver that removes repeats by header.
@@ -87,7 +106,12 @@ export function verifyWebhook(secret: string, headers: WebhookHeaders, body: str
     const given = Buffer.from(signature);
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
-  if (!matches) return { ok: false, reason: 'no v1 signature in webhook-signature matches: another secret, or a changed body (check the raw body, not JSON parsed and written again)' };
+  if (!matches)
+    return {
+      ok: false,
+      reason:
+        'no v1 signature in webhook-signature matches: another secret, or a changed body (check the raw body, not JSON parsed and written again)',
+    };
   return { ok: true, id, sentAt };
 }
 

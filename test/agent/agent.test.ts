@@ -9,7 +9,10 @@ describe('Agent', () => {
   describe('when the model calls a tool and then answers', () => {
     it('runs the call, gives the answer back to the model and ends done with its text', async () => {
       const h = await agentHarness(shopTools());
-      const model = scriptedModel([{ toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' } }] }, { text: 'Order ord_1 has shipped.' }]);
+      const model = scriptedModel([
+        { toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' } }] },
+        { text: 'Order ord_1 has shipped.' },
+      ]);
       const agent = h.wardrik.startAgent({ id: 'support', model, tools: ['shop/*'], instructions: 'Be brief.' });
       const turn = await agent.send('Where is ord_1?');
       assert.equal(turn.status, 'done');
@@ -20,7 +23,10 @@ describe('Agent', () => {
       assert.deepEqual(second[0], { role: 'system', content: 'Be brief.' });
       const toolMessage = second[second.length - 1]!;
       assert.equal(toolMessage.role, 'tool');
-      assert.deepEqual((toolMessage.content[0] as { output: unknown }).output, { type: 'text', value: '{"id":"ord_1","status":"shipped"}' });
+      assert.deepEqual((toolMessage.content[0] as { output: unknown }).output, {
+        type: 'text',
+        value: '{"id":"ord_1","status":"shipped"}',
+      });
       await h.close();
     });
 
@@ -28,21 +34,27 @@ describe('Agent', () => {
       const h = await agentHarness(shopTools());
       const agent = h.wardrik.startAgent({
         id: 'support',
-        model: scriptedModel([{ toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' } }] }, { text: 'Shipped.' }]),
+        model: scriptedModel([
+          { toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' } }] },
+          { text: 'Shipped.' },
+        ]),
         tools: ['shop/*'],
       });
       const turn = await agent.send('Where is ord_1?');
-      assert.deepEqual(h.types((e) => 'run' in e && e.run === turn.run), [
-        'run.started',
-        'cost',
-        'model.called',
-        'tool.called',
-        'tool.decided',
-        'tool.succeeded',
-        'cost',
-        'model.called',
-        'run.finished',
-      ]);
+      assert.deepEqual(
+        h.types((e) => 'run' in e && e.run === turn.run),
+        [
+          'run.started',
+          'cost',
+          'model.called',
+          'tool.called',
+          'tool.decided',
+          'tool.succeeded',
+          'cost',
+          'model.called',
+          'run.finished',
+        ],
+      );
       await h.close();
     });
   });
@@ -61,7 +73,12 @@ describe('Agent', () => {
         type: 'function',
         name: 'shop__find_order',
         description: 'Find an order by id.',
-        inputSchema: { type: 'object', properties: { id: { type: 'string', description: 'Order id, such as ord_1' } }, required: ['id'], additionalProperties: false },
+        inputSchema: {
+          type: 'object',
+          properties: { id: { type: 'string', description: 'Order id, such as ord_1' } },
+          required: ['id'],
+          additionalProperties: false,
+        },
       });
       await h.close();
     });
@@ -71,14 +88,22 @@ describe('Agent', () => {
       const model = scriptedModel([{ toolCalls: [{ name: 'shop__broken' }] }, { text: 'Sorry.' }]);
       await h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] }).send('go');
       const last = model.calls[1]!.prompt.at(-1)!;
-      assert.deepEqual((last.content[0] as { output: unknown }).output, { type: 'error-text', value: 'The warehouse API said no. Try find_order instead.' });
+      assert.deepEqual((last.content[0] as { output: unknown }).output, {
+        type: 'error-text',
+        value: 'The warehouse API said no. Try find_order instead.',
+      });
       await h.close();
     });
 
     it('gets bad arguments and unknown tools answered as errors, and the turn goes on', async () => {
       const h = await agentHarness(shopTools());
       const model = scriptedModel([
-        { toolCalls: [{ name: 'shop__find_order', arguments: { nope: 1 } }, { name: 'shop__find_ordr', arguments: { id: 'x' } }] },
+        {
+          toolCalls: [
+            { name: 'shop__find_order', arguments: { nope: 1 } },
+            { name: 'shop__find_ordr', arguments: { id: 'x' } },
+          ],
+        },
         { text: 'Let me fix that.' },
       ]);
       const turn = await h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] }).send('go');
@@ -107,7 +132,16 @@ describe('Agent', () => {
         { text: 'Done.' },
       ]);
       await h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] }).send('go');
-      assert.deepEqual(log, ['find:a:start', 'find:b:start', 'find:a:end', 'find:b:end', 'refund:a:start', 'refund:a:end', 'find:c:start', 'find:c:end']);
+      assert.deepEqual(log, [
+        'find:a:start',
+        'find:b:start',
+        'find:a:end',
+        'find:b:end',
+        'refund:a:start',
+        'refund:a:end',
+        'find:c:start',
+        'find:c:end',
+      ]);
       const results = model.calls[1]!.prompt.at(-1)!.content as { toolCallId: string }[];
       assert.deepEqual(
         results.map((r) => r.toolCallId),
@@ -120,7 +154,11 @@ describe('Agent', () => {
   describe('across turns', () => {
     it('keeps the conversation: the next turn’s prompt holds the earlier turn’s messages', async () => {
       const h = await agentHarness(shopTools());
-      const model = scriptedModel([{ toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' } }] }, { text: 'Shipped.' }, { text: 'You are welcome.' }]);
+      const model = scriptedModel([
+        { toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' } }] },
+        { text: 'Shipped.' },
+        { text: 'You are welcome.' },
+      ]);
       const agent = h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] });
       await agent.send('Where is ord_1?');
       await agent.send('Thanks!');
@@ -134,7 +172,9 @@ describe('Agent', () => {
     it('goes on with the conversation in a new process from the store', async () => {
       const store = new MemoryStore();
       const first = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: shopTools() } });
-      await first.startAgent({ id: 'a', model: scriptedModel([{ text: 'Noted: blue.' }]), tools: [] }).send('My favourite colour is blue.');
+      await first
+        .startAgent({ id: 'a', model: scriptedModel([{ text: 'Noted: blue.' }]), tools: [] })
+        .send('My favourite colour is blue.');
       await first.close();
       const second = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: shopTools() } });
       const model = scriptedModel([{ text: 'Blue.' }]);
@@ -173,10 +213,17 @@ describe('Agent', () => {
   describe('stopping', () => {
     it('ends the turn failed, asking the model nothing more, when the send signal aborts', async () => {
       const stop = new AbortController();
-      const halt = defineTool({ name: 'halt', description: 'Stops the turn.', annotations: { readOnly: true }, run: () => (stop.abort(), 'stopping') });
+      const halt = defineTool({
+        name: 'halt',
+        description: 'Stops the turn.',
+        annotations: { readOnly: true },
+        run: () => (stop.abort(), 'stopping'),
+      });
       const h = await agentHarness([halt]);
       const model = scriptedModel([{ toolCalls: [{ name: 'shop__halt' }] }, { text: 'never' }]);
-      const turn = await h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] }).send('go', { signal: stop.signal });
+      const turn = await h.wardrik
+        .startAgent({ id: 'a', model, tools: ['shop/*'] })
+        .send('go', { signal: stop.signal });
       assert.equal(turn.status, 'failed');
       assert.match(turn.error!, /The turn was stopped \(the signal passed to send aborted\) before model call 2/);
       assert.equal(model.calls.length, 1);
@@ -193,11 +240,15 @@ describe('Agent', () => {
         annotations: { readOnly: true },
         run: (_args: object, ctx) => {
           started();
-          return new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped'))));
+          return new Promise((_resolve, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+          );
         },
       });
       const h = await agentHarness([wait], { store });
-      const sending = h.wardrik.startAgent({ id: 'a', model: scriptedModel([{ toolCalls: [{ name: 'shop__wait' }] }]), tools: ['shop/*'] }).send('go');
+      const sending = h.wardrik
+        .startAgent({ id: 'a', model: scriptedModel([{ toolCalls: [{ name: 'shop__wait' }] }]), tools: ['shop/*'] })
+        .send('go');
       await running;
       await h.close();
       await assert.rejects(sending, /closed while the turn ran; it resumes with recover\(\) on any node/);
@@ -227,9 +278,17 @@ describe('Agent', () => {
       ['a budget that is not a number', { budgetUsd: '2' }, /budgetUsd must be a number/],
       ['maxSteps 0', { maxSteps: 0 }, /maxSteps must be a whole number from 1/],
       ['a bad policy rule', { policy: [{ match: 'refund', action: 'allow' }] }, /rules name tools as "toolset\/tool"/],
-      ['an unknown provider', { model: 'acme:m1' }, /no provider "acme" is registered \(there are: anthropic, openai\)\. Register it with wardrik\.models\.register\("acme"/],
+      [
+        'an unknown provider',
+        { model: 'acme:m1' },
+        /no provider "acme" is registered \(there are: anthropic, openai\)\. Register it with wardrik\.models\.register\("acme"/,
+      ],
       ['a model without a provider', { model: 'claude-haiku-4-5' }, /is not "provider:model"/],
-      ['a model that is not a LanguageModelV3', { model: { specificationVersion: 'v2', doGenerate() {} } }, /specificationVersion "v2"/],
+      [
+        'a model that is not a LanguageModelV3',
+        { model: { specificationVersion: 'v2', doGenerate() {} } },
+        /specificationVersion "v2"/,
+      ],
       ['a bad id', { id: 'has space' }, /Agent id "has space" must be/],
     ];
     for (const [what, change, message] of cases) {
@@ -245,8 +304,17 @@ describe('Agent', () => {
 
     it('refuses a budget on a model the price table does not know', async () => {
       const h = await agentHarness(shopTools());
-      const model = { ...scriptedModel([]), specificationVersion: 'v3', provider: 'acme.chat', modelId: 'm1', doGenerate: async () => ({}) } as never;
-      assert.throws(() => h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1 }), /model "acme:m1" has no price.*price: \{ inputPerMTok, outputPerMTok \}/);
+      const model = {
+        ...scriptedModel([]),
+        specificationVersion: 'v3',
+        provider: 'acme.chat',
+        modelId: 'm1',
+        doGenerate: async () => ({}),
+      } as never;
+      assert.throws(
+        () => h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1 }),
+        /model "acme:m1" has no price.*price: \{ inputPerMTok, outputPerMTok \}/,
+      );
       await h.close();
     });
 

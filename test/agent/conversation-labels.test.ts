@@ -16,10 +16,13 @@ function obeying() {
   return scriptedModel((call: ScriptedCall): ScriptedStep => {
     const last = call.prompt[call.prompt.length - 1]!;
     const userText = call.prompt.filter((m) => m.role === 'user').at(-1);
-    const asked = userText?.role === 'user' && userText.content.some((part) => part.type === 'text' && part.text.includes('read the page'));
+    const asked =
+      userText?.role === 'user' &&
+      userText.content.some((part) => part.type === 'text' && part.text.includes('read the page'));
     if (last.role === 'user' && asked) return { toolCalls: [{ name: 'shop__page', arguments: {} }] };
     const earlier = JSON.stringify(call.prompt.slice(0, call.prompt.lastIndexOf(userText!)));
-    if (last.role === 'user' && earlier.includes(INJECTION)) return { toolCalls: [{ name: 'shop__refund', arguments: { order: 'o1' } }] };
+    if (last.role === 'user' && earlier.includes(INJECTION))
+      return { toolCalls: [{ name: 'shop__refund', arguments: { order: 'o1' } }] };
     return { text: 'ok' };
   });
 }
@@ -27,7 +30,12 @@ function obeying() {
 function shop(refunds: ReturnType<typeof counter>) {
   return {
     shop: [
-      defineTool({ name: 'page', description: 'd', annotations: { readOnly: true, openWorld: true }, run: () => new ToolResult(`Store hours 9-5. ${INJECTION}`, { labels: ['outside'] }) }),
+      defineTool({
+        name: 'page',
+        description: 'd',
+        annotations: { readOnly: true, openWorld: true },
+        run: () => new ToolResult(`Store hours 9-5. ${INJECTION}`, { labels: ['outside'] }),
+      }),
       defineTool({
         name: 'refund',
         description: 'd',
@@ -53,7 +61,12 @@ describe('Labels across the turns of a conversation', () => {
     assert.equal(refunds.count, 0);
     const item = (await wardrik.inbox.list())[0]!;
     assert.ok(item.labels.includes('outside'));
-    assert.match(item.reason, new RegExp(`The run carries labels of earlier turns whose text is in this turn's prompt: "outside" from earlier turn ${first.run}\\.`));
+    assert.match(
+      item.reason,
+      new RegExp(
+        `The run carries labels of earlier turns whose text is in this turn's prompt: "outside" from earlier turn ${first.run}\\.`,
+      ),
+    );
     await wardrik.close();
   });
 
@@ -66,7 +79,12 @@ describe('Labels across the turns of a conversation', () => {
         return super.listCalls(options);
       }
     }
-    const wardrik = await Wardrik.create({ store: new Counting(), recoverMs: Infinity, tools: shop(refunds), policy: allowAll });
+    const wardrik = await Wardrik.create({
+      store: new Counting(),
+      recoverMs: Infinity,
+      tools: shop(refunds),
+      policy: allowAll,
+    });
     const agent = wardrik.startAgent({ id: 'desk', model: obeying(), tools: ['shop/*'] });
     const first = await agent.send('Please read the page.');
     assert.equal(first.status, 'done');
@@ -92,7 +110,12 @@ describe('Labels across the turns of a conversation', () => {
     const wardrik = await Wardrik.create({ store: 'memory:', tools: shop(refunds), policy: allowAll });
     const statuses: Record<number, string[]> = {};
     for (const historyTurns of [1, 2]) {
-      const agent = wardrik.startAgent({ id: `window-${historyTurns}`, model: literal(), tools: ['shop/*'], historyTurns });
+      const agent = wardrik.startAgent({
+        id: `window-${historyTurns}`,
+        model: literal(),
+        tools: ['shop/*'],
+        historyTurns,
+      });
       const other = wardrik.startAgent({ id: `other-${historyTurns}`, model: literal(), tools: ['shop/*'] });
       await agent.send('Read the page.');
       // Another agent's turns, at the same time, carry nothing of this conversation.
@@ -112,7 +135,9 @@ describe('Labels across the turns of a conversation', () => {
     const refunds = counter();
     try {
       const before = await Wardrik.create({ store, tools: shop(refunds), policy: allowAll, recoverMs: Infinity });
-      const first = await before.startAgent({ id: 'desk', model: obeying(), tools: ['shop/*'] }).send('Please read the page.');
+      const first = await before
+        .startAgent({ id: 'desk', model: obeying(), tools: ['shop/*'] })
+        .send('Please read the page.');
       await before.close();
       const after = await Wardrik.create({ store, tools: shop(refunds), policy: allowAll, recoverMs: Infinity });
       const second = await after.startAgent({ id: 'desk', model: obeying(), tools: ['shop/*'] }).send('Anything new?');
@@ -128,7 +153,17 @@ describe('Labels across the turns of a conversation', () => {
   it('carries nothing with historyTurns: 0 (the model sees no earlier turn)', async () => {
     const refunds = counter();
     const wardrik = await Wardrik.create({ store: 'memory:', tools: shop(refunds), policy: allowAll });
-    const agent = wardrik.startAgent({ id: 'desk', model: scriptedModel([{ toolCalls: [{ name: 'shop__page' }] }, { text: 'read' }, { toolCalls: [{ name: 'shop__refund', arguments: { order: 'o3' } }] }, { text: 'done' }]), tools: ['shop/*'], historyTurns: 0 });
+    const agent = wardrik.startAgent({
+      id: 'desk',
+      model: scriptedModel([
+        { toolCalls: [{ name: 'shop__page' }] },
+        { text: 'read' },
+        { toolCalls: [{ name: 'shop__refund', arguments: { order: 'o3' } }] },
+        { text: 'done' },
+      ]),
+      tools: ['shop/*'],
+      historyTurns: 0,
+    });
     await agent.send('Read the page.');
     assert.equal((await agent.send('Refund o3.')).status, 'done');
     assert.deepEqual(refunds.calls, ['o3']);

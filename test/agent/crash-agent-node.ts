@@ -13,7 +13,14 @@ const lookup = defineTool({
     return stopAtCrashPoint();
   },
 });
-const wardrik = await Wardrik.create({ store: process.env.WARDRIK_STORE!, recoverMs: Infinity, runner: { node: 'doomed' }, tools: { shop: [lookup] } });
-const model = scriptedModel([{ text: 'Looking.', toolCalls: [{ name: 'shop__lookup', id: 'l1' }] }], { name: 'doomed' });
+const wardrik = await Wardrik.create({
+  store: process.env.WARDRIK_STORE!,
+  recoverMs: Infinity,
+  runner: { node: 'doomed' },
+  tools: { shop: [lookup] },
+});
+const model = scriptedModel([{ text: 'Looking.', toolCalls: [{ name: 'shop__lookup', id: 'l1' }] }], {
+  name: 'doomed',
+});
 await wardrik.startAgent({ id: 'support', model, tools: ['shop/*'] }).send('Find my order');
 process.stdout.write('UNREACHABLE\n');

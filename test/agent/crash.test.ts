@@ -27,9 +27,20 @@ describe('An agent turn killed with SIGKILL (SQLite store)', () => {
     await lapseLeases(store);
     const container = root.createChildContainer();
     container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
-    const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => ({ found: 'ord_1' }) });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      annotations: { readOnly: true },
+      run: () => ({ found: 'ord_1' }),
+    });
     // Wardrik.create recovers the call the crash left in flight (read-only, so it runs again).
-    const wardrik = await Wardrik.create({ store, container, recoverMs: Infinity, runner: { node: 'survivor' }, tools: { shop: [lookup] } });
+    const wardrik = await Wardrik.create({
+      store,
+      container,
+      recoverMs: Infinity,
+      runner: { node: 'survivor' },
+      tools: { shop: [lookup] },
+    });
     try {
       const model = scriptedModel([(call) => ({ text: `Found: ${call.lastToolResult}` })], { name: 'survivor' });
       const agent = wardrik.startAgent({ id: 'support', model, tools: ['shop/*'] });

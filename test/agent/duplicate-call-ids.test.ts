@@ -13,7 +13,6 @@ import { scratchStores } from '../crash/scratch-stores.js';
  */
 const { stores: STORES } = scratchStores('duplicate-ids');
 
-
 for (const [name, storeUrl] of STORES) {
   describe(`Two calls with one id in a model step, on ${name}`, () => {
     it('runs a side-effecting tool once, not once for each', async () => {
@@ -27,10 +26,20 @@ for (const [name, storeUrl] of STORES) {
         }),
       ];
       const model = scriptedModel([
-        { toolCalls: [{ id: 'call_0', name: 't__send', arguments: { n: 1 } }, { id: 'call_0', name: 't__send', arguments: { n: 2 } }] },
+        {
+          toolCalls: [
+            { id: 'call_0', name: 't__send', arguments: { n: 1 } },
+            { id: 'call_0', name: 't__send', arguments: { n: 2 } },
+          ],
+        },
         { text: 'Done.' },
       ]);
-      const wardrik = await Wardrik.create({ store: storeUrl(), recoverMs: Infinity, tools: { t: tools }, policy: { rules: [{ match: 't/*', action: 'allow' }] } });
+      const wardrik = await Wardrik.create({
+        store: storeUrl(),
+        recoverMs: Infinity,
+        tools: { t: tools },
+        policy: { rules: [{ match: 't/*', action: 'allow' }] },
+      });
       try {
         const turn = await wardrik.startAgent({ id: 'payer', model, tools: ['t/*'] }).send('Pay.');
         assert.deepEqual(sent, [1], `the tool ran for: ${JSON.stringify(sent)}`);

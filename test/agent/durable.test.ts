@@ -2,7 +2,15 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { container as root } from 'tsyringe';
-import { defineTool, MemoryStore, Tokens, Wardrik, type Clock, type StepRecord, type WardrikEvent } from '../../src/index.js';
+import {
+  defineTool,
+  MemoryStore,
+  Tokens,
+  Wardrik,
+  type Clock,
+  type StepRecord,
+  type WardrikEvent,
+} from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { agentHarness, shopTools } from './helpers.js';
 
@@ -21,9 +29,17 @@ describe('Durable turns', () => {
         },
       });
       const h = await agentHarness([peek], { store });
-      const turn = await h.wardrik.startAgent({ id: 'a', model: scriptedModel([{ toolCalls: [{ name: 'shop__peek', id: 'p1' }] }, { text: 'Seen.' }]), tools: ['shop/*'] }).send('go');
+      const turn = await h.wardrik
+        .startAgent({
+          id: 'a',
+          model: scriptedModel([{ toolCalls: [{ name: 'shop__peek', id: 'p1' }] }, { text: 'Seen.' }]),
+          tools: ['shop/*'],
+        })
+        .send('go');
       assert.equal(seen[0]!.length, 1);
-      assert.deepEqual((seen[0]![0]!.data as { kind: string; calls: unknown }).calls, [{ id: 'p1', name: 'shop__peek', input: '{}' }]);
+      assert.deepEqual((seen[0]![0]!.data as { kind: string; calls: unknown }).calls, [
+        { id: 'p1', name: 'shop__peek', input: '{}' },
+      ]);
       const steps = await store.listSteps(turn.run);
       assert.deepEqual(
         steps.map((step) => (step.data as { kind: string }).kind),
@@ -37,20 +53,37 @@ describe('Durable turns', () => {
   describe('a parked turn', () => {
     it('stops when a call waits for a person, and says which', async () => {
       const h = await agentHarness(shopTools());
-      const agent = h.wardrik.startAgent({ id: 'a', model: scriptedModel([{ text: 'Refunding.', toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }] }]), tools: ['shop/*'] });
+      const agent = h.wardrik.startAgent({
+        id: 'a',
+        model: scriptedModel([
+          { text: 'Refunding.', toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }] },
+        ]),
+        tools: ['shop/*'],
+      });
       const turn = await agent.send('Refund ord_1');
       assert.equal(turn.status, 'parked');
       assert.equal(turn.text, '[scripted] Refunding.');
       assert.equal(turn.parked.length, 1);
       const [item] = await h.wardrik.inbox.list();
-      assert.deepEqual(turn.parked[0], { inboxId: item!.id, call: item!.call, tool: 'shop/refund', reason: item!.reason });
-      assert.deepEqual(h.types((e) => e.type.startsWith('run.')), ['run.started', 'run.parked']);
+      assert.deepEqual(turn.parked[0], {
+        inboxId: item!.id,
+        call: item!.call,
+        tool: 'shop/refund',
+        reason: item!.reason,
+      });
+      assert.deepEqual(
+        h.types((e) => e.type.startsWith('run.')),
+        ['run.started', 'run.parked'],
+      );
       await h.close();
     });
 
     it('goes on by itself once a person approves: run.resumed, then run.finished, without asking the model again for the first step', async () => {
       const h = await agentHarness(shopTools());
-      const model = scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }] }, (call) => ({ text: `Refund result: ${call.lastToolResult}` })]);
+      const model = scriptedModel([
+        { toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }] },
+        (call) => ({ text: `Refund result: ${call.lastToolResult}` }),
+      ]);
       const agent = h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] });
       const turn = await agent.send('Refund ord_1');
       await h.wardrik.inbox.approve(turn.parked[0]!.inboxId, { by: 'dana' });
@@ -58,13 +91,19 @@ describe('Durable turns', () => {
       assert.equal(done.status, 'done');
       assert.equal(done.text, '[scripted] Refund result: {"refunded":"ord_1"}');
       assert.equal(model.calls.length, 2);
-      assert.deepEqual(h.types((e) => e.type.startsWith('run.') || e.type === 'tool.answered'), ['run.started', 'run.parked', 'tool.answered', 'run.resumed', 'run.finished']);
+      assert.deepEqual(
+        h.types((e) => e.type.startsWith('run.') || e.type === 'tool.answered'),
+        ['run.started', 'run.parked', 'tool.answered', 'run.resumed', 'run.finished'],
+      );
       await h.close();
     });
 
     it('tells the model when a person refuses, and goes on', async () => {
       const h = await agentHarness(shopTools());
-      const model = scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }] }, (call) => ({ text: `Told: ${call.lastToolResult}` })]);
+      const model = scriptedModel([
+        { toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }] },
+        (call) => ({ text: `Told: ${call.lastToolResult}` }),
+      ]);
       const agent = h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] });
       const turn = await agent.send('Refund ord_1');
       await h.wardrik.inbox.deny(turn.parked[0]!.inboxId, { reason: 'Past 30 days', by: 'dana' });
@@ -77,7 +116,12 @@ describe('Durable turns', () => {
       const log: string[] = [];
       const h = await agentHarness(shopTools(log));
       const model = scriptedModel([
-        { toolCalls: [{ name: 'shop__refund', arguments: { id: 'a' } }, { name: 'shop__find_order', arguments: { id: 'b' } }] },
+        {
+          toolCalls: [
+            { name: 'shop__refund', arguments: { id: 'a' } },
+            { name: 'shop__find_order', arguments: { id: 'b' } },
+          ],
+        },
         { text: 'Both done.' },
       ]);
       const agent = h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] });
@@ -126,7 +170,11 @@ describe('Durable turns', () => {
       const store = new MemoryStore();
       const first = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: shopTools() } });
       const turn = await first
-        .startAgent({ id: 'a', model: scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'x' } }] }]), tools: ['shop/*'] })
+        .startAgent({
+          id: 'a',
+          model: scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'x' } }] }]),
+          tools: ['shop/*'],
+        })
         .send('go');
       await first.close();
       // A person answers from a node that runs no agents.
@@ -172,7 +220,9 @@ describe('Durable turns', () => {
         runner: { node: 'A', leaseMs: 30_000 },
         tools: { shop: [stuck] },
       });
-      const modelA = scriptedModel([{ text: 'Looking.', toolCalls: [{ name: 'shop__lookup', id: 'l1' }] }], { name: 'node-a' });
+      const modelA = scriptedModel([{ text: 'Looking.', toolCalls: [{ name: 'shop__lookup', id: 'l1' }] }], {
+        name: 'node-a',
+      });
       const agentA = nodeA.startAgent({ id: 'a', model: modelA, tools: ['shop/*'] });
       const sending = agentA.send('Find it').catch((error: Error) => error);
       await running;
@@ -180,7 +230,13 @@ describe('Durable turns', () => {
       hang = false;
       now += 60_000;
       const events: WardrikEvent[] = [];
-      const nodeB = await Wardrik.create({ store, recoverMs: Infinity, container: withClock(clock), runner: { node: 'B' }, tools: { shop: [stuck] } });
+      const nodeB = await Wardrik.create({
+        store,
+        recoverMs: Infinity,
+        container: withClock(clock),
+        runner: { node: 'B' },
+        tools: { shop: [stuck] },
+      });
       nodeB.events$.subscribe((event) => events.push(event));
       const modelB = scriptedModel([(call) => ({ text: `Found: ${call.lastToolResult}` })], { name: 'node-b' });
       const agentB = nodeB.startAgent({ id: 'a', model: modelB, tools: ['shop/*'] });
@@ -211,12 +267,31 @@ describe('Durable turns', () => {
       const store = new MemoryStore();
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      const slow = defineTool({ name: 'slow', description: 'Waits.', annotations: { readOnly: true }, run: () => gate.then(() => 'ok') });
-      const nodeA = await Wardrik.create({ store, recoverMs: Infinity, runner: { node: 'A' }, tools: { shop: [slow] } });
-      const agentA = nodeA.startAgent({ id: 'a', model: scriptedModel([{ toolCalls: [{ name: 'shop__slow' }] }, { text: 'Done.' }]), tools: ['shop/*'] });
+      const slow = defineTool({
+        name: 'slow',
+        description: 'Waits.',
+        annotations: { readOnly: true },
+        run: () => gate.then(() => 'ok'),
+      });
+      const nodeA = await Wardrik.create({
+        store,
+        recoverMs: Infinity,
+        runner: { node: 'A' },
+        tools: { shop: [slow] },
+      });
+      const agentA = nodeA.startAgent({
+        id: 'a',
+        model: scriptedModel([{ toolCalls: [{ name: 'shop__slow' }] }, { text: 'Done.' }]),
+        tools: ['shop/*'],
+      });
       const sending = agentA.send('go');
       await new Promise((resolve) => setImmediate(resolve));
-      const nodeB = await Wardrik.create({ store, recoverMs: Infinity, runner: { node: 'B' }, tools: { shop: [slow] } });
+      const nodeB = await Wardrik.create({
+        store,
+        recoverMs: Infinity,
+        runner: { node: 'B' },
+        tools: { shop: [slow] },
+      });
       nodeB.startAgent({ id: 'a', model: scriptedModel([]), tools: ['shop/*'] });
       assert.deepEqual(await nodeB.agents.recover(), []);
       release();

@@ -22,7 +22,12 @@ class DroppingBus extends EventBus {
 const charge = defineTool({
   name: 'charge',
   description: 'Charges a card.',
-  input: { type: 'object', properties: { cents: { type: 'integer' } }, required: ['cents'], additionalProperties: false },
+  input: {
+    type: 'object',
+    properties: { cents: { type: 'integer' } },
+    required: ['cents'],
+    additionalProperties: false,
+  },
   run: ({ cents }: { cents: number }, ctx) => {
     ctx.cost(0.5);
     return { charged: cents };
@@ -41,11 +46,14 @@ const usage = { inputTokens: 1 };
 const dollars = (usd: number): number => Math.round(usd * 1e6) / 1e6;
 
 describe('Agents with Tokens.Events replaced by a bus that drops everything', () => {
-  it('resume a parked turn by themselves once a person approves it here, and count the call\'s cost', async () => {
+  it("resume a parked turn by themselves once a person approves it here, and count the call's cost", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wardrik-dropped-'));
     const wardrik = await withDroppingBus(`sqlite:${join(dir, 'w.db')}`);
     try {
-      const model = scriptedModel([{ toolCalls: [{ name: 'pay__charge', arguments: { cents: 700 } }] }, { text: 'Charged.' }], { usage });
+      const model = scriptedModel(
+        [{ toolCalls: [{ name: 'pay__charge', arguments: { cents: 700 } }] }, { text: 'Charged.' }],
+        { usage },
+      );
       const agent = wardrik.startAgent({ id: 'till', model, price, tools: ['pay/*'] });
       const parked = await agent.send('Charge 7 dollars');
       assert.equal(parked.status, 'parked');
@@ -69,7 +77,10 @@ describe('Agents with Tokens.Events replaced by a bus that drops everything', ()
     const first = await withDroppingBus(store);
     const second = await withDroppingBus(store);
     try {
-      const model = scriptedModel([{ toolCalls: [{ name: 'pay__charge', arguments: { cents: 300 } }] }, { text: 'Charged.' }], { usage });
+      const model = scriptedModel(
+        [{ toolCalls: [{ name: 'pay__charge', arguments: { cents: 300 } }] }, { text: 'Charged.' }],
+        { usage },
+      );
       const agent = first.startAgent({ id: 'till', model, price, tools: ['pay/*'] });
       const parked = await agent.send('Charge 3 dollars');
       assert.equal(parked.status, 'parked');
@@ -86,7 +97,11 @@ describe('Agents with Tokens.Events replaced by a bus that drops everything', ()
       assert.deepEqual(await first.agents.recover(), [parked.run], 'the first Wardrik takes the answered turn up');
       const done = await agent.result(parked.run);
       assert.equal(done.status, 'done');
-      assert.equal(dollars(done.spentUsd), 2.5, 'two model steps ($1 each) and the call approved and run on the other Wardrik ($0.50)');
+      assert.equal(
+        dollars(done.spentUsd),
+        2.5,
+        'two model steps ($1 each) and the call approved and run on the other Wardrik ($0.50)',
+      );
       assert.equal(model.calls.length, 2, 'the first step is not asked of the model again');
     } finally {
       await second.close();

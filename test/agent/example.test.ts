@@ -11,7 +11,9 @@ function runExample(env: Record<string, string | undefined>): Promise<string> {
   const clean = { ...process.env };
   for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL']) delete clean[name];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [EXAMPLE], { env: { ...clean, ...env } }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)));
+    execFile(process.execPath, [EXAMPLE], { env: { ...clean, ...env } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
   });
 }
 
@@ -20,7 +22,10 @@ describe('examples/agent.ts', () => {
     const out = await runExample({});
     assert.match(out, /Model: a SCRIPTED model \(offline demo/);
     assert.match(out, /Dana approves it/);
-    assert.match(out, /Agent \(done, 3 model steps, \$0\.003300\): \[scripted\] Done: \{"orderId":"ord_1001","amountCents":4999\}\./);
+    assert.match(
+      out,
+      /Agent \(done, 3 model steps, \$0\.003300\): \[scripted\] Done: \{"orderId":"ord_1001","amountCents":4999\}\./,
+    );
   });
 
   it('uses claude-haiku-4-5 when ANTHROPIC_API_KEY is set (here against a loopback fake of the API)', async () => {

@@ -25,7 +25,12 @@ export async function fakeApi(handler: (request: FakeRequest, index: number) => 
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const request: FakeRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text === '' ? undefined : JSON.parse(text) };
+      const request: FakeRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: text === '' ? undefined : JSON.parse(text),
+      };
       requests.push(request);
       const reply = handler(request, requests.length - 1);
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
@@ -42,8 +47,15 @@ export async function fakeApi(handler: (request: FakeRequest, index: number) => 
 }
 
 /** Anthropic Messages API (`POST /v1/messages`, not streamed): a reply with text and tool_use blocks. */
-export function anthropicMessage(content: readonly ({ text: string } | { tool: string; id: string; input: unknown })[], usage = { input: 1000, output: 200 }): FakeReply {
-  const blocks = content.map((part) => ('text' in part ? { type: 'text', text: part.text } : { type: 'tool_use', id: part.id, name: part.tool, input: part.input }));
+export function anthropicMessage(
+  content: readonly ({ text: string } | { tool: string; id: string; input: unknown })[],
+  usage = { input: 1000, output: 200 },
+): FakeReply {
+  const blocks = content.map((part) =>
+    'text' in part
+      ? { type: 'text', text: part.text }
+      : { type: 'tool_use', id: part.id, name: part.tool, input: part.input },
+  );
   return {
     body: {
       id: `msg_${Math.random().toString(36).slice(2)}`,
@@ -53,7 +65,12 @@ export function anthropicMessage(content: readonly ({ text: string } | { tool: s
       content: blocks,
       stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: usage.input, output_tokens: usage.output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: {
+        input_tokens: usage.input,
+        output_tokens: usage.output,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
     },
   };
 }
@@ -63,7 +80,10 @@ export function anthropicError(status: number, type: string, message: string): F
 }
 
 /** OpenAI Responses API (`POST /v1/responses`, not streamed): output messages and function calls. */
-export function openaiResponse(output: readonly ({ text: string } | { tool: string; id: string; input: unknown })[], usage = { input: 1000, output: 200 }): FakeReply {
+export function openaiResponse(
+  output: readonly ({ text: string } | { tool: string; id: string; input: unknown })[],
+  usage = { input: 1000, output: 200 },
+): FakeReply {
   return {
     body: {
       id: `resp_${Math.random().toString(36).slice(2)}`,
@@ -74,8 +94,21 @@ export function openaiResponse(output: readonly ({ text: string } | { tool: stri
       incomplete_details: null,
       output: output.map((part, i) =>
         'text' in part
-          ? { type: 'message', id: `msg_${i}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: part.text, annotations: [] }] }
-          : { type: 'function_call', id: `fc_${i}`, call_id: part.id, name: part.tool, arguments: JSON.stringify(part.input), status: 'completed' },
+          ? {
+              type: 'message',
+              id: `msg_${i}`,
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: part.text, annotations: [] }],
+            }
+          : {
+              type: 'function_call',
+              id: `fc_${i}`,
+              call_id: part.id,
+              name: part.tool,
+              arguments: JSON.stringify(part.input),
+              status: 'completed',
+            },
       ),
       usage: {
         input_tokens: usage.input,

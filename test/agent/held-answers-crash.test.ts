@@ -34,11 +34,23 @@ async function killedThenRecovered(tool: 'lookup' | 'note') {
   container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
   const keys: string[] = [];
   const tools = [
-    defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: (_a, ctx) => (keys.push(`survivor:lookup:${ctx.idempotencyKey}`), { found: 'ord_1' }) }),
+    defineTool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      annotations: { readOnly: true },
+      run: (_a, ctx) => (keys.push(`survivor:lookup:${ctx.idempotencyKey}`), { found: 'ord_1' }),
+    }),
     defineTool({ name: 'note', description: 'Writes a note.', run: () => (keys.push('survivor:note'), 'noted') }),
   ];
   // Wardrik.create recovers what the crash left in flight.
-  const wardrik = await Wardrik.create({ store, container, recoverMs: Infinity, runner: { node: 'survivor' }, tools: { shop: tools }, policy: { rules: [{ match: 'shop/*', action: 'allow' }] } });
+  const wardrik = await Wardrik.create({
+    store,
+    container,
+    recoverMs: Infinity,
+    runner: { node: 'survivor' },
+    tools: { shop: tools },
+    policy: { rules: [{ match: 'shop/*', action: 'allow' }] },
+  });
   try {
     const model = scriptedModel([(call) => ({ text: `Result: ${call.lastToolResult}` })], { name: 'survivor' });
     const agent = wardrik.startAgent({ id: 'support', model, tools: ['shop/*'] });
@@ -60,7 +72,10 @@ describe('An agent turn killed while the model reads its answers (SQLite)', () =
     assert.deepEqual(inbox, [], 'nothing parked in doubt');
     assert.equal(turn.status, 'done');
     assert.equal(turn.text, '[scripted] Result: noted');
-    assert.deepEqual(model.calls[0]!.prompt.map((message) => message.role), ['user', 'assistant', 'tool']);
+    assert.deepEqual(
+      model.calls[0]!.prompt.map((message) => message.role),
+      ['user', 'assistant', 'tool'],
+    );
   });
 
   it('runs a read-only call again, with its idempotency key, when its answer had not been committed yet', async () => {
@@ -70,14 +85,22 @@ describe('An agent turn killed while the model reads its answers (SQLite)', () =
     assert.equal(turn.status, 'done');
     assert.equal(turn.text, '[scripted] Result: {"found":"ord_1"}');
     assert.equal(model.calls.length, 1, 'the model step that asked for the call was not asked again');
-    assert.deepEqual(model.calls[0]!.prompt.map((message) => message.role), ['user', 'assistant', 'tool']);
+    assert.deepEqual(
+      model.calls[0]!.prompt.map((message) => message.role),
+      ['user', 'assistant', 'tool'],
+    );
   });
 });
 
 describe('A read-only call whose answer is held for the next commit', () => {
   it('counts as running on its node: a recovery pass meanwhile leaves it alone', async () => {
     let ran = 0;
-    const peek = defineTool({ name: 'peek', description: 'Reads.', annotations: { readOnly: true }, run: () => (ran++, 'seen') });
+    const peek = defineTool({
+      name: 'peek',
+      description: 'Reads.',
+      annotations: { readOnly: true },
+      run: () => (ran++, 'seen'),
+    });
     let asked!: () => void;
     const askedTwice = new Promise<void>((resolve) => (asked = resolve));
     let release!: () => void;
@@ -92,14 +115,25 @@ describe('A read-only call whose answer is held for the next commit', () => {
         return super.doGenerate(options);
       }
     }
-    const wardrik = await Wardrik.create({ store: `sqlite:${join(dir, 'held.db')}`, recoverMs: Infinity, tools: { shop: [peek] } });
+    const wardrik = await Wardrik.create({
+      store: `sqlite:${join(dir, 'held.db')}`,
+      recoverMs: Infinity,
+      tools: { shop: [peek] },
+    });
     try {
-      const agent = wardrik.startAgent({ id: 'a', model: new GatedModel([{ toolCalls: [{ name: 'shop__peek', id: 'p1' }] }, { text: 'Seen.' }]), tools: ['shop/*'] });
+      const agent = wardrik.startAgent({
+        id: 'a',
+        model: new GatedModel([{ toolCalls: [{ name: 'shop__peek', id: 'p1' }] }, { text: 'Seen.' }]),
+        tools: ['shop/*'],
+      });
       const sending = agent.send('Look.');
       await askedTwice;
       // Its answer is not in the journal yet: the call is `started` there.
       const other = new SqliteStore({ path: join(dir, 'held.db') });
-      assert.deepEqual((await other.listCalls({ state: 'started' })).map((record) => record.call), ['0.p1']);
+      assert.deepEqual(
+        (await other.listCalls({ state: 'started' })).map((record) => record.call),
+        ['0.p1'],
+      );
       await other.close();
       const report = await wardrik.recover();
       assert.equal(report.rerun, 0, 'the held call was not taken for a crashed one');

@@ -12,8 +12,17 @@ import { stopAtCrashPoint } from '../crash/kill-at-crash-point.js';
 const log = process.env.WARDRIK_RAN_LOG!;
 const tool = process.env.WARDRIK_TOOL!;
 const tools = [
-  defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => (appendFileSync(log, 'doomed:lookup\n'), { found: 'ord_1' }) }),
-  defineTool({ name: 'note', description: 'Writes a note.', run: () => (appendFileSync(log, 'doomed:note\n'), 'noted') }),
+  defineTool({
+    name: 'lookup',
+    description: 'Looks an order up.',
+    annotations: { readOnly: true },
+    run: () => (appendFileSync(log, 'doomed:lookup\n'), { found: 'ord_1' }),
+  }),
+  defineTool({
+    name: 'note',
+    description: 'Writes a note.',
+    run: () => (appendFileSync(log, 'doomed:note\n'), 'noted'),
+  }),
 ];
 
 /** Answers the first call from the script; the second prints the crash point and never answers. */
@@ -26,7 +35,15 @@ class HangingModel extends ScriptedModel {
   }
 }
 
-const wardrik = await Wardrik.create({ store: process.env.WARDRIK_STORE!, recoverMs: Infinity, runner: { node: 'doomed' }, tools: { shop: tools }, policy: { rules: [{ match: 'shop/*', action: 'allow' }] } });
-const model = new HangingModel([{ text: 'Working.', toolCalls: [{ name: `shop__${tool}`, id: 'c1' }] }], { name: 'doomed' });
+const wardrik = await Wardrik.create({
+  store: process.env.WARDRIK_STORE!,
+  recoverMs: Infinity,
+  runner: { node: 'doomed' },
+  tools: { shop: tools },
+  policy: { rules: [{ match: 'shop/*', action: 'allow' }] },
+});
+const model = new HangingModel([{ text: 'Working.', toolCalls: [{ name: `shop__${tool}`, id: 'c1' }] }], {
+  name: 'doomed',
+});
 await wardrik.startAgent({ id: 'support', model, tools: ['shop/*'] }).send('Do it');
 process.stdout.write('UNREACHABLE\n');

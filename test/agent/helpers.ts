@@ -20,7 +20,10 @@ export async function agentHarness(tools: readonly ToolDefinition[], options: Om
       return events.filter(filter).map((event) => event.type);
     },
     /** Resolves with the first event of `type` (already seen or still to come). */
-    next<T extends WardrikEvent['type']>(type: T, match: (event: Extract<WardrikEvent, { type: T }>) => boolean = () => true): Promise<Extract<WardrikEvent, { type: T }>> {
+    next<T extends WardrikEvent['type']>(
+      type: T,
+      match: (event: Extract<WardrikEvent, { type: T }>) => boolean = () => true,
+    ): Promise<Extract<WardrikEvent, { type: T }>> {
       return new Promise((resolve) => {
         const seen = events.find((event) => event.type === type && match(event as never));
         if (seen !== undefined) return resolve(seen as never);
@@ -45,7 +48,12 @@ export function shopTools(log: string[] = []) {
     defineTool({
       name: 'find_order',
       description: 'Find an order by id.',
-      input: { type: 'object', properties: { id: { type: 'string', description: 'Order id, such as ord_1' } }, required: ['id'], additionalProperties: false },
+      input: {
+        type: 'object',
+        properties: { id: { type: 'string', description: 'Order id, such as ord_1' } },
+        required: ['id'],
+        additionalProperties: false,
+      },
       annotations: { readOnly: true },
       run: async ({ id }: { id: string }) => {
         log.push(`find:${id}:start`);

@@ -19,9 +19,12 @@ describe("A model's hostile arguments in an agent turn on SQLite", () => {
     const store = `sqlite:${join(dir, 'turns.db')}`;
     try {
       const first = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: shopTools() } });
-      const model = scriptedModel([{ toolCalls: [{ name: 'shop__find_order', arguments: deepJson(10_000) }] }, (call) => ({ text: `saw: ${call.lastToolResult?.slice(0, 60)}` })]);
+      const model = scriptedModel([
+        { toolCalls: [{ name: 'shop__find_order', arguments: deepJson(10_000) }] },
+        (call) => ({ text: `saw: ${call.lastToolResult?.slice(0, 60)}` }),
+      ]);
       const turn = await first.startAgent({ id: 'a', model, tools: ['shop/*'] }).send('go');
-      assert.equal(turn.status, "done", JSON.stringify(turn).slice(0, 600));
+      assert.equal(turn.status, 'done', JSON.stringify(turn).slice(0, 600));
       assert.match(turn.text, /saw: .*Invalid arguments for tool "shop__find_order"/);
       await first.close();
       const second = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: shopTools() } });
@@ -36,13 +39,21 @@ describe("A model's hostile arguments in an agent turn on SQLite", () => {
   it('journals a turn whose model sent 20 calls of 10 MB as notes, not 200 MB', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wardrik-hostile-'));
     const path = join(dir, 'turns.db');
-    const bytes = (): number => ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
+    const bytes = (): number =>
+      ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
     try {
-      const wardrik = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { shop: shopTools() } });
+      const wardrik = await Wardrik.create({
+        store: `sqlite:${path}`,
+        recoverMs: Infinity,
+        tools: { shop: shopTools() },
+      });
       const before = bytes();
       const big = JSON.stringify({ id: 'x'.repeat(10 * 1024 * 1024) });
       const calls = Array.from({ length: 20 }, (_, i) => ({ name: 'shop__find_order', arguments: big, id: `big${i}` }));
-      const model = scriptedModel([{ toolCalls: calls }, (call) => ({ text: `saw: ${call.lastToolResult?.slice(0, 300)}` })]);
+      const model = scriptedModel([
+        { toolCalls: calls },
+        (call) => ({ text: `saw: ${call.lastToolResult?.slice(0, 300)}` }),
+      ]);
       const turn = await wardrik.startAgent({ id: 'a', model, tools: ['shop/*'] }).send('go');
       assert.equal(turn.status, 'done');
       assert.match(turn.text, /too large/);

@@ -29,14 +29,37 @@ const START_AND_END = 2;
 const ran: string[] = [];
 const tools: ToolDefinition[] = [
   // Neither read-only nor idempotent: its answer must be durable before the model sees it.
-  defineTool({ name: 'note', description: 'Writes a note.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, run: ({ n }: { n: number }) => (ran.push(`note:${n}`), `noted ${n}`) }),
-  defineTool({ name: 'web', description: 'Reads a page outside.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, annotations: { readOnly: true, labels: ['outside'] }, run: ({ n }: { n: number }) => `page ${n}` }),
-  defineTool({ name: 'peek', description: 'Reads.', input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false }, annotations: { readOnly: true }, run: ({ n }: { n: number }) => `seen ${n}` }),
+  defineTool({
+    name: 'note',
+    description: 'Writes a note.',
+    input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false },
+    run: ({ n }: { n: number }) => (ran.push(`note:${n}`), `noted ${n}`),
+  }),
+  defineTool({
+    name: 'web',
+    description: 'Reads a page outside.',
+    input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false },
+    annotations: { readOnly: true, labels: ['outside'] },
+    run: ({ n }: { n: number }) => `page ${n}`,
+  }),
+  defineTool({
+    name: 'peek',
+    description: 'Reads.',
+    input: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false },
+    annotations: { readOnly: true },
+    run: ({ n }: { n: number }) => `seen ${n}`,
+  }),
 ];
 
 /** A turn of `CALLS` model steps with one call of `tool` each, then a final answer; each step reads 1 000 tokens. */
 function tenCalls(tool: string) {
-  return scriptedModel([...Array.from({ length: CALLS }, (_, n) => ({ toolCalls: [{ name: `t__${tool}`, arguments: { n } }] })), { text: 'Done.' }], { usage: { inputTokens: 1000 } });
+  return scriptedModel(
+    [
+      ...Array.from({ length: CALLS }, (_, n) => ({ toolCalls: [{ name: `t__${tool}`, arguments: { n } }] })),
+      { text: 'Done.' },
+    ],
+    { usage: { inputTokens: 1000 } },
+  );
 }
 
 /** $0.01 a model step (1 000 input tokens at $10 per million): a model that costs money. */
@@ -44,10 +67,20 @@ const PRICE = { inputPerMTok: 10, outputPerMTok: 0 };
 
 /** Runs the turn (priced or free) and returns what `counted` counted meanwhile (read before and after `send`). */
 async function turnOn(store: string, tool: string, counted: () => number, priced = false): Promise<number> {
-  const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { t: tools }, policy: { rules: [{ match: 't/*', action: 'allow' }] } });
+  const wardrik = await Wardrik.create({
+    store,
+    recoverMs: Infinity,
+    tools: { t: tools },
+    policy: { rules: [{ match: 't/*', action: 'allow' }] },
+  });
   try {
     const id = `a-${tool}${priced ? '-priced' : ''}`;
-    const agent = wardrik.startAgent({ id, model: tenCalls(tool), tools: ['t/*'], ...(priced ? { price: PRICE } : {}) });
+    const agent = wardrik.startAgent({
+      id,
+      model: tenCalls(tool),
+      tools: ['t/*'],
+      ...(priced ? { price: PRICE } : {}),
+    });
     const before = counted();
     const turn = await agent.send('Go.');
     const commits = counted() - before;
@@ -92,7 +125,9 @@ describe('An agent turn of ten tool calls', () => {
 
   it('commits once per read-only call on SQLite when the answers carry a label the run did not have: the labels ride with the answer', async () => {
     const path = join(dir, 'labelled.db');
-    const plain = await turnOn(`sqlite:${join(dir, 'unlabelled.db')}`, 'peek', () => walCommits(join(dir, 'unlabelled.db')));
+    const plain = await turnOn(`sqlite:${join(dir, 'unlabelled.db')}`, 'peek', () =>
+      walCommits(join(dir, 'unlabelled.db')),
+    );
     const commits = await turnOn(`sqlite:${path}`, 'web', () => walCommits(path));
     assert.equal(commits, plain, `${commits} commits with labels, ${plain} without`);
   });
@@ -105,7 +140,12 @@ describe('An agent turn of ten tool calls', () => {
       const COUNTED = 6;
       let pages = 0;
       for (let turn = 0; turn < 2 + COUNTED; turn++) {
-        const agent = wardrik.startAgent({ id: `pages-${turn}`, model: tenCalls('peek'), tools: ['t/*'], historyTurns: 0 });
+        const agent = wardrik.startAgent({
+          id: `pages-${turn}`,
+          model: tenCalls('peek'),
+          tools: ['t/*'],
+          historyTurns: 0,
+        });
         const before = walFrames(path).length;
         assert.equal((await agent.send('Go.')).status, 'done');
         if (turn >= 2) pages += walFrames(path).length - before;
@@ -124,7 +164,11 @@ describe('An agent turn of ten tool calls', () => {
     const wardrik = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { t: tools } });
     try {
       const peeks = Array.from({ length: 5 }, (_, n) => ({ name: 't__peek', arguments: { n } }));
-      const agent = wardrik.startAgent({ id: 'together', model: scriptedModel([{ toolCalls: peeks }, { text: 'Seen.' }]), tools: ['t/*'] });
+      const agent = wardrik.startAgent({
+        id: 'together',
+        model: scriptedModel([{ toolCalls: peeks }, { text: 'Seen.' }]),
+        tools: ['t/*'],
+      });
       const before = walCommits(path);
       const turn = await agent.send('Look.');
       assert.equal(turn.status, 'done', turn.error);
@@ -136,7 +180,11 @@ describe('An agent turn of ten tool calls', () => {
     }
   });
 
-  for (const [tool, priced] of [['note', false], ['peek', false], ['note', true]] as const) {
+  for (const [tool, priced] of [
+    ['note', false],
+    ['peek', false],
+    ['note', true],
+  ] as const) {
     it(`on PostgreSQL makes each write one round trip, twice per call at most (${tool}${priced ? ', a model that costs money' : ''}), and reads no labels per call`, async () => {
       const schema = newSchema();
       // The schema's tables exist before counting starts.
@@ -153,20 +201,33 @@ describe('An agent turn of ten tool calls', () => {
         // Only what the turn sends: the statements list starts again when the count is first read.
         let reads = 0;
         let turnStatements: string[] = [];
-        const commits = await turnOn(`${POSTGRES_URL}?schema=${schema}`, tool, () => {
-          if (reads++ === 0) statements = [];
-          else turnStatements = [...statements];
-          return counter.counts.transactions;
-        }, priced);
+        const commits = await turnOn(
+          `${POSTGRES_URL}?schema=${schema}`,
+          tool,
+          () => {
+            if (reads++ === 0) statements = [];
+            else turnStatements = [...statements];
+            return counter.counts.transactions;
+          },
+          priced,
+        );
         ran.splice(0);
         assert.ok(commits <= 2 * CALLS + START_AND_END, `${commits} write transactions for ${CALLS} calls`);
-        assert.equal(statements.filter((text) => text === 'BEGIN').length, 0, `every write is one statement, one round trip: ${statements.join(' | ')}`);
+        assert.equal(
+          statements.filter((text) => text === 'BEGIN').length,
+          0,
+          `every write is one statement, one round trip: ${statements.join(' | ')}`,
+        );
         // A turn's commits, one after the other, each write one row of its kind: each is the journal
         // function of single values (migration 8), none the one of arrays.
         // (The lease given up when Wardrik closes, after the turn, is not one of them.)
         const rowCommits = turnStatements.filter((text) => /\.wardrik_journal_row\(/.test(text)).length;
         assert.equal(rowCommits, commits, `${rowCommits} of ${commits} commits through wardrik_journal_row`);
-        assert.equal(turnStatements.filter((text) => /\.wardrik_journal\(/.test(text)).length, 0, 'no commit through wardrik_journal');
+        assert.equal(
+          turnStatements.filter((text) => /\.wardrik_journal\(/.test(text)).length,
+          0,
+          'no commit through wardrik_journal',
+        );
         const labelReads = statements.filter((text) => /SELECT label FROM/.test(text)).length;
         assert.equal(labelReads, 0, "no read of the run's labels");
       } finally {

@@ -24,17 +24,37 @@ describe('A turn taken up while the call its dead node left is still started', (
     const hung = new Promise<void>((resolve) => (hang = resolve));
     // On the first node the email hangs, as on a node that died while it ran.
     const email = (wait: boolean) =>
-      defineTool({ name: 'email', description: 'Sends an email.', run: async () => (sent++, wait ? hung.then(() => 'sent') : 'sent') });
+      defineTool({
+        name: 'email',
+        description: 'Sends an email.',
+        run: async () => (sent++, wait ? hung.then(() => 'sent') : 'sent'),
+      });
     const policy = { rules: [{ match: 'mail/*', action: 'allow' as const }] };
-    const first = await Wardrik.create({ store, recoverMs: Infinity, runner: { node: 'first' }, tools: { mail: [email(true)] }, policy });
+    const first = await Wardrik.create({
+      store,
+      recoverMs: Infinity,
+      runner: { node: 'first' },
+      tools: { mail: [email(true)] },
+      policy,
+    });
     // The second node's clock is an hour on.
     const container = root.createChildContainer();
     container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
-    const second = await Wardrik.create({ store, container, recoverMs: Infinity, runner: { node: 'second' }, tools: { mail: [email(false)] }, policy });
+    const second = await Wardrik.create({
+      store,
+      container,
+      recoverMs: Infinity,
+      runner: { node: 'second' },
+      tools: { mail: [email(false)] },
+      policy,
+    });
     const inspect = await openStore(store);
     try {
       const model1 = scriptedModel([{ toolCalls: [{ name: 'mail__email', id: 'e1' }] }]);
-      void first.startAgent({ id: 'a', model: model1, tools: ['mail/*'] }).send('Send it').catch(() => undefined);
+      void first
+        .startAgent({ id: 'a', model: model1, tools: ['mail/*'] })
+        .send('Send it')
+        .catch(() => undefined);
       for (let i = 0; i < 500 && sent === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       assert.equal(sent, 1, 'the email is running on the first node');
       // The first node stops answering: its lease runs out on the store's clock.
@@ -53,7 +73,10 @@ describe('A turn taken up while the call its dead node left is still started', (
       assert.equal(model.calls.length, 0, 'the model heard nothing about the email');
       const [item] = await second.inbox.list();
       assert.equal(item?.kind, 'in_doubt');
-      assert.deepEqual(turn.parked.map((call) => call.inboxId), [item.id]);
+      assert.deepEqual(
+        turn.parked.map((call) => call.inboxId),
+        [item.id],
+      );
       assert.equal((await inspect.getCall(run, item.call))?.state, 'parked');
 
       // A person says it happened: the turn goes on with that answer.

@@ -13,14 +13,24 @@ describe('Pricing', () => {
     it('has defaults for the built-in providers’ models, dated snapshots included', () => {
       const pricing = new Pricing();
       assert.deepEqual(pricing.priceOf('anthropic:claude-haiku-4-5'), DEFAULT_PRICES['anthropic:claude-haiku-4-5']);
-      assert.deepEqual(pricing.priceOf('anthropic:claude-haiku-4-5-20251001'), DEFAULT_PRICES['anthropic:claude-haiku-4-5']);
+      assert.deepEqual(
+        pricing.priceOf('anthropic:claude-haiku-4-5-20251001'),
+        DEFAULT_PRICES['anthropic:claude-haiku-4-5'],
+      );
       assert.deepEqual(pricing.priceOf('openai:gpt-5-mini-2025-08-07'), DEFAULT_PRICES['openai:gpt-5-mini']);
-      assert.equal(pricing.priceOf('openai:gpt-5-mini-large'), undefined, 'a longer name is another model, not a snapshot');
+      assert.equal(
+        pricing.priceOf('openai:gpt-5-mini-large'),
+        undefined,
+        'a longer name is another model, not a snapshot',
+      );
       assert.equal(pricing.priceOf('acme:m1'), undefined);
     });
 
     it('takes the app’s prices over the defaults, and prefixes ending in *', () => {
-      const pricing = new Pricing({ 'anthropic:claude-haiku-4-5': { inputPerMTok: 2, outputPerMTok: 6 }, 'local:*': { inputPerMTok: 0.1, outputPerMTok: 0.2 } });
+      const pricing = new Pricing({
+        'anthropic:claude-haiku-4-5': { inputPerMTok: 2, outputPerMTok: 6 },
+        'local:*': { inputPerMTok: 0.1, outputPerMTok: 0.2 },
+      });
       assert.equal(pricing.priceOf('anthropic:claude-haiku-4-5')!.inputPerMTok, 2);
       assert.equal(pricing.priceOf('local:tiny-1')!.outputPerMTok, 0.2);
     });
@@ -34,10 +44,18 @@ describe('Pricing', () => {
     });
 
     it('refuses a price that is not a number of dollars, at Wardrik.create', async () => {
-      assert.throws(() => new Pricing({ 'x:y': { inputPerMTok: -1, outputPerMTok: 1 } }), /Price "x:y": inputPerMTok must be a number of dollars per million tokens/);
+      assert.throws(
+        () => new Pricing({ 'x:y': { inputPerMTok: -1, outputPerMTok: 1 } }),
+        /Price "x:y": inputPerMTok must be a number of dollars per million tokens/,
+      );
       await assert.rejects(
-        Wardrik.create({ store: 'memory:', recoverMs: Infinity, agents: { prices: { 'x:y': { inputPerMTok: 1 } as never } } }),
-        (error: unknown) => error instanceof ConfigurationError && /Price "x:y": outputPerMTok must be/.test(error.message),
+        Wardrik.create({
+          store: 'memory:',
+          recoverMs: Infinity,
+          agents: { prices: { 'x:y': { inputPerMTok: 1 } as never } },
+        }),
+        (error: unknown) =>
+          error instanceof ConfigurationError && /Price "x:y": outputPerMTok must be/.test(error.message),
       );
     });
   });
@@ -53,7 +71,10 @@ describe('Pricing', () => {
       assert.equal(turn.status, 'budget_spent');
       assert.equal(model.calls.length, 2);
       assert.equal(round(turn.spentUsd), 0.7);
-      assert.match(turn.error!, /Agent "a" has spent \$0\.7000 of its \$0\.5 budget, so no further model call started\. Raise budgetUsd/);
+      assert.match(
+        turn.error!,
+        /Agent "a" has spent \$0\.7000 of its \$0\.5 budget, so no further model call started\. Raise budgetUsd/,
+      );
       const costs = h.events.filter((e): e is CostEvent => e.type === 'cost');
       assert.deepEqual(
         costs.map((c) => [c.source, round(c.usd), round(c.totalUsd)]),
@@ -64,7 +85,11 @@ describe('Pricing', () => {
           ['tool', 0.25, 0.7],
         ],
       );
-      assert.equal(await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a'), 700_000, 'kept in whole micro-dollars');
+      assert.equal(
+        await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a'),
+        700_000,
+        'kept in whole micro-dollars',
+      );
       await h.close();
     });
 
@@ -81,11 +106,18 @@ describe('Pricing', () => {
       await h.close();
     });
 
-    it('holds a model call\'s maximum output cost when maxOutputTokens is set', async () => {
+    it("holds a model call's maximum output cost when maxOutputTokens is set", async () => {
       const h = await agentHarness(shopTools());
       // At most $0.25 of output a step (250 tokens at $1 000 per million); each step costs $0.20.
       const model = scriptedModel(() => ({ text: 'done', usage: { outputTokens: 200 } }));
-      const agent = h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1, price: { inputPerMTok: 0, outputPerMTok: 1000 }, maxOutputTokens: 250 });
+      const agent = h.wardrik.startAgent({
+        id: 'a',
+        model,
+        tools: [],
+        budgetUsd: 1,
+        price: { inputPerMTok: 0, outputPerMTok: 1000 },
+        maxOutputTokens: 250,
+      });
       const turns = await Promise.all(Array.from({ length: 20 }, () => agent.send('hi')));
       const spent = await h.wardrik.container.resolve<MemoryStore>(Symbol.for('wardrik:store')).getSpend('a');
       assert.ok(spent <= 1_000_000, `spent $${spent / 1e6}: never past the budget when each call holds its maximum`);
@@ -102,26 +134,53 @@ describe('Pricing', () => {
       const turn = await h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1, price: paid }).send('hi');
       assert.equal(turn.status, 'budget_spent');
       assert.equal(model.calls.length, 0);
-      assert.deepEqual(h.types((e) => e.type.startsWith('run.')), ['run.started', 'run.finished']);
+      assert.deepEqual(
+        h.types((e) => e.type.startsWith('run.')),
+        ['run.started', 'run.finished'],
+      );
       await h.close();
     });
 
     it('tells the model a paid tool did not run once a model step spent the budget', async () => {
       const h = await agentHarness(shopTools());
-      const model = scriptedModel([{ toolCalls: [{ name: 'shop__quote' }], usage: { inputTokens: 1000 } }, { text: 'never' }]);
-      const turn = await h.wardrik.startAgent({ id: 'a', model, tools: ['shop/*'], budgetUsd: 0.5, price: paid }).send('quote');
+      const model = scriptedModel([
+        { toolCalls: [{ name: 'shop__quote' }], usage: { inputTokens: 1000 } },
+        { text: 'never' },
+      ]);
+      const turn = await h.wardrik
+        .startAgent({ id: 'a', model, tools: ['shop/*'], budgetUsd: 0.5, price: paid })
+        .send('quote');
       assert.equal(turn.status, 'budget_spent');
       assert.equal(model.calls.length, 1);
-      assert.deepEqual(h.types((e) => e.type === 'tool.failed'), ['tool.failed']);
+      assert.deepEqual(
+        h.types((e) => e.type === 'tool.failed'),
+        ['tool.failed'],
+      );
       await h.close();
     });
 
     it('emits a cost event per model step, priced from the agents’ price table', async () => {
-      const h = await agentHarness(shopTools(), { agents: { prices: { 'scripted:scripted-priced': { inputPerMTok: 2, outputPerMTok: 10 } } } });
-      const model = scriptedModel([{ text: 'Hi.', usage: { inputTokens: 500_000, outputTokens: 10_000 } }], { name: 'priced' });
+      const h = await agentHarness(shopTools(), {
+        agents: { prices: { 'scripted:scripted-priced': { inputPerMTok: 2, outputPerMTok: 10 } } },
+      });
+      const model = scriptedModel([{ text: 'Hi.', usage: { inputTokens: 500_000, outputTokens: 10_000 } }], {
+        name: 'priced',
+      });
       const turn = await h.wardrik.startAgent({ id: 'a', model, tools: [] }).send('hi');
       const [cost] = h.events.filter((e): e is CostEvent => e.type === 'cost');
-      assert.deepEqual({ ...cost, time: 0, usd: round(cost!.usd), totalUsd: round(cost!.totalUsd) }, { type: 'cost', agent: 'a', run: turn.run, source: 'model', usd: 1.1, totalUsd: 1.1, totalMicroUsd: 1_100_000, time: 0 });
+      assert.deepEqual(
+        { ...cost, time: 0, usd: round(cost!.usd), totalUsd: round(cost!.totalUsd) },
+        {
+          type: 'cost',
+          agent: 'a',
+          run: turn.run,
+          source: 'model',
+          usd: 1.1,
+          totalUsd: 1.1,
+          totalMicroUsd: 1_100_000,
+          time: 0,
+        },
+      );
       await h.close();
     });
   });

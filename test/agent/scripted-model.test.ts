@@ -18,7 +18,9 @@ describe('The scripted model (wardrik/testing)', () => {
   });
 
   it('plays tool calls with JSON inputs and a tool-calls finish reason', async () => {
-    const model = scriptedModel([{ toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' }, id: 'c1' }, { name: 'shop__quote' }] }]);
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' }, id: 'c1' }, { name: 'shop__quote' }] },
+    ]);
     const result = await model.doGenerate(options);
     assert.deepEqual(result.content, [
       { type: 'tool-call', toolCallId: 'c1', toolName: 'shop__find_order', input: '{"id":"ord_1"}' },
@@ -48,13 +50,17 @@ describe('The scripted model (wardrik/testing)', () => {
 
   it('computes steps from the conversation when given functions', async () => {
     const model = scriptedModel((call) => ({ text: `call ${call.index}, ${call.prompt.length} message(s)` }));
-    assert.deepEqual((await model.doGenerate(options)).content, [{ type: 'text', text: '[scripted] call 0, 1 message(s)' }]);
+    assert.deepEqual((await model.doGenerate(options)).content, [
+      { type: 'text', text: '[scripted] call 0, 1 message(s)' },
+    ]);
     assert.ok(model instanceof ScriptedModel);
   });
 
   it('fails an agent’s turn with its scripted error, named as scripted', async () => {
     const h = await agentHarness(shopTools());
-    const turn = await h.wardrik.startAgent({ id: 'a', model: scriptedModel([{ error: 'Boom.' }]), tools: [] }).send('hi');
+    const turn = await h.wardrik
+      .startAgent({ id: 'a', model: scriptedModel([{ error: 'Boom.' }]), tools: [] })
+      .send('hi');
     assert.equal(turn.status, 'failed');
     assert.equal(turn.error, 'Model "scripted:scripted-model" failed: [scripted] Boom.');
     await h.close();

@@ -9,7 +9,12 @@ import { ScriptedModel } from '../../src/testing/index.js';
 import { stopAtCrashPoint } from '../crash/kill-at-crash-point.js';
 
 const at = process.env.WARDRIK_CRASH_AT!;
-const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => (at === 'tool' ? stopAtCrashPoint() : { found: 'ord_1' }) });
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks an order up.',
+  annotations: { readOnly: true },
+  run: () => (at === 'tool' ? stopAtCrashPoint() : { found: 'ord_1' }),
+});
 
 class HangingModel extends ScriptedModel {
   override doGenerate(options: LanguageModelV3CallOptions): ReturnType<ScriptedModel['doGenerate']> {
@@ -18,7 +23,17 @@ class HangingModel extends ScriptedModel {
   }
 }
 
-const wardrik = await Wardrik.create({ store: process.env.WARDRIK_STORE!, recoverMs: Infinity, runner: { node: 'doomed' }, tools: { shop: [lookup] } });
-const model = new HangingModel([{ text: 'Looking.', toolCalls: [{ name: 'shop__lookup', id: 'l1' }] }], { name: 'doomed', usage: { inputTokens: 1000 } });
-await wardrik.startAgent({ id: 'support', model, tools: ['shop/*'], price: { inputPerMTok: 100, outputPerMTok: 0 } }).send('Find my order');
+const wardrik = await Wardrik.create({
+  store: process.env.WARDRIK_STORE!,
+  recoverMs: Infinity,
+  runner: { node: 'doomed' },
+  tools: { shop: [lookup] },
+});
+const model = new HangingModel([{ text: 'Looking.', toolCalls: [{ name: 'shop__lookup', id: 'l1' }] }], {
+  name: 'doomed',
+  usage: { inputTokens: 1000 },
+});
+await wardrik
+  .startAgent({ id: 'support', model, tools: ['shop/*'], price: { inputPerMTok: 100, outputPerMTok: 0 } })
+  .send('Find my order');
 process.stdout.write('UNREACHABLE\n');

@@ -25,13 +25,32 @@ async function killedThenRecovered(store: string, at: 'tool' | 'model') {
   await lapseLeases(store);
   const container = root.createChildContainer();
   container.register(Tokens.Clock, { useValue: { now: () => Date.now() + 3_600_000 } });
-  const lookup = defineTool({ name: 'lookup', description: 'Looks an order up.', annotations: { readOnly: true }, run: () => ({ found: 'ord_1' }) });
-  const wardrik = await Wardrik.create({ store, container, recoverMs: Infinity, runner: { node: 'survivor' }, tools: { shop: [lookup] } });
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Looks an order up.',
+    annotations: { readOnly: true },
+    run: () => ({ found: 'ord_1' }),
+  });
+  const wardrik = await Wardrik.create({
+    store,
+    container,
+    recoverMs: Infinity,
+    runner: { node: 'survivor' },
+    tools: { shop: [lookup] },
+  });
   try {
     const spent = () => wardrik.container.resolve(Tokens.Store).getSpend('support');
     const afterCrash = await spent();
-    const model = scriptedModel([(call) => ({ text: `Found: ${call.lastToolResult}` })], { name: 'survivor', usage: { inputTokens: 1000 } });
-    const agent = wardrik.startAgent({ id: 'support', model, tools: ['shop/*'], price: { inputPerMTok: 100, outputPerMTok: 0 } });
+    const model = scriptedModel([(call) => ({ text: `Found: ${call.lastToolResult}` })], {
+      name: 'survivor',
+      usage: { inputTokens: 1000 },
+    });
+    const agent = wardrik.startAgent({
+      id: 'support',
+      model,
+      tools: ['shop/*'],
+      price: { inputPerMTok: 100, outputPerMTok: 0 },
+    });
     const [run] = await wardrik.agents.recover();
     assert.ok(run, 'the running turn was taken up');
     const turn = await agent.result(run);
@@ -41,7 +60,6 @@ async function killedThenRecovered(store: string, at: 'tool' | 'model') {
     await wardrik.close();
   }
 }
-
 
 for (const [name, store] of STORES) {
   describe(`A priced agent turn killed with SIGKILL after its model step committed (${name})`, () => {

@@ -2,7 +2,12 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { MemoryStore, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { agentHarness, shopTools } from './helpers.js';
@@ -22,10 +27,18 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     exporter.reset();
     const h = await agentHarness(shopTools());
     const model = scriptedModel([
-      { toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' }, id: 'c1' }, { name: 'shop__broken', id: 'c2' }], usage: { inputTokens: 120, outputTokens: 30 } },
+      {
+        toolCalls: [
+          { name: 'shop__find_order', arguments: { id: 'ord_1' }, id: 'c1' },
+          { name: 'shop__broken', id: 'c2' },
+        ],
+        usage: { inputTokens: 120, outputTokens: 30 },
+      },
       { text: 'Done.', usage: { inputTokens: 200, outputTokens: 10 } },
     ]);
-    const turn = await h.wardrik.startAgent({ id: 'support', model, tools: ['shop/*'], maxOutputTokens: 500 }).send('go');
+    const turn = await h.wardrik
+      .startAgent({ id: 'support', model, tools: ['shop/*'], maxOutputTokens: 500 })
+      .send('go');
     await h.close();
     const spans = exporter.getFinishedSpans();
     const byName = (name: string): ReadableSpan[] => spans.filter((span) => span.name === name);
@@ -54,7 +67,13 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     exporter.reset();
     const store = new MemoryStore();
     const first = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: shopTools() } });
-    const turn = await first.startAgent({ id: 'a', model: scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'x' } }] }]), tools: ['shop/*'] }).send('go');
+    const turn = await first
+      .startAgent({
+        id: 'a',
+        model: scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'x' } }] }]),
+        tools: ['shop/*'],
+      })
+      .send('go');
     await first.inbox.approve(turn.parked[0]!.inboxId);
     await first.close();
     exporter.reset();
@@ -63,7 +82,13 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     await second.agents.recover();
     assert.equal((await agent.result(turn.run)).status, 'done');
     await second.close();
-    assert.deepEqual(exporter.getFinishedSpans().map((span) => span.name).sort(), ['chat scripted-model', 'invoke_agent a']);
+    assert.deepEqual(
+      exporter
+        .getFinishedSpans()
+        .map((span) => span.name)
+        .sort(),
+      ['chat scripted-model', 'invoke_agent a'],
+    );
   });
 
   it('names the operation, agent, provider and model on the turn span', async () => {

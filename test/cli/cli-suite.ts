@@ -5,7 +5,11 @@ import { json, seed, wardrik, type CliResult, type Seeded } from './helpers.js';
 
 /** Fails with what the command printed, so a wrong exit code explains itself. */
 function exits(result: CliResult, code: number): void {
-  assert.equal(result.code, code, `expected exit ${code}, got ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  assert.equal(
+    result.code,
+    code,
+    `expected exit ${code}, got ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+  );
 }
 
 /**
@@ -31,7 +35,8 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         const result = await cli('inbox');
         exits(result, 0);
         assert.match(result.stdout, /^4 pending \(store /);
-        for (const id of [seeded.turn.approval, seeded.batch.approval, seeded.batch.park, seeded.batch.inDoubt]) assert.match(result.stdout, new RegExp(id));
+        for (const id of [seeded.turn.approval, seeded.batch.approval, seeded.batch.park, seeded.batch.inDoubt])
+          assert.match(result.stdout, new RegExp(id));
         assert.match(result.stdout, new RegExp(`${seeded.turn.approval}  approval  shop/refund  \\d+s ago`));
         assert.match(result.stdout, new RegExp(`${seeded.batch.park}  park  shop/ask_amount`));
         assert.match(result.stdout, new RegExp(`${seeded.batch.inDoubt}  in_doubt  shop/send_email`));
@@ -42,10 +47,25 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       });
 
       it('prints the items as JSON with --json, before or after the command', async () => {
-        for (const args of [['--json', 'inbox'], ['inbox', '--json']]) {
+        for (const args of [
+          ['--json', 'inbox'],
+          ['inbox', '--json'],
+        ]) {
           const result = await cli(...args);
           exits(result, 0);
-          const out = json<{ items: { id: string; kind: string; tool: string; arguments: unknown; labels: string[]; reason: string; digest: string; ageMs: number; status: string }[] }>(result);
+          const out = json<{
+            items: {
+              id: string;
+              kind: string;
+              tool: string;
+              arguments: unknown;
+              labels: string[];
+              reason: string;
+              digest: string;
+              ageMs: number;
+              status: string;
+            }[];
+          }>(result);
           assert.deepEqual(out.items.map((item) => item.kind).sort(), ['approval', 'approval', 'in_doubt', 'park']);
           const turnItem = out.items.find((item) => item.id === seeded.turn.approval)!;
           assert.deepEqual(turnItem.arguments, { id: 'ord_1' });
@@ -70,7 +90,10 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       it('records the approval and runs nothing itself; the node that offers the tool runs the call at its recovery', async () => {
         const result = await cli('approve', seeded.batch.approval, '--by', 'dana');
         exits(result, 0);
-        assert.match(result.stdout, new RegExp(`Approved by dana: ${seeded.batch.approval} \\(shop/refund \\{"id":"ord_2"\\}\\)`));
+        assert.match(
+          result.stdout,
+          new RegExp(`Approved by dana: ${seeded.batch.approval} \\(shop/refund \\{"id":"ord_2"\\}\\)`),
+        );
         assert.match(result.stdout, /It runs on the next node that offers shop\/refund/);
         const store = seeded.node.container.resolve(Tokens.Store);
         assert.equal((await store.getCall(seeded.batch.run, 'c1'))?.state, 'parked');
@@ -87,7 +110,9 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         const item = (await seeded.node.inbox.get(seeded.batch.approval))!;
         const result = await cli('approve', seeded.batch.approval, '--digest', item.digest, '--json');
         exits(result, 0);
-        const out = json<{ id: string; status: string; pending: boolean; tool: string; answer: { status: string } }>(result);
+        const out = json<{ id: string; status: string; pending: boolean; tool: string; answer: { status: string } }>(
+          result,
+        );
         assert.equal(out.id, seeded.batch.approval);
         assert.equal(out.status, 'approved');
         assert.equal(out.pending, true);
@@ -119,19 +144,39 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
 
       it('refuses --allow-if naming a field the call does not have with exit 2, naming the fields it has; the item stays pending', async () => {
         const item = (await seeded.node.inbox.get(seeded.batch.approval))!;
-        const result = await cli('approve', seeded.batch.approval, '--digest', item.digest, '--scope', 'run', '--allow-if', 'no_such_field', '--json');
+        const result = await cli(
+          'approve',
+          seeded.batch.approval,
+          '--digest',
+          item.digest,
+          '--scope',
+          'run',
+          '--allow-if',
+          'no_such_field',
+          '--json',
+        );
         exits(result, 2);
         const error = JSON.parse(result.stderr).error as { code: string; message: string };
         assert.equal(error.code, 'usage');
-        assert.match(error.message, /allowIf names argument fields of the approved call, such as \["id"\]; got \["no_such_field"\]/);
-        assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace: the person typed a wrong field, nothing is broken');
+        assert.match(
+          error.message,
+          /allowIf names argument fields of the approved call, such as \["id"\]; got \["no_such_field"\]/,
+        );
+        assert.doesNotMatch(
+          result.stderr,
+          /\n\s+at /,
+          'no stack trace: the person typed a wrong field, nothing is broken',
+        );
         assert.equal((await seeded.node.inbox.get(seeded.batch.approval))?.status, 'pending');
       });
 
       it('answers a wrong id with exit 3, naming the store and how to list the ids', async () => {
         const result = await cli('approve', 'no-such-item');
         exits(result, 3);
-        assert.match(result.stderr, /No inbox item "no-such-item" to approve in store .*`wardrik inbox` lists the pending ones/);
+        assert.match(
+          result.stderr,
+          /No inbox item "no-such-item" to approve in store .*`wardrik inbox` lists the pending ones/,
+        );
         const asJson = await cli('approve', 'no-such-item', '--json');
         exits(asJson, 3);
         assert.equal(JSON.parse(asJson.stderr).error.code, 'not_found');
@@ -149,7 +194,20 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       it('never runs or parks a call itself: calls a crash left in flight stay as they are', async () => {
         const store = seeded.node.container.resolve(Tokens.Store);
         const inFlight = (call: string, tool: string) =>
-          store.writeCall({ run: seeded.batch.run, call, agent: 'batch', tool, arguments: { id: 'ord_3' }, idempotencyKey: `k-${call}`, state: 'started', attempt: 1, updatedAt: Date.now() }, undefined);
+          store.writeCall(
+            {
+              run: seeded.batch.run,
+              call,
+              agent: 'batch',
+              tool,
+              arguments: { id: 'ord_3' },
+              idempotencyKey: `k-${call}`,
+              state: 'started',
+              attempt: 1,
+              updatedAt: Date.now(),
+            },
+            undefined,
+          );
         await inFlight('c8', 'shop/lookup'); // repeatable: a node with the tool would run it again
         await inFlight('c9', 'shop/refund'); // not repeatable: a node with the tool would park it in doubt
         exits(await cli('approve', seeded.batch.approval), 0);
@@ -159,7 +217,10 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         assert.equal((await store.getCall(seeded.batch.run, 'c9'))?.state, 'started');
         assert.equal((await store.getCall(seeded.batch.run, 'c1'))?.state, 'parked');
         assert.deepEqual(seeded.ran, []);
-        assert.equal((await seeded.node.inbox.list()).some((item) => item.call === 'c9'), false);
+        assert.equal(
+          (await seeded.node.inbox.list()).some((item) => item.call === 'c9'),
+          false,
+        );
       });
 
       it('lets the parked agent turn go on once the offering node recovers', async () => {
@@ -185,7 +246,9 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       });
 
       it('prints JSON with --json', async () => {
-        const out = json<{ status: string; answer: { status: string; code: string } }>(await cli('deny', seeded.batch.approval, '--reason', 'no', '--json'));
+        const out = json<{ status: string; answer: { status: string; code: string } }>(
+          await cli('deny', seeded.batch.approval, '--reason', 'no', '--json'),
+        );
         assert.equal(out.status, 'denied');
         assert.deepEqual([out.answer.status, out.answer.code], ['error', 'refused']);
       });
@@ -214,13 +277,22 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       });
 
       it('records that a call in doubt happened, with its result, without running it', async () => {
-        const result = await cli('--json', 'answer', seeded.batch.inDoubt, '--json', '{"happened":true,"result":{"sent":"by hand"}}');
+        const result = await cli(
+          '--json',
+          'answer',
+          seeded.batch.inDoubt,
+          '--json',
+          '{"happened":true,"result":{"sent":"by hand"}}',
+        );
         exits(result, 0);
         const out = json<{ status: string; answer: { status: string; output: unknown } }>(result);
         assert.equal(out.status, 'answered');
         assert.deepEqual(out.answer.output, { sent: 'by hand' });
         assert.deepEqual(seeded.ran, []);
-        assert.equal((await seeded.node.container.resolve(Tokens.Store).getCall(seeded.batch.run, 'c3'))?.state, 'succeeded');
+        assert.equal(
+          (await seeded.node.container.resolve(Tokens.Store).getCall(seeded.batch.run, 'c3'))?.state,
+          'succeeded',
+        );
       });
 
       it('lets a call in doubt that did not happen run once, on the node that offers it', async () => {
@@ -251,20 +323,33 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       it('deletes finished runs older than --older-than and says what went; parked and in-doubt runs stay', async () => {
         // A finished run of calls only, next to the seeded parked turn and the batch with parked and in-doubt calls.
         const finished = `done-${Date.now()}`;
-        await seeded.node.runner.run({ agent: 'batch', run: finished, call: { id: 'c0', name: 'shop__lookup', arguments: { id: 'ord_3' } } });
+        await seeded.node.runner.run({
+          agent: 'batch',
+          run: finished,
+          call: { id: 'c0', name: 'shop__lookup', arguments: { id: 'ord_3' } },
+        });
         const young = await cli('prune', '--older-than', '7d');
         exits(young, 0);
         assert.match(young.stdout, /^Nothing deleted from store .*: no runs finished before \d{4}-/);
 
-        const dry = json<{ dryRun: boolean; removed: { runs: number; calls: number } }>(await cli('prune', '--older-than', '0ms', '--dry-run', '--json'));
+        const dry = json<{ dryRun: boolean; removed: { runs: number; calls: number } }>(
+          await cli('prune', '--older-than', '0ms', '--dry-run', '--json'),
+        );
         assert.equal(dry.dryRun, true);
         assert.deepEqual([dry.removed.runs, dry.removed.calls], [1, 1]);
-        assert.equal((await seeded.node.container.resolve(Tokens.Store).listCalls({ run: finished })).length, 1, 'a dry run deletes nothing');
+        assert.equal(
+          (await seeded.node.container.resolve(Tokens.Store).listCalls({ run: finished })).length,
+          1,
+          'a dry run deletes nothing',
+        );
 
         const result = await cli('prune', '--older-than', '0ms');
         exits(result, 0);
         // Its label went too, and its lease if the node had let it go by then.
-        assert.match(result.stdout, /^Deleted from store .*: 1 run, 1 call, 1 label(, 1 lease)? \(runs finished before .*\)\. Parked and in-doubt runs were kept\./);
+        assert.match(
+          result.stdout,
+          /^Deleted from store .*: 1 run, 1 call, 1 label(, 1 lease)? \(runs finished before .*\)\. Parked and in-doubt runs were kept\./,
+        );
         const store = seeded.node.container.resolve(Tokens.Store);
         assert.deepEqual(await store.listCalls({ run: finished }), []);
         assert.equal((await store.getTurn(seeded.turn.run))?.status, 'parked');
@@ -286,11 +371,24 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         assert.match(result.stdout, /^RUN +AGENT +STATUS +CALLS +PARKED +SPENT +LAST/);
         assert.match(result.stdout, new RegExp(`${seeded.turn.run} +support +parked +2 +1 +\\$0\\.1\\d{3}`));
         assert.match(result.stdout, new RegExp(`${seeded.batch.run} +batch +calls \\(parked\\) +4 +3 +\\$0\\.1000`));
-        assert.ok(result.stdout.indexOf(seeded.batch.run) < result.stdout.indexOf(seeded.turn.run), 'the batch ran last, so it comes first');
+        assert.ok(
+          result.stdout.indexOf(seeded.batch.run) < result.stdout.indexOf(seeded.turn.run),
+          'the batch ran last, so it comes first',
+        );
       });
 
       it('filters by --agent and --limit, and prints JSON', async () => {
-        const out = json<{ runs: { run: string; agent: string; status?: string; calls: number; parked: number; costUsd: number; spentUsd: number }[] }>(await cli('runs', '--agent', 'support', '--json'));
+        const out = json<{
+          runs: {
+            run: string;
+            agent: string;
+            status?: string;
+            calls: number;
+            parked: number;
+            costUsd: number;
+            spentUsd: number;
+          }[];
+        }>(await cli('runs', '--agent', 'support', '--json'));
         assert.equal(out.runs.length, 1);
         assert.equal(out.runs[0]!.run, seeded.turn.run);
         assert.equal(out.runs[0]!.status, 'parked');
@@ -313,15 +411,30 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       it("shows an agent turn's timeline: status, steps, each call with answer, cost and labels, the run's labels, totals", async () => {
         const result = await cli('show', seeded.turn.run);
         exits(result, 0);
-        assert.match(result.stdout, new RegExp(`^Run ${seeded.turn.run}\\nAgent support · turn parked · model scripted:scripted-cli-test`));
+        assert.match(
+          result.stdout,
+          new RegExp(`^Run ${seeded.turn.run}\\nAgent support · turn parked · model scripted:scripted-cli-test`),
+        );
         assert.match(result.stdout, /User: Refund ord_1, please\./);
-        assert.match(result.stdout, /1\. .* model "\[scripted\] Looking it up\." → shop__lookup \{"id":"ord_1"\} · 1000 in \/ 100 out tokens · \$0\.0015/);
+        assert.match(
+          result.stdout,
+          /1\. .* model "\[scripted\] Looking it up\." → shop__lookup \{"id":"ord_1"\} · 1000 in \/ 100 out tokens · \$0\.0015/,
+        );
         assert.match(result.stdout, /2\. .* tool answers → shop__lookup: \{"id":"ord_1","status":"shipped"\}/);
-        assert.match(result.stdout, /shop\/lookup \{"id":"ord_1"\}\n +succeeded: \{"id":"ord_1","status":"shipped"\}\n +cost \$0\.1000 · labels outside · attempts 1/);
-        assert.match(result.stdout, /shop\/refund \{"id":"ord_1"\}\n +parked \(approval\): .*\n +inbox .* \(approval, .*\): pending/);
+        assert.match(
+          result.stdout,
+          /shop\/lookup \{"id":"ord_1"\}\n +succeeded: \{"id":"ord_1","status":"shipped"\}\n +cost \$0\.1000 · labels outside · attempts 1/,
+        );
+        assert.match(
+          result.stdout,
+          /shop\/refund \{"id":"ord_1"\}\n +parked \(approval\): .*\n +inbox .* \(approval, .*\): pending/,
+        );
         assert.match(result.stdout, /Labels of the run: outside/);
         assert.match(result.stdout, new RegExp(`Waits on inbox item ${seeded.turn.approval}`));
-        assert.match(result.stdout, /Totals: 2 calls \(1 succeeded, 0 failed, 1 parked\) · tools \$0\.1000 · model \$0\.0030 · spent \$0\.1030/);
+        assert.match(
+          result.stdout,
+          /Totals: 2 calls \(1 succeeded, 0 failed, 1 parked\) · tools \$0\.1000 · model \$0\.0030 · spent \$0\.1030/,
+        );
       });
 
       it('shows a run of calls without a turn, and its totals as JSON', async () => {
@@ -329,9 +442,18 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         exits(text, 0);
         assert.match(text.stdout, /calls made through runner\.run \(no agent turn\)/);
         assert.match(text.stdout, /running|parked \(in_doubt\)/);
-        const out = json<{ run: string; turn: unknown; calls: { call: string; state: string }[]; labels: string[]; totals: Record<string, number> }>(await cli('show', seeded.batch.run, '--json'));
+        const out = json<{
+          run: string;
+          turn: unknown;
+          calls: { call: string; state: string }[];
+          labels: string[];
+          totals: Record<string, number>;
+        }>(await cli('show', seeded.batch.run, '--json'));
         assert.equal(out.turn, null);
-        assert.deepEqual(out.calls.map((call) => call.call), ['c0', 'c1', 'c2', 'c3']);
+        assert.deepEqual(
+          out.calls.map((call) => call.call),
+          ['c0', 'c1', 'c2', 'c3'],
+        );
         assert.deepEqual(out.labels, ['outside']);
         assert.equal(out.totals.calls, 4);
         assert.equal(out.totals.parked, 3);
@@ -346,12 +468,33 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
     });
 
     describe('mcp', () => {
-      const servers = (hub = 'mcp'): Promise<McpServerRecord[]> => seeded.node.container.resolve(Tokens.Store).listMcpServers(hub);
+      const servers = (hub = 'mcp'): Promise<McpServerRecord[]> =>
+        seeded.node.container.resolve(Tokens.Store).listMcpServers(hub);
 
       it('adds a stdio server, checked as hub.add checks it, and lists it', async () => {
-        const added = await cli('mcp', 'add', 'github', '--command', 'github-mcp-server', '--arg', 'stdio', '--arg', '--read-only', '--only', 'search_issues, create_issue', '--credential', 'GITHUB_TOKEN', '--no-gated', '--timeout-ms', '5000');
+        const added = await cli(
+          'mcp',
+          'add',
+          'github',
+          '--command',
+          'github-mcp-server',
+          '--arg',
+          'stdio',
+          '--arg',
+          '--read-only',
+          '--only',
+          'search_issues, create_issue',
+          '--credential',
+          'GITHUB_TOKEN',
+          '--no-gated',
+          '--timeout-ms',
+          '5000',
+        );
         exits(added, 0);
-        assert.match(added.stdout, /Added MCP server "github" in hub "mcp": stdio: github-mcp-server stdio --read-only \(not gated, only search_issues, create_issue, credential GITHUB_TOKEN, timeout 5000 ms\)/);
+        assert.match(
+          added.stdout,
+          /Added MCP server "github" in hub "mcp": stdio: github-mcp-server stdio --read-only \(not gated, only search_issues, create_issue, credential GITHUB_TOKEN, timeout 5000 ms\)/,
+        );
         const [record] = await servers();
         assert.deepEqual(record?.options, {
           transport: { stdio: { command: 'github-mcp-server', args: ['stdio', '--read-only'] } },
@@ -362,17 +505,49 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         });
         const listed = await cli('mcp', 'list');
         exits(listed, 0);
-        assert.match(listed.stdout, /github +stdio: github-mcp-server stdio --read-only +not gated, only search_issues, create_issue, credential GITHUB_TOKEN/);
+        assert.match(
+          listed.stdout,
+          /github +stdio: github-mcp-server stdio --read-only +not gated, only search_issues, create_issue, credential GITHUB_TOKEN/,
+        );
       });
 
       it('adds an HTTP server to another hub, replaces it, lists and removes it, as JSON', async () => {
-        const first = json<{ replaced: boolean; options: unknown }>(await cli('mcp', 'add', 'linear', '--hub', 'tickets', '--url', 'https://mcp.example.com/mcp', '--trusted', '--json'));
+        const first = json<{ replaced: boolean; options: unknown }>(
+          await cli(
+            'mcp',
+            'add',
+            'linear',
+            '--hub',
+            'tickets',
+            '--url',
+            'https://mcp.example.com/mcp',
+            '--trusted',
+            '--json',
+          ),
+        );
         assert.equal(first.replaced, false);
         assert.deepEqual(first.options, { transport: { http: { url: 'https://mcp.example.com/mcp' } }, trusted: true });
-        const second = json<{ replaced: boolean }>(await cli('mcp', 'add', 'linear', '--hub', 'tickets', '--url', 'https://mcp.example.com/v2', '--gated', '--json'));
+        const second = json<{ replaced: boolean }>(
+          await cli(
+            'mcp',
+            'add',
+            'linear',
+            '--hub',
+            'tickets',
+            '--url',
+            'https://mcp.example.com/v2',
+            '--gated',
+            '--json',
+          ),
+        );
         assert.equal(second.replaced, true);
-        const listed = json<{ hub: string; servers: McpServerRecord[] }>(await cli('mcp', 'list', '--hub', 'tickets', '--json'));
-        assert.deepEqual(listed.servers.map((server) => [server.name, server.options]), [['linear', { transport: { http: { url: 'https://mcp.example.com/v2' } }, gated: true }]]);
+        const listed = json<{ hub: string; servers: McpServerRecord[] }>(
+          await cli('mcp', 'list', '--hub', 'tickets', '--json'),
+        );
+        assert.deepEqual(
+          listed.servers.map((server) => [server.name, server.options]),
+          [['linear', { transport: { http: { url: 'https://mcp.example.com/v2' } }, gated: true }]],
+        );
         assert.deepEqual(await servers(), []);
         const removed = await cli('mcp', 'remove', 'linear', '--hub', 'tickets', '--json');
         exits(removed, 0);
@@ -380,17 +555,32 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         assert.deepEqual(await servers('tickets'), []);
       });
 
-      it('refuses bad server options with exit 2, in the hub\'s own words, and stores nothing', async () => {
+      it("refuses bad server options with exit 2, in the hub's own words, and stores nothing", async () => {
         const cases: [string[], RegExp][] = [
           [['mcp', 'add', 'x'], /either --url URL .* or --command CMD/],
           [['mcp', 'add', 'x', '--url', 'https://a.example', '--command', 'b'], /not both/],
-          [['mcp', 'add', 'bad__name', '--url', 'https://a.example'], /MCP server name "bad__name" \(hub "mcp"\) is not 1 to 55 letters/],
+          [
+            ['mcp', 'add', 'bad__name', '--url', 'https://a.example'],
+            /MCP server name "bad__name" \(hub "mcp"\) is not 1 to 55 letters/,
+          ],
           [['mcp', 'add', 'x', '--url', 'ftp://a.example'], /http\.url must be http: or https:/],
-          [['mcp', 'add', 'x', '--url', 'https://a.example', '--credential', 'not a name'], /credential names a secret/],
+          [
+            ['mcp', 'add', 'x', '--url', 'https://a.example', '--credential', 'not a name'],
+            /credential names a secret/,
+          ],
           [['mcp', 'add', 'x', '--url', 'https://a.example', '--arg', 'y'], /--arg and --cwd go with --command/],
-          [['mcp', 'add', 'x', '--url', 'https://a.example', '--timeout-ms', 'soon'], /--timeout-ms must be a whole number of milliseconds/],
-          [['mcp', 'add', 'x', '--url', 'https://a.example', '--timeout-ms', '0'], /timeoutMs is a whole number of milliseconds above 0/],
-          [['mcp', 'add', 'x', '--url', 'https://a.example', '--hub', 'no hub!'], /MCP hub name "no hub!" must be 1 to 64/],
+          [
+            ['mcp', 'add', 'x', '--url', 'https://a.example', '--timeout-ms', 'soon'],
+            /--timeout-ms must be a whole number of milliseconds/,
+          ],
+          [
+            ['mcp', 'add', 'x', '--url', 'https://a.example', '--timeout-ms', '0'],
+            /timeoutMs is a whole number of milliseconds above 0/,
+          ],
+          [
+            ['mcp', 'add', 'x', '--url', 'https://a.example', '--hub', 'no hub!'],
+            /MCP hub name "no hub!" must be 1 to 64/,
+          ],
         ];
         for (const [args, message] of cases) {
           const result = await cli(...args);

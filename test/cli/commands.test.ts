@@ -14,7 +14,11 @@ const toolsets = fileURLToPath(new URL('./toolsets.js', import.meta.url));
 const index = pathToFileURL(fileURLToPath(new URL('../../src/index.js', import.meta.url))).href;
 
 function exits(result: CliResult, code: number): void {
-  assert.equal(result.code, code, `expected exit ${code}, got ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  assert.equal(
+    result.code,
+    code,
+    `expected exit ${code}, got ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+  );
 }
 
 describe('The wardrik command', () => {
@@ -22,7 +26,8 @@ describe('The wardrik command', () => {
     it('prints help with every command and the exit codes, exit 0', async () => {
       const result = await wardrik(['--help']);
       exits(result, 0);
-      for (const command of ['inbox', 'approve', 'deny', 'answer', 'runs', 'show', 'tools', 'mcp']) assert.match(result.stdout, new RegExp(`\\n  ${command} `));
+      for (const command of ['inbox', 'approve', 'deny', 'answer', 'runs', 'show', 'tools', 'mcp'])
+        assert.match(result.stdout, new RegExp(`\\n  ${command} `));
       assert.match(result.stdout, /Exit codes:\n  0  ok\n  1  unexpected error\n  2  bad usage/);
     });
 
@@ -36,7 +41,13 @@ describe('The wardrik command', () => {
       assert.match(unknown.stderr, /wardrik --help lists the commands and exit codes/);
       const asJson = await wardrik(['runs', '--limit', '0', '--json'], { cwd: dir });
       exits(asJson, 2);
-      assert.deepEqual(JSON.parse(asJson.stderr), { error: { code: 'usage', exitCode: 2, message: "option '--limit <n>' argument '0' is invalid. a whole number of at least 1 is needed." } });
+      assert.deepEqual(JSON.parse(asJson.stderr), {
+        error: {
+          code: 'usage',
+          exitCode: 2,
+          message: "option '--limit <n>' argument '0' is invalid. a whole number of at least 1 is needed.",
+        },
+      });
     });
   });
 
@@ -46,7 +57,12 @@ describe('The wardrik command', () => {
       mkdirSync(cwd);
       const result = await wardrik(['inbox'], { cwd });
       exits(result, 5);
-      assert.match(result.stderr, new RegExp(`No Wardrik store at ${join(cwd, '.wardrik', 'wardrik.db')} \\(store "sqlite:\\.wardrik/wardrik\\.db"\\): the file does not exist`));
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `No Wardrik store at ${join(cwd, '.wardrik', 'wardrik.db')} \\(store "sqlite:\\.wardrik/wardrik\\.db"\\): the file does not exist`,
+        ),
+      );
       assert.match(result.stderr, /pass --store sqlite:PATH \(or set WARDRIK_STORE\)/);
       const asJson = await wardrik(['inbox', '--json'], { cwd });
       exits(asJson, 5);
@@ -56,18 +72,27 @@ describe('The wardrik command', () => {
     it('says PostgreSQL is unreachable (exit 5), naming host and port and never the password', async () => {
       const result = await wardrik(['runs', '--store', 'postgres://app:s3cret@127.0.0.1:1/test']);
       exits(result, 5);
-      assert.match(result.stderr, /PostgreSQL store \(schema "wardrik" at 127\.0\.0\.1:1\) could not start: .*ECONNREFUSED.*Fix: nothing is listening there/);
+      assert.match(
+        result.stderr,
+        /PostgreSQL store \(schema "wardrik" at 127\.0\.0\.1:1\) could not start: .*ECONNREFUSED.*Fix: nothing is listening there/,
+      );
       assert.doesNotMatch(result.stderr, /s3cret/);
     });
 
     it('refuses a store URL it cannot read with exit 2, suggesting the closest one', async () => {
       const result = await wardrik(['inbox', '--store', 'sqllite:x.db']);
       exits(result, 2);
-      assert.match(result.stderr, /--store: Store URL "sqllite:x\.db" cannot be used: .*Did you mean "sqlite:x\.db"\?.* Correct --store, or set WARDRIK_STORE\./);
+      assert.match(
+        result.stderr,
+        /--store: Store URL "sqllite:x\.db" cannot be used: .*Did you mean "sqlite:x\.db"\?.* Correct --store, or set WARDRIK_STORE\./,
+      );
       // From the environment, the error names the variable to correct.
       const fromEnv = await wardrik(['inbox'], { env: { WARDRIK_STORE: 'sqllite:x.db' } });
       exits(fromEnv, 2);
-      assert.match(fromEnv.stderr, /WARDRIK_STORE: Store URL "sqllite:x\.db" cannot be used: .* Correct WARDRIK_STORE, or pass --store\./);
+      assert.match(
+        fromEnv.stderr,
+        /WARDRIK_STORE: Store URL "sqllite:x\.db" cannot be used: .* Correct WARDRIK_STORE, or pass --store\./,
+      );
     });
 
     it('takes the store from WARDRIK_STORE when --store is not given', async () => {
@@ -87,8 +112,14 @@ describe('The wardrik command', () => {
       const result = await wardrik(['tools', toolsets]);
       exits(result, 0);
       assert.match(result.stdout, /^billing {2}\(class BillingTools; 2 tools\)/);
-      assert.match(result.stdout, /billing__find_charge {3}\(policies and agents: billing\/find_charge\) {2}"Find charge"\n {4}Find the charge for a payment intent\.\n {4}annotations: (readOnly, timeout=5000|timeout=5000, readOnly)/);
-      assert.match(result.stdout, /"payment_intent": \{\n\s+"pattern": "\^pi_",\n\s+"type": "string",\n\s+"description": "Stripe payment intent ID, such as pi_123"/);
+      assert.match(
+        result.stdout,
+        /billing__find_charge {3}\(policies and agents: billing\/find_charge\) {2}"Find charge"\n {4}Find the charge for a payment intent\.\n {4}annotations: (readOnly, timeout=5000|timeout=5000, readOnly)/,
+      );
+      assert.match(
+        result.stdout,
+        /"payment_intent": \{\n\s+"pattern": "\^pi_",\n\s+"type": "string",\n\s+"description": "Stripe payment intent ID, such as pi_123"/,
+      );
       assert.match(result.stdout, /billing__refund_charge .*\n.*\n {4}annotations: idempotent/);
       assert.match(result.stdout, /tools {2}\(defineTool values \(more, orderStatus\); 2 tools\)/);
       assert.match(result.stdout, /tools__order_status/);
@@ -96,16 +127,33 @@ describe('The wardrik command', () => {
     });
 
     it('prints JSON, under the --toolset name given for tool values', async () => {
-      const out = json<{ toolsets: { name: string; source: string; tools: { name: string; inputSchema: { required?: string[] }; annotations: Record<string, unknown> }[]; skipped: { tool: string }[] }[] }>(
-        await wardrik(['tools', toolsets, '--toolset', 'workers', '--json']),
+      const out = json<{
+        toolsets: {
+          name: string;
+          source: string;
+          tools: { name: string; inputSchema: { required?: string[] }; annotations: Record<string, unknown> }[];
+          skipped: { tool: string }[];
+        }[];
+      }>(await wardrik(['tools', toolsets, '--toolset', 'workers', '--json']));
+      assert.deepEqual(
+        out.toolsets.map((toolset) => toolset.name),
+        ['billing', 'workers'],
       );
-      assert.deepEqual(out.toolsets.map((toolset) => toolset.name), ['billing', 'workers']);
       const billing = out.toolsets[0]!;
-      assert.deepEqual(billing.tools.map((tool) => tool.name), ['billing__find_charge', 'billing__refund_charge']);
+      assert.deepEqual(
+        billing.tools.map((tool) => tool.name),
+        ['billing__find_charge', 'billing__refund_charge'],
+      );
       assert.deepEqual(billing.tools[0]!.annotations, { readOnly: true, timeout: 5000 });
       assert.deepEqual(billing.tools[0]!.inputSchema.required, ['payment_intent']);
-      assert.deepEqual(out.toolsets[1]!.tools.map((tool) => tool.name).sort(), ['workers__order_status', 'workers__ping']);
-      assert.deepEqual(out.toolsets[1]!.skipped.map((skip) => skip.tool), ['bad name!']);
+      assert.deepEqual(out.toolsets[1]!.tools.map((tool) => tool.name).sort(), [
+        'workers__order_status',
+        'workers__ping',
+      ]);
+      assert.deepEqual(
+        out.toolsets[1]!.skipped.map((skip) => skip.tool),
+        ['bad name!'],
+      );
     });
 
     it('answers a missing module and one without toolsets with exit 3', async () => {
@@ -116,7 +164,10 @@ describe('The wardrik command', () => {
       writeFileSync(plain, 'export const answer = 42;\n');
       const none = await wardrik(['tools', plain]);
       exits(none, 3);
-      assert.match(none.stderr, /exports no toolsets: no @Toolset class and no defineTool value among its exports \(answer\)/);
+      assert.match(
+        none.stderr,
+        /exports no toolsets: no @Toolset class and no defineTool value among its exports \(answer\)/,
+      );
     });
 
     it('answers a module that fails to import, or a toolset that cannot be registered, with exit 2 and the fix', async () => {
@@ -136,7 +187,10 @@ describe('The wardrik command', () => {
       );
       const unregistrable = await wardrik(['tools', noMetadata]);
       exits(unregistrable, 2);
-      assert.match(unregistrable.stderr, /Toolset class WebTools exported as "WebTools" .* cannot be registered: Tool "search" on class "WebTools": cannot tell the argument type/);
+      assert.match(
+        unregistrable.stderr,
+        /Toolset class WebTools exported as "WebTools" .* cannot be registered: Tool "search" on class "WebTools": cannot tell the argument type/,
+      );
       const ts = join(dir, 'tools.ts');
       writeFileSync(ts, 'export const x: number = 1;\n');
       const typescript = await wardrik(['tools', ts]);

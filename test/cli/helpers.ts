@@ -21,18 +21,33 @@ export interface CliResult {
  * Runs `wardrik ARGS` as a child process and resolves when it exits. A run that takes longer than
  * `timeoutMs` is killed and rejected with what it printed so far, so a hang fails with a reason.
  */
-export function wardrik(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string | undefined>; readonly timeoutMs?: number } = {}): Promise<CliResult> {
+export function wardrik(
+  args: readonly string[],
+  options: {
+    readonly cwd?: string;
+    readonly env?: Record<string, string | undefined>;
+    readonly timeoutMs?: number;
+  } = {},
+): Promise<CliResult> {
   const env: Record<string, string | undefined> = { ...process.env, WARDRIK_STORE: undefined, ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? process.cwd(), env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? process.cwd(),
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`wardrik ${args.join(' ')} did not exit within ${options.timeoutMs ?? 30_000} ms.\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(
+          `wardrik ${args.join(' ')} did not exit within ${options.timeoutMs ?? 30_000} ms.\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
     }, options.timeoutMs ?? 30_000);
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -50,7 +65,9 @@ export function json<T = Record<string, unknown>>(result: CliResult): T {
   try {
     return JSON.parse(result.stdout) as T;
   } catch (error) {
-    throw new Error(`Not one line of JSON (exit ${result.code}): ${result.stdout}\nstderr: ${result.stderr}`, { cause: error });
+    throw new Error(`Not one line of JSON (exit ${result.code}): ${result.stdout}\nstderr: ${result.stderr}`, {
+      cause: error,
+    });
   }
 }
 
@@ -63,7 +80,10 @@ export function postgresSchemas() {
     async dropAll(): Promise<void> {
       const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 1, connectionTimeoutMillis: 5_000 });
       try {
-        const { rows } = await admin.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [`${prefix}%`]);
+        const { rows } = await admin.query<{ nspname: string }>(
+          'SELECT nspname FROM pg_namespace WHERE nspname LIKE $1',
+          [`${prefix}%`],
+        );
         for (const { nspname } of rows) await admin.query(`DROP SCHEMA "${nspname}" CASCADE`);
       } finally {
         await admin.end();
@@ -127,32 +147,79 @@ export interface Seeded {
 /** Parks calls of every kind, and one agent turn, in the store at `url`, through the library. */
 export async function seed(url: string): Promise<Seeded> {
   const ran: string[] = [];
-  const node = await Wardrik.create({ store: url, tools: { shop: shopTools(ran) }, recoverMs: Infinity, runner: { retry: { baseDelayMs: 1, maxDelayMs: 2 } } });
+  const node = await Wardrik.create({
+    store: url,
+    tools: { shop: shopTools(ran) },
+    recoverMs: Infinity,
+    runner: { retry: { baseDelayMs: 1, maxDelayMs: 2 } },
+  });
   const model = scriptedModel(
     [
-      { text: 'Looking it up.', toolCalls: [{ name: 'shop__lookup', arguments: { id: 'ord_1' } }], usage: { inputTokens: 1000, outputTokens: 100 } },
-      { text: 'Refunding it.', toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }], usage: { inputTokens: 1000, outputTokens: 100 } },
+      {
+        text: 'Looking it up.',
+        toolCalls: [{ name: 'shop__lookup', arguments: { id: 'ord_1' } }],
+        usage: { inputTokens: 1000, outputTokens: 100 },
+      },
+      {
+        text: 'Refunding it.',
+        toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }],
+        usage: { inputTokens: 1000, outputTokens: 100 },
+      },
       { text: 'Refunded.', usage: { inputTokens: 1000, outputTokens: 100 } },
     ],
     { name: 'cli-test' },
   );
-  const agent = node.startAgent({ id: 'support', model, tools: ['shop/*'], budgetUsd: 10, price: { inputPerMTok: 1, outputPerMTok: 5 } });
+  const agent = node.startAgent({
+    id: 'support',
+    model,
+    tools: ['shop/*'],
+    budgetUsd: 10,
+    price: { inputPerMTok: 1, outputPerMTok: 5 },
+  });
   const result = await agent.send('Refund ord_1, please.');
-  if (result.status !== 'parked') throw new Error(`The seeded turn should park; it is ${result.status}: ${result.error ?? result.text}`);
+  if (result.status !== 'parked')
+    throw new Error(`The seeded turn should park; it is ${result.status}: ${result.error ?? result.text}`);
   const batch = `batch-${randomBytes(4).toString('hex')}`;
   const call = async (id: string, name: string, args?: unknown): Promise<string> => {
-    const answer = await node.runner.run({ agent: 'batch', run: batch, call: { id, name, ...(args === undefined ? {} : { arguments: args }) } });
-    if (answer.status !== 'parked' || answer.inboxId === undefined) throw new Error(`Call ${id} should park; it answered ${JSON.stringify(answer)}`);
+    const answer = await node.runner.run({
+      agent: 'batch',
+      run: batch,
+      call: { id, name, ...(args === undefined ? {} : { arguments: args }) },
+    });
+    if (answer.status !== 'parked' || answer.inboxId === undefined)
+      throw new Error(`Call ${id} should park; it answered ${JSON.stringify(answer)}`);
     return answer.inboxId;
   };
-  await node.runner.run({ agent: 'batch', run: batch, call: { id: 'c0', name: 'shop__lookup', arguments: { id: 'ord_2' } } });
+  await node.runner.run({
+    agent: 'batch',
+    run: batch,
+    call: { id: 'c0', name: 'shop__lookup', arguments: { id: 'ord_2' } },
+  });
   const approval = await call('c1', 'shop__refund', { id: 'ord_2' });
   const parkId = await call('c2', 'shop__ask_amount');
   // A call a crash left in flight: `started` in the journal and nobody running it. Recovery parks it in doubt.
   const store = node.container.resolve(Tokens.Store);
-  await store.writeCall({ run: batch, call: 'c3', agent: 'batch', tool: 'shop/send_email', arguments: { to: 'a@example.com' }, idempotencyKey: `${batch}:c3`, state: 'started', attempt: 1, updatedAt: Date.now() }, undefined);
+  await store.writeCall(
+    {
+      run: batch,
+      call: 'c3',
+      agent: 'batch',
+      tool: 'shop/send_email',
+      arguments: { to: 'a@example.com' },
+      idempotencyKey: `${batch}:c3`,
+      state: 'started',
+      attempt: 1,
+      updatedAt: Date.now(),
+    },
+    undefined,
+  );
   await node.recover();
   const inDoubt = (await node.inbox.list()).find((item) => item.kind === 'in_doubt' && item.run === batch)?.id;
   if (inDoubt === undefined) throw new Error('Recovery should have parked c3 in doubt.');
-  return { node, ran, turn: { run: result.run, approval: result.parked[0]!.inboxId }, batch: { run: batch, approval, park: parkId, inDoubt } };
+  return {
+    node,
+    ran,
+    turn: { run: result.run, approval: result.parked[0]!.inboxId },
+    batch: { run: batch, approval, park: parkId, inDoubt },
+  };
 }

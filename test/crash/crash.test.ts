@@ -37,7 +37,8 @@ const send = (wardrik: Wardrik, tool: string): Promise<ToolAnswer> =>
   wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c1', name: `t__${tool}` } });
 
 /** The effects the ledger holds for a tool. */
-const effects = (ledger: string, tool: string): number => readLedger(ledger).filter((line) => line.startsWith(`${tool} `)).length;
+const effects = (ledger: string, tool: string): number =>
+  readLedger(ledger).filter((line) => line.startsWith(`${tool} `)).length;
 
 for (const [storeName, storeUrl] of stores) {
   describe(`a node killed with SIGKILL, on ${storeName}`, () => {
@@ -64,7 +65,11 @@ for (const [storeName, storeUrl] of stores) {
       it(`completes an in-flight ${tool} call after the restart (killed after "started", before the tool ran)`, async () => {
         const { ledger, wardrik } = await scenario(tool, 'after-started');
         assert.equal(effects(ledger, tool), 1);
-        assert.deepEqual(await send(wardrik, tool), { status: 'ok', output: tool === 'read' ? 'read' : 'refunded', labels: [] });
+        assert.deepEqual(await send(wardrik, tool), {
+          status: 'ok',
+          output: tool === 'read' ? 'read' : 'refunded',
+          labels: [],
+        });
         await wardrik.close();
       });
     }
@@ -92,7 +97,11 @@ for (const [storeName, storeUrl] of stores) {
       const [item] = await wardrik.inbox.list();
       assert.equal(item?.kind, 'in_doubt');
       assert.equal(effects(ledger, 'email'), 1);
-      assert.deepEqual(await wardrik.inbox.answer(item!.id, { happened: true, result: 'sent' }), { status: 'ok', output: 'sent', labels: [] });
+      assert.deepEqual(await wardrik.inbox.answer(item!.id, { happened: true, result: 'sent' }), {
+        status: 'ok',
+        output: 'sent',
+        labels: [],
+      });
       assert.deepEqual(await send(wardrik, 'email'), { status: 'ok', output: 'sent', labels: [] });
       assert.equal(effects(ledger, 'email'), 1);
       await wardrik.close();
@@ -125,20 +134,33 @@ describe('two nodes on one PostgreSQL', () => {
     const [, storeUrl] = stores[1]!;
     const url = storeUrl();
     const ledger = join(dir, `${randomBytes(4).toString('hex')}.ledger`);
-    const options = (node: string) => ({ store: url, tools: { t: ledgerTools(ledger) }, runner: { node }, recoverMs: Infinity });
+    const options = (node: string) => ({
+      store: url,
+      tools: { t: ledgerTools(ledger) },
+      runner: { node },
+      recoverMs: Infinity,
+    });
     const a = await Wardrik.create(options('node-a'));
     const b = await Wardrik.create(options('node-b'));
     const parked = await a.runner.run({ agent: 'a', run: 'run-9', call: { id: 'c1', name: 't__email' } });
     assert.equal(parked.status, 'parked');
     const [item] = await b.inbox.list();
     assert.equal(item?.call, 'c1', 'node B sees the item parked on node A');
-    const results = await Promise.allSettled([a.inbox.approve(item!.id), b.inbox.approve(item!.id), b.inbox.approve(item!.id)]);
+    const results = await Promise.allSettled([
+      a.inbox.approve(item!.id),
+      b.inbox.approve(item!.id),
+      b.inbox.approve(item!.id),
+    ]);
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
     // Whichever approval counted, the call runs once: at once on the node holding its run, else at a recovery.
     await a.recover();
     await b.recover();
     assert.equal(effects(ledger, 'email'), 1);
-    assert.deepEqual(await a.runner.run({ agent: 'a', run: 'run-9', call: { id: 'c1', name: 't__email' } }), { status: 'ok', output: 'sent', labels: [] });
+    assert.deepEqual(await a.runner.run({ agent: 'a', run: 'run-9', call: { id: 'c1', name: 't__email' } }), {
+      status: 'ok',
+      output: 'sent',
+      labels: [],
+    });
     await a.close();
     await b.close();
   });

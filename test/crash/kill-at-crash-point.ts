@@ -6,7 +6,10 @@ import { spawn } from 'node:child_process';
  */
 export function killAtCrashPoint(script: string, env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let errors = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -15,7 +18,9 @@ export function killAtCrashPoint(script: string, env: Record<string, string>): P
     });
     child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
     child.on('exit', (code, signal) =>
-      signal === 'SIGKILL' ? resolve() : reject(new Error(`the node exited (${code}) before its crash point:\n${output}\n${errors}`)),
+      signal === 'SIGKILL'
+        ? resolve()
+        : reject(new Error(`the node exited (${code}) before its crash point:\n${output}\n${errors}`)),
     );
   });
 }

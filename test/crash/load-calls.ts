@@ -6,5 +6,9 @@ export const TOOLS = ['read', 'refund', 'email'] as const;
 
 /** Call `i` of round `round`: the same request from the node that sends it and the test that checks it. */
 export function loadCall(round: number, i: number): CallRequest {
-  return { agent: 'load', run: `r${round}-run${i % RUNS_PER_ROUND}`, call: { id: `c${i}`, name: `t__${TOOLS[i % TOOLS.length]}` } };
+  return {
+    agent: 'load',
+    run: `r${round}-run${i % RUNS_PER_ROUND}`,
+    call: { id: `c${i}`, name: `t__${TOOLS[i % TOOLS.length]}` },
+  };
 }

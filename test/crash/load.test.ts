@@ -72,16 +72,26 @@ for (const [storeName, storeUrl] of stores) {
         const final = async (record: CallRecord) => (await inspect.getCall(record.run, record.call))!;
         for (const record of inFlight) {
           const now = await final(record);
-          if (record.tool === 't/email') assert.deepEqual([now.state, now.answer?.status === 'parked' && now.answer.kind], ['parked', 'in_doubt'], `${record.run}/${record.call}`);
+          if (record.tool === 't/email')
+            assert.deepEqual(
+              [now.state, now.answer?.status === 'parked' && now.answer.kind],
+              ['parked', 'in_doubt'],
+              `${record.run}/${record.call}`,
+            );
           else assert.equal(now.state, 'succeeded', `${record.run}/${record.call} (${record.tool})`);
         }
 
         // 0 calls lost: sent again, each call answers, from the journal or (never journaled) by running now.
         const answers: ToolAnswer[] = [];
         for (let round = 0; round < ROUNDS; round++) {
-          answers.push(...(await Promise.all(Array.from({ length: CALLS }, (_, i) => last.runner.run(loadCall(round, i))))));
+          answers.push(
+            ...(await Promise.all(Array.from({ length: CALLS }, (_, i) => last.runner.run(loadCall(round, i))))),
+          );
         }
-        const lost = answers.filter((answer, n) => !(answer.status === 'ok' || (answer.status === 'parked' && TOOLS[n % CALLS % TOOLS.length] === 'email')));
+        const lost = answers.filter(
+          (answer, n) =>
+            !(answer.status === 'ok' || (answer.status === 'parked' && TOOLS[(n % CALLS) % TOOLS.length] === 'email')),
+        );
         assert.deepEqual(lost, [], 'every call answers');
         const inDoubt = (await last.inbox.list()).filter((item) => item.kind === 'in_doubt');
         for (const item of inDoubt) assert.equal(item.tool, 't/email', 'only calls not safe to repeat wait in doubt');

@@ -13,7 +13,11 @@ export const POSTGRES_URL = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres:/
  * maker is called; `dir` holds the files (and whatever else the file writes); `schema` names a new
  * PostgreSQL schema for a test that opens the store itself. All are removed after the file.
  */
-export function scratchStores(name: string): { readonly dir: string; readonly stores: readonly [string, () => string][]; readonly schema: () => string } {
+export function scratchStores(name: string): {
+  readonly dir: string;
+  readonly stores: readonly [string, () => string][];
+  readonly schema: () => string;
+} {
   const dir = mkdtempSync(join(tmpdir(), `wardrik-${name}-`));
   const schemas: string[] = [];
   after(async () => {

@@ -60,7 +60,12 @@ function startDemo(extraEnv: Record<string, string> = {}) {
     },
     /** The inbox id in the approve command the demo tells the person to type. */
     // Once it says it waits: everything it prints before waiting (both commands) has arrived by then.
-    approveId: () => until('print the approve command and wait', () => (output.includes('Waiting for the answer') ? /approve: +node \S+ approve ([0-9a-f-]{36})/.exec(output)?.[1] : undefined)),
+    approveId: () =>
+      until('print the approve command and wait', () =>
+        output.includes('Waiting for the answer')
+          ? /approve: +node \S+ approve ([0-9a-f-]{36})/.exec(output)?.[1]
+          : undefined,
+      ),
     exit: () =>
       new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
         until('exit', () => exited).then(resolve, reject);
@@ -98,7 +103,10 @@ describe('The demo (npm start)', () => {
       assert.equal(code, 0, demo.output);
       assert.match(demo.output, /ran {6}orders\/refund_order: ok \(a person approved it/);
       assert.match(demo.output, /The turn resumes: its parked call has its answer\./);
-      assert.match(demo.output, /Agent \(done\): \[scripted\] Your mug \(order ord_1001\) was delivered on 27 Nov in a dented box, so I refunded it in full: \$49\.99\./);
+      assert.match(
+        demo.output,
+        /Agent \(done\): \[scripted\] Your mug \(order ord_1001\) was delivered on 27 Nov in a dented box, so I refunded it in full: \$49\.99\./,
+      );
       assert.match(demo.output, /This turn: 4 model steps, \$0\.\d{6}/);
       assert.match(demo.output, /The whole run, step by step: node \S+ show [0-9a-f-]{36}/);
     } finally {
@@ -116,8 +124,14 @@ describe('The demo (npm start)', () => {
       assert.equal(code, 0, demo.output);
       assert.match(demo.output, /Model: {2}a SCRIPTED model/);
       assert.match(demo.output, /The turn resumes: its parked call has its answer\./);
-      assert.match(demo.output, /answer {3}orders__refund_order -> A person \(sam\) refused this call: Ask for a photo first/);
-      assert.match(demo.output, /Agent \(done\): \[scripted\] Your mug \(order ord_1001\) arrived damaged, but I could not refund it: A person \(sam\) refused this call: Ask for a photo first\./);
+      assert.match(
+        demo.output,
+        /answer {3}orders__refund_order -> A person \(sam\) refused this call: Ask for a photo first/,
+      );
+      assert.match(
+        demo.output,
+        /Agent \(done\): \[scripted\] Your mug \(order ord_1001\) arrived damaged, but I could not refund it: A person \(sam\) refused this call: Ask for a photo first\./,
+      );
       // The store kept the first run's spend: the running total is the agent's, across runs.
       assert.match(demo.output, /agent order-desk has spent \$0\.0\d{5} in all/);
       const runs = await wardrik(['runs', '--agent', 'order-desk', '--json'], { cwd });
@@ -129,7 +143,10 @@ describe('The demo (npm start)', () => {
 
   it('runs the real model when ANTHROPIC_API_KEY is set (here against a loopback fake of the Anthropic API)', async () => {
     const replies = [
-      anthropicMessage([{ text: 'Looking it up.' }, { tool: 'orders__find_order', id: 'toolu_1', input: { payment_intent: 'pi_123' } }]),
+      anthropicMessage([
+        { text: 'Looking it up.' },
+        { tool: 'orders__find_order', id: 'toolu_1', input: { payment_intent: 'pi_123' } },
+      ]),
       anthropicMessage([{ tool: 'shipping__track_parcel', id: 'toolu_2', input: { order_id: 'ord_1001' } }]),
       anthropicMessage([{ tool: 'orders__refund_order', id: 'toolu_3', input: { orderId: 'ord_1001' } }]),
       anthropicMessage([{ text: 'Refunded your damaged mug in full.' }]),
@@ -161,7 +178,10 @@ describe('The demo (npm start)', () => {
       assert.equal(code, 130, demo.output);
       assert.match(demo.output, /Stopping\. A parked turn stays parked/);
       const inbox = await wardrik(['inbox', '--json'], { cwd });
-      assert.deepEqual((JSON.parse(inbox.stdout) as { items: { id: string }[] }).items.map((item) => item.id), [id]);
+      assert.deepEqual(
+        (JSON.parse(inbox.stdout) as { items: { id: string }[] }).items.map((item) => item.id),
+        [id],
+      );
     } finally {
       demo.stop();
     }

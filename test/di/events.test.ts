@@ -12,7 +12,12 @@ describe('events$', () => {
   it('replays start-up events, each with a time, to a subscriber that comes after create', async () => {
     const app = rootContainer.createChildContainer();
     app.register(Tokens.Clock, { useValue: { now: () => 42 } });
-    const wardrik = await Wardrik.create({ container: app, store: 'memory:', tools: { t: [badTool, okTool] }, policy: { askWhenOutside: false } });
+    const wardrik = await Wardrik.create({
+      container: app,
+      store: 'memory:',
+      tools: { t: [badTool, okTool] },
+      policy: { askWhenOutside: false },
+    });
     const events = firstValueFrom(wardrik.events$.pipe(toArray()));
     await wardrik.close();
     assert.deepEqual(
@@ -72,8 +77,12 @@ describe('events$', () => {
     bus.emit({ type: 'tools.changed', toolset: 's', mcp: 'hub', server: 's', count: 0 });
     bus.emit({ type: 'warning', message: 'w' });
     bus.complete();
-    assert.deepEqual(await costs, [{ type: 'cost', agent: 'a', run: 'r', source: 'tool', usd: 0.5, totalUsd: 0.5, totalMicroUsd: 500_000, time: 7 }]);
-    assert.deepEqual(await changes, [{ type: 'tools.changed', toolset: 's', mcp: 'hub', server: 's', count: 0, time: 7 }]);
+    assert.deepEqual(await costs, [
+      { type: 'cost', agent: 'a', run: 'r', source: 'tool', usd: 0.5, totalUsd: 0.5, totalMicroUsd: 500_000, time: 7 },
+    ]);
+    assert.deepEqual(await changes, [
+      { type: 'tools.changed', toolset: 's', mcp: 'hub', server: 's', count: 0, time: 7 },
+    ]);
   });
 
   it('emits call events with agent, run, call, tool and time when a tool runs', async () => {

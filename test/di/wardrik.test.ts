@@ -82,7 +82,11 @@ describe('Wardrik.create and dependency injection', () => {
     app.register('Counter', { useValue: new Counter() });
     const wardrik = await Wardrik.create({ container: app, toolsets: [GreetTools], store: 'memory:' });
     try {
-      assert.deepEqual(await callTool(toolsOf(wardrik), { name: 'hello' }), { status: 'ok', output: 'Hi #1', labels: [] });
+      assert.deepEqual(await callTool(toolsOf(wardrik), { name: 'hello' }), {
+        status: 'ok',
+        output: 'Hi #1',
+        labels: [],
+      });
     } finally {
       await wardrik.close();
     }
@@ -164,7 +168,10 @@ describe('Wardrik.create and dependency injection', () => {
         !error.message.includes('secret'),
     );
     const given = new MemoryStore();
-    await assert.rejects(Wardrik.create({ container: app, store: given }), /both store \(a MemoryStore\) and a container that already holds a Store \(a MemoryStore/);
+    await assert.rejects(
+      Wardrik.create({ container: app, store: given }),
+      /both store \(a MemoryStore\) and a container that already holds a Store \(a MemoryStore/,
+    );
     // Nothing was opened or closed on either side: the app's store still works, and so does the one given.
     assert.equal((await given.listRuns()).length, 0);
     assert.equal((await app.resolve(Tokens.Store).listRuns()).length, 0);
@@ -189,13 +196,19 @@ describe('Wardrik.create and dependency injection', () => {
   });
 
   it('refuses a toolset whose dependency is missing, naming the toolset and the fix', async () => {
-    await assert.rejects(Wardrik.create({ container: rootContainer.createChildContainer(), toolsets: [MailTools], store: 'memory:' }), (error: Error) => {
-      assert.ok(error instanceof ConfigurationError);
-      assert.match(error.message, /Toolset "mail" \(class MailTools\) could not be built/);
-      assert.match(error.message, /Mailer/);
-      assert.match(error.message, /Register its constructor dependencies in the container you pass to Wardrik\.create/);
-      return true;
-    });
+    await assert.rejects(
+      Wardrik.create({ container: rootContainer.createChildContainer(), toolsets: [MailTools], store: 'memory:' }),
+      (error: Error) => {
+        assert.ok(error instanceof ConfigurationError);
+        assert.match(error.message, /Toolset "mail" \(class MailTools\) could not be built/);
+        assert.match(error.message, /Mailer/);
+        assert.match(
+          error.message,
+          /Register its constructor dependencies in the container you pass to Wardrik\.create/,
+        );
+        return true;
+      },
+    );
   });
 
   it('refuses a class without @Toolset, saying to add it', async () => {
@@ -203,18 +216,26 @@ describe('Wardrik.create and dependency injection', () => {
       Wardrik.create({ toolsets: [NotDecorated], store: 'memory:' }),
       (error: Error) =>
         error instanceof ConfigurationError &&
-        /Class "NotDecorated" was given as a toolset but has no @Toolset decorator\. Add @Toolset\('not_decorated'\)/.test(error.message),
+        /Class "NotDecorated" was given as a toolset but has no @Toolset decorator\. Add @Toolset\('not_decorated'\)/.test(
+          error.message,
+        ),
     );
   });
 
   it('refuses an invalid toolset name', async () => {
     @Toolset('bad name')
     class BadNameTools {}
-    await assert.rejects(Wardrik.create({ toolsets: [BadNameTools], store: 'memory:' }), /Toolset name "bad name" \(class BadNameTools\) is not 1 to 55/);
+    await assert.rejects(
+      Wardrik.create({ toolsets: [BadNameTools], store: 'memory:' }),
+      /Toolset name "bad name" \(class BadNameTools\) is not 1 to 55/,
+    );
   });
 
   it('refuses a toolset name with "__", which separates toolset and tool for the model', async () => {
-    await assert.rejects(Wardrik.create({ tools: { a__b: [] }, store: 'memory:' }), /Toolset name "a__b" \(tools\.a__b\)/);
+    await assert.rejects(
+      Wardrik.create({ tools: { a__b: [] }, store: 'memory:' }),
+      /Toolset name "a__b" \(tools\.a__b\)/,
+    );
   });
 
   it('refuses the same toolset name twice', async () => {
@@ -226,7 +247,10 @@ describe('Wardrik.create and dependency injection', () => {
       Wardrik.create({ container: app, toolsets: [GreetTools, OtherGreetTools], store: 'memory:' }),
       /Toolset "greet" is given twice \(class GreetTools and class OtherGreetTools\)/,
     );
-    await assert.rejects(Wardrik.create({ container: app, toolsets: [GreetTools], tools: { greet: [] }, store: 'memory:' }), /Toolset "greet" is given twice/);
+    await assert.rejects(
+      Wardrik.create({ container: app, toolsets: [GreetTools], tools: { greet: [] }, store: 'memory:' }),
+      /Toolset "greet" is given twice/,
+    );
     await assert.rejects(
       Wardrik.create({ container: app, toolsets: [GreetTools, GreetTools], store: 'memory:' }),
       /Toolset "greet" is given twice \(class GreetTools and class GreetTools\)/,
@@ -235,7 +259,10 @@ describe('Wardrik.create and dependency injection', () => {
 
   it('refuses a duration a timer cannot keep (Node would fire it at once, or every millisecond)', async () => {
     for (const recoverMs of [0, 3e9, Number.NaN]) {
-      await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs }), /recoverMs must be a number of at least 1 and at most 2147483647, or Infinity for never/);
+      await assert.rejects(
+        Wardrik.create({ store: 'memory:', recoverMs }),
+        /recoverMs must be a number of at least 1 and at most 2147483647, or Infinity for never/,
+      );
     }
     await assert.rejects(
       Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: {}, reconcileMs: 3e9 } }),
@@ -247,13 +274,21 @@ describe('Wardrik.create and dependency injection', () => {
       [{ waitMs: 3e9 }, 'waitMs'],
       [{ listDebounceMs: 3e9 }, 'listDebounceMs'],
     ] as const) {
-      await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: {}, ...mcp } }), new RegExp(`${field} must be a number of at least [01] and at most 2147483647; got 3000000000`));
+      await assert.rejects(
+        Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: {}, ...mcp } }),
+        new RegExp(`${field} must be a number of at least [01] and at most 2147483647; got 3000000000`),
+      );
     }
     for (const [runner, field] of [
       [{ leaseMs: 3e9 }, 'runner.leaseMs'],
       [{ retry: { maxDelayMs: 3e9 } }, 'runner.retry.maxDelayMs'],
     ] as const) {
-      await assert.rejects(Wardrik.create({ store: 'memory:', runner }), new RegExp(`${field.replace(/\./g, '\\.')} must be a number (above|of at least) 0 and at most 2147483647; got 3000000000`));
+      await assert.rejects(
+        Wardrik.create({ store: 'memory:', runner }),
+        new RegExp(
+          `${field.replace(/\./g, '\\.')} must be a number (above|of at least) 0 and at most 2147483647; got 3000000000`,
+        ),
+      );
     }
   });
 

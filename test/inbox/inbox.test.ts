@@ -13,8 +13,22 @@ class AmountArgs {
 async function refundDesk() {
   const ran = counter();
   const h = await harness([
-    defineTool({ name: 'refund', description: 'd', input: AmountArgs, annotations: { idempotent: true }, run: (a: AmountArgs, ctx: ToolContext) => { ran.calls.push([a.cents, ctx.idempotencyKey]); return `refunded ${a.cents}`; } }),
-    defineTool({ name: 'escalate', description: 'd', annotations: { readOnly: true }, run: () => park('A manager must pick the amount') }),
+    defineTool({
+      name: 'refund',
+      description: 'd',
+      input: AmountArgs,
+      annotations: { idempotent: true },
+      run: (a: AmountArgs, ctx: ToolContext) => {
+        ran.calls.push([a.cents, ctx.idempotencyKey]);
+        return `refunded ${a.cents}`;
+      },
+    }),
+    defineTool({
+      name: 'escalate',
+      description: 'd',
+      annotations: { readOnly: true },
+      run: () => park('A manager must pick the amount'),
+    }),
   ]);
   return { h, ran };
 }
@@ -49,7 +63,11 @@ describe('Inbox', () => {
     assert.equal((await h.wardrik.inbox.get(id))?.by, 'dana');
     assert.deepEqual(await h.wardrik.inbox.list(), []);
     const answered = h.events.find((e) => e.type === 'tool.answered');
-    assert.deepEqual(answered?.type === 'tool.answered' ? [answered.answer, answered.by, answered.call] : [], ['approved', 'dana', 'r1']);
+    assert.deepEqual(answered?.type === 'tool.answered' ? [answered.answer, answered.by, answered.call] : [], [
+      'approved',
+      'dana',
+      'r1',
+    ]);
     // The run asks again for the same call: the journal answers, nothing runs.
     assert.deepEqual(await h.call('refund', { cents: 500 }, { id: 'r1' }), answer);
     assert.equal(ran.count, 1);
@@ -72,7 +90,11 @@ describe('Inbox', () => {
   it('runs a call once when two people approve it at the same moment', async () => {
     const { h, ran } = await refundDesk();
     const id = inboxId(await h.call('refund', { cents: 5 }));
-    const results = await Promise.allSettled([h.wardrik.inbox.approve(id), h.wardrik.inbox.approve(id), h.wardrik.inbox.approve(id)]);
+    const results = await Promise.allSettled([
+      h.wardrik.inbox.approve(id),
+      h.wardrik.inbox.approve(id),
+      h.wardrik.inbox.approve(id),
+    ]);
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
     assert.equal(ran.count, 1);
     await h.close();
@@ -81,7 +103,10 @@ describe('Inbox', () => {
   it('runs nothing when the approval is for other arguments than the call has (stale digest)', async () => {
     const { h, ran } = await refundDesk();
     const id = inboxId(await h.call('refund', { cents: 5 }));
-    await assert.rejects(h.wardrik.inbox.approve(id, { digest: 'f'.repeat(64) }), /the approval was for other arguments .*; nothing ran/);
+    await assert.rejects(
+      h.wardrik.inbox.approve(id, { digest: 'f'.repeat(64) }),
+      /the approval was for other arguments .*; nothing ran/,
+    );
     assert.equal(ran.count, 0);
     const item = await h.wardrik.inbox.get(id);
     assert.equal(item?.status, 'pending');
@@ -109,10 +134,16 @@ describe('Inbox', () => {
     await h.close();
   });
 
-  it('turns a person\'s answer to a tool\'s own park into the call\'s result', async () => {
+  it("turns a person's answer to a tool's own park into the call's result", async () => {
     const { h } = await refundDesk();
     const parked = await h.call('escalate', {}, { id: 'e1' });
-    assert.deepEqual(parked, { status: 'parked', kind: 'park', inboxId: inboxId(parked), reason: 'A manager must pick the amount', labels: [] });
+    assert.deepEqual(parked, {
+      status: 'parked',
+      kind: 'park',
+      inboxId: inboxId(parked),
+      reason: 'A manager must pick the amount',
+      labels: [],
+    });
     const id = inboxId(parked);
     assert.equal((await h.wardrik.inbox.get(id))?.kind, 'park');
     await assert.rejects(h.wardrik.inbox.approve(id), /not an approval; answer it with inbox.answer/);
@@ -132,15 +163,34 @@ describe('Inbox', () => {
 
   it('says when an id is unknown', async () => {
     const { h } = await refundDesk();
-    await assert.rejects(h.wardrik.inbox.approve('nope'), (error: unknown) => error instanceof NotFoundError && /No inbox item "nope" to approve/.test(error.message));
+    await assert.rejects(
+      h.wardrik.inbox.approve('nope'),
+      (error: unknown) => error instanceof NotFoundError && /No inbox item "nope" to approve/.test(error.message),
+    );
     await h.close();
   });
 
   it('checks the budget again before an approved call runs', async () => {
     const ran = counter();
     const h = await harness([
-      defineTool({ name: 'buy', description: 'd', run: (_a, ctx: ToolContext) => { ran.calls.push(1); ctx.cost(2); return 'bought'; } }),
-      defineTool({ name: 'spend', description: 'd', annotations: { readOnly: true }, run: (_a, ctx: ToolContext) => { ctx.cost(5); return 'spent'; } }),
+      defineTool({
+        name: 'buy',
+        description: 'd',
+        run: (_a, ctx: ToolContext) => {
+          ran.calls.push(1);
+          ctx.cost(2);
+          return 'bought';
+        },
+      }),
+      defineTool({
+        name: 'spend',
+        description: 'd',
+        annotations: { readOnly: true },
+        run: (_a, ctx: ToolContext) => {
+          ctx.cost(5);
+          return 'spent';
+        },
+      }),
     ]);
     const id = inboxId(await h.call('buy', {}, { budgetUsd: 4 }));
     await h.call('spend', {}, { budgetUsd: 4 });

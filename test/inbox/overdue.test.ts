@@ -14,7 +14,12 @@ async function deskWithClock(policy: { approvalTtlMs?: number; escalateAfterMs?:
   const h = await harness(
     [
       defineTool({ name: 'refund', description: 'd', annotations: { idempotent: true }, run: () => ran.calls.push(1) }),
-      defineTool({ name: 'escalate', description: 'd', annotations: { readOnly: true }, run: () => park('pick an amount') }),
+      defineTool({
+        name: 'escalate',
+        description: 'd',
+        annotations: { readOnly: true },
+        run: () => park('pick an amount'),
+      }),
     ],
     { container: app, policy },
   );
@@ -34,8 +39,14 @@ describe('Inbox items that wait too long', () => {
     assert.deepEqual([item?.status, item?.by], ['denied', 'wardrik (policy.approvalTtlMs)']);
     const answer = await h.call('refund', {}, { id: 'r1' });
     assert.equal(errorCode(answer), 'refused');
-    assert.match(errorMessage(answer), /Nobody answered this call within 1 minute \(policy.approvalTtlMs\), so it expired and did not run/);
-    await assert.rejects(h.wardrik.inbox.approve(id), (error: unknown) => error instanceof ConflictError && /already denied by wardrik/.test(error.message));
+    assert.match(
+      errorMessage(answer),
+      /Nobody answered this call within 1 minute \(policy.approvalTtlMs\), so it expired and did not run/,
+    );
+    await assert.rejects(
+      h.wardrik.inbox.approve(id),
+      (error: unknown) => error instanceof ConflictError && /already denied by wardrik/.test(error.message),
+    );
     assert.equal(ran.count, 0);
     await h.close();
   });
@@ -44,7 +55,10 @@ describe('Inbox items that wait too long', () => {
     const { h, ran, clock } = await deskWithClock({ approvalTtlMs: 1_000 });
     const id = inboxId(await h.call('refund'));
     clock.at += 1_000;
-    await assert.rejects(h.wardrik.inbox.approve(id), /waited longer than policy.approvalTtlMs \(1000 ms\), so it expired and was denied; nothing ran/);
+    await assert.rejects(
+      h.wardrik.inbox.approve(id),
+      /waited longer than policy.approvalTtlMs \(1000 ms\), so it expired and was denied; nothing ran/,
+    );
     assert.equal((await h.wardrik.inbox.get(id))?.status, 'denied');
     assert.equal(ran.count, 0);
     await h.close();
@@ -57,8 +71,13 @@ describe('Inbox items that wait too long', () => {
     assert.deepEqual(await h.wardrik.inbox.handleOverdue(), { expired: [], escalated: [id] });
     clock.at += 5_000;
     assert.deepEqual(await h.wardrik.inbox.handleOverdue(), { expired: [], escalated: [] });
-    const escalated = h.events.filter((e): e is Extract<WardrikEvent, { type: 'inbox.escalated' }> => e.type === 'inbox.escalated');
-    assert.deepEqual(escalated.map((e) => [e.inboxId, e.call, e.tool, e.waitedMs]), [[id, 'r1', 't/refund', 5_000]]);
+    const escalated = h.events.filter(
+      (e): e is Extract<WardrikEvent, { type: 'inbox.escalated' }> => e.type === 'inbox.escalated',
+    );
+    assert.deepEqual(
+      escalated.map((e) => [e.inboxId, e.call, e.tool, e.waitedMs]),
+      [[id, 'r1', 't/refund', 5_000]],
+    );
     assert.equal((await h.wardrik.inbox.get(id))?.status, 'pending');
     assert.equal((await h.wardrik.inbox.get(id))?.escalatedAt, 1_005_000);
     assert.equal((await h.wardrik.inbox.approve(id)).status, 'ok');
@@ -67,14 +86,20 @@ describe('Inbox items that wait too long', () => {
 
   it('does both by itself, on a timer, with the real clock', async () => {
     for (const policy of [{ escalateAfterMs: 50 }, { approvalTtlMs: 50 }]) {
-      const h = await harness([defineTool({ name: 'refund', description: 'd', annotations: { idempotent: true }, run: () => 'ran' })], { policy });
+      const h = await harness(
+        [defineTool({ name: 'refund', description: 'd', annotations: { idempotent: true }, run: () => 'ran' })],
+        { policy },
+      );
       const id = inboxId(await h.call('refund'));
       const handled = async () => {
         const item = await h.wardrik.inbox.get(id);
         return item?.status === 'denied' || item?.escalatedAt !== undefined;
       };
       while (!(await handled())) await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.deepEqual(h.types((e) => e.type === 'inbox.escalated' || e.type === 'tool.answered'), ['escalateAfterMs' in policy ? 'inbox.escalated' : 'tool.answered']);
+      assert.deepEqual(
+        h.types((e) => e.type === 'inbox.escalated' || e.type === 'tool.answered'),
+        ['escalateAfterMs' in policy ? 'inbox.escalated' : 'tool.answered'],
+      );
       await h.close();
     }
   });

@@ -3,10 +3,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CallToolResultSchema, ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, defineTool, isTransient, Unavailable } from '../../src/index.js';
-import { annotationsOf, CALL_RESULT, callFailure, inputSchemaOf, isConnectionFailure, outputOf } from '../../src/mcp/adapt.js';
+import {
+  annotationsOf,
+  CALL_RESULT,
+  callFailure,
+  inputSchemaOf,
+  isConnectionFailure,
+  outputOf,
+} from '../../src/mcp/adapt.js';
 import { backoffDelay } from '../../src/runner/transient.js';
 
-const tool = (annotations?: McpTool['annotations']): McpTool => ({ name: 't', inputSchema: { type: 'object' }, ...(annotations === undefined ? {} : { annotations }) });
+const tool = (annotations?: McpTool['annotations']): McpTool => ({
+  name: 't',
+  inputSchema: { type: 'object' },
+  ...(annotations === undefined ? {} : { annotations }),
+});
 const rules = { trusted: false, gated: undefined, wasGated: false, timeoutMs: undefined };
 
 describe('MCP hints as annotations', () => {
@@ -21,7 +32,11 @@ describe('MCP hints as annotations', () => {
   });
 
   it('makes a read-only tool idempotent and not gated', () => {
-    assert.deepEqual(annotationsOf(tool({ readOnlyHint: true }), { ...rules, trusted: true }), { readOnly: true, idempotent: true, gated: false });
+    assert.deepEqual(annotationsOf(tool({ readOnlyHint: true }), { ...rules, trusted: true }), {
+      readOnly: true,
+      idempotent: true,
+      gated: false,
+    });
   });
 
   it("lets the server's gated option override, both ways", () => {
@@ -52,8 +67,17 @@ describe('MCP input schemas', () => {
       } as McpTool['inputSchema'],
     });
     assert.equal(schema.$schema, undefined);
-    const add = defineTool({ name: 'add', description: 'Adds.', input: schema, run: (args: { a: number }) => args.a + 1 });
-    assert.deepEqual(await callTool([add], { name: 'add', arguments: { a: 1 } }), { status: 'ok', output: 2, labels: [] });
+    const add = defineTool({
+      name: 'add',
+      description: 'Adds.',
+      input: schema,
+      run: (args: { a: number }) => args.a + 1,
+    });
+    assert.deepEqual(await callTool([add], { name: 'add', arguments: { a: 1 } }), {
+      status: 'ok',
+      output: 2,
+      labels: [],
+    });
     const bad = await callTool([add], { name: 'add', arguments: { a: 'one' } });
     assert.equal(bad.status, 'error');
   });
@@ -81,7 +105,10 @@ describe('MCP results as answers', () => {
   });
 
   it('prefers structured content', () => {
-    assert.deepEqual(outputOf({ content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } }, 1_000, 'T'), { n: 1 });
+    assert.deepEqual(
+      outputOf({ content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } }, 1_000, 'T'),
+      { n: 1 },
+    );
   });
 
   it('cuts text over the limit and says so', () => {
@@ -125,7 +152,10 @@ describe('MCP call failures', () => {
     const error = parsed.success ? undefined : parsed.error;
     const failure = callFailure(error, 'MCP server "s" (tool "t")', undefined);
     assert.equal(failure instanceof Unavailable, false);
-    assert.equal(failure.message, 'MCP server "s" (tool "t") answered with a result that is not valid MCP (content[0]: "text" is not a string); the server needs fixing.');
+    assert.equal(
+      failure.message,
+      'MCP server "s" (tool "t") answered with a result that is not valid MCP (content[0]: "text" is not a string); the server needs fixing.',
+    );
     assert.equal(isConnectionFailure(error), false);
     assert.equal(isConnectionFailure(new McpError(ErrorCode.ConnectionClosed, 'Connection closed')), true);
   });
@@ -136,8 +166,18 @@ describe('CALL_RESULT, the check of a call result', () => {
     {},
     { content: [] },
     { content: [{ type: 'text', text: 'hi', annotations: { audience: ['user'] } }], isError: false, _meta: { a: 1 } },
-    { content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png' }, { type: 'audio', data: 'aGk=', mimeType: 'audio/wav' }] },
-    { content: [{ type: 'resource', resource: { uri: 'file:///a', text: 'a' } }, { type: 'resource', resource: { uri: 'file:///b', blob: 'aGk=' } }] },
+    {
+      content: [
+        { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+        { type: 'audio', data: 'aGk=', mimeType: 'audio/wav' },
+      ],
+    },
+    {
+      content: [
+        { type: 'resource', resource: { uri: 'file:///a', text: 'a' } },
+        { type: 'resource', resource: { uri: 'file:///b', blob: 'aGk=' } },
+      ],
+    },
     { content: [{ type: 'resource_link', uri: 'file:///a', name: 'a' }], structuredContent: { n: 1 } },
   ];
   const invalid: [unknown, string][] = [
@@ -147,7 +187,10 @@ describe('CALL_RESULT, the check of a call result', () => {
     [{ content: [{ text: 'hi' }] }, 'content[0]: not an object with a "type"'],
     [{ content: [{ type: 'text', text: 'a' }, { type: 'text' }] }, 'content[1]: "text" is not a string'],
     [{ content: [{ type: 'image', data: 'aGk=' }] }, 'content[0]: "data" or "mimeType" is not a string'],
-    [{ content: [{ type: 'resource', resource: { uri: 'file:///a' } }] }, 'content[0]: "resource" needs a "uri" and a "text" or "blob"'],
+    [
+      { content: [{ type: 'resource', resource: { uri: 'file:///a' } }] },
+      'content[0]: "resource" needs a "uri" and a "text" or "blob"',
+    ],
     [{ content: [{ type: 'resource_link', uri: 'file:///a' }] }, 'content[0]: "uri" or "name" is not a string'],
     [{ content: [], structuredContent: [1] }, '"structuredContent" is not an object'],
     [{ content: [], isError: 'yes' }, '"isError" is not true or false'],
@@ -180,8 +223,14 @@ describe('Reconnection backoff', () => {
   it('doubles from the base with equal jitter and never waits more than the cap', () => {
     const low = () => 0;
     const high = () => 1;
-    assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(n, 500, 60_000, low)), [250, 500, 1_000, 2_000]);
-    assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(n, 500, 60_000, high)), [500, 1_000, 2_000, 4_000]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((n) => backoffDelay(n, 500, 60_000, low)),
+      [250, 500, 1_000, 2_000],
+    );
+    assert.deepEqual(
+      [1, 2, 3, 4].map((n) => backoffDelay(n, 500, 60_000, high)),
+      [500, 1_000, 2_000, 4_000],
+    );
     assert.equal(backoffDelay(50, 500, 60_000, high), 60_000);
     assert.equal(backoffDelay(1_000, 500, 60_000, low), 30_000);
   });

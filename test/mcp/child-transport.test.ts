@@ -5,7 +5,12 @@ import { ChildTransport } from '../../src/mcp/child-transport.js';
 
 /** A child that runs `script` (with stdin echoed back line by line when it reads it). */
 function transport(script: string, maxMessageBytes?: number): ChildTransport {
-  return new ChildTransport({ command: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
+  return new ChildTransport({
+    command: process.execPath,
+    args: ['-e', script],
+    env: { PATH: process.env.PATH ?? '' },
+    ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
+  });
 }
 
 /** Collects what the transport reports until it closes. */
@@ -77,7 +82,9 @@ ${note(2)}
       await t.start();
       await seen.closed;
       assert.deepEqual(seen.messages, []);
-      assert.deepEqual(seen.errors, ['the server sent a message larger than the limit of 1000 bytes (maxMessageBytes)']);
+      assert.deepEqual(seen.errors, [
+        'the server sent a message larger than the limit of 1000 bytes (maxMessageBytes)',
+      ]);
     }
   });
 
@@ -92,14 +99,19 @@ ${note(2)}
     await atLimit.start();
     while (read.messages.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     await atLimit.close();
-    assert.deepEqual(read.messages.map((message) => (message as { method: string }).method), ['big', 'notifications/message']);
+    assert.deepEqual(
+      read.messages.map((message) => (message as { method: string }).method),
+      ['big', 'notifications/message'],
+    );
     assert.deepEqual(read.errors, []);
     const over = transport(script(16 * 1024 * 1024 + 1));
     const refused = collect(over);
     await over.start();
     await refused.closed;
     assert.deepEqual(refused.messages, []);
-    assert.deepEqual(refused.errors, ['the server sent a message larger than the limit of 16777216 bytes (maxMessageBytes)']);
+    assert.deepEqual(refused.errors, [
+      'the server sent a message larger than the limit of 16777216 bytes (maxMessageBytes)',
+    ]);
   });
 
   it('sends messages made together in order, each whole', async () => {

@@ -18,4 +18,5 @@ const SCENARIOS = [
   'auth/metadata-var3',
 ];
 
-describe('MCP conformance (client scenarios of @modelcontextprotocol/conformance 0.1.16)', () => clientScenarios(SCENARIOS));
+describe('MCP conformance (client scenarios of @modelcontextprotocol/conformance 0.1.16)', () =>
+  clientScenarios(SCENARIOS));

@@ -73,7 +73,19 @@ describe('The egress address table', () => {
     });
   }
 
-  const allowed = ['8.8.8.8', '1.1.1.1', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '169.253.1.1', '11.0.0.1', '2606:4700:4700::1111', '2001:4860:4860::8888', '2002:808:808::1'];
+  const allowed = [
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.15.255.255',
+    '172.32.0.1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '169.253.1.1',
+    '11.0.0.1',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '2002:808:808::1',
+  ];
   for (const address of allowed) {
     it(`allows ${address}`, () => {
       assert.equal(nonPublicReason(address), undefined);
@@ -111,7 +123,11 @@ describe('publicOnly', () => {
   });
 
   it('resolves the host first and refuses it when any address is not public (no DNS rebinding through a second record)', async () => {
-    const dns = fakeDns({ 'mixed.example': ['93.184.216.34', '10.0.0.7'], 'inside.example': ['192.168.0.9'], 'mapped.example': ['::ffff:127.0.0.1'] });
+    const dns = fakeDns({
+      'mixed.example': ['93.184.216.34', '10.0.0.7'],
+      'inside.example': ['192.168.0.9'],
+      'mapped.example': ['::ffff:127.0.0.1'],
+    });
     const check = publicOnly({ resolve: dns.resolve });
     const mixed = await check(new URL('https://mixed.example/mcp'));
     assert.equal(mixed.ok, false);
@@ -122,7 +138,9 @@ describe('publicOnly', () => {
   });
 
   it('allows a public host and returns the checked addresses, so the connection can be pinned to them', async () => {
-    const result = await verdict('https://mcp.example.com/mcp', { 'mcp.example.com': ['93.184.216.34', '2606:2800:220:1::1'] });
+    const result = await verdict('https://mcp.example.com/mcp', {
+      'mcp.example.com': ['93.184.216.34', '2606:2800:220:1::1'],
+    });
     assert.deepEqual(result, {
       ok: true,
       addresses: [
@@ -136,7 +154,10 @@ describe('publicOnly', () => {
     const ftp = await verdict('ftp://93.184.216.34/');
     assert.equal(ftp.ok, false);
     assert.match((ftp as { reason: string }).reason, /scheme/);
-    assert.equal((await verdict('https://user:pw@mcp.example.com/', { 'mcp.example.com': ['93.184.216.34'] })).ok, false);
+    assert.equal(
+      (await verdict('https://user:pw@mcp.example.com/', { 'mcp.example.com': ['93.184.216.34'] })).ok,
+      false,
+    );
     const missing = await verdict('https://nowhere.example/');
     assert.equal(missing.ok, false);
     assert.match((missing as { reason: string }).reason, /could not be resolved/);
@@ -162,10 +183,15 @@ describe('The pinned fetch', () => {
     const asked: string[] = [];
     const pinned = pinnedFetch(async (url) => {
       asked.push(url.origin);
-      return url.hostname === 'evil.test' ? { ok: false, reason: 'evil.test is refused' } : { ok: true, addresses: [{ address: '127.0.0.1', family: 4 }] };
+      return url.hostname === 'evil.test'
+        ? { ok: false, reason: 'evil.test is refused' }
+        : { ok: true, addresses: [{ address: '127.0.0.1', family: 4 }] };
     });
     try {
-      await assert.rejects(pinned.fetch('http://evil.test:1/mcp', { method: 'POST', body: '{}', redirect: 'manual' }), /evil\.test is refused/);
+      await assert.rejects(
+        pinned.fetch('http://evil.test:1/mcp', { method: 'POST', body: '{}', redirect: 'manual' }),
+        /evil\.test is refused/,
+      );
       await assert.rejects(pinned.fetch('file:///etc/passwd'), /not allowed/);
       assert.deepEqual(asked, ['http://evil.test:1']);
     } finally {

@@ -34,14 +34,21 @@ export const FAST: Omit<McpHubOptions, 'servers'> = {
 export type Harness = Awaited<ReturnType<typeof harness>>;
 
 /** A Wardrik on a memory store with one MCP hub (fast timings), every event recorded. */
-export async function harness(mcp: McpHubOptions | readonly McpHubOptions[], options: Omit<WardrikOptions, 'mcp'> = {}) {
+export async function harness(
+  mcp: McpHubOptions | readonly McpHubOptions[],
+  options: Omit<WardrikOptions, 'mcp'> = {},
+) {
   const events: WardrikEvent[] = [];
   const listeners = new Set<() => void>();
   const wardrik = await Wardrik.create({
     store: 'memory:',
     recoverMs: Infinity,
     ...options,
-    runner: { timeoutMs: 5_000, ...options.runner, retry: { attempts: 5, baseDelayMs: 40, maxDelayMs: 200, ...options.runner?.retry } },
+    runner: {
+      timeoutMs: 5_000,
+      ...options.runner,
+      retry: { attempts: 5, baseDelayMs: 40, maxDelayMs: 200, ...options.runner?.retry },
+    },
     mcp: Array.isArray(mcp) ? mcp.map((hub) => ({ ...FAST, ...hub })) : { ...FAST, ...(mcp as McpHubOptions) },
   });
   const subscription: Subscription = wardrik.events$.subscribe((event) => {
@@ -55,7 +62,12 @@ export async function harness(mcp: McpHubOptions | readonly McpHubOptions[], opt
     hub: (name?: string) => wardrik.mcp(name),
     /** Calls `server__tool` through the runner, with a fresh call id. */
     call(name: string, args: unknown = {}, extra: Partial<CallRequest> = {}): Promise<ToolAnswer> {
-      return wardrik.runner.run({ agent: 'a', run: extra.run ?? 'run-1', call: { id: `c${++next}`, name, arguments: args }, ...extra });
+      return wardrik.runner.run({
+        agent: 'a',
+        run: extra.run ?? 'run-1',
+        call: { id: `c${++next}`, name, arguments: args },
+        ...extra,
+      });
     },
     /** Resolves with the first event (already seen or coming) that matches; fails after `ms`. */
     until(match: (event: WardrikEvent) => boolean, ms = 15_000, from = 0): Promise<WardrikEvent> {
@@ -85,7 +97,12 @@ export async function harness(mcp: McpHubOptions | readonly McpHubOptions[], opt
     mark: () => events.length,
     /** Resolves on a `tools.changed` for `server` with `count` (any count above 0 when omitted) after `from`. */
     toolsChanged(server: string, count?: number, from = 0): Promise<WardrikEvent> {
-      return this.until((e) => e.type === 'tools.changed' && e.server === server && (count === undefined ? e.count > 0 : e.count === count), 15_000, from);
+      return this.until(
+        (e) =>
+          e.type === 'tools.changed' && e.server === server && (count === undefined ? e.count > 0 : e.count === count),
+        15_000,
+        from,
+      );
     },
     async close() {
       await wardrik.close();
@@ -99,7 +116,11 @@ export function tempDir(): string {
 }
 
 export function lines(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+    : [];
 }
 
 /** Whether a process with this id exists (a zombie counts: it would be a leak). */
@@ -117,7 +138,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` until it is true; fails after `ms`. */
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'the condition'): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  ms = 10_000,
+  what = 'the condition',
+): Promise<void> {
   const start = Date.now();
   while (!(await check())) {
     if (Date.now() - start > ms) throw new Error(`Timed out waiting for ${what}.`);

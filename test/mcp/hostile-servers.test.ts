@@ -12,17 +12,31 @@ function rawServer(tools: readonly object[]): Promise<RawServer> {
   return startRawServer({
     tools,
     onCall(call, res) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { content: [{ type: 'text', text: `ran ${call.name}` }] } }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: call.id,
+          result: { content: [{ type: 'text', text: `ran ${call.name}` }] },
+        }),
+      );
     },
   });
 }
 
 function tool(name: string, properties: object = {}, extra: object = {}): object {
-  return { name, description: `The ${name} tool.`, inputSchema: { type: 'object', properties }, annotations: { readOnlyHint: true }, ...extra };
+  return {
+    name,
+    description: `The ${name} tool.`,
+    inputSchema: { type: 'object', properties },
+    annotations: { readOnlyHint: true },
+    ...extra,
+  };
 }
 
-const skipped = (events: readonly WardrikEvent[]): ToolSkippedEvent[] => events.filter((e): e is ToolSkippedEvent => e.type === 'tool.skipped');
-const warnings = (events: readonly WardrikEvent[]): string[] => events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+const skipped = (events: readonly WardrikEvent[]): ToolSkippedEvent[] =>
+  events.filter((e): e is ToolSkippedEvent => e.type === 'tool.skipped');
+const warnings = (events: readonly WardrikEvent[]): string[] =>
+  events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
 
 describe('A server with schemas that would stall the event loop', () => {
   it('skips a tool whose input pattern can backtrack without bound, naming the tool, and offers the rest', async () => {
@@ -41,12 +55,19 @@ describe('A server with schemas that would stall the event loop', () => {
           ['raw', 'nested'],
         ],
       );
-      assert.match(skipped(h.events)[0]!.reason, /pattern "\^\(a\+\)\+\$" is refused: it repeats a group that holds a repeat/);
+      assert.match(
+        skipped(h.events)[0]!.reason,
+        /pattern "\^\(a\+\)\+\$" is refused: it repeats a group that holds a repeat/,
+      );
       assert.match(skipped(h.events)[1]!.reason, /patternProperties key "\^\(a\|ab\)\*\$" is refused/);
       // The 30-character argument that froze the process for seconds never meets the pattern.
       const answer = await h.call('raw__evil', { name: `${'a'.repeat(30)}!` });
       assert.equal(answer.status === 'error' && answer.code, 'tool_not_found');
-      assert.deepEqual(await h.call('raw__fine', { name: 'abc' }), { status: 'ok', output: 'ran fine', labels: ['outside'] });
+      assert.deepEqual(await h.call('raw__fine', { name: 'abc' }), {
+        status: 'ok',
+        output: 'ran fine',
+        labels: ['outside'],
+      });
       const refused = await h.call('raw__fine', { name: 'ABC' });
       assert.match(refused.status === 'error' ? refused.message : '', /name: must match pattern/);
     } finally {
@@ -56,7 +77,10 @@ describe('A server with schemas that would stall the event loop', () => {
   });
 
   it('skips a tool whose output schema has an unsafe pattern, since the SDK would run it on each result', async () => {
-    const server = await rawServer([tool('out', {}, { outputSchema: { type: 'object', properties: { id: { type: 'string', pattern: '(x*)*y' } } } }), tool('fine')]);
+    const server = await rawServer([
+      tool('out', {}, { outputSchema: { type: 'object', properties: { id: { type: 'string', pattern: '(x*)*y' } } } }),
+      tool('fine'),
+    ]);
     const h = await harness({ servers: { raw: { transport: { http: { url: server.url } } } } });
     try {
       await h.toolsChanged('raw', 1);
@@ -72,12 +96,18 @@ describe('A server with schemas that would stall the event loop', () => {
 
   it('checks structured results against the output schema on the first result, and refuses ones that do not match', async () => {
     const outputSchema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
-    const answers: Record<string, object> = { good: { structuredContent: { n: 1 } }, bad: { structuredContent: { n: 'one' } }, none: {} };
+    const answers: Record<string, object> = {
+      good: { structuredContent: { n: 1 } },
+      bad: { structuredContent: { n: 'one' } },
+      none: {},
+    };
     const server = await startRawServer({
       tools: ['good', 'bad', 'none'].map((name) => tool(name, {}, { outputSchema })),
       onCall(call, res) {
         const result = { content: [{ type: 'text', text: 'x' }], ...answers[call.name] };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
       },
     });
     const h = await harness({ servers: { raw: { transport: { http: { url: server.url } } } } });
@@ -85,9 +115,15 @@ describe('A server with schemas that would stall the event loop', () => {
       await h.toolsChanged('raw', 3);
       assert.deepEqual(await h.call('raw__good'), { status: 'ok', output: { n: 1 }, labels: ['outside'] });
       const bad = await h.call('raw__bad');
-      assert.match(bad.status === 'error' ? bad.message : '', /structured content that does not match its output schema \(data\/n must be integer\)/);
+      assert.match(
+        bad.status === 'error' ? bad.message : '',
+        /structured content that does not match its output schema \(data\/n must be integer\)/,
+      );
       const none = await h.call('raw__none');
-      assert.match(none.status === 'error' ? none.message : '', /has an output schema but answered without structured content/);
+      assert.match(
+        none.status === 'error' ? none.message : '',
+        /has an output schema but answered without structured content/,
+      );
     } finally {
       await h.close();
       await server.close();
@@ -98,7 +134,11 @@ describe('A server with schemas that would stall the event loop', () => {
     const server = await rawServer([{ description: 'no name' }]);
     const h = await harness({ servers: { raw: { transport: { http: { url: server.url } } } } });
     try {
-      await h.until((e) => e.type === 'warning' && /tools\/list answer is not valid MCP: tools\[0\] is not an object with a "name"/.test(e.message));
+      await h.until(
+        (e) =>
+          e.type === 'warning' &&
+          /tools\/list answer is not valid MCP: tools\[0\] is not an object with a "name"/.test(e.message),
+      );
     } finally {
       await h.close();
       await server.close();
@@ -106,14 +146,23 @@ describe('A server with schemas that would stall the event loop', () => {
   });
 
   it('offers at most maxTools of a server listing 20,000 tools, with a warning naming the server', async () => {
-    const many = Array.from({ length: 20_000 }, (_, i) => tool(`t${i}`, { q: { type: 'string', maxLength: 10 + (i % 50) } }));
+    const many = Array.from({ length: 20_000 }, (_, i) =>
+      tool(`t${i}`, { q: { type: 'string', maxLength: 10 + (i % 50) } }),
+    );
     const server = await rawServer(many);
     const h = await harness({ servers: { raw: { transport: { http: { url: server.url } } } } });
     try {
       await h.toolsChanged('raw', 1_000);
       assert.equal(h.wardrik.tools(['raw/*']).length, 1_000);
-      assert.match(warnings(h.events).join('\n'), /MCP server "raw" of hub "mcp" lists 20000 tools, more than maxTools \(1000\); only the first 1000 are offered/);
-      assert.deepEqual(await h.call('raw__t999', { q: 'x' }), { status: 'ok', output: 'ran t999', labels: ['outside'] });
+      assert.match(
+        warnings(h.events).join('\n'),
+        /MCP server "raw" of hub "mcp" lists 20000 tools, more than maxTools \(1000\); only the first 1000 are offered/,
+      );
+      assert.deepEqual(await h.call('raw__t999', { q: 'x' }), {
+        status: 'ok',
+        output: 'ran t999',
+        labels: ['outside'],
+      });
       assert.equal((await h.call('raw__t1000', { q: 'x' })).status, 'error');
     } finally {
       await h.close();
@@ -140,7 +189,11 @@ describe('A server with schemas that would stall the event loop', () => {
     const h = await harness({ servers: { fx: { transport: stdio(), gated: false } } });
     try {
       await h.toolsChanged('fx', 12);
-      const echo = () => h.hub().tools({} as never, { servers: 'fx' }).find((entry) => entry.name === 'fx__echo')!.tool;
+      const echo = () =>
+        h
+          .hub()
+          .tools({} as never, { servers: 'fx' })
+          .find((entry) => entry.name === 'fx__echo')!.tool;
       const before = echo();
       const from = h.mark();
       await h.call('fx__bump_tools');
@@ -158,7 +211,11 @@ describe('Credentials of runtime servers', () => {
     try {
       await assert.rejects(
         h.hub().add('api', { transport: { http: { url: 'http://127.0.0.1:9/mcp' } }, credential: 'DATABASE_PASSWORD' }),
-        (error: Error) => error instanceof ConfigurationError && /names the credential "DATABASE_PASSWORD", which servers added at runtime may not use \(allowed: none\)/.test(error.message),
+        (error: Error) =>
+          error instanceof ConfigurationError &&
+          /names the credential "DATABASE_PASSWORD", which servers added at runtime may not use \(allowed: none\)/.test(
+            error.message,
+          ),
       );
       assert.deepEqual(h.hub().servers(), []);
     } finally {
@@ -173,7 +230,10 @@ describe('Credentials of runtime servers', () => {
     try {
       await h.hub().add('linear', { transport: { http: { url: server.url } }, credential: 'LINEAR_TOKEN' });
       await h.toolsChanged('linear', 1);
-      await assert.rejects(h.hub().add('other', { transport: { http: { url: server.url } }, credential: 'HOME' }), /"HOME".*\(allowed: LINEAR_TOKEN\)/);
+      await assert.rejects(
+        h.hub().add('other', { transport: { http: { url: server.url } }, credential: 'HOME' }),
+        /"HOME".*\(allowed: LINEAR_TOKEN\)/,
+      );
     } finally {
       delete process.env.LINEAR_TOKEN;
       await h.close();
@@ -183,11 +243,19 @@ describe('Credentials of runtime servers', () => {
 
   it('does not start a stored runtime server whose credential this hub does not allow', async () => {
     const store = new MemoryStore();
-    await store.putMcpServer({ hub: 'mcp', name: 'sneaky', options: { transport: { http: { url: 'http://127.0.0.1:9/mcp' } }, credential: 'DATABASE_PASSWORD' }, updatedAt: 1 });
+    await store.putMcpServer({
+      hub: 'mcp',
+      name: 'sneaky',
+      options: { transport: { http: { url: 'http://127.0.0.1:9/mcp' } }, credential: 'DATABASE_PASSWORD' },
+      updatedAt: 1,
+    });
     const h = await harness({}, { store });
     try {
       assert.deepEqual(h.hub().servers(), []);
-      assert.match(warnings(h.events).join('\n'), /stored MCP server "sneaky" is not started here: .*"DATABASE_PASSWORD"/);
+      assert.match(
+        warnings(h.events).join('\n'),
+        /stored MCP server "sneaky" is not started here: .*"DATABASE_PASSWORD"/,
+      );
     } finally {
       await h.close();
     }
@@ -207,11 +275,12 @@ describe('Server names that would collide', () => {
   it('refuses a server name ending in "_", whose tools would be shown under the names of another\'s', async () => {
     await assert.rejects(
       harness({ servers: { srv_: { transport: stdio() } } }),
-      (error: Error) => error instanceof ConfigurationError && /MCP server name "srv_" .*not ending in "_"/.test(error.message),
+      (error: Error) =>
+        error instanceof ConfigurationError && /MCP server name "srv_" .*not ending in "_"/.test(error.message),
     );
   });
 
-  it('offers server srv\'s tool _x as srv___x, which no other server can be shown as', async () => {
+  it("offers server srv's tool _x as srv___x, which no other server can be shown as", async () => {
     const server = await rawServer([tool('_x')]);
     const h = await harness({ servers: { srv: { transport: { http: { url: server.url } } } } });
     try {

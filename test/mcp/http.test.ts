@@ -19,7 +19,11 @@ describe('MCP over Streamable HTTP', () => {
     const h = await harness({ servers: { web: { transport: { http: { url: fixture.url } } } } });
     try {
       assert.equal(h.wardrik.tools(['web/*']).length, 12);
-      assert.deepEqual(await h.call('web__echo', { text: 'over http' }), { status: 'ok', output: 'echo: over http', labels: ['outside'] });
+      assert.deepEqual(await h.call('web__echo', { text: 'over http' }), {
+        status: 'ok',
+        output: 'echo: over http',
+        labels: ['outside'],
+      });
       const failed = await h.call('web__fail');
       assert.equal(failed.status === 'error' && failed.message, 'it broke: the widget is missing');
     } finally {
@@ -31,7 +35,14 @@ describe('MCP over Streamable HTTP', () => {
   it('sends the credential as a bearer token and configured headers as given', async () => {
     const fixture = await startHttpFixture();
     process.env.WARDRIK_TEST_HTTP_TOKEN = 'tok-123';
-    const h = await harness({ servers: { web: { transport: { http: { url: fixture.url, headers: { 'x-team': 'blue' } } }, credential: 'WARDRIK_TEST_HTTP_TOKEN' } } });
+    const h = await harness({
+      servers: {
+        web: {
+          transport: { http: { url: fixture.url, headers: { 'x-team': 'blue' } } },
+          credential: 'WARDRIK_TEST_HTTP_TOKEN',
+        },
+      },
+    });
     try {
       assert.ok(fixture.requests.length > 0);
       assert.ok(fixture.requests.every((r) => r.authorization === 'Bearer tok-123'));
@@ -91,7 +102,13 @@ describe('MCP over Streamable HTTP', () => {
 
   it('a server that is not there offers no tools and does not hold up the others', async () => {
     const fixture = await startHttpFixture();
-    const h = await harness({ servers: { gone: { transport: { http: { url: 'http://127.0.0.1:9/mcp' } } }, web: { transport: { http: { url: fixture.url } } }, local: { transport: stdio() } } });
+    const h = await harness({
+      servers: {
+        gone: { transport: { http: { url: 'http://127.0.0.1:9/mcp' } } },
+        web: { transport: { http: { url: fixture.url } } },
+        local: { transport: stdio() },
+      },
+    });
     try {
       assert.equal(h.wardrik.tools(['gone/*']).length, 0);
       assert.equal(h.wardrik.tools(['web/*']).length, 12);
@@ -112,7 +129,11 @@ describe('The egress check on runtime HTTP servers', () => {
       const url = `http://mcp.wardrik.test:${fixture.port}/mcp`;
       await h.hub().add('pinned', { transport: { http: { url } } });
       await h.toolsChanged('pinned', 12);
-      assert.deepEqual(await h.call('pinned__echo', { text: 'pinned' }), { status: 'ok', output: 'echo: pinned', labels: ['outside'] });
+      assert.deepEqual(await h.call('pinned__echo', { text: 'pinned' }), {
+        status: 'ok',
+        output: 'echo: pinned',
+        labels: ['outside'],
+      });
       assert.ok(fixture.requests.length > 0);
       assert.ok(fixture.requests.every((r) => r.host === `mcp.wardrik.test:${fixture.port}`));
       // Once on add, once at the connection's start.
@@ -126,7 +147,10 @@ describe('The egress check on runtime HTTP servers', () => {
   it('checks again at every connection start, and a refusal keeps the server down', async () => {
     const fixture = await startHttpFixture();
     let allow = true;
-    const h = await harness({ check: () => (allow ? { ok: true, addresses: [{ address: '127.0.0.1', family: 4 }] } : { ok: false, reason: 'now refused' }) });
+    const h = await harness({
+      check: () =>
+        allow ? { ok: true, addresses: [{ address: '127.0.0.1', family: 4 }] } : { ok: false, reason: 'now refused' },
+    });
     try {
       await h.hub().add('flip', { transport: { http: { url: fixture.url } } });
       await h.toolsChanged('flip', 12);
@@ -164,9 +188,18 @@ describe('The egress check on runtime HTTP servers', () => {
   it('publicOnly refuses a loopback server and any command when a server is added', async () => {
     const h = await harness({ check: publicOnly() });
     try {
-      await assert.rejects(h.hub().add('local', { transport: { http: { url: 'http://127.0.0.1:8080/mcp' } } }), (error: Error) => error instanceof EgressRefused && /loopback/.test(error.message));
-      await assert.rejects(h.hub().add('meta', { transport: { http: { url: 'http://169.254.169.254/' } } }), /metadata/);
-      await assert.rejects(h.hub().add('cmd', { transport: stdio() }), (error: Error) => error instanceof EgressRefused && /runs a command/.test(error.message));
+      await assert.rejects(
+        h.hub().add('local', { transport: { http: { url: 'http://127.0.0.1:8080/mcp' } } }),
+        (error: Error) => error instanceof EgressRefused && /loopback/.test(error.message),
+      );
+      await assert.rejects(
+        h.hub().add('meta', { transport: { http: { url: 'http://169.254.169.254/' } } }),
+        /metadata/,
+      );
+      await assert.rejects(
+        h.hub().add('cmd', { transport: stdio() }),
+        (error: Error) => error instanceof EgressRefused && /runs a command/.test(error.message),
+      );
       assert.deepEqual(h.hub().servers(), []);
     } finally {
       await h.close();

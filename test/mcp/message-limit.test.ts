@@ -25,10 +25,15 @@ interface ProbeResult {
  */
 function probe(mode: 'sse' | 'json'): Promise<ProbeResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--max-old-space-size=256', PROBE, mode], { timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`the probe failed (${error.message}): ${stderr.slice(-500)}`));
-      resolve(JSON.parse(stdout) as ProbeResult);
-    });
+    execFile(
+      process.execPath,
+      ['--max-old-space-size=256', PROBE, mode],
+      { timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`the probe failed (${error.message}): ${stderr.slice(-500)}`));
+        resolve(JSON.parse(stdout) as ProbeResult);
+      },
+    );
   });
 }
 
@@ -40,30 +45,52 @@ describe('The message limit on HTTP servers', () => {
     it(`fails a call answered with ${what} as too large, with peak memory under 3x the limit`, async () => {
       const result = await probe(mode);
       assert.equal(result.answer.status, 'error');
-      assert.match(result.answer.message ?? '', /too large to read: the server sent a message larger than the limit of 16777216 bytes \(maxMessageBytes\)/);
+      assert.match(
+        result.answer.message ?? '',
+        /too large to read: the server sent a message larger than the limit of 16777216 bytes \(maxMessageBytes\)/,
+      );
       // The client stopped reading at the limit: the server could write little more than it.
       assert.ok(result.written < CAP + 16 * 1024 * 1024, `the server wrote ${result.written} bytes`);
       const grew = result.after - result.before;
-      assert.ok(grew < 3 * CAP, `peak resident memory grew by ${(grew / 2 ** 20).toFixed(1)} MiB, more than 3x the ${CAP / 2 ** 20} MiB limit`);
+      assert.ok(
+        grew < 3 * CAP,
+        `peak resident memory grew by ${(grew / 2 ** 20).toFixed(1)} MiB, more than 3x the ${CAP / 2 ** 20} MiB limit`,
+      );
     });
   }
 
   it('counts each SSE event on its own: a stream of many small events larger than the limit is read whole', async () => {
     const server = await startRawServer({
-      tools: [{ name: 'report', description: 'Reports progress.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }],
+      tools: [
+        {
+          name: 'report',
+          description: 'Reports progress.',
+          inputSchema: { type: 'object' },
+          annotations: { readOnlyHint: true },
+        },
+      ],
       onCall(call, res) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         // 64 logging notifications of 4 KB each (256 KB in all, over the 16 KB limit), then the result;
         // line ends of every kind SSE allows.
         const ends = ['\n\n', '\r\n\r\n', '\r\r'];
         for (let i = 0; i < 64; i++) {
-          const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(4_000) } };
+          const note = {
+            jsonrpc: '2.0',
+            method: 'notifications/message',
+            params: { level: 'info', data: 'x'.repeat(4_000) },
+          };
           res.write(`data: ${JSON.stringify(note)}${ends[i % 3]}`);
         }
-        res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { content: [{ type: 'text', text: 'done' }] } })}\n\n`);
+        res.end(
+          `data: ${JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { content: [{ type: 'text', text: 'done' }] } })}\n\n`,
+        );
       },
     });
-    const h = await harness({ servers: { raw: { transport: { http: { url: server.url } } } }, maxMessageBytes: 16 * 1024 });
+    const h = await harness({
+      servers: { raw: { transport: { http: { url: server.url } } } },
+      maxMessageBytes: 16 * 1024,
+    });
     try {
       await h.toolsChanged('raw', 1);
       assert.deepEqual(await h.call('raw__report'), { status: 'ok', output: 'done', labels: ['outside'] });
@@ -85,7 +112,11 @@ describe('The message limit on stdio servers', () => {
       assert.match(message, /too large to read: the server sent a message larger than the limit of 16384 bytes/);
       assert.doesNotMatch(message, /connection closed during the call/);
       await h.toolsChanged('fx', 12, h.mark());
-      assert.deepEqual(await h.call('fx__huge', { chars: 10 }), { status: 'ok', output: 'x'.repeat(10), labels: ['outside'] });
+      assert.deepEqual(await h.call('fx__huge', { chars: 10 }), {
+        status: 'ok',
+        output: 'x'.repeat(10),
+        labels: ['outside'],
+      });
     } finally {
       await h.close();
     }

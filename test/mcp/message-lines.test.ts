@@ -45,7 +45,9 @@ describe('MessageLines (MCP stdio framing, read)', () => {
 
   it('skips lines that are not JSON-RPC 2.0 messages and reads on', () => {
     const r = reader(1_000);
-    r.lines.push(Buffer.from('starting up\n[1,2]\nnull\n{"jsonrpc":"1.0","id":1}\n\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n'));
+    r.lines.push(
+      Buffer.from('starting up\n[1,2]\nnull\n{"jsonrpc":"1.0","id":1}\n\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n'),
+    );
     assert.deepEqual(r.skipped, ['starting up', '[1,2]', 'null', '{"jsonrpc":"1.0","id":1}', '']);
     assert.deepEqual(r.messages, [{ jsonrpc: '2.0', id: 3, method: 'ping' }]);
     assert.equal(r.tooLong(), 0);
@@ -58,7 +60,10 @@ describe('MessageLines (MCP stdio framing, read)', () => {
     assert.equal(atLimit.messages.length, 2);
     assert.equal(atLimit.tooLong(), 0);
     // One byte over, with its end in the same chunk, then cut before its end: refused either way.
-    for (const chunks of [[`${messageOf(1_001)}\n`], [messageOf(1_001).slice(0, 500), `${messageOf(1_001).slice(500)}\n`]]) {
+    for (const chunks of [
+      [`${messageOf(1_001)}\n`],
+      [messageOf(1_001).slice(0, 500), `${messageOf(1_001).slice(500)}\n`],
+    ]) {
       const over = reader(1_000);
       for (const chunk of chunks) over.lines.push(Buffer.from(chunk));
       assert.equal(over.tooLong(), 1);
@@ -80,7 +85,11 @@ describe('MessageLines (MCP stdio framing, read)', () => {
 
   it('reads nothing after a line over the limit, not even the rest of the chunk it came in', () => {
     const r = reader(100);
-    r.lines.push(Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"ping"}\n${messageOf(200)}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\nnot json\n`));
+    r.lines.push(
+      Buffer.from(
+        `{"jsonrpc":"2.0","id":1,"method":"ping"}\n${messageOf(200)}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\nnot json\n`,
+      ),
+    );
     assert.deepEqual(r.messages, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     assert.deepEqual(r.skipped, []);
     assert.equal(r.tooLong(), 1);

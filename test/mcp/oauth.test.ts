@@ -16,18 +16,27 @@ process.env.OAUTH_OTHER_KEY = 'another-key-of-another-app-02';
 async function protectedServer(): Promise<{ mcp: HttpFixture; auth: AuthServer; close(): Promise<void> }> {
   const resource = { url: '' };
   const auth = await startAuthServer(() => resource.url, CLIENT);
-  const mcp = await startHttpFixture({ bearer: { metadataUrl: auth.metadataUrl, valid: (token) => auth.issued.has(token) } });
+  const mcp = await startHttpFixture({
+    bearer: { metadataUrl: auth.metadataUrl, valid: (token) => auth.issued.has(token) },
+  });
   resource.url = mcp.url;
   return { mcp, auth, close: async () => void (await Promise.all([mcp.close(), auth.close()])) };
 }
 
-const machine = { grant: 'client_credentials' as const, clientId: CLIENT.id, clientSecretCredential: 'OAUTH_TEST_SECRET' };
+const machine = {
+  grant: 'client_credentials' as const,
+  clientId: CLIENT.id,
+  clientSecretCredential: 'OAUTH_TEST_SECRET',
+};
 
 describe('OAuth for remote MCP servers', () => {
   it('gets a token with the client-credentials grant, keeps it encrypted in the store, and another node uses it', async () => {
     const servers = await protectedServer();
     const file = join(tempDir(), 'w.db');
-    const options = (keyCredential: string) => ({ servers: { api: { transport: { http: { url: servers.mcp.url } }, gated: false, oauth: machine } }, oauth: { keyCredential } });
+    const options = (keyCredential: string) => ({
+      servers: { api: { transport: { http: { url: servers.mcp.url } }, gated: false, oauth: machine } },
+      oauth: { keyCredential },
+    });
     const first = await harness(options('OAUTH_TEST_KEY'), { store: `sqlite:${file}` });
     after(() => servers.close());
     try {
@@ -41,7 +50,11 @@ describe('OAuth for remote MCP servers', () => {
     }
     // In the store: a record under the hub's oauth name, with no token or secret in plain text.
     const db = new Database(file, { readonly: true });
-    const rows = db.prepare('SELECT hub, name, options FROM wardrik_mcp_servers').all() as { hub: string; name: string; options: string }[];
+    const rows = db.prepare('SELECT hub, name, options FROM wardrik_mcp_servers').all() as {
+      hub: string;
+      name: string;
+      options: string;
+    }[];
     db.close();
     const sealed = rows.find((row) => row.hub === 'mcp/oauth' && row.name === 'api');
     assert.ok(sealed !== undefined, JSON.stringify(rows));
@@ -67,18 +80,27 @@ describe('OAuth for remote MCP servers', () => {
     }
   });
 
-  it("checks every OAuth URL of a runtime server with the egress check: metadata elsewhere that the check refuses is never fetched", async () => {
+  it('checks every OAuth URL of a runtime server with the egress check: metadata elsewhere that the check refuses is never fetched', async () => {
     const servers = await protectedServer();
     const checked: string[] = [];
     const check = async (url: URL) => {
       checked.push(url.origin);
-      return url.port === String(servers.mcp.port) ? { ok: true as const } : { ok: false as const, reason: `${url.origin} is not on the allow list` };
+      return url.port === String(servers.mcp.port)
+        ? { ok: true as const }
+        : { ok: false as const, reason: `${url.origin} is not on the allow list` };
     };
-    const h = await harness({ check, oauth: { keyCredential: 'OAUTH_TEST_KEY' }, runtimeCredentials: ['OAUTH_TEST_SECRET'] }, { store: 'memory:' });
+    const h = await harness(
+      { check, oauth: { keyCredential: 'OAUTH_TEST_KEY' }, runtimeCredentials: ['OAUTH_TEST_SECRET'] },
+      { store: 'memory:' },
+    );
     try {
       const from = h.mark();
       await h.hub().add('api', { transport: { http: { url: servers.mcp.url } }, gated: false, oauth: machine });
-      await h.until((e) => e.type === 'warning' && e.message.includes('"api"') && e.message.includes('is down'), 15_000, from);
+      await h.until(
+        (e) => e.type === 'warning' && e.message.includes('"api"') && e.message.includes('is down'),
+        15_000,
+        from,
+      );
       assert.ok(checked.includes(servers.auth.origin), JSON.stringify(checked));
       assert.deepEqual(servers.auth.requests, [], 'the authorization server heard nothing');
       assert.equal(h.hub().status()[0]?.state === 'connected', false);
@@ -91,8 +113,14 @@ describe('OAuth for remote MCP servers', () => {
   it('refuses OAuth on a stdio server, and a runtime server naming a client secret it may not use', async () => {
     const h = await harness({}, { store: 'memory:' });
     try {
-      await assert.rejects(h.hub().add('s', { transport: { stdio: { command: 'x' } }, oauth: {} }), /OAuth is for servers reached over HTTP/);
-      await assert.rejects(h.hub().add('r', { transport: { http: { url: 'http://127.0.0.1:9/mcp' } }, oauth: machine }), /OAUTH_TEST_SECRET.*runtimeCredentials/);
+      await assert.rejects(
+        h.hub().add('s', { transport: { stdio: { command: 'x' } }, oauth: {} }),
+        /OAuth is for servers reached over HTTP/,
+      );
+      await assert.rejects(
+        h.hub().add('r', { transport: { http: { url: 'http://127.0.0.1:9/mcp' } }, oauth: machine }),
+        /OAUTH_TEST_SECRET.*runtimeCredentials/,
+      );
     } finally {
       await h.close();
     }

@@ -6,12 +6,18 @@ import type { ToolChangedEvent, WardrikEvent } from '../../src/index.js';
 import { startHttpFixture } from './fixtures/http-server.js';
 import { harness, lines, stdio, tempDir, type Harness } from './helpers.js';
 
-const changedEvents = (events: readonly WardrikEvent[]): ToolChangedEvent[] => events.filter((e): e is ToolChangedEvent => e.type === 'tool.changed');
+const changedEvents = (events: readonly WardrikEvent[]): ToolChangedEvent[] =>
+  events.filter((e): e is ToolChangedEvent => e.type === 'tool.changed');
 
 /** bump_tools changes `write` (readOnlyHint instead of destructiveHint) and adds `extra`. */
 async function bump(h: Harness, server: string): Promise<void> {
   const from = h.mark();
-  const bumped = await h.wardrik.runner.run({ agent: 'a', run: 'bump', call: { id: 'bump', name: `${server}__bump_tools` }, policy: [{ match: `${server}/bump_tools`, action: 'allow' }] });
+  const bumped = await h.wardrik.runner.run({
+    agent: 'a',
+    run: 'bump',
+    call: { id: 'bump', name: `${server}__bump_tools` },
+    policy: [{ match: `${server}/bump_tools`, action: 'allow' }],
+  });
   assert.equal(bumped.status, 'ok', JSON.stringify(bumped));
   await h.toolsChanged(server, 13, from);
 }
@@ -28,11 +34,17 @@ describe('Pinned tool definitions', () => {
       const [changed] = changedEvents(h.events);
       assert.equal(changed?.tool, 'write');
       assert.equal(changed?.accepted, false);
-      assert.ok(changed?.changes.some((c) => /annotations changed: .*readOnlyHint null → true/.test(c)), JSON.stringify(changed));
+      assert.ok(
+        changed?.changes.some((c) => /annotations changed: .*readOnlyHint null → true/.test(c)),
+        JSON.stringify(changed),
+      );
       assert.equal(changedEvents(h.events).length, 1, 'extra is new, not changed');
 
       // Two calls at once: both park, nothing reaches the server.
-      const [one, two] = await Promise.all([h.call('fx__write', {}, { run: 'r1' }), h.call('fx__write', {}, { run: 'r2' })]);
+      const [one, two] = await Promise.all([
+        h.call('fx__write', {}, { run: 'r1' }),
+        h.call('fx__write', {}, { run: 'r2' }),
+      ]);
       assert.equal(one.status === 'parked' && one.kind, 'tool_change');
       assert.equal(two.status === 'parked' && two.kind, 'tool_change');
       assert.equal(lines(count).filter((l) => l === 'write').length, 1);
@@ -41,7 +53,11 @@ describe('Pinned tool definitions', () => {
       const item = items[0]!;
       assert.equal(item.kind, 'tool_change');
       assert.match(item.reason, /definition of tool "write" of MCP server "fx" changed/);
-      const detail = item.detail as { before: { annotations: object }; after: { annotations: object }; changes: string[] };
+      const detail = item.detail as {
+        before: { annotations: object };
+        after: { annotations: object };
+        changes: string[];
+      };
       assert.deepEqual(detail.before.annotations, { destructiveHint: true, openWorldHint: false });
       assert.deepEqual(detail.after.annotations, { readOnlyHint: true });
 
@@ -82,12 +98,21 @@ describe('Pinned tool definitions', () => {
       await first.close();
     }
     // The server was upgraded meanwhile: it starts with the changed `write`.
-    const second = await harness({ servers: { fx: { transport: stdio([], { VARIANT: '1' }), gated: false } } }, { store: db });
-    const other = await harness({ servers: { fx: { transport: stdio([], { VARIANT: '1' }), gated: false } } }, { store: db });
+    const second = await harness(
+      { servers: { fx: { transport: stdio([], { VARIANT: '1' }), gated: false } } },
+      { store: db },
+    );
+    const other = await harness(
+      { servers: { fx: { transport: stdio([], { VARIANT: '1' }), gated: false } } },
+      { store: db },
+    );
     try {
       await second.toolsChanged('fx', 13);
       await other.toolsChanged('fx', 13);
-      assert.deepEqual(changedEvents(second.events).map((e) => [e.tool, e.accepted]), [['write', false]]);
+      assert.deepEqual(
+        changedEvents(second.events).map((e) => [e.tool, e.accepted]),
+        [['write', false]],
+      );
       const parked = await second.call('fx__write', {}, { run: 'r1' });
       assert.ok(parked.status === 'parked' && parked.kind === 'tool_change' && parked.inboxId !== undefined);
       assert.equal((await other.call('fx__write', {}, { run: 'r2' })).status, 'parked');
@@ -105,7 +130,10 @@ describe('Pinned tool definitions', () => {
     try {
       await h.toolsChanged('fx', 12);
       await bump(h, 'fx');
-      assert.deepEqual(changedEvents(h.events).map((e) => [e.tool, e.accepted]), [['write', true]]);
+      assert.deepEqual(
+        changedEvents(h.events).map((e) => [e.tool, e.accepted]),
+        [['write', true]],
+      );
       assert.equal((await h.call('fx__write')).status, 'ok');
     } finally {
       await h.close();

@@ -33,8 +33,16 @@ describe('Runtime MCP servers on PostgreSQL, across two nodes', () => {
       assert.deepEqual(b.hub().servers(), ['local', 'web']);
       await b.toolsChanged('web', 1);
       await b.toolsChanged('local', 2);
-      assert.deepEqual(await b.call('web__echo', { text: 'node b' }), { status: 'ok', output: 'echo: node b', labels: ['outside'] });
-      assert.deepEqual(await b.call('local__echo', { text: 'node b' }), { status: 'ok', output: 'echo: node b', labels: ['outside'] });
+      assert.deepEqual(await b.call('web__echo', { text: 'node b' }), {
+        status: 'ok',
+        output: 'echo: node b',
+        labels: ['outside'],
+      });
+      assert.deepEqual(await b.call('local__echo', { text: 'node b' }), {
+        status: 'ok',
+        output: 'echo: node b',
+        labels: ['outside'],
+      });
 
       const pid = b.hub().pid('local')!;
       await a.hub().remove('local');

@@ -58,7 +58,10 @@ describe("A node killed with SIGKILL while an MCP server's question waits (SQLit
       assert.match(question?.by ?? '', /the node running its call stopped/);
       // Only the call in doubt waits: the server was not called again (it would have asked again).
       const pending = await wardrik.inbox.list();
-      assert.deepEqual(pending.map((item) => [item.kind, item.run, item.call]), [['in_doubt', parked.run, question!.call]]);
+      assert.deepEqual(
+        pending.map((item) => [item.kind, item.run, item.call]),
+        [['in_doubt', parked.run, question!.call]],
+      );
       assert.equal((await wardrik.recover()).inDoubt, 0, 'taken over once');
       // A person says it happened; the turn takes that answer and finishes.
       const agent = wardrik.startAgent({ id: 'booker', model: reporter(), tools: ['q/*'] });
@@ -80,7 +83,11 @@ describe("A node killed with SIGKILL while an MCP server's question waits (SQLit
     const starting = survivor(store);
     const other = await Wardrik.create({ store, recoverMs: Infinity });
     try {
-      await eventually(async () => (await other.inbox.list()).some((item) => item.kind === 'question' && item.id !== lost), 15_000, 'the question asked anew');
+      await eventually(
+        async () => (await other.inbox.list()).some((item) => item.kind === 'question' && item.id !== lost),
+        15_000,
+        'the question asked anew',
+      );
       const asked = (await other.inbox.list()).find((item) => item.kind === 'question' && item.id !== lost)!;
       assert.equal(asked.run, parked.run, 'the new question belongs to the same call');
       await other.inbox.answer(asked.id, { action: 'accept', content: { name: 'Grace' } });

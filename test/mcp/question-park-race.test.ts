@@ -25,11 +25,21 @@ after(async () => {
 
 describe('A question answered while its turn parks', () => {
   it('resumes the turn once it has parked, though the call settled before the turn record said parked', async () => {
-    const h = await harness({ servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } } } } }, { store: `${url}?schema=${schema}` });
+    const h = await harness(
+      { servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } } } } },
+      { store: `${url}?schema=${schema}` },
+    );
     const locker = await admin.connect();
     try {
       await h.toolsChanged('q', 5);
-      const agent = h.wardrik.startAgent({ id: 'racer', model: scriptedModel([{ toolCalls: [{ name: 'q__ask' }] }, (call) => ({ text: `got ${call.lastToolResult ?? 'nothing'}` })]), tools: ['q/*'] });
+      const agent = h.wardrik.startAgent({
+        id: 'racer',
+        model: scriptedModel([
+          { toolCalls: [{ name: 'q__ask' }] },
+          (call) => ({ text: `got ${call.lastToolResult ?? 'nothing'}` }),
+        ]),
+        tools: ['q/*'],
+      });
       const sending = agent.send('Ask the server');
       const started = await h.until((event) => event.type === 'run.started');
       const run = (started as { run: string }).run;
@@ -37,7 +47,10 @@ describe('A question answered while its turn parks', () => {
       await locker.query('BEGIN');
       await locker.query(`SELECT 1 FROM "${schema}".wardrik_turns WHERE run = $1 FOR UPDATE`, [run]);
       const asked = await h.until((event) => event.type === 'tool.parked');
-      await h.wardrik.inbox.answer((asked as { inboxId: string }).inboxId, { action: 'accept', content: { name: 'Quick' } });
+      await h.wardrik.inbox.answer((asked as { inboxId: string }).inboxId, {
+        action: 'accept',
+        content: { name: 'Quick' },
+      });
       await h.until((event) => event.type === 'tool.succeeded');
       let sent = false;
       void sending.then(() => (sent = true));
@@ -47,9 +60,19 @@ describe('A question answered while its turn parks', () => {
       const parked = await sending;
       assert.equal(parked.status, 'parked', JSON.stringify(parked));
       const calls = await admin.query<{ state: string }>(`SELECT state FROM "${schema}".calls WHERE run = $1`, [run]);
-      assert.deepEqual(calls.rows.map((row) => row.state), ['succeeded'], "the call's answer is in the journal");
-      const status = async () => (await admin.query<{ status: string }>(`SELECT status FROM "${schema}".wardrik_turns WHERE run = $1`, [run])).rows[0]?.status;
-      await eventually(async () => (await status()) === 'done', 10_000, 'the turn goes on after its question was answered');
+      assert.deepEqual(
+        calls.rows.map((row) => row.state),
+        ['succeeded'],
+        "the call's answer is in the journal",
+      );
+      const status = async () =>
+        (await admin.query<{ status: string }>(`SELECT status FROM "${schema}".wardrik_turns WHERE run = $1`, [run]))
+          .rows[0]?.status;
+      await eventually(
+        async () => (await status()) === 'done',
+        10_000,
+        'the turn goes on after its question was answered',
+      );
       const done = await agent.result(run);
       assert.match(done.text, /Quick/);
     } finally {
@@ -59,46 +82,75 @@ describe('A question answered while its turn parks', () => {
     }
   });
 
-  it("writes the answer of a call that settles while the parked turn's last writes commit, and the turn goes on", { timeout: 60_000 }, async () => {
-    const server = await startAskingHttp();
-    const h = await harness({ servers: { q: { transport: { http: { url: server.url } } } } }, { store: `${url}?schema=${schema}` });
-    const turnLock = await admin.connect();
-    const callLock = await admin.connect();
-    try {
-      await h.toolsChanged('q', 5);
-      const model = scriptedModel([{ toolCalls: [{ id: 'one', name: 'q__ask' }, { id: 'two', name: 'q__ask' }] }, (call) => ({ text: `got ${call.lastToolResult ?? 'nothing'}` })]);
-      const agent = h.wardrik.startAgent({ id: 'pair', model, tools: ['q/*'] });
-      const sending = agent.send('Ask the server twice');
-      const run = ((await h.until((event) => event.type === 'run.started')) as { run: string }).run;
-      await turnLock.query('BEGIN');
-      await turnLock.query(`SELECT 1 FROM "${schema}".wardrik_turns WHERE run = $1 FOR UPDATE`, [run]);
-      const first = (await h.until((event) => event.type === 'tool.parked' && event.call === '0.one')) as { inboxId: string };
-      const second = (await h.until((event) => event.type === 'tool.parked' && event.call === '0.two')) as { inboxId: string };
-      // The first answer comes while the turn's parked record waits: it is held with the turn's writes.
-      await h.wardrik.inbox.answer(first.inboxId, { action: 'accept', content: { name: 'First' } });
-      await h.until((event) => event.type === 'tool.succeeded' && event.call === '0.one');
-      // Its commit will wait on this lock, so the second answer comes while the turn's last writes commit.
-      await callLock.query('BEGIN');
-      await callLock.query(`SELECT 1 FROM "${schema}".calls WHERE run = $1 AND call = '0.one' FOR UPDATE`, [run]);
-      await turnLock.query('COMMIT');
-      // The turn is parked; its last writes (the first answer) now wait on the call's row.
-      await h.until((event) => event.type === 'run.parked');
-      await h.wardrik.inbox.answer(second.inboxId, { action: 'accept', content: { name: 'Second' } });
-      await h.until((event) => event.type === 'tool.succeeded' && event.call === '0.two');
-      await callLock.query('COMMIT');
-      assert.equal((await sending).status, 'parked');
-      const states = async () => (await admin.query<{ call: string; state: string }>(`SELECT call, state FROM "${schema}".calls WHERE run = $1 ORDER BY call`, [run])).rows;
-      await eventually(async () => (await states()).every((row) => row.state === 'succeeded'), 10_000, 'both answers in the journal');
-      const done = await agent.result(run);
-      assert.equal(done.status, 'done', JSON.stringify(done));
-      assert.match(done.text, /Second/);
-    } finally {
-      for (const lock of [turnLock, callLock]) {
-        await lock.query('ROLLBACK').catch(() => undefined);
-        lock.release();
+  it(
+    "writes the answer of a call that settles while the parked turn's last writes commit, and the turn goes on",
+    { timeout: 60_000 },
+    async () => {
+      const server = await startAskingHttp();
+      const h = await harness(
+        { servers: { q: { transport: { http: { url: server.url } } } } },
+        { store: `${url}?schema=${schema}` },
+      );
+      const turnLock = await admin.connect();
+      const callLock = await admin.connect();
+      try {
+        await h.toolsChanged('q', 5);
+        const model = scriptedModel([
+          {
+            toolCalls: [
+              { id: 'one', name: 'q__ask' },
+              { id: 'two', name: 'q__ask' },
+            ],
+          },
+          (call) => ({ text: `got ${call.lastToolResult ?? 'nothing'}` }),
+        ]);
+        const agent = h.wardrik.startAgent({ id: 'pair', model, tools: ['q/*'] });
+        const sending = agent.send('Ask the server twice');
+        const run = ((await h.until((event) => event.type === 'run.started')) as { run: string }).run;
+        await turnLock.query('BEGIN');
+        await turnLock.query(`SELECT 1 FROM "${schema}".wardrik_turns WHERE run = $1 FOR UPDATE`, [run]);
+        const first = (await h.until((event) => event.type === 'tool.parked' && event.call === '0.one')) as {
+          inboxId: string;
+        };
+        const second = (await h.until((event) => event.type === 'tool.parked' && event.call === '0.two')) as {
+          inboxId: string;
+        };
+        // The first answer comes while the turn's parked record waits: it is held with the turn's writes.
+        await h.wardrik.inbox.answer(first.inboxId, { action: 'accept', content: { name: 'First' } });
+        await h.until((event) => event.type === 'tool.succeeded' && event.call === '0.one');
+        // Its commit will wait on this lock, so the second answer comes while the turn's last writes commit.
+        await callLock.query('BEGIN');
+        await callLock.query(`SELECT 1 FROM "${schema}".calls WHERE run = $1 AND call = '0.one' FOR UPDATE`, [run]);
+        await turnLock.query('COMMIT');
+        // The turn is parked; its last writes (the first answer) now wait on the call's row.
+        await h.until((event) => event.type === 'run.parked');
+        await h.wardrik.inbox.answer(second.inboxId, { action: 'accept', content: { name: 'Second' } });
+        await h.until((event) => event.type === 'tool.succeeded' && event.call === '0.two');
+        await callLock.query('COMMIT');
+        assert.equal((await sending).status, 'parked');
+        const states = async () =>
+          (
+            await admin.query<{ call: string; state: string }>(
+              `SELECT call, state FROM "${schema}".calls WHERE run = $1 ORDER BY call`,
+              [run],
+            )
+          ).rows;
+        await eventually(
+          async () => (await states()).every((row) => row.state === 'succeeded'),
+          10_000,
+          'both answers in the journal',
+        );
+        const done = await agent.result(run);
+        assert.equal(done.status, 'done', JSON.stringify(done));
+        assert.match(done.text, /Second/);
+      } finally {
+        for (const lock of [turnLock, callLock]) {
+          await lock.query('ROLLBACK').catch(() => undefined);
+          lock.release();
+        }
+        await h.close();
+        await server.close();
       }
-      await h.close();
-      await server.close();
-    }
-  });
+    },
+  );
 });

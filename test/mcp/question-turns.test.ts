@@ -11,10 +11,14 @@ import { startAskingHttp } from './fixtures/asking-http.js';
 import { eventually, FAST, harness, sleep } from './helpers.js';
 
 const ASKING = fileURLToPath(new URL('./fixtures/asking-server.js', import.meta.url));
-const overStdio = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({ transport: { stdio: { command: process.execPath, args: [ASKING] } }, ...options });
+const overStdio = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({
+  transport: { stdio: { command: process.execPath, args: [ASKING] } },
+  ...options,
+});
 
 /** A model that calls `tool` once, then answers with the tool's result. */
-const callsThenReports = (tool: string) => scriptedModel([{ toolCalls: [{ name: tool }] }, (call) => ({ text: `got ${call.lastToolResult ?? 'nothing'}` })]);
+const callsThenReports = (tool: string) =>
+  scriptedModel([{ toolCalls: [{ name: tool }] }, (call) => ({ text: `got ${call.lastToolResult ?? 'nothing'}` })]);
 
 /** The name the server got back, from a turn's text. */
 const nameIn = (turn: TurnResult): string | undefined => /"name":"([^"]+)"/.exec(turn.text)?.[1];
@@ -67,7 +71,9 @@ describe("An agent's turn while an MCP server's question waits", () => {
     const h = await harness({ servers: { q: { transport: { http: { url: server.url } }, timeoutMs: 300 } } });
     try {
       await h.toolsChanged('q', 5);
-      const agents = ['one', 'two', 'three'].map((id) => h.wardrik.startAgent({ id, model: callsThenReports('q__ask'), tools: ['q/*'] }));
+      const agents = ['one', 'two', 'three'].map((id) =>
+        h.wardrik.startAgent({ id, model: callsThenReports('q__ask'), tools: ['q/*'] }),
+      );
       const turns = await Promise.all(agents.map((agent, i) => agent.send(`Ask, turn ${i}`)));
       for (const turn of turns) {
         assert.equal(turn.status, 'parked', JSON.stringify(turn));
@@ -79,9 +85,16 @@ describe("An agent's turn while an MCP server's question waits", () => {
       await sleep(600);
       const results = turns.map((turn, i) => agents[i]!.result(turn.run));
       // Answered in reverse order, each with its agent's name: each answer goes to its own call.
-      for (const turn of [...turns].reverse()) await h.wardrik.inbox.answer(turn.parked[0]!.inboxId, { action: 'accept', content: { name: `for-${turn.agent}` } });
+      for (const turn of [...turns].reverse())
+        await h.wardrik.inbox.answer(turn.parked[0]!.inboxId, {
+          action: 'accept',
+          content: { name: `for-${turn.agent}` },
+        });
       const done = await Promise.all(results);
-      assert.deepEqual(done.map((turn) => turn.status), ['done', 'done', 'done']);
+      assert.deepEqual(
+        done.map((turn) => turn.status),
+        ['done', 'done', 'done'],
+      );
       assert.deepEqual(done.map(nameIn), ['for-one', 'for-two', 'for-three']);
     } finally {
       await h.close();
@@ -110,7 +123,9 @@ describe("An agent's turn while an MCP server's question waits", () => {
   for (const transport of ['stdio', 'http'] as const) {
     it(`links a question to no call when several are in flight and ${transport} does not say which: shown with all of them, claimed by none`, async () => {
       const server = transport === 'http' ? await startAskingHttp() : undefined;
-      const h = await harness({ servers: { q: server === undefined ? overStdio() : { transport: { http: { url: server.url } } } } });
+      const h = await harness({
+        servers: { q: server === undefined ? overStdio() : { transport: { http: { url: server.url } } } },
+      });
       try {
         await h.toolsChanged('q', 5);
         const first = h.call('q__ask_together', { count: 2 }, { run: 'run-a' });
@@ -119,10 +134,15 @@ describe("An agent's turn while an MCP server's question waits", () => {
         const items = await h.wardrik.inbox.list();
         for (const item of items) {
           assert.equal(item.run, 'mcp:mcp/q', 'no call is claimed');
-          assert.match(item.reason, /during one of 2 calls in flight \(.*run run-a.*run run-b|during one of 2 calls in flight \(.*run run-b.*run run-a/);
+          assert.match(
+            item.reason,
+            /during one of 2 calls in flight \(.*run run-a.*run run-b|during one of 2 calls in flight \(.*run run-b.*run run-a/,
+          );
         }
-        for (const item of items) await h.wardrik.inbox.answer(item.id, { action: 'accept', content: { name: 'Both' } });
-        for (const answer of await Promise.all([first, second])) assert.equal(answer.status, 'ok', JSON.stringify(answer));
+        for (const item of items)
+          await h.wardrik.inbox.answer(item.id, { action: 'accept', content: { name: 'Both' } });
+        for (const answer of await Promise.all([first, second]))
+          assert.equal(answer.status, 'ok', JSON.stringify(answer));
       } finally {
         await h.close();
         await server?.close();
@@ -134,17 +154,38 @@ describe("An agent's turn while an MCP server's question waits", () => {
     const dir = mkdtempSync(join(tmpdir(), 'wardrik-question-'));
     const store = `sqlite:${join(dir, 'w.db')}`;
     const server = await startAskingHttp();
-    const first = await Wardrik.create({ store, recoverMs: Infinity, mcp: { ...FAST, servers: { q: { transport: { http: { url: server.url } }, timeoutMs: 300 } } } });
+    const first = await Wardrik.create({
+      store,
+      recoverMs: Infinity,
+      mcp: { ...FAST, servers: { q: { transport: { http: { url: server.url } }, timeoutMs: 300 } } },
+    });
     const second = await Wardrik.create({ store, recoverMs: Infinity });
     try {
-      await eventually(() => first.tools().filter((tool) => tool.name.startsWith('q__')).length === 5, 10_000, 'the server\'s tools');
-      const agents = ['north', 'south'].map((id) => first.startAgent({ id, model: callsThenReports('q__ask'), tools: ['q/*'] }));
+      await eventually(
+        () => first.tools().filter((tool) => tool.name.startsWith('q__')).length === 5,
+        10_000,
+        "the server's tools",
+      );
+      const agents = ['north', 'south'].map((id) =>
+        first.startAgent({ id, model: callsThenReports('q__ask'), tools: ['q/*'] }),
+      );
       const turns = await Promise.all(agents.map((agent) => agent.send('Ask')));
-      assert.deepEqual(turns.map((turn) => turn.status), ['parked', 'parked']);
+      assert.deepEqual(
+        turns.map((turn) => turn.status),
+        ['parked', 'parked'],
+      );
       const results = turns.map((turn, i) => agents[i]!.result(turn.run));
-      for (const turn of turns) await second.inbox.answer(turn.parked[0]!.inboxId, { action: 'accept', content: { name: `by-${turn.agent}` } }, { by: 'dana' });
+      for (const turn of turns)
+        await second.inbox.answer(
+          turn.parked[0]!.inboxId,
+          { action: 'accept', content: { name: `by-${turn.agent}` } },
+          { by: 'dana' },
+        );
       const done = await Promise.all(results);
-      assert.deepEqual(done.map((turn) => turn.status), ['done', 'done']);
+      assert.deepEqual(
+        done.map((turn) => turn.status),
+        ['done', 'done'],
+      );
       assert.deepEqual(done.map(nameIn), ['by-north', 'by-south']);
     } finally {
       await second.close();

@@ -6,11 +6,18 @@ import type { McpServerOptions, ToolAnswer } from '../../src/index.js';
 import { eventually, harness, type Harness } from './helpers.js';
 
 const ASKING = fileURLToPath(new URL('./fixtures/asking-server.js', import.meta.url));
-const asking = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({ transport: { stdio: { command: process.execPath, args: [ASKING] } }, ...options });
+const asking = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({
+  transport: { stdio: { command: process.execPath, args: [ASKING] } },
+  ...options,
+});
 
 /** Waits for the one pending question and returns it. */
 async function question(h: Harness, count = 1) {
-  await eventually(async () => (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question').length === count, 10_000, 'the question in the inbox');
+  await eventually(
+    async () => (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question').length === count,
+    10_000,
+    'the question in the inbox',
+  );
   return (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question');
 }
 
@@ -30,9 +37,18 @@ describe("An MCP server's questions (elicitation)", () => {
       assert.equal(item!.run, 'r-ask');
       assert.match(item!.reason, /MCP server "q" asks during a call of q\/ask: Which name, and how many\?/);
       assert.deepEqual(item!.labels, ['outside']);
-      assert.deepEqual((item!.detail as { requestedSchema: { required: string[] } }).requestedSchema.required, ['name']);
-      const answered = await h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { name: 'Ada' } }, { by: 'ann' });
-      assert.deepEqual(answered.status === 'ok' && answered.output, { action: 'accept', content: { name: 'Ada', count: 3, urgent: false } });
+      assert.deepEqual((item!.detail as { requestedSchema: { required: string[] } }).requestedSchema.required, [
+        'name',
+      ]);
+      const answered = await h.wardrik.inbox.answer(
+        item!.id,
+        { action: 'accept', content: { name: 'Ada' } },
+        { by: 'ann' },
+      );
+      assert.deepEqual(answered.status === 'ok' && answered.output, {
+        action: 'accept',
+        content: { name: 'Ada', count: 3, urgent: false },
+      });
       assert.deepEqual(output(await calling), { action: 'accept', content: { name: 'Ada', count: 3, urgent: false } });
       assert.equal((await h.wardrik.inbox.get(item!.id))!.by, 'ann');
     } finally {
@@ -46,8 +62,14 @@ describe("An MCP server's questions (elicitation)", () => {
       await h.toolsChanged('q', 5);
       const calling = h.call('q__ask');
       const [item] = await question(h);
-      await assert.rejects(h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { count: 2 } }), /field "name"/);
-      await assert.rejects(h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { name: 'Bo', count: 'many' } }), /field "count"/);
+      await assert.rejects(
+        h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { count: 2 } }),
+        /field "name"/,
+      );
+      await assert.rejects(
+        h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { name: 'Bo', count: 'many' } }),
+        /field "count"/,
+      );
       await assert.rejects(h.wardrik.inbox.answer(item!.id, { action: 'maybe' }), /"action":"accept"/);
       assert.equal((await h.wardrik.inbox.get(item!.id))!.status, 'pending');
       await h.wardrik.inbox.answer(item!.id, { action: 'decline' });
@@ -80,22 +102,29 @@ describe("An MCP server's questions (elicitation)", () => {
       const item = await h.wardrik.inbox.get((parked as { inboxId: string }).inboxId);
       assert.equal(item!.status, 'answered');
       assert.match(item!.by ?? '', /nobody answered within 300 ms/);
-      await assert.rejects(h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { name: 'late' } }), /already answered/);
+      await assert.rejects(
+        h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { name: 'late' } }),
+        /already answered/,
+      );
     } finally {
       await h.close();
     }
   });
 
-  it("keeps questions of concurrent calls apart, each answered on its own", async () => {
+  it('keeps questions of concurrent calls apart, each answered on its own', async () => {
     const h = await harness({ servers: { q: asking() } });
     try {
       await h.toolsChanged('q', 5);
       const one = h.call('q__ask', {}, { run: 'r1' });
       const two = h.call('q__ask', {}, { run: 'r2' });
       const items = await question(h, 2);
-      for (const item of items) await h.wardrik.inbox.answer(item.id, { action: 'accept', content: { name: `n-${item.id.slice(0, 4)}` } });
+      for (const item of items)
+        await h.wardrik.inbox.answer(item.id, { action: 'accept', content: { name: `n-${item.id.slice(0, 4)}` } });
       const answers = [output(await one), output(await two)] as { content: { name: string } }[];
-      assert.deepEqual(answers.map((a) => a.content.name).sort(), items.map((item) => `n-${item.id.slice(0, 4)}`).sort());
+      assert.deepEqual(
+        answers.map((a) => a.content.name).sort(),
+        items.map((item) => `n-${item.id.slice(0, 4)}`).sort(),
+      );
     } finally {
       await h.close();
     }
@@ -108,7 +137,10 @@ describe("An MCP server's questions (elicitation)", () => {
       await h.toolsChanged('n', 5);
       assert.deepEqual(output(await h.call('d__ask')), { action: 'decline' });
       const refused = await h.call('n__ask');
-      assert.ok(refused.status === 'error' && /no answer: .*Method not found/.test(refused.message), JSON.stringify(refused));
+      assert.ok(
+        refused.status === 'error' && /no answer: .*Method not found/.test(refused.message),
+        JSON.stringify(refused),
+      );
       assert.equal(h.events.filter((e) => e.type === 'tool.parked').length, 0);
     } finally {
       await h.close();

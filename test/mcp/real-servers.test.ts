@@ -38,7 +38,10 @@ describe('the reference MCP servers', () => {
     writeFileSync(join(files, 'notes.txt'), 'first line\nsecond line\n');
     // The everything server over Streamable HTTP, in its own process as a remote server would be.
     const port = await freePort();
-    httpServer = spawn(process.execPath, [serverPath('everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    httpServer = spawn(process.execPath, [serverPath('everything'), 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     httpServer.stderr!.setEncoding('utf8');
     await new Promise<void>((resolve, reject) => {
@@ -70,10 +73,22 @@ describe('the reference MCP servers', () => {
 
   it('connects to each and offers its tools, hints turned into annotations', () => {
     assert.deepEqual(
-      h.hub().status().map((server) => [server.name, server.state]),
-      [['everything', 'connected'], ['files', 'connected'], ['memory', 'connected'], ['remote', 'connected']],
+      h
+        .hub()
+        .status()
+        .map((server) => [server.name, server.state]),
+      [
+        ['everything', 'connected'],
+        ['files', 'connected'],
+        ['memory', 'connected'],
+        ['remote', 'connected'],
+      ],
     );
-    const annotations = (name: string) => h.hub().tools({}, { servers: name.split('__')[0]! }).find((entry) => entry.name === name)?.tool.annotations;
+    const annotations = (name: string) =>
+      h
+        .hub()
+        .tools({}, { servers: name.split('__')[0]! })
+        .find((entry) => entry.name === name)?.tool.annotations;
     assert.deepEqual(
       { ...annotations('files__read_text_file') },
       { readOnly: true, idempotent: true, openWorld: false, gated: false, labels: ['outside'] },
@@ -121,7 +136,9 @@ describe('the reference MCP servers', () => {
   });
 
   it('keeps what an approved memory write stored, for a later read', async () => {
-    const parked = await h.call('memory__create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] });
+    const parked = await h.call('memory__create_entities', {
+      entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }],
+    });
     assert.equal(parked.status, 'parked');
     const item = (await h.wardrik.inbox.list()).find((candidate) => candidate.tool === 'memory/create_entities')!;
     assert.equal((await h.wardrik.inbox.approve(item.id)).status, 'ok');
@@ -130,7 +147,11 @@ describe('the reference MCP servers', () => {
   });
 
   it('stops a long operation when the caller does, and the server goes on serving', async () => {
-    const slow = await h.call('everything__trigger-long-running-operation', { duration: 30, steps: 3 }, { signal: AbortSignal.timeout(300) });
+    const slow = await h.call(
+      'everything__trigger-long-running-operation',
+      { duration: 30, steps: 3 },
+      { signal: AbortSignal.timeout(300) },
+    );
     assert.equal(slow.status === 'error' && slow.code, 'aborted');
     const after = await h.call('everything__echo', { message: 'still here' });
     assert.equal(after.status === 'ok' && after.output, 'Echo: still here');

@@ -23,9 +23,16 @@ describe('Runtime MCP servers', () => {
       await h.hub().add('alpha', { transport: stdio(), only: ['echo'] });
       await h.toolsChanged('alpha', 1);
       assert.deepEqual(h.hub().servers(), ['alpha', 'zeta']);
-      assert.deepEqual(await h.call('alpha__echo', { text: 'rt' }), { status: 'ok', output: 'echo: rt', labels: ['outside'] });
+      assert.deepEqual(await h.call('alpha__echo', { text: 'rt' }), {
+        status: 'ok',
+        output: 'echo: rt',
+        labels: ['outside'],
+      });
       assert.deepEqual(
-        h.hub().status().map((s) => [s.name, s.runtime, s.state, s.tools]),
+        h
+          .hub()
+          .status()
+          .map((s) => [s.name, s.runtime, s.state, s.tools]),
         [
           ['alpha', true, 'connected', 1],
           ['zeta', false, 'connected', 12],
@@ -43,10 +50,15 @@ describe('Runtime MCP servers', () => {
         h.hub().add('fn', { transport: stdio(), only: [(() => 'x') as unknown as string] }),
         (error: Error) => error instanceof ConfigurationError && /is a function.*data only/.test(error.message),
       );
-      await assert.rejects(h.hub().add('map', { transport: { http: { url: 'http://x.test/' } }, extra: new Map() } as never), ConfigurationError);
+      await assert.rejects(
+        h.hub().add('map', { transport: { http: { url: 'http://x.test/' } }, extra: new Map() } as never),
+        ConfigurationError,
+      );
       await assert.rejects(h.hub().add('bad name!', { transport: stdio() }), /not 1 to 55/);
       await assert.rejects(
-        h.hub().add('hdr', { transport: { http: { url: 'http://x.test/', headers: { Authorization: 'Bearer leak' } } } }),
+        h
+          .hub()
+          .add('hdr', { transport: { http: { url: 'http://x.test/', headers: { Authorization: 'Bearer leak' } } } }),
         /name a credential instead/,
       );
       assert.deepEqual(h.hub().servers(), []);
@@ -75,8 +87,14 @@ describe('Runtime MCP servers', () => {
   it('remove throws not_found for an unknown server, and refuses a configured one', async () => {
     const h = await harness({ servers: { fixed: { transport: stdio() } } });
     try {
-      await assert.rejects(h.hub().remove('ghost'), (error: Error) => error instanceof NotFoundError && (error as NotFoundError).code === 'not_found');
-      await assert.rejects(h.hub().remove('fixed'), (error: Error) => error instanceof ConflictError && /configured/.test(error.message));
+      await assert.rejects(
+        h.hub().remove('ghost'),
+        (error: Error) => error instanceof NotFoundError && (error as NotFoundError).code === 'not_found',
+      );
+      await assert.rejects(
+        h.hub().remove('fixed'),
+        (error: Error) => error instanceof ConflictError && /configured/.test(error.message),
+      );
       await assert.rejects(h.hub().add('fixed', { transport: stdio() }), ConflictError);
       assert.deepEqual(h.hub().servers(), ['fixed']);
     } finally {
@@ -86,7 +104,15 @@ describe('Runtime MCP servers', () => {
 
   it('refuses a server name that a toolset already has', async () => {
     const tool = defineTool({ name: 'ping', description: 'Ping.', run: () => 'pong' });
-    await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs: Infinity, tools: { orders: [tool] }, mcp: { ...FAST, servers: { orders: { transport: stdio() } } } }), /has the name of tools\.orders/);
+    await assert.rejects(
+      Wardrik.create({
+        store: 'memory:',
+        recoverMs: Infinity,
+        tools: { orders: [tool] },
+        mcp: { ...FAST, servers: { orders: { transport: stdio() } } },
+      }),
+      /has the name of tools\.orders/,
+    );
     const h = await harness({}, { tools: { orders: [tool] } });
     try {
       await assert.rejects(h.hub().add('orders', { transport: stdio() }), /tools\.orders has that name/);
@@ -105,7 +131,11 @@ describe('Runtime MCP servers', () => {
       await b.hub().reconcile();
       assert.deepEqual(b.hub().servers(), ['shared']);
       await b.toolsChanged('shared', 2);
-      assert.deepEqual(await b.call('shared__echo', { text: 'from b' }), { status: 'ok', output: 'echo: from b', labels: ['outside'] });
+      assert.deepEqual(await b.call('shared__echo', { text: 'from b' }), {
+        status: 'ok',
+        output: 'echo: from b',
+        labels: ['outside'],
+      });
       const record = (await store.listMcpServers('mcp'))[0]!;
       assert.deepEqual(record.options, { transport: stdio(), only: ['echo', 'add'] });
       const pidB = b.hub().pid('shared')!;
@@ -198,14 +228,19 @@ describe('Several MCP hubs, and the hub as a capability provider', () => {
       assert.equal(h.wardrik.mcp().name, 'mcp');
       assert.deepEqual(h.wardrik.mcp('partners').servers(), ['two']);
       assert.throws(() => h.wardrik.mcp('nope'), /No MCP hub named "nope"/);
-      const providers = h.wardrik.container.resolveAll(Tokens.Capabilities) as CapabilityProvider<{ servers: string[] }>[];
+      const providers = h.wardrik.container.resolveAll(Tokens.Capabilities) as CapabilityProvider<{
+        servers: string[];
+      }>[];
       assert.deepEqual(providers.map((p) => p.name).sort(), ['mcp', 'partners']);
       assert.equal(h.wardrik.container.resolve(Tokens.Mcp).name, 'mcp');
       const two = h.wardrik.mcp('partners').tools({ agent: 'a' }, { servers: ['two'] });
       assert.equal(two.length, 12);
       assert.ok(two.every((entry) => entry.toolset === 'two' && entry.name.startsWith('two__')));
       assert.throws(() => h.wardrik.mcp().tools({}, { servers: 'two' }), NotFoundError);
-      const toolsChanged = h.events.filter((e) => e.type === 'tools.changed').map((e) => (e.type === 'tools.changed' ? `${e.mcp}/${e.server}` : '')).sort();
+      const toolsChanged = h.events
+        .filter((e) => e.type === 'tools.changed')
+        .map((e) => (e.type === 'tools.changed' ? `${e.mcp}/${e.server}` : ''))
+        .sort();
       assert.deepEqual(toolsChanged, ['mcp/one', 'partners/two']);
     } finally {
       await h.close();
@@ -213,21 +248,51 @@ describe('Several MCP hubs, and the hub as a capability provider', () => {
   });
 
   it('refuses two hubs with one name, and one server name in two hubs', async () => {
-    await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: [{ servers: {} }, { servers: {} }] }), /Two MCP hubs are named "mcp"/);
     await assert.rejects(
-      Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: [{ ...FAST, servers: { x: { transport: stdio() } } }, { ...FAST, name: 'b', servers: { x: { transport: stdio() } } }] }),
+      Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: [{ servers: {} }, { servers: {} }] }),
+      /Two MCP hubs are named "mcp"/,
+    );
+    await assert.rejects(
+      Wardrik.create({
+        store: 'memory:',
+        recoverMs: Infinity,
+        mcp: [
+          { ...FAST, servers: { x: { transport: stdio() } } },
+          { ...FAST, name: 'b', servers: { x: { transport: stdio() } } },
+        ],
+      }),
       /toolset names must be unique/,
     );
   });
 
   it('checks server options at create, naming the server and the fix', async () => {
-    await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: { gh: { transport: { ws: {} } } as never } } }), /MCP server "gh".*transport must be/);
-    await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { servers: { gh: { transport: stdio(), credential: 'not a name' } } } }), /credential names a secret/);
-    await assert.rejects(Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { reconcileMs: -1 } }), /reconcileMs/);
+    await assert.rejects(
+      Wardrik.create({
+        store: 'memory:',
+        recoverMs: Infinity,
+        mcp: { servers: { gh: { transport: { ws: {} } } as never } },
+      }),
+      /MCP server "gh".*transport must be/,
+    );
+    await assert.rejects(
+      Wardrik.create({
+        store: 'memory:',
+        recoverMs: Infinity,
+        mcp: { servers: { gh: { transport: stdio(), credential: 'not a name' } } },
+      }),
+      /credential names a secret/,
+    );
+    await assert.rejects(
+      Wardrik.create({ store: 'memory:', recoverMs: Infinity, mcp: { reconcileMs: -1 } }),
+      /reconcileMs/,
+    );
   });
 
   it('close ends every hub: processes reaped and timers cleared', async () => {
-    const h = await harness([{ servers: { one: { transport: stdio() } }, reconcileMs: 10 }, { name: 'b', servers: { two: { transport: stdio() } } }]);
+    const h = await harness([
+      { servers: { one: { transport: stdio() } }, reconcileMs: 10 },
+      { name: 'b', servers: { two: { transport: stdio() } } },
+    ]);
     const pids = [h.wardrik.mcp().pid('one')!, h.wardrik.mcp('b').pid('two')!];
     await h.close();
     await eventually(() => pids.every((pid) => !alive(pid)), 100, 'the processes to be gone');

@@ -7,10 +7,22 @@ import type { DefinitionPins } from '../../src/mcp/definition-pins.js';
 import { ServerTools } from '../../src/mcp/server-tools.js';
 
 const tools = (count: number, version = 1): McpTool[] =>
-  Array.from({ length: count }, (_, i) => ({ name: `t${i}`, description: `Tool ${i}, version ${version}.`, inputSchema: { type: 'object' as const } }));
+  Array.from({ length: count }, (_, i) => ({
+    name: `t${i}`,
+    description: `Tool ${i}, version ${version}.`,
+    inputSchema: { type: 'object' as const },
+  }));
 
 const serverTools = (maxTools = 20_000) =>
-  new ServerTools({ server: 's', options: { transport: { http: { url: 'http://127.0.0.1:9/' } } }, connection: {} as ServerConnection, maxResultChars: 1_000, maxTools, pins: {} as DefinitionPins, asks: false });
+  new ServerTools({
+    server: 's',
+    options: { transport: { http: { url: 'http://127.0.0.1:9/' } } },
+    connection: {} as ServerConnection,
+    maxResultChars: 1_000,
+    maxTools,
+    pins: {} as DefinitionPins,
+    asks: false,
+  });
 
 describe('ServerTools', () => {
   it('adapts a short listing at once, and a long one in slices, as a promise', async () => {

@@ -16,7 +16,11 @@ describe('MCP over stdio', () => {
         const echo = h.wardrik.tools(['fx/echo'])[0]!;
         assert.equal(echo.name, 'fx__echo');
         assert.equal(echo.description, 'Echo the text back.');
-        assert.deepEqual(echo.inputSchema, { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+        assert.deepEqual(echo.inputSchema, {
+          type: 'object',
+          properties: { text: { type: 'string' } },
+          required: ['text'],
+        });
         assert.deepEqual(echo.annotations, { readOnly: true, idempotent: true, gated: false, labels: ['outside'] });
         assert.equal(h.wardrik.tools(['fx/*']).length, 12);
         assert.deepEqual(changes(h.events, 'fx'), [12]);
@@ -28,7 +32,13 @@ describe('MCP over stdio', () => {
     it('offers only the tools named in only', async () => {
       const h = await harness({ servers: { fx: { transport: stdio(), only: ['echo', 'add', 'nope'] } } });
       try {
-        assert.deepEqual(h.wardrik.tools(['fx/*']).map((t) => t.name).sort(), ['fx__add', 'fx__echo']);
+        assert.deepEqual(
+          h.wardrik
+            .tools(['fx/*'])
+            .map((t) => t.name)
+            .sort(),
+          ['fx__add', 'fx__echo'],
+        );
       } finally {
         await h.close();
       }
@@ -37,7 +47,11 @@ describe('MCP over stdio', () => {
     it('answers a call through the runner, labelled outside, and checks arguments against the schema first', async () => {
       const h = await harness({ servers: { fx: { transport: stdio() } } });
       try {
-        assert.deepEqual(await h.call('fx__echo', { text: 'hi' }), { status: 'ok', output: 'echo: hi', labels: ['outside'] });
+        assert.deepEqual(await h.call('fx__echo', { text: 'hi' }), {
+          status: 'ok',
+          output: 'echo: hi',
+          labels: ['outside'],
+        });
         const bad = await h.call('fx__echo', { text: 3 });
         assert.equal(bad.status, 'error');
         assert.equal(bad.status === 'error' && bad.code, 'invalid_arguments');
@@ -58,7 +72,7 @@ describe('MCP over stdio', () => {
       }
     });
 
-    it('does not label a trusted server\'s answers', async () => {
+    it("does not label a trusted server's answers", async () => {
       const h = await harness({ servers: { fx: { transport: stdio(), trusted: true } } });
       try {
         assert.deepEqual(await h.call('fx__echo', { text: 'x' }), { status: 'ok', output: 'echo: x', labels: [] });
@@ -81,7 +95,9 @@ describe('MCP over stdio', () => {
     });
 
     it('follows the server gated option', async () => {
-      const h = await harness({ servers: { open: { transport: stdio(), gated: false }, shut: { transport: stdio(), gated: true } } });
+      const h = await harness({
+        servers: { open: { transport: stdio(), gated: false }, shut: { transport: stdio(), gated: true } },
+      });
       try {
         assert.equal((await h.call('open__write')).status, 'ok');
         assert.equal((await h.call('shut__echo', { text: 'a' })).status, 'parked');
@@ -97,7 +113,12 @@ describe('MCP over stdio', () => {
         assert.equal(entry().annotations.gated, true);
         const from = h.mark();
         // bump_tools is gated; a policy rule lets this one call through.
-        const bump = await h.wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'b', name: 'fx__bump_tools' }, policy: [{ match: 'fx/bump_tools', action: 'allow' }] });
+        const bump = await h.wardrik.runner.run({
+          agent: 'a',
+          run: 'r',
+          call: { id: 'b', name: 'fx__bump_tools' },
+          policy: [{ match: 'fx/bump_tools', action: 'allow' }],
+        });
         assert.equal(bump.status === 'ok' ? bump.status : JSON.stringify(bump), 'ok');
         await h.toolsChanged('fx', 13, from);
         assert.equal(entry().annotations.readOnly, true, 'the new hint is there');
@@ -112,7 +133,12 @@ describe('MCP over stdio', () => {
       const h = await harness({ servers: { fx: { transport: stdio(), trusted: true } } });
       try {
         const from = h.mark();
-        await h.wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'b', name: 'fx__bump_tools' }, policy: [{ match: 'fx/bump_tools', action: 'allow' }] });
+        await h.wardrik.runner.run({
+          agent: 'a',
+          run: 'r',
+          call: { id: 'b', name: 'fx__bump_tools' },
+          policy: [{ match: 'fx/bump_tools', action: 'allow' }],
+        });
         await h.toolsChanged('fx', 13, from);
         assert.equal(h.wardrik.tools(['fx/write'])[0]!.annotations.gated, false);
       } finally {
@@ -154,7 +180,10 @@ describe('MCP over stdio', () => {
     it('turns a server error into Unavailable, retried for a read-only tool', async () => {
       const dir = tempDir();
       const count = join(dir, 'count');
-      const h = await harness({ servers: { fx: { transport: stdio([], { COUNT_FILE: count }) } } }, { runner: { retry: { attempts: 3 } } });
+      const h = await harness(
+        { servers: { fx: { transport: stdio([], { COUNT_FILE: count }) } } },
+        { runner: { retry: { attempts: 3 } } },
+      );
       try {
         const answer = await h.call('fx__explode');
         assert.equal(answer.status === 'error' && answer.code, 'unavailable');
@@ -173,7 +202,11 @@ describe('MCP over stdio', () => {
         const output = answer.status === 'ok' ? (answer.output as string) : '';
         assert.ok(output.length < 100_200);
         assert.match(output, /it was 3000000 characters; only the first 100000 are shown/);
-        assert.deepEqual(await h.call('fx__echo', { text: 'after' }), { status: 'ok', output: 'echo: after', labels: ['outside'] });
+        assert.deepEqual(await h.call('fx__echo', { text: 'after' }), {
+          status: 'ok',
+          output: 'echo: after',
+          labels: ['outside'],
+        });
       } finally {
         await h.close();
       }
@@ -208,7 +241,10 @@ describe('MCP over stdio', () => {
     it('times a call that never answers out (cancelling it) and the server keeps serving', async () => {
       const dir = tempDir();
       const cancel = join(dir, 'cancel');
-      const h = await harness({ servers: { fx: { transport: stdio([], { CANCEL_FILE: cancel }), timeoutMs: 200 } } }, { runner: { retry: { attempts: 1 } } });
+      const h = await harness(
+        { servers: { fx: { transport: stdio([], { CANCEL_FILE: cancel }), timeoutMs: 200 } } },
+        { runner: { retry: { attempts: 1 } } },
+      );
       try {
         const result = await h.call('fx__slow');
         assert.equal(result.status === 'error' && result.code, 'timeout');
@@ -226,9 +262,15 @@ describe('MCP over stdio', () => {
       try {
         const answer = await h.call('fx__die');
         assert.equal(answer.status === 'error' && answer.code, 'unavailable');
-        assert.match(answer.status === 'error' ? answer.message : '', /connection closed during the call.*may have happened\. Do not call it again/);
+        assert.match(
+          answer.status === 'error' ? answer.message : '',
+          /connection closed during the call.*may have happened\. Do not call it again/,
+        );
         await h.toolsChanged('fx', 12, h.mark());
-        assert.deepEqual(lines(count).filter((l) => l === 'die'), ['die']);
+        assert.deepEqual(
+          lines(count).filter((l) => l === 'die'),
+          ['die'],
+        );
         assert.equal(h.events.filter((e) => e.type === 'tool.retrying').length, 0);
       } finally {
         await h.close();
@@ -238,7 +280,9 @@ describe('MCP over stdio', () => {
     it('retries a read-only tool across a server restart', async () => {
       const dir = tempDir();
       const count = join(dir, 'count');
-      const h = await harness({ servers: { fx: { transport: stdio([], { COUNT_FILE: count, CRASH_ONCE_FILE: join(dir, 'crashed') }) } } });
+      const h = await harness({
+        servers: { fx: { transport: stdio([], { COUNT_FILE: count, CRASH_ONCE_FILE: join(dir, 'crashed') }) } },
+      });
       try {
         const before = h.hub().pid('fx')!;
         const answer = await h.call('fx__flaky');
@@ -291,11 +335,16 @@ describe('MCP over stdio', () => {
 
   describe('misbehaving servers', () => {
     it('a server that exits at start offers no tools, is retried, and holds nobody up', async () => {
-      const h = await harness({ servers: { bad: { transport: stdio(['--exit-at-start']) }, good: { transport: stdio() } } });
+      const h = await harness({
+        servers: { bad: { transport: stdio(['--exit-at-start']) }, good: { transport: stdio() } },
+      });
       try {
         assert.equal(h.wardrik.tools(['good/*']).length, 12);
         assert.equal(h.wardrik.tools(['bad/*']).length, 0);
-        const bad = h.hub().status().find((s) => s.name === 'bad')!;
+        const bad = h
+          .hub()
+          .status()
+          .find((s) => s.name === 'bad')!;
         assert.notEqual(bad.state, 'connected');
         const warning = await h.until((e) => e.type === 'warning' && e.message.includes('"bad"'));
         assert.match(warning.type === 'warning' ? warning.message : '', /exited with code 2.*refusing to start/);
@@ -308,7 +357,9 @@ describe('MCP over stdio', () => {
     });
 
     it('a command that does not exist is reported and retried', async () => {
-      const h = await harness({ servers: { missing: { transport: { stdio: { command: '/nonexistent/wardrik-mcp-server' } } } } });
+      const h = await harness({
+        servers: { missing: { transport: { stdio: { command: '/nonexistent/wardrik-mcp-server' } } } },
+      });
       try {
         const warning = await h.until((e) => e.type === 'warning' && e.message.includes('"missing"'));
         assert.match(warning.type === 'warning' ? warning.message : '', /ENOENT/);
@@ -322,7 +373,11 @@ describe('MCP over stdio', () => {
       // A process that never speaks MCP: its connection attempts time out.
       const mute = { stdio: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } };
       // The time-out leaves room for a good server's start on a loaded machine (node with the SDK: ~0.3 s).
-      const h = await harness({ servers: { mute: { transport: mute }, good: { transport: stdio() } }, connectTimeoutMs: 2_000, waitMs: 100 });
+      const h = await harness({
+        servers: { mute: { transport: mute }, good: { transport: stdio() } },
+        connectTimeoutMs: 2_000,
+        waitMs: 100,
+      });
       try {
         await h.toolsChanged('good');
         const warning = await h.until((e) => e.type === 'warning' && e.message.includes('"mute"'));
@@ -346,7 +401,11 @@ describe('MCP over stdio', () => {
       const h = await harness({ servers: { noisy: { transport: stdio(['--garbage']) } } });
       try {
         assert.equal(h.wardrik.tools(['noisy/*']).length, 12);
-        assert.deepEqual(await h.call('noisy__echo', { text: 'clean' }), { status: 'ok', output: 'echo: clean', labels: ['outside'] });
+        assert.deepEqual(await h.call('noisy__echo', { text: 'clean' }), {
+          status: 'ok',
+          output: 'echo: clean',
+          labels: ['outside'],
+        });
       } finally {
         await h.close();
       }
@@ -362,7 +421,11 @@ describe('MCP over stdio', () => {
           answer.status === 'error' ? answer.message : '',
           /^MCP server "bad" \(tool "echo"\) answered with a result that is not valid MCP \(content\[0\]: "text" is not a string\); the server needs fixing\.$/,
         );
-        assert.deepEqual(await h.call('bad__echo', { text: 'fine' }), { status: 'ok', output: 'echo: fine', labels: ['outside'] });
+        assert.deepEqual(await h.call('bad__echo', { text: 'fine' }), {
+          status: 'ok',
+          output: 'echo: fine',
+          labels: ['outside'],
+        });
         assert.equal(h.hub().pid('bad'), pid, 'the same process still serves');
       } finally {
         await h.close();
@@ -411,7 +474,9 @@ describe('MCP over stdio', () => {
     it('resolves the credential at connect and gives a stdio server the secret as that environment variable', async () => {
       process.env.FIXTURE_TOKEN = 's3cret';
       try {
-        const h = await harness({ servers: { fx: { transport: stdio([], { EXPECT_TOKEN: 's3cret' }), credential: 'FIXTURE_TOKEN' } } });
+        const h = await harness({
+          servers: { fx: { transport: stdio([], { EXPECT_TOKEN: 's3cret' }), credential: 'FIXTURE_TOKEN' } },
+        });
         try {
           assert.equal(h.wardrik.tools(['fx/*']).length, 12);
           assert.ok(!JSON.stringify(h.events).includes('s3cret'));
@@ -424,10 +489,15 @@ describe('MCP over stdio', () => {
     });
 
     it('does not connect when the credential has no value, and says which', async () => {
-      const h = await harness({ servers: { fx: { transport: stdio([], { EXPECT_TOKEN: 'x' }), credential: 'WARDRIK_TEST_NO_SUCH_SECRET' } } });
+      const h = await harness({
+        servers: { fx: { transport: stdio([], { EXPECT_TOKEN: 'x' }), credential: 'WARDRIK_TEST_NO_SUCH_SECRET' } },
+      });
       try {
         const warning = await h.until((e) => e.type === 'warning' && e.message.includes('"fx"'));
-        assert.match(warning.type === 'warning' ? warning.message : '', /credential "WARDRIK_TEST_NO_SUCH_SECRET" has no value/);
+        assert.match(
+          warning.type === 'warning' ? warning.message : '',
+          /credential "WARDRIK_TEST_NO_SUCH_SECRET" has no value/,
+        );
       } finally {
         await h.close();
       }
@@ -440,7 +510,10 @@ describe('MCP over stdio', () => {
       try {
         const write = h.wardrik.runner && h.wardrik.tools(['fx/write'])[0]!;
         assert.deepEqual(write.annotations, { destructive: true, openWorld: false, gated: true, labels: ['outside'] });
-        const add = h.hub().tools({}, { servers: 'fx' }).find((e) => e.name === 'fx__add')!;
+        const add = h
+          .hub()
+          .tools({}, { servers: 'fx' })
+          .find((e) => e.name === 'fx__add')!;
         assert.equal(annotation(add.tool, 'idempotent'), true);
         assert.equal(annotation(add.tool, 'readOnly'), undefined);
       } finally {

@@ -18,7 +18,10 @@ const input = (over: Partial<PolicyInput> = {}): PolicyInput => ({
 describe('Policy: confidential labels and tools that reach outside', () => {
   it('asks before an openWorld read once the run carries outside and a confidential label, naming the labels', async () => {
     const decision = await new Policy({ confidential: ['pii'] }).decide(input({ labels: ['pii', 'outside'] }));
-    assert.deepEqual(decision, { action: 'ask', rule: 'labels: the run carries "outside" and confidential "pii", so a tool that reaches outside asks a person' });
+    assert.deepEqual(decision, {
+      action: 'ask',
+      rule: 'labels: the run carries "outside" and confidential "pii", so a tool that reaches outside asks a person',
+    });
     const tagged = await new Policy().decide(input({ labels: ['outside', 'confidential'] }));
     assert.equal(tagged.action, 'ask', '"confidential" counts without being named');
   });
@@ -27,7 +30,11 @@ describe('Policy: confidential labels and tools that reach outside', () => {
     const policy = new Policy({ confidential: ['pii'] });
     assert.equal((await policy.decide(input({ labels: ['outside'] }))).action, 'allow');
     assert.equal((await policy.decide(input({ labels: ['pii'] }))).action, 'allow');
-    assert.equal((await policy.decide(input({ labels: ['outside', 'pii'], annotations: { readOnly: true } }))).action, 'allow', 'a read that stays inside');
+    assert.equal(
+      (await policy.decide(input({ labels: ['outside', 'pii'], annotations: { readOnly: true } }))).action,
+      'allow',
+      'a read that stays inside',
+    );
   });
 
   it('asks whatever an allow rule says, and a deny rule still wins', async () => {
@@ -37,19 +44,33 @@ describe('Policy: confidential labels and tools that reach outside', () => {
     assert.equal((await denying.decide(input({ labels: ['outside', 'confidential'] }))).action, 'deny');
   });
 
-  it('counts every tool whose answers are labelled outside (an untrusted MCP server\'s) as reaching outside, whatever its hints say', async () => {
-    const echo = input({ tool: 'everything/echo', annotations: { readOnly: true, openWorld: false, labels: ['outside'] } });
+  it("counts every tool whose answers are labelled outside (an untrusted MCP server's) as reaching outside, whatever its hints say", async () => {
+    const echo = input({
+      tool: 'everything/echo',
+      annotations: { readOnly: true, openWorld: false, labels: ['outside'] },
+    });
     assert.equal((await new Policy().decide({ ...echo, labels: ['outside', 'confidential'] })).action, 'ask');
   });
 
   it('is off with askWhenOutside: false', async () => {
-    assert.equal((await new Policy({ askWhenOutside: false }).decide(input({ labels: ['outside', 'confidential'] }))).action, 'allow');
+    assert.equal(
+      (await new Policy({ askWhenOutside: false }).decide(input({ labels: ['outside', 'confidential'] }))).action,
+      'allow',
+    );
   });
 
   it('refuses a malformed list at start-up, and "outside" as a confidential label', () => {
-    assert.throws(() => new Policy({ confidential: 'pii' as never }), (error: unknown) => error instanceof ConfigurationError && /policy.confidential must be an array of label names/.test(error.message));
+    assert.throws(
+      () => new Policy({ confidential: 'pii' as never }),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /policy.confidential must be an array of label names/.test(error.message),
+    );
     assert.throws(() => new Policy({ confidential: ['outside'] }), /marks where text came from/);
-    assert.throws(() => new Policy({ approvalTtlMs: 0 }), /policy.approvalTtlMs must be a number of milliseconds above 0/);
+    assert.throws(
+      () => new Policy({ approvalTtlMs: 0 }),
+      /policy.approvalTtlMs must be a number of milliseconds above 0/,
+    );
   });
 
   describe('through the runner', () => {
@@ -57,9 +78,24 @@ describe('Policy: confidential labels and tools that reach outside', () => {
       const fetched = counter();
       const h = await harness(
         [
-          defineTool({ name: 'customer', description: 'd', annotations: { readOnly: true, labels: ['pii'] }, run: () => ({ address: '1 Elm St' }) }),
-          defineTool({ name: 'page', description: 'd', annotations: { readOnly: true, openWorld: true }, run: () => new ToolResult('text', { labels: ['outside'] }) }),
-          defineTool({ name: 'fetch', description: 'd', annotations: { readOnly: true, openWorld: true }, run: (args) => fetched.calls.push(args) }),
+          defineTool({
+            name: 'customer',
+            description: 'd',
+            annotations: { readOnly: true, labels: ['pii'] },
+            run: () => ({ address: '1 Elm St' }),
+          }),
+          defineTool({
+            name: 'page',
+            description: 'd',
+            annotations: { readOnly: true, openWorld: true },
+            run: () => new ToolResult('text', { labels: ['outside'] }),
+          }),
+          defineTool({
+            name: 'fetch',
+            description: 'd',
+            annotations: { readOnly: true, openWorld: true },
+            run: (args) => fetched.calls.push(args),
+          }),
         ],
         { policy: { confidential: ['pii'], rules: [{ match: 't/*', action: 'allow' }] } },
       );

@@ -2,26 +2,66 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { container as rootContainer } from 'tsyringe';
-import { ConfigurationError, defineTool, Policy, Tokens, Wardrik, type Decision, type PolicyAction, type PolicyInput, type PolicyRule } from '../../src/index.js';
+import {
+  ConfigurationError,
+  defineTool,
+  Policy,
+  Tokens,
+  Wardrik,
+  type Decision,
+  type PolicyAction,
+  type PolicyInput,
+  type PolicyRule,
+} from '../../src/index.js';
 import { counter, errorCode, errorMessage, harness } from '../runner/helpers.js';
 
 /**
  * Names every plain object answers `in` for: a check such as `action in SEVERITY` took them for actions,
  * and the runner then ran a destructive tool without asking (issue 27, point 8).
  */
-const INHERITED = ['toString', 'constructor', 'valueOf', '__proto__', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupSetter__'];
+const INHERITED = [
+  'toString',
+  'constructor',
+  'valueOf',
+  '__proto__',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__defineGetter__',
+  '__lookupSetter__',
+];
 
 const destructive = (ran: ReturnType<typeof counter>) =>
-  defineTool({ name: 'wipe', description: 'Deletes everything.', annotations: { destructive: true }, run: () => ran.calls.push(1) });
+  defineTool({
+    name: 'wipe',
+    description: 'Deletes everything.',
+    annotations: { destructive: true },
+    run: () => ran.calls.push(1),
+  });
 
-const input: PolicyInput = { agent: 'a', run: 'r', tool: 't/wipe', annotations: { destructive: true }, arguments: {}, labels: [], resources: [] };
+const input: PolicyInput = {
+  agent: 'a',
+  run: 'r',
+  tool: 't/wipe',
+  annotations: { destructive: true },
+  arguments: {},
+  labels: [],
+  resources: [],
+};
 
 describe('The policy fails closed', () => {
   describe('a rule whose action is not allow, ask or deny', () => {
     it('is refused at start-up, naming the rule and the actions there are', () => {
       for (const action of [...INHERITED, 'permit', '', 'ALLOW']) {
         assert.throws(
-          () => new Policy({ rules: [{ match: 't/read', action: 'allow' }, { match: 't/*', action: action as PolicyAction }] }),
+          () =>
+            new Policy({
+              rules: [
+                { match: 't/read', action: 'allow' },
+                { match: 't/*', action: action as PolicyAction },
+              ],
+            }),
           (error: unknown) => {
             assert.ok(error instanceof ConfigurationError, action);
             assert.match(error.message, /^Policy rule 2 \(t\/\* /, action);
@@ -35,11 +75,21 @@ describe('The policy fails closed', () => {
 
     it("is refused in an agent's own rules and a served MCP server's rules too, before any call", async () => {
       const rules: PolicyRule[] = [{ match: 't/*', action: 'toString' as PolicyAction }];
-      assert.throws(() => new Policy().prepare(rules), /Policy agent rule 1 \(t\/\* toString\): action must be "allow", "ask" or "deny"/);
-      await assert.rejects(Wardrik.create({ store: 'memory:', policy: { rules } }), /Policy rule 1 \(t\/\* toString\): action must be/);
+      assert.throws(
+        () => new Policy().prepare(rules),
+        /Policy agent rule 1 \(t\/\* toString\): action must be "allow", "ask" or "deny"/,
+      );
+      await assert.rejects(
+        Wardrik.create({ store: 'memory:', policy: { rules } }),
+        /Policy rule 1 \(t\/\* toString\): action must be/,
+      );
       const wardrik = await Wardrik.create({ store: 'memory:', tools: { t: [destructive(counter())] } });
       try {
-        assert.throws(() => wardrik.mcpServer({ tools: ['t/*'], authenticate: false, policy: rules }), (error: unknown) => error instanceof ConfigurationError && /agent rule 1 \(t\/\* toString\)/.test(error.message));
+        assert.throws(
+          () => wardrik.mcpServer({ tools: ['t/*'], authenticate: false, policy: rules }),
+          (error: unknown) =>
+            error instanceof ConfigurationError && /agent rule 1 \(t\/\* toString\)/.test(error.message),
+        );
       } finally {
         await wardrik.close();
       }
@@ -55,7 +105,10 @@ describe('The policy fails closed', () => {
           const answer = await h.call('wipe', {}, { id: 'w1' });
           assert.equal(answer.status, 'error', JSON.stringify(action));
           assert.equal(errorCode(answer), 'failed');
-          assert.match(errorMessage(answer), /so it did not run \(policy\.decide returned .*; return "allow", "ask", "deny" or undefined/);
+          assert.match(
+            errorMessage(answer),
+            /so it did not run \(policy\.decide returned .*; return "allow", "ask", "deny" or undefined/,
+          );
           assert.equal(ran.count, 0, `decide returned ${JSON.stringify(action)} and the tool ran`);
           const warning = h.events.find((e) => e.type === 'warning' && e.message.includes('"w1"'));
           assert.match(warning?.type === 'warning' ? warning.message : '', /Fix the policy's decide hook/);
@@ -93,7 +146,12 @@ describe('The policy fails closed', () => {
         try {
           const answer = await h.call('wipe');
           assert.equal(errorCode(answer), 'denied', action);
-          assert.ok(errorMessage(answer).includes(`decided ${JSON.stringify(action)} (a loose policy), which is not an action; it did not run`), errorMessage(answer));
+          assert.ok(
+            errorMessage(answer).includes(
+              `decided ${JSON.stringify(action)} (a loose policy), which is not an action; it did not run`,
+            ),
+            errorMessage(answer),
+          );
           assert.equal(ran.count, 0, `a decision of ${action} ran the tool`);
         } finally {
           await h.close();

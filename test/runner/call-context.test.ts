@@ -32,7 +32,10 @@ describe('CallContext', () => {
       ctx.abort(reason);
       assert.equal(signal.aborted, true);
       assert.equal(signal.reason, reason);
-      assert.throws(() => signal.throwIfAborted(), (error) => error === reason);
+      assert.throws(
+        () => signal.throwIfAborted(),
+        (error) => error === reason,
+      );
     });
 
     it("calls each 'abort' listener once, not removed ones nor other types, and onabort", () => {
@@ -67,7 +70,11 @@ describe('CallContext', () => {
         console.log('abort returned, aborted=' + ctx.lightSignal.aborted);`;
       const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
       assert.equal(child.status, 0, child.stderr);
-      assert.deepEqual(child.stdout.trim().split('\n'), ['second heard it', 'abort returned, aborted=true', 'uncaught: listener broke']);
+      assert.deepEqual(child.stdout.trim().split('\n'), [
+        'second heard it',
+        'abort returned, aborted=true',
+        'uncaught: listener broke',
+      ]);
     });
   });
 });

@@ -31,7 +31,11 @@ describe('CallsInFlight', () => {
     calls.set('r', 'c5', c5);
     assert.equal(calls.has('r', 'c1'), false);
     assert.equal(calls.get('r', 'c5'), c5);
-    for (const [id, i] of [['c3', 2], ['c2', 1], ['c4', 3]] as const) {
+    for (const [id, i] of [
+      ['c3', 2],
+      ['c2', 1],
+      ['c4', 3],
+    ] as const) {
       calls.delete('r', id, answers[i]!);
       assert.equal(calls.has('r', id), false, id);
     }
@@ -87,7 +91,10 @@ describe('ToolRunner with many calls at once', () => {
       answers.map((a) => (a.status === 'ok' ? a.output : a.status)),
       [0, 1, 2].flatMap(() => ids.map((n) => n * 2)),
     );
-    assert.deepEqual([...(ran.calls as number[])].sort((a, b) => a - b), ids);
+    assert.deepEqual(
+      [...(ran.calls as number[])].sort((a, b) => a - b),
+      ids,
+    );
     // Once they have ended, nothing is counted as running: a repeat gets the journaled answer without running.
     for (const n of ids) assert.equal(h.wardrik.runner.isRunning('run-1', `call-${n}`), false);
     assert.deepEqual(await h.call('slow', { n: 3 }, { id: 'call-3' }), { status: 'ok', output: 6, labels: [] });

@@ -25,7 +25,8 @@ describe('Deadlines', () => {
       ['20 ms, first', '20 ms, second', '60 ms'],
     );
     // Never before its time; how late depends on the machine's load, so only the order and the floor are held.
-    for (const [name, after] of expired) assert.ok(after >= Number.parseInt(name, 10), `${name} expired after ${after} ms`);
+    for (const [name, after] of expired)
+      assert.ok(after >= Number.parseInt(name, 10), `${name} expired after ${after} ms`);
   });
 
   it('never expires a cancelled deadline, whether at the head of its queue or behind it', async () => {
@@ -62,7 +63,11 @@ describe('Deadlines', () => {
     const module = fileURLToPath(new URL('../../src/runner/deadlines.js', import.meta.url));
     const run = (script: string) => {
       const started = Date.now();
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', `import { Deadlines } from ${JSON.stringify(module)};\n${script}`], { encoding: 'utf8' });
+      const child = spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', `import { Deadlines } from ${JSON.stringify(module)};\n${script}`],
+        { encoding: 'utf8' },
+      );
       assert.equal(child.status, 0, child.stderr);
       return { stdout: child.stdout.trim(), ms: Date.now() - started };
     };

@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import type { Subscription } from 'rxjs';
-import { Wardrik, type CallRequest, type Store, type ToolAnswer, type ToolDefinition, type WardrikEvent, type WardrikOptions } from '../../src/index.js';
+import {
+  Wardrik,
+  type CallRequest,
+  type Store,
+  type ToolAnswer,
+  type ToolDefinition,
+  type WardrikEvent,
+  type WardrikOptions,
+} from '../../src/index.js';
 
 /** A Wardrik with the given tools under toolset `t`, fast retries, and every event recorded. */
 export async function harness(tools: readonly ToolDefinition[], options: Omit<WardrikOptions, 'tools'> = {}) {
@@ -19,7 +27,12 @@ export async function harness(tools: readonly ToolDefinition[], options: Omit<Wa
     /** Calls tool `t__<name>` in run `run-1` as agent `a`, with a fresh call id unless given. */
     call(name: string, args: unknown = {}, extra: Partial<CallRequest> & { id?: string } = {}): Promise<ToolAnswer> {
       const { id, ...rest } = extra;
-      return wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: id ?? `c${++next}`, name: `t__${name}`, arguments: args }, ...rest });
+      return wardrik.runner.run({
+        agent: 'a',
+        run: 'run-1',
+        call: { id: id ?? `c${++next}`, name: `t__${name}`, arguments: args },
+        ...rest,
+      });
     },
     types(filter?: (event: WardrikEvent) => boolean): string[] {
       return events.filter(filter ?? (() => true)).map((event) => event.type);
@@ -51,7 +64,8 @@ export function errorMessage(answer: ToolAnswer): string {
 }
 
 export function inboxId(answer: ToolAnswer): string {
-  if (answer.status !== 'parked' || answer.inboxId === undefined) throw new Error(`expected a parked answer, got ${JSON.stringify(answer)}`);
+  if (answer.status !== 'parked' || answer.inboxId === undefined)
+    throw new Error(`expected a parked answer, got ${JSON.stringify(answer)}`);
   return answer.inboxId;
 }
 

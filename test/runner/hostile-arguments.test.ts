@@ -19,13 +19,20 @@ function sqlite() {
   const store = new SqliteStore({ path });
   return {
     store,
-    bytes: () => ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0),
+    bytes: () =>
+      ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
 const echo = (ran: ReturnType<typeof counter>) =>
-  defineTool({ name: 'echo', description: 'Echoes.', annotations: { readOnly: true }, input: { type: 'object', properties: { text: { type: 'string' }, a: {} } }, run: (args: unknown) => (ran.calls.push(args), 'ok') });
+  defineTool({
+    name: 'echo',
+    description: 'Echoes.',
+    annotations: { readOnly: true },
+    input: { type: 'object', properties: { text: { type: 'string' }, a: {} } },
+    run: (args: unknown) => (ran.calls.push(args), 'ok'),
+  });
 
 describe('Arguments over the limits', () => {
   it('refuses 20 calls of 10 MB at once as too large, and journals a note for each, never the 10 MB', async () => {
@@ -36,7 +43,9 @@ describe('Arguments over the limits', () => {
       const before = db.bytes();
       const big = 'x'.repeat(10 * 1024 * 1024);
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => h.call('echo', i % 2 === 0 ? { text: big } : JSON.stringify({ text: big }), { id: `big${i}` })),
+        Array.from({ length: 20 }, (_, i) =>
+          h.call('echo', i % 2 === 0 ? { text: big } : JSON.stringify({ text: big }), { id: `big${i}` }),
+        ),
       );
       for (const answer of answers) {
         assert.equal(errorCode(answer), 'invalid_arguments');
@@ -47,7 +56,10 @@ describe('Arguments over the limits', () => {
         const record = await db.store.getCall('run-1', `big${i}`);
         assert.deepEqual(Object.keys(record?.arguments as object), [CUT_KEY]);
       }
-      assert.ok(db.bytes() - before < 2 * 1024 * 1024, `the journal grew by ${db.bytes() - before} bytes for 200 MB of refused arguments`);
+      assert.ok(
+        db.bytes() - before < 2 * 1024 * 1024,
+        `the journal grew by ${db.bytes() - before} bytes for 200 MB of refused arguments`,
+      );
     } finally {
       await h.close();
       db.remove();
@@ -60,7 +72,10 @@ describe('Arguments over the limits', () => {
     const h = await harness([echo(ran)], { store: db.store });
     try {
       const first = await h.call('echo', deepJson(10_000), { id: 'deep' });
-      assert.match(errorMessage(first), new RegExp(`a\\.a\\..*: is nested deeper than ${ARGUMENT_LIMITS.depth} levels`));
+      assert.match(
+        errorMessage(first),
+        new RegExp(`a\\.a\\..*: is nested deeper than ${ARGUMENT_LIMITS.depth} levels`),
+      );
       const record = await db.store.getCall('run-1', 'deep');
       assert.match(String((record?.arguments as Record<string, unknown>)[CUT_KEY]), /nested deeper than 32 levels/);
       // The same call again (a retry after a lost answer): its recorded answer, not a conflict.
@@ -76,7 +91,9 @@ describe('Arguments over the limits', () => {
     const ran = counter();
     const h = await harness([echo(ran)]);
     try {
-      const answer = await h.call('echo', { [CUT_KEY]: 'the arguments were over the limits (nested deeper than 32 levels); only this note was kept' });
+      const answer = await h.call('echo', {
+        [CUT_KEY]: 'the arguments were over the limits (nested deeper than 32 levels); only this note was kept',
+      });
       assert.match(errorMessage(answer), /\(arguments\): were too large, so only a note was kept/);
       assert.equal(ran.count, 0);
     } finally {
@@ -107,7 +124,10 @@ describe('Arguments encoded twice (JSON text of a JSON string)', () => {
       const twice = JSON.stringify(JSON.stringify({ text: 'hi' }));
       const answer = await h.call('echo', twice);
       assert.equal(errorCode(answer), 'invalid_arguments');
-      assert.match(errorMessage(answer), /\(arguments\): are a JSON string, not a JSON object \(encoded twice\?\); send the object itself/);
+      assert.match(
+        errorMessage(answer),
+        /\(arguments\): are a JSON string, not a JSON object \(encoded twice\?\); send the object itself/,
+      );
       assert.equal(ran.count, 0);
       assert.equal((await h.call('echo', JSON.stringify({ text: 'hi' }))).status, 'ok');
     } finally {

@@ -13,9 +13,21 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
 function started(run: string, call: string): CallRecord {
-  return { run, call, agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: `${run}:${call}`, state: 'started', attempt: 1, updatedAt: 1 };
+  return {
+    run,
+    call,
+    agent: 'a',
+    tool: 't/x',
+    arguments: {},
+    idempotencyKey: `${run}:${call}`,
+    state: 'started',
+    attempt: 1,
+    updatedAt: 1,
+  };
 }
-const step = (run: string, index: number): JournalWrite => ({ step: { run, index, data: { kind: 'model' }, createdAt: 1 } });
+const step = (run: string, index: number): JournalWrite => ({
+  step: { run, index, data: { kind: 'model' }, createdAt: 1 },
+});
 
 function open(): { store: SqliteStore; commits: () => number } {
   const path = join(dir, `batch-${++n}.db`);
@@ -47,7 +59,9 @@ describe('JournalBatch', () => {
       batch.hold(step('r', 0));
       batch.expect(3);
       const before = commits();
-      const results = await Promise.all(['c1', 'c2', 'c3'].map(async (call) => batch.write([{ call: started('r', call), expected: undefined }])));
+      const results = await Promise.all(
+        ['c1', 'c2', 'c3'].map(async (call) => batch.write([{ call: started('r', call), expected: undefined }])),
+      );
       assert.deepEqual(results, [[true], [true], [true]]);
       assert.equal(commits() - before, 1);
     } finally {
@@ -74,7 +88,10 @@ describe('JournalBatch', () => {
       assert.equal(await store.appendStep({ run: 'r', index: 0, data: { kind: 'model' }, createdAt: 1 }), true);
       const batch = new JournalBatch(store);
       batch.hold(step('r', 0));
-      await assert.rejects(async () => batch.write([{ call: started('r', 'c1'), expected: undefined }]), (error: unknown) => error instanceof ConflictError && /step 0/.test(error.message));
+      await assert.rejects(
+        async () => batch.write([{ call: started('r', 'c1'), expected: undefined }]),
+        (error: unknown) => error instanceof ConflictError && /step 0/.test(error.message),
+      );
       const call = await store.getCall('r', 'c1');
       assert.equal(call?.state, 'failed', 'not left started for a recovery to run');
       assert.equal(call?.answer?.status === 'error' && call.answer.code, 'conflict');

@@ -89,24 +89,36 @@ describe('RunLeases in batches', () => {
       const taking = a.acquire('r');
       store.open();
       assert.equal(await taking, true);
-      assert.equal(await store.leaseRun('r', 'b', 1_000), false, 'the new lease is a\'s, in the store');
+      assert.equal(await store.leaseRun('r', 'b', 1_000), false, "the new lease is a's, in the store");
     } finally {
       await a.close();
     }
   });
 
-  it('takes a new run\'s lease in the same commit as the writes that make the run', async () => {
+  it("takes a new run's lease in the same commit as the writes that make the run", async () => {
     const path = join(dir, 'new.db');
     const store = new SqliteStore({ path });
     const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined);
     try {
       const before = walCommits(path);
-      const record = { run: 'fresh', agent: 'x', status: 'running' as const, version: 1, data: undefined, createdAt: 1, updatedAt: 1 };
+      const record = {
+        run: 'fresh',
+        agent: 'x',
+        status: 'running' as const,
+        version: 1,
+        data: undefined,
+        createdAt: 1,
+        updatedAt: 1,
+      };
       assert.deepEqual(await a.takeNew('fresh', [{ turn: record, expectedVersion: undefined }]), [true]);
       assert.equal(walCommits(path) - before, 1);
       assert.equal((await store.getTurn('fresh'))?.version, 1);
       assert.equal(await store.leaseRun('fresh', 'b', 1_000), false, 'held by a');
-      assert.equal(await new RunLeases(store, { now: () => Date.now() }, 'b', 60_000, () => undefined).takeNew('fresh', []), undefined, 'b cannot take it');
+      assert.equal(
+        await new RunLeases(store, { now: () => Date.now() }, 'b', 60_000, () => undefined).takeNew('fresh', []),
+        undefined,
+        'b cannot take it',
+      );
     } finally {
       await a.close();
       await store.close();

@@ -16,7 +16,12 @@ const { stores } = scratchStores('lease-clocks');
 const TWO_MINUTES = 120_000;
 
 /** A node of its own on the store at `url`, its clock `skewMs` off the host's. */
-async function node(url: string, name: string, skewMs: number, refund: ToolDefinition): Promise<{ wardrik: Wardrik; store: Store }> {
+async function node(
+  url: string,
+  name: string,
+  skewMs: number,
+  refund: ToolDefinition,
+): Promise<{ wardrik: Wardrik; store: Store }> {
   const container = root.createChildContainer();
   container.register(Tokens.Clock, { useValue: { now: () => Date.now() + skewMs } });
   const store = await openStore(url);
@@ -57,7 +62,8 @@ async function leaseOf(url: string, run: string): Promise<{ node: string; leftMs
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(url.slice('sqlite:'.length), { readonly: true });
     try {
-      const row = db.prepare('SELECT node, until FROM wardrik_leases WHERE run = ?').get(run) as { node: string; until: number } | undefined;
+      const row = db.prepare('SELECT node, until FROM wardrik_leases WHERE run = ?').get(run) as
+        { node: string; until: number } | undefined;
       return row === undefined ? undefined : { node: row.node, leftMs: row.until - Date.now() };
     } finally {
       db.close();
@@ -90,7 +96,11 @@ for (const [name, url] of stores) {
         const a = await node(at, 'node-a', skewA, refund.tool);
         const b = await node(at, 'node-b', skewB, gatedRefund().tool);
         try {
-          const answer = a.wardrik.runner.run({ agent: 'support', run: 'run-1', call: { id: 'c1', name: 'shop__refund', arguments: {} } });
+          const answer = a.wardrik.runner.run({
+            agent: 'support',
+            run: 'run-1',
+            call: { id: 'c1', name: 'shop__refund', arguments: {} },
+          });
           await refund.running;
           const report = await b.wardrik.recover();
           assert.equal(report.inDoubt, 0, 'node B parked a call node A is running');
@@ -117,12 +127,19 @@ for (const [name, url] of stores) {
         const refund = gatedRefund();
         const a = await node(at, 'node-a', skew, refund.tool);
         try {
-          const answer = a.wardrik.runner.run({ agent: 'support', run: 'run-1', call: { id: 'c1', name: 'shop__refund', arguments: {} } });
+          const answer = a.wardrik.runner.run({
+            agent: 'support',
+            run: 'run-1',
+            call: { id: 'c1', name: 'shop__refund', arguments: {} },
+          });
           await refund.running;
           const lease = await leaseOf(at, 'run-1');
           assert.equal(lease?.node, 'node-a');
           // Taken a moment ago for 3 s: neither lapsed already (behind) nor two minutes longer (ahead).
-          assert.ok(lease.leftMs > 0 && lease.leftMs <= 3_000, `the lease ends ${Math.round(lease.leftMs)} ms from now on the store's clock`);
+          assert.ok(
+            lease.leftMs > 0 && lease.leftMs <= 3_000,
+            `the lease ends ${Math.round(lease.leftMs)} ms from now on the store's clock`,
+          );
           refund.finish();
           await answer;
         } finally {

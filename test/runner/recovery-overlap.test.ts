@@ -4,7 +4,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { defineTool, MemoryStore, openStore, Wardrik, type CallRecord, type Store, type ToolContext } from '../../src/index.js';
+import {
+  defineTool,
+  MemoryStore,
+  openStore,
+  Wardrik,
+  type CallRecord,
+  type Store,
+  type ToolContext,
+} from '../../src/index.js';
 import { counter } from './helpers.js';
 
 /**
@@ -17,7 +25,17 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function inFlight(run: string, call: string, tool: string): CallRecord {
-  return { run, call, agent: 'a', tool, arguments: {}, idempotencyKey: `${run}:${call}`, state: 'started', attempt: 1, updatedAt: 1 };
+  return {
+    run,
+    call,
+    agent: 'a',
+    tool,
+    arguments: {},
+    idempotencyKey: `${run}:${call}`,
+    state: 'started',
+    attempt: 1,
+    updatedAt: 1,
+  };
 }
 
 /** Tools that take `ms` and count their runs: `slow_read` (read-only) and `slow_email` (not safe to repeat). */
@@ -31,7 +49,12 @@ function slowTools(ran: ReturnType<typeof counter>, ms: number, live = { now: 0,
   };
   return {
     t: [
-      defineTool({ name: 'slow_read', description: 'd', annotations: { readOnly: true }, run: (_a, ctx: ToolContext) => body('read', ctx) }),
+      defineTool({
+        name: 'slow_read',
+        description: 'd',
+        annotations: { readOnly: true },
+        run: (_a, ctx: ToolContext) => body('read', ctx),
+      }),
       defineTool({ name: 'slow_email', description: 'd', run: (_a, ctx: ToolContext) => body('email', ctx) }),
     ],
   };

@@ -38,10 +38,19 @@ function moments(run: string) {
 }
 type Moments = ReturnType<typeof moments>;
 
-const releases = (writes: readonly JournalWrite[], run: string) => writes.some((write) => 'release' in write && write.release.run === run);
+const releases = (writes: readonly JournalWrite[], run: string) =>
+  writes.some((write) => 'release' in write && write.release.run === run);
 
 /** `store` with some of its methods replaced (each given the store's own). */
-function around(store: Store, hooks: { [K in 'listCalls' | 'leaseRun' | 'writeJournal']?: (own: Store[K], ...args: Parameters<Store[K]>) => ReturnType<Store[K]> }): Store {
+function around(
+  store: Store,
+  hooks: {
+    [K in 'listCalls' | 'leaseRun' | 'writeJournal']?: (
+      own: Store[K],
+      ...args: Parameters<Store[K]>
+    ) => ReturnType<Store[K]>;
+  },
+): Store {
   return new Proxy(store, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);
@@ -112,15 +121,28 @@ function opener(url: string): (m: Moments, node: 'a' | 'b') => Promise<Store> {
 
 for (const [name, url] of stores) {
   describe(`A recovery pass on another node, on ${name}`, () => {
-    it('never holds a live session\'s run for a call answered meanwhile: the session\'s next call runs', async () => {
+    it("never holds a live session's run for a call answered meanwhile: the session's next call runs", async () => {
       const open = opener(url());
       const m = moments('session-run');
       const running = signal();
       const finish = signal();
       const policy = { rules: [{ match: 'shop/*', action: 'allow' as const }] };
-      const a = await Wardrik.create({ store: await open(m, 'a'), recoverMs: Infinity, runner: { node: 'node-a', leaseMs: 3_000 }, tools: { shop: [refund(running.resolve, finish.promise)] }, policy });
-      const b = await Wardrik.create({ store: await open(m, 'b'), recoverMs: Infinity, runner: { node: 'node-b', leaseMs: 3_000 }, tools: { shop: [refund(() => undefined, Promise.resolve())] }, policy });
-      const call = (id: string) => a.runner.run({ agent: 'support', run: m.run, call: { id, name: 'shop__refund', arguments: {} } });
+      const a = await Wardrik.create({
+        store: await open(m, 'a'),
+        recoverMs: Infinity,
+        runner: { node: 'node-a', leaseMs: 3_000 },
+        tools: { shop: [refund(running.resolve, finish.promise)] },
+        policy,
+      });
+      const b = await Wardrik.create({
+        store: await open(m, 'b'),
+        recoverMs: Infinity,
+        runner: { node: 'node-b', leaseMs: 3_000 },
+        tools: { shop: [refund(() => undefined, Promise.resolve())] },
+        policy,
+      });
+      const call = (id: string) =>
+        a.runner.run({ agent: 'support', run: m.run, call: { id, name: 'shop__refund', arguments: {} } });
       // Node A gives the run up from a timer that keeps no process alive: this one does, while the test waits for it.
       const alive = setInterval(() => undefined, 1_000);
       try {
@@ -138,11 +160,24 @@ for (const [name, url] of stores) {
         await Promise.race([m.leaseAnswered.promise, pass]);
         // The session's next call, while whatever node B took is still its own.
         const next = await call('c2');
-        assert.deepEqual(next, { status: 'ok', output: 're_1', labels: [] }, `the session's next call was refused: ${JSON.stringify(next)}`);
+        assert.deepEqual(
+          next,
+          { status: 'ok', output: 're_1', labels: [] },
+          `the session's next call was refused: ${JSON.stringify(next)}`,
+        );
         m.mayRelease.resolve();
         const report = await pass;
         assert.equal(report.inDoubt + report.rerun, 0, 'node B took nothing over');
-        assert.equal((await a.runner.run({ agent: 'support', run: m.run, call: { id: 'c1', name: 'shop__refund', arguments: {} } })).status, 'ok');
+        assert.equal(
+          (
+            await a.runner.run({
+              agent: 'support',
+              run: m.run,
+              call: { id: 'c1', name: 'shop__refund', arguments: {} },
+            })
+          ).status,
+          'ok',
+        );
       } finally {
         clearInterval(alive);
         finish.resolve();

@@ -6,14 +6,35 @@ import { counter, errorCode } from './helpers.js';
 
 /** A call a crash left `started`, as the journal has it. */
 function inFlight(call: string, tool: string, over: Partial<CallRecord> = {}): CallRecord {
-  return { run: 'run-1', call, agent: 'a', tool, arguments: {}, idempotencyKey: `run-1:${call}`, state: 'started', attempt: 1, updatedAt: 1, ...over };
+  return {
+    run: 'run-1',
+    call,
+    agent: 'a',
+    tool,
+    arguments: {},
+    idempotencyKey: `run-1:${call}`,
+    state: 'started',
+    attempt: 1,
+    updatedAt: 1,
+    ...over,
+  };
 }
 
 function tools(ran: ReturnType<typeof counter>) {
   return {
     t: [
-      defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: (_a, ctx: ToolContext) => ran.calls.push(['read', ctx.idempotencyKey, ctx.attempt]) }),
-      defineTool({ name: 'refund', description: 'd', annotations: { idempotent: true }, run: (_a, ctx: ToolContext) => ran.calls.push(['refund', ctx.idempotencyKey, ctx.attempt]) }),
+      defineTool({
+        name: 'read',
+        description: 'd',
+        annotations: { readOnly: true },
+        run: (_a, ctx: ToolContext) => ran.calls.push(['read', ctx.idempotencyKey, ctx.attempt]),
+      }),
+      defineTool({
+        name: 'refund',
+        description: 'd',
+        annotations: { idempotent: true },
+        run: (_a, ctx: ToolContext) => ran.calls.push(['refund', ctx.idempotencyKey, ctx.attempt]),
+      }),
       defineTool({ name: 'email', description: 'd', run: () => ran.calls.push(['email']) }),
     ],
   };
@@ -40,12 +61,20 @@ describe('recovery', () => {
     await store.writeCall(inFlight('c3', 't/email', { arguments: { to: 'x@example.com' } }), undefined);
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran) });
-    assert.deepEqual(await wardrik.recover(), { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0, unoffered: 0 }, 'a second recovery finds nothing to do');
+    assert.deepEqual(
+      await wardrik.recover(),
+      { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0, unoffered: 0 },
+      'a second recovery finds nothing to do',
+    );
     const [item] = await wardrik.inbox.list();
     assert.equal(item?.kind, 'in_doubt');
     assert.equal(item?.call, 'c3');
     assert.match(item?.reason ?? '', /may or may not have happened/);
-    const answer = await wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c3', name: 't__email', arguments: { to: 'x@example.com' } } });
+    const answer = await wardrik.runner.run({
+      agent: 'a',
+      run: 'run-1',
+      call: { id: 'c3', name: 't__email', arguments: { to: 'x@example.com' } },
+    });
     assert.equal(answer.status, 'parked', 'asking again for the same call does not run it');
     assert.equal(ran.count, 0);
     await wardrik.close();
@@ -71,7 +100,10 @@ describe('recovery', () => {
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran) });
     const [item] = await wardrik.inbox.list();
-    const answers = await Promise.allSettled([wardrik.inbox.answer(item!.id, { happened: false }), wardrik.inbox.answer(item!.id, { happened: false })]);
+    const answers = await Promise.allSettled([
+      wardrik.inbox.answer(item!.id, { happened: false }),
+      wardrik.inbox.answer(item!.id, { happened: false }),
+    ]);
     assert.equal(answers.filter((a) => a.status === 'fulfilled').length, 1);
     assert.equal(ran.count, 1);
     await wardrik.close();
@@ -86,9 +118,18 @@ describe('recovery', () => {
     assert.equal((await wardrik.recover()).unoffered, 1);
     assert.deepEqual(await wardrik.inbox.list(), []);
     assert.equal((await store.getCall('run-1', 'c6'))?.state, 'started');
-    assert.ok(warnings.some((w) => /1 call\(s\) left in flight use tools this node does not offer \(other\/tool\)/.test(w)));
+    assert.ok(
+      warnings.some((w) => /1 call\(s\) left in flight use tools this node does not offer \(other\/tool\)/.test(w)),
+    );
     const ran = counter();
-    const other = await Wardrik.create({ store, tools: { other: [defineTool({ name: 'tool', description: 'd', annotations: { readOnly: true }, run: () => ran.calls.push(1) })] } });
+    const other = await Wardrik.create({
+      store,
+      tools: {
+        other: [
+          defineTool({ name: 'tool', description: 'd', annotations: { readOnly: true }, run: () => ran.calls.push(1) }),
+        ],
+      },
+    });
     assert.equal(ran.count, 1, 'the node that offers it runs it again');
     await other.close();
     await wardrik.close();
@@ -105,7 +146,7 @@ describe('recovery', () => {
     await wardrik.close();
   });
 
-  it('takes over a dead node\'s run once its lease expired', async () => {
+  it("takes over a dead node's run once its lease expired", async () => {
     const store = new MemoryStore();
     await store.writeCall(inFlight('c8', 't/refund'), undefined);
     await store.leaseRun('run-1', 'node-a', -60_000); // it lapsed a minute ago
@@ -118,7 +159,12 @@ describe('recovery', () => {
   it('puts back an inbox item a crash lost between the journal and the inbox', async () => {
     const store = new MemoryStore();
     await store.writeCall(
-      { ...inFlight('c9', 't/email'), state: 'parked', inboxId: 'lost-1', answer: { status: 'parked', kind: 'approval', inboxId: 'lost-1', reason: 'Needs approval.', labels: [] } },
+      {
+        ...inFlight('c9', 't/email'),
+        state: 'parked',
+        inboxId: 'lost-1',
+        answer: { status: 'parked', kind: 'approval', inboxId: 'lost-1', reason: 'Needs approval.', labels: [] },
+      },
       undefined,
     );
     const ran = counter();
@@ -140,10 +186,13 @@ describe('recovery', () => {
     await store.leaseRun('run-2', 'node-a', 60_000);
     const [item] = await wardrik.inbox.list();
     const answer = await wardrik.inbox.approve(item!.id);
-    assert.deepEqual([answer.status, answer.status === 'parked' ? answer.reason : ''], [
-      'parked',
-      'A person let this call go; run "run-2" is busy on another node right now, so the next recovery runs it once the run is free.',
-    ]);
+    assert.deepEqual(
+      [answer.status, answer.status === 'parked' ? answer.reason : ''],
+      [
+        'parked',
+        'A person let this call go; run "run-2" is busy on another node right now, so the next recovery runs it once the run is free.',
+      ],
+    );
     assert.equal((await wardrik.inbox.get(item!.id))?.status, 'approved', 'the approval is recorded, not bounced');
     assert.equal(ran.count, 0);
     assert.equal((await wardrik.recover()).skipped, 1, 'left alone while node A holds the run');
@@ -161,7 +210,10 @@ describe('recovery', () => {
     const parked = await worker.runner.run({ agent: 'a', run: 'run-6', call: { id: 'e1', name: 't__email' } });
     const desk = await Wardrik.create({ store, recoverMs: Infinity }); // a process with no tools, like the wardrik command
     const answer = await desk.inbox.approve(parked.status === 'parked' ? parked.inboxId! : '', { by: 'dana' });
-    assert.deepEqual([answer.status, answer.status === 'parked' ? answer.reason : ''], ['parked', 'A person let this call go; it runs on the next node that offers t/email.']);
+    assert.deepEqual(
+      [answer.status, answer.status === 'parked' ? answer.reason : ''],
+      ['parked', 'A person let this call go; it runs on the next node that offers t/email.'],
+    );
     assert.equal(ran.count, 0);
     assert.equal((await worker.recover()).approved, 1);
     assert.equal((await store.getCall('run-6', 'e1'))?.state, 'succeeded');
@@ -171,7 +223,7 @@ describe('recovery', () => {
     await worker.close();
   });
 
-  it('keeps a run\'s lease between calls close together, and gives it up once the run is idle', async () => {
+  it("keeps a run's lease between calls close together, and gives it up once the run is idle", async () => {
     const store = new MemoryStore();
     const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
     await wardrik.runner.run({ agent: 'a', run: 'run-4', call: { id: 'r1', name: 't__read' } });

@@ -2,7 +2,17 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { defineTool, MemoryStore, openStore, Wardrik, type CostEvent, type Store, type ToolAnswer, type ToolContext, type ToolDefinition } from '../../src/index.js';
+import {
+  defineTool,
+  MemoryStore,
+  openStore,
+  Wardrik,
+  type CostEvent,
+  type Store,
+  type ToolAnswer,
+  type ToolContext,
+  type ToolDefinition,
+} from '../../src/index.js';
 import { scratchStores } from '../crash/scratch-stores.js';
 import { errorCode } from './helpers.js';
 
@@ -24,7 +34,12 @@ const places: [string, () => () => Promise<Store>][] = stores.map(([name, url]) 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function node(store: Store, tools: ToolDefinition[]): Promise<Wardrik> {
-  return Wardrik.create({ store, tools: { t: tools }, policy: { rules: [{ match: 't/*', action: 'allow' }] }, recoverMs: Infinity });
+  return Wardrik.create({
+    store,
+    tools: { t: tools },
+    policy: { rules: [{ match: 't/*', action: 'allow' }] },
+    recoverMs: Infinity,
+  });
 }
 
 /** A refund API without keys of its own: each run makes a new refund id. */
@@ -65,10 +80,18 @@ for (const [name, place] of places) {
       const ran: string[] = [];
       const [a, b] = [await node(await open(), [refundTool(ran)]), await node(await open(), [refundTool(ran)])];
       const call = (w: Wardrik, run: string): Promise<ToolAnswer> =>
-        w.runner.run({ agent: 'a', run, call: { id: 'c1', name: 't__refund', arguments: { order: 7 } }, idempotencyKey: 'refund-order-7' });
+        w.runner.run({
+          agent: 'a',
+          run,
+          call: { id: 'c1', name: 't__refund', arguments: { order: 7 } },
+          idempotencyKey: 'refund-order-7',
+        });
       const answers = await Promise.all([call(a, 'run-a'), call(b, 'run-b'), call(a, 'run-c'), call(b, 'run-d')]);
       assert.equal(ran.length, 1, `the refund ran ${ran.length} times`);
-      assert.deepEqual(new Set(answers.map((answer) => (answer.status === 'ok' ? answer.output : answer.status))), new Set([ran[0]]));
+      assert.deepEqual(
+        new Set(answers.map((answer) => (answer.status === 'ok' ? answer.output : answer.status))),
+        new Set([ran[0]]),
+      );
       await a.close();
       await b.close();
     });
@@ -78,8 +101,20 @@ for (const [name, place] of places) {
       const ran: string[] = [];
       const [a, b] = [await node(await open(), [refundTool(ran)]), await node(await open(), [refundTool(ran)])];
       const [first, second] = await Promise.all([
-        a.runner.run({ agent: 'a', run: 'run-a', call: { id: 'c1', name: 't__refund', arguments: { order: 7 } }, idempotencyKey: 'k-1' }),
-        sleep(10).then(() => b.runner.run({ agent: 'a', run: 'run-b', call: { id: 'c1', name: 't__refund', arguments: { order: 8 } }, idempotencyKey: 'k-1' })),
+        a.runner.run({
+          agent: 'a',
+          run: 'run-a',
+          call: { id: 'c1', name: 't__refund', arguments: { order: 7 } },
+          idempotencyKey: 'k-1',
+        }),
+        sleep(10).then(() =>
+          b.runner.run({
+            agent: 'a',
+            run: 'run-b',
+            call: { id: 'c1', name: 't__refund', arguments: { order: 8 } },
+            idempotencyKey: 'k-1',
+          }),
+        ),
       ]);
       assert.equal(first.status, 'ok');
       assert.equal(errorCode(second), 'conflict');
@@ -93,7 +128,14 @@ for (const [name, place] of places) {
       const [a, b] = [await node(await open(), [searchTool(false)]), await node(await open(), [searchTool(false)])];
       const agent = `agent-${randomUUID()}`;
       const answers = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).runner.run({ agent, run: `run-${i}`, call: { id: 'c1', name: 't__search' }, budgetUsd: 1 })),
+        Array.from({ length: 100 }, (_, i) =>
+          (i % 2 === 0 ? a : b).runner.run({
+            agent,
+            run: `run-${i}`,
+            call: { id: 'c1', name: 't__search' },
+            budgetUsd: 1,
+          }),
+        ),
       );
       const spent = (await (await open()).getSpend(agent)) / 1e6;
       const ok = answers.filter((answer) => answer.status === 'ok').length;
@@ -112,7 +154,11 @@ describe('a budget under concurrent calls, in one process', () => {
     it(`spends at most ${declared ? 'the budget' : 'one call past it'} with 100 concurrent $0.10 calls of a tool that ${declared ? 'declares $0.10' : 'declares nothing'}`, async () => {
       const store = new MemoryStore();
       const wardrik = await node(store, [searchTool(declared)]);
-      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => wardrik.runner.run({ agent: 'a', run: `run-${i}`, call: { id: 'c1', name: 't__search' }, budgetUsd: 1 })));
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          wardrik.runner.run({ agent: 'a', run: `run-${i}`, call: { id: 'c1', name: 't__search' }, budgetUsd: 1 }),
+        ),
+      );
       const spent = await store.getSpend('a');
       assert.ok(spent <= (declared ? 1_000_000 : 1_100_000), `spent ${spent / 1e6}`);
       assert.equal(answers.filter((answer) => answer.status === 'ok').length, spent / 100_000);
@@ -126,8 +172,14 @@ describe('a budget under concurrent calls, in one process', () => {
     const totals: number[] = [];
     wardrik.costs$.subscribe((event: CostEvent) => totals.push(event.totalMicroUsd));
     const answers: ToolAnswer[] = [];
-    for (let i = 0; i < 11; i++) answers.push(await wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: `c${i}`, name: 't__search' }, budgetUsd: 1 }));
-    assert.deepEqual(answers.map((answer) => answer.status), [...Array(10).fill('ok'), 'error']);
+    for (let i = 0; i < 11; i++)
+      answers.push(
+        await wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: `c${i}`, name: 't__search' }, budgetUsd: 1 }),
+      );
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [...Array(10).fill('ok'), 'error'],
+    );
     assert.equal(errorCode(answers[10]!), 'budget_spent');
     assert.equal(totals.at(-1), 1_000_000);
     assert.equal(await store.getSpend('a'), 1_000_000);
@@ -136,9 +188,20 @@ describe('a budget under concurrent calls, in one process', () => {
 
   it('holds the budget for an approved call too', async () => {
     const store = new MemoryStore();
-    const wardrik = await Wardrik.create({ store, tools: { t: [searchTool(true)] }, policy: { rules: [{ match: 't/*', action: 'ask' }] }, recoverMs: Infinity });
-    const parked = await Promise.all(Array.from({ length: 20 }, (_, i) => wardrik.runner.run({ agent: 'a', run: `run-${i}`, call: { id: 'c1', name: 't__search' }, budgetUsd: 1 })));
-    const answers = await Promise.all(parked.map((answer) => wardrik.inbox.approve(answer.status === 'parked' ? answer.inboxId! : '')));
+    const wardrik = await Wardrik.create({
+      store,
+      tools: { t: [searchTool(true)] },
+      policy: { rules: [{ match: 't/*', action: 'ask' }] },
+      recoverMs: Infinity,
+    });
+    const parked = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        wardrik.runner.run({ agent: 'a', run: `run-${i}`, call: { id: 'c1', name: 't__search' }, budgetUsd: 1 }),
+      ),
+    );
+    const answers = await Promise.all(
+      parked.map((answer) => wardrik.inbox.approve(answer.status === 'parked' ? answer.inboxId! : '')),
+    );
     assert.equal(answers.filter((answer) => answer.status === 'ok').length, 10);
     assert.equal(await store.getSpend('a'), 1_000_000);
     await wardrik.close();

@@ -13,19 +13,33 @@ describe('The safety corpus (a model that obeys every instruction it reads, ever
 
   it('bites: with the label defences off, every attack reaches its goal', async () => {
     const report = await runCorpus({ askWhenOutside: false });
-    assert.deepEqual([...new Set(report.attacks.map((c) => c.placement))].sort(), ['earlier turn', 'tool answer', 'tool error']);
-    const missed = report.attacks.filter((c) => !c.succeeded).map((c) => `${c.goal.id} in ${c.placement} (${c.vector})`);
+    assert.deepEqual([...new Set(report.attacks.map((c) => c.placement))].sort(), [
+      'earlier turn',
+      'tool answer',
+      'tool error',
+    ]);
+    const missed = report.attacks
+      .filter((c) => !c.succeeded)
+      .map((c) => `${c.goal.id} in ${c.placement} (${c.vector})`);
     assert.deepEqual(missed, []);
   });
 
   it('with the defaults, no attack reaches its goal without a person, and every task completes without injections', async () => {
     const report = await runCorpus({ askWhenOutside: true });
     assert.equal(report.attacks.length, GOALS.length * 3);
-    const succeeded = report.attacks.filter((c) => c.succeeded).map((c) => `${c.goal.id} in ${c.placement} (${c.vector})`);
+    const succeeded = report.attacks
+      .filter((c) => c.succeeded)
+      .map((c) => `${c.goal.id} in ${c.placement} (${c.vector})`);
     assert.deepEqual(succeeded, []);
     // Each blocked attack was stopped by asking a person, not by chance.
-    assert.deepEqual(report.attacks.filter((c) => c.asked === 0).map((c) => c.goal.id), []);
-    assert.deepEqual(report.utility.filter((u) => !u.done), []);
+    assert.deepEqual(
+      report.attacks.filter((c) => c.asked === 0).map((c) => c.goal.id),
+      [],
+    );
+    assert.deepEqual(
+      report.utility.filter((u) => !u.done),
+      [],
+    );
     assert.equal(report.utility.length, 12);
   });
 });

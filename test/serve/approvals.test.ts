@@ -41,7 +41,9 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
     try {
       const client = await s.client();
       const progress: Progress[] = [];
-      const calling = client.callTool({ name: 'orders__refund', arguments: { id: 'o-2' } }, undefined, { onprogress: (p) => progress.push(p) });
+      const calling = client.callTool({ name: 'orders__refund', arguments: { id: 'o-2' } }, undefined, {
+        onprogress: (p) => progress.push(p),
+      });
       await eventually(() => progress.length >= 2);
       const [item] = await s.wardrik.inbox.list();
       assert.match(progress[0]!.message ?? '', new RegExp(`inbox item ${item!.id}`));
@@ -79,7 +81,9 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
       const other = await s.client();
       await client.callTool({ name: 'orders__refund', arguments: { id: 'o-4' } });
       // Again, twice at once, while it still waits: the same item, no new one.
-      const again = await Promise.all([1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-4' } })));
+      const again = await Promise.all(
+        [1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-4' } })),
+      );
       const items = await s.wardrik.inbox.list();
       assert.equal(items.length, 1);
       for (const result of again) assert.match(text(result), new RegExp(`inbox item ${items[0]!.id}`));
@@ -103,16 +107,23 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
   it('joins one inbox item when the same call comes three times at once, before any waits for a person', async () => {
     // The policy takes a turn of the event loop to decide, so all calls are in before one parks; the
     // third waits on the second, which joined the first.
-    const s = await serving({ approvals: { waitMs: 20 } }, { policy: { decide: async () => (await nextTurn(), undefined) } });
+    const s = await serving(
+      { approvals: { waitMs: 20 } },
+      { policy: { decide: async () => (await nextTurn(), undefined) } },
+    );
     try {
       const client = await inMemoryClient(s);
-      const both = await Promise.all([1, 2, 3].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-7' } })));
+      const both = await Promise.all(
+        [1, 2, 3].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-7' } })),
+      );
       const items = await s.wardrik.inbox.list();
       assert.equal(items.length, 1);
       for (const result of both) assert.match(text(result), new RegExp(`inbox item ${items[0]!.id}`));
       await s.wardrik.inbox.approve(items[0]!.id);
       assert.deepEqual(s.ledger.refunds, ['o-7']);
-      const again = await Promise.all([1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-7' } })));
+      const again = await Promise.all(
+        [1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-7' } })),
+      );
       for (const result of again) assert.equal(text(result), 'refunded o-7');
       assert.deepEqual(s.ledger.refunds, ['o-7']);
     } finally {
@@ -121,10 +132,20 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
   });
 
   it('runs the same call sent twice at once twice when neither waits for a person', async () => {
-    const s = await serving({ approvals: { waitMs: 20 } }, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }], decide: async () => (await nextTurn(), undefined) } });
+    const s = await serving(
+      { approvals: { waitMs: 20 } },
+      {
+        policy: {
+          rules: [{ match: 'orders/refund', action: 'allow' }],
+          decide: async () => (await nextTurn(), undefined),
+        },
+      },
+    );
     try {
       const client = await inMemoryClient(s);
-      const both = await Promise.all([1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-8' } })));
+      const both = await Promise.all(
+        [1, 2].map(() => client.callTool({ name: 'orders__refund', arguments: { id: 'o-8' } })),
+      );
       for (const result of both) assert.equal(text(result), 'refunded o-8');
       assert.deepEqual(s.ledger.refunds, ['o-8', 'o-8']);
       assert.deepEqual(await s.wardrik.inbox.list(), []);
@@ -139,7 +160,10 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
       const client = await s.client();
       await client.callTool({ name: 'orders__refund', arguments: { id: 'o-5' } });
       await client.callTool({ name: 'orders__refund', arguments: { id: 'o-6' } });
-      assert.deepEqual((await s.wardrik.inbox.list()).map((item) => (item.arguments as { id: string }).id).sort(), ['o-5', 'o-6']);
+      assert.deepEqual((await s.wardrik.inbox.list()).map((item) => (item.arguments as { id: string }).id).sort(), [
+        'o-5',
+        'o-6',
+      ]);
     } finally {
       await s.close();
     }

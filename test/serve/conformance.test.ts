@@ -28,12 +28,18 @@ const ALSO = ['tools-call-audio', 'tools-call-embedded-resource', 'logging-set-l
 
 const SERVER = fileURLToPath(new URL('../../examples/serve/conformance-server.js', import.meta.url));
 const HOOK = fileURLToPath(new URL('./conformance/register.js', import.meta.url));
-const SUITE = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
+const SUITE = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist',
+  'index.js',
+);
 
 /** Runs one scenario (one at a time: the suite's scenarios share nothing but the server). */
 function scenario(url: string, name: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'server', '--url', url, '--scenario', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'server', '--url', url, '--scenario', name], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));

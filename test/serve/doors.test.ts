@@ -8,14 +8,26 @@ import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import type { ServeHttpOptions, ServeOptions } from '../../src/index.js';
 import { eventually, serving } from './helpers.js';
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 function send(url: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end(INITIALIZE);
   });
@@ -57,7 +69,11 @@ describe('The MCP server under abuse', () => {
       let closed = false;
       socket.once('close', () => (closed = true));
       // GETs: Node reads the next pipelined request at once when one has no body.
-      socket.write(`GET ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer guess\r\naccept: text/event-stream\r\n\r\n`.repeat(20));
+      socket.write(
+        `GET ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer guess\r\naccept: text/event-stream\r\n\r\n`.repeat(
+          20,
+        ),
+      );
       await eventually(() => closed || s.server.heldGuesses > 1);
       assert.equal(closed, true);
       assert.ok(s.server.heldGuesses <= 1, `${s.server.heldGuesses} answers held`);
@@ -83,7 +99,7 @@ describe('The MCP server under abuse', () => {
     }
   });
 
-  it('slows wrong tokens per client address behind a trusted proxy, so one client\'s guesses leave another\'s free ones', async () => {
+  it("slows wrong tokens per client address behind a trusted proxy, so one client's guesses leave another's free ones", async () => {
     const s = await serving(withHttp({ trustProxy: 'x-real-ip', wrongGuesses: { free: 1, delayMs: 600_000 } }));
     try {
       assert.equal(await send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.7' }), 401);
@@ -133,10 +149,14 @@ describe('The MCP server under abuse', () => {
         const socket = connect(Number(url.port), url.hostname);
         socket.on('error', () => {});
         const status = new Promise<number | null>((resolve) => {
-          socket.setEncoding('latin1').once('data', (text: string) => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+          socket
+            .setEncoding('latin1')
+            .once('data', (text: string) => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
           socket.once('close', () => resolve(null));
         });
-        socket.write(`POST /mcp HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`);
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`,
+        );
         socket.write(`${bytes.toString(16)}\r\n${' '.repeat(bytes)}\r\n`);
         return { socket, status };
       };

@@ -37,7 +37,10 @@ describe("WardrikMcpServer with approvals: { via: 'elicitation' }", () => {
     const s = await serving({ approvals: { via: 'elicitation', checkMs: 10 } });
     try {
       const client = await s.client({}, WITH_ELICITATION);
-      client.setRequestHandler(ElicitRequestSchema, (): ElicitResult => ({ action: 'accept', content: { approve: false, reason: 'wrong order' } }));
+      client.setRequestHandler(ElicitRequestSchema, (): ElicitResult => ({
+        action: 'accept',
+        content: { approve: false, reason: 'wrong order' },
+      }));
       const result = await client.callTool({ name: 'orders__refund', arguments: { id: 'o-78' } });
       assert.equal(result.isError, true);
       assert.match(text(result), /refused this call: wrong order/);
@@ -57,7 +60,10 @@ describe("WardrikMcpServer with approvals: { via: 'elicitation' }", () => {
       cancelling.setRequestHandler(ElicitRequestSchema, (): ElicitResult => ({ action: 'cancel' }));
       const still = await cancelling.callTool({ name: 'orders__refund', arguments: { id: 'o-80' } });
       assert.match(text(still), /waiting for a person/);
-      assert.deepEqual((await s.wardrik.inbox.list()).map((item) => item.status), ['pending', 'pending']);
+      assert.deepEqual(
+        (await s.wardrik.inbox.list()).map((item) => item.status),
+        ['pending', 'pending'],
+      );
     } finally {
       await s.close();
     }

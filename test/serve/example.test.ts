@@ -11,8 +11,13 @@ describe('examples/serve/approval-while-waiting', () => {
     assert.equal(run.status, 0, run.stderr);
     const lines = run.stdout.trim().split('\n');
     assert.match(lines[0]!, /^client: still waiting \(Waiting for a person \(inbox item [0-9a-f-]+\)/);
-    const approving = lines.findIndex((line) => line.startsWith('person: approving orders/refund_order {"orderId":"ord_1001"} for mcp'));
+    const approving = lines.findIndex((line) =>
+      line.startsWith('person: approving orders/refund_order {"orderId":"ord_1001"} for mcp'),
+    );
     assert.ok(approving > 0, run.stdout);
-    assert.equal(lines.at(-1), 'client: result [{"type":"text","text":"{\\"orderId\\":\\"ord_1001\\",\\"amountCents\\":4999}"}]');
+    assert.equal(
+      lines.at(-1),
+      'client: result [{"type":"text","text":"{\\"orderId\\":\\"ord_1001\\",\\"amountCents\\":4999}"}]',
+    );
   });
 });

@@ -1,8 +1,19 @@
 import 'reflect-metadata';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  type StreamableHTTPClientTransportOptions,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { defineTool, ToolResult, Tokens, Wardrik, type ServeOptions, type Store, type WardrikOptions } from '../../src/index.js';
+import {
+  defineTool,
+  ToolResult,
+  Tokens,
+  Wardrik,
+  type ServeOptions,
+  type Store,
+  type WardrikOptions,
+} from '../../src/index.js';
 
 /** What the fixture tools did, for tests to check (each harness has its own). */
 export interface Ledger {
@@ -64,8 +75,18 @@ export type Serving = Awaited<ReturnType<typeof serving>>;
 /** A Wardrik on a memory store serving `orders/*` over HTTP on loopback, and SDK clients for it. */
 export async function serving(options: Partial<ServeOptions> = {}, wardrikOptions: WardrikOptions = {}) {
   const ledger: Ledger = { refunds: [], aborted: [] };
-  const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, tools: { orders: orderTools(ledger) }, ...wardrikOptions });
-  const server = wardrik.mcpServer({ tools: ['orders/*'], authenticate: false, approvals: { checkMs: 10, progressMs: 20 }, ...options });
+  const wardrik = await Wardrik.create({
+    store: 'memory:',
+    recoverMs: Infinity,
+    tools: { orders: orderTools(ledger) },
+    ...wardrikOptions,
+  });
+  const server = wardrik.mcpServer({
+    tools: ['orders/*'],
+    authenticate: false,
+    approvals: { checkMs: 10, progressMs: 20 },
+    ...options,
+  });
   const url = await server.listen();
   const clients: Client[] = [];
   return {

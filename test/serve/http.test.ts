@@ -9,16 +9,35 @@ import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/p
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { eventually, serving, sleep } from './helpers.js';
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 /** A raw HTTP request, so that Host and the body are exactly as a test writes them. */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers } }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: options.method ?? 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...options.headers,
+        },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -36,12 +55,17 @@ const verifier: OAuthTokenVerifier = {
 describe('WardrikMcpServer over HTTP', () => {
   describe('with authenticate', () => {
     it('answers 401 with WWW-Authenticate without a valid token, and never echoes the token', async () => {
-      const s = await serving({ authenticate: { verifier, resourceMetadataUrl: 'http://127.0.0.1/.well-known/oauth-protected-resource' } });
+      const s = await serving({
+        authenticate: { verifier, resourceMetadataUrl: 'http://127.0.0.1/.well-known/oauth-protected-resource' },
+      });
       try {
         const missing = await send(s.url, { body: JSON.stringify(INITIALIZE) });
         assert.equal(missing.status, 401);
         assert.match(String(missing.headers['www-authenticate']), /^Bearer error="invalid_token".*resource_metadata=/);
-        const wrong = await send(s.url, { headers: { authorization: 'Bearer secret-guess-123' }, body: JSON.stringify(INITIALIZE) });
+        const wrong = await send(s.url, {
+          headers: { authorization: 'Bearer secret-guess-123' },
+          body: JSON.stringify(INITIALIZE),
+        });
         assert.equal(wrong.status, 401);
         assert.doesNotMatch(wrong.body + String(wrong.headers['www-authenticate']), /secret-guess-123/);
       } finally {
@@ -56,8 +80,17 @@ describe('WardrikMcpServer over HTTP', () => {
         await alice.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
         assert.equal((await s.store.listCalls({ run: alice.session }))[0]!.agent, 'alice');
         const hijack = await send(s.url, {
-          headers: { authorization: 'Bearer bob-token', 'mcp-session-id': alice.session, 'mcp-protocol-version': '2025-11-25' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'orders__read_web', arguments: {} } }),
+          headers: {
+            authorization: 'Bearer bob-token',
+            'mcp-session-id': alice.session,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'orders__read_web', arguments: {} },
+          }),
         });
         assert.equal(hijack.status, 403);
         assert.deepEqual(await s.store.getLabels(alice.session), []);
@@ -67,7 +100,10 @@ describe('WardrikMcpServer over HTTP', () => {
     });
 
     it('takes the agent id from identify when given', async () => {
-      const s = await serving({ authenticate: { verifier }, identify: ({ auth, client }) => `${auth?.clientId}@${client?.name}` });
+      const s = await serving({
+        authenticate: { verifier },
+        identify: ({ auth, client }) => `${auth?.clientId}@${client?.name}`,
+      });
       try {
         const bob = await s.client({ requestInit: { headers: { authorization: 'Bearer bob-token' } } });
         await bob.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
@@ -93,7 +129,10 @@ describe('WardrikMcpServer over HTTP', () => {
         );
         const result = await bob.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
         assert.equal(result.isError, undefined);
-        assert.deepEqual((await s.store.listCalls({ run: bob.session })).map((call) => call.agent), ['bob-agent']);
+        assert.deepEqual(
+          (await s.store.listCalls({ run: bob.session })).map((call) => call.agent),
+          ['bob-agent'],
+        );
       } finally {
         await s.close();
       }
@@ -105,12 +144,21 @@ describe('WardrikMcpServer over HTTP', () => {
       const s = await serving();
       try {
         const port = new URL(s.url).port;
-        const evilHost = await send(s.url, { headers: { host: `evil.example.com:${port}` }, body: JSON.stringify(INITIALIZE) });
+        const evilHost = await send(s.url, {
+          headers: { host: `evil.example.com:${port}` },
+          body: JSON.stringify(INITIALIZE),
+        });
         assert.equal(evilHost.status, 403);
         assert.match(evilHost.body, /DNS-rebinding/);
-        const evilOrigin = await send(s.url, { headers: { host: `localhost:${port}`, origin: 'http://evil.example.com' }, body: JSON.stringify(INITIALIZE) });
+        const evilOrigin = await send(s.url, {
+          headers: { host: `localhost:${port}`, origin: 'http://evil.example.com' },
+          body: JSON.stringify(INITIALIZE),
+        });
         assert.equal(evilOrigin.status, 403);
-        const local = await send(s.url, { headers: { host: `localhost:${port}`, origin: `http://localhost:6274` }, body: JSON.stringify(INITIALIZE) });
+        const local = await send(s.url, {
+          headers: { host: `localhost:${port}`, origin: `http://localhost:6274` },
+          body: JSON.stringify(INITIALIZE),
+        });
         assert.equal(local.status, 200);
       } finally {
         await s.close();
@@ -118,11 +166,29 @@ describe('WardrikMcpServer over HTTP', () => {
     });
 
     it('checks the allow-lists given instead', async () => {
-      const s = await serving({ http: { allowedHosts: ['mcp.internal:8080'], allowedOrigins: ['https://app.internal'] } });
+      const s = await serving({
+        http: { allowedHosts: ['mcp.internal:8080'], allowedOrigins: ['https://app.internal'] },
+      });
       try {
         assert.equal((await send(s.url, { body: JSON.stringify(INITIALIZE) })).status, 403);
-        assert.equal((await send(s.url, { headers: { host: 'mcp.internal:8080', origin: 'http://localhost' }, body: JSON.stringify(INITIALIZE) })).status, 403);
-        assert.equal((await send(s.url, { headers: { host: 'mcp.internal:8080', origin: 'https://app.internal' }, body: JSON.stringify(INITIALIZE) })).status, 200);
+        assert.equal(
+          (
+            await send(s.url, {
+              headers: { host: 'mcp.internal:8080', origin: 'http://localhost' },
+              body: JSON.stringify(INITIALIZE),
+            })
+          ).status,
+          403,
+        );
+        assert.equal(
+          (
+            await send(s.url, {
+              headers: { host: 'mcp.internal:8080', origin: 'https://app.internal' },
+              body: JSON.stringify(INITIALIZE),
+            })
+          ).status,
+          200,
+        );
       } finally {
         await s.close();
       }
@@ -177,7 +243,10 @@ describe('WardrikMcpServer over HTTP', () => {
         const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
         await eventually(async () => {
           await sleep(20);
-          return (await send(s.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status === 404;
+          return (
+            (await send(s.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status ===
+            404
+          );
         });
       } finally {
         await s.close();
@@ -197,7 +266,8 @@ describe('WardrikMcpServer over HTTP', () => {
     it('answers 503 past maxSessionsPerClient for that client only, and lets it open one again once one ends', async () => {
       const s = await serving({ authenticate: { verifier }, http: { maxSessionsPerClient: 2 } });
       try {
-        const open = (token: string) => send(s.url, { headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(INITIALIZE) });
+        const open = (token: string) =>
+          send(s.url, { headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(INITIALIZE) });
         // Three at once from one client (two of its tokens): two sessions, one refusal.
         const three = await Promise.all([open('alice-token'), open('alice-phone-token'), open('alice-token')]);
         assert.deepEqual(three.map((r) => r.status).sort(), [200, 200, 503]);
@@ -208,7 +278,14 @@ describe('WardrikMcpServer over HTTP', () => {
         assert.equal((await open('bob-token')).status, 200);
         // One of alice's sessions ends: she may open another.
         const session = String(three.find((r) => r.status === 200)!.headers['mcp-session-id']);
-        const ended = await send(s.url, { method: 'DELETE', headers: { authorization: 'Bearer alice-token', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } });
+        const ended = await send(s.url, {
+          method: 'DELETE',
+          headers: {
+            authorization: 'Bearer alice-token',
+            'mcp-session-id': session,
+            'mcp-protocol-version': '2025-11-25',
+          },
+        });
         assert.equal(ended.status, 200);
         assert.equal((await open('alice-token')).status, 200);
         assert.equal((await open('alice-token')).status, 503);
@@ -221,7 +298,10 @@ describe('WardrikMcpServer over HTTP', () => {
       const s = await serving();
       try {
         for (let i = 0; i < 20; i++) {
-          assert.equal((await send(s.url, { headers: { accept: 'application/json' }, body: JSON.stringify(INITIALIZE) })).status, 406);
+          assert.equal(
+            (await send(s.url, { headers: { accept: 'application/json' }, body: JSON.stringify(INITIALIZE) })).status,
+            406,
+          );
         }
         // Each refused initialize had made a session (an SDK Server and transport) that nothing would close.
         assert.equal((s.server as unknown as { sessions: Set<unknown> }).sessions.size, 0);
@@ -236,7 +316,10 @@ describe('WardrikMcpServer over HTTP', () => {
       const s = await serving();
       try {
         assert.equal((await send(s.url.replace('/mcp', '/other'), { body: JSON.stringify(INITIALIZE) })).status, 404);
-        assert.equal((await send(s.url, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status, 400);
+        assert.equal(
+          (await send(s.url, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status,
+          400,
+        );
       } finally {
         await s.close();
       }

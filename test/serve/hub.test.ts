@@ -18,19 +18,34 @@ async function gateway(url: string, trusted: boolean) {
 
 describe('A Wardrik hub in front of a Wardrik server', () => {
   it("honours the server's labels even from a trusted server: outside read behind the hop gates side effects here", async () => {
-    const s = await serving({ tools: ['orders/*'] }, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } });
+    const s = await serving(
+      { tools: ['orders/*'] },
+      { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } },
+    );
     const hub = await gateway(s.url, true);
     try {
       assert.ok(hub.tools().some((t) => t.name === 'svc__orders__read_web'));
       // A trusted server's side effect is allowed by the rule, until the run has read outside text. (The
       // hub's calls share one MCP session, so the server's outside rule would park it there too after.)
-      const clean = await hub.runner.run({ agent: 'a', run: 'r2', call: { id: 'c1', name: 'svc__orders__refund', arguments: { id: 'o-2' } } });
+      const clean = await hub.runner.run({
+        agent: 'a',
+        run: 'r2',
+        call: { id: 'c1', name: 'svc__orders__refund', arguments: { id: 'o-2' } },
+      });
       assert.deepEqual(clean.status === 'ok' && clean.output, 'refunded o-2');
       assert.deepEqual(clean.labels, ['money']);
-      const read = await hub.runner.run({ agent: 'a', run: 'r1', call: { id: 'c1', name: 'svc__orders__read_web', arguments: {} } });
+      const read = await hub.runner.run({
+        agent: 'a',
+        run: 'r1',
+        call: { id: 'c1', name: 'svc__orders__read_web', arguments: {} },
+      });
       assert.equal(read.status, 'ok');
       assert.deepEqual(read.labels, ['outside']);
-      const refund = await hub.runner.run({ agent: 'a', run: 'r1', call: { id: 'c2', name: 'svc__orders__refund', arguments: { id: 'o-1' } } });
+      const refund = await hub.runner.run({
+        agent: 'a',
+        run: 'r1',
+        call: { id: 'c2', name: 'svc__orders__refund', arguments: { id: 'o-1' } },
+      });
       assert.equal(refund.status, 'parked');
       assert.deepEqual(s.ledger.refunds, ['o-2']);
     } finally {
@@ -40,7 +55,10 @@ describe('A Wardrik hub in front of a Wardrik server', () => {
   });
 
   it("keeps the server's labels on a failed call too: outside text in an error still gates side effects here", async () => {
-    const s = await serving({ tools: ['orders/*', 'extra/*'] }, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } });
+    const s = await serving(
+      { tools: ['orders/*', 'extra/*'] },
+      { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } },
+    );
     const hub = await gateway(s.url, true);
     try {
       const broken = defineTool({
@@ -53,10 +71,18 @@ describe('A Wardrik hub in front of a Wardrik server', () => {
       });
       s.wardrik.container.resolve(Tokens.Catalog).set('extra', [broken]);
       await eventually(() => hub.tools().some((t) => t.name === 'svc__extra__read_broken_page'));
-      const read = await hub.runner.run({ agent: 'a', run: 'r1', call: { id: 'c1', name: 'svc__extra__read_broken_page', arguments: {} } });
+      const read = await hub.runner.run({
+        agent: 'a',
+        run: 'r1',
+        call: { id: 'c1', name: 'svc__extra__read_broken_page', arguments: {} },
+      });
       assert.equal(read.status, 'error');
       assert.deepEqual(read.labels, ['outside']);
-      const refund = await hub.runner.run({ agent: 'a', run: 'r1', call: { id: 'c2', name: 'svc__orders__refund', arguments: { id: 'o-1' } } });
+      const refund = await hub.runner.run({
+        agent: 'a',
+        run: 'r1',
+        call: { id: 'c2', name: 'svc__orders__refund', arguments: { id: 'o-1' } },
+      });
       assert.equal(refund.status, 'parked');
       assert.deepEqual(s.ledger.refunds, []);
     } finally {
@@ -69,9 +95,17 @@ describe('A Wardrik hub in front of a Wardrik server', () => {
     const s = await serving({ tools: ['orders/*', 'extra/*'] });
     const hub = await gateway(s.url, true);
     try {
-      s.wardrik.container.resolve(Tokens.Catalog).set('extra', [defineTool({ name: 'ping', description: 'Pings.', annotations: { readOnly: true }, run: () => 'pong' })]);
+      s.wardrik.container
+        .resolve(Tokens.Catalog)
+        .set('extra', [
+          defineTool({ name: 'ping', description: 'Pings.', annotations: { readOnly: true }, run: () => 'pong' }),
+        ]);
       await eventually(() => hub.tools().some((t) => t.name === 'svc__extra__ping'));
-      const answer = await hub.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'svc__extra__ping', arguments: {} } });
+      const answer = await hub.runner.run({
+        agent: 'a',
+        run: 'r',
+        call: { id: 'c', name: 'svc__extra__ping', arguments: {} },
+      });
       assert.deepEqual(answer.status === 'ok' && answer.output, 'pong');
     } finally {
       await hub.close();
@@ -85,7 +119,10 @@ describe('labelled (the hub reading wardrik/labels)', () => {
     const many = Array.from({ length: 40 }, (_, i) => `l${i}`);
     const result = labelled({ content: [], _meta: { 'wardrik/labels': many } }, 'x') as ToolResult;
     assert.equal(result.labels.length, 16);
-    const odd = labelled({ content: [], _meta: { 'wardrik/labels': ['outside', 7, '', 'x'.repeat(65), 'bad label', { a: 1 }] } }, 'x') as ToolResult;
+    const odd = labelled(
+      { content: [], _meta: { 'wardrik/labels': ['outside', 7, '', 'x'.repeat(65), 'bad label', { a: 1 }] } },
+      'x',
+    ) as ToolResult;
     assert.deepEqual(odd.labels, ['outside']);
     assert.equal(labelled({ content: [], _meta: { 'wardrik/labels': 'outside' } }, 'x'), 'x');
     assert.equal(labelled({ content: [] }, 'x'), 'x');

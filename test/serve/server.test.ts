@@ -14,7 +14,10 @@ describe('WardrikMcpServer', () => {
     it('gives qualified names, titles, descriptions, schemas and MCP hints', async () => {
       const client = await s.client();
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['orders__find_order', 'orders__read_web', 'orders__refund', 'orders__slow']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['orders__find_order', 'orders__read_web', 'orders__refund', 'orders__slow'],
+      );
       const find = tools[0]!;
       assert.equal(find.title, 'Find an order');
       assert.equal(find.description, 'Look up an order by id.');
@@ -30,7 +33,10 @@ describe('WardrikMcpServer', () => {
       const s = await serving({ names: 'bare' });
       try {
         const client = await s.client();
-        assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['find_order', 'read_web', 'refund', 'slow']);
+        assert.deepEqual(
+          (await client.listTools()).tools.map((t) => t.name),
+          ['find_order', 'read_web', 'refund', 'slow'],
+        );
         const result = await client.callTool({ name: 'find_order', arguments: { id: 'o-1' } });
         assert.deepEqual(result.structuredContent, { id: 'o-1', status: 'shipped' });
       } finally {
@@ -39,12 +45,24 @@ describe('WardrikMcpServer', () => {
     });
 
     it('refuses at start-up two tools that would share a bare name, naming both', async () => {
-      const tool = defineTool({ name: 'find_order', description: 'Another.', annotations: { readOnly: true }, run: () => 1 });
-      const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, tools: { orders: [tool], archive: [tool] } });
+      const tool = defineTool({
+        name: 'find_order',
+        description: 'Another.',
+        annotations: { readOnly: true },
+        run: () => 1,
+      });
+      const wardrik = await Wardrik.create({
+        store: 'memory:',
+        recoverMs: Infinity,
+        tools: { orders: [tool], archive: [tool] },
+      });
       try {
         assert.throws(
           () => wardrik.mcpServer({ tools: ['**'], names: 'bare', authenticate: false }),
-          (error: unknown) => error instanceof ConfigurationError && /orders\/find_order/.test(error.message) && /archive\/find_order/.test(error.message),
+          (error: unknown) =>
+            error instanceof ConfigurationError &&
+            /orders\/find_order/.test(error.message) &&
+            /archive\/find_order/.test(error.message),
         );
         // Qualified names do not clash.
         assert.doesNotThrow(() => wardrik.mcpServer({ tools: ['**'], authenticate: false }));
@@ -100,20 +118,32 @@ describe('WardrikMcpServer', () => {
       const client = await s.client();
       await assert.rejects(
         client.callTool({ name: 'orders__find_ordr', arguments: {} }),
-        (error: unknown) => error instanceof McpError && error.code === -32602 && /orders__find_order/.test(error.message),
+        (error: unknown) =>
+          error instanceof McpError && error.code === -32602 && /orders__find_order/.test(error.message),
       );
       assert.deepEqual(await s.store.listCalls({ run: client.session }), []);
       // A hostile name is cut before it is compared with every served name or echoed.
-      await assert.rejects(client.callTool({ name: 'x'.repeat(200_000), arguments: {} }), (error: unknown) => error instanceof McpError && error.message.length < 400);
+      await assert.rejects(
+        client.callTool({ name: 'x'.repeat(200_000), arguments: {} }),
+        (error: unknown) => error instanceof McpError && error.message.length < 400,
+      );
     });
 
     it('answers malformed tools/call params with JSON-RPC invalid params (-32602), naming the field', async () => {
       const client = await s.client();
-      const malformed = (params: unknown) => client.request({ method: 'tools/call', params } as never, CallToolResultSchema);
-      const invalidParams = (field: RegExp) => (error: unknown) => error instanceof McpError && error.code === -32602 && field.test(error.message);
+      const malformed = (params: unknown) =>
+        client.request({ method: 'tools/call', params } as never, CallToolResultSchema);
+      const invalidParams = (field: RegExp) => (error: unknown) =>
+        error instanceof McpError && error.code === -32602 && field.test(error.message);
       await assert.rejects(malformed({ name: 42, arguments: {} }), invalidParams(/params\.name/));
-      await assert.rejects(malformed({ name: 'orders__find_order', arguments: [{ id: 'o-1' }] }), invalidParams(/params\.arguments/));
-      await assert.rejects(malformed({ name: 'orders__find_order', arguments: { id: 'o-1' }, task: { ttl: 'soon' } }), invalidParams(/params\.task\.ttl/));
+      await assert.rejects(
+        malformed({ name: 'orders__find_order', arguments: [{ id: 'o-1' }] }),
+        invalidParams(/params\.arguments/),
+      );
+      await assert.rejects(
+        malformed({ name: 'orders__find_order', arguments: { id: 'o-1' }, task: { ttl: 'soon' } }),
+        invalidParams(/params\.task\.ttl/),
+      );
       await assert.rejects(malformed(undefined), invalidParams(/params/));
       // Nothing ran or was journaled for them.
       assert.deepEqual(await s.store.listCalls({ run: client.session }), []);
@@ -130,8 +160,12 @@ describe('WardrikMcpServer', () => {
     it("stops the tool's signal when the client cancels the request", async () => {
       const client = await s.client();
       const stop = new AbortController();
-      const calling = client.callTool({ name: 'orders__slow', arguments: { tag: 'cancelled' } }, undefined, { signal: stop.signal });
-      await eventually(async () => (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'));
+      const calling = client.callTool({ name: 'orders__slow', arguments: { tag: 'cancelled' } }, undefined, {
+        signal: stop.signal,
+      });
+      await eventually(async () =>
+        (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
+      );
       stop.abort('enough');
       await assert.rejects(calling);
       await eventually(() => s.ledger.aborted.includes('cancelled'));
@@ -144,10 +178,22 @@ describe('WardrikMcpServer', () => {
       const request = fetch(s.url, {
         method: 'POST',
         signal: gone.signal,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': client.session, 'mcp-protocol-version': '2025-11-25' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'orders__slow', arguments: { tag: 'gone' } } }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': client.session,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 99,
+          method: 'tools/call',
+          params: { name: 'orders__slow', arguments: { tag: 'gone' } },
+        }),
       });
-      await eventually(async () => (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'));
+      await eventually(async () =>
+        (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
+      );
       gone.abort();
       await assert.rejects(request.then((response) => response.text()));
       await eventually(() => s.ledger.aborted.includes('gone'));
@@ -156,7 +202,10 @@ describe('WardrikMcpServer', () => {
 
   describe('when the policy and labels apply', () => {
     it('parks a side effect after outside was read in that session only (the outside rule, per session)', async () => {
-      const s = await serving({ approvals: { waitMs: 0 } }, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } });
+      const s = await serving(
+        { approvals: { waitMs: 0 } },
+        { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } },
+      );
       try {
         const tainted = await s.client();
         const clean = await s.client();
@@ -199,7 +248,9 @@ describe('WardrikMcpServer', () => {
       try {
         const client = await s.client();
         const stop = new AbortController();
-        const first = client.callTool({ name: 'orders__slow', arguments: { tag: 'first' } }, undefined, { signal: stop.signal });
+        const first = client.callTool({ name: 'orders__slow', arguments: { tag: 'first' } }, undefined, {
+          signal: stop.signal,
+        });
         await eventually(async () => (await s.store.listCalls({ run: client.session })).length === 1);
         const second = await client.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
         assert.equal(second.isError, true);
@@ -222,7 +273,9 @@ describe('WardrikMcpServer', () => {
         const one = await s.client();
         const two = await s.client();
         const catalog = s.wardrik.container.resolve(Tokens.Catalog);
-        catalog.set('extra', [defineTool({ name: 'ping', description: 'Pings.', annotations: { readOnly: true }, run: () => 'pong' })]);
+        catalog.set('extra', [
+          defineTool({ name: 'ping', description: 'Pings.', annotations: { readOnly: true }, run: () => 'pong' }),
+        ]);
         await eventually(() => one.changes.count === 1 && two.changes.count === 1);
         assert.ok((await one.listTools()).tools.some((t) => t.name === 'extra__ping'));
         // A change outside the served patterns says nothing.
@@ -242,7 +295,10 @@ describe('WardrikMcpServer', () => {
       const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
       try {
         const server = wardrik.mcpServer({ tools: ['**'] });
-        assert.throws(() => server.handler(), (error: unknown) => error instanceof ConfigurationError && /authenticate: false/.test(error.message));
+        assert.throws(
+          () => server.handler(),
+          (error: unknown) => error instanceof ConfigurationError && /authenticate: false/.test(error.message),
+        );
         assert.throws(() => wardrik.mcpServer({ tools: [] }), ConfigurationError);
         assert.throws(() => wardrik.mcpServer({ tools: ['**'], approvals: { waitMs: -1 } }), /approvals.waitMs/);
       } finally {

@@ -47,7 +47,9 @@ describe('WardrikMcpServer when its store fails during a call', () => {
     const { store, state } = failingStore(real);
     const s = await serving({}, { store, ...ALLOW_REFUNDS });
     const warnings: string[] = [];
-    const subscription = s.wardrik.events$.subscribe((event) => event.type === 'warning' && warnings.push(event.message));
+    const subscription = s.wardrik.events$.subscribe(
+      (event) => event.type === 'warning' && warnings.push(event.message),
+    );
     try {
       const client = await s.client();
       // The refund runs; writing its answer to the journal fails.
@@ -58,10 +60,16 @@ describe('WardrikMcpServer when its store fails during a call', () => {
       const [item] = await s.store.listInbox();
       assert.equal(item?.kind, 'in_doubt');
       assert.equal(item.tool, 'orders/refund');
-      assert.match(text(result), /^The tool ran, but the server's store failed before its outcome was recorded, so it may have happened\. Do not call it again: a repeat could do it twice\./);
+      assert.match(
+        text(result),
+        /^The tool ran, but the server's store failed before its outcome was recorded, so it may have happened\. Do not call it again: a repeat could do it twice\./,
+      );
       assert.match(text(result), new RegExp(`a person will check and settle it \\(inbox item ${item.id}\\)`));
       assert.equal(meta(result)['wardrik/inbox'], item.id);
-      assert.ok(warnings.some((warning) => /orders__refund .*connection terminated unexpectedly/.test(warning)), 'the developer is told the cause');
+      assert.ok(
+        warnings.some((warning) => /orders__refund .*connection terminated unexpectedly/.test(warning)),
+        'the developer is told the cause',
+      );
       // A person says it happened: the journal then holds its result, once.
       await s.wardrik.inbox.answer(item.id, { happened: true, result: 'refunded o-90' });
       assert.equal((await s.store.getCall(client.session, item.call))?.state, 'succeeded');
@@ -84,13 +92,22 @@ describe('WardrikMcpServer when its store fails during a call', () => {
       };
       const result = await client.callTool({ name: 'orders__refund', arguments: { id: 'o-91' } });
       assert.equal(result.isError, true);
-      assert.match(text(result), /^The tool ran, but the server's store failed before its outcome was recorded, so it may have happened\. Do not call it again/);
-      assert.match(text(result), /Once the store is back, the call waits in the inbox, in doubt, for a person to settle it\./);
+      assert.match(
+        text(result),
+        /^The tool ran, but the server's store failed before its outcome was recorded, so it may have happened\. Do not call it again/,
+      );
+      assert.match(
+        text(result),
+        /Once the store is back, the call waits in the inbox, in doubt, for a person to settle it\./,
+      );
       assert.equal(meta(result)['wardrik/inbox'], undefined);
       assert.deepEqual(s.ledger.refunds, ['o-91']);
       state.down = false;
       assert.equal((await s.wardrik.recover()).inDoubt, 1);
-      assert.deepEqual((await s.store.listInbox()).map((item) => item.kind), ['in_doubt']);
+      assert.deepEqual(
+        (await s.store.listInbox()).map((item) => item.kind),
+        ['in_doubt'],
+      );
     } finally {
       await s.close();
     }
@@ -104,7 +121,10 @@ describe('WardrikMcpServer when its store fails during a call', () => {
       state.failWrite = (record) => record.state === 'started';
       const result = await client.callTool({ name: 'orders__refund', arguments: { id: 'o-92' } });
       assert.equal(result.isError, true);
-      assert.match(text(result), /^This call did not run: the server's store failed before it started\. Nothing happened; call it again in a moment\./);
+      assert.match(
+        text(result),
+        /^This call did not run: the server's store failed before it started\. Nothing happened; call it again in a moment\./,
+      );
       assert.deepEqual(s.ledger.refunds, []);
       assert.deepEqual(await s.store.listInbox(), []);
       assert.equal(state.failed, 1);

@@ -14,12 +14,19 @@ describe('WardrikMcpServer, with task-augmented calls (MCP tasks)', () => {
       await client.listTools();
       const statuses: string[] = [];
       let result: CallToolResult | undefined;
-      for await (const message of client.experimental.tasks.callToolStream({ name: 'orders__refund', arguments: { id: 'o-9' } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+      for await (const message of client.experimental.tasks.callToolStream(
+        { name: 'orders__refund', arguments: { id: 'o-9' } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      )) {
         if (message.type === 'taskCreated' || message.type === 'taskStatus') {
-          statuses.push(`${message.task.status}${message.task.statusMessage === undefined ? '' : `: ${message.task.statusMessage}`}`);
+          statuses.push(
+            `${message.task.status}${message.task.statusMessage === undefined ? '' : `: ${message.task.statusMessage}`}`,
+          );
           const items = await s.wardrik.inbox.list();
           // Approved only once the task has said it waits, well past waitMs.
-          if (items.length === 1 && statuses.some((status) => status.includes(`inbox item ${items[0]!.id}`))) await s.wardrik.inbox.approve(items[0]!.id);
+          if (items.length === 1 && statuses.some((status) => status.includes(`inbox item ${items[0]!.id}`)))
+            await s.wardrik.inbox.approve(items[0]!.id);
         } else if (message.type === 'result') result = message.result as CallToolResult;
         else assert.fail(`unexpected ${JSON.stringify(message)}`);
       }
@@ -38,9 +45,15 @@ describe('WardrikMcpServer, with task-augmented calls (MCP tasks)', () => {
     try {
       const client = await s.client();
       await client.listTools();
-      for await (const message of client.experimental.tasks.callToolStream({ name: 'orders__slow', arguments: { tag: 'task' } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+      for await (const message of client.experimental.tasks.callToolStream(
+        { name: 'orders__slow', arguments: { tag: 'task' } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      )) {
         if (message.type === 'taskCreated') {
-          await eventually(async () => (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'));
+          await eventually(async () =>
+            (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
+          );
           await client.experimental.tasks.cancelTask(message.task.taskId);
         }
         if (message.type === 'error') break;
@@ -65,10 +78,17 @@ describe('WardrikMcpServer, with task-augmented calls (MCP tasks)', () => {
       const mallory = await connected();
       const overHttp = await s.client();
       let taskId: string | undefined;
-      for await (const message of alice.experimental.tasks.callToolStream({ name: 'orders__find_order', arguments: { id: 'o-secret' } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+      for await (const message of alice.experimental.tasks.callToolStream(
+        { name: 'orders__find_order', arguments: { id: 'o-secret' } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      )) {
         if (message.type === 'taskCreated') taskId = message.task.taskId;
       }
-      assert.equal(text(await alice.experimental.tasks.getTaskResult(taskId!, CallToolResultSchema)), '{"id":"o-secret","status":"shipped"}');
+      assert.equal(
+        text(await alice.experimental.tasks.getTaskResult(taskId!, CallToolResultSchema)),
+        '{"id":"o-secret","status":"shipped"}',
+      );
       for (const other of [mallory, overHttp]) {
         assert.deepEqual((await other.experimental.tasks.listTasks()).tasks, []);
         await assert.rejects(other.experimental.tasks.getTaskResult(taskId!, CallToolResultSchema));

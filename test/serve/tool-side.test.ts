@@ -42,16 +42,30 @@ describe('ctx.progress and ctx.log', () => {
 
   it('are no-ops without a reporter, in a bare callTool too', async () => {
     new CallContext('a', 'r', 'c', 1, 'r:c', []).progress(1);
-    const tool = defineTool({ name: 't', description: 'Reports.', run: (_args, ctx) => (ctx.progress(1, 2), ctx.log('info', 'hi'), 'done') });
+    const tool = defineTool({
+      name: 't',
+      description: 'Reports.',
+      run: (_args, ctx) => (ctx.progress(1, 2), ctx.log('info', 'hi'), 'done'),
+    });
     assert.deepEqual(await callTool([tool], { name: 't' }), { status: 'ok', output: 'done', labels: [] });
   });
 
   it("reach the reporter a runner call was given, from the tool's own code", async () => {
-    const tool = defineTool({ name: 't', description: 'Reports.', annotations: { readOnly: true }, run: (_args, ctx) => (ctx.progress(1, 2), 'done') });
+    const tool = defineTool({
+      name: 't',
+      description: 'Reports.',
+      annotations: { readOnly: true },
+      run: (_args, ctx) => (ctx.progress(1, 2), 'done'),
+    });
     const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, tools: { x: [tool] } });
     try {
       const seen: number[] = [];
-      await wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'x__t' }, reporter: { progress: (p) => void seen.push(p), log: () => {} } });
+      await wardrik.runner.run({
+        agent: 'a',
+        run: 'r',
+        call: { id: 'c', name: 'x__t' },
+        reporter: { progress: (p) => void seen.push(p), log: () => {} },
+      });
       assert.deepEqual(seen, [1]);
     } finally {
       await wardrik.close();
@@ -61,15 +75,27 @@ describe('ctx.progress and ctx.log', () => {
 
 describe('tool.progress and tool.log events', () => {
   it("report a call's ctx.progress and ctx.log to whoever watches events$, with the caller's reporter still told", async () => {
-    const tool = defineTool({ name: 't', description: 'Reports.', annotations: { readOnly: true }, run: (_args, ctx) => (ctx.progress(1, 2, 'half'), ctx.log('info', 'hi'), 'done') });
+    const tool = defineTool({
+      name: 't',
+      description: 'Reports.',
+      annotations: { readOnly: true },
+      run: (_args, ctx) => (ctx.progress(1, 2, 'half'), ctx.log('info', 'hi'), 'done'),
+    });
     const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, tools: { x: [tool] } });
     const events: { type: string }[] = [];
     const subscription = wardrik.events$.subscribe((event) => events.push(event));
     try {
       const seen: number[] = [];
-      await wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'x__t' }, reporter: { progress: (p) => void seen.push(p), log: () => {} } });
+      await wardrik.runner.run({
+        agent: 'a',
+        run: 'r',
+        call: { id: 'c', name: 'x__t' },
+        reporter: { progress: (p) => void seen.push(p), log: () => {} },
+      });
       assert.deepEqual(seen, [1]);
-      const reports = events.filter((event) => event.type === 'tool.progress' || event.type === 'tool.log').map(({ time: _time, ...event }: { type: string; time?: number }) => event);
+      const reports = events
+        .filter((event) => event.type === 'tool.progress' || event.type === 'tool.log')
+        .map(({ time: _time, ...event }: { type: string; time?: number }) => event);
       assert.deepEqual(reports, [
         { type: 'tool.progress', agent: 'a', run: 'r', call: 'c', tool: 'x/t', progress: 1, total: 2, message: 'half' },
         { type: 'tool.log', agent: 'a', run: 'r', call: 'c', tool: 'x/t', level: 'info', data: 'hi' },
@@ -102,7 +128,11 @@ describe('ToolResult content parts', () => {
   });
 
   it('refuses a part that is not MCP content, naming its index', () => {
-    assert.throws(() => new ToolResult(undefined, { content: [{ type: 'text', text: 'ok' }, { type: 'image', data: 'x' } as never] }), /content\[1\] is not an MCP content part/);
+    assert.throws(
+      () =>
+        new ToolResult(undefined, { content: [{ type: 'text', text: 'ok' }, { type: 'image', data: 'x' } as never] }),
+      /content\[1\] is not an MCP content part/,
+    );
   });
 });
 
@@ -111,7 +141,13 @@ describe('A tool whose input schema declares draft 2020-12', () => {
     const tool = defineTool({
       name: 'addr',
       description: 'Takes an address.',
-      input: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', $defs: { a: { type: 'string' } }, properties: { city: { $ref: '#/$defs/a' } }, additionalProperties: false },
+      input: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        $defs: { a: { type: 'string' } },
+        properties: { city: { $ref: '#/$defs/a' } },
+        additionalProperties: false,
+      },
       run: (args: { city: string }) => args.city,
     });
     const catalog = new ToolCatalog();

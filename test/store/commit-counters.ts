@@ -59,7 +59,11 @@ export function countPostgres(schema: string) {
     else if (text === 'COMMIT' || text === 'ROLLBACK') inBlock.delete(this);
     if (text === 'BEGIN' || text.includes(`"${schema}"`)) {
       counts.roundTrips++;
-      if (text === 'BEGIN' || (!inBlock.has(this) && /^\s*(WITH|INSERT|UPDATE|DELETE)|\.wardrik_journal(_row)?\(/i.test(text))) counts.transactions++;
+      if (
+        text === 'BEGIN' ||
+        (!inBlock.has(this) && /^\s*(WITH|INSERT|UPDATE|DELETE)|\.wardrik_journal(_row)?\(/i.test(text))
+      )
+        counts.transactions++;
     }
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;

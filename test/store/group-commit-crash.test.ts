@@ -18,7 +18,10 @@ const { stores } = scratchStores('group_crash');
 /** Runs the writer until it has acknowledged `acks` batches, kills it with SIGKILL, and returns every line it printed. */
 function killAfter(url: string, acks: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER], { env: { ...process.env, STORE_URL: url, RUNS: String(RUNS) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WRITER], {
+      env: { ...process.env, STORE_URL: url, RUNS: String(RUNS) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let errors = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -27,7 +30,9 @@ function killAfter(url: string, acks: number): Promise<string[]> {
     });
     child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
     child.on('close', (code, signal) =>
-      signal === 'SIGKILL' ? resolve(output.split('\n').filter((line) => line !== '')) : reject(new Error(`the writer exited (${code}) before it was killed:\n${errors}`)),
+      signal === 'SIGKILL'
+        ? resolve(output.split('\n').filter((line) => line !== ''))
+        : reject(new Error(`the writer exited (${code}) before it was killed:\n${errors}`)),
     );
   });
 }
@@ -70,12 +75,22 @@ for (const [name, storeUrl] of stores) {
           const { started, answered } = acked.get(run) ?? { started: -1, answered: -1 };
           // Steps 2i (model) and 2i+1 (tools) go with call i's `started` and its answer.
           const answeredCalls = calls.filter((call) => call.state === 'succeeded').length;
-          assert.ok(calls.length >= started + 1, `${run}: ${calls.length} calls journaled, ${started + 1} acknowledged`);
-          assert.ok(answeredCalls >= answered + 1, `${run}: ${answeredCalls} answers journaled, ${answered + 1} acknowledged`);
+          assert.ok(
+            calls.length >= started + 1,
+            `${run}: ${calls.length} calls journaled, ${started + 1} acknowledged`,
+          );
+          assert.ok(
+            answeredCalls >= answered + 1,
+            `${run}: ${answeredCalls} answers journaled, ${answered + 1} acknowledged`,
+          );
           assert.equal(steps.length, calls.length + answeredCalls, `${run}: each step went with its call's write`);
           calls.forEach((call, i) => {
             assert.equal(call.call, `c${i}`);
-            assert.equal(call.state, i < calls.length - 1 ? 'succeeded' : call.state, `${run}: only the last call may be unanswered`);
+            assert.equal(
+              call.state,
+              i < calls.length - 1 ? 'succeeded' : call.state,
+              `${run}: only the last call may be unanswered`,
+            );
           });
           steps.forEach((step, i) => assert.equal(step.index, i));
         }

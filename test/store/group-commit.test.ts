@@ -54,14 +54,32 @@ const STORES: readonly [string, () => Promise<Opened>][] = [
 ];
 
 function started(run: string, call: string): CallRecord {
-  return { run, call, agent: 'a', tool: 't/x', arguments: { n: call }, idempotencyKey: `${run}:${call}`, state: 'started', attempt: 1, updatedAt: 1 };
+  return {
+    run,
+    call,
+    agent: 'a',
+    tool: 't/x',
+    arguments: { n: call },
+    idempotencyKey: `${run}:${call}`,
+    state: 'started',
+    attempt: 1,
+    updatedAt: 1,
+  };
 }
 
-const answered = (record: CallRecord): CallRecord => ({ ...record, state: 'succeeded', answer: { status: 'ok', output: 1, labels: [] }, updatedAt: 2 });
+const answered = (record: CallRecord): CallRecord => ({
+  ...record,
+  state: 'succeeded',
+  answer: { status: 'ok', output: 1, labels: [] },
+  updatedAt: 2,
+});
 
 /** A model step and the `started` records of its three calls. */
 function stepAndCalls(run: string, index = 0): JournalWrite[] {
-  return [{ step: { run, index, data: { kind: 'model' }, createdAt: 1 } }, ...['c0', 'c1', 'c2'].map((call) => ({ call: started(run, call), expected: undefined }))];
+  return [
+    { step: { run, index, data: { kind: 'model' }, createdAt: 1 } },
+    ...['c0', 'c1', 'c2'].map((call) => ({ call: started(run, call), expected: undefined })),
+  ];
 }
 
 for (const [name, open] of STORES) {
@@ -70,7 +88,11 @@ for (const [name, open] of STORES) {
       const { store, commits, roundTrips, close } = await open();
       try {
         const runs = Array.from({ length: 100 }, () => randomUUID());
-        assert.ok((await Promise.all(runs.map((run) => store.writeJournal(stepAndCalls(run))))).every((results) => results.every(Boolean)));
+        assert.ok(
+          (await Promise.all(runs.map((run) => store.writeJournal(stepAndCalls(run))))).every((results) =>
+            results.every(Boolean),
+          ),
+        );
         assert.equal(commits(), 1, '100 runs, one commit');
         if (name === 'PostgreSQL') assert.equal(roundTrips(), 1, 'one statement');
         // Half the runs answer their calls (started → succeeded); the other half expect a state their
@@ -78,12 +100,17 @@ for (const [name, open] of STORES) {
         const results = await Promise.all(
           runs.map((run, i) =>
             store.writeJournal([
-              ...['c0', 'c1', 'c2'].map((call): JournalWrite => ({ call: answered(started(run, call)), expected: i % 2 === 0 ? 'started' : 'parked' })),
+              ...['c0', 'c1', 'c2'].map((call): JournalWrite => ({
+                call: answered(started(run, call)),
+                expected: i % 2 === 0 ? 'started' : 'parked',
+              })),
               { step: { run, index: 1, data: { kind: 'tools' }, createdAt: 2 } },
             ]),
           ),
         );
-        results.forEach((batch, i) => assert.deepEqual(batch, i % 2 === 0 ? [true, true, true, true] : [false, false, false, true], `run ${i}`));
+        results.forEach((batch, i) =>
+          assert.deepEqual(batch, i % 2 === 0 ? [true, true, true, true] : [false, false, false, true], `run ${i}`),
+        );
         assert.equal(commits(), 2);
         assert.equal((await store.listCalls({ run: runs[0]!, state: 'succeeded' })).length, 3);
         assert.equal((await store.listCalls({ run: runs[1]!, state: 'started' })).length, 3);
@@ -97,7 +124,15 @@ for (const [name, open] of STORES) {
       const { store, commits, roundTrips, close } = await open();
       try {
         const runs = Array.from({ length: 100 }, () => randomUUID());
-        const turn = (run: string, version: number): TurnRecord => ({ run, agent: 'a', status: version === 1 ? 'running' : 'done', version, data: { version }, createdAt: 1, updatedAt: version });
+        const turn = (run: string, version: number): TurnRecord => ({
+          run,
+          agent: 'a',
+          status: version === 1 ? 'running' : 'done',
+          version,
+          data: { version },
+          createdAt: 1,
+          updatedAt: version,
+        });
         const starts = await Promise.all(
           runs.map((run) =>
             store.writeJournal([
@@ -115,7 +150,10 @@ for (const [name, open] of STORES) {
         const ends = await Promise.all(
           runs.map((run, i) =>
             store.writeJournal([
-              ...['c0', 'c1', 'c2'].map((call): JournalWrite => ({ call: answered(started(run, call)), expected: 'started' })),
+              ...['c0', 'c1', 'c2'].map((call): JournalWrite => ({
+                call: answered(started(run, call)),
+                expected: 'started',
+              })),
               { turn: turn(run, 2), expectedVersion: i % 2 === 0 ? 1 : 2 },
               { release: { run, node: i % 2 === 0 ? 'node-a' : 'node-b' } },
             ]),
@@ -158,16 +196,31 @@ for (const [name, open] of STORES) {
         const record = started(run, 'c');
         const other = started(run, 'd');
         // Two first writes of one call (an agent whose model gave two calls one id): the second is refused.
-        assert.deepEqual(await store.writeJournal([{ call: record, expected: undefined }, { call: { ...record, tool: 't/y' }, expected: undefined }]), [true, false]);
+        assert.deepEqual(
+          await store.writeJournal([
+            { call: record, expected: undefined },
+            { call: { ...record, tool: 't/y' }, expected: undefined },
+          ]),
+          [true, false],
+        );
         assert.equal((await store.getCall(run, 'c'))?.tool, 't/x');
         // A first write then its answer, in one batch: both take, and the answer is what stays.
-        assert.deepEqual(await store.writeJournal([{ call: other, expected: undefined }, { call: answered(other), expected: 'started' }]), [true, true]);
+        assert.deepEqual(
+          await store.writeJournal([
+            { call: other, expected: undefined },
+            { call: answered(other), expected: 'started' },
+          ]),
+          [true, true],
+        );
         assert.equal((await store.getCall(run, 'd'))?.state, 'succeeded');
         // Two answers of one started call: the first takes, the second finds it no longer started.
         const third = started(run, 'e');
         await store.writeJournal([{ call: third, expected: undefined }]);
         assert.deepEqual(
-          await store.writeJournal([{ call: answered(third), expected: 'started' }, { call: { ...answered(third), state: 'failed' }, expected: 'started' }]),
+          await store.writeJournal([
+            { call: answered(third), expected: 'started' },
+            { call: { ...answered(third), state: 'failed' }, expected: 'started' },
+          ]),
           [true, false],
         );
         assert.equal((await store.getCall(run, 'e'))?.state, 'succeeded');
@@ -177,14 +230,28 @@ for (const [name, open] of STORES) {
     });
 
     for (const [fault, bad] of [
-      ['a value the database refuses (NOT NULL)', (run: string): JournalWrite => ({ call: { ...started(run, 'bad'), agent: null as unknown as string }, expected: undefined })],
-      ['a value that cannot be encoded (a bigint)', (run: string): JournalWrite => ({ call: { ...started(run, 'bad'), arguments: { n: 1n } }, expected: undefined })],
+      [
+        'a value the database refuses (NOT NULL)',
+        (run: string): JournalWrite => ({
+          call: { ...started(run, 'bad'), agent: null as unknown as string },
+          expected: undefined,
+        }),
+      ],
+      [
+        'a value that cannot be encoded (a bigint)',
+        (run: string): JournalWrite => ({
+          call: { ...started(run, 'bad'), arguments: { n: 1n } },
+          expected: undefined,
+        }),
+      ],
     ] as const) {
       it(`fails only the batch with ${fault}: the batches beside it commit, and nothing of it is kept`, async () => {
         const { store, close } = await open();
         try {
           const runs = ['before', 'faulty', 'after'].map((run) => `${run}-${randomUUID()}`);
-          const outcomes = await Promise.allSettled(runs.map((run, i) => store.writeJournal(i === 1 ? [...stepAndCalls(run), bad(run)] : stepAndCalls(run))));
+          const outcomes = await Promise.allSettled(
+            runs.map((run, i) => store.writeJournal(i === 1 ? [...stepAndCalls(run), bad(run)] : stepAndCalls(run))),
+          );
           assert.deepEqual(outcomes[0], { status: 'fulfilled', value: [true, true, true, true] });
           assert.deepEqual(outcomes[2], { status: 'fulfilled', value: [true, true, true, true] });
           assert.equal(outcomes[1]!.status, 'rejected');
@@ -200,16 +267,28 @@ for (const [name, open] of STORES) {
       });
     }
 
-    it('keeps the spend of the batches beside one that fails, once each, and none of the failed one\'s', async () => {
+    it("keeps the spend of the batches beside one that fails, once each, and none of the failed one's", async () => {
       const { store, close } = await open();
       try {
         const agent = `agent-${randomUUID()}`;
         const runs = ['before', 'faulty', 'after'].map((run) => `${run}-${randomUUID()}`);
-        const bad = (run: string): JournalWrite => ({ call: { ...started(run, 'bad'), agent: null as unknown as string }, expected: undefined });
+        const bad = (run: string): JournalWrite => ({
+          call: { ...started(run, 'bad'), agent: null as unknown as string },
+          expected: undefined,
+        });
         const outcomes = await Promise.allSettled(
-          runs.map((run, i) => store.writeJournal([...stepAndCalls(run), { spend: { agent, microUsd: 250_000 } }, ...(i === 1 ? [bad(run)] : [])])),
+          runs.map((run, i) =>
+            store.writeJournal([
+              ...stepAndCalls(run),
+              { spend: { agent, microUsd: 250_000 } },
+              ...(i === 1 ? [bad(run)] : []),
+            ]),
+          ),
         );
-        assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+        assert.deepEqual(
+          outcomes.map((outcome) => outcome.status),
+          ['fulfilled', 'rejected', 'fulfilled'],
+        );
         // The shared transaction (SQLite) or statement (PostgreSQL) was made again without the faulty batch: no spend twice.
         assert.equal(await store.getSpend(agent), 500_000);
       } finally {
@@ -259,7 +338,8 @@ describe('A busy SQLite store', () => {
     }
   };
   const journal = async (store: SqliteStore, commits: number): Promise<void> => {
-    for (let i = 0; i < commits; i++) await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
+    for (let i = 0; i < commits; i++)
+      await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
   };
 
   it('moves its write-ahead log into the file from a thread of its own, while the calls go on', async () => {

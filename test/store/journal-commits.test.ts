@@ -21,12 +21,25 @@ after(async () => {
 });
 
 function started(run: string, call: string): CallRecord {
-  return { run, call, agent: 'a', tool: 't/x', arguments: { n: call }, idempotencyKey: `${run}:${call}`, state: 'started', attempt: 1, updatedAt: 1 };
+  return {
+    run,
+    call,
+    agent: 'a',
+    tool: 't/x',
+    arguments: { n: call },
+    idempotencyKey: `${run}:${call}`,
+    state: 'started',
+    attempt: 1,
+    updatedAt: 1,
+  };
 }
 
 /** A model step and the `started` records of its ten calls: what must be durable before the tools run. */
 function stepAndCalls(run: string): JournalWrite[] {
-  return [{ step: { run, index: 0, data: { kind: 'model' }, createdAt: 1 } }, ...Array.from({ length: 10 }, (_, i) => ({ call: started(run, `c${i}`), expected: undefined }))];
+  return [
+    { step: { run, index: 0, data: { kind: 'model' }, createdAt: 1 } },
+    ...Array.from({ length: 10 }, (_, i) => ({ call: started(run, `c${i}`), expected: undefined })),
+  ];
 }
 
 describe('A batch of journal writes', () => {
@@ -41,7 +54,12 @@ describe('A batch of journal writes', () => {
       assert.equal((await store.writeJournal(stepAndCalls('run-2'))).length, 11);
       assert.equal(walCommits(path) - before, 2);
       // Each write on its own is a commit of its own, which is what a batch saves.
-      for (const write of stepAndCalls('run-3')) await ('call' in write ? store.writeCall(write.call, undefined) : 'step' in write ? store.appendStep(write.step) : undefined);
+      for (const write of stepAndCalls('run-3'))
+        await ('call' in write
+          ? store.writeCall(write.call, undefined)
+          : 'step' in write
+            ? store.appendStep(write.step)
+            : undefined);
       assert.equal(walCommits(path) - before, 13);
     } finally {
       await store.close();
@@ -72,7 +90,10 @@ describe('A batch of journal writes', () => {
       assert.deepEqual(counter.counts, { roundTrips: 1, transactions: 1 });
       const answers = stepAndCalls('run-1')
         .filter((write): write is { call: CallRecord; expected: undefined } => 'call' in write)
-        .map((write): JournalWrite => ({ call: { ...write.call, state: 'succeeded', answer: { status: 'ok', output: 1, labels: [] }, updatedAt: 2 }, expected: 'started' }));
+        .map((write): JournalWrite => ({
+          call: { ...write.call, state: 'succeeded', answer: { status: 'ok', output: 1, labels: [] }, updatedAt: 2 },
+          expected: 'started',
+        }));
       const tools: JournalWrite = { step: { run: 'run-1', index: 1, data: { kind: 'tools' }, createdAt: 2 } };
       assert.deepEqual(await store.writeJournal([...answers, tools]), Array(11).fill(true));
       assert.deepEqual(counter.counts, { roundTrips: 2, transactions: 2 });
@@ -89,22 +110,48 @@ describe('A batch of journal writes', () => {
     const original = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       const text = (args[0] as { text?: string })?.text ?? '';
-      if (text.includes(`"${schema}"`)) sent.push(/\.wardrik_journal_row\(/.test(text) ? 'row' : /\.wardrik_journal\(/.test(text) ? 'arrays' : 'other');
+      if (text.includes(`"${schema}"`))
+        sent.push(/\.wardrik_journal_row\(/.test(text) ? 'row' : /\.wardrik_journal\(/.test(text) ? 'arrays' : 'other');
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof original;
     try {
-      const step = (run: string, index: number): JournalWrite => ({ step: { run, index, data: { kind: 'model' }, createdAt: 1 } });
+      const step = (run: string, index: number): JournalWrite => ({
+        step: { run, index, data: { kind: 'model' }, createdAt: 1 },
+      });
       // A tool call's commit: the last answer, its tools step, the next model step and its call.
       await store.writeJournal([step('run-r', 0), { call: started('run-r', 'c0'), expected: undefined }]);
-      const answered: JournalWrite = { call: { ...started('run-r', 'c0'), state: 'succeeded', answer: { status: 'ok', output: 1, labels: [] }, updatedAt: 2 }, expected: 'started' };
-      assert.deepEqual(await store.writeJournal([answered, step('run-r', 1), step('run-r', 2), { spend: { agent: 'a', microUsd: 1 } }, { call: started('run-r', 'c1'), expected: undefined }]), [true, true, true, true, true]);
+      const answered: JournalWrite = {
+        call: {
+          ...started('run-r', 'c0'),
+          state: 'succeeded',
+          answer: { status: 'ok', output: 1, labels: [] },
+          updatedAt: 2,
+        },
+        expected: 'started',
+      };
+      assert.deepEqual(
+        await store.writeJournal([
+          answered,
+          step('run-r', 1),
+          step('run-r', 2),
+          { spend: { agent: 'a', microUsd: 1 } },
+          { call: started('run-r', 'c1'), expected: undefined },
+        ]),
+        [true, true, true, true, true],
+      );
       assert.deepEqual(sent, ['row', 'row']);
       // Answered as a row each: the compare-and-set and the step that find their rows taken take nothing.
       assert.deepEqual(await store.writeJournal([answered, step('run-r', 3), step('run-r', 2)]), [false, true, false]);
       // Two new calls, three steps, labels (even none: then no row answers the write): arrays.
       sent.length = 0;
-      assert.deepEqual(await store.writeJournal([step('run-r', 4), { labels: { run: 'run-r', labels: [] } }]), [true, true]);
-      await store.writeJournal([{ call: started('run-a', 'c0'), expected: undefined }, { call: started('run-a', 'c1'), expected: undefined }]);
+      assert.deepEqual(await store.writeJournal([step('run-r', 4), { labels: { run: 'run-r', labels: [] } }]), [
+        true,
+        true,
+      ]);
+      await store.writeJournal([
+        { call: started('run-a', 'c0'), expected: undefined },
+        { call: started('run-a', 'c1'), expected: undefined },
+      ]);
       await store.writeJournal([step('run-a', 0), step('run-a', 1), step('run-a', 2)]);
       await store.writeJournal([{ labels: { run: 'run-a', labels: ['outside'] } }]);
       // Batches of two runs ready together share one statement: arrays.

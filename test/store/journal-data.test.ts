@@ -9,7 +9,15 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { z } from 'zod';
 import { JournalDataError } from '../../src/errors.js';
-import { defineTool, MemoryStore, Wardrik, type CallRecord, type Store, type ToolAnswer, type WardrikEvent } from '../../src/index.js';
+import {
+  defineTool,
+  MemoryStore,
+  Wardrik,
+  type CallRecord,
+  type Store,
+  type ToolAnswer,
+  type WardrikEvent,
+} from '../../src/index.js';
 import { JOURNAL_FORMAT, readStored, readStoredJson, stored } from '../../src/store/journal-data.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -58,7 +66,10 @@ describe('Journal data', () => {
 
   describe('a value a newer Wardrik wrote', () => {
     it('is refused, naming the run and saying to upgrade', () => {
-      assert.throws(() => readStored(shape, { format: NEWER, input: 'hi', steps: 1 }, 'the data of run "r1"'), refused('journal_newer', 'the data of run "r1"'));
+      assert.throws(
+        () => readStored(shape, { format: NEWER, input: 'hi', steps: 1 }, 'the data of run "r1"'),
+        refused('journal_newer', 'the data of run "r1"'),
+      );
     });
   });
 
@@ -72,7 +83,10 @@ describe('Journal data', () => {
       ['not JSON', '{"input":'],
     ] as const) {
       it(`is refused for ${what}, naming the run`, () => {
-        assert.throws(() => readStoredJson(shape, text, 'the data of run "r1"'), refused('journal_malformed', 'the data of run "r1"'));
+        assert.throws(
+          () => readStoredJson(shape, text, 'the data of run "r1"'),
+          refused('journal_malformed', 'the data of run "r1"'),
+        );
       });
     }
 
@@ -133,7 +147,10 @@ async function parkedTurn(store: Store) {
   wardrik.events$.subscribe((event: WardrikEvent) => {
     if (event.type === 'warning') warnings.push(event.message);
   });
-  const model = scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }] }, { text: 'Refunded.' }]);
+  const model = scriptedModel([
+    { toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_1' } }] },
+    { text: 'Refunded.' },
+  ]);
   const agent = wardrik.startAgent({ id: 'support', model, tools: ['shop/*'] });
   const turn = await agent.send('Refund ord_1');
   assert.equal(turn.status, 'parked');
@@ -145,7 +162,11 @@ describe('A run whose journal this Wardrik cannot read', () => {
     const { store, sql } = sqlite();
     const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: [refund] } });
     try {
-      const agent = wardrik.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello.' }]), tools: ['shop/*'] });
+      const agent = wardrik.startAgent({
+        id: 'support',
+        model: scriptedModel([{ text: 'Hello.' }]),
+        tools: ['shop/*'],
+      });
       const turn = await agent.send('Hi');
       assert.equal((await agent.result(turn.run)).text, '[scripted] Hello.');
       sql(`UPDATE wardrik_turns SET data = json_set(data, '$.format', ?) WHERE run = ?`, NEWER, turn.run);
@@ -175,7 +196,10 @@ describe('A run whose journal this Wardrik cannot read', () => {
     const { store, sql } = sqlite();
     const { wardrik, turn, warnings } = await parkedTurn(store);
     try {
-      sql(`UPDATE wardrik_steps SET data = json_set(data, '$.calls', 'none') WHERE id >> 32 = (SELECT no FROM wardrik_step_runs WHERE run = ?)`, turn.run);
+      sql(
+        `UPDATE wardrik_steps SET data = json_set(data, '$.calls', 'none') WHERE id >> 32 = (SELECT no FROM wardrik_step_runs WHERE run = ?)`,
+        turn.run,
+      );
       const warned = warning(wardrik, turn.run);
       // The approval is recorded and the call runs; the turn does not go on from a journal it cannot read.
       await wardrik.inbox.approve(turn.parked[0]!.inboxId);
@@ -195,12 +219,23 @@ describe('A run whose journal this Wardrik cannot read', () => {
     const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: [refund] } });
     try {
       const run = `r-${randomBytes(4).toString('hex')}`;
-      const record = { run, agent: 'support', status: 'running' as const, version: 1, data: { format: NEWER, input: 'Hi' }, createdAt: 1, updatedAt: 1 };
+      const record = {
+        run,
+        agent: 'support',
+        status: 'running' as const,
+        version: 1,
+        data: { format: NEWER, input: 'Hi' },
+        createdAt: 1,
+        updatedAt: 1,
+      };
       await store.writeTurn(record, undefined);
       wardrik.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello.' }]), tools: ['shop/*'] });
       const warned = warning(wardrik, run);
       assert.deepEqual(await wardrik.agents.recover(), []);
-      assert.match(await warned, new RegExp(`Turn "${run}" of agent "support" is not taken up: .*newer Wardrik.*upgrade Wardrik`));
+      assert.match(
+        await warned,
+        new RegExp(`Turn "${run}" of agent "support" is not taken up: .*newer Wardrik.*upgrade Wardrik`),
+      );
       assert.deepEqual(await store.getTurn(run), record);
     } finally {
       await wardrik.close();
@@ -211,10 +246,17 @@ describe('A run whose journal this Wardrik cannot read', () => {
     const store = new MemoryStore();
     const wardrik = await Wardrik.create({ store, recoverMs: Infinity, tools: { shop: [refund] } });
     try {
-      const agent = wardrik.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello.' }]), tools: ['shop/*'] });
+      const agent = wardrik.startAgent({
+        id: 'support',
+        model: scriptedModel([{ text: 'Hello.' }]),
+        tools: ['shop/*'],
+      });
       const turn = await agent.send('Hi');
       const record = (await store.getTurn(turn.run))!;
-      await store.writeTurn({ ...record, version: record.version + 1, data: { ...(record.data as object), format: NEWER } }, record.version);
+      await store.writeTurn(
+        { ...record, version: record.version + 1, data: { ...(record.data as object), format: NEWER } },
+        record.version,
+      );
       await assert.rejects(agent.result(turn.run), refused('journal_newer', `run "${turn.run}"`));
     } finally {
       await wardrik.close();
@@ -225,12 +267,22 @@ describe('A run whose journal this Wardrik cannot read', () => {
     const { store: unused, path, sql } = sqlite();
     await unused.close();
     const first = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { shop: [refund] } });
-    const earlier = await first.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello.' }]), tools: ['shop/*'] }).send('Hi');
+    const earlier = await first
+      .startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello.' }]), tools: ['shop/*'] })
+      .send('Hi');
     await first.close();
-    sql(`UPDATE wardrik_steps SET data = json_set(data, '$.format', ?) WHERE id >> 32 = (SELECT no FROM wardrik_step_runs WHERE run = ?)`, NEWER, earlier.run);
+    sql(
+      `UPDATE wardrik_steps SET data = json_set(data, '$.format', ?) WHERE id >> 32 = (SELECT no FROM wardrik_step_runs WHERE run = ?)`,
+      NEWER,
+      earlier.run,
+    );
     const fresh = await Wardrik.create({ store: `sqlite:${path}`, recoverMs: Infinity, tools: { shop: [refund] } });
     try {
-      const agent = fresh.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello again.' }]), tools: ['shop/*'] });
+      const agent = fresh.startAgent({
+        id: 'support',
+        model: scriptedModel([{ text: 'Hello again.' }]),
+        tools: ['shop/*'],
+      });
       await assert.rejects(agent.send('Hi again'), refused('journal_newer', `run "${earlier.run}"`));
     } finally {
       await fresh.close();
@@ -240,7 +292,18 @@ describe('A run whose journal this Wardrik cannot read', () => {
 
 /** Call `c1` of `run`, succeeded with `answer`. */
 function succeeded(run: string, args: unknown, answer: ToolAnswer): CallRecord {
-  return { run, call: 'c1', agent: 'a', tool: 's/t', arguments: args, idempotencyKey: 'k', state: 'succeeded', attempt: 1, answer, updatedAt: 1 };
+  return {
+    run,
+    call: 'c1',
+    agent: 'a',
+    tool: 's/t',
+    arguments: args,
+    idempotencyKey: 'k',
+    state: 'succeeded',
+    attempt: 1,
+    answer,
+    updatedAt: 1,
+  };
 }
 
 for (const backend of ['SQLite', 'PostgreSQL'] as const) {
@@ -257,7 +320,12 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
           const admin = new pg.Pool({ connectionString: url, max: 1 });
           try {
             let n = 0;
-            return (await admin.query(text.replaceAll('{s}', `"${schema}"`).replaceAll('?', () => `$${++n}`), values)).rows;
+            return (
+              await admin.query(
+                text.replaceAll('{s}', `"${schema}"`).replaceAll('?', () => `$${++n}`),
+                values,
+              )
+            ).rows;
           } finally {
             await admin.end();
           }
@@ -271,7 +339,20 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
         const run = `r-${randomBytes(4).toString('hex')}`;
         const hub = `h-${randomBytes(4).toString('hex')}`;
         const answer = { status: 'ok' as const, output: 1, labels: [] };
-        const item = { id: `i-${run}`, kind: 'park' as const, status: 'pending' as const, agent: 'a', run, call: 'c1', tool: 's/t', arguments: null, digest: 'd', labels: [], reason: 'Why', createdAt: 1 };
+        const item = {
+          id: `i-${run}`,
+          kind: 'park' as const,
+          status: 'pending' as const,
+          agent: 'a',
+          run,
+          call: 'c1',
+          tool: 's/t',
+          arguments: null,
+          digest: 'd',
+          labels: [],
+          reason: 'Why',
+          createdAt: 1,
+        };
         const server = { hub, name: 'files', options: { transport: { stdio: { command: 'node' } } }, updatedAt: 1 };
         await store.writeCall(succeeded(run, {}, answer), undefined);
         await store.putInboxItem(item);
@@ -282,7 +363,10 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
           ...(await sql(`SELECT options AS text FROM {s}.wardrik_mcp_servers WHERE hub = ?`, hub)),
         ] as { text: unknown }[];
         // PostgreSQL's driver parses json columns; SQLite keeps the text.
-        assert.deepEqual(rows.map((row) => (typeof row.text === 'string' ? JSON.parse(row.text) : row.text).format), [JOURNAL_FORMAT, JOURNAL_FORMAT, JOURNAL_FORMAT]);
+        assert.deepEqual(
+          rows.map((row) => (typeof row.text === 'string' ? JSON.parse(row.text) : row.text).format),
+          [JOURNAL_FORMAT, JOURNAL_FORMAT, JOURNAL_FORMAT],
+        );
         assert.deepEqual((await store.getCall(run, 'c1'))?.answer, answer);
         assert.deepEqual(await store.getInboxItem(item.id), item);
         assert.deepEqual(await store.listMcpServers(hub), [server]);
@@ -296,7 +380,20 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       try {
         const run = `r-${randomBytes(4).toString('hex')}`;
         const answer = { status: 'ok' as const, output: undefined, labels: [] };
-        const item = { id: `i-${run}`, kind: 'park' as const, status: 'pending' as const, agent: 'a', run, call: 'c1', tool: 's/t', arguments: undefined, digest: 'd', labels: [], reason: 'Why', createdAt: 1 };
+        const item = {
+          id: `i-${run}`,
+          kind: 'park' as const,
+          status: 'pending' as const,
+          agent: 'a',
+          run,
+          call: 'c1',
+          tool: 's/t',
+          arguments: undefined,
+          digest: 'd',
+          labels: [],
+          reason: 'Why',
+          createdAt: 1,
+        };
         await store.writeCall(succeeded(run, undefined, answer), undefined);
         await store.putInboxItem(item);
         assert.deepEqual((await store.getCall(run, 'c1'))?.answer, { status: 'ok', labels: [] });
@@ -312,7 +409,11 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       try {
         const run = `r-${randomBytes(4).toString('hex')}`;
         await store.writeCall(succeeded(run, {}, { status: 'ok', output: 1, labels: [] }), undefined);
-        await sql(`UPDATE {s}.calls SET answer = ? WHERE run = ?`, JSON.stringify({ format: NEWER, status: 'ok', output: 1, labels: [] }), run);
+        await sql(
+          `UPDATE {s}.calls SET answer = ? WHERE run = ?`,
+          JSON.stringify({ format: NEWER, status: 'ok', output: 1, labels: [] }),
+          run,
+        );
         await assert.rejects(store.getCall(run, 'c1'), refused('journal_newer', `call "c1" of run "${run}"`));
       } finally {
         await store.close();
@@ -323,10 +424,27 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       const { store, sql } = await open();
       try {
         const id = `i-${randomBytes(4).toString('hex')}`;
-        const item = { id, kind: 'approval' as const, status: 'pending' as const, agent: 'a', run: 'r9', call: 'c1', tool: 's/t', arguments: {}, digest: 'd', labels: [], reason: 'Why', createdAt: 1 };
+        const item = {
+          id,
+          kind: 'approval' as const,
+          status: 'pending' as const,
+          agent: 'a',
+          run: 'r9',
+          call: 'c1',
+          tool: 's/t',
+          arguments: {},
+          digest: 'd',
+          labels: [],
+          reason: 'Why',
+          createdAt: 1,
+        };
         await store.putInboxItem(item);
         assert.deepEqual(await store.getInboxItem(id), item);
-        await sql(`UPDATE {s}.inbox SET item = ? WHERE id = ?`, JSON.stringify({ ...item, format: JOURNAL_FORMAT, labels: 'outside' }), id);
+        await sql(
+          `UPDATE {s}.inbox SET item = ? WHERE id = ?`,
+          JSON.stringify({ ...item, format: JOURNAL_FORMAT, labels: 'outside' }),
+          id,
+        );
         await assert.rejects(store.getInboxItem(id), refused('journal_malformed', `inbox item "${id}" of run "r9"`));
       } finally {
         await store.close();
@@ -337,7 +455,12 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       const { store, sql } = await open();
       try {
         const key = `k-${randomBytes(4).toString('hex')}`;
-        await store.putRemembered({ key, digest: 'd', answer: { status: 'ok', output: 2, labels: [] }, expiresAt: 100 });
+        await store.putRemembered({
+          key,
+          digest: 'd',
+          answer: { status: 'ok', output: 2, labels: [] },
+          expiresAt: 100,
+        });
         assert.deepEqual((await store.getRemembered(key, 0))?.answer, { status: 'ok', output: 2, labels: [] });
         await sql(`UPDATE {s}.remembered SET answer = ? WHERE key = ?`, JSON.stringify({ format: NEWER }), key);
         await assert.rejects(store.getRemembered(key, 0), refused('journal_newer', `key "${key}"`));

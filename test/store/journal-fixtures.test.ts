@@ -58,7 +58,10 @@ async function postgresFixture(): Promise<{ store: string; runs: Runs }> {
   } finally {
     await admin.end();
   }
-  return { store: `${url}?schema=${schema}`, runs: JSON.parse(readFileSync(new URL('runs.pg.json', FIXTURES), 'utf8')) as Runs };
+  return {
+    store: `${url}?schema=${schema}`,
+    runs: JSON.parse(readFileSync(new URL('runs.pg.json', FIXTURES), 'utf8')) as Runs,
+  };
 }
 
 /** The fixture's tools, as its Wardrik offered them; `charged` counts the charges that ran here. */
@@ -74,7 +77,12 @@ function shop(charged: string[]) {
     defineTool({
       name: 'rate',
       description: 'Today’s exchange rate.',
-      input: { type: 'object', properties: { currency: { type: 'string' } }, required: ['currency'], additionalProperties: false },
+      input: {
+        type: 'object',
+        properties: { currency: { type: 'string' } },
+        required: ['currency'],
+        additionalProperties: false,
+      },
       annotations: { idempotent: true, remember: true },
       run: ({ currency }: { currency: string }) => ({ currency, rate: 1.08 }),
     }),
@@ -101,8 +109,21 @@ async function open(name: string, charged: string[] = []) {
   const store = await openStore(name);
   const container = root.createChildContainer();
   container.register(Tokens.Clock, { useValue: { now: () => NOW } });
-  const policy = { rules: [{ match: 'shop/refund', action: 'ask' as const }, { match: 'shop/charge', action: 'allow' as const }, { match: 'shop/rate', action: 'allow' as const }] };
-  const wardrik = await Wardrik.create({ store, container, recoverMs: Infinity, runner: { node: 'upgraded' }, policy, tools: { shop: shop(charged) } });
+  const policy = {
+    rules: [
+      { match: 'shop/refund', action: 'ask' as const },
+      { match: 'shop/charge', action: 'allow' as const },
+      { match: 'shop/rate', action: 'allow' as const },
+    ],
+  };
+  const wardrik = await Wardrik.create({
+    store,
+    container,
+    recoverMs: Infinity,
+    runner: { node: 'upgraded' },
+    policy,
+    tools: { shop: shop(charged) },
+  });
   return {
     wardrik,
     store,
@@ -130,11 +151,25 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       const { store, close } = await open(fixture.store);
       try {
         const { finished, parked } = fixture.runs;
-        assert.deepEqual((await store.getCall(finished, '0.f1'))?.answer, { status: 'ok', output: { id: 'ord_1', status: 'shipped' }, labels: [] });
-        assert.deepEqual((await store.getRemembered(`${finished}:0.r1`, NOW))?.answer, { status: 'ok', output: { currency: 'EUR', rate: 1.08 }, labels: [] });
+        assert.deepEqual((await store.getCall(finished, '0.f1'))?.answer, {
+          status: 'ok',
+          output: { id: 'ord_1', status: 'shipped' },
+          labels: [],
+        });
+        assert.deepEqual((await store.getRemembered(`${finished}:0.r1`, NOW))?.answer, {
+          status: 'ok',
+          output: { currency: 'EUR', rate: 1.08 },
+          labels: [],
+        });
         const waiting = (await store.getCall(parked, '0.p2'))!;
         assert.equal(waiting.state, 'parked');
-        assert.deepEqual(waiting.answer, { status: 'parked', kind: 'approval', inboxId: waiting.inboxId, reason: 'Needs approval (rule 1 (shop/refund ask)).', labels: [] });
+        assert.deepEqual(waiting.answer, {
+          status: 'parked',
+          kind: 'approval',
+          inboxId: waiting.inboxId,
+          reason: 'Needs approval (rule 1 (shop/refund ask)).',
+          labels: [],
+        });
         const inbox = await store.listInbox({ all: true });
         assert.deepEqual(
           inbox.map((item) => [item.kind, item.status, item.tool, item.by]),
@@ -144,10 +179,15 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
             ['in_doubt', 'pending', 'shop/charge', undefined],
           ],
         );
-        assert.equal(inbox.some((item) => 'format' in item), false);
+        assert.equal(
+          inbox.some((item) => 'format' in item),
+          false,
+        );
         const [server] = await store.listMcpServers('default');
         assert.equal(server?.name, 'files');
-        assert.deepEqual((server?.options as { transport: unknown }).transport, { stdio: { command: 'node', args: ['files-server.js'], cwd: '/srv' } });
+        assert.deepEqual((server?.options as { transport: unknown }).transport, {
+          stdio: { command: 'node', args: ['files-server.js'], cwd: '/srv' },
+        });
       } finally {
         await close();
       }
@@ -160,8 +200,20 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
         const agent = wardrik.startAgent({ id: 'support', model: resumingModel(), tools: ['shop/*'] });
         const finished = await agent.result(fixture.runs.finished);
         assert.deepEqual(
-          { status: finished.status, text: finished.text, spentUsd: finished.spentUsd, steps: finished.steps, parked: finished.parked },
-          { status: 'done', text: '[scripted] Found: {"currency":"EUR","rate":1.08}', spentUsd: 0.01, steps: 2, parked: [] },
+          {
+            status: finished.status,
+            text: finished.text,
+            spentUsd: finished.spentUsd,
+            steps: finished.steps,
+            parked: finished.parked,
+          },
+          {
+            status: 'done',
+            text: '[scripted] Found: {"currency":"EUR","rate":1.08}',
+            spentUsd: 0.01,
+            steps: 2,
+            parked: [],
+          },
         );
         const approved = await agent.result(fixture.runs.approved);
         assert.equal(approved.text, '[scripted] Refund: {"refunded":"ord_2"}');
@@ -187,10 +239,25 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
         const prompt = model.calls[0]!.prompt;
         assert.deepEqual(
           prompt.map((message) => message.role),
-          ['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool'],
+          [
+            'user',
+            'assistant',
+            'tool',
+            'assistant',
+            'user',
+            'assistant',
+            'tool',
+            'assistant',
+            'user',
+            'assistant',
+            'tool',
+          ],
         );
         assert.deepEqual(prompt[0]!.content, [{ type: 'text', text: 'Where is ord_1?' }]);
-        assert.deepEqual(prompt[9]!.content, [{ type: 'text', text: '[scripted] Refunding.' }, { type: 'tool-call', toolCallId: 'p2', toolName: 'shop__refund', input: { id: 'ord_1' } }]);
+        assert.deepEqual(prompt[9]!.content, [
+          { type: 'text', text: '[scripted] Refunding.' },
+          { type: 'tool-call', toolCallId: 'p2', toolName: 'shop__refund', input: { id: 'ord_1' } },
+        ]);
       } finally {
         await close();
       }
@@ -207,7 +274,11 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
         const item = (await wardrik.inbox.list()).find((entry) => entry.run === run)!;
         assert.equal(item.kind, 'in_doubt');
         const next = agent.result(run);
-        const answer = await wardrik.inbox.answer(item.id, { happened: true, result: { charged: 'ord_3', by: 'hand' } }, { by: 'erin' });
+        const answer = await wardrik.inbox.answer(
+          item.id,
+          { happened: true, result: { charged: 'ord_3', by: 'hand' } },
+          { by: 'erin' },
+        );
         assert.deepEqual(answer, { status: 'ok', output: { charged: 'ord_3', by: 'hand' }, labels: [] });
         const done = await next;
         assert.equal(done.status, 'done');

@@ -12,12 +12,28 @@ const runs = Number(process.env.RUNS);
 
 async function drive(run: string): Promise<never> {
   for (let i = 0; ; i++) {
-    const call: CallRecord = { run, call: `c${i}`, agent: 'crash', tool: 't/x', arguments: { i }, idempotencyKey: `${run}:c${i}`, state: 'started', attempt: 1, updatedAt: i };
-    const first = await store.writeJournal([{ step: { run, index: 2 * i, data: { kind: 'model', i }, createdAt: i } }, { call, expected: undefined }]);
+    const call: CallRecord = {
+      run,
+      call: `c${i}`,
+      agent: 'crash',
+      tool: 't/x',
+      arguments: { i },
+      idempotencyKey: `${run}:c${i}`,
+      state: 'started',
+      attempt: 1,
+      updatedAt: i,
+    };
+    const first = await store.writeJournal([
+      { step: { run, index: 2 * i, data: { kind: 'model', i }, createdAt: i } },
+      { call, expected: undefined },
+    ]);
     if (!first.every(Boolean)) throw new Error(`${run} step ${i}: a write was refused`);
     writeSync(1, `started ${run} ${i}\n`);
     const answer = { status: 'ok' as const, output: i, labels: [] };
-    const second = await store.writeJournal([{ call: { ...call, state: 'succeeded', answer, updatedAt: i + 0.5 }, expected: 'started' }, { step: { run, index: 2 * i + 1, data: { kind: 'tools', i }, createdAt: i } }]);
+    const second = await store.writeJournal([
+      { call: { ...call, state: 'succeeded', answer, updatedAt: i + 0.5 }, expected: 'started' },
+      { step: { run, index: 2 * i + 1, data: { kind: 'tools', i }, createdAt: i } },
+    ]);
     if (!second.every(Boolean)) throw new Error(`${run} step ${i}: a write was refused`);
     writeSync(1, `answered ${run} ${i}\n`);
   }

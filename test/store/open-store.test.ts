@@ -74,11 +74,17 @@ describe('openStore', () => {
     });
 
     it('suggests a sqlite: URL for a bare path', async () => {
-      await assert.rejects(openStore('.wardrik/wardrik.db'), { name: 'ConfigurationError', message: /Did you mean "sqlite:\.wardrik\/wardrik\.db"\?/ });
+      await assert.rejects(openStore('.wardrik/wardrik.db'), {
+        name: 'ConfigurationError',
+        message: /Did you mean "sqlite:\.wardrik\/wardrik\.db"\?/,
+      });
     });
 
     it('refuses an unknown SQLite option, naming it', async () => {
-      await assert.rejects(openStore(`sqlite:${join(dir, 'x.db')}?synchronous=off`), { name: 'ConfigurationError', message: /"synchronous=off" is not a SQLite store option/ });
+      await assert.rejects(openStore(`sqlite:${join(dir, 'x.db')}?synchronous=off`), {
+        name: 'ConfigurationError',
+        message: /"synchronous=off" is not a SQLite store option/,
+      });
     });
 
     it('refuses a sqlite: URL with no path', async () => {

@@ -14,14 +14,46 @@ import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
 
 const { schema: newSchema } = scratchStores('plans');
 
-const started = (run: string): CallRecord => ({ run, call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: `${run}:c1`, state: 'started', attempt: 1, updatedAt: 1 });
-const running = (run: string): TurnRecord => ({ run, agent: 'a', status: 'running', version: 1, data: {}, createdAt: 1, updatedAt: 1 });
+const started = (run: string): CallRecord => ({
+  run,
+  call: 'c1',
+  agent: 'a',
+  tool: 't/x',
+  arguments: {},
+  idempotencyKey: `${run}:c1`,
+  state: 'started',
+  attempt: 1,
+  updatedAt: 1,
+});
+const running = (run: string): TurnRecord => ({
+  run,
+  agent: 'a',
+  status: 'running',
+  version: 1,
+  data: {},
+  createdAt: 1,
+  updatedAt: 1,
+});
 
 /** The journal statement's 34 arrays (migration 9) for calls answered and turns moved on from version 1 (see postgres-statements.ts). */
 function answering(runs: readonly string[]): unknown[][] {
   const columns: unknown[][] = Array.from({ length: 34 }, () => []);
   for (const run of runs) {
-    [run, 'c1', 'a', 't/x', '{}', `${run}:c1`, 'succeeded', 1, '{"status":"ok","output":1,"labels":[]}', null, 2, null, 'started'].forEach((value, i) => columns[i]!.push(value));
+    [
+      run,
+      'c1',
+      'a',
+      't/x',
+      '{}',
+      `${run}:c1`,
+      'succeeded',
+      1,
+      '{"status":"ok","output":1,"labels":[]}',
+      null,
+      2,
+      null,
+      'started',
+    ].forEach((value, i) => columns[i]!.push(value));
     [run, 'a', 'done', 2, '{}', 1, 2, 1].forEach((value, i) => columns[21 + i]!.push(value));
   }
   return columns;
@@ -29,8 +61,35 @@ function answering(runs: readonly string[]): unknown[][] {
 
 /** The single-value journal statement's 46 values (migration 9) for a call answered and a turn moved on from version 1. */
 function answeringOne(run: string): unknown[] {
-  const call = [run, 'c1', 'a', 't/x', '{}', `${run}:c1`, 'succeeded', 1, '{"status":"ok","output":1,"labels":[]}', null, 2, null, 'started'];
-  return [...Array(12).fill(null), ...call, ...Array(10).fill(null), run, 'a', 'done', 2, '{}', 1, 2, 1, ...Array(3).fill(null)];
+  const call = [
+    run,
+    'c1',
+    'a',
+    't/x',
+    '{}',
+    `${run}:c1`,
+    'succeeded',
+    1,
+    '{"status":"ok","output":1,"labels":[]}',
+    null,
+    2,
+    null,
+    'started',
+  ];
+  return [
+    ...Array(12).fill(null),
+    ...call,
+    ...Array(10).fill(null),
+    run,
+    'a',
+    'done',
+    2,
+    '{}',
+    1,
+    2,
+    1,
+    ...Array(3).fill(null),
+  ];
 }
 
 /** Runs `work` on a connection that reports the plan of every statement, nested ones too, and returns those plans. */
@@ -41,7 +100,9 @@ async function plansOf(work: (client: pg.Client) => Promise<void>): Promise<stri
   client.on('notice', (notice) => plans.push(notice.message ?? ''));
   try {
     await client.query("LOAD 'auto_explain'");
-    await client.query('SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET plan_cache_mode = force_generic_plan; SET client_min_messages = log');
+    await client.query(
+      'SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET plan_cache_mode = force_generic_plan; SET client_min_messages = log',
+    );
     await work(client);
   } finally {
     await client.end();
@@ -49,14 +110,22 @@ async function plansOf(work: (client: pg.Client) => Promise<void>): Promise<stri
   return plans;
 }
 
-for (const [analyzed, count] of [[false, 200], [true, 2_000]] as const) {
+for (const [analyzed, count] of [
+  [false, 200],
+  [true, 2_000],
+] as const) {
   describe(`PostgreSQL journal plans, ${analyzed ? `on ${count} runs with statistics` : 'on a new store'}`, () => {
     it('finds the calls and turns a commit compares-and-sets through their primary keys', async () => {
       const schema = newSchema();
       const store = await new PostgresStore({ url: POSTGRES_URL, schema }).start();
       const runs = Array.from({ length: count }, (_, i) => `run-${i}`);
       try {
-        await store.writeJournal(runs.flatMap((run): JournalWrite[] => [{ call: started(run), expected: undefined }, { turn: running(run), expectedVersion: undefined }]));
+        await store.writeJournal(
+          runs.flatMap((run): JournalWrite[] => [
+            { call: started(run), expected: undefined },
+            { turn: running(run), expectedVersion: undefined },
+          ]),
+        );
       } finally {
         await store.close();
       }
@@ -78,7 +147,27 @@ for (const [analyzed, count] of [[false, 200], [true, 2_000]] as const) {
           const { rows } = await client.query({ name: 'journal_row', text: one, values: answeringOne(run) });
           assert.deepEqual(rows, [{ took: 2 | 32 }]);
         }
-        await client.query({ name: 'update_call', text: STATEMENTS.updateCall.replaceAll('{s}', `"${schema}"`), values: [...Object.values({ run: 'run-9', call: 'c1', agent: 'a', tool: 't/x', arguments: '{}', key: 'run-9:c1', state: 'succeeded', attempt: 1, answer: null, inbox: null, updatedAt: 2, cost: null }), 'started'] });
+        await client.query({
+          name: 'update_call',
+          text: STATEMENTS.updateCall.replaceAll('{s}', `"${schema}"`),
+          values: [
+            ...Object.values({
+              run: 'run-9',
+              call: 'c1',
+              agent: 'a',
+              tool: 't/x',
+              arguments: '{}',
+              key: 'run-9:c1',
+              state: 'succeeded',
+              attempt: 1,
+              answer: null,
+              inbox: null,
+              updatedAt: 2,
+              cost: null,
+            }),
+            'started',
+          ],
+        });
       });
       const updates = plans.filter((plan) => /Update on (calls|wardrik_turns)/.test(plan));
       assert.equal(updates.length, 25, plans.join('\n---\n'));

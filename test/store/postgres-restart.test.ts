@@ -18,9 +18,15 @@ const dir = mkdtempSync(join(tmpdir(), 'wardrik-pg-restart-'));
 const data = join(dir, 'data');
 const port = 55_000 + Math.floor(Math.random() * 5_000);
 const asPostgres = (command: string, args: string[]): string =>
-  execFileSync('runuser', ['-u', 'postgres', '--', join(BIN, command), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('runuser', ['-u', 'postgres', '--', join(BIN, command), ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 const ctl = (action: 'start' | 'stop'): void => {
-  const args = action === 'start' ? ['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', join(dir, 'log'), '-w'] : ['-m', 'immediate', '-w'];
+  const args =
+    action === 'start'
+      ? ['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', join(dir, 'log'), '-w']
+      : ['-m', 'immediate', '-w'];
   asPostgres('pg_ctl', [action, '-D', data, ...args]);
 };
 
@@ -80,9 +86,16 @@ describe('PostgresStore when PostgreSQL restarts under load', () => {
 
     for (const failure of failures) {
       assert.ok(failure instanceof StoreError, `expected a StoreError, got ${failure.name}: ${failure.message}`);
-      assert.match(failure.message, new RegExp(`127\\.0\\.0\\.1:${port}`), 'the error names the database it could not reach');
+      assert.match(
+        failure.message,
+        new RegExp(`127\\.0\\.0\\.1:${port}`),
+        'the error names the database it could not reach',
+      );
       // It names the call and says whether its tool ran.
-      assert.match(failure.message, /^Call "c" of run "run-\d+-\d+" \(t\/email\) (did not run: could not|ran, but Wardrik could not)/);
+      assert.match(
+        failure.message,
+        /^Call "c" of run "run-\d+-\d+" \(t\/email\) (did not run: could not|ran, but Wardrik could not)/,
+      );
     }
     assert.ok(failedWhileDown >= 8);
 
@@ -99,13 +112,17 @@ describe('PostgresStore when PostgreSQL restarts under load', () => {
     for (const key of effects) {
       const [run, call] = key.split(':') as [string, string];
       const record = await store.getCall(run, call);
-      const settled = record?.state === 'succeeded' || (record?.state === 'parked' && record.answer?.status === 'parked' && record.answer.kind === 'in_doubt');
+      const settled =
+        record?.state === 'succeeded' ||
+        (record?.state === 'parked' && record.answer?.status === 'parked' && record.answer.kind === 'in_doubt');
       assert.ok(settled, `${key} is ${record?.state}: every effect is answered or waits for a person`);
     }
     assert.equal(new Set(effects).size, effects.length, 'no email was sent twice');
     const succeeded = (await store.listCalls({ state: 'succeeded' })).length;
     assert.ok(succeeded > 40, 'work resumed after the restart');
-    t.diagnostic(`${sent} calls sent, ${failedWhileDown} failed while down, ${succeeded} answered, ${(await wardrik.inbox.list()).length} in doubt`);
+    t.diagnostic(
+      `${sent} calls sent, ${failedWhileDown} failed while down, ${succeeded} answered, ${(await wardrik.inbox.list()).length} in doubt`,
+    );
     await wardrik.close();
   });
 });

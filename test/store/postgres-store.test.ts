@@ -30,9 +30,14 @@ before(async () => {
 
 after(async () => {
   // Nothing to drop when the server was never reached; the failure above already says why.
-  const reachable = await admin.query('SELECT 1').then(() => true, () => false);
+  const reachable = await admin.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
   if (!reachable) return admin.end();
-  const { rows } = await admin.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [`${prefix}%`]);
+  const { rows } = await admin.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [
+    `${prefix}%`,
+  ]);
   for (const { nspname } of rows) await admin.query(`DROP SCHEMA "${nspname}" CASCADE`);
   await admin.end();
 });
@@ -83,7 +88,8 @@ const contractClock: ContractClock = {
   at: async (ms) => {
     const delta = ms - contractNow;
     contractNow = ms;
-    if (delta !== 0) await admin.query(`UPDATE "${contractSchema}".wardrik_leases SET until = until - $1`, [delta * SCALE]);
+    if (delta !== 0)
+      await admin.query(`UPDATE "${contractSchema}".wardrik_leases SET until = until - $1`, [delta * SCALE]);
   },
 };
 const stretched = (ttlMs: number) => ttlMs * SCALE + SCALE / 2;
@@ -94,11 +100,19 @@ class ContractPostgresStore extends PostgresStore {
   }
 
   override writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
-    return super.writeJournal(writes.map((write) => ('lease' in write ? { lease: { ...write.lease, ttlMs: stretched(write.lease.ttlMs) } } : write)));
+    return super.writeJournal(
+      writes.map((write) =>
+        'lease' in write ? { lease: { ...write.lease, ttlMs: stretched(write.lease.ttlMs) } } : write,
+      ),
+    );
   }
 }
 
-storeContract('PostgresStore', async () => new ContractPostgresStore({ url, schema: contractSchema }).start(), { durable: true, synchronous: false, clock: contractClock });
+storeContract('PostgresStore', async () => new ContractPostgresStore({ url, schema: contractSchema }).start(), {
+  durable: true,
+  synchronous: false,
+  clock: contractClock,
+});
 
 describe('PostgresStore', () => {
   describe('when it starts', () => {
@@ -108,7 +122,17 @@ describe('PostgresStore', () => {
       try {
         await Promise.all(stores.map((store) => store.start()));
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+        assert.deepEqual(rows, [
+          { version: 1 },
+          { version: 2 },
+          { version: 3 },
+          { version: 4 },
+          { version: 5 },
+          { version: 6 },
+          { version: 7 },
+          { version: 8 },
+          { version: 9 },
+        ]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
@@ -128,9 +152,38 @@ describe('PostgresStore', () => {
       );
       const store = await new PostgresStore({ url, schema }).start();
       try {
-        const answered = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: { n: 1 }, idempotencyKey: 'k1', state: 'succeeded' as const, attempt: 1, answer: { status: 'ok' as const, output: 1, labels: [] }, updatedAt: 2 };
-        const next = { run: 'run-1', call: 'c2', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k2', state: 'started' as const, attempt: 1, updatedAt: 2 };
-        const done = { run: 'run-1', agent: 'a', status: 'done' as const, version: 2, data: { answer: 1 }, createdAt: 1, updatedAt: 2 };
+        const answered = {
+          run: 'run-1',
+          call: 'c1',
+          agent: 'a',
+          tool: 't/x',
+          arguments: { n: 1 },
+          idempotencyKey: 'k1',
+          state: 'succeeded' as const,
+          attempt: 1,
+          answer: { status: 'ok' as const, output: 1, labels: [] },
+          updatedAt: 2,
+        };
+        const next = {
+          run: 'run-1',
+          call: 'c2',
+          agent: 'a',
+          tool: 't/x',
+          arguments: {},
+          idempotencyKey: 'k2',
+          state: 'started' as const,
+          attempt: 1,
+          updatedAt: 2,
+        };
+        const done = {
+          run: 'run-1',
+          agent: 'a',
+          status: 'done' as const,
+          version: 2,
+          data: { answer: 1 },
+          createdAt: 1,
+          updatedAt: 2,
+        };
         // One row of each kind: one call of wardrik_journal_row. The lease is another node's, still held.
         assert.deepEqual(
           await store.writeJournal([
@@ -145,11 +198,20 @@ describe('PostgresStore', () => {
           [true, true, false, true, true, true, false],
         );
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [answered, next]);
-        assert.deepEqual((await store.listSteps('run-1')).map((step) => step.data), [{ kind: 'model' }, { kind: 'tools' }]);
+        assert.deepEqual(
+          (await store.listSteps('run-1')).map((step) => step.data),
+          [{ kind: 'model' }, { kind: 'tools' }],
+        );
         assert.deepEqual(await store.getTurn('run-1'), done);
         assert.equal(await store.getSpend('a'), 15);
         // Compares-and-sets that find their rows moved on take nothing.
-        assert.deepEqual(await store.writeJournal([{ call: answered, expected: 'started' }, { turn: done, expectedVersion: 1 }]), [false, false]);
+        assert.deepEqual(
+          await store.writeJournal([
+            { call: answered, expected: 'started' },
+            { turn: done, expectedVersion: 1 },
+          ]),
+          [false, false],
+        );
         // node-a's lease lapses (two minutes on the server's clock).
         await admin.query(`UPDATE "${schema}".wardrik_leases SET until = until - 120000`);
         assert.deepEqual(await store.writeJournal([{ lease: { run: 'run-1', node: 'node-b', ttlMs: 100 } }]), [true]);
@@ -172,8 +234,27 @@ describe('PostgresStore', () => {
       );
       const store = await new PostgresStore({ url, schema }).start();
       try {
-        const answered = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k1', state: 'succeeded' as const, attempt: 1, answer: { status: 'ok' as const, output: 1, labels: [] }, updatedAt: 2 };
-        const done = { run: 'run-1', agent: 'a', status: 'done' as const, version: 2, data: { answer: 1 }, createdAt: 1, updatedAt: 2 };
+        const answered = {
+          run: 'run-1',
+          call: 'c1',
+          agent: 'a',
+          tool: 't/x',
+          arguments: {},
+          idempotencyKey: 'k1',
+          state: 'succeeded' as const,
+          attempt: 1,
+          answer: { status: 'ok' as const, output: 1, labels: [] },
+          updatedAt: 2,
+        };
+        const done = {
+          run: 'run-1',
+          agent: 'a',
+          status: 'done' as const,
+          version: 2,
+          data: { answer: 1 },
+          createdAt: 1,
+          updatedAt: 2,
+        };
         assert.deepEqual(
           await store.writeJournal([
             { call: answered, expected: 'started' },
@@ -194,7 +275,7 @@ describe('PostgresStore', () => {
       assert.deepEqual(rows, [{ version: 9 }]);
     });
 
-    it('upgrades a version-5 schema, dropping calls_by_run: a run\'s calls still list in the order first written', async () => {
+    it("upgrades a version-5 schema, dropping calls_by_run: a run's calls still list in the order first written", async () => {
       const schema = `${prefix}_v5`;
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(
@@ -204,13 +285,25 @@ describe('PostgresStore', () => {
       );
       const store = await new PostgresStore({ url, schema }).start();
       try {
-        assert.deepEqual((await store.listCalls({ run: 'run-1' })).map((call) => call.call), ['c2', 'c1']);
-        assert.deepEqual((await store.listCalls({ run: 'run-1', state: 'started' })).map((call) => call.call), ['c1']);
-        assert.deepEqual((await store.listCalls({ state: 'started' })).map((call) => call.call), ['c1']);
+        assert.deepEqual(
+          (await store.listCalls({ run: 'run-1' })).map((call) => call.call),
+          ['c2', 'c1'],
+        );
+        assert.deepEqual(
+          (await store.listCalls({ run: 'run-1', state: 'started' })).map((call) => call.call),
+          ['c1'],
+        );
+        assert.deepEqual(
+          (await store.listCalls({ state: 'started' })).map((call) => call.call),
+          ['c1'],
+        );
       } finally {
         await store.close();
       }
-      const { rows } = await admin.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'calls' ORDER BY indexname`, [schema]);
+      const { rows } = await admin.query(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'calls' ORDER BY indexname`,
+        [schema],
+      );
       assert.deepEqual(rows, [{ indexname: 'calls_by_state' }, { indexname: 'calls_pkey' }]);
     });
 
@@ -249,11 +342,32 @@ describe('PostgresStore', () => {
       try {
         assert.equal(await store.getSpend('a'), 1_500_000);
         assert.equal(await store.leaseRun('run-1', 'node-a', 100), true);
-        const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
+        const record = {
+          run: 'run-1',
+          call: 'c1',
+          agent: 'a',
+          tool: 't/x',
+          arguments: {},
+          idempotencyKey: 'k',
+          state: 'started' as const,
+          attempt: 1,
+          costUsd: 0.5,
+          updatedAt: 1,
+        };
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
-        assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+        assert.deepEqual(rows, [
+          { version: 1 },
+          { version: 2 },
+          { version: 3 },
+          { version: 4 },
+          { version: 5 },
+          { version: 6 },
+          { version: 7 },
+          { version: 8 },
+          { version: 9 },
+        ]);
       } finally {
         await store.close();
       }
@@ -264,7 +378,11 @@ describe('PostgresStore', () => {
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(`INSERT INTO "${schema}".wardrik_migrations (version) VALUES (99)`);
       const store = new PostgresStore({ url, schema });
-      await assert.rejects(store.start(), { name: 'StoreError', message: /version 99, newer than this Wardrik knows \(9\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/ });
+      await assert.rejects(store.start(), {
+        name: 'StoreError',
+        message:
+          /version 99, newer than this Wardrik knows \(9\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/,
+      });
       await store.close();
     });
 

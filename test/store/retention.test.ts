@@ -28,11 +28,16 @@ function withClock(clock: Clock) {
 
 /** A finished turn with one tool call, and a turn parked on a refund that asks a person. */
 async function finishedAndParked(h: Awaited<ReturnType<typeof agentHarness>>) {
-  const model = scriptedModel([{ toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' } }] }, { text: 'Found.' }]);
+  const model = scriptedModel([
+    { toolCalls: [{ name: 'shop__find_order', arguments: { id: 'ord_1' } }] },
+    { text: 'Found.' },
+  ]);
   const finished = await h.wardrik.startAgent({ id: 'finder', model, tools: ['shop/*'] }).send('find ord_1');
   assert.equal(finished.status, 'done');
   const refunder = scriptedModel([{ toolCalls: [{ name: 'shop__refund', arguments: { id: 'ord_2' } }] }]);
-  const parked = await h.wardrik.startAgent({ id: 'refunder', model: refunder, tools: ['shop/*'] }).send('refund ord_2');
+  const parked = await h.wardrik
+    .startAgent({ id: 'refunder', model: refunder, tools: ['shop/*'] })
+    .send('refund ord_2');
   assert.equal(parked.status, 'parked');
   return { finished: finished.run, parked: parked.run, inboxId: parked.parked[0]!.inboxId };
 }
@@ -45,7 +50,11 @@ for (const [name, open] of [
     it('deletes a finished run once it is older than finishedAfterMs, and never a parked run, however old', async () => {
       const clock = fakeClock();
       const store: Store = open();
-      const h = await agentHarness(shopTools(), { store, container: withClock(clock), retention: { finishedAfterMs: 30 * DAY, everyMs: Infinity } });
+      const h = await agentHarness(shopTools(), {
+        store,
+        container: withClock(clock),
+        retention: { finishedAfterMs: 30 * DAY, everyMs: Infinity },
+      });
       try {
         const { finished, parked, inboxId } = await finishedAndParked(h);
         clock.at += 29 * DAY;
@@ -54,7 +63,10 @@ for (const [name, open] of [
 
         clock.at += 2 * DAY;
         const dry = await h.wardrik.prune({ dryRun: true });
-        assert.deepEqual({ runs: dry.runs, turns: dry.turns, steps: dry.steps, calls: dry.calls }, { runs: 1, turns: 1, steps: 3, calls: 1 });
+        assert.deepEqual(
+          { runs: dry.runs, turns: dry.turns, steps: dry.steps, calls: dry.calls },
+          { runs: 1, turns: 1, steps: 3, calls: 1 },
+        );
         assert.equal((await store.getTurn(finished))?.status, 'done', 'a dry run deletes nothing');
 
         const report = await h.wardrik.prune();
@@ -67,7 +79,10 @@ for (const [name, open] of [
         assert.equal((await store.getTurn(parked))?.status, 'parked', 'the parked run stays');
         assert.equal((await store.listCalls({ run: parked }))[0]?.state, 'parked');
         assert.equal((await store.getInboxItem(inboxId))?.status, 'pending');
-        assert.deepEqual((await store.listRuns()).map((run) => run.run), [parked]);
+        assert.deepEqual(
+          (await store.listRuns()).map((run) => run.run),
+          [parked],
+        );
       } finally {
         await h.close();
       }
@@ -76,16 +91,25 @@ for (const [name, open] of [
     it('deletes in the background, every everyMs, what a parked run left once it finishes and ages', async () => {
       const clock = fakeClock();
       const store: Store = open();
-      const h = await agentHarness(shopTools(), { store, container: withClock(clock), retention: { finishedAfterMs: DAY, everyMs: 5 } });
+      const h = await agentHarness(shopTools(), {
+        store,
+        container: withClock(clock),
+        retention: { finishedAfterMs: DAY, everyMs: 5 },
+      });
       try {
         const { finished, parked, inboxId } = await finishedAndParked(h);
         clock.at += 400 * DAY;
         await until(async () => (await store.getTurn(finished)) === undefined);
         await h.wardrik.inbox.approve(inboxId, { by: 'dana' });
-        await until(async () => (await store.getTurn(parked))?.status !== 'parked' && (await store.getTurn(parked))?.status !== 'running');
+        await until(
+          async () =>
+            (await store.getTurn(parked))?.status !== 'parked' && (await store.getTurn(parked))?.status !== 'running',
+        );
         assert.ok((await store.getInboxItem(inboxId)) !== undefined, 'answered today: kept for a day');
         clock.at += 2 * DAY;
-        await until(async () => (await store.getTurn(parked)) === undefined && (await store.getInboxItem(inboxId)) === undefined);
+        await until(
+          async () => (await store.getTurn(parked)) === undefined && (await store.getInboxItem(inboxId)) === undefined,
+        );
         assert.deepEqual(await store.listRuns(), []);
       } finally {
         await h.close();
@@ -96,7 +120,10 @@ for (const [name, open] of [
 
 describe('Retention options', () => {
   it('refuses a negative finishedAfterMs, naming the option', async () => {
-    await assert.rejects(agentHarness([], { retention: { finishedAfterMs: -1 } }), /retention\.finishedAfterMs must be a number of milliseconds of at least 0/);
+    await assert.rejects(
+      agentHarness([], { retention: { finishedAfterMs: -1 } }),
+      /retention\.finishedAfterMs must be a number of milliseconds of at least 0/,
+    );
   });
 });
 

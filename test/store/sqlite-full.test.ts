@@ -22,7 +22,7 @@ after(() => {
 
 /** Appends to the filler until not even 512 bytes are left. */
 function fillTheDisk(): void {
-  for (let size = 1 << 20; size >= 512; ) {
+  for (let size = 1 << 20; size >= 512;) {
     try {
       writeFileSync(filler, Buffer.alloc(size), { flag: 'a' });
     } catch {
@@ -36,16 +36,32 @@ describe('SqliteStore on a full disk', () => {
     let ran = 0;
     const wardrik = await Wardrik.create({
       store: `sqlite:${join(mountPoint, 'wardrik.db')}`,
-      tools: { t: [defineTool({ name: 'note', description: 'd', input: { type: 'object' }, annotations: { readOnly: true }, run: () => ++ran })] },
+      tools: {
+        t: [
+          defineTool({
+            name: 'note',
+            description: 'd',
+            input: { type: 'object' },
+            annotations: { readOnly: true },
+            run: () => ++ran,
+          }),
+        ],
+      },
       recoverMs: Infinity,
     });
-    const note = (id: string) => wardrik.runner.run({ agent: 'a', run: `r-${id}`, call: { id, name: 't__note', arguments: { text: 'x'.repeat(20_000) } } });
+    const note = (id: string) =>
+      wardrik.runner.run({
+        agent: 'a',
+        run: `r-${id}`,
+        call: { id, name: 't__note', arguments: { text: 'x'.repeat(20_000) } },
+      });
     try {
       assert.equal((await note('before')).status, 'ok');
       fillTheDisk();
       const runsBefore = ran;
       let failure: unknown;
-      for (let i = 0; i < 20 && failure === undefined; i++) await note(`full-${i}`).catch((error: unknown) => (failure = error));
+      for (let i = 0; i < 20 && failure === undefined; i++)
+        await note(`full-${i}`).catch((error: unknown) => (failure = error));
       assert.ok(failure instanceof StoreError, `expected a StoreError, got ${String(failure)}`);
       assert.match(failure.message, /did not run: could not .*wardrik\.db.*disk is full/);
       assert.equal(ran, runsBefore, 'no call ran once the store could not be written');

@@ -18,8 +18,16 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 // One file for the whole contract: each test opens its own connection to it, as a restarted process would.
 const time = settableClock();
-storeContract('SqliteStore', async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db'), clock: time.clock }), { durable: true, synchronous: true, clock: time.contract });
-storeContract('SqliteStore with synchronous=full', async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full', clock: time.clock }), { durable: true, synchronous: true, clock: time.contract });
+storeContract(
+  'SqliteStore',
+  async () => new SqliteStore({ path: join(dir, 'contract', 'wardrik.db'), clock: time.clock }),
+  { durable: true, synchronous: true, clock: time.contract },
+);
+storeContract(
+  'SqliteStore with synchronous=full',
+  async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full', clock: time.clock }),
+  { durable: true, synchronous: true, clock: time.contract },
+);
 
 /** Undoes migration 9 on a new file: what a version-8 Wardrik left (steps keyed by run and index, WITHOUT ROWID). */
 const TO_VERSION_8 = `DROP TABLE wardrik_steps; DROP TABLE wardrik_step_runs;
@@ -57,7 +65,17 @@ describe('SqliteStore', () => {
       const db = new Database(path, { readonly: true });
       try {
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [
+          { version: 1 },
+          { version: 2 },
+          { version: 3 },
+          { version: 4 },
+          { version: 5 },
+          { version: 6 },
+          { version: 7 },
+          { version: 8 },
+          { version: 9 },
+        ]);
       } finally {
         db.close();
       }
@@ -82,7 +100,10 @@ describe('SqliteStore', () => {
       } finally {
         await store.close();
       }
-      for (const [path, bytes] of [[fresh, 2048], [older, 4096]] as const) {
+      for (const [path, bytes] of [
+        [fresh, 2048],
+        [older, 4096],
+      ] as const) {
         const db = new Database(path, { readonly: true });
         try {
           assert.equal(db.pragma('page_size', { simple: true }), bytes, path);
@@ -107,7 +128,17 @@ describe('SqliteStore', () => {
       await new SqliteStore({ path }).close();
       const db = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+        assert.deepEqual(db.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [
+          { version: 1 },
+          { version: 2 },
+          { version: 3 },
+          { version: 4 },
+          { version: 5 },
+          { version: 6 },
+          { version: 7 },
+          { version: 8 },
+          { version: 9 },
+        ]);
       } finally {
         db.close();
       }
@@ -119,7 +150,10 @@ describe('SqliteStore', () => {
       const old = new Database(older);
       old.prepare('DELETE FROM wardrik_migrations WHERE version >= 4').run();
       old.close();
-      assert.throws(() => new SqliteStore({ path: older, readonly: true }), /version 3, older than this Wardrik needs \(9\).*Fix: open it once without the readonly option/);
+      assert.throws(
+        () => new SqliteStore({ path: older, readonly: true }),
+        /version 3, older than this Wardrik needs \(9\).*Fix: open it once without the readonly option/,
+      );
     });
 
     it('upgrades a version-3 file, turning its dollars into micro-dollars', async () => {
@@ -162,11 +196,21 @@ describe('SqliteStore', () => {
           { run: 'busy', index: 0, data: 'model step', createdAt: 3 },
           { run: 'busy', index: 12, data: undefined, createdAt: 4 },
         ]);
-        assert.equal(await store.appendStep({ run: 'busy', index: 12, data: 'again', createdAt: 5 }), false, 'a step is still written once');
+        assert.equal(
+          await store.appendStep({ run: 'busy', index: 12, data: 'again', createdAt: 5 }),
+          false,
+          'a step is still written once',
+        );
         assert.equal(await store.appendStep({ run: 'busy', index: 1, data: 'tools step', createdAt: 5 }), true);
         assert.equal(await store.appendStep({ run: 'new', index: 0, data: 'first', createdAt: 6 }), true);
-        assert.deepEqual((await store.listSteps('busy')).map((step) => step.index), [0, 1, 12]);
-        assert.deepEqual((await store.listSteps('new')).map((step) => step.data), ['first']);
+        assert.deepEqual(
+          (await store.listSteps('busy')).map((step) => step.index),
+          [0, 1, 12],
+        );
+        assert.deepEqual(
+          (await store.listSteps('new')).map((step) => step.data),
+          ['first'],
+        );
         const report = await store.prune({ before: 10 });
         assert.deepEqual([report.runs, report.steps], [1, 2], 'retention deletes the finished run and its steps');
         assert.deepEqual(await store.listSteps('old'), []);
@@ -174,7 +218,10 @@ describe('SqliteStore', () => {
         // A run that comes after one pruned starts with no steps of its own, whatever number it gets.
         assert.deepEqual(await store.listSteps('later'), []);
         assert.equal(await store.appendStep({ run: 'later', index: 0, data: 'later', createdAt: 7 }), true);
-        assert.deepEqual((await store.listSteps('later')).map((step) => step.data), ['later']);
+        assert.deepEqual(
+          (await store.listSteps('later')).map((step) => step.data),
+          ['later'],
+        );
       } finally {
         await store.close();
       }
@@ -201,9 +248,14 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        const table = check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'wardrik_leases'`).get() as { sql: string };
+        const table = check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'wardrik_leases'`).get() as {
+          sql: string;
+        };
         assert.match(table.sql, /WITHOUT ROWID/);
-        assert.deepEqual(check.prepare(`SELECT name FROM sqlite_master WHERE tbl_name = 'wardrik_leases' AND type = 'index'`).all(), []);
+        assert.deepEqual(
+          check.prepare(`SELECT name FROM sqlite_master WHERE tbl_name = 'wardrik_leases' AND type = 'index'`).all(),
+          [],
+        );
       } finally {
         check.close();
       }
@@ -220,20 +272,39 @@ describe('SqliteStore', () => {
       db.close();
       const store = new SqliteStore({ path });
       try {
-        assert.deepEqual((await store.listCalls({ state: 'started' })).map((call) => call.run), ['busy']);
-        assert.deepEqual((await store.listCalls({ state: 'parked' })).map((call) => call.run), ['waits']);
-        assert.deepEqual((await store.listCalls({ state: 'failed' })).map((call) => call.run), ['young']);
+        assert.deepEqual(
+          (await store.listCalls({ state: 'started' })).map((call) => call.run),
+          ['busy'],
+        );
+        assert.deepEqual(
+          (await store.listCalls({ state: 'parked' })).map((call) => call.run),
+          ['waits'],
+        );
+        assert.deepEqual(
+          (await store.listCalls({ state: 'failed' })).map((call) => call.run),
+          ['young'],
+        );
         const report = await store.prune({ before: 10 });
         assert.equal(report.runs, 1);
         assert.equal(await store.getCall('old', 'c1'), undefined);
-        assert.equal((await store.listCalls({ run: 'busy' })).length + (await store.listCalls({ run: 'waits' })).length, 2);
+        assert.equal(
+          (await store.listCalls({ run: 'busy' })).length + (await store.listCalls({ run: 'waits' })).length,
+          2,
+        );
       } finally {
         await store.close();
       }
       const check = new Database(path, { readonly: true });
       try {
-        const indexes = check.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND sql IS NOT NULL`).all() as { name: string; sql: string }[];
-        assert.deepEqual(indexes.map((index) => index.name), ['calls_waiting']);
+        const indexes = check
+          .prepare(
+            `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND sql IS NOT NULL`,
+          )
+          .all() as { name: string; sql: string }[];
+        assert.deepEqual(
+          indexes.map((index) => index.name),
+          ['calls_waiting'],
+        );
         assert.match(indexes[0]!.sql, /WHERE state IN \('started', 'parked'\)/);
       } finally {
         check.close();
@@ -255,17 +326,32 @@ describe('SqliteStore', () => {
           { run: 'run-1', index: 0, data: { kind: 'model' }, createdAt: 1 },
           { run: 'run-1', index: 1, data: { kind: 'tools' }, createdAt: 2 },
         ]);
-        assert.equal(await store.appendStep({ run: 'run-1', index: 1, data: {}, createdAt: 3 }), false, 'a step is still written once');
+        assert.equal(
+          await store.appendStep({ run: 'run-1', index: 1, data: {}, createdAt: 3 }),
+          false,
+          'a step is still written once',
+        );
         // A run's timeline keeps the order first written, without the index it used to come through.
-        assert.deepEqual((await store.listCalls({ run: 'run-1' })).map((call) => call.call), ['c2', 'c1']);
-        assert.deepEqual((await store.listCalls({ run: 'run-1', state: 'started' })).map((call) => call.call), ['c1']);
+        assert.deepEqual(
+          (await store.listCalls({ run: 'run-1' })).map((call) => call.call),
+          ['c2', 'c1'],
+        );
+        assert.deepEqual(
+          (await store.listCalls({ run: 'run-1', state: 'started' })).map((call) => call.call),
+          ['c1'],
+        );
       } finally {
         await store.close();
       }
       const check = new Database(path, { readonly: true });
       try {
-        const schema = check.prepare(`SELECT name, sql FROM sqlite_master WHERE name IN ('wardrik_steps', 'calls_by_run')`).all() as { name: string; sql: string }[];
-        assert.deepEqual(schema.map((row) => row.name), ['wardrik_steps']);
+        const schema = check
+          .prepare(`SELECT name, sql FROM sqlite_master WHERE name IN ('wardrik_steps', 'calls_by_run')`)
+          .all() as { name: string; sql: string }[];
+        assert.deepEqual(
+          schema.map((row) => row.name),
+          ['wardrik_steps'],
+        );
       } finally {
         check.close();
       }
@@ -286,7 +372,18 @@ describe('SqliteStore', () => {
       try {
         assert.equal(await store.getSpend('a'), 1_500_000);
         assert.equal(await store.leaseRun('run-1', 'node-a', 100), true);
-        const record = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k', state: 'started' as const, attempt: 1, costUsd: 0.5, updatedAt: 1 };
+        const record = {
+          run: 'run-1',
+          call: 'c1',
+          agent: 'a',
+          tool: 't/x',
+          arguments: {},
+          idempotencyKey: 'k',
+          state: 'started' as const,
+          attempt: 1,
+          costUsd: 0.5,
+          updatedAt: 1,
+        };
         assert.equal(await store.writeCall(record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
       } finally {
@@ -294,7 +391,17 @@ describe('SqliteStore', () => {
       }
       const check = new Database(path, { readonly: true });
       try {
-        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+        assert.deepEqual(check.prepare('SELECT version FROM wardrik_migrations ORDER BY version').all(), [
+          { version: 1 },
+          { version: 2 },
+          { version: 3 },
+          { version: 4 },
+          { version: 5 },
+          { version: 6 },
+          { version: 7 },
+          { version: 8 },
+          { version: 9 },
+        ]);
       } finally {
         check.close();
       }
@@ -306,13 +413,16 @@ describe('SqliteStore', () => {
       const db = new Database(path);
       db.prepare('INSERT INTO wardrik_migrations (version, applied_at) VALUES (99, 0)').run();
       db.close();
-      assert.throws(() => new SqliteStore({ path }), (error: unknown) => {
-        assert.ok(error instanceof StoreError);
-        assert.match(error.message, /newer\.db/);
-        assert.match(error.message, /version 99/);
-        assert.match(error.message, /Fix: a newer Wardrik wrote this store; upgrade Wardrik/);
-        return true;
-      });
+      assert.throws(
+        () => new SqliteStore({ path }),
+        (error: unknown) => {
+          assert.ok(error instanceof StoreError);
+          assert.match(error.message, /newer\.db/);
+          assert.match(error.message, /version 99/);
+          assert.match(error.message, /Fix: a newer Wardrik wrote this store; upgrade Wardrik/);
+          return true;
+        },
+      );
     });
   });
 
@@ -321,12 +431,20 @@ describe('SqliteStore', () => {
     async function treesWritten(path: string, write: () => Promise<unknown>): Promise<Record<string, number>> {
       const before = walFrames(path).length;
       await write();
-      const pages = walFrames(path).slice(before).map((frame) => frame.page);
+      const pages = walFrames(path)
+        .slice(before)
+        .map((frame) => frame.page);
       const db = new Database(path, { readonly: true });
       try {
-        const names = new Map((db.prepare('SELECT pageno, name FROM dbstat').all() as { pageno: number; name: string }[]).map((row) => [row.pageno, row.name]));
+        const names = new Map(
+          (db.prepare('SELECT pageno, name FROM dbstat').all() as { pageno: number; name: string }[]).map((row) => [
+            row.pageno,
+            row.name,
+          ]),
+        );
         const trees: Record<string, number> = {};
-        for (const page of pages) trees[names.get(page) ?? `page ${page}`] = (trees[names.get(page) ?? `page ${page}`] ?? 0) + 1;
+        for (const page of pages)
+          trees[names.get(page) ?? `page ${page}`] = (trees[names.get(page) ?? `page ${page}`] ?? 0) + 1;
         return trees;
       } finally {
         db.close();
@@ -352,11 +470,40 @@ describe('SqliteStore', () => {
         // A turn's journal commits as the agent loop makes them: the last call's answer and the tools
         // step, the next model step and its call's `started`; the steps of the size the bench's are.
         const run = newRunId();
-        const model = (i: number) => ({ format: 1, kind: 'model', model: 'mock:mock-model', text: '', calls: [{ id: `call_${i}`, name: 'b__bump', input: '{}' }], finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0 });
-        const tools = (i: number) => ({ format: 1, kind: 'tools', results: [{ id: `call_${i}`, name: 'b__bump', text: '2', error: false }] });
-        const call = (i: number, state: 'started' | 'succeeded') => ({ run, call: `call_${i}`, agent: 'bench', tool: 'b/bump', arguments: {}, idempotencyKey: `${run}:call_${i}`, state, attempt: 1, updatedAt: i, ...(state === 'started' ? {} : { answer: { status: 'ok' as const, output: 2, labels: [] } }) });
+        const model = (i: number) => ({
+          format: 1,
+          kind: 'model',
+          model: 'mock:mock-model',
+          text: '',
+          calls: [{ id: `call_${i}`, name: 'b__bump', input: '{}' }],
+          finishReason: 'tool-calls',
+          usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          usd: 0,
+        });
+        const tools = (i: number) => ({
+          format: 1,
+          kind: 'tools',
+          results: [{ id: `call_${i}`, name: 'b__bump', text: '2', error: false }],
+        });
+        const call = (i: number, state: 'started' | 'succeeded') => ({
+          run,
+          call: `call_${i}`,
+          agent: 'bench',
+          tool: 'b/bump',
+          arguments: {},
+          idempotencyKey: `${run}:call_${i}`,
+          state,
+          attempt: 1,
+          updatedAt: i,
+          ...(state === 'started' ? {} : { answer: { status: 'ok' as const, output: 2, labels: [] } }),
+        });
         const commit = (i: number): JournalWrite[] => [
-          ...(i === 0 ? [] : [{ call: call(i - 1, 'succeeded'), expected: 'started' as const }, { step: { run, index: 2 * i - 1, data: tools(i - 1), createdAt: i } }]),
+          ...(i === 0
+            ? []
+            : [
+                { call: call(i - 1, 'succeeded'), expected: 'started' as const },
+                { step: { run, index: 2 * i - 1, data: tools(i - 1), createdAt: i } },
+              ]),
           { step: { run, index: 2 * i, data: model(i), createdAt: i } },
           { call: call(i, 'started'), expected: undefined },
         ];
@@ -369,7 +516,10 @@ describe('SqliteStore', () => {
         // b-tree rebalances three leaves and their parent whenever the leaf at its end fills. Appended to a
         // rowid table: 1.4 (one leaf, and a new leaf with its parent about every fifth commit), 5.0 in all.
         const steps = (trees['wardrik_steps'] ?? 0) / COMMITS;
-        assert.ok(steps <= 1.6, `steps: ${steps.toFixed(2)} pages a commit; all pages written: ${JSON.stringify(trees)}`);
+        assert.ok(
+          steps <= 1.6,
+          `steps: ${steps.toFixed(2)} pages a commit; all pages written: ${JSON.stringify(trees)}`,
+        );
         const pages = Object.values(trees).reduce((sum, n) => sum + n, 0) / COMMITS;
         assert.ok(pages <= 5.5, `${pages.toFixed(2)} pages a commit: ${JSON.stringify(trees)}`);
         assert.equal((await store.listSteps(run)).length, 2 * (10 + COMMITS) - 1);
@@ -382,7 +532,15 @@ describe('SqliteStore', () => {
       const path = join(dir, 'turn-pages.db');
       const store = new SqliteStore({ path });
       try {
-        const turn = { run: 'run-1', agent: 'a', status: 'running' as const, version: 0, data: { n: 0 }, createdAt: 10, updatedAt: 10 };
+        const turn = {
+          run: 'run-1',
+          agent: 'a',
+          status: 'running' as const,
+          version: 0,
+          data: { n: 0 },
+          createdAt: 10,
+          updatedAt: 10,
+        };
         await store.writeTurn(turn, undefined);
         const done = { ...turn, status: 'done' as const, version: 1, data: { n: 1 }, updatedAt: 20 };
         const trees = await treesWritten(path, () => store.writeTurn(done, 0));
@@ -393,7 +551,10 @@ describe('SqliteStore', () => {
         assert.equal(await store.writeTurn(moved, 0), false);
         assert.equal(await store.writeTurn(moved, 1), true);
         assert.deepEqual(await store.getTurn('run-1'), moved);
-        assert.deepEqual((await store.listTurns({ agent: 'b' })).map((record) => record.run), ['run-1']);
+        assert.deepEqual(
+          (await store.listTurns({ agent: 'b' })).map((record) => record.run),
+          ['run-1'],
+        );
         assert.deepEqual(await store.listTurns({ agent: 'a' }), []);
       } finally {
         await store.close();
@@ -406,11 +567,17 @@ describe('SqliteStore', () => {
       const store = new SqliteStore({ path: join(dir, 'step-index.db') });
       try {
         for (const index of [-1, 2 ** 32, 1.5]) {
-          await assert.rejects(store.appendStep({ run: 'run-1', index, data: 'x', createdAt: 1 }), (error: unknown) => error instanceof StoreError && /step index/.test(error.message));
+          await assert.rejects(
+            store.appendStep({ run: 'run-1', index, data: 'x', createdAt: 1 }),
+            (error: unknown) => error instanceof StoreError && /step index/.test(error.message),
+          );
         }
         assert.equal(await store.appendStep({ run: 'run-1', index: 2 ** 32 - 1, data: 'last', createdAt: 1 }), true);
         assert.equal(await store.appendStep({ run: 'run-2', index: 0, data: 'next run', createdAt: 1 }), true);
-        assert.deepEqual((await store.listSteps('run-1')).map((step) => step.index), [2 ** 32 - 1]);
+        assert.deepEqual(
+          (await store.listSteps('run-1')).map((step) => step.index),
+          [2 ** 32 - 1],
+        );
       } finally {
         await store.close();
       }
@@ -442,25 +609,31 @@ describe('SqliteStore', () => {
     it('fails to open a path whose directory is a file, naming the path and the fix', () => {
       const file = join(dir, 'not-a-dir');
       writeFileSync(file, 'x');
-      assert.throws(() => new SqliteStore({ path: join(file, 'wardrik.db') }), (error: unknown) => {
-        assert.ok(error instanceof StoreError);
-        assert.match(error.message, /not-a-dir\/wardrik\.db/);
-        assert.match(error.message, /ENOTDIR|EEXIST/);
-        assert.match(error.message, /choose another path/);
-        return true;
-      });
+      assert.throws(
+        () => new SqliteStore({ path: join(file, 'wardrik.db') }),
+        (error: unknown) => {
+          assert.ok(error instanceof StoreError);
+          assert.match(error.message, /not-a-dir\/wardrik\.db/);
+          assert.match(error.message, /ENOTDIR|EEXIST/);
+          assert.match(error.message, /choose another path/);
+          return true;
+        },
+      );
     });
 
     it('fails to open a file that is not a database, saying so', () => {
       const path = join(dir, 'garbage.db');
       writeFileSync(path, 'this is not a database, but it is long enough to have a header '.repeat(100));
-      assert.throws(() => new SqliteStore({ path }), (error: unknown) => {
-        assert.ok(error instanceof StoreError);
-        assert.match(error.message, /garbage\.db/);
-        assert.match(error.message, /SQLITE_NOTADB/);
-        assert.match(error.message, /not a SQLite database/);
-        return true;
-      });
+      assert.throws(
+        () => new SqliteStore({ path }),
+        (error: unknown) => {
+          assert.ok(error instanceof StoreError);
+          assert.match(error.message, /garbage\.db/);
+          assert.match(error.message, /SQLITE_NOTADB/);
+          assert.match(error.message, /not a SQLite database/);
+          return true;
+        },
+      );
     });
   });
 });
@@ -469,7 +642,17 @@ describe('a Wardrik on a SQLite store opened read-only, to inspect a journal', (
   it('starts without recovering or writing, shows the journal, and fails a call at once, naming it', async () => {
     const path = join(dir, 'inspect.db');
     const writer = new SqliteStore({ path });
-    const started = { run: 'run-1', call: 'c1', agent: 'a', tool: 't/email', arguments: {}, idempotencyKey: 'run-1:c1', state: 'started' as const, attempt: 1, updatedAt: 1 };
+    const started = {
+      run: 'run-1',
+      call: 'c1',
+      agent: 'a',
+      tool: 't/email',
+      arguments: {},
+      idempotencyKey: 'run-1:c1',
+      state: 'started' as const,
+      attempt: 1,
+      updatedAt: 1,
+    };
     await writer.writeCall(started, undefined);
     await writer.close();
     const ran: string[] = [];
@@ -481,9 +664,13 @@ describe('a Wardrik on a SQLite store opened read-only, to inspect a journal', (
       assert.equal((await store.listRuns())[0]?.run, 'run-1');
       await assert.rejects(wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c2', name: 't__email' } }), {
         name: 'StoreError',
-        message: 'Call "c2" of run "run-1" (t/email) did not run: the store was opened read-only, for inspecting a journal. Open it without readonly to run calls.',
+        message:
+          'Call "c2" of run "run-1" (t/email) did not run: the store was opened read-only, for inspecting a journal. Open it without readonly to run calls.',
       });
-      await assert.rejects(wardrik.recover(), /this store was opened read-only \(for inspection\); nothing was recovered/);
+      await assert.rejects(
+        wardrik.recover(),
+        /this store was opened read-only \(for inspection\); nothing was recovered/,
+      );
       assert.deepEqual(ran, []);
     } finally {
       await wardrik.close();
@@ -495,13 +682,19 @@ describe('a call refused before it runs, when the journal cannot be written', ()
   it('fails naming the call and saying it did not run', async () => {
     const path = join(dir, 'refused.db');
     const store = new SqliteStore({ path });
-    const wardrik = await Wardrik.create({ store, tools: { t: [defineTool({ name: 'read', description: 'Reads.', annotations: { readOnly: true }, run: () => 'read' })] } });
+    const wardrik = await Wardrik.create({
+      store,
+      tools: {
+        t: [defineTool({ name: 'read', description: 'Reads.', annotations: { readOnly: true }, run: () => 'read' })],
+      },
+    });
     try {
       // The journal's table is gone, so the unknown tool's refusal cannot be written.
       new Database(path).exec('DROP TABLE calls');
       await assert.rejects(wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'c1', name: 't__nope' } }), {
         name: 'StoreError',
-        message: /^Call "c1" of run "run-1" \(t__nope\) did not run: could not write its answer to the journal: SQLite store .* could not write a call/,
+        message:
+          /^Call "c1" of run "run-1" \(t__nope\) did not run: could not write its answer to the journal: SQLite store .* could not write a call/,
       });
     } finally {
       await wardrik.close();
@@ -512,7 +705,18 @@ describe('a call refused before it runs, when the journal cannot be written', ()
 describe('SqliteStore retention of runs of calls only, found by walking the calls in the order first written', () => {
   /** A final call of its own run, written at `at`. */
   const done = (run: string, at: number): JournalWrite => ({
-    call: { run, call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: run, state: 'succeeded', attempt: 1, answer: { status: 'ok', output: 1, labels: [] }, updatedAt: at },
+    call: {
+      run,
+      call: 'c1',
+      agent: 'a',
+      tool: 't/x',
+      arguments: {},
+      idempotencyKey: run,
+      state: 'succeeded',
+      attempt: 1,
+      answer: { status: 'ok', output: 1, labels: [] },
+      updatedAt: at,
+    },
     expected: undefined,
   });
 

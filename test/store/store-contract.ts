@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { CallRecord, CallState, InboxRecord, JournalWrite, McpServerRecord, RememberedClaim, SpendHold, Store, TurnRecord } from '../../src/store/store.js';
+import type {
+  CallRecord,
+  CallState,
+  InboxRecord,
+  JournalWrite,
+  McpServerRecord,
+  RememberedClaim,
+  SpendHold,
+  Store,
+  TurnRecord,
+} from '../../src/store/store.js';
 
 /**
  * The store's clock, where run leases take their times (`Store.leaseRun`): `at(ms)` makes it read `ms`
@@ -83,7 +93,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('lets exactly one of 10 concurrent first writes win', () =>
         withStore(async (store) => {
           const base = call({ state: 'started' });
-          const results = await Promise.all(range(10).map((i) => store.writeCall({ ...base, agent: `agent-${i}` }, undefined)));
+          const results = await Promise.all(
+            range(10).map((i) => store.writeCall({ ...base, agent: `agent-${i}` }, undefined)),
+          );
           assert.equal(results.filter(Boolean).length, 1);
           const winner = results.indexOf(true);
           assert.equal((await store.getCall(base.run, base.call))?.agent, `agent-${winner}`);
@@ -94,7 +106,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const base = call({ state: 'started' });
           await store.writeCall(base, undefined);
           const results = await Promise.all(
-            range(10).map((i) => store.writeCall({ ...base, state: i % 2 === 0 ? 'succeeded' : 'failed', answer: ok(i) }, 'started')),
+            range(10).map((i) =>
+              store.writeCall({ ...base, state: i % 2 === 0 ? 'succeeded' : 'failed', answer: ok(i) }, 'started'),
+            ),
           );
           assert.equal(results.filter(Boolean).length, 1);
           const winner = results.indexOf(true);
@@ -115,7 +129,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const base = call({ state: 'started', attempt: 1 });
           await store.writeCall(base, undefined);
-          const results = await Promise.all(range(10).map((i) => store.writeCall({ ...base, attempt: 2, agent: `agent-${i}` }, 'started')));
+          const results = await Promise.all(
+            range(10).map((i) => store.writeCall({ ...base, attempt: 2, agent: `agent-${i}` }, 'started')),
+          );
           assert.equal(results.filter(Boolean).length, 1);
           assert.equal((await store.getCall(base.run, base.call))?.agent, `agent-${results.indexOf(true)}`);
         }));
@@ -133,45 +149,75 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           // Written out of time order, with a tie (c2, c4) kept in the order first written.
           const times: Record<string, number> = { c1: 30, c2: 10, c3: 20, c4: 10, c5: 5 };
           for (const [id, updatedAt] of Object.entries(times)) {
-            await store.writeCall(call({ run, call: id, state: id === 'c5' ? 'parked' : 'started', updatedAt }), undefined);
+            await store.writeCall(
+              call({ run, call: id, state: id === 'c5' ? 'parked' : 'started', updatedAt }),
+              undefined,
+            );
           }
           const started = (await store.listCalls({ state: 'started' })).filter((record) => record.run === run);
-          assert.deepEqual(started.map((record) => record.call), ['c2', 'c4', 'c3', 'c1']);
+          assert.deepEqual(
+            started.map((record) => record.call),
+            ['c2', 'c4', 'c3', 'c1'],
+          );
           const parked = (await store.listCalls({ state: 'parked' })).filter((record) => record.run === run);
-          assert.deepEqual(parked.map((record) => record.call), ['c5']);
+          assert.deepEqual(
+            parked.map((record) => record.call),
+            ['c5'],
+          );
         }));
 
       it('keeps ties across runs in the order the calls were first written', () =>
         withStore(async (store) => {
           const [a, b] = [`run-${randomUUID()}`, `run-${randomUUID()}`];
           const updatedAt = 7;
-          for (const [run, id] of [[a, 'a1'], [b, 'b1'], [a, 'a2']] as const) await store.writeCall(call({ run, call: id, state: 'started', updatedAt }), undefined);
-          const started = (await store.listCalls({ state: 'started' })).filter((record) => record.run === a || record.run === b);
-          assert.deepEqual(started.map((record) => record.call), ['a1', 'b1', 'a2']);
+          for (const [run, id] of [
+            [a, 'a1'],
+            [b, 'b1'],
+            [a, 'a2'],
+          ] as const)
+            await store.writeCall(call({ run, call: id, state: 'started', updatedAt }), undefined);
+          const started = (await store.listCalls({ state: 'started' })).filter(
+            (record) => record.run === a || record.run === b,
+          );
+          assert.deepEqual(
+            started.map((record) => record.call),
+            ['a1', 'b1', 'a2'],
+          );
         }));
 
       it('returns at most limit calls, the oldest', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          for (const [i, updatedAt] of [3, 1, 2].entries()) await store.writeCall(call({ run, call: `c${i}`, state: 'failed', updatedAt }), undefined);
+          for (const [i, updatedAt] of [3, 1, 2].entries())
+            await store.writeCall(call({ run, call: `c${i}`, state: 'failed', updatedAt }), undefined);
           const all = await store.listCalls({ state: 'failed' });
           const limited = await store.listCalls({ state: 'failed', limit: 2 });
           assert.equal(limited.length, 2);
           assert.deepEqual(limited, all.slice(0, 2));
         }));
 
-      it('lists a run\'s calls in the order first written, whatever their times, and in one state with state', () =>
+      it("lists a run's calls in the order first written, whatever their times, and in one state with state", () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
           const other = call({ state: 'started' });
           await store.writeCall(other, undefined);
           const times: Record<string, number> = { c3: 30, c1: 10, c2: 20 };
-          for (const [id, updatedAt] of Object.entries(times)) await store.writeCall(call({ run, call: id, state: 'started', updatedAt }), undefined);
+          for (const [id, updatedAt] of Object.entries(times))
+            await store.writeCall(call({ run, call: id, state: 'started', updatedAt }), undefined);
           // An update moves c3's time after the others' but not its place in the timeline.
           await store.writeCall(call({ run, call: 'c3', state: 'parked', updatedAt: 99 }), 'started');
-          assert.deepEqual((await store.listCalls({ run })).map((record) => record.call), ['c3', 'c1', 'c2']);
-          assert.deepEqual((await store.listCalls({ run, state: 'started' })).map((record) => record.call), ['c1', 'c2']);
-          assert.deepEqual((await store.listCalls({ run, limit: 2 })).map((record) => record.call), ['c3', 'c1']);
+          assert.deepEqual(
+            (await store.listCalls({ run })).map((record) => record.call),
+            ['c3', 'c1', 'c2'],
+          );
+          assert.deepEqual(
+            (await store.listCalls({ run, state: 'started' })).map((record) => record.call),
+            ['c1', 'c2'],
+          );
+          assert.deepEqual(
+            (await store.listCalls({ run, limit: 2 })).map((record) => record.call),
+            ['c3', 'c1'],
+          );
           assert.deepEqual(await store.listCalls({ run: `run-${randomUUID()}` }), []);
         }));
 
@@ -182,7 +228,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           await store.writeCall({ ...record, state: 'succeeded', answer: ok(1) }, 'started');
           const started = await store.listCalls({ state: 'started' });
           const succeeded = await store.listCalls({ state: 'succeeded' });
-          assert.equal(started.some((r) => r.run === record.run), false);
+          assert.equal(
+            started.some((r) => r.run === record.run),
+            false,
+          );
           assert.equal(succeeded.filter((r) => r.run === record.run).length, 1);
         }));
     });
@@ -193,10 +242,18 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const agent = `agent-${randomUUID()}`;
           const run = `run-${randomUUID()}`;
           await store.writeTurn(turn({ run, agent, status: 'parked', createdAt: 100, updatedAt: 400 }), undefined);
-          await store.writeCall(call({ run, agent, call: 'c1', state: 'succeeded', costUsd: 0.25, updatedAt: 200 }), undefined);
-          await store.writeCall(call({ run, agent, call: 'c2', state: 'parked', costUsd: 0.5, updatedAt: 300 }), undefined);
+          await store.writeCall(
+            call({ run, agent, call: 'c1', state: 'succeeded', costUsd: 0.25, updatedAt: 200 }),
+            undefined,
+          );
+          await store.writeCall(
+            call({ run, agent, call: 'c2', state: 'parked', costUsd: 0.5, updatedAt: 300 }),
+            undefined,
+          );
           await store.writeCall(call({ run, agent, call: 'c3', state: 'failed', updatedAt: 250 }), undefined);
-          assert.deepEqual(await store.listRuns({ agent }), [{ run, agent, status: 'parked', calls: 3, parked: 1, costUsd: 0.75, firstAt: 100, lastAt: 400 }]);
+          assert.deepEqual(await store.listRuns({ agent }), [
+            { run, agent, status: 'parked', calls: 3, parked: 1, costUsd: 0.75, firstAt: 100, lastAt: 400 },
+          ]);
         }));
 
       it('lists runs with calls only, and turns without calls, most recent first, at most limit', () =>
@@ -207,19 +264,37 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           await store.writeTurn(turn({ run: b, agent, status: 'done', createdAt: 2_000, updatedAt: 3_000 }), undefined);
           await store.writeCall(call({ run: c, agent, state: 'started', updatedAt: 2_500 }), undefined);
           const runs = await store.listRuns({ agent });
-          assert.deepEqual(runs.map((summary) => summary.run), [b, c, a]);
-          assert.deepEqual(runs[0], { run: b, agent, status: 'done', calls: 0, parked: 0, costUsd: 0, firstAt: 2_000, lastAt: 3_000 });
+          assert.deepEqual(
+            runs.map((summary) => summary.run),
+            [b, c, a],
+          );
+          assert.deepEqual(runs[0], {
+            run: b,
+            agent,
+            status: 'done',
+            calls: 0,
+            parked: 0,
+            costUsd: 0,
+            firstAt: 2_000,
+            lastAt: 3_000,
+          });
           assert.equal('status' in runs[2]!, false);
-          assert.deepEqual((await store.listRuns({ agent, limit: 2 })).map((summary) => summary.run), [b, c]);
+          assert.deepEqual(
+            (await store.listRuns({ agent, limit: 2 })).map((summary) => summary.run),
+            [b, c],
+          );
         }));
 
-      it('lists only the given agent\'s runs, and every agent\'s without one', () =>
+      it("lists only the given agent's runs, and every agent's without one", () =>
         withStore(async (store) => {
           const [one, two] = [`agent-${randomUUID()}`, `agent-${randomUUID()}`];
           const record = call({ agent: one, state: 'succeeded', updatedAt: 5_000 });
           await store.writeCall(record, undefined);
           await store.writeTurn(turn({ agent: two }), undefined);
-          assert.deepEqual((await store.listRuns({ agent: one })).map((summary) => summary.run), [record.run]);
+          assert.deepEqual(
+            (await store.listRuns({ agent: one })).map((summary) => summary.run),
+            [record.run],
+          );
           assert.equal((await store.listRuns({ agent: two })).length, 1);
           const all = (await store.listRuns()).filter((summary) => summary.agent === one || summary.agent === two);
           assert.equal(all.length, 2);
@@ -249,7 +324,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.equal(await store.updateInboxItem(approved, 'pending'), true);
           assert.equal(await store.updateInboxItem({ ...item, status: 'denied', by: 'bo' }, 'pending'), false);
           assert.deepEqual(await store.getInboxItem(item.id), approved);
-          assert.equal((await store.listInbox()).some((listed) => listed.id === item.id), false);
+          assert.equal(
+            (await store.listInbox()).some((listed) => listed.id === item.id),
+            false,
+          );
         }));
 
       it('lets exactly one of 10 concurrent answers win', () =>
@@ -274,7 +352,12 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
     describe('remembered results', () => {
       it('returns a result until it expires, and nothing from then on', () =>
         withStore(async (store) => {
-          const record = { key: `key-${randomUUID()}`, digest: 'abc', answer: ok({ refund: 're_1' }), expiresAt: 1_000 };
+          const record = {
+            key: `key-${randomUUID()}`,
+            digest: 'abc',
+            answer: ok({ refund: 're_1' }),
+            expiresAt: 1_000,
+          };
           await store.putRemembered(record);
           assert.deepEqual(await store.getRemembered(record.key, 999), record);
           assert.equal(await store.getRemembered(record.key, 1_000), undefined);
@@ -296,7 +379,8 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const now = -1_000_000 - Math.floor(Math.random() * 1_000_000);
           const keys = range(4).map((i) => `key-${randomUUID()}-${i}`);
           const expiries = [now - 10, now, now + 1, now + 100];
-          for (const [i, key] of keys.entries()) await store.putRemembered({ key, digest: 'd', answer: ok(i), expiresAt: expiries[i]! });
+          for (const [i, key] of keys.entries())
+            await store.putRemembered({ key, digest: 'd', answer: ok(i), expiresAt: expiries[i]! });
           assert.equal(await store.pruneRemembered(now), 2);
           assert.equal(await store.pruneRemembered(now), 0);
           assert.equal((await store.getRemembered(keys[2]!, now))?.digest, 'd');
@@ -305,20 +389,36 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
     });
 
     describe('claims on remembered keys', () => {
-      const claim = (key: string, owner: string, over: Partial<RememberedClaim> = {}): RememberedClaim => ({ key, digest: 'd1', owner, expiresAt: 1_000, ...over });
+      const claim = (key: string, owner: string, over: Partial<RememberedClaim> = {}): RememberedClaim => ({
+        key,
+        digest: 'd1',
+        owner,
+        expiresAt: 1_000,
+        ...over,
+      });
 
       it('gives a free key to its first claimer, and shows the claim to others', () =>
         withStore(async (store) => {
           const key = `key-${randomUUID()}`;
           assert.deepEqual(await store.claimRemembered(claim(key, '["run-1","c1"]'), 1), { claimed: true });
-          assert.deepEqual(await store.claimRemembered(claim(key, '["run-2","c1"]'), 2), { claimed: false, heldBy: '["run-1","c1"]', digest: 'd1' });
-          assert.deepEqual(await store.claimRemembered(claim(key, '["run-1","c1"]'), 3), { claimed: true }, 'its owner takes it again (a call run again after a crash)');
+          assert.deepEqual(await store.claimRemembered(claim(key, '["run-2","c1"]'), 2), {
+            claimed: false,
+            heldBy: '["run-1","c1"]',
+            digest: 'd1',
+          });
+          assert.deepEqual(
+            await store.claimRemembered(claim(key, '["run-1","c1"]'), 3),
+            { claimed: true },
+            'its owner takes it again (a call run again after a crash)',
+          );
         }));
 
       it('gives exactly one of 10 concurrent claimers the key', () =>
         withStore(async (store) => {
           const key = `key-${randomUUID()}`;
-          const outcomes = await Promise.all(range(10).map((i) => store.claimRemembered(claim(key, `["run-${i}","c1"]`), 1)));
+          const outcomes = await Promise.all(
+            range(10).map((i) => store.claimRemembered(claim(key, `["run-${i}","c1"]`), 1)),
+          );
           assert.equal(outcomes.filter((o) => o.claimed).length, 1);
         }));
 
@@ -328,8 +428,15 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           await store.claimRemembered(claim(key, '["run-1","c1"]', { expiresAt: 10_000 }), 1);
           const record = { key, digest: 'd1', answer: ok('refunded'), expiresAt: 5_000 };
           await store.putRemembered(record);
-          assert.deepEqual(await store.claimRemembered(claim(key, '["run-2","c1"]'), 2), { claimed: false, remembered: record });
-          assert.equal((await store.claimRemembered(claim(key, '["run-2","c1"]'), 6_000)).claimed, true, 'once the result expired the key is free: the claim ended with it');
+          assert.deepEqual(await store.claimRemembered(claim(key, '["run-2","c1"]'), 2), {
+            claimed: false,
+            remembered: record,
+          });
+          assert.equal(
+            (await store.claimRemembered(claim(key, '["run-2","c1"]'), 6_000)).claimed,
+            true,
+            'once the result expired the key is free: the claim ended with it',
+          );
         }));
 
       it('frees a key its owner released, or whose claim expired', () =>
@@ -337,7 +444,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const [released, expired] = [`key-${randomUUID()}`, `key-${randomUUID()}`];
           await store.claimRemembered(claim(released, '["run-1","c1"]'), 1);
           await store.releaseRemembered(released, '["run-9","c1"]');
-          assert.equal((await store.claimRemembered(claim(released, '["run-2","c1"]'), 2)).claimed, false, 'only its owner releases it');
+          assert.equal(
+            (await store.claimRemembered(claim(released, '["run-2","c1"]'), 2)).claimed,
+            false,
+            'only its owner releases it',
+          );
           await store.releaseRemembered(released, '["run-1","c1"]');
           assert.equal((await store.claimRemembered(claim(released, '["run-2","c1"]'), 2)).claimed, true);
           await store.claimRemembered(claim(expired, '["run-1","c1"]', { expiresAt: 50 }), 1);
@@ -398,7 +509,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.equal(await store.holdSpend(hold(agent, 'c10'), 1), 'spent', 'ten $0.10 holds fill a $1 budget');
           await store.addSpend(agent, 100_000);
           await store.releaseSpend(agent, 'c0', 't/search', 100_000);
-          assert.equal(await store.holdSpend(hold(agent, 'c10'), 1), 'spent', 'the spend took the released hold\'s place');
+          assert.equal(
+            await store.holdSpend(hold(agent, 'c10'), 1),
+            'spent',
+            "the spend took the released hold's place",
+          );
         }));
 
       it('lets exactly ten of 40 concurrent $0.10 holds into a $1 budget', () =>
@@ -425,9 +540,17 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const outcomes = await Promise.all(range(5).map((i) => store.holdSpend(unknown(`c${i}`), 1)));
           assert.deepEqual(outcomes.filter((o) => o === 'held').length, 1);
           const first = `c${outcomes.indexOf('held')}`;
-          assert.equal(await store.holdSpend(hold(agent, 'other', { tool: 't/other', maxMicroUsd: undefined }), 1), 'held', 'another tool is not held up');
+          assert.equal(
+            await store.holdSpend(hold(agent, 'other', { tool: 't/other', maxMicroUsd: undefined }), 1),
+            'held',
+            'another tool is not held up',
+          );
           await store.releaseSpend(agent, first, tool, undefined);
-          assert.equal(await store.holdSpend(unknown('c9'), 1), 'held', 'a call that did not run tells nothing, but frees the turn');
+          assert.equal(
+            await store.holdSpend(unknown('c9'), 1),
+            'held',
+            'a call that did not run tells nothing, but frees the turn',
+          );
           await store.releaseSpend(agent, 'c9', tool, 300_000);
           await store.addSpend(agent, 300_000);
           // Its cost is known now ($0.30): held for each call, so $0.30 spent + two holds reach the $1 budget at the third.
@@ -450,7 +573,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
           assert.deepEqual(await store.addLabels(run, ['outside', 'pii']), ['outside', 'pii']);
-          assert.deepEqual(await store.addLabels(run, ['secret', 'pii', 'outside', 'external']), ['secret', 'external']);
+          assert.deepEqual(await store.addLabels(run, ['secret', 'pii', 'outside', 'external']), [
+            'secret',
+            'external',
+          ]);
           assert.deepEqual(await store.addLabels(run, ['pii']), []);
           assert.deepEqual(await store.getLabels(run), ['outside', 'pii', 'secret', 'external']);
         }));
@@ -472,23 +598,28 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
     });
 
     describe('sync, the journal without promises', () => {
-      it(options.synchronous ? 'agrees with the promise methods: the same compare-and-set, one record, the same labels' : 'is not offered', () =>
-        withStore(async (store) => {
-          const sync = store.sync;
-          if (!options.synchronous) return assert.equal(sync, undefined);
-          assert.ok(sync !== undefined);
-          const started = call({ state: 'started' });
-          assert.equal(sync.writeCall(started, undefined), true);
-          assert.equal(await store.writeCall({ ...started, attempt: 2 }, undefined), false);
-          assert.equal(sync.writeCall({ ...started, attempt: 3 }, undefined), false);
-          const done = { ...started, state: 'succeeded' as const, answer: ok('done'), updatedAt: 2 };
-          assert.equal(sync.writeCall(done, 'started'), true);
-          assert.equal(sync.writeCall({ ...done, state: 'failed' }, 'started'), false);
-          assert.deepEqual(await store.getCall(started.run, started.call), done);
-          await store.addLabels(started.run, ['outside', 'pii']);
-          assert.deepEqual(sync.getLabels(started.run), await store.getLabels(started.run));
-          assert.deepEqual(sync.getLabels(`run-${randomUUID()}`), []);
-        }));
+      it(
+        options.synchronous
+          ? 'agrees with the promise methods: the same compare-and-set, one record, the same labels'
+          : 'is not offered',
+        () =>
+          withStore(async (store) => {
+            const sync = store.sync;
+            if (!options.synchronous) return assert.equal(sync, undefined);
+            assert.ok(sync !== undefined);
+            const started = call({ state: 'started' });
+            assert.equal(sync.writeCall(started, undefined), true);
+            assert.equal(await store.writeCall({ ...started, attempt: 2 }, undefined), false);
+            assert.equal(sync.writeCall({ ...started, attempt: 3 }, undefined), false);
+            const done = { ...started, state: 'succeeded' as const, answer: ok('done'), updatedAt: 2 };
+            assert.equal(sync.writeCall(done, 'started'), true);
+            assert.equal(sync.writeCall({ ...done, state: 'failed' }, 'started'), false);
+            assert.deepEqual(await store.getCall(started.run, started.call), done);
+            await store.addLabels(started.run, ['outside', 'pii']);
+            assert.deepEqual(sync.getLabels(started.run), await store.getLabels(started.run));
+            assert.deepEqual(sync.getLabels(`run-${randomUUID()}`), []);
+          }),
+      );
     });
 
     describe('run leases', () => {
@@ -536,7 +667,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const run = `run-${randomUUID()}`;
           await lease(store, run, 'node-a', 1_000, 100);
           await store.releaseRun(run, 'node-b');
-          assert.equal(await lease(store, run, 'node-b', 1_010, 100), false, 'a release by another node changes nothing');
+          assert.equal(
+            await lease(store, run, 'node-b', 1_010, 100),
+            false,
+            'a release by another node changes nothing',
+          );
           await store.releaseRun(run, 'node-a');
           assert.equal(await lease(store, run, 'node-b', 1_020, 100), true);
         }));
@@ -574,7 +709,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.equal(await store.leaseRun(run, 'node-b', 100, started.call), false, 'node-a holds it');
           await store.writeCall({ ...started, state: 'succeeded', answer: ok('done'), updatedAt: 2 }, 'started');
           await store.releaseRun(run, 'node-a');
-          assert.equal(await store.leaseRun(run, 'node-b', 100, started.call), false, 'free, but the call was answered');
+          assert.equal(
+            await store.leaseRun(run, 'node-b', 100, started.call),
+            false,
+            'free, but the call was answered',
+          );
           assert.equal(await store.leaseRun(run, 'node-b', 100), true, 'free');
         }));
 
@@ -600,7 +739,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const first = turn({});
           await store.writeTurn(first, undefined);
-          const second: TurnRecord = { ...first, version: 2, status: 'parked', data: { step: 2 }, updatedAt: first.updatedAt + 5 };
+          const second: TurnRecord = {
+            ...first,
+            version: 2,
+            status: 'parked',
+            data: { step: 2 },
+            updatedAt: first.updatedAt + 5,
+          };
           assert.equal(await store.writeTurn(second, 0), false);
           assert.equal(await store.writeTurn(second, 2), false);
           assert.equal(await store.writeTurn(second, 1), true);
@@ -618,7 +763,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('lets exactly one of 10 concurrent first writes win', () =>
         withStore(async (store) => {
           const base = turn({});
-          const results = await Promise.all(range(10).map((i) => store.writeTurn({ ...base, data: { writer: i } }, undefined)));
+          const results = await Promise.all(
+            range(10).map((i) => store.writeTurn({ ...base, data: { writer: i } }, undefined)),
+          );
           assert.equal(results.filter(Boolean).length, 1);
           assert.deepEqual((await store.getTurn(base.run))?.data, { writer: results.indexOf(true) });
         }));
@@ -627,9 +774,15 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const base = turn({});
           await store.writeTurn(base, undefined);
-          const results = await Promise.all(range(10).map((i) => store.writeTurn({ ...base, version: 2, data: { writer: i } }, 1)));
+          const results = await Promise.all(
+            range(10).map((i) => store.writeTurn({ ...base, version: 2, data: { writer: i } }, 1)),
+          );
           assert.equal(results.filter(Boolean).length, 1);
-          assert.deepEqual(await store.getTurn(base.run), { ...base, version: 2, data: { writer: results.indexOf(true) } });
+          assert.deepEqual(await store.getTurn(base.run), {
+            ...base,
+            version: 2,
+            data: { writer: results.indexOf(true) },
+          });
         }));
 
       it('answers undefined for a turn never written', () =>
@@ -639,7 +792,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
 
       it('round-trips nested JSON, unicode, null data and fractional times', () =>
         withStore(async (store) => {
-          const data = { messages: [{ role: 'user', content: 'Grüße, 東京, 🚀, nul\u0000 end' }], usage: { input: 12, cost: 1.5e-7 }, flags: [true, null] };
+          const data = {
+            messages: [{ role: 'user', content: 'Grüße, 東京, 🚀, nul\u0000 end' }],
+            usage: { input: 12, cost: 1.5e-7 },
+            flags: [true, null],
+          };
           const withData = turn({ data, createdAt: 1_700_000_000_000.25, updatedAt: 1_700_000_000_001.5 });
           const withNull = turn({ data: null });
           await store.writeTurn(withData, undefined);
@@ -650,17 +807,21 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
     });
 
     describe('listTurns', () => {
-      it('lists an agent\'s turns oldest createdAt first, ties in the order first written', () =>
+      it("lists an agent's turns oldest createdAt first, ties in the order first written", () =>
         withStore(async (store) => {
           const agent = `agent-${randomUUID()}`;
           const times: Record<string, number> = { t1: 30, t2: 10, t3: 20, t4: 10 };
           const runs = Object.fromEntries(Object.keys(times).map((id) => [id, `run-${randomUUID()}-${id}`]));
-          for (const [id, createdAt] of Object.entries(times)) await store.writeTurn(turn({ run: runs[id]!, agent, createdAt }), undefined);
+          for (const [id, createdAt] of Object.entries(times))
+            await store.writeTurn(turn({ run: runs[id]!, agent, createdAt }), undefined);
           // Updating a turn does not move it.
           const t2 = (await store.getTurn(runs.t2!))!;
           await store.writeTurn({ ...t2, version: 2, updatedAt: 99 }, 1);
           const listed = await store.listTurns({ agent });
-          assert.deepEqual(listed.map((record) => record.run), [runs.t2, runs.t4, runs.t3, runs.t1]);
+          assert.deepEqual(
+            listed.map((record) => record.run),
+            [runs.t2, runs.t4, runs.t3, runs.t1],
+          );
         }));
 
       it('filters by status, and by agent and status together', () =>
@@ -673,8 +834,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
             turn({ agent: a, status: 'parked', createdAt: 4 }),
           ];
           for (const record of records) await store.writeTurn(record, undefined);
-          const mine = (turns: TurnRecord[]) => turns.filter((record) => record.agent === a || record.agent === b).map((record) => record.run);
-          assert.deepEqual(mine(await store.listTurns({ status: 'parked' })), [records[1]!.run, records[2]!.run, records[3]!.run]);
+          const mine = (turns: TurnRecord[]) =>
+            turns.filter((record) => record.agent === a || record.agent === b).map((record) => record.run);
+          assert.deepEqual(mine(await store.listTurns({ status: 'parked' })), [
+            records[1]!.run,
+            records[2]!.run,
+            records[3]!.run,
+          ]);
           assert.deepEqual(await store.listTurns({ agent: a, status: 'parked' }), [records[1], records[3]]);
           assert.deepEqual(await store.listTurns({ agent: b, status: 'running' }), []);
           assert.deepEqual(await store.listTurns({ agent: a }), [records[0], records[1], records[3]]);
@@ -717,17 +883,26 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('lets exactly one of 10 concurrent writes of one index win', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          const results = await Promise.all(range(10).map((i) => store.appendStep({ run, index: 3, data: { writer: i }, createdAt: 1 })));
+          const results = await Promise.all(
+            range(10).map((i) => store.appendStep({ run, index: 3, data: { writer: i }, createdAt: 1 })),
+          );
           assert.equal(results.filter(Boolean).length, 1);
-          assert.deepEqual((await store.listSteps(run)).map((step) => step.data), [{ writer: results.indexOf(true) }]);
+          assert.deepEqual(
+            (await store.listSteps(run)).map((step) => step.data),
+            [{ writer: results.indexOf(true) }],
+          );
         }));
 
-      it('lists a turn\'s steps in index order, whatever order they were written in', () =>
+      it("lists a turn's steps in index order, whatever order they were written in", () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          for (const index of [2, 0, 10, 1]) await store.appendStep({ run, index, data: index, createdAt: 100 - index });
+          for (const index of [2, 0, 10, 1])
+            await store.appendStep({ run, index, data: index, createdAt: 100 - index });
           await store.appendStep({ run: `run-${randomUUID()}`, index: 5, data: 'another run', createdAt: 1 });
-          assert.deepEqual((await store.listSteps(run)).map((step) => step.index), [0, 1, 2, 10]);
+          assert.deepEqual(
+            (await store.listSteps(run)).map((step) => step.index),
+            [0, 1, 2, 10],
+          );
         }));
 
       it('lists no steps for a turn that has none', () =>
@@ -739,7 +914,15 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
           const steps = [
-            { run, index: 0, data: { response: { text: 'über 500 € — 🚀', toolCalls: [{ id: 'c1', input: '{"a":1}' }] }, nested: [[1], [2, [3]]] }, createdAt: 0.5 },
+            {
+              run,
+              index: 0,
+              data: {
+                response: { text: 'über 500 € — 🚀', toolCalls: [{ id: 'c1', input: '{"a":1}' }] },
+                nested: [[1], [2, [3]]],
+              },
+              createdAt: 0.5,
+            },
             { run, index: 1, data: null, createdAt: 1_700_000_000_000 },
             { run, index: 2, data: 'x'.repeat(100_000), createdAt: 2 },
           ];
@@ -749,11 +932,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
     });
 
     describe('lastFinishedTurns', () => {
-      it('gives the agent\'s last finished turns, oldest finish first, leaving out unfinished turns and other agents\'', () =>
+      it("gives the agent's last finished turns, oldest finish first, leaving out unfinished turns and other agents'", () =>
         withStore(async (store) => {
           const agent = `agent-${randomUUID()}`;
           const statuses = ['done', 'failed', 'running', 'budget_spent', 'parked', 'done'] as const;
-          const turns = statuses.map((status, i) => turn({ agent, status, createdAt: 100 + i, updatedAt: 1_000 - i * 10 }));
+          const turns = statuses.map((status, i) =>
+            turn({ agent, status, createdAt: 100 + i, updatedAt: 1_000 - i * 10 }),
+          );
           for (const t of turns) await store.writeTurn(t, undefined);
           await store.writeTurn(turn({ agent: `agent-${randomUUID()}`, status: 'done', updatedAt: 2_000 }), undefined);
           const runsOf = (list: readonly TurnRecord[]) => list.map((t) => t.run);
@@ -799,12 +984,18 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.deepEqual(results, [true, true, true, false, false]);
           assert.deepEqual(await store.getCall(run, 'c1'), fresh);
           assert.deepEqual(await store.getCall(run, 'c0'), answered);
-          assert.deepEqual((await store.listSteps(run)).map((step) => step.data), ['model step', { calls: ['c1'] }]);
+          assert.deepEqual(
+            (await store.listSteps(run)).map((step) => step.data),
+            ['model step', { calls: ['c1'] }],
+          );
           assert.deepEqual(await store.getCall(run, 'c2'), final);
-          assert.deepEqual((await store.listCalls({ run })).map((record) => record.call), ['c0', 'c2', 'c1']);
+          assert.deepEqual(
+            (await store.listCalls({ run })).map((record) => record.call),
+            ['c0', 'c2', 'c1'],
+          );
         }));
 
-      it('lets exactly one of 10 concurrent batches moving one call on win, and each batch\'s other writes take', () =>
+      it("lets exactly one of 10 concurrent batches moving one call on win, and each batch's other writes take", () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
           const started = call({ run, call: 'c1', state: 'started' });
@@ -862,7 +1053,12 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const agent = `agent-${randomUUID()}`;
           await Promise.all(
-            range(20).map((i) => store.writeJournal([{ step: { run: `run-${randomUUID()}`, index: 0, data: i, createdAt: 1 } }, { spend: { agent, microUsd: 100_000 } }])),
+            range(20).map((i) =>
+              store.writeJournal([
+                { step: { run: `run-${randomUUID()}`, index: 0, data: i, createdAt: 1 } },
+                { spend: { agent, microUsd: 100_000 } },
+              ]),
+            ),
           );
           assert.equal(await store.getSpend(agent), 2_000_000);
         }));
@@ -870,13 +1066,27 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('writes a turn as writeTurn would: inserted when none is expected, moved on only from the expected version', () =>
         withStore(async (store) => {
           const first = turn({});
-          const second: TurnRecord = { ...first, version: 2, status: 'parked', data: { step: 2 }, updatedAt: first.updatedAt + 5 };
+          const second: TurnRecord = {
+            ...first,
+            version: 2,
+            status: 'parked',
+            data: { step: 2 },
+            updatedAt: first.updatedAt + 5,
+          };
           assert.deepEqual(await store.writeJournal([{ turn: first, expectedVersion: undefined }]), [true]);
-          assert.deepEqual(await store.writeJournal([{ turn: { ...first, status: 'failed' }, expectedVersion: undefined }]), [false], 'it has one');
+          assert.deepEqual(
+            await store.writeJournal([{ turn: { ...first, status: 'failed' }, expectedVersion: undefined }]),
+            [false],
+            'it has one',
+          );
           assert.deepEqual(await store.writeJournal([{ turn: second, expectedVersion: 2 }]), [false]);
           assert.deepEqual(await store.getTurn(first.run), first);
           assert.deepEqual(await store.writeJournal([{ turn: second, expectedVersion: 1 }]), [true]);
-          assert.deepEqual(await store.writeJournal([{ turn: { ...second, version: 3, status: 'done' }, expectedVersion: 1 }]), [false], 'version 1 is gone');
+          assert.deepEqual(
+            await store.writeJournal([{ turn: { ...second, version: 3, status: 'done' }, expectedVersion: 1 }]),
+            [false],
+            'version 1 is gone',
+          );
           assert.deepEqual(await store.getTurn(first.run), second);
           const missing = turn({ version: 2 });
           assert.deepEqual(await store.writeJournal([{ turn: missing, expectedVersion: 1 }]), [false]);
@@ -899,16 +1109,24 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.deepEqual(await journal(1_090, [leasing('node-a')]), [true], 'renewed until 1 190');
           assert.deepEqual(await journal(1_150, [leasing('node-b')]), [false]);
           assert.deepEqual(await store.writeJournal([release('node-b')]), [true], 'a release is always answered true');
-          assert.equal(await lease(store, run, 'node-b', 1_160, 100), false, 'a release by another node changes nothing');
+          assert.equal(
+            await lease(store, run, 'node-b', 1_160, 100),
+            false,
+            'a release by another node changes nothing',
+          );
           assert.deepEqual(await store.writeJournal([release('node-a')]), [true]);
           assert.equal(await lease(store, run, 'node-b', 1_170, 100), true, 'its holder gave it up');
-          assert.deepEqual(await journal(5_000, [leasing('node-a')]), [true], 'node-b\'s lapsed before 5 000');
+          assert.deepEqual(await journal(5_000, [leasing('node-a')]), [true], "node-b's lapsed before 5 000");
           assert.equal(await lease(store, run, 'node-b', 5_050, 100), false);
-          assert.deepEqual(await journal(5_060, [release('node-a'), leasing('node-b')]), [true, true], 'given up, then taken, in order');
+          assert.deepEqual(
+            await journal(5_060, [release('node-a'), leasing('node-b')]),
+            [true, true],
+            'given up, then taken, in order',
+          );
           assert.equal(await lease(store, run, 'node-a', 5_070, 100), false);
         }));
 
-      it('writes a turn\'s start and end with its calls and steps in one batch, each write answered as its namesake would', () =>
+      it("writes a turn's start and end with its calls and steps in one batch, each write answered as its namesake would", () =>
         withStore(async (store) => {
           const record = turn({});
           const { run } = record;
@@ -933,7 +1151,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           );
           // Its end: the last answer, the turn's record, and the lease given up.
           const done = { ...fresh, state: 'succeeded' as const, answer: ok('done'), updatedAt: 3 };
-          const finished: TurnRecord = { ...record, version: 2, status: 'done', data: { answer: 'done' }, updatedAt: record.updatedAt + 1 };
+          const finished: TurnRecord = {
+            ...record,
+            version: 2,
+            status: 'done',
+            data: { answer: 'done' },
+            updatedAt: record.updatedAt + 1,
+          };
           assert.deepEqual(
             await store.writeJournal([
               { call: done, expected: 'started' },
@@ -948,7 +1172,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           assert.deepEqual(await store.getTurn(run), finished);
           assert.deepEqual(await store.getCall(run, 'c1'), done);
           assert.deepEqual(await store.getCall(run, 'c9'), answeredElsewhere);
-          assert.deepEqual((await store.listSteps(run)).map((step) => step.data), [{ calls: ['c1'] }, 'tools']);
+          assert.deepEqual(
+            (await store.listSteps(run)).map((step) => step.data),
+            [{ calls: ['c1'] }, 'tools'],
+          );
           assert.deepEqual(await store.getLabels(run), ['pii']);
           assert.equal(await lease(store, run, 'node-b', 1_010, 100), true, 'node-a gave it up');
           assert.equal(await lease(store, taken, 'node-a', 1_050, 100), false, 'node-b still holds it');
@@ -969,7 +1196,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
             // Batches on one run and one turn, handed in with the rest: each answered as if it came alone, in order.
             [{ lease: { run: shared, node: 'node-a', ttlMs: 100 } }],
             [{ lease: { run: shared, node: 'node-b', ttlMs: 100 } }],
-            [{ turn: { ...turns[0]!, version: 2, status: 'done' }, expectedVersion: 1 }, { release: { run: turns[0]!.run, node: 'node-0' } }],
+            [
+              { turn: { ...turns[0]!, version: 2, status: 'done' }, expectedVersion: 1 },
+              { release: { run: turns[0]!.run, node: 'node-0' } },
+            ],
             [{ turn: { ...turns[0]!, version: 2, status: 'failed' }, expectedVersion: 1 }],
             [{ release: { run: shared, node: 'node-a' } }],
             [{ lease: { run: shared, node: 'node-b', ttlMs: 100 } }, { turn: turns[1]!, expectedVersion: undefined }],
@@ -1010,7 +1240,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         await store.appendStep({ run: t.run, index: 0, data: 'model step', createdAt: old });
         const item = inboxItem({ run: t.run, call: 'c1', status: 'approved', createdAt: old, answeredAt: old });
         await store.putInboxItem(item);
-        await store.writeCall(call({ run: t.run, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: old }), undefined);
+        await store.writeCall(
+          call({ run: t.run, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: old }),
+          undefined,
+        );
         await store.addLabels(t.run, ['outside']);
         await lease(store, t.run, 'node-a', old, 100);
         return { run: t.run, item };
@@ -1032,11 +1265,19 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         }
       }
 
-      it('deletes a finished run\'s turn, steps, calls, labels, answered inbox items and lease', () =>
+      it("deletes a finished run's turn, steps, calls, labels, answered inbox items and lease", () =>
         withStore(async (store) => {
           const { run, item } = await finishedRun(store);
           const report = await store.prune({ before: cutoff });
-          assert.ok(report.runs >= 1 && report.turns >= 1 && report.steps >= 1 && report.calls >= 1 && report.labels >= 1 && report.inbox >= 1, JSON.stringify(report));
+          assert.ok(
+            report.runs >= 1 &&
+              report.turns >= 1 &&
+              report.steps >= 1 &&
+              report.calls >= 1 &&
+              report.labels >= 1 &&
+              report.inbox >= 1,
+            JSON.stringify(report),
+          );
           await gone(store, run, item.id);
           assert.equal(await lease(store, run, 'node-b', cutoff, 100), true, 'the lease went with the run');
         }));
@@ -1044,7 +1285,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('deletes a run of calls only once every call is final', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          await store.writeCall(call({ run, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: old }), undefined);
+          await store.writeCall(
+            call({ run, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: old }),
+            undefined,
+          );
           await store.writeCall(call({ run, call: 'c2', state: 'failed', updatedAt: old }), undefined);
           await drain(store, { before: cutoff });
           await gone(store, run);
@@ -1054,7 +1298,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const parked = turn({ status: 'parked', createdAt: 1, updatedAt: 1 });
           await store.writeTurn(parked, undefined);
-          await store.writeCall(call({ run: parked.run, call: 'c1', state: 'parked', inboxId: 'i1', updatedAt: 1 }), undefined);
+          await store.writeCall(
+            call({ run: parked.run, call: 'c1', state: 'parked', inboxId: 'i1', updatedAt: 1 }),
+            undefined,
+          );
           const pending = inboxItem({ run: parked.run, call: 'c1', createdAt: 1 });
           await store.putInboxItem(pending);
           // A finished turn whose call still waits: its run stays, and so does the answered item it waits on.
@@ -1065,7 +1312,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           await store.putInboxItem(approved);
           // In doubt: a call of a run without a turn, parked for a person after a crash.
           const inDoubt = `run-${randomUUID()}`;
-          await store.writeCall(call({ run: inDoubt, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: 1 }), undefined);
+          await store.writeCall(
+            call({ run: inDoubt, call: 'c1', state: 'succeeded', answer: ok(1), updatedAt: 1 }),
+            undefined,
+          );
           await store.writeCall(call({ run: inDoubt, call: 'c2', state: 'parked', updatedAt: 1 }), undefined);
           await store.putInboxItem(inboxItem({ run: inDoubt, call: 'c2', kind: 'in_doubt', createdAt: 1 }));
           const running = turn({ status: 'running', createdAt: 1, updatedAt: 1 });
@@ -1105,7 +1355,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           await gone(store, run, item.id);
         }));
 
-      it('forgets a pruned turn in the agent\'s history', () =>
+      it("forgets a pruned turn in the agent's history", () =>
         withStore(async (store) => {
           const agent = `agent-${randomUUID()}`;
           const { run } = await finishedRun(store, { agent });
@@ -1113,24 +1363,38 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           await store.writeTurn(kept, undefined);
           assert.equal((await store.lastFinishedTurns(agent, 5)).length, 2);
           await drain(store, { before: cutoff });
-          assert.deepEqual((await store.lastFinishedTurns(agent, 5)).map((t) => t.run), [kept.run]);
+          assert.deepEqual(
+            (await store.lastFinishedTurns(agent, 5)).map((t) => t.run),
+            [kept.run],
+          );
           await gone(store, run);
         }));
     });
 
     describe('runtime MCP servers', () => {
-      it('lists a hub\'s servers sorted by name, whatever order they were added in', () =>
+      it("lists a hub's servers sorted by name, whatever order they were added in", () =>
         withStore(async (store) => {
           const hub = `hub-${randomUUID()}`;
-          for (const name of ['search', 'Billing', 'github', 'a-b', 'a_b']) await store.putMcpServer(mcpServer({ hub, name }));
-          assert.deepEqual((await store.listMcpServers(hub)).map((server) => server.name), ['Billing', 'a-b', 'a_b', 'github', 'search']);
+          for (const name of ['search', 'Billing', 'github', 'a-b', 'a_b'])
+            await store.putMcpServer(mcpServer({ hub, name }));
+          assert.deepEqual(
+            (await store.listMcpServers(hub)).map((server) => server.name),
+            ['Billing', 'a-b', 'a_b', 'github', 'search'],
+          );
         }));
 
       it('replaces a server put again under the same name', () =>
         withStore(async (store) => {
           const hub = `hub-${randomUUID()}`;
-          await store.putMcpServer(mcpServer({ hub, name: 'github', options: { url: 'http://127.0.0.1:1/mcp' }, updatedAt: 1 }));
-          const second = mcpServer({ hub, name: 'github', options: { command: 'node', args: ['server.js'], credential: 'GITHUB' }, updatedAt: 2 });
+          await store.putMcpServer(
+            mcpServer({ hub, name: 'github', options: { url: 'http://127.0.0.1:1/mcp' }, updatedAt: 1 }),
+          );
+          const second = mcpServer({
+            hub,
+            name: 'github',
+            options: { command: 'node', args: ['server.js'], credential: 'GITHUB' },
+            updatedAt: 2,
+          });
           await store.putMcpServer(second);
           assert.deepEqual(await store.listMcpServers(hub), [second]);
         }));
@@ -1166,7 +1430,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           const server = mcpServer({
             hub,
             name: 'files',
-            options: { command: 'node', args: ['srv.js', '--root', '/tmp/Grüße 東京'], env: { LEVEL: '2' }, timeoutMs: 1.5, headers: null },
+            options: {
+              command: 'node',
+              args: ['srv.js', '--root', '/tmp/Grüße 東京'],
+              env: { LEVEL: '2' },
+              timeoutMs: 1.5,
+              headers: null,
+            },
             updatedAt: 1_700_000_000_000.75,
           });
           await store.putMcpServer(server);
@@ -1179,19 +1449,35 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
         withStore(async (store) => {
           const large = 'x'.repeat(1_000_000) + 'ende';
           const args = {
-            order: { id: 'pi_123', items: [{ sku: 'A-1', qty: 2, price: 19.99 }, { sku: 'B', qty: null, tags: [] }], nested: { a: { b: { c: [1, [2, [3]]] } } } },
+            order: {
+              id: 'pi_123',
+              items: [
+                { sku: 'A-1', qty: 2, price: 19.99 },
+                { sku: 'B', qty: null, tags: [] },
+              ],
+              nested: { a: { b: { c: [1, [2, [3]]] } } },
+            },
             text: 'Grüße, 東京, 🚀, "quotes", \\backslash\\, new\nline, tab\t, nul\u0000 end',
             flags: [true, false, null],
             number: -1.5e-7,
             large,
           };
-          const record = call({ state: 'succeeded', arguments: args, answer: ok({ echoed: args, note: 'ok ✓' }, ['outside', 'ünïcode']) });
+          const record = call({
+            state: 'succeeded',
+            arguments: args,
+            answer: ok({ echoed: args, note: 'ok ✓' }, ['outside', 'ünïcode']),
+          });
           await store.writeCall(record, undefined);
           assert.deepEqual(await store.getCall(record.run, record.call), record);
           const item = inboxItem({ arguments: args, reason: 'Needs a manager — über 500 €', labels: ['outside'] });
           await store.putInboxItem(item);
           assert.deepEqual(await store.getInboxItem(item.id), item);
-          const remembered = { key: `key-${randomUUID()}`, digest: 'd', answer: ok(large), expiresAt: Number.MAX_SAFE_INTEGER };
+          const remembered = {
+            key: `key-${randomUUID()}`,
+            digest: 'd',
+            answer: ok(large),
+            expiresAt: Number.MAX_SAFE_INTEGER,
+          };
           await store.putRemembered(remembered);
           assert.deepEqual(await store.getRemembered(remembered.key, 0), remembered);
         }));
@@ -1199,8 +1485,21 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
       it('keeps null and missing arguments apart, and error and parked answers whole', () =>
         withStore(async (store) => {
           const run = `run-${randomUUID()}`;
-          const withNull = call({ run, call: 'c1', state: 'failed', arguments: null, answer: { status: 'error', code: 'timeout', message: 'slow', labels: [] } });
-          const without = call({ run, call: 'c2', state: 'parked', arguments: undefined, inboxId: 'i1', answer: { status: 'parked', kind: 'approval', inboxId: 'i1', reason: 'why', labels: ['x'] } });
+          const withNull = call({
+            run,
+            call: 'c1',
+            state: 'failed',
+            arguments: null,
+            answer: { status: 'error', code: 'timeout', message: 'slow', labels: [] },
+          });
+          const without = call({
+            run,
+            call: 'c2',
+            state: 'parked',
+            arguments: undefined,
+            inboxId: 'i1',
+            answer: { status: 'parked', kind: 'approval', inboxId: 'i1', reason: 'why', labels: ['x'] },
+          });
           await store.writeCall(withNull, undefined);
           await store.writeCall(without, undefined);
           assert.deepEqual(await store.getCall(run, 'c1'), withNull);
@@ -1249,7 +1548,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
             assert.deepEqual(await store.getRemembered(remembered.key, 0), remembered);
             assert.equal(await store.getSpend(agent), 500_000);
             assert.deepEqual(await store.getLabels(run), ['outside']);
-            assert.equal((await store.listCalls({ state: 'started' })).some((listed) => listed.run === run), true);
+            assert.equal(
+              (await store.listCalls({ state: 'started' })).some((listed) => listed.run === run),
+              true,
+            );
           });
         });
 
@@ -1271,7 +1573,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           }
         }
 
-        it('sees the other node\'s lease, and takes it once it expires', () =>
+        it("sees the other node's lease, and takes it once it expires", () =>
           withTwo(async (a, b) => {
             const run = `run-${randomUUID()}`;
             assert.equal(await lease(a, run, 'node-a', 1_000, 100), true);
@@ -1286,12 +1588,15 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
           withTwo(async (a, b) => {
             const runs = range(10).map(() => `run-${randomUUID()}`);
             for (const run of runs) {
-              const results = await Promise.all([lease(a, run, 'node-a', 1_000, 100), lease(b, run, 'node-b', 1_000, 100)]);
+              const results = await Promise.all([
+                lease(a, run, 'node-a', 1_000, 100),
+                lease(b, run, 'node-b', 1_000, 100),
+              ]);
               assert.equal(results.filter(Boolean).length, 1, `run ${run}: ${results.join(', ')}`);
             }
           }));
 
-        it('sees the other node\'s turns and steps, and its compare-and-set', () =>
+        it("sees the other node's turns and steps, and its compare-and-set", () =>
           withTwo(async (a, b) => {
             const record = turn({});
             await a.writeTurn(record, undefined);

@@ -4,7 +4,18 @@ import { describe, it } from 'node:test';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDateString, IsEmail, IsEnum, IsIn, IsNumber, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsDateString,
+  IsEmail,
+  IsEnum,
+  IsIn,
+  IsNumber,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import fc from 'fast-check';
 import { FindOrderArgs, RefundArgs } from '../../examples/orders/order-tools.js';
 import { ShipArgs } from '../../examples/readme/dtos.js';
@@ -24,7 +35,9 @@ class Contact {
   @IsEmail()
   email!: string;
 
-  @IsOptional() @IsString() @MaxLength(20)
+  @IsOptional()
+  @IsString()
+  @MaxLength(20)
   name?: string;
 }
 
@@ -43,16 +56,21 @@ class BookingArgs {
   @IsNumber()
   nightlyPrice!: number;
 
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   breakfast?: boolean;
 
-  @IsOptional() @IsIn(['card', 'cash'])
+  @IsOptional()
+  @IsIn(['card', 'cash'])
   payment?: string;
 
-  @ValidateNested() @Type(() => Contact)
+  @ValidateNested()
+  @Type(() => Contact)
   contact!: Contact;
 
-  @IsOptional() @ValidateNested({ each: true }) @Type(() => Contact)
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @Type(() => Contact)
   guests?: Contact[];
 }
 
@@ -66,8 +84,22 @@ const schemaTool = defineTool({
       repeat: { type: 'integer', minimum: 1, maximum: 10 },
       weight: { type: 'number', exclusiveMinimum: 0 },
       kind: { enum: ['call', 'meeting'] },
-      place: { type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'], additionalProperties: false },
-      people: { type: 'array', maxItems: 3, items: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'], additionalProperties: false } },
+      place: {
+        type: 'object',
+        properties: { city: { type: 'string', minLength: 1 } },
+        required: ['city'],
+        additionalProperties: false,
+      },
+      people: {
+        type: 'array',
+        maxItems: 3,
+        items: {
+          type: 'object',
+          properties: { email: { type: 'string', format: 'email' } },
+          required: ['email'],
+          additionalProperties: false,
+        },
+      },
     },
     required: ['at', 'kind', 'place'],
     additionalProperties: false,
@@ -83,19 +115,50 @@ const tools: readonly ToolDefinition[] = [
   schemaTool,
 ];
 
-const PROTOTYPE_KEYS = ['toString', 'isPrototypeOf', 'hasOwnProperty', 'valueOf', 'propertyIsEnumerable', '__defineGetter__', 'toLocaleString'];
+const PROTOTYPE_KEYS = [
+  'toString',
+  'isPrototypeOf',
+  'hasOwnProperty',
+  'valueOf',
+  'propertyIsEnumerable',
+  '__defineGetter__',
+  'toLocaleString',
+];
 
 /** Values that are wrong almost anywhere, and got through some check before. */
-const hostile = fc.constantFrom<unknown>([], [[]], {}, null, '', 'x', 0, -1, 1.5, Infinity, -Infinity, NaN, true, '2024-05-01', '1e309', [{}]);
+const hostile = fc.constantFrom<unknown>(
+  [],
+  [[]],
+  {},
+  null,
+  '',
+  'x',
+  0,
+  -1,
+  1.5,
+  Infinity,
+  -Infinity,
+  NaN,
+  true,
+  '2024-05-01',
+  '1e309',
+  [{}],
+);
 
 function stringFor(schema: JsonSchema): fc.Arbitrary<unknown> {
   if (schema.format === 'date-time') {
-    return mostly(fc.constantFrom('2024-05-01T10:00:00Z', '2024-05-01T10:00:00.123+02:00'), fc.constantFrom('2024-05-01', '2024-13-01T10:00:00Z', 'tomorrow', '2024-05-01 10:00'));
+    return mostly(
+      fc.constantFrom('2024-05-01T10:00:00Z', '2024-05-01T10:00:00.123+02:00'),
+      fc.constantFrom('2024-05-01', '2024-13-01T10:00:00Z', 'tomorrow', '2024-05-01 10:00'),
+    );
   }
   if (schema.format === 'email') return mostly(fc.emailAddress(), fc.constantFrom('not-an-email', 'a@b', ''));
   if (typeof schema.pattern === 'string') {
     const prefix = /^\^([a-z_]+)/.exec(schema.pattern)?.[1] ?? '';
-    return mostly(fc.string({ maxLength: 8 }).map((s) => prefix + s), fc.string({ maxLength: 8 }));
+    return mostly(
+      fc.string({ maxLength: 8 }).map((s) => prefix + s),
+      fc.string({ maxLength: 8 }),
+    );
   }
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : 12;
   return fc.string({ maxLength: max + 3 });
@@ -116,14 +179,20 @@ function mostly(valid: fc.Arbitrary<unknown>, invalid: fc.Arbitrary<unknown>): f
 /** Mostly valid values for `schema`, often with a mutation. */
 function valueFor(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
   const plain = baseFor(schema, depth);
-  return fc.oneof({ weight: 24, arbitrary: plain }, { weight: 1, arbitrary: hostile }, { weight: 1, arbitrary: plain.map((v) => [v]) });
+  return fc.oneof(
+    { weight: 24, arbitrary: plain },
+    { weight: 1, arbitrary: hostile },
+    { weight: 1, arbitrary: plain.map((v) => [v]) },
+  );
 }
 
 function baseFor(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
-  if (Array.isArray(schema.enum)) return mostly(fc.constantFrom(...(schema.enum as unknown[])), fc.string({ maxLength: 6 }));
+  if (Array.isArray(schema.enum))
+    return mostly(fc.constantFrom(...(schema.enum as unknown[])), fc.string({ maxLength: 6 }));
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length > 0) return fc.oneof(...(options as JsonSchema[]).map((option) => baseFor(option, depth)));
+    if (Array.isArray(options) && options.length > 0)
+      return fc.oneof(...(options as JsonSchema[]).map((option) => baseFor(option, depth)));
   }
   switch (schema.type) {
     case 'object':
@@ -147,25 +216,36 @@ function objectFor(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
   const properties = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
   const shape: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, property] of Object.entries(properties)) shape[name] = depth > 4 ? hostile : valueFor(property, depth + 1);
+  for (const [name, property] of Object.entries(properties))
+    shape[name] = depth > 4 ? hostile : valueFor(property, depth + 1);
   const keys = Object.keys(shape);
   // Optional keys are there half the time; sometimes a required one is left out, or a key added.
   const record = fc.record(shape, { requiredKeys: keys.filter((k) => required.has(k)) });
-  const sometimes = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary });
+  const sometimes = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> =>
+    fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary });
   const drop = required.size === 0 ? fc.constant(null) : sometimes(fc.constantFrom(...required));
-  const extra = sometimes(fc.tuple(fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS), fc.string({ minLength: 1, maxLength: 6 })), hostile));
+  const extra = sometimes(
+    fc.tuple(fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS), fc.string({ minLength: 1, maxLength: 6 })), hostile),
+  );
   return fc.tuple(record, drop, extra).map(([value, dropped, more]) => {
     const out: Record<string, unknown> = { ...value };
     if (dropped !== null) delete out[dropped];
     // defineProperty: a key such as "__proto__" stays an own key, as JSON.parse makes it.
-    if (more !== null) Object.defineProperty(out, more[0], { value: more[1], enumerable: true, writable: true, configurable: true });
+    if (more !== null)
+      Object.defineProperty(out, more[0], { value: more[1], enumerable: true, writable: true, configurable: true });
     return out;
   });
 }
 
 /** The independent check: its own ajv, strict, and finite numbers only. */
 function strictValidator(schema: JsonSchema): ValidateFunction {
-  const ajv = new Ajv({ strict: true, strictNumbers: true, allErrors: true, strictRequired: false, strictTypes: false });
+  const ajv = new Ajv({
+    strict: true,
+    strictNumbers: true,
+    allErrors: true,
+    strictRequired: false,
+    strictTypes: false,
+  });
   addFormats.default(ajv);
   return ajv.compile(schema);
 }

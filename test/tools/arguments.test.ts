@@ -85,7 +85,12 @@ class RefundArgs {
 /** A tool that records whether it ran and what it received. */
 function recorder(input: ToolDefinition['input'] | object) {
   const received: unknown[] = [];
-  const tool = defineTool({ name: 'ship', description: 'Ship an order.', input: input as never, run: (args) => (received.push(args), 'shipped') });
+  const tool = defineTool({
+    name: 'ship',
+    description: 'Ship an order.',
+    input: input as never,
+    run: (args) => (received.push(args), 'shipped'),
+  });
   return { tool, received };
 }
 
@@ -113,7 +118,14 @@ describe('Argument checking', () => {
       const answer = errorOf(
         await callTool([tool], {
           name: 'ship',
-          arguments: { customer: 7, address: { city: 'L' }, items: [{ sku: 'abc', quantity: 1 }, { sku: 'x', quantity: 0 }] },
+          arguments: {
+            customer: 7,
+            address: { city: 'L' },
+            items: [
+              { sku: 'abc', quantity: 1 },
+              { sku: 'x', quantity: 0 },
+            ],
+          },
         }),
       );
       assert.equal(answer.code, 'invalid_arguments');
@@ -129,7 +141,10 @@ describe('Argument checking', () => {
     it('refuses unknown properties, at the top and nested, saying to remove them', async () => {
       const { tool, received } = recorder(ShipArgs);
       const answer = errorOf(
-        await callTool([tool], { name: 'ship', arguments: { ...valid, coupon: 'FREE', address: { city: 'Lyon', floor: 3 } } }),
+        await callTool([tool], {
+          name: 'ship',
+          arguments: { ...valid, coupon: 'FREE', address: { city: 'Lyon', floor: 3 } },
+        }),
       );
       assert.match(answer.message, /- coupon: is not an argument of this tool; remove it/);
       assert.match(answer.message, /- address\.floor: is not an argument of this tool; remove it/);
@@ -157,11 +172,13 @@ describe('Argument checking', () => {
         lines!: Line[];
       }
       const tool = defineTool({ name: 'lines', description: 'd', input: Lines, run: () => 'ok' });
-      const answer = errorOf(await callTool([tool], { name: 'lines', arguments: { lines: [{ address: { city: 'Lyon' } }, {}] } }));
+      const answer = errorOf(
+        await callTool([tool], { name: 'lines', arguments: { lines: [{ address: { city: 'Lyon' } }, {}] } }),
+      );
       assert.match(answer.message, /- lines\[1\]\.address: is required \(it is missing\)/);
     });
 
-    it('leaves the app\'s own DTO class as it was: class-validator alone still accepts what it accepted before', async () => {
+    it("leaves the app's own DTO class as it was: class-validator alone still accepts what it accepted before", async () => {
       const { tool } = recorder(ShipArgs);
       const { address: _address, ...withoutAddress } = valid;
       await callTool([tool], { name: 'ship', arguments: withoutAddress });
@@ -213,7 +230,10 @@ describe('Argument checking', () => {
     it('refuses "__proto__" sent nested, as JSON text, and pollutes nothing', async () => {
       const { tool, received } = recorder(ShipArgs);
       const answer = errorOf(
-        await callTool([tool], { name: 'ship', arguments: '{"customer":"Ada","address":{"city":"Lyon","__proto__":{"polluted":1}},"items":[]}' }),
+        await callTool([tool], {
+          name: 'ship',
+          arguments: '{"customer":"Ada","address":{"city":"Lyon","__proto__":{"polluted":1}},"items":[]}',
+        }),
       );
       assert.match(answer.message, /- address\.__proto__: "__proto__" is not allowed/);
       assert.equal(received.length, 0);
@@ -240,7 +260,9 @@ describe('Argument checking', () => {
 
     it('refuses a 2 MB string cleanly', async () => {
       const { tool, received } = recorder(ShipArgs);
-      const answer = errorOf(await callTool([tool], { name: 'ship', arguments: { ...valid, note: 'x'.repeat(2_000_000) } }));
+      const answer = errorOf(
+        await callTool([tool], { name: 'ship', arguments: { ...valid, note: 'x'.repeat(2_000_000) } }),
+      );
       assert.match(answer.message, /\(arguments\): are too large/);
       assert.equal(received.length, 0);
     });
@@ -271,8 +293,15 @@ describe('Argument checking', () => {
 
     it('runs an async constraint on a nested DTO', async () => {
       let ran = false;
-      const tool = defineTool({ name: 'refund', description: 'Refund.', input: RefundArgs, run: () => ((ran = true), 'refunded') });
-      const answer = errorOf(await callTool([tool], { name: 'refund', arguments: { charge: { payment_intent: 'pi_9' } } }));
+      const tool = defineTool({
+        name: 'refund',
+        description: 'Refund.',
+        input: RefundArgs,
+        run: () => ((ran = true), 'refunded'),
+      });
+      const answer = errorOf(
+        await callTool([tool], { name: 'refund', arguments: { charge: { payment_intent: 'pi_9' } } }),
+      );
       assert.match(answer.message, /- charge\.payment_intent: payment_intent must be a payment intent we know/);
       assert.equal(ran, false);
     });
@@ -304,7 +333,12 @@ describe('Argument checking', () => {
     });
 
     it('refuses a wrong type with the field path', async () => {
-      const answer = errorOf(await callTool([tool], { name: 'notify', arguments: { email: 'a@example.com', count: 'two', tags: ['ok', 3] } }));
+      const answer = errorOf(
+        await callTool([tool], {
+          name: 'notify',
+          arguments: { email: 'a@example.com', count: 'two', tags: ['ok', 3] },
+        }),
+      );
       assert.match(answer.message, /- count: must be integer/);
       assert.match(answer.message, /- tags\[1\]: must be string/);
     });
@@ -315,12 +349,16 @@ describe('Argument checking', () => {
     });
 
     it('refuses an unknown property when additionalProperties is false', async () => {
-      const answer = errorOf(await callTool([tool], { name: 'notify', arguments: { email: 'a@example.com', count: 1, cc: 'b' } }));
+      const answer = errorOf(
+        await callTool([tool], { name: 'notify', arguments: { email: 'a@example.com', count: 1, cc: 'b' } }),
+      );
       assert.match(answer.message, /- cc: is not an argument of this tool; remove it/);
     });
 
     it('checks formats', async () => {
-      const answer = errorOf(await callTool([tool], { name: 'notify', arguments: { email: 'not-an-email', count: 1 } }));
+      const answer = errorOf(
+        await callTool([tool], { name: 'notify', arguments: { email: 'not-an-email', count: 1 } }),
+      );
       assert.match(answer.message, /- email: must match format "email"/);
     });
   });
@@ -337,7 +375,11 @@ describe('Argument checking', () => {
       ['an array inside a list of objects', { ...valid, items: [[]] }, /- items\[0\]: must be object/],
       ['a key named toString', { ...valid, toString: 'x' }, /- toString: is not an argument of this tool; remove it/],
       ['a key named isPrototypeOf', { ...valid, isPrototypeOf: 1 }, /- isPrototypeOf: is not an argument of this tool/],
-      ['a nested key named hasOwnProperty', { ...valid, address: { city: 'Lyon', hasOwnProperty: true } }, /- address\.hasOwnProperty: is not an argument of this tool/],
+      [
+        'a nested key named hasOwnProperty',
+        { ...valid, address: { city: 'Lyon', hasOwnProperty: true } },
+        /- address\.hasOwnProperty: is not an argument of this tool/,
+      ],
     ];
     for (const [what, args, why] of cases) {
       it(`refuses ${what}, naming the field, without running the tool`, async () => {
@@ -351,14 +393,20 @@ describe('Argument checking', () => {
     it('refuses a date where @IsDateString publishes date-time, and takes a date-time', async () => {
       const { tool, received } = recorder(When);
       assert.equal(tool.inputSchema.properties?.at?.format, 'date-time');
-      assert.match(errorOf(await callTool([tool], { name: 'ship', arguments: { at: '2024-05-01' } })).message, /- at: must match format "date-time"/);
+      assert.match(
+        errorOf(await callTool([tool], { name: 'ship', arguments: { at: '2024-05-01' } })).message,
+        /- at: must match format "date-time"/,
+      );
       assert.equal((await callTool([tool], { name: 'ship', arguments: { at: '2024-05-01T10:00:00Z' } })).status, 'ok');
       assert.equal(received.length, 1);
     });
 
     it('refuses 1e309, which JSON reads as Infinity, for a JSON Schema number', async () => {
       const { tool, received } = recorder({ type: 'object', properties: { amount: { type: 'number' } } });
-      assert.match(errorOf(await callTool([tool], { name: 'ship', arguments: '{"amount": 1e309}' })).message, /- amount: must be number/);
+      assert.match(
+        errorOf(await callTool([tool], { name: 'ship', arguments: '{"amount": 1e309}' })).message,
+        /- amount: must be number/,
+      );
       assert.equal(received.length, 0);
     });
   });

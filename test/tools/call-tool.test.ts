@@ -2,7 +2,15 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IsString } from 'class-validator';
-import { callTool, defineTool, park, ToolResult, Unavailable, type ToolContext, type ToolDefinition } from '../../src/index.js';
+import {
+  callTool,
+  defineTool,
+  park,
+  ToolResult,
+  Unavailable,
+  type ToolContext,
+  type ToolDefinition,
+} from '../../src/index.js';
 
 class EchoArgs {
   @IsString()
@@ -10,14 +18,23 @@ class EchoArgs {
 }
 
 const tool = (name: string, run: (args: EchoArgs, ctx: ToolContext) => unknown, labels?: string[]): ToolDefinition =>
-  defineTool({ name, description: `The ${name} tool.`, input: EchoArgs, run, ...(labels === undefined ? {} : { annotations: { labels } }) });
+  defineTool({
+    name,
+    description: `The ${name} tool.`,
+    input: EchoArgs,
+    run,
+    ...(labels === undefined ? {} : { annotations: { labels } }),
+  });
 
-const call = (t: ToolDefinition, ctx?: Partial<ToolContext>) => callTool([t], { name: t.name, arguments: { text: 'hi' } }, ctx);
+const call = (t: ToolDefinition, ctx?: Partial<ToolContext>) =>
+  callTool([t], { name: t.name, arguments: { text: 'hi' } }, ctx);
 
 describe('callTool', () => {
   describe('when no tool has the name', () => {
     it('answers tool_not_found with the closest names', async () => {
-      const tools = ['find_order', 'refund_order', 'list_users', 'send_mail', 'get_weather'].map((n) => tool(n, () => null));
+      const tools = ['find_order', 'refund_order', 'list_users', 'send_mail', 'get_weather'].map((n) =>
+        tool(n, () => null),
+      );
       const answer = await callTool(tools, { name: 'find_ordr', arguments: {} });
       assert.deepEqual(answer, {
         status: 'error',
@@ -35,7 +52,11 @@ describe('callTool', () => {
 
   describe('results (T5)', () => {
     it('answers a returned object as the output', async () => {
-      assert.deepEqual(await call(tool('t', (a) => ({ echoed: a.text }))), { status: 'ok', output: { echoed: 'hi' }, labels: [] });
+      assert.deepEqual(await call(tool('t', (a) => ({ echoed: a.text }))), {
+        status: 'ok',
+        output: { echoed: 'hi' },
+        labels: [],
+      });
     });
 
     it('answers a returned string as the output', async () => {
@@ -52,7 +73,12 @@ describe('callTool', () => {
           throw new Error('No order for pi_9; IDs look like pi_123.');
         }),
       );
-      assert.deepEqual(answer, { status: 'error', code: 'failed', message: 'No order for pi_9; IDs look like pi_123.', labels: [] });
+      assert.deepEqual(answer, {
+        status: 'error',
+        code: 'failed',
+        message: 'No order for pi_9; IDs look like pi_123.',
+        labels: [],
+      });
     });
 
     it('answers a rejected promise with its message', async () => {
@@ -84,7 +110,9 @@ describe('callTool', () => {
     });
 
     it("joins a ToolResult's labels with the tool's own @Labels", async () => {
-      const answer = await call(tool('t', () => new ToolResult('x', { labels: ['outside', 'pii'] }), ['outside', 'web']));
+      const answer = await call(
+        tool('t', () => new ToolResult('x', { labels: ['outside', 'pii'] }), ['outside', 'web']),
+      );
       assert.deepEqual([...answer.labels].sort(), ['outside', 'pii', 'web']);
     });
 
@@ -151,7 +179,11 @@ describe('callTool', () => {
 
     it('fills missing fields: agent local, a fresh run, the call id, attempt 1, key run:call, a live signal, no labels', async () => {
       let seen: ToolContext | undefined;
-      await callTool([tool('t', (_a, ctx) => ((seen = ctx), null))], { id: 'c-7', name: 't', arguments: { text: 'hi' } });
+      await callTool([tool('t', (_a, ctx) => ((seen = ctx), null))], {
+        id: 'c-7',
+        name: 't',
+        arguments: { text: 'hi' },
+      });
       assert.equal(seen?.agent, 'local');
       assert.match(seen!.run, /^[0-9a-f-]{36}$/);
       assert.equal(seen?.call, 'c-7');
@@ -172,7 +204,10 @@ describe('callTool', () => {
     it('fails the call when the default cost() is given a negative amount', async () => {
       const answer = await call(tool('t', (_a, ctx) => ctx.cost(-1)));
       assert.equal(answer.status === 'error' && answer.code, 'failed');
-      assert.match(answer.status === 'error' ? answer.message : '', /cost\(usd\) takes a finite number of at least 0; got -1/);
+      assert.match(
+        answer.status === 'error' ? answer.message : '',
+        /cost\(usd\) takes a finite number of at least 0; got -1/,
+      );
     });
   });
 

@@ -136,7 +136,10 @@ async function toolsOf(...toolsets: (new (...args: never[]) => object)[]): Promi
 async function definitionsOf(toolset: new (...args: never[]) => object): Promise<ToolDefinition[]> {
   const wardrik = await Wardrik.create({ toolsets: [toolset], store: 'memory:' });
   try {
-    return wardrik.container.resolve(Tokens.Catalog).entries().map((entry) => entry.tool);
+    return wardrik.container
+      .resolve(Tokens.Catalog)
+      .entries()
+      .map((entry) => entry.tool);
   } finally {
     await wardrik.close();
   }
@@ -151,7 +154,13 @@ const find = (tools: ToolInfo[], name: string): ToolInfo => {
 describe('Tool decorators', () => {
   it('names a tool after its method in snake_case under its toolset', async () => {
     const names = (await toolsOf(FileTools)).map((t) => t.name);
-    assert.deepEqual(names, ['files__read_file', 'files__remove', 'files__copy_file', 'files__get_http_status', 'files__find_file']);
+    assert.deepEqual(names, [
+      'files__read_file',
+      'files__remove',
+      'files__copy_file',
+      'files__get_http_status',
+      'files__find_file',
+    ]);
   });
 
   it('uses @Tool({ name }) instead of the method name', async () => {
@@ -174,11 +183,17 @@ describe('Tool decorators', () => {
   });
 
   it('records @Destructive and @Idempotent()', async () => {
-    assert.deepEqual(find(await toolsOf(FileTools), 'files__remove').annotations, { destructive: true, idempotent: true });
+    assert.deepEqual(find(await toolsOf(FileTools), 'files__remove').annotations, {
+      destructive: true,
+      idempotent: true,
+    });
   });
 
   it('records @Idempotent({ remember: true }) as idempotent and remembered', async () => {
-    assert.deepEqual(find(await toolsOf(FileTools), 'files__copy_file').annotations, { idempotent: true, remember: true });
+    assert.deepEqual(find(await toolsOf(FileTools), 'files__copy_file').annotations, {
+      idempotent: true,
+      remember: true,
+    });
   });
 
   it('gives a tool without annotation decorators no annotations', async () => {
@@ -230,7 +245,10 @@ describe('Tool decorators', () => {
   it('refuses at create a method with tool decorators but no @Tool', async () => {
     await assert.rejects(Wardrik.create({ toolsets: [HalfTools], store: 'memory:' }), (error: Error) => {
       assert.ok(error instanceof ConfigurationError);
-      assert.match(error.message, /Tool "lookUp" on class "HalfTools" has tool decorators but no @Tool\(\{ description \}\)/);
+      assert.match(
+        error.message,
+        /Tool "lookUp" on class "HalfTools" has tool decorators but no @Tool\(\{ description \}\)/,
+      );
       return true;
     });
   });
@@ -244,7 +262,10 @@ describe('Tool decorators', () => {
         return 'done';
       }
     }
-    await assert.rejects(Wardrik.create({ toolsets: [SlowTools], store: 'memory:' }), /Tool "wait" on class "SlowTools": the timeout is a whole number/);
+    await assert.rejects(
+      Wardrik.create({ toolsets: [SlowTools], store: 'memory:' }),
+      /Tool "wait" on class "SlowTools": the timeout is a whole number/,
+    );
   });
 
   it('records the @Resources function on the tool for policies to call', async () => {

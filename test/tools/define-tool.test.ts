@@ -33,7 +33,11 @@ describe('defineTool', () => {
   it('builds a tool from a DTO class, with its schema', async () => {
     assert.equal(greet.input, GreetArgs);
     assert.deepEqual(greet.inputSchema.required, ['name']);
-    assert.deepEqual(await callTool([greet], { name: 'greet', arguments: { name: 'Ada' } }), { status: 'ok', output: 'Hello, Ada', labels: [] });
+    assert.deepEqual(await callTool([greet], { name: 'greet', arguments: { name: 'Ada' } }), {
+      status: 'ok',
+      output: 'Hello, Ada',
+      labels: [],
+    });
   });
 
   it('builds a tool from a JSON Schema object, copied and frozen', () => {
@@ -51,7 +55,10 @@ describe('defineTool', () => {
   });
 
   it('throws a ConfigurationError saying the name is missing', () => {
-    assert.throws(() => defineTool({ ...base, name: '' }), (error: Error) => error instanceof ConfigurationError && /has no name/.test(error.message));
+    assert.throws(
+      () => defineTool({ ...base, name: '' }),
+      (error: Error) => error instanceof ConfigurationError && /has no name/.test(error.message),
+    );
   });
 
   it('throws a ConfigurationError saying the description is missing', () => {
@@ -69,7 +76,10 @@ describe('defineTool', () => {
   });
 
   it('throws a ConfigurationError when input is neither a class nor a schema object', () => {
-    assert.throws(() => defineTool({ ...base, input: 'GreetArgs' as never }), /input must be a DTO class or a JSON Schema object; got string/);
+    assert.throws(
+      () => defineTool({ ...base, input: 'GreetArgs' as never }),
+      /input must be a DTO class or a JSON Schema object; got string/,
+    );
   });
 
   it('returns a frozen value that cannot be changed, even in strict mode', () => {

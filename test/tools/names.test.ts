@@ -2,11 +2,27 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { firstValueFrom, toArray } from 'rxjs';
-import { defineTool, ReadOnly, Tokens, Tool, Toolset, Wardrik, callTool, type JsonSchema, type ToolSkippedEvent, type WardrikOptions } from '../../src/index.js';
+import {
+  defineTool,
+  ReadOnly,
+  Tokens,
+  Tool,
+  Toolset,
+  Wardrik,
+  callTool,
+  type JsonSchema,
+  type ToolSkippedEvent,
+  type WardrikOptions,
+} from '../../src/index.js';
 import { ToolCatalog } from '../../src/tools/catalog.js';
 
 const noop = (name: string, input?: JsonSchema) =>
-  defineTool({ name, description: `The ${name} tool.`, run: () => `${name} ran`, ...(input === undefined ? {} : { input }) });
+  defineTool({
+    name,
+    description: `The ${name} tool.`,
+    run: () => `${name} ran`,
+    ...(input === undefined ? {} : { input }),
+  });
 
 @Toolset('orders')
 class OrderTools {
@@ -39,7 +55,9 @@ async function startupEvents(wardrik: Wardrik) {
   return all;
 }
 
-async function skipped(options: WardrikOptions): Promise<{ wardrik: Wardrik; events: ToolSkippedEvent[]; names: string[] }> {
+async function skipped(
+  options: WardrikOptions,
+): Promise<{ wardrik: Wardrik; events: ToolSkippedEvent[]; names: string[] }> {
   const wardrik = await Wardrik.create({ store: 'memory:', ...options });
   const names = wardrik.tools().map((t) => t.name);
   const events = (await startupEvents(wardrik)).filter((e): e is ToolSkippedEvent => e.type === 'tool.skipped');
@@ -90,7 +108,10 @@ describe('Tool names', () => {
       wardrik.tools().map((t) => t.name),
       ['orders__find_order'],
     );
-    const tools = wardrik.container.resolve(Tokens.Catalog).entries().map((e) => e.tool);
+    const tools = wardrik.container
+      .resolve(Tokens.Catalog)
+      .entries()
+      .map((e) => e.tool);
     assert.deepEqual(await callTool(tools, { name: 'find_order' }), { status: 'ok', output: 'found', labels: [] });
     const events = (await startupEvents(wardrik)).filter((e): e is ToolSkippedEvent => e.type === 'tool.skipped');
     assert.deepEqual(
@@ -170,10 +191,13 @@ describe('Model-facing names that would collide', () => {
     const catalog = new ToolCatalog();
     assert.deepEqual(catalog.set('srv_', [noop('x')]), []);
     const skipped = catalog.set('srv', [noop('_x'), noop('y')]);
-    assert.deepEqual(skipped.map((s) => [s.toolset, s.tool]), [['srv', '_x']]);
+    assert.deepEqual(
+      skipped.map((s) => [s.toolset, s.tool]),
+      [['srv', '_x']],
+    );
     assert.match(skipped[0]!.reason, /"srv___x", is already that of tool "x" of toolset "srv_"/);
     assert.equal(catalog.get('srv___x')?.toolset, 'srv_');
     catalog.delete('srv');
-    assert.equal(catalog.get('srv___x')?.toolset, 'srv_', 'removing the other toolset leaves the first one\'s tool');
+    assert.equal(catalog.get('srv___x')?.toolset, 'srv_', "removing the other toolset leaves the first one's tool");
   });
 });

@@ -32,16 +32,23 @@ describe('A tool that takes no arguments but needs its context', () => {
     try {
       const [info] = wardrik.tools(['cache/*']);
       assert.deepEqual(info?.inputSchema, { type: 'object', properties: {}, additionalProperties: false });
-      const answer = await wardrik.runner.run({ agent: 'ops', run: 'r1', call: { id: 'c1', name: 'cache__refresh', arguments: {} } });
+      const answer = await wardrik.runner.run({
+        agent: 'ops',
+        run: 'r1',
+        call: { id: 'c1', name: 'cache__refresh', arguments: {} },
+      });
       assert.deepEqual(answer.status === 'ok' ? answer.output : answer, 'refreshed for ops');
       // No arguments at all is the same as an empty object.
       const bare = await wardrik.runner.run({ agent: 'ops', run: 'r1', call: { id: 'c2', name: 'cache__refresh' } });
       assert.equal(bare.status, 'ok');
       const tools = wardrik.container.resolve(CacheTools);
-      assert.deepEqual(tools.seen.map((s) => [s.args, s.agent, s.run]), [
-        [{}, 'ops', 'r1'],
-        [{}, 'ops', 'r1'],
-      ]);
+      assert.deepEqual(
+        tools.seen.map((s) => [s.args, s.agent, s.run]),
+        [
+          [{}, 'ops', 'r1'],
+          [{}, 'ops', 'r1'],
+        ],
+      );
     } finally {
       await wardrik.close();
     }
@@ -50,7 +57,11 @@ describe('A tool that takes no arguments but needs its context', () => {
   it('refuses an argument the model sends anyway, without running the tool', async () => {
     const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, toolsets: [CacheTools] });
     try {
-      const answer = await wardrik.runner.run({ agent: 'ops', run: 'r2', call: { id: 'c1', name: 'cache__refresh', arguments: { force: true } } });
+      const answer = await wardrik.runner.run({
+        agent: 'ops',
+        run: 'r2',
+        call: { id: 'c1', name: 'cache__refresh', arguments: { force: true } },
+      });
       assert.equal(answer.status, 'error');
       assert.equal(answer.status === 'error' ? answer.code : '', 'invalid_arguments');
       assert.equal(wardrik.container.resolve(CacheTools).seen.length, 0);
@@ -60,7 +71,12 @@ describe('A tool that takes no arguments but needs its context', () => {
   });
 
   it('takes NoArguments as the input of defineTool and @Tool too', async () => {
-    const tool = defineTool({ name: 'ping', description: 'Say pong.', input: NoArguments, run: (_args: NoArguments, ctx: ToolContext) => `pong ${ctx.agent}` });
+    const tool = defineTool({
+      name: 'ping',
+      description: 'Say pong.',
+      input: NoArguments,
+      run: (_args: NoArguments, ctx: ToolContext) => `pong ${ctx.agent}`,
+    });
     assert.deepEqual(tool.inputSchema, { type: 'object', properties: {}, additionalProperties: false });
     assert.equal(tool.input, undefined);
   });
@@ -75,7 +91,10 @@ describe('A tool that takes no arguments but needs its context', () => {
     }
     await assert.rejects(
       Wardrik.create({ store: 'memory:', recoverMs: Infinity, toolsets: [EmptyTools] }),
-      (error: unknown) => error instanceof ConfigurationError && /DTO "Empty" has no class-validator decorators/.test(error.message) && /NoArguments/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /DTO "Empty" has no class-validator decorators/.test(error.message) &&
+        /NoArguments/.test(error.message),
     );
   });
 });

@@ -20,7 +20,8 @@ const sameModules: Plugin = {
   name: 'same-modules',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => ({
-      path: args.path === 'wardrik' ? new URL('../../src/index.js', import.meta.url).href : import.meta.resolve(args.path),
+      path:
+        args.path === 'wardrik' ? new URL('../../src/index.js', import.meta.url).href : import.meta.resolve(args.path),
       external: true,
     }));
   },
@@ -76,7 +77,10 @@ describe('A toolset built without decorator metadata (esbuild)', () => {
     const wardrik = await Wardrik.create({ toolsets: [loaded.WebToolsWithInput], store: 'memory:' });
     try {
       assert.deepEqual(wardrik.tools()[0]!.inputSchema.required, ['query']);
-      const tools = wardrik.container.resolve(Tokens.Catalog).entries().map((entry) => entry.tool);
+      const tools = wardrik.container
+        .resolve(Tokens.Catalog)
+        .entries()
+        .map((entry) => entry.tool);
       const ok = await callTool(tools, { name: 'search', arguments: { query: 'mugs' } });
       assert.equal(answerText(ok), 'results for mugs');
       const bad = await callTool(tools, { name: 'search', arguments: { query: 'm' } });

@@ -58,10 +58,13 @@ describe('examples/orders/order-tools.ts', () => {
         run: 'r1',
         call: { id: 'c2', name: 'orders__find_order', arguments: { payment_intent: 'ch_1' } },
       });
-      assert.equal(answerText(answer), [
-        'Invalid arguments for tool "orders__find_order"; the tool did not run. Fix these and call it again:',
-        '- payment_intent: payment_intent must match /^pi_/ regular expression (got "ch_1")',
-      ].join('\n'));
+      assert.equal(
+        answerText(answer),
+        [
+          'Invalid arguments for tool "orders__find_order"; the tool did not run. Fix these and call it again:',
+          '- payment_intent: payment_intent must match /^pi_/ regular expression (got "ch_1")',
+        ].join('\n'),
+      );
     } finally {
       await wardrik.close();
     }
@@ -75,7 +78,10 @@ describe('examples/orders/order-tools.ts', () => {
         run: 'r1',
         call: { id: 'c3', name: 'orders__find_order', arguments: { payment_intent: 'pi_999' } },
       });
-      assert.equal(answer.status === 'error' && answer.message, 'No order for pi_999. Payment intent IDs look like pi_123.');
+      assert.equal(
+        answer.status === 'error' && answer.message,
+        'No order for pi_999. Payment intent IDs look like pi_123.',
+      );
     } finally {
       await wardrik.close();
     }

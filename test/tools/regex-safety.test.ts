@@ -23,7 +23,20 @@ describe('unsafePatternReason', () => {
     });
   }
 
-  const accepted = ['^[a-z]+$', '^pi_', '^ord_\\d+$', '^(\\d{1,3}\\.){3}\\d{1,3}$', '^(https?|ftp)://', 'a*a*b', '^\\p{L}+$', '[(+*)]+', '\\(a+\\)+', '^[^@]+@[^@]+\\.[a-z]{2,}$', '(?:ab)+', '(a|b)?c'];
+  const accepted = [
+    '^[a-z]+$',
+    '^pi_',
+    '^ord_\\d+$',
+    '^(\\d{1,3}\\.){3}\\d{1,3}$',
+    '^(https?|ftp)://',
+    'a*a*b',
+    '^\\p{L}+$',
+    '[(+*)]+',
+    '\\(a+\\)+',
+    '^[^@]+@[^@]+\\.[a-z]{2,}$',
+    '(?:ab)+',
+    '(a|b)?c',
+  ];
   for (const pattern of accepted) {
     it(`accepts ${pattern}`, () => {
       assert.equal(unsafePatternReason(pattern), undefined);

@@ -2,7 +2,20 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { ConfigurationError, defineTool, MemoryStore, Tool, Toolset, Unavailable, Wardrik, type CallRecord, type ToolAnswer, type ToolContext, type WardrikEvent, type WardrikOptions } from '../../src/index.js';
+import {
+  ConfigurationError,
+  defineTool,
+  MemoryStore,
+  Tool,
+  Toolset,
+  Unavailable,
+  Wardrik,
+  type CallRecord,
+  type ToolAnswer,
+  type ToolContext,
+  type WardrikEvent,
+  type WardrikOptions,
+} from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { eventually, serving, text } from '../serve/helpers.js';
 
@@ -20,7 +33,12 @@ const findOrder = {
 };
 
 async function started(options: WardrikOptions = {}) {
-  const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity, ...options, runner: { ...options.runner, retry: { baseDelayMs: 1, maxDelayMs: 2, ...options.runner?.retry } } });
+  const wardrik = await Wardrik.create({
+    store: 'memory:',
+    recoverMs: Infinity,
+    ...options,
+    runner: { ...options.runner, retry: { baseDelayMs: 1, maxDelayMs: 2, ...options.runner?.retry } },
+  });
   const events: WardrikEvent[] = [];
   wardrik.events$.subscribe((event) => events.push(event));
   let next = 0;
@@ -28,7 +46,12 @@ async function started(options: WardrikOptions = {}) {
     wardrik,
     events,
     call(name: string, args: unknown, extra: { signal?: AbortSignal } = {}): Promise<ToolAnswer> {
-      return wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: `c${++next}`, name, arguments: args }, ...extra });
+      return wardrik.runner.run({
+        agent: 'a',
+        run: 'run-1',
+        call: { id: `c${++next}`, name, arguments: args },
+        ...extra,
+      });
     },
     of<T extends WardrikEvent['type']>(type: T) {
       return events.filter((event): event is Extract<WardrikEvent, { type: T }> => event.type === type);
@@ -37,11 +60,12 @@ async function started(options: WardrikOptions = {}) {
   };
 }
 
-const errorOf = (answer: ToolAnswer): { code: string; message: string } | undefined => (answer.status === 'error' ? { code: answer.code, message: answer.message } : undefined);
+const errorOf = (answer: ToolAnswer): { code: string; message: string } | undefined =>
+  answer.status === 'error' ? { code: answer.code, message: answer.message } : undefined;
 
 describe('wardrik.tool', () => {
   describe('registering', () => {
-    it('adds the tool to toolset workers with Zod\'s schema and its hints, and emits tools.changed', async () => {
+    it("adds the tool to toolset workers with Zod's schema and its hints, and emits tools.changed", async () => {
       const h = await started();
       try {
         assert.deepEqual(h.wardrik.tools(), []);
@@ -50,7 +74,13 @@ describe('wardrik.tool', () => {
           {
             name: 'workers__find_order',
             description: findOrder.description,
-            inputSchema: { type: 'object', properties: { payment_intent: { type: 'string', description: 'Stripe payment intent ID, such as pi_123' } }, required: ['payment_intent'] },
+            inputSchema: {
+              type: 'object',
+              properties: {
+                payment_intent: { type: 'string', description: 'Stripe payment intent ID, such as pi_123' },
+              },
+              required: ['payment_intent'],
+            },
             annotations: { readOnly: true },
           },
         ]);
@@ -59,7 +89,11 @@ describe('wardrik.tool', () => {
           [{ toolset: 'workers', count: 1, mcp: undefined }],
         );
         // Read-only: no approval needed.
-        assert.deepEqual(await h.call('workers__find_order', { payment_intent: 'pi_123' }), { status: 'ok', output: orders.byPaymentIntent('pi_123'), labels: [] });
+        assert.deepEqual(await h.call('workers__find_order', { payment_intent: 'pi_123' }), {
+          status: 'ok',
+          output: orders.byPaymentIntent('pi_123'),
+          labels: [],
+        });
       } finally {
         await h.close();
       }
@@ -69,7 +103,12 @@ describe('wardrik.tool', () => {
       const h = await started({ policy: { rules: [{ match: 'workers/find_order', action: 'deny' }] } });
       try {
         h.wardrik.tool(findOrder);
-        h.wardrik.tool({ name: 'cancel_order', description: 'Cancel an order.', input: z.object({ orderId: z.string() }), run: () => 'cancelled' });
+        h.wardrik.tool({
+          name: 'cancel_order',
+          description: 'Cancel an order.',
+          input: z.object({ orderId: z.string() }),
+          run: () => 'cancelled',
+        });
         assert.equal(errorOf(await h.call('workers__find_order', { payment_intent: 'pi_1' }))?.code, 'denied');
         const parked = await h.call('workers__cancel_order', { orderId: 'ord_1' });
         assert.equal(parked.status, 'parked');
@@ -100,7 +139,7 @@ describe('wardrik.tool', () => {
       }
     });
 
-    it("refuses a toolset of classes, and a toolset name that is not one, saying what to do", async () => {
+    it('refuses a toolset of classes, and a toolset name that is not one, saying what to do', async () => {
       @Toolset('orders')
       class OrderTools {
         @Tool({ description: 'Lists orders.' })
@@ -112,7 +151,11 @@ describe('wardrik.tool', () => {
       try {
         assert.throws(
           () => h.wardrik.tool({ ...findOrder, toolset: 'orders' }),
-          (error: unknown) => error instanceof ConfigurationError && /toolset "orders" is class OrderTools's, and wardrik\.tool adds only to toolsets of functional tools/.test(error.message),
+          (error: unknown) =>
+            error instanceof ConfigurationError &&
+            /toolset "orders" is class OrderTools's, and wardrik\.tool adds only to toolsets of functional tools/.test(
+              error.message,
+            ),
         );
         assert.throws(() => h.wardrik.tool({ ...findOrder, toolset: 'a__b' }), /toolset "a__b" is not 1 to 55 letters/);
         assert.deepEqual(
@@ -129,9 +172,16 @@ describe('wardrik.tool', () => {
       try {
         assert.throws(
           () => h.wardrik.tool({ ...findOrder, readonly: true } as never),
-          (error: unknown) => error instanceof ConfigurationError && /^Tool "find_order": wardrik\.tool does not take the key "readonly"\. Did you mean "readOnly"\? It takes .*, run, toolset\.$/.test(error.message),
+          (error: unknown) =>
+            error instanceof ConfigurationError &&
+            /^Tool "find_order": wardrik\.tool does not take the key "readonly"\. Did you mean "readOnly"\? It takes .*, run, toolset\.$/.test(
+              error.message,
+            ),
         );
-        assert.throws(() => h.wardrik.tool({ ...findOrder, toolSet: 'x' } as never), /the key "toolSet"\. Did you mean "toolset"\?/);
+        assert.throws(
+          () => h.wardrik.tool({ ...findOrder, toolSet: 'x' } as never),
+          /the key "toolSet"\. Did you mean "toolset"\?/,
+        );
         assert.throws(() => h.wardrik.tool({ ...findOrder, description: '' }), /has no description/);
         assert.throws(() => h.wardrik.tool(null as never), /wardrik\.tool takes a definition object/);
         assert.deepEqual(h.wardrik.tools(), []);
@@ -183,7 +233,10 @@ describe('wardrik.tool', () => {
             return orders.byPaymentIntent(payment_intent);
           },
         });
-        const calls = [h.call('workers__find_order', { payment_intent: 'pi_1' }), h.call('workers__find_order', { payment_intent: 'pi_2' })];
+        const calls = [
+          h.call('workers__find_order', { payment_intent: 'pi_1' }),
+          h.call('workers__find_order', { payment_intent: 'pi_2' }),
+        ];
         await inside;
         h.wardrik.tool({ ...findOrder, name: 'find_refund' });
         const other = await h.call('workers__find_refund', { payment_intent: 'pi_3' });
@@ -200,7 +253,17 @@ describe('wardrik.tool', () => {
 
     it('finishes a call a crash left in flight once the tool is registered again and recovery runs', async () => {
       const store = new MemoryStore();
-      const record: CallRecord = { run: 'run-1', call: 'c1', agent: 'a', tool: 'workers/find_order', arguments: { payment_intent: 'pi_7' }, idempotencyKey: 'run-1:c1', state: 'started', attempt: 1, updatedAt: 1 };
+      const record: CallRecord = {
+        run: 'run-1',
+        call: 'c1',
+        agent: 'a',
+        tool: 'workers/find_order',
+        arguments: { payment_intent: 'pi_7' },
+        idempotencyKey: 'run-1:c1',
+        state: 'started',
+        attempt: 1,
+        updatedAt: 1,
+      };
       await store.writeCall(record, undefined);
       const wardrik = await Wardrik.create({ store, recoverMs: Infinity });
       try {
@@ -247,7 +310,10 @@ describe('wardrik.tool', () => {
         const offered = model.calls[1]!.tools!.map((t) => (t.type === 'function' ? [t.name, t.inputSchema] : [t.type]));
         assert.deepEqual(offered, [['workers__find_order', h.wardrik.tools()[0]!.inputSchema]]);
         const answerToModel = model.calls[2]!.prompt.at(-1)!;
-        assert.deepEqual((answerToModel.content[0] as { output: unknown }).output, { type: 'text', value: JSON.stringify(orders.byPaymentIntent('pi_123')) });
+        assert.deepEqual((answerToModel.content[0] as { output: unknown }).output, {
+          type: 'text',
+          value: JSON.stringify(orders.byPaymentIntent('pi_123')),
+        });
         // The context: the calling agent, set by Wardrik, and the turn's id, as in its events.
         assert.equal(contexts.length, 1);
         assert.equal(contexts[0]!.agent, 'triage');
@@ -277,7 +343,10 @@ describe('wardrik.tool', () => {
         assert.deepEqual(JSON.parse(text(result)), orders.byPaymentIntent('pi_9'));
         const refused = await client.callTool({ name: 'workers__find_order', arguments: { payment_intent: 9 } });
         assert.equal(refused.isError, true);
-        assert.match(text(refused), /Invalid arguments for tool "workers__find_order".*\n- payment_intent: .*\(got 9\)/s);
+        assert.match(
+          text(refused),
+          /Invalid arguments for tool "workers__find_order".*\n- payment_intent: .*\(got 9\)/s,
+        );
       } finally {
         await s.close();
       }
@@ -299,7 +368,11 @@ describe('wardrik.tool', () => {
             return { email, company: 'Acme' };
           },
         });
-        assert.deepEqual(await h.call('workers__enrich', { email: 'ada@example.com' }), { status: 'ok', output: { email: 'ada@example.com', company: 'Acme' }, labels: [] });
+        assert.deepEqual(await h.call('workers__enrich', { email: 'ada@example.com' }), {
+          status: 'ok',
+          output: { email: 'ada@example.com', company: 'Acme' },
+          labels: [],
+        });
         assert.deepEqual(
           h.of('cost').map((e) => [e.agent, e.source, e.usd, e.totalMicroUsd]),
           [
@@ -327,7 +400,11 @@ describe('wardrik.tool', () => {
             return text.slice(0, 3);
           },
         });
-        assert.deepEqual(await h.call('workers__summarise', { text: 'abcdef' }), { status: 'ok', output: 'abc', labels: [] });
+        assert.deepEqual(await h.call('workers__summarise', { text: 'abcdef' }), {
+          status: 'ok',
+          output: 'abc',
+          labels: [],
+        });
         assert.deepEqual(h.of('tool.succeeded')[0]!.measures, [{ unit: 'tokens', amount: 6 }]);
         assert.deepEqual(
           h.of('tool.progress').map((e) => [e.progress, e.total]),
@@ -351,7 +428,10 @@ describe('wardrik.tool', () => {
             throw new Error(`No order ${order_id}. Order IDs look like ord_1234.`);
           },
         });
-        const model = scriptedModel([{ toolCalls: [{ name: 'workers__order_status', arguments: { order_id: 'x1' } }] }, (call) => ({ text: `saw: ${call.lastToolResult ?? ''}` })]);
+        const model = scriptedModel([
+          { toolCalls: [{ name: 'workers__order_status', arguments: { order_id: 'x1' } }] },
+          (call) => ({ text: `saw: ${call.lastToolResult ?? ''}` }),
+        ]);
         const turn = await h.wardrik.startAgent({ id: 'support', model, tools: ['workers/*'] }).send('Where is x1?');
         assert.match(turn.text, /saw: .*No order x1\. Order IDs look like ord_1234\./);
       } finally {
@@ -363,29 +443,61 @@ describe('wardrik.tool', () => {
       const h = await started({ policy: { rules: [{ match: 'workers/*', action: 'allow' }] } });
       try {
         const seen: Record<string, [number, string][]> = { refund_order: [], find_order: [], charge: [] };
-        const flaky = (name: string) => async ({ orderId }: { orderId: string }, ctx: ToolContext) => {
-          seen[name]!.push([ctx.attempt, ctx.idempotencyKey]);
-          if (ctx.attempt === 1) throw new Unavailable('the payment API is down');
-          return `${name} ${orderId}`;
-        };
+        const flaky =
+          (name: string) =>
+          async ({ orderId }: { orderId: string }, ctx: ToolContext) => {
+            seen[name]!.push([ctx.attempt, ctx.idempotencyKey]);
+            if (ctx.attempt === 1) throw new Unavailable('the payment API is down');
+            return `${name} ${orderId}`;
+          };
         const input = z.object({ orderId: z.string() });
-        h.wardrik.tool({ name: 'refund_order', description: 'Refund an order in full.', input, idempotent: true, run: flaky('refund_order') });
-        h.wardrik.tool({ name: 'find_order', description: 'Find an order.', input, readOnly: true, run: flaky('find_order') });
+        h.wardrik.tool({
+          name: 'refund_order',
+          description: 'Refund an order in full.',
+          input,
+          idempotent: true,
+          run: flaky('refund_order'),
+        });
+        h.wardrik.tool({
+          name: 'find_order',
+          description: 'Find an order.',
+          input,
+          readOnly: true,
+          run: flaky('find_order'),
+        });
         h.wardrik.tool({ name: 'charge', description: 'Charge a card.', input, run: flaky('charge') });
-        assert.deepEqual(await h.call('workers__refund_order', { orderId: 'ord_1' }), { status: 'ok', output: 'refund_order ord_1', labels: [] });
-        assert.deepEqual(await h.call('workers__find_order', { orderId: 'ord_1' }), { status: 'ok', output: 'find_order ord_1', labels: [] });
-        assert.deepEqual(errorOf(await h.call('workers__charge', { orderId: 'ord_1' })), { code: 'unavailable', message: 'the payment API is down' });
+        assert.deepEqual(await h.call('workers__refund_order', { orderId: 'ord_1' }), {
+          status: 'ok',
+          output: 'refund_order ord_1',
+          labels: [],
+        });
+        assert.deepEqual(await h.call('workers__find_order', { orderId: 'ord_1' }), {
+          status: 'ok',
+          output: 'find_order ord_1',
+          labels: [],
+        });
+        assert.deepEqual(errorOf(await h.call('workers__charge', { orderId: 'ord_1' })), {
+          code: 'unavailable',
+          message: 'the payment API is down',
+        });
         for (const name of ['refund_order', 'find_order']) {
-          assert.deepEqual(seen[name]!.map(([attempt]) => attempt), [1, 2]);
+          assert.deepEqual(
+            seen[name]!.map(([attempt]) => attempt),
+            [1, 2],
+          );
           assert.equal(seen[name]![0]![1], seen[name]![1]![1], `${name}: the same key on both attempts`);
         }
-        assert.deepEqual(seen.charge!.map(([attempt]) => attempt), [1], 'neither: not retried');
+        assert.deepEqual(
+          seen.charge!.map(([attempt]) => attempt),
+          [1],
+          'neither: not retried',
+        );
       } finally {
         await h.close();
       }
     });
 
-    it('times a call out after 60 seconds, aborting its signal (timers and performance.now under the test\'s control)', async (t) => {
+    it("times a call out after 60 seconds, aborting its signal (timers and performance.now under the test's control)", async (t) => {
       const h = await started({ policy: { rules: [{ match: 'workers/*', action: 'allow' }] } });
       try {
         let running!: () => void;

@@ -117,7 +117,8 @@ class Pet {
   owner?: Person;
 }
 
-const schemaOf = (input: new () => object): JsonSchema => defineTool({ name: 't', description: 'A test tool.', input, run: () => null }).inputSchema;
+const schemaOf = (input: new () => object): JsonSchema =>
+  defineTool({ name: 't', description: 'A test tool.', input, run: () => null }).inputSchema;
 
 /** Every `$ref` in the schema, with the path where it sits. */
 function refs(node: unknown, path = '', out: { path: string; ref: string }[] = []): { path: string; ref: string }[] {
@@ -135,7 +136,10 @@ function resolvePointer(root: unknown, ref: string): unknown {
   return ref
     .slice(2)
     .split('/')
-    .reduce<unknown>((node, part) => (node === null || typeof node !== 'object' ? undefined : (node as Record<string, unknown>)[part]), root);
+    .reduce<unknown>(
+      (node, part) => (node === null || typeof node !== 'object' ? undefined : (node as Record<string, unknown>)[part]),
+      root,
+    );
 }
 
 describe('DTO JSON Schema', () => {
@@ -234,6 +238,10 @@ describe('DTO JSON Schema', () => {
     class Bare {
       name!: string;
     }
-    assert.throws(() => schemaOf(Bare), (error: Error) => error.name === 'ConfigurationError' && /DTO "Bare"/.test(error.message) && /@IsString\(\)/.test(error.message));
+    assert.throws(
+      () => schemaOf(Bare),
+      (error: Error) =>
+        error.name === 'ConfigurationError' && /DTO "Bare"/.test(error.message) && /@IsString\(\)/.test(error.message),
+    );
   });
 });

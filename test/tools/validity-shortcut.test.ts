@@ -34,24 +34,36 @@ import { surelyValid } from '../../src/tools/validity-shortcut.js';
  * arguments, mostly valid, with the values that got through some check before, and both are asked.
  */
 
-const OPTIONS = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: true } };
+const OPTIONS = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: true },
+};
 
 class Contact {
-  @IsString() @Matches(/@/)
+  @IsString()
+  @Matches(/@/)
   email!: string;
 
-  @IsOptional() @IsString() @MaxLength(5)
+  @IsOptional()
+  @IsString()
+  @MaxLength(5)
   name?: string;
 }
 
 class Refund {
-  @IsString() @Matches(/^ord_/)
+  @IsString()
+  @Matches(/^ord_/)
   orderId!: string;
 
-  @IsInt() @Min(1) @Max(100)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   amountCents!: number;
 
-  @IsDefined() @IsIn(['damaged', 'late'])
+  @IsDefined()
+  @IsIn(['damaged', 'late'])
   reason!: string;
 }
 
@@ -59,10 +71,13 @@ class Payment {
   @IsIn(['card', 'cash'])
   kind!: string;
 
-  @ValidateIf((o: Payment) => o.kind === 'card') @IsString() @MinLength(4)
+  @ValidateIf((o: Payment) => o.kind === 'card')
+  @IsString()
+  @MinLength(4)
   card?: string;
 
-  @IsOptional() @IsInt({ validateIf: (_o: unknown, v: unknown) => v !== 'none' })
+  @IsOptional()
+  @IsInt({ validateIf: (_o: unknown, v: unknown) => v !== 'none' })
   tip?: number;
 }
 
@@ -75,17 +90,29 @@ class Even implements ValidatorConstraintInterface {
 
 function NotBlank(options?: ValidationOptions) {
   return (target: object, property: string): void =>
-    registerDecorator({ name: 'notBlank', target: target.constructor, propertyName: property, options, validator: { validate: (value: unknown) => typeof value === 'string' && value.trim() !== '' } });
+    registerDecorator({
+      name: 'notBlank',
+      target: target.constructor,
+      propertyName: property,
+      options,
+      validator: { validate: (value: unknown) => typeof value === 'string' && value.trim() !== '' },
+    });
 }
 
 class Shipment {
-  @ValidateNested() @Type(() => Contact)
+  @ValidateNested()
+  @Type(() => Contact)
   to!: Contact;
 
-  @IsOptional() @ValidateNested({ each: true }) @ArrayMaxSize(2) @Type(() => Contact)
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @ArrayMaxSize(2)
+  @Type(() => Contact)
   copies?: Contact[];
 
-  @IsOptional() @IsString({ each: true }) @NotBlank({ each: true })
+  @IsOptional()
+  @IsString({ each: true })
+  @NotBlank({ each: true })
   tags?: string[];
 
   @Validate(Even)
@@ -104,12 +131,31 @@ class LongNamed extends Named {
   @MinLength(3)
   override name!: string;
 
-  @IsOptional() @IsInt()
+  @IsOptional()
+  @IsInt()
   rank?: number;
 }
 
 /** Values that are wrong almost anywhere, and got through some check before. */
-const hostile = fc.constantFrom<unknown>([], [[]], {}, null, '', ' ', 'x', 0, -1, 1.5, 2, Infinity, NaN, true, [{}], ['a', ''], [{ email: 'a@b' }]);
+const hostile = fc.constantFrom<unknown>(
+  [],
+  [[]],
+  {},
+  null,
+  '',
+  ' ',
+  'x',
+  0,
+  -1,
+  1.5,
+  2,
+  Infinity,
+  NaN,
+  true,
+  [{}],
+  ['a', ''],
+  [{ email: 'a@b' }],
+);
 
 /** `valid` four times in five, else a hostile value. */
 function mostly(valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
@@ -117,38 +163,69 @@ function mostly(valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
 }
 
 /** An object of these fields, any but `always` sometimes left out, and now and then an unknown key. */
-function shape(fields: Record<string, fc.Arbitrary<unknown>>, always: readonly string[] = []): fc.Arbitrary<Record<string, unknown>> {
-  const extra = fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom('extra', 'toString', 'constructor'), hostile) });
+function shape(
+  fields: Record<string, fc.Arbitrary<unknown>>,
+  always: readonly string[] = [],
+): fc.Arbitrary<Record<string, unknown>> {
+  const extra = fc.oneof(
+    { weight: 9, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('extra', 'toString', 'constructor'), hostile) },
+  );
   return fc.tuple(fc.record(fields, { requiredKeys: [...always] }), extra).map(([value, more]) => {
     const out: Record<string, unknown> = { ...value };
-    if (more !== null) Object.defineProperty(out, more[0], { value: more[1], enumerable: true, writable: true, configurable: true });
+    if (more !== null)
+      Object.defineProperty(out, more[0], { value: more[1], enumerable: true, writable: true, configurable: true });
     return out;
   });
 }
 
-const contact = shape({ email: mostly(fc.constantFrom('a@b', 'c@d', 'e@f', 'ab')), name: mostly(fc.string({ maxLength: 7 })) }, ['email']);
+const contact = shape(
+  { email: mostly(fc.constantFrom('a@b', 'c@d', 'e@f', 'ab')), name: mostly(fc.string({ maxLength: 7 })) },
+  ['email'],
+);
 
 const cases: readonly { readonly dto: new () => object; readonly args: fc.Arbitrary<Record<string, unknown>> }[] = [
   {
     dto: Refund,
-    args: shape({ orderId: mostly(fc.string({ maxLength: 4 }).map((s) => `ord_${s}`)), amountCents: mostly(fc.integer({ min: 0, max: 101 })), reason: mostly(fc.constantFrom('damaged', 'late', 'lost')) }),
+    args: shape({
+      orderId: mostly(fc.string({ maxLength: 4 }).map((s) => `ord_${s}`)),
+      amountCents: mostly(fc.integer({ min: 0, max: 101 })),
+      reason: mostly(fc.constantFrom('damaged', 'late', 'lost')),
+    }),
   },
-  { dto: Payment, args: shape({ kind: mostly(fc.constantFrom('card', 'cash', 'gold')), card: mostly(fc.string({ maxLength: 6 })), tip: mostly(fc.constantFrom('none', 1, 2.5)) }) },
+  {
+    dto: Payment,
+    args: shape({
+      kind: mostly(fc.constantFrom('card', 'cash', 'gold')),
+      card: mostly(fc.string({ maxLength: 6 })),
+      tip: mostly(fc.constantFrom('none', 1, 2.5)),
+    }),
+  },
   {
     dto: Shipment,
-    args: shape({
-      to: mostly(contact),
-      copies: mostly(fc.array(mostly(contact), { maxLength: 3 })),
-      tags: mostly(fc.array(fc.constantFrom('a', ' ', 'b'), { maxLength: 3 })),
-      boxes: mostly(fc.constantFrom(0, 2, 4, 3)),
-      note: hostile,
-    }, ['to', 'boxes']),
+    args: shape(
+      {
+        to: mostly(contact),
+        copies: mostly(fc.array(mostly(contact), { maxLength: 3 })),
+        tags: mostly(fc.array(fc.constantFrom('a', ' ', 'b'), { maxLength: 3 })),
+        boxes: mostly(fc.constantFrom(0, 2, 4, 3)),
+        note: hostile,
+      },
+      ['to', 'boxes'],
+    ),
   },
-  { dto: LongNamed, args: shape({ name: mostly(fc.string({ maxLength: 5 })), rank: mostly(fc.integer({ min: 0, max: 3 })) }) },
+  {
+    dto: LongNamed,
+    args: shape({ name: mostly(fc.string({ maxLength: 5 })), rank: mostly(fc.integer({ min: 0, max: 3 })) }),
+  },
 ];
 
 const hasPrototypeKey = (value: unknown): boolean =>
-  value !== null && typeof value === 'object' && (Object.hasOwn(value, 'toString') || Object.hasOwn(value, 'constructor') || Object.values(value).some(hasPrototypeKey));
+  value !== null &&
+  typeof value === 'object' &&
+  (Object.hasOwn(value, 'toString') ||
+    Object.hasOwn(value, 'constructor') ||
+    Object.values(value).some(hasPrototypeKey));
 
 describe('surelyValid', () => {
   for (const { dto, args } of cases) {
@@ -165,7 +242,12 @@ describe('surelyValid', () => {
           // Never looser than class-validator; as loose wherever it has no quirk to avoid (class-validator
           // takes a key named like an Object.prototype member for a known property, and drops it).
           if (sure) assert.deepEqual(errors, [], `said valid, but class-validator refuses ${JSON.stringify(raw)}`);
-          else if (!hasPrototypeKey(raw)) assert.notDeepEqual(errors, [], `said not sure about ${JSON.stringify(raw)}, which class-validator accepts`);
+          else if (!hasPrototypeKey(raw))
+            assert.notDeepEqual(
+              errors,
+              [],
+              `said not sure about ${JSON.stringify(raw)}, which class-validator accepts`,
+            );
         }),
         { numRuns: 2_000 },
       );
@@ -186,7 +268,8 @@ describe('surelyValid', () => {
       code!: string;
     }
     class Promised {
-      @ValidatePromise() @IsString()
+      @ValidatePromise()
+      @IsString()
       name!: string;
     }
     class Undecorated {
@@ -220,6 +303,16 @@ describe('surelyValid', () => {
 
   it('is sure of valid arguments, nested ones included', () => {
     assert.equal(surelyValid(plainToInstance(Refund, { orderId: 'ord_1', amountCents: 5, reason: 'late' })), true);
-    assert.equal(surelyValid(plainToInstance(Shipment, { to: { email: 'a@b' }, copies: [{ email: 'c@d', name: 'Al' }], tags: ['a'], boxes: 2 })), true);
+    assert.equal(
+      surelyValid(
+        plainToInstance(Shipment, {
+          to: { email: 'a@b' },
+          copies: [{ email: 'c@d', name: 'Al' }],
+          tags: ['a'],
+          boxes: 2,
+        }),
+      ),
+      true,
+    );
   });
 });

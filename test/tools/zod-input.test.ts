@@ -4,9 +4,21 @@ import { describe, it } from 'node:test';
 import { firstValueFrom, toArray } from 'rxjs';
 import { type } from 'arktype';
 import { z } from 'zod';
-import { callTool, ConfigurationError, defineTool, ReadOnly, Tool, Toolset, Wardrik, type StandardSchema, type ToolAnswer, type ToolSkippedEvent } from '../../src/index.js';
+import {
+  callTool,
+  ConfigurationError,
+  defineTool,
+  ReadOnly,
+  Tool,
+  Toolset,
+  Wardrik,
+  type StandardSchema,
+  type ToolAnswer,
+  type ToolSkippedEvent,
+} from '../../src/index.js';
 
-const message = (answer: ToolAnswer): string => (answer.status === 'error' ? answer.message : `(not an error: ${answer.status})`);
+const message = (answer: ToolAnswer): string =>
+  answer.status === 'error' ? answer.message : `(not an error: ${answer.status})`;
 
 describe('defineTool with a Zod object input (issue 28)', () => {
   // As a new user writes it from the "Write tools" page, with defineTool: untyped, so it ran (and was
@@ -31,7 +43,11 @@ describe('defineTool with a Zod object input (issue 28)', () => {
   it('takes readOnly at the top level: the read-only lookup runs without approval', async () => {
     const wardrik = await Wardrik.create({ store: 'memory:', tools: { workers: [defineTool(options as never)] } });
     try {
-      const answer = await wardrik.runner.run({ agent: 'a', run: 'r1', call: { id: 'c1', name: 'workers__find_order', arguments: { payment_intent: 'pi_123' } } });
+      const answer = await wardrik.runner.run({
+        agent: 'a',
+        run: 'r1',
+        call: { id: 'c1', name: 'workers__find_order', arguments: { payment_intent: 'pi_123' } },
+      });
       assert.deepEqual(answer, { status: 'ok', output: { id: 'ord_1', payment_intent: 'pi_123' }, labels: [] });
     } finally {
       await wardrik.close();
@@ -71,7 +87,11 @@ describe('Zod input', () => {
 
   it("gives the model Zod's JSON Schema of the input: optional and defaulted fields not required, nested arrays, bounds", () => {
     assert.deepEqual(ship.inputSchema.required, ['orderId', 'lines']);
-    assert.deepEqual(ship.inputSchema.properties?.orderId, { type: 'string', pattern: '^ord_', description: 'The order, such as ord_1234' });
+    assert.deepEqual(ship.inputSchema.properties?.orderId, {
+      type: 'string',
+      pattern: '^ord_',
+      description: 'The order, such as ord_1234',
+    });
     assert.deepEqual(ship.inputSchema.properties?.lines?.items?.required, ['sku', 'qty']);
     assert.equal(ship.inputSchema.$schema, undefined, 'no $schema: DTO schemas have none either');
     assert.ok(Object.isFrozen(ship.inputSchema.properties));
@@ -79,13 +99,19 @@ describe('Zod input', () => {
   });
 
   it("runs the tool with the schema's output: defaults applied", async () => {
-    const answer = await callTool([ship], { name: 'ship', arguments: { orderId: 'ord_1', lines: [{ sku: 'a', qty: 2 }] } });
+    const answer = await callTool([ship], {
+      name: 'ship',
+      arguments: { orderId: 'ord_1', lines: [{ sku: 'a', qty: 2 }] },
+    });
     assert.deepEqual(answer, { status: 'ok', output: 'ord_1 STANDARD 1', labels: [] });
   });
 
   it('answers the model with every failing field, in the words DTO answers use, and does not run', async () => {
     const before = seen.length;
-    const answer = await callTool([ship], { name: 'ship', arguments: JSON.stringify({ orderId: 'o-1', lines: [{ sku: 'a', qty: 0 }], speed: 'slow' }) });
+    const answer = await callTool([ship], {
+      name: 'ship',
+      arguments: JSON.stringify({ orderId: 'o-1', lines: [{ sku: 'a', qty: 0 }], speed: 'slow' }),
+    });
     assert.equal(answer.status === 'error' && answer.code, 'invalid_arguments');
     const text = message(answer);
     assert.match(text, /^Invalid arguments for tool "ship"; the tool did not run\. Fix these and call it again:\n/);
@@ -101,9 +127,15 @@ describe('Zod input', () => {
   });
 
   it('applies the argument limits before the schema: prototype keys and oversized arguments are refused', async () => {
-    const proto = await callTool([ship], { name: 'ship', arguments: '{"orderId":"ord_1","lines":[{"sku":"a","qty":1}],"__proto__":{"x":1}}' });
+    const proto = await callTool([ship], {
+      name: 'ship',
+      arguments: '{"orderId":"ord_1","lines":[{"sku":"a","qty":1}],"__proto__":{"x":1}}',
+    });
     assert.match(message(proto), /__proto__.*not allowed as an argument name/);
-    const huge = await callTool([ship], { name: 'ship', arguments: { orderId: 'ord_1', lines: Array.from({ length: 20_000 }, () => ({ sku: 'a', qty: 1 })) } });
+    const huge = await callTool([ship], {
+      name: 'ship',
+      arguments: { orderId: 'ord_1', lines: Array.from({ length: 20_000 }, () => ({ sku: 'a', qty: 1 })) },
+    });
     assert.match(message(huge), /are too large/);
   });
 
@@ -114,20 +146,37 @@ describe('Zod input', () => {
       input: z.object({ code: z.string().refine(async (code) => code === 'ok', 'is not a known code') }),
       run: ({ code }) => code,
     });
-    assert.deepEqual(await callTool([tool], { name: 'async_check', arguments: { code: 'ok' } }), { status: 'ok', output: 'ok', labels: [] });
-    assert.match(message(await callTool([tool], { name: 'async_check', arguments: { code: 'no' } })), /- code: is not a known code \(got "no"\)/);
+    assert.deepEqual(await callTool([tool], { name: 'async_check', arguments: { code: 'ok' } }), {
+      status: 'ok',
+      output: 'ok',
+      labels: [],
+    });
+    assert.match(
+      message(await callTool([tool], { name: 'async_check', arguments: { code: 'no' } })),
+      /- code: is not a known code \(got "no"\)/,
+    );
   });
 
   it('refuses unknown arguments when the schema is strict, as the schema says', async () => {
-    const tool = defineTool({ name: 'strict', description: 'Strict.', input: z.strictObject({ a: z.string() }), run: ({ a }) => a });
+    const tool = defineTool({
+      name: 'strict',
+      description: 'Strict.',
+      input: z.strictObject({ a: z.string() }),
+      run: ({ a }) => a,
+    });
     assert.equal(tool.inputSchema.additionalProperties, false);
-    assert.match(message(await callTool([tool], { name: 'strict', arguments: { a: 'x', b: 1 } })), /- \(arguments\): .*"b"/);
+    assert.match(
+      message(await callTool([tool], { name: 'strict', arguments: { a: 'x', b: 1 } })),
+      /- \(arguments\): .*"b"/,
+    );
   });
 
   it('throws a ConfigurationError naming the tool when Zod cannot make the JSON Schema', () => {
     assert.throws(
       () => defineTool({ name: 'when', description: 'A date.', input: z.object({ at: z.date() }), run: () => null }),
-      (error: unknown) => error instanceof ConfigurationError && /^Tool "when": zod could not make the JSON Schema of its input: .*Date/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /^Tool "when": zod could not make the JSON Schema of its input: .*Date/.test(error.message),
     );
   });
 
@@ -143,7 +192,11 @@ describe('Zod input', () => {
     const wardrik = await Wardrik.create({ store: 'memory:', toolsets: [LookupTools] });
     try {
       assert.equal(wardrik.tools()[0]!.inputSchema.properties?.email?.format, 'email');
-      const answer = await wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'lookup__find', arguments: { email: 'nope' } } });
+      const answer = await wardrik.runner.run({
+        agent: 'a',
+        run: 'r',
+        call: { id: 'c', name: 'lookup__find', arguments: { email: 'nope' } },
+      });
       assert.match(message(answer), /- email: .*\(got "nope"\)/);
     } finally {
       await wardrik.close();
@@ -161,7 +214,11 @@ describe('other Standard Schemas', () => {
     });
     assert.deepEqual(tool.inputSchema.required, ['email']);
     assert.deepEqual(tool.inputSchema.properties?.count, { type: 'integer', minimum: 1 });
-    assert.deepEqual(await callTool([tool], { name: 'invite', arguments: { email: 'a@b.co' } }), { status: 'ok', output: 'a@b.co x1', labels: [] });
+    assert.deepEqual(await callTool([tool], { name: 'invite', arguments: { email: 'a@b.co' } }), {
+      status: 'ok',
+      output: 'a@b.co x1',
+      labels: [],
+    });
     const refused = message(await callTool([tool], { name: 'invite', arguments: { email: 'x', count: 0 } }));
     assert.match(refused, /- email: .*\(got "x"\)/);
     assert.match(refused, /- count: .*\(got 0\)/);
@@ -172,13 +229,27 @@ describe('other Standard Schemas', () => {
       '~standard': {
         version: 1,
         vendor: 'describe-only',
-        jsonSchema: { input: () => ({ type: 'object', properties: { id: { type: 'string', minLength: 2 } }, required: ['id'] }) },
+        jsonSchema: {
+          input: () => ({ type: 'object', properties: { id: { type: 'string', minLength: 2 } }, required: ['id'] }),
+        },
       },
     };
-    const tool = defineTool({ name: 'describe_only', description: 'Described.', input: described, run: ({ id }) => id });
+    const tool = defineTool({
+      name: 'describe_only',
+      description: 'Described.',
+      input: described,
+      run: ({ id }) => id,
+    });
     assert.equal(tool.input, undefined);
-    assert.deepEqual(await callTool([tool], { name: 'describe_only', arguments: { id: 'ab' } }), { status: 'ok', output: 'ab', labels: [] });
-    assert.match(message(await callTool([tool], { name: 'describe_only', arguments: { id: 'a' } })), /- id: must NOT have fewer than 2 characters/);
+    assert.deepEqual(await callTool([tool], { name: 'describe_only', arguments: { id: 'ab' } }), {
+      status: 'ok',
+      output: 'ab',
+      labels: [],
+    });
+    assert.match(
+      message(await callTool([tool], { name: 'describe_only', arguments: { id: 'a' } })),
+      /- id: must NOT have fewer than 2 characters/,
+    );
   });
 
   it('asks for 2020-12 when the library refuses draft-07', () => {
@@ -225,8 +296,18 @@ describe('other Standard Schemas', () => {
 
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 70; i++) deep = { type: 'object', properties: { n: deep } };
-    const nested: StandardSchema = { '~standard': { version: 1, vendor: 'deep', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => deep } } };
-    const wardrik = await Wardrik.create({ store: 'memory:', tools: { workers: [defineTool({ name: 'deep', description: 'Deep.', input: nested, run: () => null })] } });
+    const nested: StandardSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'deep',
+        validate: (value: unknown) => ({ value }),
+        jsonSchema: { input: () => deep },
+      },
+    };
+    const wardrik = await Wardrik.create({
+      store: 'memory:',
+      tools: { workers: [defineTool({ name: 'deep', description: 'Deep.', input: nested, run: () => null })] },
+    });
     const events = firstValueFrom(wardrik.events$.pipe(toArray()));
     assert.deepEqual(wardrik.tools(), []);
     await wardrik.close();
@@ -235,15 +316,25 @@ describe('other Standard Schemas', () => {
   });
 
   it('refuses a Standard Schema that cannot give a JSON Schema, saying why', () => {
-    const checkOnly = { '~standard': { version: 1 as const, vendor: 'checker', validate: (value: unknown) => ({ value }) } };
+    const checkOnly = {
+      '~standard': { version: 1 as const, vendor: 'checker', validate: (value: unknown) => ({ value }) },
+    };
     assert.throws(
       () => defineTool({ name: 'opaque', description: 'No JSON Schema.', input: checkOnly, run: () => null }),
-      (error: unknown) => error instanceof ConfigurationError && /^Tool "opaque": its input is a Standard Schema of "checker" that cannot give a JSON Schema/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /^Tool "opaque": its input is a Standard Schema of "checker" that cannot give a JSON Schema/.test(
+          error.message,
+        ),
     );
   });
 
   it('reads a JSON Schema that merely has a "~standard" key (no functions: JSON from an MCP server) as a JSON Schema', async () => {
-    const schema = { type: 'object', properties: { q: { type: 'string' } }, '~standard': { version: 1, vendor: 'x', validate: 'nope' } };
+    const schema = {
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      '~standard': { version: 1, vendor: 'x', validate: 'nope' },
+    };
     const tool = defineTool({ name: 'json', description: 'JSON.', input: schema, run: () => 'ran' });
     assert.equal(tool.input, undefined);
     assert.deepEqual(tool.inputSchema, schema);
@@ -282,21 +373,33 @@ describe('definition keys', () => {
     assert.throws(
       () => defineTool({ ...base, readonly: true } as never),
       (error: unknown) =>
-        error instanceof ConfigurationError && error.message.startsWith('Tool "noop": defineTool does not take the key "readonly". Did you mean "readOnly"? It takes name, description, title, input, readOnly, idempotent, annotations, run.'),
+        error instanceof ConfigurationError &&
+        error.message.startsWith(
+          'Tool "noop": defineTool does not take the key "readonly". Did you mean "readOnly"? It takes name, description, title, input, readOnly, idempotent, annotations, run.',
+        ),
     );
   });
 
   it('names no nearest key when none is near', () => {
-    assert.throws(() => defineTool({ ...base, colour: 'blue' } as never), (error: Error) => /the key "colour"\. It takes/.test(error.message));
+    assert.throws(
+      () => defineTool({ ...base, colour: 'blue' } as never),
+      (error: Error) => /the key "colour"\. It takes/.test(error.message),
+    );
   });
 
   it('puts top-level readOnly and idempotent into the annotations, and still takes them as annotations', () => {
-    assert.deepEqual(defineTool({ ...base, readOnly: true, idempotent: false }).annotations, { readOnly: true, idempotent: false });
+    assert.deepEqual(defineTool({ ...base, readOnly: true, idempotent: false }).annotations, {
+      readOnly: true,
+      idempotent: false,
+    });
     assert.deepEqual(defineTool({ ...base, annotations: { readOnly: true } }).annotations, { readOnly: true });
   });
 
   it('refuses a hint given twice with different values, and one that is not a boolean', () => {
-    assert.throws(() => defineTool({ ...base, readOnly: true, annotations: { readOnly: false } }), /readOnly is true but annotations\.readOnly is false; give it once/);
+    assert.throws(
+      () => defineTool({ ...base, readOnly: true, annotations: { readOnly: false } }),
+      /readOnly is true but annotations\.readOnly is false; give it once/,
+    );
     assert.throws(() => defineTool({ ...base, idempotent: 'yes' as never }), /idempotent is true or false; got string/);
   });
 });

@@ -25,14 +25,23 @@ describe('The inbox web API', () => {
 
   describe('without a session', () => {
     it('answers every API route with 401 and JSON that says how to sign in', async () => {
-      for (const path of ['api/items', 'api/session', `api/items/${rig.seeded.batch.approval}`, `api/runs/${rig.seeded.batch.run}`]) {
+      for (const path of [
+        'api/items',
+        'api/session',
+        `api/items/${rig.seeded.batch.approval}`,
+        `api/runs/${rig.seeded.batch.run}`,
+      ]) {
         const response = await fetch(new URL(path, rig.base));
         assert.equal(response.status, 401, path);
         const body = (await response.json()) as ErrorBody;
         assert.equal(body.error.code, 'unauthenticated');
         assert.match(body.error.message, /Sign in first/);
       }
-      const post = await fetch(new URL(`api/items/${rig.seeded.batch.approval}/approve`, rig.base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const post = await fetch(new URL(`api/items/${rig.seeded.batch.approval}/approve`, rig.base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(post.status, 401);
       assert.equal((await rig.seeded.node.inbox.get(rig.seeded.batch.approval))?.status, 'pending');
     });
@@ -40,13 +49,22 @@ describe('The inbox web API', () => {
     it('reads a path that starts with two slashes as a path, not as a host: 404, never the page, the API or a 500', async () => {
       const origin = new URL(rig.base).origin;
       const bearer = { authorization: `Bearer ${TOKEN}` };
-      for (const path of ['///', '//evil.example/', '//evil.example/api/items', '/\\evil.example/api/items', '//api/items?x=1']) {
+      for (const path of [
+        '///',
+        '//evil.example/',
+        '//evil.example/api/items',
+        '/\\evil.example/api/items',
+        '//api/items?x=1',
+      ]) {
         const response = await fetch(`${origin}${path}`, { headers: bearer, redirect: 'manual' });
         assert.equal(response.status, 404, path);
         assert.equal(((await response.json()) as ErrorBody).error.code, 'not_found', path);
         assert.ok(response.headers.get('content-security-policy'), path);
       }
-      assert.deepEqual(rig.events.filter((event) => event.type === 'warning'), []);
+      assert.deepEqual(
+        rig.events.filter((event) => event.type === 'warning'),
+        [],
+      );
       assert.equal((await fetch(`${origin}/api/items?status=answered`, { headers: bearer })).status, 200);
     });
 
@@ -82,9 +100,16 @@ describe('The inbox web API', () => {
         session.get('api/nowhere'),
         session.post(`api/items/${rig.seeded.batch.approval}/approve`, { digest: 'nope' }),
       ]);
-      assert.deepEqual(responses.map((response) => response.status), [401, 200, 200, 401, 404, 405, 200, 200, 404, 400]);
+      assert.deepEqual(
+        responses.map((response) => response.status),
+        [401, 200, 200, 401, 404, 405, 200, 200, 404, 400],
+      );
       for (const response of responses) {
-        assert.equal(response.headers.get('content-security-policy'), "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'", response.url);
+        assert.equal(
+          response.headers.get('content-security-policy'),
+          "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+          response.url,
+        );
         assert.equal(response.headers.get('x-frame-options'), 'DENY');
         assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
       }
@@ -94,7 +119,12 @@ describe('The inbox web API', () => {
 
     it('refuses a wrong token, and after ten wrong tries from one address still lets the right one in', async () => {
       const form = (token: string) =>
-        fetch(new URL('sign-in', rig.base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${token}`, redirect: 'manual' });
+        fetch(new URL('sign-in', rig.base), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `token=${token}`,
+          redirect: 'manual',
+        });
       const wrong = await form('nope');
       assert.equal(wrong.status, 401);
       assert.match(await wrong.text(), /That token is not this inbox/);
@@ -106,10 +136,16 @@ describe('The inbox web API', () => {
     });
 
     it('lets the right token in, as a bearer token and at the form, after ten wrong bearer tokens from the same address', async () => {
-      const bearer = (token: string) => fetch(new URL('api/items', rig.base), { headers: { authorization: `Bearer ${token}` } });
+      const bearer = (token: string) =>
+        fetch(new URL('api/items', rig.base), { headers: { authorization: `Bearer ${token}` } });
       for (let i = 0; i < 10; i++) assert.equal((await bearer(`guess-${i}`)).status, 401);
       assert.equal((await bearer(TOKEN)).status, 200);
-      const form = await fetch(new URL('sign-in', rig.base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}`, redirect: 'manual' });
+      const form = await fetch(new URL('sign-in', rig.base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `token=${TOKEN}`,
+        redirect: 'manual',
+      });
       assert.equal(form.status, 303);
     });
   });
@@ -117,7 +153,10 @@ describe('The inbox web API', () => {
   describe('signing in', () => {
     it('exchanges the token for an HttpOnly, SameSite=Strict session cookie naming the person', async () => {
       const session = await signIn(rig.base, 'Dana');
-      assert.match(session.setCookie, /^wardrik_session=[\w-]{20,}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/);
+      assert.match(
+        session.setCookie,
+        /^wardrik_session=[\w-]{20,}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/,
+      );
       const me = (await (await session.get('api/session')).json()) as { person: string; csrfToken: string };
       assert.equal(me.person, 'Dana');
       assert.equal(me.csrfToken, session.csrf);
@@ -143,7 +182,17 @@ describe('The inbox web API', () => {
   describe('reading', () => {
     it('lists the pending items with their exact arguments, labels, digest and age', async () => {
       const session = await signIn(rig.base);
-      const { items } = (await (await session.get('api/items')).json()) as { items: { id: string; kind: string; arguments: unknown; labels: string[]; digest: string; ageMs: number; status: string }[] };
+      const { items } = (await (await session.get('api/items')).json()) as {
+        items: {
+          id: string;
+          kind: string;
+          arguments: unknown;
+          labels: string[];
+          digest: string;
+          ageMs: number;
+          status: string;
+        }[];
+      };
       assert.deepEqual(items.map((item) => item.kind).sort(), ['approval', 'approval', 'in_doubt', 'park']);
       const turn = items.find((item) => item.id === rig.seeded.turn.approval)!;
       assert.deepEqual(turn.arguments, { id: 'ord_1' });
@@ -153,7 +202,7 @@ describe('The inbox web API', () => {
       assert.ok(turn.ageMs >= 0);
     });
 
-    it("reads a run exactly as `wardrik show --json` prints it", async () => {
+    it('reads a run exactly as `wardrik show --json` prints it', async () => {
       const session = await signIn(rig.base);
       const response = await session.get(`api/runs/${encodeURIComponent(rig.seeded.turn.run)}`);
       assert.equal(response.status, 200);
@@ -167,11 +216,16 @@ describe('The inbox web API', () => {
       const session = await signIn(rig.base, 'Dana');
       await session.post(`api/items/${rig.seeded.batch.park}/deny`, { reason: 'first' });
       await session.post(`api/items/${rig.seeded.batch.approval}/deny`, { reason: 'second' });
-      const { items } = (await (await session.get('api/items?status=answered')).json()) as { items: { id: string; status: string; by: string }[] };
-      assert.deepEqual(items.map((item) => [item.id, item.status, item.by]), [
-        [rig.seeded.batch.approval, 'denied', 'Dana'],
-        [rig.seeded.batch.park, 'denied', 'Dana'],
-      ]);
+      const { items } = (await (await session.get('api/items?status=answered')).json()) as {
+        items: { id: string; status: string; by: string }[];
+      };
+      assert.deepEqual(
+        items.map((item) => [item.id, item.status, item.by]),
+        [
+          [rig.seeded.batch.approval, 'denied', 'Dana'],
+          [rig.seeded.batch.park, 'denied', 'Dana'],
+        ],
+      );
       assert.equal((await session.get('api/items?status=everything')).status, 400);
     });
   });
@@ -192,15 +246,21 @@ describe('The inbox web API', () => {
       assert.deepEqual([answered?.status, answered?.by], ['approved', 'Dana']);
     });
 
-    it('refuses a digest other than the call\'s and a missing one; nothing is recorded', async () => {
+    it("refuses a digest other than the call's and a missing one; nothing is recorded", async () => {
       const session = await signIn(rig.base);
       const id = rig.seeded.batch.approval;
       const wrong = await session.post(`api/items/${id}/approve`, { digest: 'a'.repeat(64) });
       assert.equal(wrong.status, 409);
-      assert.match(((await wrong.json()) as ErrorBody).error.message, /the approval was for other arguments .*nothing ran/);
+      assert.match(
+        ((await wrong.json()) as ErrorBody).error.message,
+        /the approval was for other arguments .*nothing ran/,
+      );
       const missing = await session.post(`api/items/${id}/approve`, {});
       assert.equal(missing.status, 400);
-      assert.match(((await missing.json()) as ErrorBody).error.message, /Approve with the digest of the arguments you reviewed/);
+      assert.match(
+        ((await missing.json()) as ErrorBody).error.message,
+        /Approve with the digest of the arguments you reviewed/,
+      );
       assert.equal((await rig.seeded.node.inbox.get(id))?.status, 'pending');
     });
 
@@ -213,13 +273,22 @@ describe('The inbox web API', () => {
       assert.equal(second.status, 409);
       const body = (await second.json()) as ErrorBody;
       assert.equal(body.error.code, 'conflict');
-      assert.match(body.error.message, new RegExp(`Inbox item "${item.id}" was already approved by Dana at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; nothing was done`));
+      assert.match(
+        body.error.message,
+        new RegExp(
+          `Inbox item "${item.id}" was already approved by Dana at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; nothing was done`,
+        ),
+      );
     });
 
     it('records exactly one of many approvals sent at the same moment', async () => {
       const people = await Promise.all(['A', 'B', 'C', 'D'].map((name) => signIn(rig.base, name)));
       const item = (await rig.seeded.node.inbox.get(rig.seeded.batch.approval))!;
-      const statuses = await Promise.all(people.map(async (person) => (await person.post(`api/items/${item.id}/approve`, { digest: item.digest })).status));
+      const statuses = await Promise.all(
+        people.map(
+          async (person) => (await person.post(`api/items/${item.id}/approve`, { digest: item.digest })).status,
+        ),
+      );
       assert.deepEqual(statuses.sort(), [200, 409, 409, 409]);
       await rig.seeded.node.recover();
       assert.deepEqual(rig.seeded.ran, ['refund:ord_2']);
@@ -249,14 +318,21 @@ describe('The inbox web API', () => {
       await rig.seeded.node.recover();
       await next;
       const steps = await rig.seeded.node.container.resolve(Tokens.Store).listSteps(rig.seeded.turn.run);
-      const tools = steps.map((step) => step.data as { kind: string; results?: { text: string; error: boolean }[] }).filter((data) => data.kind === 'tools');
-      assert.deepEqual(tools.at(-1)?.results?.map((result) => [result.text, result.error]), [['A person (Dana) refused this call: Over 30 days', true]]);
+      const tools = steps
+        .map((step) => step.data as { kind: string; results?: { text: string; error: boolean }[] })
+        .filter((data) => data.kind === 'tools');
+      assert.deepEqual(
+        tools.at(-1)?.results?.map((result) => [result.text, result.error]),
+        [['A person (Dana) refused this call: Over 30 days', true]],
+      );
       assert.deepEqual(rig.seeded.ran, []);
     });
 
     it("gives a tool's own park the value as its answer", async () => {
       const session = await signIn(rig.base, 'Dana');
-      const response = await session.post(`api/items/${rig.seeded.batch.park}/answer`, { value: { amountCents: 1200 } });
+      const response = await session.post(`api/items/${rig.seeded.batch.park}/answer`, {
+        value: { amountCents: 1200 },
+      });
       assert.equal(response.status, 200);
       const call = await rig.seeded.node.container.resolve(Tokens.Store).getCall(rig.seeded.batch.run, 'c2');
       assert.deepEqual(call?.answer, { status: 'ok', output: { amountCents: 1200 }, labels: ['outside'] });
@@ -281,7 +357,11 @@ describe('The inbox web API', () => {
       const session = await signIn(rig.base);
       const item = (await rig.seeded.node.inbox.get(rig.seeded.batch.approval))!;
       const path = `api/items/${item.id}/approve`;
-      const noToken = await fetch(new URL(path, rig.base), { method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/json' }, body: JSON.stringify({ digest: item.digest }) });
+      const noToken = await fetch(new URL(path, rig.base), {
+        method: 'POST',
+        headers: { cookie: session.cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ digest: item.digest }),
+      });
       assert.equal(noToken.status, 403);
       assert.equal(((await noToken.json()) as ErrorBody).error.code, 'csrf');
       const otherOrigin = await session.post(path, { digest: item.digest }, { origin: 'http://evil.example' });
@@ -328,7 +408,11 @@ describe('The inbox web API behind a TLS proxy', () => {
       const denied = await session.post(`api/items/${item.id}/deny`, { reason: 'not now' }, { origin });
       assert.equal(denied.status, 200, await denied.clone().text());
       // Another site is still another site.
-      const other = await session.post(`api/items/${rig.seeded.batch.approval}/deny`, { reason: 'x' }, { origin: 'https://evil.example' });
+      const other = await session.post(
+        `api/items/${rig.seeded.batch.approval}/deny`,
+        { reason: 'x' },
+        { origin: 'https://evil.example' },
+      );
       assert.equal(other.status, 403);
     } finally {
       await rig.close();
@@ -342,7 +426,8 @@ describe('The inbox web API mounted in an app', () => {
   let rig: WebRig;
   beforeEach(async () => {
     // The app's own login: a header its gateway sets. Whatever it returns is the person.
-    const authenticate = (request: IncomingMessage) => (request.headers['x-app-user'] as string | undefined) ?? undefined;
+    const authenticate = (request: IncomingMessage) =>
+      (request.headers['x-app-user'] as string | undefined) ?? undefined;
     rig = await webRig(stores.url(), { authenticate, basePath: '/ops/inbox' });
     app = createServer((request, response) => {
       if (request.url?.startsWith('/ops/inbox')) return rig.web.handler(request, response);
@@ -363,7 +448,11 @@ describe('The inbox web API mounted in an app', () => {
     assert.match(await page.text(), /Sign in to the app first/);
     const asDana = { 'x-app-user': 'dana@example.com' };
     assert.equal((await fetch(`${appUrl}/ops/inbox/`, { headers: asDana })).status, 200);
-    const session = (await (await fetch(`${appUrl}/ops/inbox/api/session`, { headers: asDana })).json()) as { person: string; csrfToken: string; signOut: boolean };
+    const session = (await (await fetch(`${appUrl}/ops/inbox/api/session`, { headers: asDana })).json()) as {
+      person: string;
+      csrfToken: string;
+      signOut: boolean;
+    };
     assert.deepEqual([session.person, session.signOut], ['dana@example.com', false]);
     const response = await fetch(`${appUrl}/ops/inbox/api/items/${rig.seeded.batch.park}/deny`, {
       method: 'POST',
@@ -373,11 +462,13 @@ describe('The inbox web API mounted in an app', () => {
     assert.equal(response.status, 200);
     assert.equal((await rig.seeded.node.inbox.get(rig.seeded.batch.park))?.by, 'dana@example.com');
     // Another person's CSRF token is not Dana's.
-    const other = (await (await fetch(`${appUrl}/ops/inbox/api/session`, { headers: { 'x-app-user': 'lee' } })).json()) as { csrfToken: string };
+    const other = (await (
+      await fetch(`${appUrl}/ops/inbox/api/session`, { headers: { 'x-app-user': 'lee' } })
+    ).json()) as { csrfToken: string };
     assert.notEqual(other.csrfToken, session.csrfToken);
   });
 
-  it('redirects the mount path to itself with a closing slash, so the page\'s links stay under it', async () => {
+  it("redirects the mount path to itself with a closing slash, so the page's links stay under it", async () => {
     const response = await fetch(`${appUrl}/ops/inbox`, { redirect: 'manual', headers: { 'x-app-user': 'dana' } });
     assert.equal(response.status, 308);
     assert.equal(response.headers.get('location'), '/ops/inbox/');
@@ -390,13 +481,21 @@ describe('The inbox web API mounted in an app', () => {
     // An app that hands the inbox every URL starting with its path, as this one does, passes these on as they came.
     const raw = (path: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        get({ host: '127.0.0.1', port: new URL(appUrl).port, path, headers: { 'x-app-user': 'dana@example.com' } }, (response) => {
-          let body = '';
-          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-        }).on('error', reject);
+        get(
+          { host: '127.0.0.1', port: new URL(appUrl).port, path, headers: { 'x-app-user': 'dana@example.com' } },
+          (response) => {
+            let body = '';
+            response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        ).on('error', reject);
       });
-    for (const path of ['/ops/inbox/../../api/items', '/ops/inbox/%2e%2e/%2E%2E/api/items', '/ops/inbox/..', '/ops/inbox/../inbox.js']) {
+    for (const path of [
+      '/ops/inbox/../../api/items',
+      '/ops/inbox/%2e%2e/%2E%2E/api/items',
+      '/ops/inbox/..',
+      '/ops/inbox/../inbox.js',
+    ]) {
       const response = await raw(path);
       assert.equal(response.status, 404, path);
       assert.doesNotMatch(response.body, /"items"|<!doctype/i, path);
@@ -405,7 +504,11 @@ describe('The inbox web API mounted in an app', () => {
   });
 
   it('refuses sign-in with a token when the app decides', async () => {
-    const response = await fetch(`${appUrl}/ops/inbox/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}` });
+    const response = await fetch(`${appUrl}/ops/inbox/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${TOKEN}`,
+    });
     assert.equal(response.status, 404);
   });
 });
@@ -413,13 +516,22 @@ describe('The inbox web API mounted in an app', () => {
 describe("The app's authenticate", () => {
   it('has its names recorded as one printable line, as sign-in names are: no terminal escapes or line breaks in `by`', async () => {
     // A display name people may edit in the app: `wardrik inbox` prints `by` to an operator's terminal.
-    const rig = await webRig(stores.url(), { authenticate: () => 'Eve\u001b]0;owned\u0007\nApproved by: the CEO\u202e' });
+    const rig = await webRig(stores.url(), {
+      authenticate: () => 'Eve\u001b]0;owned\u0007\nApproved by: the CEO\u202e',
+    });
     try {
-      const session = (await (await fetch(new URL('api/session', rig.base))).json()) as { person: string; csrfToken: string };
+      const session = (await (await fetch(new URL('api/session', rig.base))).json()) as {
+        person: string;
+        csrfToken: string;
+      };
       assert.equal(session.person, 'Eve ]0;owned  Approved by: the CEO');
       const response = await fetch(new URL(`api/items/${rig.seeded.batch.park}/deny`, rig.base), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-wardrik-csrf': session.csrfToken, origin: new URL(rig.base).origin },
+        headers: {
+          'content-type': 'application/json',
+          'x-wardrik-csrf': session.csrfToken,
+          origin: new URL(rig.base).origin,
+        },
         body: JSON.stringify({ reason: 'no' }),
       });
       assert.equal(response.status, 200);
@@ -435,7 +547,10 @@ describe("The app's authenticate", () => {
       try {
         const response = await fetch(new URL('api/items', rig.base));
         assert.equal(response.status, 500);
-        assert.match(((await response.json()) as ErrorBody).error.message, /authenticate returned .*; return a name of 1 to 200 printable characters, or nothing/);
+        assert.match(
+          ((await response.json()) as ErrorBody).error.message,
+          /authenticate returned .*; return a name of 1 to 200 printable characters, or nothing/,
+        );
       } finally {
         await rig.close();
       }
@@ -477,11 +592,26 @@ describe('inboxWeb options', () => {
   it('refuses a short token, a bad webhook and a bad publicUrl at once, naming the fix', async () => {
     const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
     try {
-      assert.throws(() => wardrik.inboxWeb({ token: 'short' }), (error: unknown) => error instanceof ConfigurationError && /at least 16 characters/.test(error.message));
-      assert.throws(() => wardrik.inboxWeb({ notify: { webhook: { url: 'ftp://x', secret: 'x'.repeat(16) } } }), /not an http\(s\) URL/);
-      assert.throws(() => wardrik.inboxWeb({ notify: { webhook: { url: 'http://127.0.0.1:1/', secret: 'short' } } }), /secret must be at least 16 characters/);
+      assert.throws(
+        () => wardrik.inboxWeb({ token: 'short' }),
+        (error: unknown) => error instanceof ConfigurationError && /at least 16 characters/.test(error.message),
+      );
+      assert.throws(
+        () => wardrik.inboxWeb({ notify: { webhook: { url: 'ftp://x', secret: 'x'.repeat(16) } } }),
+        /not an http\(s\) URL/,
+      );
+      assert.throws(
+        () => wardrik.inboxWeb({ notify: { webhook: { url: 'http://127.0.0.1:1/', secret: 'short' } } }),
+        /secret must be at least 16 characters/,
+      );
       assert.throws(() => wardrik.inboxWeb({ publicUrl: 'not a url' }), /publicUrl "not a url" is not a URL/);
-      assert.throws(() => wardrik.inboxWeb({ notify: { webhook: { url: 'http://127.0.0.1:1/', secret: 'x'.repeat(16), retry: { baseDelayMs: -5 } } } }), /retry\.baseDelayMs must be a number of milliseconds of at least 1; got -5/);
+      assert.throws(
+        () =>
+          wardrik.inboxWeb({
+            notify: { webhook: { url: 'http://127.0.0.1:1/', secret: 'x'.repeat(16), retry: { baseDelayMs: -5 } } },
+          }),
+        /retry\.baseDelayMs must be a number of milliseconds of at least 1; got -5/,
+      );
       assert.throws(() => wardrik.inboxWeb({ basePath: 'inbox' }), /basePath "inbox" is not a URL path/);
       const web = wardrik.inboxWeb();
       assert.equal(web.tokenGenerated, true);

@@ -14,7 +14,10 @@ after(() => stores.removeAll());
 
 /** Starts `wardrik web ARGS` and collects what it prints. */
 function serve(args: readonly string[], env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'web', '--port', '0', ...args], { env: { ...process.env, WARDRIK_STORE: '', WARDRIK_WEB_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'web', '--port', '0', ...args], {
+    env: { ...process.env, WARDRIK_STORE: '', WARDRIK_WEB_TOKEN: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out = { stdout: '', stderr: '', code: undefined as number | null | undefined };
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out.stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out.stderr += chunk));
@@ -41,7 +44,11 @@ describe('wardrik web', () => {
       assert.equal(out.stdout.split(token).length, 2, 'the token is printed once');
       const session = await signIn(base, 'Dana', token);
       const item = (await seeded.node.inbox.get(seeded.batch.approval))!;
-      const approved = (await (await session.post(`api/items/${item.id}/approve`, { digest: item.digest })).json()) as { status: string; by: string; pending: boolean };
+      const approved = (await (await session.post(`api/items/${item.id}/approve`, { digest: item.digest })).json()) as {
+        status: string;
+        by: string;
+        pending: boolean;
+      };
       assert.deepEqual(approved, { ...approved, status: 'approved', by: 'Dana', pending: true });
       // As `wardrik approve` does: recorded here, run by the node that offers the tool.
       assert.deepEqual(seeded.ran, []);
@@ -65,7 +72,9 @@ describe('wardrik web', () => {
       const printed = JSON.parse(out.stdout) as { url: string; store: string; token?: string };
       assert.equal(printed.token, undefined);
       assert.match(printed.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-      const response = await fetch(new URL('api/items', printed.url), { headers: { authorization: 'Bearer from-the-environment-123' } });
+      const response = await fetch(new URL('api/items', printed.url), {
+        headers: { authorization: 'Bearer from-the-environment-123' },
+      });
       assert.equal(((await response.json()) as { items: unknown[] }).items.length, 4);
       child.kill('SIGTERM');
       await until(() => out.code !== undefined);
@@ -86,17 +95,26 @@ describe('wardrik web', () => {
     assert.match(badPort.stderr, /a port number from 0 to 65535/);
   });
 
-  it("refuses a foreign Host (DNS rebinding) unless --allowed-host names it", async () => {
+  it('refuses a foreign Host (DNS rebinding) unless --allowed-host names it', async () => {
     const url = stores.url();
     const seeded = await seed(url);
     try {
-      for (const [args, expected] of [[[], 403], [['--allowed-host', 'rebind.example'], 401]] as const) {
-        const { child, out } = serve(['--store', url, '--json', ...args], { WARDRIK_WEB_TOKEN: 'from-the-environment-123' });
+      for (const [args, expected] of [
+        [[], 403],
+        [['--allowed-host', 'rebind.example'], 401],
+      ] as const) {
+        const { child, out } = serve(['--store', url, '--json', ...args], {
+          WARDRIK_WEB_TOKEN: 'from-the-environment-123',
+        });
         children.push(child);
         await until(() => out.stdout.includes('\n') || out.code !== undefined);
         const { url: base } = JSON.parse(out.stdout) as { url: string };
         assert.equal((await raw(base, { headers: { host: 'rebind.example' } })).status, expected, args.join(' '));
-        assert.equal((await raw(base, { headers: { host: `localhost:${new URL(base).port}` } })).status, args.length === 0 ? 401 : 403, args.join(' '));
+        assert.equal(
+          (await raw(base, { headers: { host: `localhost:${new URL(base).port}` } })).status,
+          args.length === 0 ? 401 : 403,
+          args.join(' '),
+        );
         child.kill('SIGTERM');
         await until(() => out.code !== undefined);
       }
@@ -113,21 +131,34 @@ describe('wardrik web', () => {
       const shared = serve(['--store', url], { WARDRIK_WEB_TOKEN: 'from-the-environment-123' });
       children.push(shared.child);
       await until(() => /One shared token/.test(shared.out.stdout) || shared.out.code !== undefined);
-      assert.match(shared.out.stdout, /One shared token, for one person: whoever has it types the name recorded with their answers\. For several people, give each a token of their own with --people FILE\./);
+      assert.match(
+        shared.out.stdout,
+        /One shared token, for one person: whoever has it types the name recorded with their answers\. For several people, give each a token of their own with --people FILE\./,
+      );
       shared.child.kill('SIGTERM');
 
       const token = 'ana-token-0123456789abcdef';
       const file = join(dir, 'people.json');
-      writeFileSync(file, JSON.stringify({ people: [{ id: 'ana', tokenSha256: createHash('sha256').update(token).digest('hex') }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({ people: [{ id: 'ana', tokenSha256: createHash('sha256').update(token).digest('hex') }] }),
+      );
       const named = serve(['--store', url, '--people', file]);
       children.push(named.child);
       await until(() => /named person/.test(named.out.stdout) || named.out.code !== undefined);
-      assert.match(named.out.stdout, /1 named person signs in, each with their own token; answers are recorded under their names\./);
+      assert.match(
+        named.out.stdout,
+        /1 named person signs in, each with their own token; answers are recorded under their names\./,
+      );
       assert.doesNotMatch(named.out.stdout, /Sign-in token|One shared token/);
       const base = /The Wardrik inbox is at (http:\S+) /.exec(named.out.stdout)![1]!;
       const session = await signIn(base, 'Someone Else', token);
       const item = (await seeded.node.inbox.get(seeded.batch.approval))!;
-      assert.equal(((await (await session.post(`api/items/${item.id}/approve`, { digest: item.digest })).json()) as { by: string }).by, 'ana');
+      assert.equal(
+        ((await (await session.post(`api/items/${item.id}/approve`, { digest: item.digest })).json()) as { by: string })
+          .by,
+        'ana',
+      );
       named.child.kill('SIGTERM');
 
       const refused = await wardrik(['--store', url, 'web', '--port', '0', '--people', join(dir, 'missing.json')]);

@@ -10,9 +10,14 @@ import { raw, sqliteStores, TOKEN, until, webRig } from './helpers.js';
 const stores = sqliteStores();
 after(() => stores.removeAll());
 
-const bearer = (base: string, token: string, headers: Record<string, string> = {}) => raw(new URL('api/items', base).href, { headers: { authorization: `Bearer ${token}`, ...headers } });
+const bearer = (base: string, token: string, headers: Record<string, string> = {}) =>
+  raw(new URL('api/items', base).href, { headers: { authorization: `Bearer ${token}`, ...headers } });
 const signInForm = (base: string, token: string, headers: Record<string, string> = {}) =>
-  raw(new URL('sign-in', base).href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: `token=${encodeURIComponent(token)}&name=Dana` });
+  raw(new URL('sign-in', base).href, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: `token=${encodeURIComponent(token)}&name=Dana`,
+  });
 
 const withHttp = (http: HttpServerOptions): InboxWebOptions => ({ token: TOKEN, http });
 
@@ -22,10 +27,14 @@ function openSignIn(base: string, bytes: number): { socket: Socket; status: Prom
   const socket = connect(Number(url.port), url.hostname);
   socket.on('error', () => {});
   const status = new Promise<number | null>((resolve) => {
-    socket.setEncoding('latin1').once('data', (text: string) => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+    socket
+      .setEncoding('latin1')
+      .once('data', (text: string) => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
     socket.once('close', () => resolve(null));
   });
-  socket.write(`POST /sign-in HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/x-www-form-urlencoded\r\ntransfer-encoding: chunked\r\n\r\n`);
+  socket.write(
+    `POST /sign-in HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/x-www-form-urlencoded\r\ntransfer-encoding: chunked\r\n\r\n`,
+  );
   const form = `token=x&name=${'a'.repeat(bytes - 13)}`;
   socket.write(`${Buffer.byteLength(form).toString(16)}\r\n${form}\r\n`);
   return { socket, status };
@@ -33,7 +42,7 @@ function openSignIn(base: string, bytes: number): { socket: Socket; status: Prom
 
 describe('The inbox under abuse', () => {
   describe('wrong tokens', () => {
-    it("lets the right bearer token and the right sign-in in after ten wrong tokens from the same address", async () => {
+    it('lets the right bearer token and the right sign-in in after ten wrong tokens from the same address', async () => {
       const rig = await webRig(stores.url());
       try {
         for (let i = 0; i < 5; i++) assert.equal((await bearer(rig.base, `guess-${i}`)).status, 401);
@@ -50,7 +59,12 @@ describe('The inbox under abuse', () => {
       try {
         assert.equal((await bearer(rig.base, 'guess-1')).status, 401);
         let answered = false;
-        const heldOnes = [bearer(rig.base, 'guess-2'), signInForm(rig.base, 'guess-3')].map((sent) => sent.then(() => (answered = true), () => undefined));
+        const heldOnes = [bearer(rig.base, 'guess-2'), signInForm(rig.base, 'guess-3')].map((sent) =>
+          sent.then(
+            () => (answered = true),
+            () => undefined,
+          ),
+        );
         // Both wrong guesses reached the server and are counted before the right token is sent.
         await until(() => rig.web.heldGuesses === 2);
         assert.equal((await bearer(rig.base, TOKEN)).status, 200);
@@ -83,7 +97,7 @@ describe('The inbox under abuse', () => {
       }
     });
 
-    it('never slows a signed-in person whose requests also carry a bearer token that is not ours (an SSO proxy\'s)', async () => {
+    it("never slows a signed-in person whose requests also carry a bearer token that is not ours (an SSO proxy's)", async () => {
       const rig = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
       try {
         const signedIn = await signInForm(rig.base, TOKEN);
@@ -102,9 +116,15 @@ describe('The inbox under abuse', () => {
     });
 
     it('counts wrong guesses per client address from the trusted proxy header, and never from a header it was not told to trust', async () => {
-      const proxied = await webRig(stores.url(), withHttp({ trustProxy: 'x-forwarded-for', wrongGuesses: { free: 1, delayMs: 600_000 } }));
+      const proxied = await webRig(
+        stores.url(),
+        withHttp({ trustProxy: 'x-forwarded-for', wrongGuesses: { free: 1, delayMs: 600_000 } }),
+      );
       try {
-        assert.equal((await bearer(proxied.base, 'guess', { 'x-forwarded-for': '203.0.113.9, 198.51.100.1' })).status, 401);
+        assert.equal(
+          (await bearer(proxied.base, 'guess', { 'x-forwarded-for': '203.0.113.9, 198.51.100.1' })).status,
+          401,
+        );
         void bearer(proxied.base, 'guess', { 'x-forwarded-for': '203.0.113.9, 198.51.100.1' }).catch(() => {});
         await until(() => proxied.web.heldGuesses === 1);
         // Another client behind the same proxy: its own first wrong guess is free, its right token is let in.
@@ -113,16 +133,24 @@ describe('The inbox under abuse', () => {
       } finally {
         await proxied.close();
       }
-      assert.deepEqual(proxied.events.filter((event) => event.type === 'warning'), []);
+      assert.deepEqual(
+        proxied.events.filter((event) => event.type === 'warning'),
+        [],
+      );
       const direct = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
       try {
         assert.equal((await bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.3' })).status, 401);
         void bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.4' }).catch(() => {});
         await until(() => direct.web.heldGuesses === 1);
         // Said once: a proxy is in front, and every client it forwards is counted as one.
-        const warnings = direct.events.filter((event) => event.type === 'warning').map((event) => (event as { message: string }).message);
+        const warnings = direct.events
+          .filter((event) => event.type === 'warning')
+          .map((event) => (event as { message: string }).message);
         assert.equal(warnings.length, 1);
-        assert.match(warnings[0]!, /requests come with the x-forwarded-for header, so a proxy is in front, but http\.trustProxy is not set/);
+        assert.match(
+          warnings[0]!,
+          /requests come with the x-forwarded-for header, so a proxy is in front, but http\.trustProxy is not set/,
+        );
       } finally {
         await direct.close();
       }
@@ -132,7 +160,11 @@ describe('The inbox under abuse', () => {
   describe('bodies before sign-in', () => {
     it('keeps 400 held-open 1 MB sign-in bodies under 50 MB and answers the page meanwhile: each is refused (413) before it is read', async () => {
       const rig = await webRig(stores.url());
-      const child = fork(fileURLToPath(new URL('./flood-client.js', import.meta.url)), [rig.base, '400', String(1_000_000)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const child = fork(
+        fileURLToPath(new URL('./flood-client.js', import.meta.url)),
+        [rig.base, '400', String(1_000_000)],
+        { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+      );
       try {
         assert.equal((await raw(rig.base)).status, 401);
         const before = process.memoryUsage().rss;
@@ -227,13 +259,32 @@ describe('The inbox under abuse', () => {
       const rig = await webRig(stores.url());
       try {
         const port = new URL(rig.base).port;
-        const foreign = await raw(rig.base, { headers: { host: `rebind.example:${port}`, authorization: `Bearer ${TOKEN}` } });
+        const foreign = await raw(rig.base, {
+          headers: { host: `rebind.example:${port}`, authorization: `Bearer ${TOKEN}` },
+        });
         assert.equal(foreign.status, 403);
-        assert.match((JSON.parse(foreign.body) as { error: { message: string } }).error.message, /^Host "rebind\.example:\d+" is not allowed here \(DNS-rebinding protection\)/);
-        assert.equal((await raw(new URL('api/items', rig.base).href, { headers: { host: `rebind.example:${port}`, authorization: `Bearer ${TOKEN}` } })).status, 403);
-        for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost']) assert.equal((await raw(rig.base, { headers: { host } })).status, 401, host);
+        assert.match(
+          (JSON.parse(foreign.body) as { error: { message: string } }).error.message,
+          /^Host "rebind\.example:\d+" is not allowed here \(DNS-rebinding protection\)/,
+        );
+        assert.equal(
+          (
+            await raw(new URL('api/items', rig.base).href, {
+              headers: { host: `rebind.example:${port}`, authorization: `Bearer ${TOKEN}` },
+            })
+          ).status,
+          403,
+        );
+        for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost'])
+          assert.equal((await raw(rig.base, { headers: { host } })).status, 401, host);
         // A loopback name followed by anything but a port is not a loopback name.
-        for (const host of ['localhost:1@evil.com', '[::1]evil.com', '[::1].evil.com', 'localhost:abc', 'localhost:99999']) {
+        for (const host of [
+          'localhost:1@evil.com',
+          '[::1]evil.com',
+          '[::1].evil.com',
+          'localhost:abc',
+          'localhost:99999',
+        ]) {
           assert.equal((await raw(rig.base, { headers: { host } })).status, 403, host);
         }
       } finally {

@@ -16,18 +16,28 @@ describe('Escalation notifications', () => {
       request.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk));
       request.on('end', () => {
         if (!verifyWebhook(SECRET, request.headers, raw).ok) return void response.writeHead(401).end();
-        taken.push({ message: JSON.parse(raw) as InboxWaitingMessage, delivery: String(request.headers['webhook-id']) });
+        taken.push({
+          message: JSON.parse(raw) as InboxWaitingMessage,
+          delivery: String(request.headers['webhook-id']),
+        });
         response.writeHead(200).end('ok');
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const wardrik = await Wardrik.create({
       store: 'memory:',
-      tools: { shop: [defineTool({ name: 'refund', description: 'd', annotations: { idempotent: true }, run: () => 'ok' })] },
+      tools: {
+        shop: [defineTool({ name: 'refund', description: 'd', annotations: { idempotent: true }, run: () => 'ok' })],
+      },
       policy: { escalateAfterMs: 150 },
     });
     try {
-      wardrik.inboxWeb({ token: TOKEN, publicUrl: 'https://ops.example.com/inbox', pollMs: 20, notify: { webhook: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, secret: SECRET } } });
+      wardrik.inboxWeb({
+        token: TOKEN,
+        publicUrl: 'https://ops.example.com/inbox',
+        pollMs: 20,
+        notify: { webhook: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, secret: SECRET } },
+      });
       const answer = await wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'shop__refund' } });
       const id = answer.status === 'parked' ? answer.inboxId! : '';
       await until(() => taken.some((t) => t.message.type === 'inbox.escalated'));
@@ -38,7 +48,10 @@ describe('Escalation notifications', () => {
         ['inbox.escalated', id, `${id}:escalated`],
         ['inbox.waiting', id, id],
       ]);
-      assert.match(taken.find((t) => t.message.type === 'inbox.escalated')!.message.text, /^Escalated, unanswered for \d+ min: Approval needed: shop\/refund/);
+      assert.match(
+        taken.find((t) => t.message.type === 'inbox.escalated')!.message.text,
+        /^Escalated, unanswered for \d+ min: Approval needed: shop\/refund/,
+      );
     } finally {
       await wardrik.close();
       server.closeAllConnections();

@@ -36,8 +36,12 @@ for (let i = 0; i < count; i++) {
     finish();
   });
   const length = chunked ? 'transfer-encoding: chunked' : `content-length: ${bytes}`;
-  socket.write(`POST ${target.pathname}sign-in HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/x-www-form-urlencoded\r\n${length}\r\n\r\n`);
+  socket.write(
+    `POST ${target.pathname}sign-in HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/x-www-form-urlencoded\r\n${length}\r\n\r\n`,
+  );
   const body = Buffer.alloc(bytes - 1, 'a');
   body.write('token=', 'latin1');
-  socket.write(chunked ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')]) : body);
+  socket.write(
+    chunked ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')]) : body,
+  );
 }

@@ -64,7 +64,11 @@ export async function signIn(base: string, name = 'Dana', token = TOKEN) {
   if (response.status !== 303) throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
   const setCookie = response.headers.get('set-cookie') ?? '';
   const cookie = setCookie.split(';')[0]!;
-  const session = (await (await fetch(new URL('api/session', base), { headers: { cookie } })).json()) as { csrfToken: string; csrfHeader: string; person: string };
+  const session = (await (await fetch(new URL('api/session', base), { headers: { cookie } })).json()) as {
+    csrfToken: string;
+    csrfHeader: string;
+    person: string;
+  };
   return {
     setCookie,
     cookie,
@@ -74,7 +78,13 @@ export async function signIn(base: string, name = 'Dana', token = TOKEN) {
     post: (path: string, body: unknown, headers: Record<string, string> = {}) =>
       fetch(new URL(path, base), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', cookie, [session.csrfHeader]: session.csrfToken, origin: new URL(base).origin, ...headers },
+        headers: {
+          'content-type': 'application/json',
+          cookie,
+          [session.csrfHeader]: session.csrfToken,
+          origin: new URL(base).origin,
+          ...headers,
+        },
         body: JSON.stringify(body),
       }),
   };
@@ -86,7 +96,10 @@ export async function until(check: () => boolean | Promise<boolean>): Promise<vo
 }
 
 /** A request with exactly the headers given (fetch sets Host itself); resolves to its status and body. */
-export function raw(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+export function raw(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
       let body = '';

@@ -46,10 +46,11 @@ async function receiver(reply: (request: Request, response: ServerResponse) => b
     taken,
     refused,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -63,13 +64,23 @@ async function node(hook: string, retry: { baseDelayMs: number; maxDelayMs: numb
         defineTool({
           name: 'refund',
           description: 'Refund an order.',
-          input: { type: 'object', properties: { orderId: { type: 'string' }, amountCents: { type: 'integer' } }, required: ['orderId'], additionalProperties: false },
+          input: {
+            type: 'object',
+            properties: { orderId: { type: 'string' }, amountCents: { type: 'integer' } },
+            required: ['orderId'],
+            additionalProperties: false,
+          },
           run: () => 'refunded',
         }),
         defineTool({
           name: 'send_email',
           description: 'Send an email.',
-          input: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
+          input: {
+            type: 'object',
+            properties: { to: { type: 'string' } },
+            required: ['to'],
+            additionalProperties: false,
+          },
           run: () => 'sent',
         }),
       ],
@@ -77,10 +88,19 @@ async function node(hook: string, retry: { baseDelayMs: number; maxDelayMs: numb
   });
   const events: WardrikEvent[] = [];
   wardrik.events$.subscribe((event) => events.push(event));
-  wardrik.inboxWeb({ token: TOKEN, publicUrl: 'https://ops.example.com/inbox', pollMs: 20, notify: { webhook: { url: hook, secret: SECRET, retry } } });
+  wardrik.inboxWeb({
+    token: TOKEN,
+    publicUrl: 'https://ops.example.com/inbox',
+    pollMs: 20,
+    notify: { webhook: { url: hook, secret: SECRET, retry } },
+  });
   let n = 0;
   const park = async (name: string, args: unknown): Promise<string> => {
-    const answer = await wardrik.runner.run({ agent: 'support', run: `r${++n}`, call: { id: 'c1', name, arguments: args } });
+    const answer = await wardrik.runner.run({
+      agent: 'support',
+      run: `r${++n}`,
+      call: { id: 'c1', name, arguments: args },
+    });
     assert.equal(answer.status, 'parked');
     return answer.status === 'parked' ? answer.inboxId! : '';
   };
@@ -101,7 +121,8 @@ describe('Inbox notifications when deliveries fail', () => {
     const { wardrik, events, park } = await node(hook.url, { baseDelayMs: 5, maxDelayMs: 20 });
     closing.push(() => wardrik.close());
     const large: string[] = [];
-    for (let i = 0; i < 4; i++) large.push(await park('shop__refund', { orderId: `ord_${i}_${'x'.repeat(120_000)}`, amountCents: 1500 }));
+    for (let i = 0; i < 4; i++)
+      large.push(await park('shop__refund', { orderId: `ord_${i}_${'x'.repeat(120_000)}`, amountCents: 1500 }));
     // Each of the four has been tried once (refused before the fix, taken cut down after it).
     await until(() => hook.refused.length + hook.taken.length >= 4);
     const small = await park('shop__send_email', { to: 'dana@example.com' });
@@ -111,13 +132,24 @@ describe('Inbox notifications when deliveries fail', () => {
       const { raw, message } = hook.taken.find((request) => request.message.item.id === id)!;
       assert.ok(raw.length < 16_384, `the message is ${raw.length} characters`);
       assert.equal(message.item.arguments, undefined);
-      assert.deepEqual(message.item.argumentsCut, { characters: JSON.stringify({ orderId: `ord_0_${'x'.repeat(120_000)}`, amountCents: 1500 }).length, limit: 8_000 });
-      assert.match(message.text, /^Approval needed: shop\/refund \{"orderId":"ord_\d_x+… \(120\d+ characters in all; the page shows them whole\)/);
+      assert.deepEqual(message.item.argumentsCut, {
+        characters: JSON.stringify({ orderId: `ord_0_${'x'.repeat(120_000)}`, amountCents: 1500 }).length,
+        limit: 8_000,
+      });
+      assert.match(
+        message.text,
+        /^Approval needed: shop\/refund \{"orderId":"ord_\d_x+… \(120\d+ characters in all; the page shows them whole\)/,
+      );
       // The item itself, which the page shows, keeps them whole.
       assert.equal(((await wardrik.inbox.get(id))!.arguments as { orderId: string }).orderId.length, 120_006);
     }
-    assert.deepEqual(hook.taken.find((request) => request.message.item.id === small)!.message.item.arguments, { to: 'dana@example.com' });
-    assert.deepEqual(events.filter((event) => event.type === 'warning'), []);
+    assert.deepEqual(hook.taken.find((request) => request.message.item.id === small)!.message.item.arguments, {
+      to: 'dana@example.com',
+    });
+    assert.deepEqual(
+      events.filter((event) => event.type === 'warning'),
+      [],
+    );
   });
 
   it("never lets one item's failures delay another item's first delivery: retries that hang hold no slot a first delivery needs", async () => {
@@ -148,7 +180,13 @@ describe('Inbox notifications when deliveries fail', () => {
   });
 
   it('does not retry a message the receiver refuses for good (a 4xx but 408 and 429), and reports it as notify.failed; a 429 is retried after its Retry-After', async () => {
-    const statuses = new Map([['gone@', 410], ['bad@', 400], ['limited@', 429], ['patient@', 429], ['slow@', 408]]);
+    const statuses = new Map([
+      ['gone@', 410],
+      ['bad@', 400],
+      ['limited@', 429],
+      ['patient@', 429],
+      ['slow@', 408],
+    ]);
     // limited@ asks for a second; patient@ for an hour, which maxDelayMs (1 s here) caps.
     const retryAfter: Record<string, string> = { 'limited@example.com': '1', 'patient@example.com': '3600' };
     const requests = new Map<string, number>();
@@ -176,20 +214,35 @@ describe('Inbox notifications when deliveries fail', () => {
     const later = await park('shop__send_email', { to: 'later@example.com' });
     await until(() => announced(hook.taken, later));
     await wardrik.close();
-    assert.deepEqual(Object.fromEntries(requests), { 'gone@example.com': 1, 'bad@example.com': 1, 'limited@example.com': 2, 'patient@example.com': 2, 'slow@example.com': 2, 'later@example.com': 1 });
+    assert.deepEqual(Object.fromEntries(requests), {
+      'gone@example.com': 1,
+      'bad@example.com': 1,
+      'limited@example.com': 2,
+      'patient@example.com': 2,
+      'slow@example.com': 2,
+      'later@example.com': 1,
+    });
     const failed = events.flatMap((event) => (event.type === 'notify.failed' ? [event] : []));
     assert.deepEqual(
-      failed.map(({ inboxId, notification, status, tool, agent }) => ({ inboxId, notification, status, tool, agent })).sort((a, b) => a.status - b.status),
+      failed
+        .map(({ inboxId, notification, status, tool, agent }) => ({ inboxId, notification, status, tool, agent }))
+        .sort((a, b) => a.status - b.status),
       [
         { inboxId: bad, notification: 'inbox.waiting', status: 400, tool: 'shop/send_email', agent: 'support' },
         { inboxId: gone, notification: 'inbox.waiting', status: 410, tool: 'shop/send_email', agent: 'support' },
       ],
     );
-    assert.match(failed.find((event) => event.status === 410)!.reason, /^inboxWeb notifications \(http:\/\/127\.0\.0\.1:\d+\/…\): the receiver refused the message about inbox item "[^"]+" \(shop\/send_email\) with HTTP 410, which a retry would not change, so it is not sent again\. The item still waits on the page: https:\/\/ops\.example\.com\/inbox\/\?item=/);
+    assert.match(
+      failed.find((event) => event.status === 410)!.reason,
+      /^inboxWeb notifications \(http:\/\/127\.0\.0\.1:\d+\/…\): the receiver refused the message about inbox item "[^"]+" \(shop\/send_email\) with HTTP 410, which a retry would not change, so it is not sent again\. The item still waits on the page: https:\/\/ops\.example\.com\/inbox\/\?item=/,
+    );
     // The refusals are not warnings of a retry; the 429 and the 408 are.
     const warnings = events.flatMap((event) => (event.type === 'warning' ? [event.message] : []));
     assert.equal(warnings.length, 3);
-    assert.ok(warnings.every((warning) => /HTTP 4(29|08)\. Trying again/.test(warning)), warnings.join('\n'));
+    assert.ok(
+      warnings.every((warning) => /HTTP 4(29|08)\. Trying again/.test(warning)),
+      warnings.join('\n'),
+    );
     // Both 429s asked for longer than the 1-2 ms backoff: the retry waited a second (Retry-After: 1), or an hour cut to maxDelayMs.
     const waits = (id: string) => warnings.find((warning) => warning.includes(id))!;
     assert.match(waits(limited), /HTTP 429\. Trying again in 1 s while it waits\.$/);

@@ -29,7 +29,10 @@ async function receiver(reply: (n: number, response: ServerResponse) => boolean 
     request.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk));
     request.on('end', () => {
       // The guide's own check: a message signed with another secret, or altered, would be refused here.
-      if (!verifyWebhook(SECRET, request.headers, raw).ok || verifyWebhook('another-secret-0123456789', request.headers, raw).ok) {
+      if (
+        !verifyWebhook(SECRET, request.headers, raw).ok ||
+        verifyWebhook('another-secret-0123456789', request.headers, raw).ok
+      ) {
         response.writeHead(401).end('bad signature');
         return;
       }
@@ -45,10 +48,11 @@ async function receiver(reply: (n: number, response: ServerResponse) => boolean 
       return requests;
     },
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/T000-secret-path`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -57,7 +61,12 @@ async function notifier(url: string, hook: string, retry = { baseDelayMs: 5, max
   const wardrik = await Wardrik.create({ store: url, recoverMs: Infinity });
   const events: WardrikEvent[] = [];
   wardrik.events$.subscribe((event) => events.push(event));
-  wardrik.inboxWeb({ token: TOKEN, publicUrl: 'https://ops.example.com/inbox', pollMs: 20, notify: { webhook: { url: hook, secret: SECRET, retry } } });
+  wardrik.inboxWeb({
+    token: TOKEN,
+    publicUrl: 'https://ops.example.com/inbox',
+    pollMs: 20,
+    notify: { webhook: { url: hook, secret: SECRET, retry } },
+  });
   return { wardrik, events };
 }
 
@@ -99,10 +108,17 @@ describe('Inbox notifications to a webhook', () => {
       `Approval needed: shop/refund {"id":"ord_1"} · asked by agent support in run ${seeded.turn.run} · labels: outside (asked for after the run read text from outside) · ` +
         `Needs approval (default: a tool that is not read-only asks a person). · Open: https://ops.example.com/inbox/?item=${seeded.turn.approval}`,
     );
-    assert.match(byId.get(seeded.batch.park)!.message.text, /^A tool asks a person: shop\/ask_amount \{\} · asked by agent batch/);
+    assert.match(
+      byId.get(seeded.batch.park)!.message.text,
+      /^A tool asks a person: shop\/ask_amount \{\} · asked by agent batch/,
+    );
     assert.match(byId.get(seeded.batch.inDoubt)!.message.text, /^A call in doubt after a crash: shop\/send_email/);
     // One more parks on the node: it is announced too, once; the others are not announced again.
-    const answer = await seeded.node.runner.run({ agent: 'mailer', run: 'r2', call: { id: 'm1', name: 'shop__send_email', arguments: { to: '<!channel> & friends' } } });
+    const answer = await seeded.node.runner.run({
+      agent: 'mailer',
+      run: 'r2',
+      call: { id: 'm1', name: 'shop__send_email', arguments: { to: '<!channel> & friends' } },
+    });
     const id = answer.status === 'parked' ? answer.inboxId : undefined;
     await until(() => hook.taken.length === 5);
     const last = hook.taken[4]!.message;
@@ -115,13 +131,22 @@ describe('Inbox notifications to a webhook', () => {
   it("keeps a model's arguments from making a link, a second line or reversed text in the message Slack or Teams shows", async () => {
     const { seeded, hook } = await announcedSeed();
     // Text the model read from outside: a Markdown link (Teams shows one), a line break and a right-to-left override.
-    const to = 'x@example.com [Approve it here](https://evil.example/phish)\u2028Open: https://evil.example/\r\n\u202egnp.exe';
-    const answer = await seeded.node.runner.run({ agent: 'mailer', run: 'r3', call: { id: 'm1', name: 'shop__send_email', arguments: { to } } });
+    const to =
+      'x@example.com [Approve it here](https://evil.example/phish)\u2028Open: https://evil.example/\r\n\u202egnp.exe';
+    const answer = await seeded.node.runner.run({
+      agent: 'mailer',
+      run: 'r3',
+      call: { id: 'm1', name: 'shop__send_email', arguments: { to } },
+    });
     assert.equal(answer.status, 'parked');
     await until(() => hook.taken.length === 5);
     const { text, item } = hook.taken[4]!.message;
     assert.doesNotMatch(text, /\]\(/, 'no Markdown link');
-    assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u, 'one line, in reading order');
+    assert.doesNotMatch(
+      text,
+      /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u,
+      'one line, in reading order',
+    );
     assert.match(text, /\[Approve it here\] \(https:\/\/evil\.example\/phish\)/);
     assert.equal(text.match(/Open: /g)?.length, 2, 'the second "Open:" is visibly inside the arguments');
     assert.match(text, /· Open: https:\/\/ops\.example\.com\/inbox\/\?item=[^ ]+$/);
@@ -147,12 +172,19 @@ describe('Inbox notifications to a webhook', () => {
     // Which items the three failures hit depends on timing (a 5 ms retry may overtake another item's first try); each item's tries count up from 1.
     const attempts = new Map<string, number[]>();
     for (const warning of warnings) {
-      const found = /^inboxWeb notifications \(http:\/\/127\.0\.0\.1:\d+\/…\): could not announce inbox item "(.+)" \(shop\/\w+\), attempt (\d+): the receiver answered HTTP 503\. Trying again in [\d.]+ s while it waits\.$/.exec(warning);
+      const found =
+        /^inboxWeb notifications \(http:\/\/127\.0\.0\.1:\d+\/…\): could not announce inbox item "(.+)" \(shop\/\w+\), attempt (\d+): the receiver answered HTTP 503\. Trying again in [\d.]+ s while it waits\.$/.exec(
+          warning,
+        );
       assert.ok(found, warning);
       attempts.set(found[1]!, [...(attempts.get(found[1]!) ?? []), Number(found[2])]);
       assert.doesNotMatch(warning, /secret-path/);
     }
-    for (const tries of attempts.values()) assert.deepEqual(tries, tries.map((_, i) => i + 1));
+    for (const tries of attempts.values())
+      assert.deepEqual(
+        tries,
+        tries.map((_, i) => i + 1),
+      );
     assert.equal(new Set(hook.taken.map((received) => received.message.item.id)).size, 4);
   });
 
@@ -168,7 +200,11 @@ describe('Inbox notifications to a webhook', () => {
     const { wardrik } = await notifier(url, hook.url);
     closing.push(() => wardrik.close());
     await until(() => hanging.length >= 1);
-    const answer = await seeded.node.runner.run({ agent: 'mailer', run: 'r3', call: { id: 'm1', name: 'shop__send_email', arguments: { to: 'x@example.com' } } });
+    const answer = await seeded.node.runner.run({
+      agent: 'mailer',
+      run: 'r3',
+      call: { id: 'm1', name: 'shop__send_email', arguments: { to: 'x@example.com' } },
+    });
     assert.equal(answer.status, 'parked');
   });
 
@@ -181,7 +217,11 @@ describe('Inbox notifications to a webhook', () => {
     await until(() => hook.taken.length === 4);
     await first.wardrik.close();
     // Parked while the notifier is down.
-    const answer = await seeded.node.runner.run({ agent: 'mailer', run: 'r4', call: { id: 'm1', name: 'shop__send_email', arguments: { to: 'y@example.com' } } });
+    const answer = await seeded.node.runner.run({
+      agent: 'mailer',
+      run: 'r4',
+      call: { id: 'm1', name: 'shop__send_email', arguments: { to: 'y@example.com' } },
+    });
     const id = answer.status === 'parked' ? answer.inboxId : undefined;
     const second = await notifier(url, hook.url);
     closing.push(() => second.wardrik.close());

@@ -33,7 +33,9 @@ function plainTokens(file: string): string[] {
   const db = new Database(file, { readonly: true });
   const rows = db.prepare('SELECT options FROM wardrik_mcp_servers').all() as { options: string }[];
   db.close();
-  return rows.flatMap((row) => row.options.match(/at-\d+|rt-\d+-[0-9a-f]+|code-[0-9a-f]+|refresh_token|access_token/g) ?? []);
+  return rows.flatMap(
+    (row) => row.options.match(/at-\d+|rt-\d+-[0-9a-f]+|code-[0-9a-f]+|refresh_token|access_token/g) ?? [],
+  );
 }
 
 describe('Signing in to an MCP server through the web inbox (authorization code, PKCE, refresh)', () => {
@@ -41,7 +43,9 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
     const resource = { url: '' };
     // Access tokens live 1.5 s, so the test sees one expire.
     const auth = await startCodeAuthServer(() => resource.url, CLIENT_ID, 1_500);
-    const mcp = await startHttpFixture({ bearer: { metadataUrl: auth.metadataUrl, valid: (token) => auth.valid(token) } });
+    const mcp = await startHttpFixture({
+      bearer: { metadataUrl: auth.metadataUrl, valid: (token) => auth.valid(token) },
+    });
     resource.url = mcp.url;
     const port = await freePort();
     const base = `http://127.0.0.1:${port}/`;
@@ -89,7 +93,8 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
       assert.deepEqual(auth.grants, ['authorization_code']);
 
       await until(() => first.tools(['api/*']).length > 0);
-      const call = (w: Wardrik, id: string) => w.runner.run({ agent: 'a', run: `run-${id}`, call: { id, name: 'api__echo', arguments: { text: id } } });
+      const call = (w: Wardrik, id: string) =>
+        w.runner.run({ agent: 'a', run: `run-${id}`, call: { id, name: 'api__echo', arguments: { text: id } } });
       const once = await call(first, 'c1');
       assert.equal(once.status === 'ok' && once.output, 'echo: c1', JSON.stringify(once));
 
@@ -106,7 +111,11 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
       const there = await call(second, 'c3');
       assert.equal(there.status === 'ok' && there.output, 'echo: c3', JSON.stringify(there));
       assert.equal((await second.inbox.list()).filter((pending) => pending.kind === 'authorize').length, 0);
-      assert.deepEqual(auth.grants, ['authorization_code', 'refresh_token'], 'the second node used the refreshed token');
+      assert.deepEqual(
+        auth.grants,
+        ['authorization_code', 'refresh_token'],
+        'the second node used the refreshed token',
+      );
     } finally {
       await second?.close();
       await first.close();

@@ -18,14 +18,30 @@ const PEOPLE: readonly InboxPersonOptions[] = [
 ];
 
 const form = (base: string, token: string, name: string) =>
-  fetch(new URL('sign-in', base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, name }).toString(), redirect: 'manual' });
+  fetch(new URL('sign-in', base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, name }).toString(),
+    redirect: 'manual',
+  });
 
 describe('Who answers in the inbox', () => {
   describe('with one shared token', () => {
     it("refuses a typed name that looks like Wardrik's own, so nobody answers as Wardrik", async () => {
       const rig = await webRig(stores.url());
       try {
-        for (const name of ['wardrik (policy.approvalTtlMs)', 'Wardrik', '  WARDRIK (the node running its call stopped)', 'ｗａｒｄｒｉｋ', 'war-drik', '\u3164wardrik (policy.approvalTtlMs)', '\uFFA0wardrik', 'w\u0430rdrik', 'wardr\u0131k', '\u051Dardrik']) {
+        for (const name of [
+          'wardrik (policy.approvalTtlMs)',
+          'Wardrik',
+          '  WARDRIK (the node running its call stopped)',
+          'ｗａｒｄｒｉｋ',
+          'war-drik',
+          '\u3164wardrik (policy.approvalTtlMs)',
+          '\uFFA0wardrik',
+          'w\u0430rdrik',
+          'wardr\u0131k',
+          '\u051Dardrik',
+        ]) {
           const response = await form(rig.base, TOKEN, name);
           assert.equal(response.status, 400, name);
           assert.equal(response.headers.get('set-cookie'), null, name);
@@ -42,7 +58,10 @@ describe('Who answers in the inbox', () => {
       try {
         const response = await fetch(new URL('api/items', rig.base));
         assert.equal(response.status, 500);
-        assert.match(((await response.json()) as { error: { message: string } }).error.message, /none starting with "wardrik"/);
+        assert.match(
+          ((await response.json()) as { error: { message: string } }).error.message,
+          /none starting with "wardrik"/,
+        );
       } finally {
         await rig.close();
       }
@@ -59,7 +78,9 @@ describe('Who answers in the inbox', () => {
         const session = await signIn(rig.base, 'wardrik (policy.approvalTtlMs)', ANA);
         assert.equal(((await (await session.get('api/session')).json()) as { person: string }).person, 'ana');
         const item = (await rig.seeded.node.inbox.get(rig.seeded.batch.approval))!;
-        const approved = (await (await session.post(`api/items/${item.id}/approve`, { digest: item.digest })).json()) as { by: string };
+        const approved = (await (
+          await session.post(`api/items/${item.id}/approve`, { digest: item.digest })
+        ).json()) as { by: string };
         assert.equal(approved.by, 'ana');
         assert.equal((await rig.seeded.node.inbox.get(item.id))?.by, 'ana');
         const denied = await fetch(new URL(`api/items/${rig.seeded.batch.park}/deny`, rig.base), {
@@ -82,7 +103,10 @@ describe('Who answers in the inbox', () => {
           assert.equal(response.status, 401, token);
           assert.match(await response.text(), /That token is no one(&#39;|')s here/);
         }
-        assert.equal((await fetch(new URL('api/items', rig.base), { headers: { authorization: `Bearer ${sha256(ANA)}` } })).status, 401);
+        assert.equal(
+          (await fetch(new URL('api/items', rig.base), { headers: { authorization: `Bearer ${sha256(ANA)}` } })).status,
+          401,
+        );
       } finally {
         await rig.close();
       }
@@ -92,20 +116,33 @@ describe('Who answers in the inbox', () => {
       const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
       try {
         const refusals: [unknown, RegExp][] = [
-          [[{ id: 'Wardrik (policy.approvalTtlMs)', tokenSha256: sha256(ANA) }], /people\[0\]\.id "Wardrik \(policy\.approvalTtlMs\)" looks like a name Wardrik records for itself/],
+          [
+            [{ id: 'Wardrik (policy.approvalTtlMs)', tokenSha256: sha256(ANA) }],
+            /people\[0\]\.id "Wardrik \(policy\.approvalTtlMs\)" looks like a name Wardrik records for itself/,
+          ],
           [[PEOPLE[0], { id: 'ana', tokenSha256: sha256(BOB) }], /people\[1\]\.id "ana" is listed twice/],
           [[PEOPLE[0], { id: 'eve', tokenSha256: sha256(ANA).toUpperCase() }], /"eve" has the same token as "ana"/],
           [[{ id: 'ana', tokenSha256: 'abc' }], /people\[0\]\.tokenSha256 must be 64 hex digits/],
           // What `printf %s "$TOKEN" | sha256sum` gives with TOKEN unset: an empty form field would sign in as ana.
           [[{ id: 'ana', tokenSha256: sha256('') }], /people\[0\]\.tokenSha256 is the SHA-256 of an empty token/],
-          [[{ id: 'ana', tokenSha256: sha256(ANA), groups: ['ops'] }], /people\[0\] has "groups", which this version of Wardrik does not know/],
+          [
+            [{ id: 'ana', tokenSha256: sha256(ANA), groups: ['ops'] }],
+            /people\[0\] has "groups", which this version of Wardrik does not know/,
+          ],
           [[{ id: 'line\nbreak', tokenSha256: sha256(ANA) }], /people\[0\]\.id must be 1 to 80 printable characters/],
           [[], /people is a list of 1 to 10000 people/],
         ];
         for (const [people, message] of refusals) {
-          assert.throws(() => wardrik.inboxWeb({ people } as InboxWebOptions), (error: unknown) => error instanceof ConfigurationError && message.test(error.message), String(message));
+          assert.throws(
+            () => wardrik.inboxWeb({ people } as InboxWebOptions),
+            (error: unknown) => error instanceof ConfigurationError && message.test(error.message),
+            String(message),
+          );
         }
-        assert.throws(() => wardrik.inboxWeb({ people: PEOPLE, token: TOKEN }), /both named people and a shared token \(inboxWeb: token\) are given/);
+        assert.throws(
+          () => wardrik.inboxWeb({ people: PEOPLE, token: TOKEN }),
+          /both named people and a shared token \(inboxWeb: token\) are given/,
+        );
       } finally {
         await wardrik.close();
       }
@@ -117,7 +154,11 @@ describe('Who answers in the inbox', () => {
       const url = stores.url();
       const seeded = await seed(url);
       await seeded.node.close();
-      for (const args of [['approve', seeded.batch.approval], ['deny', seeded.batch.approval, '--reason', 'no'], ['answer', seeded.batch.park, '--json', '1']]) {
+      for (const args of [
+        ['approve', seeded.batch.approval],
+        ['deny', seeded.batch.approval, '--reason', 'no'],
+        ['answer', seeded.batch.park, '--json', '1'],
+      ]) {
         const result = await cli(['--store', url, ...args, '--by', 'Wardrik (policy.approvalTtlMs)']);
         assert.equal(result.code, 2, args[0]);
         assert.match(result.stderr, /looks like one Wardrik records for itself/, args[0]);

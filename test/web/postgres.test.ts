@@ -19,7 +19,11 @@ describe('The inbox web API on PostgreSQL', () => {
       request.resume().on('end', () => response.writeHead(200).end());
     });
     await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-    const webhook = { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`, secret: 'webhook-secret-0123456789', retry: { baseDelayMs: 5, maxDelayMs: 20 } };
+    const webhook = {
+      url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`,
+      secret: 'webhook-secret-0123456789',
+      retry: { baseDelayMs: 5, maxDelayMs: 20 },
+    };
     const rig = await webRig(url, { token: TOKEN, pollMs: 20, notify: { webhook } });
     try {
       await until(() => received.length === 4);
@@ -32,7 +36,11 @@ describe('The inbox web API on PostgreSQL', () => {
       assert.deepEqual(rig.seeded.ran, ['refund:ord_2']);
       // A restart: the first notifier stops, an item parks meanwhile, another inbox on the store starts.
       await rig.web.close();
-      const parked = await rig.seeded.node.runner.run({ agent: 'mailer', run: 'pg-r1', call: { id: 'm1', name: 'shop__send_email', arguments: { to: 'z@example.com' } } });
+      const parked = await rig.seeded.node.runner.run({
+        agent: 'mailer',
+        run: 'pg-r1',
+        call: { id: 'm1', name: 'shop__send_email', arguments: { to: 'z@example.com' } },
+      });
       const id = parked.status === 'parked' ? parked.inboxId : undefined;
       const again = await Wardrik.create({ store: url, recoverMs: Infinity });
       try {

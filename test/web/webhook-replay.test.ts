@@ -38,15 +38,29 @@ async function capturedMessage(): Promise<{ headers: IncomingHttpHeaders; raw: s
         defineTool({
           name: 'refund',
           description: 'Refund an order.',
-          input: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'], additionalProperties: false },
+          input: {
+            type: 'object',
+            properties: { orderId: { type: 'string' } },
+            required: ['orderId'],
+            additionalProperties: false,
+          },
           run: () => 'refunded',
         }),
       ],
     },
   });
   try {
-    wardrik.inboxWeb({ token: TOKEN, publicUrl: 'https://ops.example.com/inbox', pollMs: 20, notify: { webhook: { url, secret: SECRET } } });
-    const answer = await wardrik.runner.run({ agent: 'support', run: 'r1', call: { id: 'c1', name: 'shop__refund', arguments: { orderId: 'ord_1' } } });
+    wardrik.inboxWeb({
+      token: TOKEN,
+      publicUrl: 'https://ops.example.com/inbox',
+      pollMs: 20,
+      notify: { webhook: { url, secret: SECRET } },
+    });
+    const answer = await wardrik.runner.run({
+      agent: 'support',
+      run: 'r1',
+      call: { id: 'c1', name: 'shop__refund', arguments: { orderId: 'ord_1' } },
+    });
     assert.equal(answer.status, 'parked');
     await until(() => captured.length === 1);
     return captured[0]!;
@@ -57,7 +71,11 @@ async function capturedMessage(): Promise<{ headers: IncomingHttpHeaders; raw: s
 }
 
 /** Sends the captured headers and body again, as they were (or with `change` applied). */
-function replay(url: string, message: { headers: IncomingHttpHeaders; raw: string }, change: { headers?: Record<string, string>; raw?: string } = {}) {
+function replay(
+  url: string,
+  message: { headers: IncomingHttpHeaders; raw: string },
+  change: { headers?: Record<string, string>; raw?: string } = {},
+) {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(message.headers)) {
     if (typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name)) headers[name] = value;
@@ -114,7 +132,11 @@ describe('The documented webhook receiver against a replay', () => {
     const receiver = webhookReceiver(SECRET, (received) => handed.push(received));
     const url = await listening(receiver);
     closing.push(() => closed(receiver));
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(200 * 1024) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(200 * 1024),
+    });
     assert.equal(response.status, 413);
     assert.deepEqual(handed, []);
   });

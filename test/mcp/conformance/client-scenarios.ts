@@ -6,15 +6,22 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
 
-
 const CLIENT = fileURLToPath(new URL('./wardrik-client.js', import.meta.url));
 const HOOK = fileURLToPath(new URL('../../serve/conformance/register.js', import.meta.url));
-const SUITE = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
+const SUITE = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist',
+  'index.js',
+);
 
 /** Runs one client scenario against `command` (one at a time: each starts its own server). */
 export function clientScenario(command: string, name: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'client', '--command', command, '--scenario', name, '--timeout', '60000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', HOOK, SUITE, 'client', '--command', command, '--scenario', name, '--timeout', '60000'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -8,7 +8,10 @@ import { Wardrik, type McpOAuthOptions } from '../../../src/index.js';
 
 const url = process.argv[process.argv.length - 1]!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+  client_id?: string;
+  client_secret?: string;
+};
 process.env.WARDRIK_OAUTH_KEY = 'conformance-only-key-0123456789';
 if (context.client_secret !== undefined) process.env.CONFORMANCE_CLIENT_SECRET = context.client_secret;
 const oauth: McpOAuthOptions | undefined = scenario.startsWith('auth/')
@@ -23,7 +26,9 @@ const wardrik = await Wardrik.create({
   store: 'memory:',
   recoverMs: Infinity,
   mcp: {
-    servers: { c: { transport: { http: { url } }, gated: false, timeoutMs: 20_000, ...(oauth === undefined ? {} : { oauth }) } },
+    servers: {
+      c: { transport: { http: { url } }, gated: false, timeoutMs: 20_000, ...(oauth === undefined ? {} : { oauth }) },
+    },
     oauth: { redirectUrl: 'http://127.0.0.1:9/oauth/callback' },
     waitMs: 10_000,
     reconcileMs: Infinity,
@@ -34,11 +39,16 @@ let calling = true;
 const person = (async () => {
   while (calling) {
     for (const item of await wardrik.inbox.list()) {
-      if (item.kind === 'question') await wardrik.inbox.answer(item.id, { action: 'accept', content: {} }, { by: 'conformance' }).catch(() => {});
+      if (item.kind === 'question')
+        await wardrik.inbox.answer(item.id, { action: 'accept', content: {} }, { by: 'conformance' }).catch(() => {});
       if (item.kind === 'authorize') {
         const signIn = await fetch((item.detail as { url: string }).url, { redirect: 'manual' });
         const back = signIn.headers.get('location');
-        if (back !== null) await wardrik.mcp().completeSignIn(back, { by: 'conformance' }).catch((error: Error) => process.stderr.write(`sign-in: ${error.message}\n`));
+        if (back !== null)
+          await wardrik
+            .mcp()
+            .completeSignIn(back, { by: 'conformance' })
+            .catch((error: Error) => process.stderr.write(`sign-in: ${error.message}\n`));
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -46,7 +56,8 @@ const person = (async () => {
 })();
 let failed = 0;
 try {
-  for (let waited = 0; waited < 20_000 && wardrik.mcp().status()[0]?.state !== 'connected'; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let waited = 0; waited < 20_000 && wardrik.mcp().status()[0]?.state !== 'connected'; waited += 100)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   const status = wardrik.mcp().status()[0];
   if (status?.state !== 'connected') {
     process.stderr.write(`not connected: ${JSON.stringify(status)}\n`);
@@ -54,17 +65,27 @@ try {
   }
   for (const entry of wardrik.tools(['c/*'])) {
     const schema = entry.inputSchema as { properties?: Record<string, { type?: string }> };
-    const args = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, property]) => [key, property.type === 'string' ? 'x' : property.type === 'boolean' ? true : 1]));
+    const args = Object.fromEntries(
+      Object.entries(schema.properties ?? {}).map(([key, property]) => [
+        key,
+        property.type === 'string' ? 'x' : property.type === 'boolean' ? true : 1,
+      ]),
+    );
     // A call refused for want of a (wider) sign-in did not run: once the person signed in, it is made again.
     for (let attempt = 1; ; attempt++) {
-      const answer = await wardrik.runner.run({ agent: 'conformance', run: `r-${entry.name}-${attempt}`, call: { id: entry.name, name: entry.name, arguments: args } });
+      const answer = await wardrik.runner.run({
+        agent: 'conformance',
+        run: `r-${entry.name}-${attempt}`,
+        call: { id: entry.name, name: entry.name, arguments: args },
+      });
       process.stdout.write(`${entry.name}: ${JSON.stringify(answer)}\n`);
       if (answer.status === 'ok') break;
       if (attempt === 3 || answer.status !== 'error' || !answer.message.includes('asks for a sign-in')) {
         failed++;
         break;
       }
-      for (let waited = 0; waited < 10_000 && wardrik.mcp().status()[0]?.state !== 'connected'; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let waited = 0; waited < 10_000 && wardrik.mcp().status()[0]?.state !== 'connected'; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 } finally {
