@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../clock.js';
-import { toMicroUsd, toUsd } from '../money.js';
 import { NO_LABELS } from '../tools/result.js';
+import { summariseRuns } from './memory-runs.js';
 import {
   FINISHED_TURNS as FINISHED,
   type CallListOptions,
@@ -110,41 +110,7 @@ export class MemoryStore implements Store {
   }
 
   async listRuns(options: { readonly agent?: string; readonly limit?: number } = {}): Promise<RunSummary[]> {
-    const runs = new Map<
-      string,
-      {
-        agent: string;
-        status?: TurnStatus;
-        calls: number;
-        parked: number;
-        costMicroUsd: number;
-        firstAt: number;
-        lastAt: number;
-      }
-    >();
-    const touch = (run: string, agent: string, first: number, last: number) => {
-      let summary = runs.get(run);
-      if (summary === undefined)
-        runs.set(run, (summary = { agent, calls: 0, parked: 0, costMicroUsd: 0, firstAt: first, lastAt: last }));
-      summary.firstAt = Math.min(summary.firstAt, first);
-      summary.lastAt = Math.max(summary.lastAt, last);
-      return summary;
-    };
-    for (const record of this.calls.values()) {
-      if (options.agent !== undefined && record.agent !== options.agent) continue;
-      const summary = touch(record.run, record.agent, record.updatedAt, record.updatedAt);
-      summary.calls++;
-      if (record.state === 'parked') summary.parked++;
-      summary.costMicroUsd += toMicroUsd(record.costUsd ?? 0);
-    }
-    for (const turn of this.turns.values()) {
-      if (options.agent !== undefined && turn.agent !== options.agent) continue;
-      touch(turn.run, turn.agent, turn.createdAt, turn.updatedAt).status = turn.status;
-    }
-    return [...runs.entries()]
-      .map(([run, { costMicroUsd, ...summary }]): RunSummary => ({ run, ...summary, costUsd: toUsd(costMicroUsd) }))
-      .sort((a, b) => b.lastAt - a.lastAt || (a.run < b.run ? -1 : a.run > b.run ? 1 : 0))
-      .slice(0, options.limit ?? Infinity);
+    return summariseRuns(this.calls.values(), this.turns.values(), options);
   }
 
   async getInboxItem(id: string): Promise<InboxRecord | undefined> {

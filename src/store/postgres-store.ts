@@ -1,10 +1,13 @@
-import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
+import type { Pool, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import { addressOf, postgresStoreError } from './postgres-errors.js';
 import { PostgresJournal, type TookRow } from './postgres-journal.js';
-import { MIGRATIONS } from './postgres-migrations.js';
+import { connectPool, type PostgresStoreOptions } from './postgres-connect.js';
+
+export type { PostgresStoreOptions } from './postgres-connect.js';
 import { STATEMENTS } from './postgres-statements.js';
+import { journalInOrder, lockedTransaction, type RunStatement } from './postgres-transactions.js';
 import {
   type CallRow,
   callOf,
@@ -16,7 +19,6 @@ import {
   type RememberedRow,
   runSummaryOf,
   type RunSummaryRow,
-  schemaVersionError,
   type StepRow,
   stepOf,
   turnListing,
@@ -46,23 +48,6 @@ import type {
   TurnStatus,
 } from './store.js';
 
-export interface PostgresStoreOptions {
-  /** `postgres://user:password@host:port/database`; the password never appears in a message. */
-  readonly url: string;
-  /** The schema Wardrik's tables live in, created when missing: `wardrik`. Nodes that share runs share it. */
-  readonly schema?: string;
-  /** Connections in the pool: 10. */
-  readonly maxConnections?: number;
-  /** How long to wait for a connection before failing: 10 s. */
-  readonly connectTimeoutMs?: number;
-  /** Anything else for `pg.Pool` (ssl, application_name …); `url` and the two above win. */
-  readonly pool?: PoolConfig;
-}
-
-/** The first key of the advisory lock that serialises migrations; the second is the schema's hash. */
-const MIGRATION_LOCK = 0x5741_5244; // "WARD"
-/** The first key of the advisory locks that make a claim on a remembered key, or a budget hold, one step. */
-const STEP_LOCK = 0x5741_5245;
 /**
  * Journal statements (`writeJournal`) running at once. Batches handed in while they run wait and go
  * together in the next, so under load a statement carries many runs' writes.
@@ -113,7 +98,7 @@ export class PostgresStore implements Store {
             await this.ready()
           ).query<{ took: number }>({ name: 'wardrik_writeJournalRow', text: this.q.writeJournalRow, values })
         ).rows[0]!.took,
-      (statements) => this.journalInOrder(statements),
+      async (statements) => journalInOrder(await this.ready(), this.q.writeJournal, statements),
       (error) => this.storeError('write to the journal', error),
       JOURNAL_STATEMENTS_IN_FLIGHT,
     );
@@ -370,7 +355,7 @@ export class PostgresStore implements Store {
         ),
       );
     // A failed start is not cached: the next operation tries again (the database may be back).
-    this.starting ??= this.connect().then(
+    this.starting ??= connectPool(this.options, this.schema, (error) => this.storeError('start', error)).then(
       (pool) => (this.pool = pool),
       (error: unknown) => {
         this.starting = undefined;
@@ -378,64 +363,6 @@ export class PostgresStore implements Store {
       },
     );
     return this.starting;
-  }
-
-  private async connect(): Promise<Pool> {
-    let pg: typeof import('pg').default;
-    try {
-      pg = (await import('pg')).default;
-    } catch (error) {
-      throw new ConfigurationError(
-        'The PostgreSQL store needs the "pg" package, which is not installed. Install pg 8, or use a "sqlite:" store.',
-        { cause: error },
-      );
-    }
-    const pool = new pg.Pool({
-      ...this.options.pool,
-      connectionString: this.options.url,
-      max: this.options.maxConnections ?? this.options.pool?.max ?? 10,
-      connectionTimeoutMillis: this.options.connectTimeoutMs ?? 10_000,
-    });
-    // An idle connection that drops (server restart) is reported here; without a listener it would
-    // crash the process. The next query takes a fresh connection, or fails with a StoreError.
-    pool.on('error', () => undefined);
-    try {
-      await this.migrate(pool);
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw this.storeError('start', error);
-    }
-    return pool;
-  }
-
-  // Inside one transaction holding an advisory lock on the schema's name: two nodes starting together
-  // take turns, and the second finds the migrations done.
-  private async migrate(pool: Pool): Promise<void> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, this.schema]);
-      const s = `"${this.schema}"`;
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${s}.wardrik_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-      );
-      const { rows } = await client.query<{ version: number | null }>(
-        `SELECT max(version) AS version FROM ${s}.wardrik_migrations`,
-      );
-      const version = rows[0]?.version ?? 0;
-      if (version > MIGRATIONS.length) throw schemaVersionError(version, MIGRATIONS.length);
-      for (let next = version + 1; next <= MIGRATIONS.length; next++) {
-        await client.query(MIGRATIONS[next - 1]!.replaceAll('{s}', s));
-        await client.query(`INSERT INTO ${s}.wardrik_migrations (version) VALUES ($1)`, [next]);
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 
   /**
@@ -446,54 +373,11 @@ export class PostgresStore implements Store {
   private async locked<T>(
     action: string,
     name: string | undefined,
-    work: (
-      run: <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) => Promise<R[]>,
-    ) => Promise<T>,
+    work: (run: RunStatement<keyof typeof STATEMENTS>) => Promise<T>,
     end: 'COMMIT' | 'ROLLBACK' = 'COMMIT',
   ): Promise<T> {
-    const pool = await this.ready();
-    let client: PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw this.storeError(action, error);
-    }
-    try {
-      await client.query('BEGIN');
-      if (name !== undefined)
-        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [STEP_LOCK, `${this.schema}:${name}`]);
-      const result = await work(
-        async <R extends QueryResultRow>(statement: keyof typeof STATEMENTS, values: unknown[]) =>
-          (await client.query<R>({ name: `wardrik_${statement}`, text: this.q[statement], values })).rows,
-      );
-      await client.query(end);
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.storeError(action, error);
-    } finally {
-      client.release();
-    }
-  }
-
-  /** Journal statements one after the other in one transaction (a batch that writes a row twice); errors as the driver gave them. */
-  private async journalInOrder(statements: readonly unknown[][][]): Promise<TookRow[][]> {
-    const client = await (await this.ready()).connect();
-    try {
-      await client.query('BEGIN');
-      const took: TookRow[][] = [];
-      for (const values of statements)
-        took.push(
-          (await client.query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values })).rows,
-        );
-      await client.query('COMMIT');
-      return took;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const lock = name === undefined ? undefined : `${this.schema}:${name}`;
+    return lockedTransaction(await this.ready(), lock, this.q, work, end, (error) => this.storeError(action, error));
   }
 
   private async query<R extends QueryResultRow>(

@@ -1,4 +1,7 @@
-// The SQLite store's schema (sqlite-store.ts), one migration a version.
+// The SQLite store's schema (sqlite-store.ts), one migration a version, and what applies them.
+
+import type Database from 'better-sqlite3';
+import { schemaVersionError } from './sql-rows.js';
 
 /**
  * Each migration runs once, in order, inside the transaction that records its version. Never edit
@@ -93,3 +96,33 @@ export const MIGRATIONS: readonly string[] = [
    DROP TABLE wardrik_steps;
    ALTER TABLE wardrik_steps_numbered RENAME TO wardrik_steps;`,
 ];
+
+export function currentVersion(db: Database.Database): number {
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'wardrik_migrations'`).get();
+  if (table === undefined) return 0;
+  return (
+    (db.prepare('SELECT max(version) AS version FROM wardrik_migrations').get() as { version: number | null })
+      .version ?? 0
+  );
+}
+
+export function checkVersion(db: Database.Database, version: number): void {
+  if (version > MIGRATIONS.length || (version < MIGRATIONS.length && db.readonly))
+    throw schemaVersionError(version, MIGRATIONS.length);
+}
+
+/** Applies the migrations a file lacks. */
+// IMMEDIATE takes the write lock before reading the version, so two processes opening a new file at
+// once cannot both apply the same migration.
+export function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS wardrik_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    const version = currentVersion(db);
+    checkVersion(db, version);
+    const record = db.prepare('INSERT INTO wardrik_migrations (version, applied_at) VALUES (?, ?)');
+    for (let next = version + 1; next <= MIGRATIONS.length; next++) {
+      db.exec(MIGRATIONS[next - 1]!);
+      record.run(next, Date.now());
+    }
+  }).immediate();
+}

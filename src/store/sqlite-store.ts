@@ -2,8 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../clock.js';
-import { StoreError } from '../errors.js';
-import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
+import { inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import {
   type CallRow,
   callOf,
@@ -14,8 +13,6 @@ import {
   type RememberedRow,
   runSummaryOf,
   type RunSummaryRow,
-  SCHEMA_FIXES,
-  schemaVersionError,
   type StepRow,
   stepOf,
   turnListing,
@@ -26,9 +23,11 @@ import {
 import { GroupCommit } from './group-commit.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteJournalCommit } from './sqlite-journal.js';
-import { MIGRATIONS } from './sqlite-migrations.js';
+import { checkVersion, currentVersion, migrate } from './sqlite-migrations.js';
+import { storeError } from './sqlite-errors.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { appendStepRow } from './sqlite-steps.js';
+import { sqliteClaims, type SqliteClaims } from './sqlite-claims.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
 import type {
   CallListOptions,
@@ -101,11 +100,8 @@ export class SqliteStore implements Store {
   private readonly addLabelsTx: (run: string, labels: readonly string[]) => string[];
   // A run's first step numbers the run too: one commit.
   private readonly appendStepTx: (step: StepRecord) => boolean;
-  // IMMEDIATE transactions: the write lock is taken before the reads, so racing processes take turns.
-  private readonly claimTx: (claim: RememberedClaim, now: number) => ClaimOutcome;
-  private readonly putRememberedTx: (record: RememberedRecord) => void;
-  private readonly holdTx: (hold: SpendHold, now: number) => HoldOutcome;
-  private readonly releaseHoldTx: (agent: string, id: string, tool: string, cost: number | undefined) => void;
+  /** Claims on remembered keys and budget holds: each reads, then writes, holding the write lock. */
+  private readonly claims: SqliteClaims;
   /** Batches of different runs ready in the same tick share one transaction. */
   private readonly groups: GroupCommit<JournalWrite, boolean>;
   private readonly pruneTx: (options: PruneOptions) => PruneReport;
@@ -141,32 +137,7 @@ export class SqliteStore implements Store {
         labels.filter((label) => sql.addLabel.run(run, label).changes === 1),
       );
       this.appendStepTx = this.db.transaction((step: StepRecord) => appendStepRow(sql, step));
-      this.claimTx = immediate(this.db, (claim: RememberedClaim, now: number): ClaimOutcome => {
-        const row = sql.getRemembered.get(claim.key, now) as RememberedRow | undefined;
-        if (row !== undefined) return { claimed: false, remembered: rememberedOf(claim.key, row) };
-        const held = sql.getClaim.get(claim.key, now, claim.owner) as { owner: string; digest: string } | undefined;
-        if (held !== undefined) return { claimed: false, heldBy: held.owner, digest: held.digest };
-        sql.putClaim.run(claim.key, claim.digest, claim.owner, claim.expiresAt);
-        return { claimed: true };
-      });
-      this.putRememberedTx = immediate(this.db, (record: RememberedRecord) => {
-        sql.putRemembered.run(record.key, record.digest, answerJson(record.answer), record.expiresAt);
-        sql.deleteClaim.run(record.key);
-      });
-      this.holdTx = immediate(this.db, (hold: SpendHold, now: number): HoldOutcome => {
-        sql.pruneHolds.run(hold.agent, now);
-        const held = sql.sumHolds.get(hold.agent, hold.tool, hold.agent) as { held: number; busy: number };
-        if (held.held >= hold.budgetMicroUsd) return 'spent';
-        const microUsd =
-          hold.maxMicroUsd ?? (sql.getToolCost.get(hold.tool) as { max_micro_usd: number } | undefined)?.max_micro_usd;
-        if (microUsd === undefined && held.busy > 0) return 'busy';
-        sql.putHold.run(hold.agent, hold.id, hold.tool, microUsd ?? 0, microUsd === undefined ? 0 : 1, hold.expiresAt);
-        return 'held';
-      });
-      this.releaseHoldTx = immediate(this.db, (agent: string, id: string, tool: string, cost: number | undefined) => {
-        sql.deleteHold.run(agent, id);
-        if (cost !== undefined) sql.putToolCost.run(tool, cost);
-      });
+      this.claims = sqliteClaims(this.db, sql);
       const commit = sqliteJournalCommit(
         this.db,
         (write) =>
@@ -284,11 +255,11 @@ export class SqliteStore implements Store {
   }
 
   async putRemembered(record: RememberedRecord): Promise<void> {
-    this.run('remember a result', () => this.putRememberedTx(record));
+    this.run('remember a result', () => this.claims.putRemembered(record));
   }
 
   async claimRemembered(claim: RememberedClaim, now: number): Promise<ClaimOutcome> {
-    return this.run('claim a remembered key', () => this.claimTx(claim, now));
+    return this.run('claim a remembered key', () => this.claims.claim(claim, now));
   }
 
   async releaseRemembered(key: string, owner: string): Promise<void> {
@@ -316,11 +287,11 @@ export class SqliteStore implements Store {
   }
 
   async holdSpend(hold: SpendHold, now: number): Promise<HoldOutcome> {
-    return this.run('hold part of a budget', () => this.holdTx(hold, now));
+    return this.run('hold part of a budget', () => this.claims.hold(hold, now));
   }
 
   async releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
-    this.run('release a budget hold', () => this.releaseHoldTx(agent, id, tool, costMicroUsd));
+    this.run('release a budget hold', () => this.claims.releaseHold(agent, id, tool, costMicroUsd));
   }
 
   async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
@@ -449,74 +420,4 @@ export class SqliteStore implements Store {
       throw storeError(this.path, action, error);
     }
   }
-}
-
-function currentVersion(db: Database.Database): number {
-  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'wardrik_migrations'`).get();
-  if (table === undefined) return 0;
-  return (
-    (db.prepare('SELECT max(version) AS version FROM wardrik_migrations').get() as { version: number | null })
-      .version ?? 0
-  );
-}
-
-function checkVersion(db: Database.Database, version: number): void {
-  if (version > MIGRATIONS.length || (version < MIGRATIONS.length && db.readonly))
-    throw schemaVersionError(version, MIGRATIONS.length);
-}
-
-// IMMEDIATE takes the write lock before reading the version, so two processes opening a new file at
-// once cannot both apply the same migration.
-function migrate(db: Database.Database): void {
-  db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS wardrik_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-    const version = currentVersion(db);
-    checkVersion(db, version);
-    const record = db.prepare('INSERT INTO wardrik_migrations (version, applied_at) VALUES (?, ?)');
-    for (let next = version + 1; next <= MIGRATIONS.length; next++) {
-      db.exec(MIGRATIONS[next - 1]!);
-      record.run(next, Date.now());
-    }
-  }).immediate();
-}
-
-/** A function run in an IMMEDIATE transaction: it holds the write lock from its first read. */
-function immediate<A extends unknown[], R>(db: Database.Database, work: (...args: A) => R): (...args: A) => R {
-  const transaction = db.transaction(work);
-  return (...args) => transaction.immediate(...args);
-}
-
-/** What to do about each SQLite failure a user can meet, by its result code. */
-const FIXES: Readonly<Record<string, string>> = {
-  ...SCHEMA_FIXES,
-  SQLITE_READONLY:
-    'the file or its directory is read-only (or the store was opened read-only); give this process write access, or point the store at a writable path',
-  SQLITE_CANTOPEN:
-    'the file cannot be opened; check that its directory exists and is writable, and that the path is not a directory',
-  SQLITE_FULL: 'the disk is full; free space, then retry',
-  SQLITE_IOERR: 'the disk reported an I/O error; check the disk and free space, then retry',
-  SQLITE_CORRUPT: 'the file is damaged; restore it from a backup, or move it aside to start a new journal',
-  SQLITE_NOTADB: 'the file is not a SQLite database; point the store at another path',
-  SQLITE_BUSY: 'another process held the write lock too long; retry, or give each process its own file',
-  SQLITE_PERM: 'the operating system refused access; check the file permissions',
-  ENOTDIR: 'a part of the path is a file, not a directory; choose another path',
-  // mkdir -p reports a file in the way as EEXIST.
-  EEXIST: 'a part of the path is a file, not a directory; choose another path',
-  EACCES: 'the directory cannot be created; check its permissions or choose another path',
-  EROFS: 'the file system is read-only; choose a path on a writable disk',
-};
-
-function storeError(path: string, action: string, error: unknown): StoreError {
-  if (error instanceof StoreError) return error;
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
-  const cause = error instanceof Error ? error.message : String(error);
-  const fix =
-    (code === undefined ? undefined : (FIXES[code] ?? FIXES[code.replace(/_[A-Z]+$/, '')])) ??
-    (cause.includes('not open') ? 'the store was closed; open a new one' : 'check the file and the disk');
-  return new StoreError(
-    `SQLite store "${path}" could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`,
-    {
-      cause: error,
-    },
-  );
 }

@@ -1,0 +1,39 @@
+import { StoreError } from '../errors.js';
+import { SCHEMA_FIXES } from './sql-rows.js';
+
+// How the SQLite store (sqlite-store.ts) reports a failure: what failed, why, and what to do about it.
+
+/** What to do about each SQLite failure a user can meet, by its result code. */
+const FIXES: Readonly<Record<string, string>> = {
+  ...SCHEMA_FIXES,
+  SQLITE_READONLY:
+    'the file or its directory is read-only (or the store was opened read-only); give this process write access, or point the store at a writable path',
+  SQLITE_CANTOPEN:
+    'the file cannot be opened; check that its directory exists and is writable, and that the path is not a directory',
+  SQLITE_FULL: 'the disk is full; free space, then retry',
+  SQLITE_IOERR: 'the disk reported an I/O error; check the disk and free space, then retry',
+  SQLITE_CORRUPT: 'the file is damaged; restore it from a backup, or move it aside to start a new journal',
+  SQLITE_NOTADB: 'the file is not a SQLite database; point the store at another path',
+  SQLITE_BUSY: 'another process held the write lock too long; retry, or give each process its own file',
+  SQLITE_PERM: 'the operating system refused access; check the file permissions',
+  ENOTDIR: 'a part of the path is a file, not a directory; choose another path',
+  // mkdir -p reports a file in the way as EEXIST.
+  EEXIST: 'a part of the path is a file, not a directory; choose another path',
+  EACCES: 'the directory cannot be created; check its permissions or choose another path',
+  EROFS: 'the file system is read-only; choose a path on a writable disk',
+};
+
+export function storeError(path: string, action: string, error: unknown): StoreError {
+  if (error instanceof StoreError) return error;
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const cause = error instanceof Error ? error.message : String(error);
+  const fix =
+    (code === undefined ? undefined : (FIXES[code] ?? FIXES[code.replace(/_[A-Z]+$/, '')])) ??
+    (cause.includes('not open') ? 'the store was closed; open a new one' : 'check the file and the disk');
+  return new StoreError(
+    `SQLite store "${path}" could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`,
+    {
+      cause: error,
+    },
+  );
+}
