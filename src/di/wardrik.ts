@@ -16,12 +16,7 @@ import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore, redact } from '../store/open-store.js';
-import {
-  DEFAULT_FINISHED_AFTER_MS,
-  DEFAULT_PRUNE_EVERY_MS,
-  pruneFinished,
-  type RetentionOptions,
-} from '../store/retention.js';
+import { DEFAULT_FINISHED_AFTER_MS, DEFAULT_PRUNE_EVERY_MS, pruneFinished, type RetentionOptions } from '../store/retention.js';
 import type { PruneReport, Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
@@ -142,9 +137,7 @@ export class Wardrik {
     }
     if (ownsStore) {
       const store = options.store;
-      child.register(Tokens.Store, {
-        useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? DEFAULT_STORE),
-      });
+      child.register(Tokens.Store, { useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? DEFAULT_STORE) });
     }
     let wardrik: Wardrik;
     let recoverMs: number;
@@ -153,18 +146,8 @@ export class Wardrik {
     try {
       // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
       recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, timerRule({ min: 1 }, true));
-      finishedAfterMs = numberOption(
-        'retention.finishedAfterMs',
-        options.retention?.finishedAfterMs,
-        DEFAULT_FINISHED_AFTER_MS,
-        { min: 0, infinity: true, unit: 'milliseconds' },
-      );
-      pruneEveryMs = numberOption(
-        'retention.everyMs',
-        options.retention?.everyMs,
-        DEFAULT_PRUNE_EVERY_MS,
-        timerRule({ min: 1 }, true),
-      );
+      finishedAfterMs = numberOption('retention.finishedAfterMs', options.retention?.finishedAfterMs, DEFAULT_FINISHED_AFTER_MS, { min: 0, infinity: true, unit: 'milliseconds' });
+      pruneEveryMs = numberOption('retention.everyMs', options.retention?.everyMs, DEFAULT_PRUNE_EVERY_MS, timerRule({ min: 1 }, true));
       provide(
         Tokens.Runner,
         () =>
@@ -177,17 +160,7 @@ export class Wardrik {
             options.runner,
           ),
       );
-      provide(
-        Tokens.Inbox,
-        () =>
-          new Inbox(
-            child.resolve(Tokens.Store),
-            child.resolve(Tokens.Runner),
-            bus,
-            child.resolve(Tokens.Clock),
-            child.resolve(Tokens.Policy),
-          ),
-      );
+      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock), child.resolve(Tokens.Policy)));
       provide(Tokens.Credentials, () => new EnvCredentialProvider());
       provide(Tokens.Models, () => new ModelRegistry(options.agents?.providers));
       provide(
@@ -226,12 +199,7 @@ export class Wardrik {
       // opened read-only is there to be inspected: recovery would write.
       if (child.resolve(Tokens.Store).readOnly !== true) {
         wardrik.startRecovering(recoverMs);
-        wardrik.stopOverdue = wardrik.inbox.watchOverdue((error) =>
-          bus.emit({
-            type: 'warning',
-            message: `Overdue inbox items could not be handled and will be tried again: ${(error as Error).message}`,
-          }),
-        );
+        wardrik.stopOverdue = wardrik.inbox.watchOverdue((error) => bus.emit({ type: 'warning', message: `Overdue inbox items could not be handled and will be tried again: ${(error as Error).message}` }));
         await wardrik.recover();
         if (finishedAfterMs !== Infinity) wardrik.startPruning(pruneEveryMs);
       }
@@ -264,9 +232,7 @@ export class Wardrik {
   }
 
   /** Registers a functional tool now, in toolset `workers` unless `toolset` says (docs/tools.md); agents and MCP clients see it from then on. */
-  tool<Args>(definition: RuntimeToolOptions<Args>): void {
-    registerTool({ catalog: this.catalog, toolsets: this.toolsetNames, events: this.bus }, definition);
-  }
+  tool<Args>(definition: RuntimeToolOptions<Args>): void { registerTool({ catalog: this.catalog, toolsets: this.toolsetNames, events: this.bus }, definition); }
 
   /**
    * Finishes calls a crash left in flight: repeatable ones run again with their idempotency key, others
@@ -283,11 +249,7 @@ export class Wardrik {
    * `dryRun`, deletes nothing and says what would go.
    */
   prune(options: { readonly olderThanMs?: number; readonly dryRun?: boolean } = {}): Promise<PruneReport> {
-    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, {
-      min: 0,
-      infinity: true,
-      unit: 'milliseconds',
-    });
+    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, { min: 0, infinity: true, unit: 'milliseconds' });
     const store = this.container.resolve(Tokens.Store);
     return pruneFinished(store, this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
   }
@@ -315,10 +277,7 @@ export class Wardrik {
    * `ConfigurationError` when there is none.
    */
   mcp(name?: string): McpHub {
-    const hub =
-      name === undefined
-        ? (this.hubs.find((h) => h.name === 'mcp') ?? (this.hubs.length === 1 ? this.hubs[0] : undefined))
-        : this.hubs.find((h) => h.name === name);
+    const hub = name === undefined ? (this.hubs.find((h) => h.name === 'mcp') ?? (this.hubs.length === 1 ? this.hubs[0] : undefined)) : this.hubs.find((h) => h.name === name);
     if (hub === undefined) {
       const have = this.hubs.map((h) => `"${h.name}"`).join(', ');
       throw new ConfigurationError(
@@ -336,13 +295,7 @@ export class Wardrik {
    */
   inboxWeb(options: InboxWebOptions = {}): InboxWeb {
     const web = new InboxWeb(
-      {
-        inbox: this.inbox,
-        store: this.container.resolve(Tokens.Store),
-        events: this.bus,
-        clock: this.container.resolve(Tokens.Clock),
-        completeSignIn: (url, by) => completeSignIn(this.hubs, url, by),
-      },
+      { inbox: this.inbox, store: this.container.resolve(Tokens.Store), events: this.bus, clock: this.container.resolve(Tokens.Clock), completeSignIn: (url, by) => completeSignIn(this.hubs, url, by) },
       options,
     );
     this.webs.push(web);
@@ -360,10 +313,7 @@ export class Wardrik {
     if (options.policy !== undefined) this.container.resolve(Tokens.Policy).prepare(options.policy);
     const store = this.container.resolve(Tokens.Store);
     const warn = (message: string) => this.bus.emit({ type: 'warning', message });
-    const server = new WardrikMcpServer(
-      { runner: this.runner, store, inbox: this.inbox, catalog: this.catalog, warn },
-      options,
-    );
+    const server = new WardrikMcpServer({ runner: this.runner, store, inbox: this.inbox, catalog: this.catalog, warn }, options);
     this.servers.push(server);
     return server;
   }
@@ -390,19 +340,13 @@ export class Wardrik {
 
   private startRecovering(ms: number): void {
     this.recoveries.every(ms, (error: unknown) =>
-      this.bus.emit({
-        type: 'warning',
-        message: `Recovery failed and will be tried again: ${(error as Error).message}`,
-      }),
+      this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
     );
   }
 
   private startPruning(ms: number): void {
     this.retention.every(ms, (error: unknown) =>
-      this.bus.emit({
-        type: 'warning',
-        message: `Deleting finished runs failed and will be tried again: ${(error as Error).message}`,
-      }),
+      this.bus.emit({ type: 'warning', message: `Deleting finished runs failed and will be tried again: ${(error as Error).message}` }),
     );
   }
 
@@ -414,8 +358,7 @@ export class Wardrik {
     const seen = new Set<string>();
     for (const options of list) {
       const name = options?.name ?? 'mcp';
-      if (seen.has(name))
-        throw new ConfigurationError(`Two MCP hubs are named "${name}"; give each hub in mcp: [...] its own name.`);
+      if (seen.has(name)) throw new ConfigurationError(`Two MCP hubs are named "${name}"; give each hub in mcp: [...] its own name.`);
       seen.add(name);
       const store = options?.store;
       const opened = typeof store === 'string' ? await openStore(store) : undefined;
@@ -427,11 +370,7 @@ export class Wardrik {
           clock: this.container.resolve(Tokens.Clock),
           credentials: this.container.resolve(Tokens.Credentials),
           claims,
-          store:
-            store === false
-              ? undefined
-              : (opened ??
-                (typeof store === 'object' && store !== null ? store : this.container.resolve(Tokens.Store))),
+          store: store === false ? undefined : (opened ?? (typeof store === 'object' && store !== null ? store : this.container.resolve(Tokens.Store))),
           ...(opened === undefined ? {} : { ownedStore: opened }),
         });
       } catch (error) {
@@ -456,10 +395,7 @@ export class Wardrik {
         );
       }
       const other = names.get(name);
-      if (other !== undefined)
-        throw new ConfigurationError(
-          `Toolset "${name}" is given twice (${other} and ${source}); give one another name.`,
-        );
+      if (other !== undefined) throw new ConfigurationError(`Toolset "${name}" is given twice (${other} and ${source}); give one another name.`);
       names.set(name, source);
     };
     const add = (toolset: string, tools: readonly ToolDefinition[]): void => {
@@ -469,9 +405,7 @@ export class Wardrik {
     };
     for (const toolsetClass of options.toolsets ?? []) {
       if (typeof toolsetClass !== 'function') {
-        throw new ConfigurationError(
-          `toolsets takes classes decorated with @Toolset; got ${toolsetClass === null ? 'null' : typeof toolsetClass}.`,
-        );
+        throw new ConfigurationError(`toolsets takes classes decorated with @Toolset; got ${toolsetClass === null ? 'null' : typeof toolsetClass}.`);
       }
       const name = toolsetNameOf(toolsetClass);
       claim(name, `class ${toolsetClass.name}`);
@@ -479,8 +413,7 @@ export class Wardrik {
     }
     for (const [name, tools] of Object.entries(options.tools ?? {})) {
       claim(name, `tools.${name}`);
-      if (!Array.isArray(tools))
-        throw new ConfigurationError(`tools.${name} must be an array of tool values from defineTool.`);
+      if (!Array.isArray(tools)) throw new ConfigurationError(`tools.${name} must be an array of tool values from defineTool.`);
       add(name, tools);
     }
   }

@@ -54,8 +54,7 @@ export interface ConnectionSettings {
   /** For a server with OAuth: the SDK's auth provider for an attempt (throws while a person has yet to sign in). */
   readonly signIn?: () => Promise<OAuthClientProvider>;
   /** The server's questions: declined at once, or asked of a person; none offers no elicitation. */
-  readonly elicitation?:
-    'decline' | ((params: ElicitRequest['params'], signal: AbortSignal, link: QuestionLink) => Promise<ElicitResult>);
+  readonly elicitation?: 'decline' | ((params: ElicitRequest['params'], signal: AbortSignal, link: QuestionLink) => Promise<ElicitResult>);
 }
 
 /** The SDK's largest request time-out; the runner's own time-out and the call's signal stop calls first. */
@@ -104,9 +103,7 @@ export class ServerConnection {
   }
 
   get status(): { readonly state: ConnectionState; readonly error?: string } {
-    return this.lastError === undefined || this.state === 'connected'
-      ? { state: this.state }
-      : { state: this.state, error: this.lastError };
+    return this.lastError === undefined || this.state === 'connected' ? { state: this.state } : { state: this.state, error: this.lastError };
   }
 
   /** The child's process id while a stdio server runs (for tests and diagnostics). */
@@ -129,30 +126,14 @@ export class ServerConnection {
    * server's questions meanwhile may belong to. Not an async function: on every MCP call's path, its
    * frame would cost more than the rest of this method.
    */
-  callTool<T>(
-    name: string,
-    args: unknown,
-    signal: AbortSignal,
-    read: (result: CallToolResult) => T,
-    repeatable = true,
-    during?: CallInFlight,
-  ): Promise<T> {
+  callTool<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T, repeatable = true, during?: CallInFlight): Promise<T> {
     if (this.state === 'connecting' && this.connecting !== undefined) {
-      return untilSettledOrAborted(this.connecting, signal).then(() =>
-        this.send(name, args, signal, read, repeatable, during),
-      );
+      return untilSettledOrAborted(this.connecting, signal).then(() => this.send(name, args, signal, read, repeatable, during));
     }
     return this.send(name, args, signal, read, repeatable, during);
   }
 
-  private send<T>(
-    name: string,
-    args: unknown,
-    signal: AbortSignal,
-    read: (result: CallToolResult) => T,
-    repeatable: boolean,
-    during: CallInFlight | undefined,
-  ): Promise<T> {
+  private send<T>(name: string, args: unknown, signal: AbortSignal, read: (result: CallToolResult) => T, repeatable: boolean, during: CallInFlight | undefined): Promise<T> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const client = this.client;
     const generation = this.generation;
@@ -165,22 +146,17 @@ export class ServerConnection {
     }
     // CALL_RESULT stands in for the SDK's zod schema (see there): the type admits only the SDK's own.
     const call = (): Promise<CallToolResult> =>
-      client.callTool(
-        { name, arguments: args as Record<string, unknown> },
-        CALL_RESULT as unknown as typeof CallToolResultSchema,
-        {
-          signal,
-          // The runner's time-out (the server's timeoutMs, as the tool's `timeout`) aborts `signal`, which
-          // sends the cancellation; the SDK's own 60 s timer must not fire first.
-          timeout: NO_SDK_TIMEOUT,
-        },
-      ) as Promise<CallToolResult>;
+      client.callTool({ name, arguments: args as Record<string, unknown> }, CALL_RESULT as unknown as typeof CallToolResultSchema, {
+        signal,
+        // The runner's time-out (the server's timeoutMs, as the tool's `timeout`) aborts `signal`, which
+        // sends the cancellation; the SDK's own 60 s timer must not fire first.
+        timeout: NO_SDK_TIMEOUT,
+      }) as Promise<CallToolResult>;
     const sent = during === undefined || this.links === undefined ? call() : this.links.sending(during, call);
     return sent.then(read, (error: unknown) => {
       // Stopped or timed out by the runner: the SDK has sent notifications/cancelled; the runner answers.
       if (signal.aborted) throw signal.reason ?? error;
-      if (this.tooLarge?.generation === generation)
-        throw tooLargeFailure(`${this.where} (tool "${name}")`, this.tooLarge.error);
+      if (this.tooLarge?.generation === generation) throw tooLargeFailure(`${this.where} (tool "${name}")`, this.tooLarge.error);
       const detail = this.transport instanceof ChildTransport ? this.transport.exit : undefined;
       const failure = callFailure(error, `${this.where} (tool "${name}")`, detail, repeatable);
       if (isConnectionFailure(error)) this.dropped(generation, (error as Error)?.message ?? String(error));
@@ -197,10 +173,7 @@ export class ServerConnection {
     clearTimeout(this.listTimer);
     const connecting = this.connecting;
     const opening = this.opening;
-    await Promise.all([
-      this.release(options.polite === true),
-      opening === undefined ? undefined : closeQuietly(opening.client, opening.transport, opening.fetcher),
-    ]);
+    await Promise.all([this.release(options.polite === true), opening === undefined ? undefined : closeQuietly(opening.client, opening.transport, opening.fetcher)]);
     // An attempt under way closes what it opened when it sees the generation changed.
     if (connecting !== undefined) await connecting.catch(() => {});
     this.settleFirst();
@@ -228,11 +201,7 @@ export class ServerConnection {
       if (generation !== this.generation) throw new Stale();
       const { client, transport } = opened;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleList(generation));
-      client.onclose = () =>
-        this.dropped(
-          generation,
-          (transport instanceof ChildTransport ? transport.exit : undefined) ?? 'the connection closed',
-        );
+      client.onclose = () => this.dropped(generation, (transport instanceof ChildTransport ? transport.exit : undefined) ?? 'the connection closed');
       await client.connect(transport, { timeout: this.settings.timing.connectTimeoutMs });
       if (generation !== this.generation) throw new Stale();
       this.client = client;
@@ -249,8 +218,7 @@ export class ServerConnection {
       this.settleFirst();
     } catch (error) {
       this.opening = undefined;
-      if (opened !== undefined && this.client !== opened.client)
-        await closeQuietly(opened.client, opened.transport, opened.fetcher);
+      if (opened !== undefined && this.client !== opened.client) await closeQuietly(opened.client, opened.transport, opened.fetcher);
       if (error instanceof Stale || generation !== this.generation) return;
       const exit = opened?.transport instanceof ChildTransport ? opened.transport.exit : undefined;
       await this.release(false);
@@ -268,32 +236,20 @@ export class ServerConnection {
       if (this.state === 'connected') this.dropped(generation, error.message);
       else void this.opening?.client.close().catch(() => {}); // the attempt fails with this error
     };
-    const secret =
-      options.credential === undefined ? undefined : await credentials.resolve(options.credential, { hub, server });
+    const secret = options.credential === undefined ? undefined : await credentials.resolve(options.credential, { hub, server });
     if (options.credential !== undefined && (secret === undefined || secret === '')) {
-      throw new Error(
-        `credential "${options.credential}" has no value (the credential provider found none; by default it reads the environment variable of that name)`,
-      );
+      throw new Error(`credential "${options.credential}" has no value (the credential provider found none; by default it reads the environment variable of that name)`);
     }
     const links = new CallLinks();
     const client = this.newClient(links);
     if ('stdio' in options.transport) {
       if (runtime && check !== undefined) {
-        throw new EgressRefused(
-          `${this.where} runs a command, which a hub with an egress check refuses for servers added at runtime; use an http transport.`,
-        );
+        throw new EgressRefused(`${this.where} runs a command, which a hub with an egress check refuses for servers added at runtime; use an http transport.`);
       }
       const stdio = options.transport.stdio;
       const env: Record<string, string> = { ...getDefaultEnvironment(), ...stdio.env };
       if (options.credential !== undefined) env[options.credential] = secret!;
-      const transport = new ChildTransport({
-        command: stdio.command,
-        args: stdio.args ?? [],
-        env,
-        ...(stdio.cwd === undefined ? {} : { cwd: stdio.cwd }),
-        maxMessageBytes,
-        onTooLarge,
-      });
+      const transport = new ChildTransport({ command: stdio.command, args: stdio.args ?? [], env, ...(stdio.cwd === undefined ? {} : { cwd: stdio.cwd }), maxMessageBytes, onTooLarge });
       return { client, transport: noteSent(transport, links), fetcher: undefined, links };
     }
     const { url: text, headers } = options.transport.http;
@@ -305,19 +261,13 @@ export class ServerConnection {
       try {
         verdict = await egress(url);
       } catch (error) {
-        throw new EgressRefused(`${url.origin} is refused: the egress check threw (${(error as Error).message}).`, {
-          cause: error,
-        });
+        throw new EgressRefused(`${url.origin} is refused: the egress check threw (${(error as Error).message}).`, { cause: error });
       }
       if (!verdict.ok) throw new EgressRefused(verdict.reason);
       first = { url, addresses: verdict.addresses };
     }
     // Its own sockets, closed with the connection (and pinned to the checked address under a check).
-    const fetcher = pinnedFetch(egress, first, {
-      maxBytes: maxMessageBytes,
-      onTooLarge,
-      relate: (events, body) => links.relate(events, body),
-    });
+    const fetcher = pinnedFetch(egress, first, { maxBytes: maxMessageBytes, onTooLarge, relate: (events, body) => links.relate(events, body) });
     const requestHeaders: Record<string, string> = { ...headers };
     if (secret !== undefined) requestHeaders.authorization = `Bearer ${secret}`;
     // With OAuth, every discovery, registration and token request goes through the same fetch: checked.
@@ -333,15 +283,9 @@ export class ServerConnection {
   /** A client that offers elicitation (form and URL mode) when the server's option allows it; `links` says which call a question belongs to. */
   private newClient(links: CallLinks): Client {
     const elicitation = this.settings.elicitation;
-    const client = new Client(
-      { name: 'wardrik', version: '0.1.0' },
-      { capabilities: elicitation === undefined ? {} : { elicitation: { form: {}, url: {} } } },
-    );
+    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: elicitation === undefined ? {} : { elicitation: { form: {}, url: {} } } });
     if (elicitation === 'decline') client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
-    else if (elicitation !== undefined)
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-        elicitation(request.params, extra.signal, links.linkOf(extra.requestId)),
-      );
+    else if (elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, extra.signal, links.linkOf(extra.requestId)));
     return client;
   }
 
@@ -457,11 +401,7 @@ async function listAll(client: Client, timeoutMs: number): Promise<McpTool[]> {
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
     // Not client.listTools(): see TOOLS_PAGE for what it costs with a hostile server.
-    const result = await client.request(
-      { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
-      TOOLS_PAGE,
-      { timeout: timeoutMs },
-    );
+    const result = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, TOOLS_PAGE, { timeout: timeoutMs });
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (cursor === undefined) break;

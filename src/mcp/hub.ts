@@ -1,77 +1,29 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Clock } from '../clock.js';
 import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import { MemoryStore } from '../store/memory-store.js';
-import type { Store } from '../store/store.js';
-import type { EventBus } from '../telemetry/event-bus.js';
-import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
+import type { CatalogEntry } from '../tools/catalog.js';
 import type { CapabilityContext, CapabilityProvider } from './capability.js';
-import { ServerConnection, type ConnectionState, type ConnectionTiming } from './connection.js';
-import type { CredentialProvider } from './credentials.js';
+import { ServerConnection } from './connection.js';
 import { DefinitionPins } from './definition-pins.js';
 import { Questions } from './questions.js';
 import { SignIns } from './sign-ins.js';
-import { admitRuntime, type EgressCheck } from './egress.js';
+import { admitRuntime } from './egress.js';
 import { ServerTools, type AdaptedListing } from './server-tools.js';
-import { countRule, numberOption, timerRule } from '../options.js';
+import { hubSettings, type HubSettings } from './hub-settings.js';
+import { storedServerVerdict } from './stored-servers.js';
 import {
   credentialRefusal,
-  elicitationMode,
   httpUrlOf,
   MCP_DEFAULTS,
-  runtimeCredentialList,
   serverDefinition,
-  type ElicitationMode,
   type McpHubOptions,
   type McpServerOptions,
 } from './options.js';
-import type { ToolsetClaims } from './toolset-claims.js';
 
 export { toolsetClaims, type ToolsetClaims } from './toolset-claims.js';
 
-/** What a hub needs from Wardrik. */
-export interface McpHubServices {
-  readonly catalog: ToolCatalog;
-  readonly events: EventBus;
-  readonly clock: Clock;
-  readonly credentials: CredentialProvider;
-  readonly claims: ToolsetClaims;
-  /** Where runtime servers are kept; none: this node only. */
-  readonly store: Store | undefined;
-  /** Closed with the hub (a store the hub opened from a URL). */
-  readonly ownedStore?: Store;
-}
-
-/** One server as `hub.status()` reports it. */
-export interface McpServerStatus {
-  readonly name: string;
-  /** Added at runtime (`hub.add` or another node), not configured. */
-  readonly runtime: boolean;
-  readonly state: ConnectionState;
-  /** How many tools it offers now: 0 while it is down. */
-  readonly tools: number;
-  /** Why it is down, when it is. */
-  readonly error?: string;
-}
-
-/** What `hub.tools(ctx, options)` takes: a server name or several. */
-export interface McpToolsOptions {
-  readonly servers: string | readonly string[];
-}
-
-interface ServerEntry {
-  readonly name: string;
-  readonly options: McpServerOptions;
-  readonly runtime: boolean;
-  /** The store record's time, for reconcile. */
-  readonly updatedAt: number;
-  readonly connection: ServerConnection;
-  /** Its listed tools, adapted. */
-  readonly tools: ServerTools;
-  count: number | undefined;
-  down: boolean;
-  closed: boolean;
-}
+import type { McpHubServices, McpServerStatus, McpToolsOptions, ServerEntry } from './hub-types.js';
+export type { McpHubServices, McpServerStatus, McpToolsOptions } from './hub-types.js';
 
 /**
  * Gives agents the tools of MCP servers, as Wardrik tools in the catalog under the server's name
@@ -85,19 +37,11 @@ interface ServerEntry {
 export class McpHub implements CapabilityProvider<McpToolsOptions> {
   readonly name: string;
   private readonly entries = new Map<string, ServerEntry>();
-  private readonly configured: ReadonlyMap<string, McpServerOptions>;
-  private readonly check: EgressCheck | undefined;
-  private readonly reconcileMs: number;
-  private readonly waitMs: number;
-  private readonly maxResultChars: number;
-  private readonly maxMessageBytes: number;
-  private readonly maxTools: number;
-  private readonly runtimeCredentials: ReadonlySet<string>;
-  private readonly timing: ConnectionTiming;
+  /** The options, checked, with defaults. */
+  private readonly settings: HubSettings;
   private readonly pins: DefinitionPins;
   private readonly questions: Questions;
   private readonly signIns: SignIns;
-  private readonly elicitation: ElicitationMode;
   private queue: Promise<unknown> = Promise.resolve();
   private reconcileTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -107,86 +51,13 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     options: McpHubOptions,
     private readonly services: McpHubServices,
   ) {
-    if (options === null || typeof options !== 'object')
-      throw new ConfigurationError('mcp takes { servers: { name: { transport } } }, or an array of such hubs.');
-    this.name = options.name ?? MCP_DEFAULTS.name;
-    if (typeof this.name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(this.name)) {
-      throw new ConfigurationError(
-        `MCP hub name ${JSON.stringify(options.name)} must be 1 to 64 letters, digits, ".", "_" or "-".`,
-      );
-    }
-    const label = `mcp "${this.name}"`;
-    if (options.check !== undefined && typeof options.check !== 'function')
-      throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
-    this.check = options.check;
-    this.reconcileMs = numberOption(
-      `${label}: reconcileMs`,
-      options.reconcileMs,
-      MCP_DEFAULTS.reconcileMs,
-      timerRule({ min: 1 }, true),
-    );
-    this.waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs, timerRule());
-    this.maxResultChars = numberOption(
-      `${label}: maxResultChars`,
-      options.maxResultChars,
-      MCP_DEFAULTS.maxResultChars,
-      countRule(1),
-    );
-    this.maxMessageBytes = numberOption(
-      `${label}: maxMessageBytes`,
-      options.maxMessageBytes,
-      MCP_DEFAULTS.maxMessageBytes,
-      countRule(1_024),
-    );
-    this.maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, countRule(1));
-    this.runtimeCredentials = runtimeCredentialList(label, options.runtimeCredentials);
-    const maxDelayMs = Math.min(
-      MCP_DEFAULTS.maxDelayMs,
-      numberOption(
-        `${label}: backoff.maxDelayMs`,
-        options.backoff?.maxDelayMs,
-        MCP_DEFAULTS.maxDelayMs,
-        timerRule({ min: 1 }),
-      ),
-    );
-    this.timing = {
-      connectTimeoutMs: numberOption(
-        `${label}: connectTimeoutMs`,
-        options.connectTimeoutMs,
-        MCP_DEFAULTS.connectTimeoutMs,
-        timerRule({ min: 1 }),
-      ),
-      baseDelayMs: Math.min(
-        maxDelayMs,
-        numberOption(
-          `${label}: backoff.baseDelayMs`,
-          options.backoff?.baseDelayMs,
-          MCP_DEFAULTS.baseDelayMs,
-          timerRule({ min: 1 }),
-        ),
-      ),
-      maxDelayMs,
-      listDebounceMs: numberOption(
-        `${label}: listDebounceMs`,
-        options.listDebounceMs,
-        MCP_DEFAULTS.listDebounceMs,
-        timerRule(),
-      ),
-      random: options.random ?? Math.random,
-    };
+    const settings = hubSettings(options);
+    this.settings = settings;
+    this.name = settings.name;
     // Pinned tool definitions are shared through the store; with none, this process keeps them.
     const store = services.store ?? new MemoryStore();
     this.pins = new DefinitionPins(this.name, store, services.events, services.clock);
-    this.elicitation =
-      options.elicitation === undefined
-        ? MCP_DEFAULTS.elicitation
-        : elicitationMode(`${label}: elicitation`, options.elicitation);
-    const waitMs = numberOption(
-      `${label}: elicitationWaitMs`,
-      options.elicitationWaitMs,
-      MCP_DEFAULTS.elicitationWaitMs,
-      timerRule({ min: 1 }),
-    );
+    const waitMs = settings.elicitationWaitMs;
     const { redirectUrl, keyCredential = 'WARDRIK_OAUTH_KEY' } = options.oauth ?? {};
     this.signIns = new SignIns(
       {
@@ -198,7 +69,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         keyCredential,
         redirectUrl,
       },
-      this.check,
+      this.settings.check,
     );
     this.questions = new Questions({
       hub: this.name,
@@ -208,28 +79,18 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       waitMs,
       pollMs: Math.min(waitMs, MCP_DEFAULTS.questionPollMs),
     });
-    const servers = options.servers ?? {};
-    if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
-      throw new ConfigurationError(
-        `${label}: servers is an object of server options by name, such as { github: { transport: { stdio: { command: 'github-mcp-server' } } } }.`,
-      );
-    }
-    const configured = new Map<string, McpServerOptions>();
-    for (const [name, server] of Object.entries(servers))
-      configured.set(name, serverDefinition(this.name, name, server, false));
-    this.configured = configured;
   }
 
   /** @internal Claims the configured servers' names, connects every server, and waits at most `waitMs` for first attempts. */
   async start(): Promise<void> {
-    for (const name of this.configured.keys()) {
+    for (const name of this.settings.configured.keys()) {
       const other = this.services.claims.claim(name, this.owner);
       if (other !== undefined)
         throw new ConfigurationError(
           `MCP server "${name}" of hub "${this.name}" has the name of ${other}; toolset names must be unique, so rename one.`,
         );
     }
-    for (const [name, options] of this.configured) this.open(name, options, false, 0);
+    for (const [name, options] of this.settings.configured) this.open(name, options, false, 0);
     if (this.services.store !== undefined) {
       try {
         await this.reconcile();
@@ -238,21 +99,21 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
           `MCP hub "${this.name}" could not read its runtime servers from the store: ${(error as Error).message}. It tries again every reconcile.`,
         );
       }
-      if (this.reconcileMs !== Infinity) {
+      if (this.settings.reconcileMs !== Infinity) {
         this.reconcileTimer = setInterval(() => {
           this.reconcile().catch((error: unknown) =>
             this.warn(`MCP hub "${this.name}" could not reconcile with the store: ${(error as Error).message}.`),
           );
-        }, this.reconcileMs);
+        }, this.settings.reconcileMs);
         this.reconcileTimer.unref();
       }
     }
-    if (this.waitMs > 0) {
+    if (this.settings.waitMs > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         Promise.all([...this.entries.values()].map((entry) => entry.connection.firstAttempt)),
         new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, this.waitMs);
+          timer = setTimeout(resolve, this.settings.waitMs);
           timer.unref();
         }),
       ]);
@@ -307,7 +168,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     return this.serially(async () => {
       this.ensureOpen();
       const definition = serverDefinition(this.name, name, options, true);
-      const refusal = credentialRefusal(this.name, name, definition, this.runtimeCredentials);
+      const refusal = credentialRefusal(this.name, name, definition, this.settings.runtimeCredentials);
       if (refusal !== undefined) throw new ConfigurationError(refusal);
       const existing = this.entries.get(name);
       if (existing !== undefined && !existing.runtime) {
@@ -321,7 +182,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
           throw new ConflictError(`Cannot add MCP server "${name}": ${other} has that name. Choose another.`);
       }
       try {
-        await admitRuntime(this.check, this.name, name, httpUrlOf(definition));
+        await admitRuntime(this.settings.check, this.name, name, httpUrlOf(definition));
         const updatedAt = this.services.clock.now();
         await this.services.store?.putMcpServer({ hub: this.name, name, options: definition, updatedAt });
         await this.replace(name, definition, updatedAt);
@@ -366,40 +227,13 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         if (entry.runtime && !wanted.has(entry.name)) await this.drop(entry);
       }
       for (const record of records) {
-        let definition: McpServerOptions;
-        try {
-          definition = serverDefinition(this.name, record.name, record.options, true);
-        } catch (error) {
-          this.warn(
-            `The stored MCP server "${record.name}" of hub "${this.name}" cannot be used: ${(error as Error).message}`,
-          );
-          continue;
-        }
-        const refusal = credentialRefusal(this.name, record.name, definition, this.runtimeCredentials);
-        if (refusal !== undefined) {
-          this.warn(`The stored MCP server "${record.name}" is not started here: ${refusal}`);
-          const running = this.entries.get(record.name);
-          if (running?.runtime === true) await this.drop(running);
-          continue;
-        }
         const existing = this.entries.get(record.name);
-        if (existing !== undefined && !existing.runtime) {
-          this.warn(
-            `The stored MCP server "${record.name}" of hub "${this.name}" has the name of a configured server here; the configured one is kept.`,
-          );
-          continue;
-        }
-        if (
-          existing !== undefined &&
-          existing.updatedAt === record.updatedAt &&
-          sameOptions(existing.options, definition)
-        )
-          continue;
-        if (this.check !== undefined && httpUrlOf(definition) === undefined) {
-          this.warn(
-            `The stored MCP server "${record.name}" of hub "${this.name}" runs a command, which this hub's egress check refuses; it is not started here.`,
-          );
-          if (existing !== undefined) await this.drop(existing);
+        const verdict = storedServerVerdict(this.settings, record, existing);
+        if (verdict.kind === 'unchanged') continue;
+        if (verdict.kind === 'refused') {
+          this.warn(verdict.warning);
+          if (existing !== undefined && (verdict.stop === 'any' || (verdict.stop === 'runtime' && existing.runtime)))
+            await this.drop(existing);
           continue;
         }
         if (existing === undefined) {
@@ -411,7 +245,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
             continue;
           }
         }
-        await this.replace(record.name, definition, record.updatedAt);
+        await this.replace(record.name, verdict.definition, record.updatedAt);
       }
     });
   }
@@ -471,17 +305,17 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private open(name: string, options: McpServerOptions, runtime: boolean, updatedAt: number): void {
     // eslint-disable-next-line prefer-const -- the callbacks need the name before the entry exists
     let entry: ServerEntry;
-    const elicitation = options.elicitation ?? this.elicitation;
+    const elicitation = options.elicitation ?? this.settings.elicitation;
     const trusted = options.trusted === true;
     const connection = new ServerConnection({
       hub: this.name,
       server: name,
       options,
       runtime,
-      check: this.check,
+      check: this.settings.check,
       credentials: this.services.credentials,
-      timing: this.timing,
-      maxMessageBytes: this.maxMessageBytes,
+      timing: this.settings.timing,
+      maxMessageBytes: this.settings.maxMessageBytes,
       ...(options.oauth === undefined
         ? {}
         : {
@@ -500,7 +334,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         if (entry.down || entry.closed) return;
         entry.down = true;
         this.warn(
-          `MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.timing.maxDelayMs} ms.`,
+          `MCP server "${name}" of hub "${this.name}" is down: ${reason}. It offers no tools until it is back; next try in ${retryInMs} ms, then with backoff up to ${this.settings.timing.maxDelayMs} ms.`,
         );
       },
     });
@@ -508,8 +342,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       server: name,
       options,
       connection,
-      maxResultChars: this.maxResultChars,
-      maxTools: this.maxTools,
+      maxResultChars: this.settings.maxResultChars,
+      maxTools: this.settings.maxTools,
       pins: this.pins,
       asks: elicitation === 'inbox',
     });
@@ -570,7 +404,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     if (listing === undefined || entry.closed || this.closed) return;
     if (listing.overCap !== undefined) {
       this.warn(
-        `MCP server "${entry.name}" of hub "${this.name}" lists ${listing.overCap} tools, more than maxTools (${this.maxTools}); only the first ${this.maxTools} are offered. ` +
+        `MCP server "${entry.name}" of hub "${this.name}" lists ${listing.overCap} tools, more than maxTools (${this.settings.maxTools}); only the first ${this.settings.maxTools} are offered. ` +
           `Pick the ones you need with the server's only option, or raise maxTools.`,
       );
     }
@@ -597,8 +431,4 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
     this.queue = next.catch(() => {});
     return next;
   }
-}
-
-function sameOptions(a: McpServerOptions, b: McpServerOptions): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -99,33 +99,15 @@ export class ToolRunner {
     this.readOnly = store.readOnly === true;
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leases = new RunLeases(store, clock, node, o.leaseMs, (run) =>
-      events.emit({
-        type: 'warning',
-        message: `Lost the lease on run "${run}": another node may take its calls over.`,
-      }),
+      events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
     );
     this.outcomes = new CallOutcomes(store, events, this.leases);
     this.journal = new CallJournal(store, this.outcomes, clock);
-    const settings = {
-      timeoutMs: this.timeoutMs,
-      attempts: this.attempts,
-      baseDelayMs,
-      maxDelayMs: this.maxDelayMs,
-      random: this.random,
-    };
-    this.tries = new CallAttempts(store, events, this.journal, new Deadlines(), settings, (p, inboxId, reason) =>
-      this.outcomes.waiting(p, inboxId, reason),
-    );
+    const settings = { timeoutMs: this.timeoutMs, attempts: this.attempts, baseDelayMs, maxDelayMs: this.maxDelayMs, random: this.random };
+    this.tries = new CallAttempts(store, events, this.journal, new Deadlines(), settings, (p, inboxId, reason) => this.outcomes.waiting(p, inboxId, reason));
     this.parked = new ParkedCalls(store, this.journal, this.outcomes, clock);
-    this.admission = new CallAdmission(
-      catalog,
-      store,
-      events,
-      policy,
-      this.journal,
-      this.leases,
-      (request, entry, base, value, args, labels, decision) =>
-        this.act(request, entry, base, value, args, labels, decision),
+    this.admission = new CallAdmission(catalog, store, events, policy, this.journal, this.leases, (request, entry, base, value, args, labels, decision) =>
+      this.act(request, entry, base, value, args, labels, decision),
     );
   }
 
@@ -147,26 +129,16 @@ export class ToolRunner {
    * runs, it answers with the next, started once that one ends.
    */
   recover(): Promise<RecoveryReport> {
-    if (this.readOnly)
-      return Promise.reject(
-        new StoreError(
-          'Recovery writes to the journal, and this store was opened read-only (for inspection); nothing was recovered. Open it without readonly on a node that runs calls.',
-        ),
-      );
+    if (this.readOnly) return Promise.reject(new StoreError('Recovery writes to the journal, and this store was opened read-only (for inspection); nothing was recovered. Open it without readonly on a node that runs calls.'));
     return this.recoveries.run();
   }
 
   /** @internal Takes over a call found `started` (see `RecoveryHost.resume`). */
   resume(record: CallRecord): Promise<Resumed> {
-    if (this.inFlight.has(record.run, record.call) || this.heldAnswer(record.run, record.call))
-      return Promise.resolve('skipped');
+    if (this.inFlight.has(record.run, record.call) || this.heldAnswer(record.run, record.call)) return Promise.resolve('skipped');
     const resuming = this.resumeLeased(record);
     // A duplicate of the call sent meanwhile joins it, as it would join a call sent first.
-    this.track(
-      record.run,
-      record.call,
-      resuming.then(([, answer]) => answer ?? this.journal.answerOfWinner(record.run, record.call)),
-    );
+    this.track(record.run, record.call, resuming.then(([, answer]) => answer ?? this.journal.answerOfWinner(record.run, record.call)));
     return resuming.then(([resumed]) => resumed);
   }
 
@@ -194,8 +166,7 @@ export class ToolRunner {
       };
       // The next attempt: the journal refuses a started-to-started write that does not advance it, so
       // of two nodes taking the call over at once only one runs it.
-      if (checking.ok && isRepeatable(entry.tool))
-        return ['rerun', await this.execute(p, 'started', current.attempt + 1)];
+      if (checking.ok && isRepeatable(entry.tool)) return ['rerun', await this.execute(p, 'started', current.attempt + 1)];
       return ['inDoubt', await this.parked.park(p, 'in_doubt', IN_DOUBT, 'started')];
     } finally {
       this.leases.release(record.run);
@@ -283,12 +254,7 @@ export class ToolRunner {
    */
   runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
     const answer = this.runApprovedLeased(item, mark);
-    if (!this.inFlight.has(item.run, item.call))
-      this.track(
-        item.run,
-        item.call,
-        answer.catch(() => this.journal.answerOfWinner(item.run, item.call)),
-      );
+    if (!this.inFlight.has(item.run, item.call)) this.track(item.run, item.call, answer.catch(() => this.journal.answerOfWinner(item.run, item.call)));
     return answer;
   }
 
@@ -302,21 +268,12 @@ export class ToolRunner {
       const entry = this.catalog.get(item.tool);
       const base = { agent: item.agent, run: item.run, call: item.call, tool: item.tool };
       if (entry === undefined) {
-        return await this.parked.answerWithoutRunning(
-          base,
-          errorAnswer('tool_not_found', `Tool "${item.tool}" is no longer available, so the call did not run.`),
-          'parked',
-        );
+        return await this.parked.answerWithoutRunning(base, errorAnswer('tool_not_found', `Tool "${item.tool}" is no longer available, so the call did not run.`), 'parked');
       }
       // Arguments a person changed run instead of the model's; the answer says so.
       const sent = item.edited?.arguments ?? item.arguments;
       const checked = await checkArguments(entry.tool, sent);
-      if (!checked.ok)
-        return await this.parked.answerWithoutRunning(
-          base,
-          invalidArgumentsAnswer(entry.name, checked.issues),
-          'parked',
-        );
+      if (!checked.ok) return await this.parked.answerWithoutRunning(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
       const record = await this.store.getCall(item.run, item.call);
       const prepared: PreparedCall = {
         agent: item.agent,
@@ -330,20 +287,11 @@ export class ToolRunner {
         labels: await this.store.getLabels(item.run),
         budgetUsd: item.budgetUsd,
         spent: { microUsd: 0 },
-        edited:
-          item.edited === undefined
-            ? undefined
-            : {
-                original: item.arguments,
-                arguments: sent,
-                ...(item.edited.by === undefined ? {} : { by: item.edited.by }),
-              },
+        edited: item.edited === undefined ? undefined : { original: item.arguments, arguments: sent, ...(item.edited.by === undefined ? {} : { by: item.edited.by }) },
       };
       const attempt = (record?.attempt ?? 0) + 1;
       if (item.budgetUsd === undefined) return await this.execute(prepared, 'parked', attempt);
-      return await this.executeBudgeted(prepared, item.budgetUsd, 'parked', attempt, (refused) =>
-        this.parked.answerWithoutRunning(base, refused, 'parked'),
-      );
+      return await this.executeBudgeted(prepared, item.budgetUsd, 'parked', attempt, (refused) => this.parked.answerWithoutRunning(base, refused, 'parked'));
     } finally {
       this.leases.release(item.run);
     }
@@ -356,11 +304,8 @@ export class ToolRunner {
    * a call nobody runs is "already running".
    */
   private async answerOrTakeOver(p: PreparedCall, expected: CallState | undefined): Promise<ToolAnswer> {
-    const record =
-      expected === undefined && !this.heldAnswer(p.run, p.call) ? await this.store.getCall(p.run, p.call) : undefined;
-    const sameArguments =
-      record !== undefined &&
-      (record.arguments === null || argumentsDigest(record.arguments) === argumentsDigest(p.arguments));
+    const record = expected === undefined && !this.heldAnswer(p.run, p.call) ? await this.store.getCall(p.run, p.call) : undefined;
+    const sameArguments = record !== undefined && (record.arguments === null || argumentsDigest(record.arguments) === argumentsDigest(p.arguments));
     if (record?.state === 'started' && record.answer === undefined && sameArguments) {
       const [, answer] = await this.resumeLeased(record);
       if (answer !== undefined) return answer;
@@ -369,15 +314,7 @@ export class ToolRunner {
   }
 
   /** Acts on the policy's decision: run on `allow`, park on `ask`, and deny anything else. */
-  private act(
-    request: CallRequest,
-    entry: CatalogEntry,
-    base: CallRef,
-    value: unknown,
-    args: unknown,
-    labels: readonly string[],
-    decision: Decision,
-  ): Promise<ToolAnswer> {
+  private act(request: CallRequest, entry: CatalogEntry, base: CallRef, value: unknown, args: unknown, labels: readonly string[], decision: Decision): Promise<ToolAnswer> {
     const action = decision.action;
     switch (action) {
       case 'allow':
@@ -406,36 +343,16 @@ export class ToolRunner {
     };
     if (action === 'ask') return this.askUnlessGranted(prepared, decision, request.earlierTurns);
     if (request.budgetUsd === undefined) return this.execute(prepared, undefined);
-    return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) =>
-      this.journal.writeEndedEarly(base, value, refused, decision),
-    );
+    return this.executeBudgeted(prepared, request.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(base, value, refused, decision));
   }
 
   /** Parks a call the policy asks about, unless a person approved such calls for the rest of its run. */
-  private async askUnlessGranted(
-    p: PreparedCall,
-    decision: Decision,
-    earlier: CallRequest['earlierTurns'],
-  ): Promise<ToolAnswer> {
-    const granted = await this.grants.find({
-      agent: p.agent,
-      run: p.run,
-      tool: p.tool,
-      arguments: p.arguments,
-      labels: p.labels,
-    });
-    if (granted === undefined)
-      return this.parked.park(
-        p,
-        'approval',
-        `Needs approval (${decision.rule}).${fromEarlierTurns(earlier)}`,
-        undefined,
-      );
+  private async askUnlessGranted(p: PreparedCall, decision: Decision, earlier: CallRequest['earlierTurns']): Promise<ToolAnswer> {
+    const granted = await this.grants.find({ agent: p.agent, run: p.run, tool: p.tool, arguments: p.arguments, labels: p.labels });
+    if (granted === undefined) return this.parked.park(p, 'approval', `Needs approval (${decision.rule}).${fromEarlierTurns(earlier)}`, undefined);
     const allowed: PreparedCall = { ...p, decision: granted };
     if (p.budgetUsd === undefined) return this.execute(allowed, undefined);
-    return this.executeBudgeted(allowed, p.budgetUsd, undefined, 1, (refused) =>
-      this.journal.writeEndedEarly(ref(p), p.arguments, refused, granted),
-    );
+    return this.executeBudgeted(allowed, p.budgetUsd, undefined, 1, (refused) => this.journal.writeEndedEarly(ref(p), p.arguments, refused, granted));
   }
 
   /** @internal Checks arguments a person wrote for tool `ref` (`toolset/tool`); `undefined` when this node does not offer it. */
@@ -445,21 +362,9 @@ export class ToolRunner {
   }
 
   /** `execute` for an agent with a budget, holding part of it while the call runs (see `BudgetHolds`); `refuse` journals a refusal. */
-  private executeBudgeted(
-    p: PreparedCall,
-    budgetUsd: number,
-    expected: CallState | undefined,
-    first: number,
-    refuse: (answer: ToolAnswer) => Promise<ToolAnswer>,
-  ): Promise<ToolAnswer> {
+  private executeBudgeted(p: PreparedCall, budgetUsd: number, expected: CallState | undefined, first: number, refuse: (answer: ToolAnswer) => Promise<ToolAnswer>): Promise<ToolAnswer> {
     return this.budgets.within(
-      {
-        ...ref(p),
-        budgetUsd,
-        maxCostUsd: p.entry.tool.annotations.maxCostUsd,
-        holdMs: this.holdMs(p.entry),
-        signal: p.signal,
-      },
+      { ...ref(p), budgetUsd, maxCostUsd: p.entry.tool.annotations.maxCostUsd, holdMs: this.holdMs(p.entry), signal: p.signal },
       () => this.execute(p, expected, first),
       (why) => refuse(why === 'spent' ? budgetAnswer(budgetUsd) : stoppedAnswer(p)),
       () => (p.spent.ran === true ? p.spent.microUsd : undefined),
@@ -469,11 +374,7 @@ export class ToolRunner {
   /** The longest a call of this tool can take, every attempt and wait included: how long its holds and claims live. */
   private holdMs(entry: CatalogEntry): number {
     const attempts = isRepeatable(entry.tool) ? this.attempts : 1;
-    return (
-      (entry.tool.annotations.timeout ?? this.timeoutMs) * attempts +
-      this.maxDelayMs * (attempts - 1) +
-      this.leases.ttlMs
-    );
+    return (entry.tool.annotations.timeout ?? this.timeoutMs) * attempts + this.maxDelayMs * (attempts - 1) + this.leases.ttlMs;
   }
 
   /**
@@ -493,23 +394,17 @@ export class ToolRunner {
       // A call asked for again may have finished before that node took the run: its answer is recorded.
       const record = expected === undefined ? await this.store.getCall(p.run, p.call) : undefined;
       if (record !== undefined) return recordedAnswer(record, p.arguments);
-      return errorAnswer(
-        'conflict',
-        `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`,
-      );
+      return errorAnswer('conflict', `Run "${p.run}" is being handled by another node, so this call did not run. Try it again once that node is done.`);
     }
     try {
       const journaled = this.journal.writeStarted(p, first, expected);
-      if (!(journaled instanceof Promise ? await journaled : journaled))
-        return await this.answerOrTakeOver(p, expected);
+      if (!(journaled instanceof Promise ? await journaled : journaled)) return await this.answerOrTakeOver(p, expected);
       if (expected === undefined) this.outcomes.called(p, p.decision);
       let attempted: Attempted;
       if (p.entry.tool.annotations.remember === true) {
         const run = (): Promise<Attempted> => {
           const ctx = this.tries.contextOf(p, first);
-          return Promise.resolve(this.tries.attempt(p, ctx)).then((outcome) =>
-            this.tries.untilAnswered(p, first, ctx, outcome),
-          );
+          return Promise.resolve(this.tries.attempt(p, ctx)).then((outcome) => this.tries.untilAnswered(p, first, ctx, outcome));
         };
         attempted = await this.remembering.answer(p, this.holdMs(p.entry), run, (answer): Attempted => [answer, first]);
       } else {
@@ -523,10 +418,7 @@ export class ToolRunner {
             ? [answerFrom(p.entry.tool, outcome.returned), first]
             : await this.tries.untilAnswered(p, first, ctx, outcome);
       }
-      const answer =
-        p.edited === undefined || attempted[0].status === 'parked'
-          ? attempted[0]
-          : { ...attempted[0], edited: p.edited };
+      const answer = p.edited === undefined || attempted[0].status === 'parked' ? attempted[0] : { ...attempted[0], edited: p.edited };
       if (attempted[2] === true) return answer;
       let record: CallRecord;
       try {
@@ -537,14 +429,12 @@ export class ToolRunner {
           if (batch !== undefined) this.outcomes.holdLabels(p, p.labels, answer.labels, batch);
           else await this.outcomes.addLabels(p, answer.labels);
         }
-        if (answer.status === 'parked')
-          return await this.parked.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
+        if (answer.status === 'parked') return await this.parked.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
         record = this.journal.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempted[1], answer);
         if (batch !== undefined) batch.hold({ call: record, expected: 'started' }, isRepeatable(p.entry.tool));
         else {
           const written = this.journal.writeCall(record, 'started');
-          if (!(written instanceof Promise ? await written : written))
-            return await this.journal.answerOfWinner(p.run, p.call);
+          if (!(written instanceof Promise ? await written : written)) return await this.journal.answerOfWinner(p.run, p.call);
         }
       } catch (error) {
         throw answerNotJournaled(p, 'write its answer to the journal', error);
