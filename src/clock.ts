@@ -6,6 +6,11 @@ export interface Clock {
 /** A timer that was set: `cancel` stops it if it has not fired yet, and does nothing after. */
 export interface Timer {
   cancel(): void;
+  /**
+   * Changes whether the timer alone keeps the process alive (see `TimerOptions.background`), for a timer
+   * kept set across idle spells. Timers with no process to keep alive (manual time) need not have it.
+   */
+  setBackground?(background: boolean): void;
 }
 
 /** How a timer is set. */
@@ -37,7 +42,10 @@ export const systemTimers: Timers = Object.freeze({
   after(ms: number, fire: () => void, options?: TimerOptions): Timer {
     const handle = setTimeout(fire, Math.min(MAX_TIMER_MS, Math.max(0, ms)));
     if (options?.background === true) handle.unref();
-    return { cancel: () => clearTimeout(handle) };
+    return {
+      cancel: () => clearTimeout(handle),
+      setBackground: (background) => void (background ? handle.unref() : handle.ref()),
+    };
   },
 });
 
@@ -64,4 +72,28 @@ export function delay(timers: Timers, ms: number, signal?: AbortSignal, options?
     );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Calls `fire` every `ms` milliseconds on `timers` until the returned timer is cancelled. */
+export function every(timers: Timers, ms: number, fire: () => void, options?: TimerOptions): Timer {
+  let cancelled = false;
+  let current: Timer;
+  const arm = (): void => {
+    current = timers.after(
+      ms,
+      () => {
+        if (cancelled) return;
+        arm();
+        fire();
+      },
+      options,
+    );
+  };
+  arm();
+  return {
+    cancel: () => {
+      cancelled = true;
+      current.cancel();
+    },
+  };
 }

@@ -75,7 +75,11 @@ export class AgentService {
       budgets: runner.budgets,
       journals: runner,
       tracing: this.tracing,
-      modelCalls: new ModelCalls(models, this.tracing, events, { ...retry, random: runner.random }),
+      modelCalls: new ModelCalls(models, this.tracing, events, {
+        ...retry,
+        random: runner.random,
+        timers: runner.timers,
+      }),
       toolCalls: new TurnToolCalls(runner, this.tracing, journal),
       journal,
       history: this.history,

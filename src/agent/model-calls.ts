@@ -1,5 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import type { Timers } from '../clock.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { journaledArgumentsText } from '../tools/arguments.js';
 import { backoffDelay, isTransient, sleep } from '../runner/transient.js';
@@ -19,6 +20,8 @@ export interface ModelRetry {
   readonly maxDelayMs: number;
   /** Where the jitter between tries comes from: the runner's `random`, so one option seeds every retry. */
   readonly random: () => number;
+  /** Where the waits between tries are set: the runner's timers. */
+  readonly timers: Timers;
 }
 
 /**
@@ -90,6 +93,7 @@ export class ModelCalls {
           return { failed: failure.message };
         if (
           !(await sleep(
+            this.retry.timers,
             backoffDelay(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs, this.retry.random),
             d.signal,
           ))

@@ -81,14 +81,14 @@ export class Wardrik {
   /** Stops handling inbox items past `approvalTtlMs` / `escalateAfterMs`. */
   private stopOverdue: () => void = () => undefined;
   /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
-  private readonly recoveries = new SerialPasses(async () => {
+  private readonly recoveries = new SerialPasses(this.container.resolve(Tokens.Timers), async () => {
     const report = await this.runner.recover();
     // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
     await this.agents.recover();
     return report;
   });
   /** Retention passes, one at a time: each deletes finished runs older than `finishedAfterMs`. */
-  private readonly retention = new SerialPasses(() => this.prune());
+  private readonly retention = new SerialPasses(this.container.resolve(Tokens.Timers), () => this.prune());
   private finishedAfterMs = DEFAULT_FINISHED_AFTER_MS;
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
@@ -157,6 +157,7 @@ export class Wardrik {
             bus,
             child.resolve(Tokens.Policy),
             child.resolve(Tokens.Clock),
+            child.resolve(Tokens.Timers),
             options.runner,
           ),
       );

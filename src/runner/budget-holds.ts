@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import { toMicroUsd } from '../money.js';
 import type { Store } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
@@ -27,6 +27,7 @@ export class BudgetHolds {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly timers: Timers,
   ) {}
 
   /**
@@ -99,14 +100,14 @@ export class BudgetHolds {
     const set = waiters;
     return new Promise<boolean>((resolve) => {
       const end = (again: boolean): void => {
-        clearTimeout(timer);
+        timer.cancel();
         signal?.removeEventListener('abort', stop);
         set.delete(wake);
         resolve(again);
       };
       const wake = (): void => end(true);
       const stop = (): void => end(false);
-      const timer = setTimeout(wake, ms);
+      const timer = this.timers.after(ms, wake);
       signal?.addEventListener('abort', stop, { once: true });
       set.add(wake);
     });

@@ -1,3 +1,4 @@
+import type { Clock, Timers } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { answerFrom, failureAnswer } from '../tools/call-tool.js';
@@ -9,7 +10,7 @@ import { CallContext } from './call-context.js';
 import type { CallJournal } from './call-journal.js';
 import { callReporter } from './call-reporter.js';
 import type { Deadlines } from './deadlines.js';
-import { isThenable, stoppedAnswer, type Attempted, type Outcome, type PreparedCall } from './prepared-call.js';
+import { isThenable, stoppedAnswer, type Tried, type Outcome, type PreparedCall } from './prepared-call.js';
 import { backoffDelay, isTransient, sleep } from './transient.js';
 
 /** How attempts are timed and retried: the runner's options, checked. */
@@ -29,6 +30,8 @@ export interface AttemptSettings {
 export class CallAttempts {
   constructor(
     private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly timers: Timers,
     private readonly events: EventBus,
     private readonly journal: CallJournal,
     private readonly deadlines: Deadlines,
@@ -38,27 +41,30 @@ export class CallAttempts {
   ) {}
 
   /**
-   * Takes attempt `attempt` from its outcome to the call's answer: counts its costs, and runs more
-   * attempts while they may help (only repeatable tools get more than one, and only after transient
-   * failures). The caller makes the first attempt, with `ctx`.
+   * Runs the call's attempts from attempt `first` to its answer: each one's costs are counted, and more
+   * attempts run while they may help (only repeatable tools get more than one, and only after transient
+   * failures). Each retry is journaled `started` before it runs.
    */
-  async untilAnswered(p: PreparedCall, attempt: number, ctx: CallContext, outcome: Outcome): Promise<Attempted> {
+  async run(p: PreparedCall, first: number): Promise<Tried> {
     const tool = p.entry.tool;
-    const limit = attempt - 1 + (isRepeatable(tool) ? this.settings.attempts : 1);
-    for (;;) {
+    const limit = first - 1 + (isRepeatable(tool) ? this.settings.attempts : 1);
+    for (let attempt = first; ; attempt++) {
+      const ctx = this.contextOf(p, attempt);
+      const outcome = await this.attempt(p, ctx);
       // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
       if (ctx.costs !== undefined)
         await this.recordCosts(p, ctx.costs).catch((error: unknown) => {
           throw answerNotJournaled(p, 'add its cost to the spend', error);
         });
       if (ctx.measures !== undefined) (p.spent.measures ??= []).push(...ctx.measures);
-      if ('returned' in outcome) return [answerFrom(tool, outcome.returned), attempt];
-      if (p.signal?.aborted === true) return [stoppedAnswer(p), attempt];
-      if (attempt >= limit || !isTransient(outcome.threw)) return [failureAnswer(tool, outcome.threw), attempt];
+      if ('returned' in outcome) return { answer: answerFrom(tool, outcome.returned), attempt };
+      if (p.signal?.aborted === true) return { answer: stoppedAnswer(p), attempt };
+      if (attempt >= limit || !isTransient(outcome.threw))
+        return { answer: failureAnswer(tool, outcome.threw), attempt };
       const delayMs = backoffDelay(attempt, this.settings.baseDelayMs, this.settings.maxDelayMs, this.settings.random);
       // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
       if (!(await this.journal.writeStarted(p, attempt + 1, 'started')))
-        return [await this.journal.answerOfWinner(p.run, p.call, p.arguments), attempt, true];
+        return { answer: await this.journal.answerOfWinner(p.run, p.call, p.arguments), attempt, lost: true };
       const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
       this.events.emit({
         type: 'tool.retrying',
@@ -70,15 +76,11 @@ export class CallAttempts {
         delayMs,
         reason,
       });
-      if (!(await sleep(delayMs, p.signal))) return [stoppedAnswer(p), attempt];
-      attempt++;
-      ctx = this.contextOf(p, attempt);
-      const attempting = this.attempt(p, ctx);
-      outcome = attempting instanceof Promise ? await attempting : attempting;
+      if (!(await sleep(this.timers, delayMs, p.signal))) return { answer: stoppedAnswer(p), attempt };
     }
   }
 
-  contextOf(p: PreparedCall, attempt: number): CallContext {
+  private contextOf(p: PreparedCall, attempt: number): CallContext {
     return new CallContext(
       p.agent,
       p.run,
@@ -91,7 +93,7 @@ export class CallAttempts {
   }
 
   /** One attempt under one timer; synchronous when the tool is, since most are. */
-  attempt(p: PreparedCall, ctx: CallContext): Outcome | Promise<Outcome> {
+  private attempt(p: PreparedCall, ctx: CallContext): Outcome | Promise<Outcome> {
     const tool = p.entry.tool;
     p.spent.ran = true;
     try {
@@ -133,7 +135,7 @@ export class CallAttempts {
         if (settled) return () => undefined;
         if (asking++ === 0) {
           this.deadlines.cancel(deadline);
-          leftMs = Math.max(0, deadline.at - performance.now());
+          leftMs = Math.max(0, deadline.at - this.clock.now());
         }
         this.waiting(p, inboxId, reason);
         let answered = false;

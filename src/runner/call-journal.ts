@@ -103,6 +103,14 @@ export class CallJournal {
     return stored instanceof Promise ? stored.then(join) : join(stored);
   }
 
+  /**
+   * Whether the call's answer is held in its run's batch, not yet durable: it counts as running here,
+   * so recovery leaves it alone.
+   */
+  holdsAnswer(run: string, call: string): boolean {
+    return this.batchOf(run)?.holdsCall(call) === true;
+  }
+
   /** The batch `run`'s calls' writes go with, if any. */
   batchOf(run: string): JournalBatch | undefined {
     return this.batches.size === 0 ? undefined : this.batches.get(run);

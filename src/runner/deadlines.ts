@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS } from '../clock.js';
+import type { Clock, Timer, Timers } from '../clock.js';
 
 /** A call's time-out, from `Deadlines.add`. */
 export interface Deadline {
@@ -11,7 +11,7 @@ export interface Deadline {
 }
 
 /**
- * The time-outs of the attempts in flight, on one Node timer. A timer per attempt costs about a
+ * The time-outs of the attempts in flight, on one timer. A Node timer per attempt costs about a
  * microsecond to set and clear, more than the rest of a fast call, and more again when calls come one
  * at a time (Node then drops and remakes its list for that duration on each). Attempts with the same
  * time-out expire in the order they start, so each duration keeps a first-in first-out queue, and one
@@ -20,18 +20,23 @@ export interface Deadline {
  */
 export class Deadlines {
   private readonly queues = new Map<number, Queue>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   /** When the timer fires; it may fire early (its deadline was cancelled), then it waits again. */
   private timerAt = Infinity;
   private pending = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly timers: Timers,
+  ) {}
 
   /** Calls `expire` in `ms` milliseconds unless `cancel` is called first. */
   add(ms: number, expire: () => void): Deadline {
     let queue = this.queues.get(ms);
     if (queue === undefined) this.queues.set(ms, (queue = new Queue()));
-    const deadline: Deadline = { at: performance.now() + ms, done: false, expire, queue };
+    const deadline: Deadline = { at: this.clock.now() + ms, done: false, expire, queue };
     queue.push(deadline);
-    if (this.pending++ === 0) this.timer?.ref();
+    if (this.pending++ === 0) this.timer?.setBackground?.(false);
     if (deadline.at < this.timerAt) this.wake(deadline.at);
     return deadline;
   }
@@ -40,23 +45,22 @@ export class Deadlines {
   cancel(deadline: Deadline): void {
     if (deadline.done) return;
     deadline.done = true;
-    if (--this.pending === 0) this.timer?.unref();
+    if (--this.pending === 0) this.timer?.setBackground?.(true);
     // Attempts mostly end in the order they started: dropping ended ones from the head keeps queues short.
     deadline.queue.dropDone();
   }
 
   private wake(at: number): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timerAt = at;
-    // Node fires a longer wait at once (with a warning); waking early just waits again.
-    this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_MS, Math.max(0, at - performance.now())));
-    if (this.pending === 0) this.timer.unref();
+    // Waking early (a cancelled deadline, or a wait capped at Node's longest) just waits again.
+    this.timer = this.timers.after(at - this.clock.now(), () => this.fire(), { background: this.pending === 0 });
   }
 
   private fire(): void {
     this.timer = undefined;
     this.timerAt = Infinity;
-    const now = performance.now();
+    const now = this.clock.now();
     const expired: Deadline[] = [];
     let next = Infinity;
     for (const [ms, queue] of this.queues) {

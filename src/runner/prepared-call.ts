@@ -57,10 +57,55 @@ export interface PreparedCall {
 }
 
 /**
- * An answer, the number of the attempt that gave it, and whether the call was lost meanwhile (another
- * node changed its journal entry; the answer is then what that node recorded).
+ * What a call's attempts came to: the answer, the attempt that gave it, and whether the call was lost
+ * meanwhile (another node changed its journal entry: the answer is then what that node recorded).
  */
-export type Attempted = readonly [ToolAnswer, number, lost?: boolean];
+export interface Tried {
+  readonly answer: ToolAnswer;
+  readonly attempt: number;
+  readonly lost?: boolean;
+}
+
+/** What `prepareCall` needs: a call's fields, with the tool resolved and the arguments checked. */
+export interface CallFields {
+  readonly agent: string;
+  readonly run: string;
+  readonly call: string;
+  readonly entry: CatalogEntry;
+  readonly args: unknown;
+  readonly arguments: unknown;
+  /** `run:call` when absent. */
+  readonly idempotencyKey?: string | undefined;
+  readonly labels: readonly string[];
+  readonly budgetUsd?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly reporter?: CallReporter | undefined;
+  /** What the journal says the call spent in earlier attempts (a call taken over). */
+  readonly spentMicroUsd?: number;
+  readonly decision?: Decision | undefined;
+  readonly edited?: EditedCall | undefined;
+}
+
+/** The one place a prepared call is made: every field in one literal, so each call has the same shape. */
+export function prepareCall(f: CallFields): PreparedCall {
+  return {
+    agent: f.agent,
+    run: f.run,
+    call: f.call,
+    tool: f.entry.ref,
+    entry: f.entry,
+    args: f.args,
+    arguments: f.arguments,
+    idempotencyKey: f.idempotencyKey ?? `${f.run}:${f.call}`,
+    labels: f.labels,
+    budgetUsd: f.budgetUsd,
+    signal: f.signal,
+    reporter: f.reporter,
+    spent: { microUsd: f.spentMicroUsd ?? 0 },
+    decision: f.decision,
+    edited: f.edited,
+  };
+}
 
 export type Outcome = { readonly returned: unknown } | { readonly threw: unknown };
 

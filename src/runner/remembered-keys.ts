@@ -1,8 +1,9 @@
-import type { Clock } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import type { ClaimOutcome, RememberedClaim, Store } from '../store/store.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 import { answerNotJournaled, storeFailure, type CallRef } from './call-failures.js';
 import { argumentsDigest } from './digest.js';
+import type { Tried } from './prepared-call.js';
 import { sleep } from './transient.js';
 
 /** A call of an `@Idempotent({ remember: true })` tool, as `RememberedKeys` needs it. */
@@ -20,28 +21,22 @@ export interface RememberingCall extends CallRef {
  * out two different results).
  */
 export class RememberedKeys {
-  private readonly flights = new Map<
-    string,
-    { readonly digest: string; readonly answer: Promise<readonly [ToolAnswer, ...unknown[]]> }
-  >();
+  private readonly flights = new Map<string, { readonly digest: string; readonly answer: Promise<Tried> }>();
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly timers: Timers,
     private readonly rememberMs: number,
   ) {}
 
   /**
    * Answers `call` from its key, or by `run` (which runs the tool's attempts) when the key is this
-   * call's to run; `answered` makes an answer that did not run the tool into `run`'s shape. `holdMs`
+   * call's to run; an answer that did not run the tool counts as attempt `first`. `holdMs`
    * is the longest `run` can take: how long a claim lives if its node dies, and how long a repeat waits.
    */
-  async answer<T extends readonly [ToolAnswer, ...unknown[]]>(
-    call: RememberingCall,
-    holdMs: number,
-    run: () => Promise<T>,
-    answered: (answer: ToolAnswer) => T,
-  ): Promise<T> {
+  async answer(call: RememberingCall, holdMs: number, run: () => Promise<Tried>, first: number): Promise<Tried> {
+    const answered = (answer: ToolAnswer): Tried => ({ answer, attempt: first });
     const key = call.idempotencyKey;
     const digest = argumentsDigest(call.arguments);
     const conflict = errorAnswer(
@@ -49,9 +44,9 @@ export class RememberedKeys {
       `Idempotency key "${key}" was already used with other arguments; nothing ran. Use a new key for a different request.`,
     );
     const flight = this.flights.get(key);
-    if (flight !== undefined) return answered(flight.digest === digest ? (await flight.answer)[0] : conflict);
+    if (flight !== undefined) return answered(flight.digest === digest ? (await flight.answer).answer : conflict);
     // Registered before the first await, so concurrent duplicates in this process join this one.
-    const answer = (async (): Promise<T> => {
+    const answer = (async (): Promise<Tried> => {
       const owner = JSON.stringify([call.run, call.call]);
       const claim = await this.claim({ key, digest, owner }, holdMs, call.signal).catch((error: unknown) => {
         throw storeFailure(call, 'claim its idempotency key', error);
@@ -67,10 +62,10 @@ export class RememberedKeys {
           ),
         );
       }
-      let ran: T | undefined;
+      let ran: Tried | undefined;
       try {
         ran = await run();
-        const result = ran[0];
+        const result = ran.answer;
         if (result.status === 'ok') {
           await this.store
             .putRemembered({ key, digest, answer: result, expiresAt: this.clock.now() + this.rememberMs })
@@ -81,7 +76,7 @@ export class RememberedKeys {
         return ran;
       } finally {
         // Nothing to remember: a later call with the key may run it (the claim would block it until it lapses).
-        if (ran?.[0].status !== 'ok') await this.store.releaseRemembered(key, owner).catch(() => undefined);
+        if (ran?.answer.status !== 'ok') await this.store.releaseRemembered(key, owner).catch(() => undefined);
       }
     })();
     this.flights.set(key, { digest, answer });
@@ -101,13 +96,13 @@ export class RememberedKeys {
     holdMs: number,
     signal: AbortSignal | undefined,
   ): Promise<ClaimOutcome> {
-    const until = performance.now() + holdMs;
+    const until = this.clock.now() + holdMs;
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
       const now = this.clock.now();
       const outcome = await this.store.claimRemembered({ ...claim, expiresAt: now + holdMs }, now);
-      if (outcome.claimed || 'remembered' in outcome || outcome.digest !== claim.digest || performance.now() >= until)
+      if (outcome.claimed || 'remembered' in outcome || outcome.digest !== claim.digest || this.clock.now() >= until)
         return outcome;
-      if (!(await sleep(delayMs, signal))) return outcome;
+      if (!(await sleep(this.timers, delayMs, signal))) return outcome;
     }
   }
 }

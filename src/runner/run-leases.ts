@@ -1,9 +1,10 @@
-import type { Clock } from '../clock.js';
+import { every, type Clock, type Timer, type Timers } from '../clock.js';
 import type { JournalWrite, Store } from '../store/store.js';
 
 /**
  * The leases this node holds on runs (D3). A node holds a run's lease while any of the run's calls is
  * running here, renews it in the background, and gives it up once the run has been idle for `idleMs`
+ * (`LEASE_IDLE_MS`)
  * (kept that long so a run's next call needs no store round trip), so that another node can take the
  * run over (after the lease expires, if this node died). Renewals, and the releases of runs gone idle,
  * are one commit for all the runs at a time. Recovery only touches calls of runs whose
@@ -22,22 +23,27 @@ import type { JournalWrite, Store } from '../store/store.js';
  * it lapsed before being taken again (another node may have held it meanwhile), and when a parked turn
  * of the run resumes (`forgetLabels`).
  */
+/** How long a run this node holds stays leased once it has no work here: its next call needs no store round trip. */
+export const LEASE_IDLE_MS = 250;
+
 export class RunLeases {
   private readonly held = new Map<string, Lease>();
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Renews the leases held. */
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   /** Gives up the leases of idle runs. */
-  private sweeper: NodeJS.Timeout | undefined;
+  private sweeper: Timer | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly timers: Timers,
     readonly node: string,
     /** How long a lease lasts unless renewed. */
     readonly ttlMs: number,
+    /** How long a run stays leased here once idle (`LEASE_IDLE_MS`). */
+    private readonly idleMs: number,
     private readonly onLost: (run: string) => void,
-    private readonly idleMs = 250,
   ) {}
 
   /**
@@ -138,8 +144,7 @@ export class RunLeases {
   release(run: string): void {
     const lease = this.held.get(run);
     if (lease === undefined || --lease.active > 0) return;
-    // Real time, as the sweep is a real timer.
-    lease.idleSince = performance.now();
+    lease.idleSince = this.clock.now();
     this.startSweeping();
   }
 
@@ -148,9 +153,9 @@ export class RunLeases {
    * the releases are in the store, a sweep's under way too.
    */
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
-    clearInterval(this.sweeper);
+    this.sweeper?.cancel();
     this.sweeper = undefined;
     for (const lease of this.held.values()) lease.active = 0;
     await Promise.all([this.giveUp([...this.held.keys()]).catch(() => undefined), ...this.queues.values()]);
@@ -163,22 +168,23 @@ export class RunLeases {
    */
   private startSweeping(): void {
     if (this.sweeper !== undefined) return;
-    this.sweeper = setInterval(
+    this.sweeper = every(
+      this.timers,
+      Math.max(1, Math.floor(this.idleMs / 4)),
       () => {
-        const now = performance.now();
+        const now = this.clock.now();
         const idle = [...this.held].filter(
           ([run, lease]) => lease.active === 0 && now - lease.idleSince >= this.idleMs && !this.queues.has(run),
         );
         if (idle.length > 0)
           void this.giveUp(idle.map(([run]) => run)).catch(() => undefined); // it expires on its own if the store is down
         else if ([...this.held.values()].every((lease) => lease.active > 0)) {
-          clearInterval(this.sweeper);
+          this.sweeper?.cancel();
           this.sweeper = undefined;
         }
       },
-      Math.max(1, Math.floor(this.idleMs / 4)),
+      { background: true },
     );
-    this.sweeper.unref();
   }
 
   /**
@@ -202,14 +208,14 @@ export class RunLeases {
   private startRenewing(): void {
     if (this.timer !== undefined) return;
     // A failed renewal is tried again at the next tick of the timer; its lease lapses if none takes.
-    this.timer = setInterval(() => void this.renew().catch(() => undefined), Math.max(1, Math.floor(this.ttlMs / 3)));
-    this.timer.unref();
+    const renewMs = Math.max(1, Math.floor(this.ttlMs / 3));
+    this.timer = every(this.timers, renewMs, () => void this.renew().catch(() => undefined), { background: true });
   }
 
   /** Renews every lease held, in one commit; one with a lease operation under way is renewed by it. */
   private async renew(): Promise<void> {
     if (this.held.size === 0) {
-      clearInterval(this.timer);
+      this.timer?.cancel();
       this.timer = undefined;
       return;
     }
@@ -245,7 +251,7 @@ interface Lease {
   until: number;
   /** Pieces of work running under it here. */
   active: number;
-  /** When the last piece of work here ended (`performance.now()`). */
+  /** When the last piece of work here ended (on the clock). */
   idleSince: number;
   /** The run's labels, once read under this lease (see `labelsOf`). */
   labels: readonly string[] | undefined;

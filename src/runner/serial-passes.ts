@@ -1,3 +1,5 @@
+import type { Timer, Timers } from '../clock.js';
+
 /**
  * Runs a pass (a recovery) one at a time. Asked while a pass runs, it answers with the next pass,
  * which starts once the current one ends; everyone who asks meanwhile shares that one. So a caller's
@@ -7,10 +9,13 @@
 export class SerialPasses<T> {
   private current: Promise<T> | undefined;
   private next: Promise<T> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private stopped = false;
 
-  constructor(private readonly pass: () => Promise<T>) {}
+  constructor(
+    private readonly timers: Timers,
+    private readonly pass: () => Promise<T>,
+  ) {}
 
   run(): Promise<T> {
     if (this.current === undefined) return this.start();
@@ -27,19 +32,22 @@ export class SerialPasses<T> {
    */
   every(ms: number, onError: (error: unknown) => void): void {
     if (this.stopped || ms === Infinity) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.run()
-        .then(settled, onError)
-        .finally(() => this.every(ms, onError));
-    }, ms);
-    this.timer.unref();
+    this.timer = this.timers.after(
+      ms,
+      () => {
+        this.timer = undefined;
+        this.run()
+          .then(settled, onError)
+          .finally(() => this.every(ms, onError));
+      },
+      { background: true },
+    );
   }
 
   /** Schedules no more passes; resolves once the pass under way, if any, has ended. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     while (this.current !== undefined || this.next !== undefined)
       await (this.next ?? this.current)!.then(settled, settled);

@@ -1,3 +1,4 @@
+import { delay, type Timers } from '../clock.js';
 import { WardrikError } from '../errors.js';
 
 /** Socket errors that mean the connection dropped or never formed (UND_ERR_SOCKET: fetch's): the service may answer next time. */
@@ -17,20 +18,12 @@ export function isTransient(error: unknown): boolean {
   return false;
 }
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts: the wait between two attempts. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted === true) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', done);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/** Resolves true after `ms` on `timers`, or false as soon as `signal` aborts: the wait between two attempts. */
+export function sleep(timers: Timers, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return delay(timers, ms, signal).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

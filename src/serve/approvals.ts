@@ -1,3 +1,4 @@
+import { systemTimers } from '../clock.js';
 import { sleep } from '../runner/transient.js';
 import type { Store } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
@@ -66,6 +67,7 @@ export async function awaitAnswer(
       options.onProgress?.(sent++);
       progressAt = now + options.progressMs;
     }
-    if (!(await sleep(Math.max(0, Math.min(options.checkMs, until - now, progressAt - now)), signal))) return undefined;
+    if (!(await sleep(systemTimers, Math.max(0, Math.min(options.checkMs, until - now, progressAt - now)), signal)))
+      return undefined;
   }
 }

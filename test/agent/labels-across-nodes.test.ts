@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { defineTool, MemoryStore, park, SqliteStore, ToolResult, Wardrik } from '../../src/index.js';
-import { RunLeases } from '../../src/runner/run-leases.js';
+import { systemTimers } from '../../src/clock.js';
+import { LEASE_IDLE_MS, RunLeases } from '../../src/runner/run-leases.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { wardrik as cli } from '../cli/helpers.js';
 
@@ -156,8 +157,8 @@ describe('RunLeases', () => {
     const clock = { now: () => now };
     // The store's clock is theirs too (one process), so a stall past the lease ends it in the store.
     const store = new MemoryStore(clock);
-    const a = new RunLeases(store, clock, 'a', 1_000, () => undefined);
-    const b = new RunLeases(store, clock, 'b', 1_000, () => undefined);
+    const a = new RunLeases(store, clock, systemTimers, 'a', 1_000, LEASE_IDLE_MS, () => undefined);
+    const b = new RunLeases(store, clock, systemTimers, 'b', 1_000, LEASE_IDLE_MS, () => undefined);
     let reads = 0;
     const read = () => (reads++, store.sync.getLabels('r'));
     try {

@@ -3,34 +3,31 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Deadlines } from '../../src/runner/deadlines.js';
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Waits until `done()` holds; a deadline that never expires fails the test by the runner's time-out. */
-const until = async (done: () => boolean) => {
-  while (!done()) await wait(5);
-};
+import { manualTime } from '../../src/testing/index.js';
 
 describe('Deadlines', () => {
-  it('expires each deadline after its time, in order, across durations', async () => {
-    const deadlines = new Deadlines();
-    const start = performance.now();
+  it('expires each deadline at its time, in order, across durations', async () => {
+    const time = manualTime();
+    const deadlines = new Deadlines(time, time);
     const expired: Array<[string, number]> = [];
-    const record = (name: string) => () => expired.push([name, performance.now() - start]);
+    const record = (name: string) => () => expired.push([name, time.now()]);
     deadlines.add(60, record('60 ms'));
     deadlines.add(20, record('20 ms, first'));
     deadlines.add(20, record('20 ms, second'));
-    await until(() => expired.length === 3);
-    assert.deepEqual(
-      expired.map(([name]) => name),
-      ['20 ms, first', '20 ms, second', '60 ms'],
-    );
-    // Never before its time; how late depends on the machine's load, so only the order and the floor are held.
-    for (const [name, after] of expired)
-      assert.ok(after >= Number.parseInt(name, 10), `${name} expired after ${after} ms`);
+    await time.advance(19);
+    assert.deepEqual(expired, [], 'nothing before its time');
+    await time.advance(41);
+    assert.deepEqual(expired, [
+      ['20 ms, first', 20],
+      ['20 ms, second', 20],
+      ['60 ms', 60],
+    ]);
+    assert.equal(time.pending, 0, 'no timer left once every deadline expired');
   });
 
   it('never expires a cancelled deadline, whether at the head of its queue or behind it', async () => {
-    const deadlines = new Deadlines();
+    const time = manualTime();
+    const deadlines = new Deadlines(time, time);
     const expired: number[] = [];
     const first = deadlines.add(20, () => expired.push(1));
     deadlines.add(20, () => expired.push(2));
@@ -38,43 +35,40 @@ describe('Deadlines', () => {
     deadlines.cancel(third);
     deadlines.cancel(first);
     deadlines.cancel(first); // twice changes nothing
-    // The cancelled ones were due with the second: had they not been cancelled, they would be in by now.
-    await until(() => expired.length > 0);
-    await wait(30);
+    await time.advance(10_000);
     assert.deepEqual(expired, [2]);
   });
 
-  it('waits again when the deadline it woke for was cancelled, and expires the next in time', async () => {
-    const deadlines = new Deadlines();
-    const start = performance.now();
+  it('waits again when the deadline it woke for was cancelled, and expires the next at its time', async () => {
+    const time = manualTime();
+    const deadlines = new Deadlines(time, time);
     const expired: Array<[number, number]> = [];
-    deadlines.cancel(deadlines.add(10, () => expired.push([1, performance.now() - start])));
-    deadlines.add(40, () => expired.push([2, performance.now() - start]));
-    await until(() => expired.length > 0);
-    await wait(20);
-    assert.deepEqual(
-      expired.map(([id]) => id),
-      [2],
-    );
-    assert.ok(expired[0]![1] >= 40, `expired after ${expired[0]![1]} ms, before its 40 ms`);
+    deadlines.cancel(deadlines.add(10, () => expired.push([1, time.now()])));
+    deadlines.add(40, () => expired.push([2, time.now()]));
+    await time.advance(39);
+    assert.deepEqual(expired, []);
+    await time.advance(1_000);
+    assert.deepEqual(expired, [[2, 40]]);
   });
 
   it('keeps the process alive while a deadline is pending, and not after it is cancelled', () => {
-    const module = fileURLToPath(new URL('../../src/runner/deadlines.js', import.meta.url));
+    const module = (path: string) => JSON.stringify(fileURLToPath(new URL(path, import.meta.url)));
+    const imports =
+      `import { Deadlines } from ${module('../../src/runner/deadlines.js')};\n` +
+      `import { systemClock, systemTimers } from ${module('../../src/clock.js')};\n` +
+      `const make = () => new Deadlines(systemClock, systemTimers);\n`;
     const run = (script: string) => {
       const started = Date.now();
-      const child = spawnSync(
-        process.execPath,
-        ['--input-type=module', '-e', `import { Deadlines } from ${JSON.stringify(module)};\n${script}`],
-        { encoding: 'utf8' },
-      );
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', imports + script], {
+        encoding: 'utf8',
+      });
       assert.equal(child.status, 0, child.stderr);
       return { stdout: child.stdout.trim(), ms: Date.now() - started };
     };
     // A pending deadline holds the process until it expires.
-    assert.equal(run(`new Deadlines().add(300, () => console.log('expired'));`).stdout, 'expired');
+    assert.equal(run(`make().add(300, () => console.log('expired'));`).stdout, 'expired');
     // A cancelled one does not hold it for its 60 s.
-    const cancelled = run(`const d = new Deadlines(); d.cancel(d.add(60_000, () => console.log('expired')));`);
+    const cancelled = run(`const d = make(); d.cancel(d.add(60_000, () => console.log('expired')));`);
     assert.equal(cancelled.stdout, '');
     assert.ok(cancelled.ms < 30_000, `the process stayed ${cancelled.ms} ms`);
   });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
+import { systemClock, systemTimers } from '../../src/clock.js';
 import { SqliteStore } from '../../src/index.js';
-import { RunLeases } from '../../src/runner/run-leases.js';
+import { LEASE_IDLE_MS, RunLeases } from '../../src/runner/run-leases.js';
+import { manualTime } from '../../src/testing/index.js';
 import type { JournalWrite } from '../../src/store/store.js';
 import { scratchStores } from '../crash/scratch-stores.js';
 import { walCommits } from '../store/commit-counters.js';
@@ -18,23 +19,22 @@ const { dir } = scratchStores('lease-batches');
 const RUNS = 20;
 const runs = Array.from({ length: RUNS }, (_, i) => `run-${i}`);
 
-/** Waits until `done` holds, checking every 10 ms, for at most 5 s. */
-async function until(done: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500 && !(await done()); i++) await sleep(10);
-}
-
 describe('RunLeases in batches', () => {
   it('gives up the leases of runs gone idle together in one commit', async () => {
     const path = join(dir, 'release.db');
-    const store = new SqliteStore({ path });
-    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined, 50);
+    const time = manualTime(Date.now());
+    const store = new SqliteStore({ path, clock: time });
+    const a = new RunLeases(store, time, time, 'a', 60_000, 50, () => undefined);
     try {
       for (const run of runs) assert.equal(await a.acquire(run), true);
       const before = walCommits(path);
       for (const run of runs) a.release(run);
       const free = async () => (await Promise.all(runs.map((run) => store.leaseRun(run, 'probe', 1)))).every(Boolean);
-      await until(async () => walCommits(path) > before);
-      await sleep(60);
+      await time.advance(49);
+      assert.equal(walCommits(path), before, 'kept for their idle window');
+      await time.advance(1);
+      // Long after: whatever else the sweeps would commit is in.
+      await time.advance(1_000);
       // Another node can take every run now: probing takes each lease and lets it lapse at once.
       const releases = walCommits(path) - before;
       assert.equal(await free(), true, 'every lease given up');
@@ -60,14 +60,17 @@ describe('RunLeases in batches', () => {
         return super.leaseRun(run, node, ttlMs);
       }
     }
-    const store = new Recording({ path });
+    const time = manualTime(Date.now());
+    const store = new Recording({ path, clock: time });
     // A lease of 300 ms is renewed every 100 ms.
-    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 300, () => undefined);
+    const a = new RunLeases(store, time, time, 'a', 300, LEASE_IDLE_MS, () => undefined);
     try {
       for (const run of runs) assert.equal(await a.acquire(run), true);
       const taken = alone;
-      await until(async () => batches.length >= 2);
-      assert.ok(batches.length >= 2, 'renewed twice');
+      await time.advance(99);
+      assert.equal(batches.length, 0, 'not renewed before a third of the lease');
+      await time.advance(101);
+      assert.equal(batches.length, 2, 'renewed twice');
       for (const batch of batches) assert.deepEqual(batch, runs, 'every lease in one batch');
       assert.equal(alone, taken, 'no lease renewed alone');
       for (const run of runs) assert.equal(await store.leaseRun(run, 'b', 1_000), false, `${run} still held by a`);
@@ -79,12 +82,13 @@ describe('RunLeases in batches', () => {
 
   it('takes a run again only after its lease was given up in the store, so the release cannot undo the new lease', async () => {
     // The acquire comes while the release is under way.
+    const time = manualTime();
     const store = new SlowReleases();
-    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined, 20);
+    const a = new RunLeases(store, time, time, 'a', 60_000, 20, () => undefined);
     try {
       assert.equal(await a.acquire('r'), true);
       a.release('r');
-      await until(async () => store.releasing);
+      await time.advance(20);
       assert.equal(store.releasing, true);
       const taking = a.acquire('r');
       store.open();
@@ -98,7 +102,7 @@ describe('RunLeases in batches', () => {
   it("takes a new run's lease in the same commit as the writes that make the run", async () => {
     const path = join(dir, 'new.db');
     const store = new SqliteStore({ path });
-    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined);
+    const a = new RunLeases(store, systemClock, systemTimers, 'a', 60_000, LEASE_IDLE_MS, () => undefined);
     try {
       const before = walCommits(path);
       const record = {
@@ -115,7 +119,10 @@ describe('RunLeases in batches', () => {
       assert.equal((await store.getTurn('fresh'))?.version, 1);
       assert.equal(await store.leaseRun('fresh', 'b', 1_000), false, 'held by a');
       assert.equal(
-        await new RunLeases(store, { now: () => Date.now() }, 'b', 60_000, () => undefined).takeNew('fresh', []),
+        await new RunLeases(store, systemClock, systemTimers, 'b', 60_000, LEASE_IDLE_MS, () => undefined).takeNew(
+          'fresh',
+          [],
+        ),
         undefined,
         'b cannot take it',
       );

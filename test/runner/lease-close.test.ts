@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../src/index.js';
+import { manualTime } from '../../src/testing/index.js';
 import { RunLeases } from '../../src/runner/run-leases.js';
 import { SlowReleases } from './slow-releases.js';
 
@@ -11,16 +11,12 @@ import { SlowReleases } from './slow-releases.js';
  * node would drive the run with no lease in the store, and another node could take it over).
  */
 
-/** Waits until `done` holds, checking every 5 ms, for at most 5 s. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !done(); i++) await sleep(5);
-}
-
 describe('RunLeases.close', () => {
   it('leaves the lease in the store of a run an acquire under way took again', async () => {
     let now = 0;
     const store = new MemoryStore();
-    const a = new RunLeases(store, { now: () => now }, 'a', 60_000, () => undefined);
+    // Timers that never fire: no renewal refreshes the lease meanwhile.
+    const a = new RunLeases(store, { now: () => now }, manualTime(), 'a', 60_000, 250, () => undefined);
     assert.equal(await a.acquire('r'), true);
     // Less than half the lease left: the next acquire goes to the store, and is under way while `close` runs.
     now = 40_000;
@@ -32,15 +28,18 @@ describe('RunLeases.close', () => {
   });
 
   it('returns once the releases a sweep had under way are in the store', async () => {
+    const time = manualTime();
     const store = new SlowReleases();
-    const a = new RunLeases(store, { now: () => Date.now() }, 'a', 60_000, () => undefined, 10);
+    const a = new RunLeases(store, time, time, 'a', 60_000, 10, () => undefined);
     assert.equal(await a.acquire('r'), true);
     a.release('r');
-    await until(() => store.releasing);
+    await time.advance(9);
+    assert.equal(store.releasing, false, 'the run is kept for its idle window');
+    await time.advance(1);
     assert.equal(store.releasing, true, 'the sweep is giving the lease up');
     let closed = false;
     const closing = a.close().then(() => (closed = true));
-    await sleep(20);
+    await time.advance(60_000);
     assert.equal(closed, false, 'close waits for the release under way');
     store.open();
     await closing;

@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineTool, MemoryStore, Wardrik, type CallRecord, type ToolContext } from '../../src/index.js';
-import { counter, errorCode } from './helpers.js';
+import { LEASE_IDLE_MS } from '../../src/runner/run-leases.js';
+import { manualTime } from '../../src/testing/index.js';
+import { counter, errorCode, timeContainer } from './helpers.js';
 
 /** A call a crash left `started`, as the journal has it. */
 function inFlight(call: string, tool: string, over: Partial<CallRecord> = {}): CallRecord {
@@ -179,11 +181,19 @@ describe('recovery', () => {
   it('records an approval while another live node holds the run, and runs the call once the run is free', async () => {
     const store = new MemoryStore();
     const ran = counter();
-    const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' }, recoverMs: Infinity });
+    const time = manualTime(Date.now());
+    const container = timeContainer(time);
+    const wardrik = await Wardrik.create({
+      store,
+      container,
+      tools: tools(ran),
+      runner: { node: 'node-b' },
+      recoverMs: Infinity,
+    });
     const parked = await wardrik.runner.run({ agent: 'a', run: 'run-2', call: { id: 'p1', name: 't__email' } });
     assert.equal(parked.status, 'parked');
-    await new Promise((resolve) => setTimeout(resolve, 400)); // node B gives its idle lease up
-    await store.leaseRun('run-2', 'node-a', 60_000);
+    await time.advance(2 * LEASE_IDLE_MS); // node B gives its idle lease up
+    assert.equal(await store.leaseRun('run-2', 'node-a', 60_000), true, 'node A takes the run');
     const [item] = await wardrik.inbox.list();
     const answer = await wardrik.inbox.approve(item!.id);
     assert.deepEqual(
@@ -225,10 +235,14 @@ describe('recovery', () => {
 
   it("keeps a run's lease between calls close together, and gives it up once the run is idle", async () => {
     const store = new MemoryStore();
-    const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
+    const time = manualTime(Date.now());
+    const container = timeContainer(time);
+    const wardrik = await Wardrik.create({ store, container, tools: tools(counter()), runner: { node: 'node-b' } });
     await wardrik.runner.run({ agent: 'a', run: 'run-4', call: { id: 'r1', name: 't__read' } });
     assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), false, 'held right after the call');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await time.advance(LEASE_IDLE_MS - 1);
+    assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), false, 'kept while the run may have a next call');
+    await time.advance(LEASE_IDLE_MS);
     assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), true, 'given up once idle');
     await wardrik.close();
   });

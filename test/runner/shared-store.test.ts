@@ -43,7 +43,7 @@ async function node(store: Store, tools: ToolDefinition[]): Promise<Wardrik> {
 }
 
 /** A refund API without keys of its own: each run makes a new refund id. */
-function refundTool(ran: string[]): ToolDefinition {
+function refundTool(ran: string[], started?: () => void): ToolDefinition {
   return defineTool({
     name: 'refund',
     description: 'Refunds.',
@@ -52,6 +52,7 @@ function refundTool(ran: string[]): ToolDefinition {
     run: async (_a, ctx: ToolContext) => {
       const id = `re_${randomUUID().slice(0, 8)}`;
       ran.push(id);
+      started?.();
       await sleep(50);
       ctx.cost(0);
       return id;
@@ -99,7 +100,12 @@ for (const [name, place] of places) {
     it('answer a conflict, running nothing, for a remembered key reused with other arguments meanwhile', async () => {
       const open = place();
       const ran: string[] = [];
-      const [a, b] = [await node(await open(), [refundTool(ran)]), await node(await open(), [refundTool(ran)])];
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const [a, b] = [
+        await node(await open(), [refundTool(ran, started)]),
+        await node(await open(), [refundTool(ran)]),
+      ];
       const [first, second] = await Promise.all([
         a.runner.run({
           agent: 'a',
@@ -107,7 +113,8 @@ for (const [name, place] of places) {
           call: { id: 'c1', name: 't__refund', arguments: { order: 7 } },
           idempotencyKey: 'k-1',
         }),
-        sleep(10).then(() =>
+        // Sent while the first runs, once its refund has started.
+        running.then(() =>
           b.runner.run({
             agent: 'a',
             run: 'run-b',

@@ -1,0 +1,83 @@
+import type { Decision } from '../policy/policy.js';
+import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
+import { checkArguments, invalidArgumentsAnswer, notFoundAnswer, parseArguments } from '../tools/call-tool.js';
+import { glob } from '../tools/glob.js';
+import type { ToolAnswer } from '../tools/result.js';
+import { toMicroUsd } from '../money.js';
+import type { CallDeps } from './call-deps.js';
+import { readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
+import { budgetAnswer, type CallRequest } from './prepared-call.js';
+
+/** A new call through its checks: the tool resolved, its arguments parsed and checked, the run's labels read. */
+export interface AdmittedCall {
+  readonly request: CallRequest;
+  readonly entry: CatalogEntry;
+  readonly base: CallRef;
+  /** The arguments as sent (parsed), kept in the journal and the inbox. */
+  readonly sent: unknown;
+  /** The checked arguments the tool receives (a DTO instance for DTO tools). */
+  readonly args: unknown;
+  readonly labels: readonly string[];
+}
+
+/** A call that ends before it runs, with the answer its journal entry gets. */
+export interface EndedEarly {
+  readonly ended: ToolAnswer;
+  readonly base: CallRef;
+  readonly sent: unknown;
+  readonly decision?: Decision | undefined;
+}
+
+/**
+ * Stage 1, admit: the tool is resolved among those the caller may use, the arguments parsed and
+ * checked, the agent's spend and the run's labels read (from memory while this node holds the run's
+ * lease: see `RunLeases.labelsOf`). There is no read of the journal first: the call's first journal
+ * write fails when its id is known, and its recorded answer comes back then.
+ */
+export async function admit(deps: CallDeps, request: CallRequest): Promise<AdmittedCall | EndedEarly> {
+  const { run, call } = request;
+  const entry = resolve(deps.catalog, call.name, request.tools);
+  const base = { agent: request.agent, run, call: call.id, tool: entry?.ref ?? call.name };
+  if (deps.store.readOnly === true) throw readOnlyStore(base);
+  const parsed = parseArguments(call.arguments);
+  if (entry === undefined) {
+    const sent = parsed.ok ? parsed.value : call.arguments;
+    return {
+      base,
+      sent,
+      ended: notFoundAnswer(
+        call.name,
+        deps.catalog.select(request.tools).map((e) => e.name),
+      ),
+    };
+  }
+  if (!parsed.ok) return { base, sent: call.arguments, ended: invalidArgumentsAnswer(entry.name, parsed.issues) };
+  const checked = await checkArguments(entry.tool, parsed.value);
+  if (!checked.ok) return { base, sent: parsed.value, ended: invalidArgumentsAnswer(entry.name, checked.issues) };
+  let spent: boolean;
+  let labels: readonly string[];
+  try {
+    // A cheap early answer before the policy and the inbox see the call; `holdBudget` holds the budget.
+    spent =
+      request.budgetUsd !== undefined && (await deps.store.getSpend(request.agent)) >= toMicroUsd(request.budgetUsd);
+    const sync = deps.store.sync;
+    labels = await deps.leases.labelsOf(run, () =>
+      deps.journal.withHeldLabels(run, sync !== undefined ? sync.getLabels(run) : deps.store.getLabels(run)),
+    );
+  } catch (error) {
+    const what = `read ${request.budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`;
+    throw storeFailure(base, what, error);
+  }
+  if (spent) return { base, sent: parsed.value, ended: budgetAnswer(request.budgetUsd!) };
+  return { request, entry, base, sent: parsed.value, args: checked.value, labels };
+}
+
+function resolve(
+  catalog: ToolCatalog,
+  name: string,
+  patterns: readonly string[] | undefined,
+): CatalogEntry | undefined {
+  const entry = catalog.get(name);
+  if (entry === undefined || patterns === undefined) return entry;
+  return patterns.some((pattern) => glob(pattern)(entry.ref)) ? entry : undefined;
+}

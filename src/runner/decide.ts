@@ -1,0 +1,95 @@
+import type { Decision } from '../policy/policy.js';
+import { errorAnswer } from '../tools/result.js';
+import type { AdmittedCall, EndedEarly } from './admit.js';
+import type { CallDeps } from './call-deps.js';
+import {
+  deniedAnswer,
+  fromEarlierTurns,
+  NO_RESOURCES,
+  prepareCall,
+  unknownActionAnswer,
+  type PreparedCall,
+} from './prepared-call.js';
+
+/** What the policy made of a call: run it, park it for a person (with why), or end it unrun. */
+export type Verdict =
+  { readonly run: PreparedCall } | { readonly ask: PreparedCall; readonly reason: string } | EndedEarly;
+
+/**
+ * Stage 2, decide: the policy sees what the call touches (`@Resources`) and its run's labels, and
+ * allows, asks or denies. An `ask` that a person already granted for the rest of the run (`scope:
+ * 'run'`) runs. Fail closed: a policy that throws, cannot see what the call touches, or answers an
+ * action that is none of the three lets nothing run.
+ */
+export async function decide(deps: CallDeps, call: AdmittedCall): Promise<Verdict> {
+  const { request, entry, base, sent, args, labels } = call;
+  const annotations = entry.tool.annotations;
+  let resources: readonly string[] = NO_RESOURCES;
+  try {
+    if (annotations.resources !== undefined) resources = annotations.resources(args as never);
+  } catch (error) {
+    const message = `Tool "${entry.name}" could not say what it acts on (@Resources threw: ${(error as Error).message}); it did not run.`;
+    return { base, sent, ended: errorAnswer('failed', message) };
+  }
+  let decision: Decision;
+  try {
+    decision = await deps.policy.decide(
+      { agent: request.agent, run: request.run, tool: entry.ref, annotations, arguments: args, labels, resources },
+      request.policy,
+    );
+  } catch (error) {
+    return undecided(deps, call, error);
+  }
+  const action = decision.action;
+  switch (action) {
+    case 'allow':
+      return { run: prepared(call, decision) };
+    case 'ask': {
+      const granted = await deps.grants.find({
+        agent: request.agent,
+        run: request.run,
+        tool: entry.ref,
+        arguments: sent,
+        labels,
+      });
+      if (granted !== undefined) return { run: prepared(call, granted) };
+      return {
+        ask: prepared(call, decision),
+        reason: `Needs approval (${decision.rule}).${fromEarlierTurns(request.earlierTurns)}`,
+      };
+    }
+    case 'deny':
+      return { base, sent, ended: deniedAnswer(decision.rule), decision };
+    default:
+      return { base, sent, ended: unknownActionAnswer(action, decision.rule), decision };
+  }
+}
+
+function prepared(call: AdmittedCall, decision: Decision): PreparedCall {
+  const { request } = call;
+  return prepareCall({
+    agent: request.agent,
+    run: request.run,
+    call: call.base.call,
+    entry: call.entry,
+    args: call.args,
+    arguments: call.sent,
+    idempotencyKey: request.idempotencyKey,
+    labels: call.labels,
+    budgetUsd: request.budgetUsd,
+    signal: request.signal,
+    reporter: request.reporter,
+    decision,
+  });
+}
+
+/** Fail closed: a policy that cannot decide lets nothing run; the developer is told what broke. */
+function undecided(deps: CallDeps, call: AdmittedCall, error: unknown): EndedEarly {
+  const cause = (error as Error)?.message ?? String(error);
+  deps.events.emit({
+    type: 'warning',
+    message: `The policy could not decide on call "${call.base.call}" of ${call.entry.ref} (${cause}); the call did not run. Fix the policy's decide hook.`,
+  });
+  const message = `The policy could not decide on this call, so it did not run (${cause}). Tell the user it needs a person.`;
+  return { base: call.base, sent: call.sent, ended: errorAnswer('failed', message) };
+}

@@ -1,0 +1,31 @@
+import type { ToolAnswer } from '../tools/result.js';
+import { admit, type EndedEarly } from './admit.js';
+import { attempt } from './attempt.js';
+import type { CallDeps } from './call-deps.js';
+import { decide } from './decide.js';
+import { holdBudget } from './hold-budget.js';
+import { ref, type CallRequest } from './prepared-call.js';
+
+/**
+ * A new call, stage by stage: admit (resolve, parse, check, read labels) → decide (the policy) →
+ * hold budget → attempt (journal `started`, run the tool) → record (journal the answer, labels).
+ * A call that ends before it runs is journaled with its answer and goes no further.
+ */
+export async function runNewCall(deps: CallDeps, request: CallRequest): Promise<ToolAnswer> {
+  const admitted = await admit(deps, request);
+  if ('ended' in admitted) return endEarly(deps, admitted);
+  const verdict = await decide(deps, admitted);
+  if ('ended' in verdict) return endEarly(deps, verdict);
+  if ('ask' in verdict) return deps.parked.park(verdict.ask, 'approval', verdict.reason, undefined);
+  const p = verdict.run;
+  return holdBudget(
+    deps,
+    p,
+    () => attempt(deps, p, undefined, 1),
+    (refused) => endEarly(deps, { base: ref(p), sent: p.arguments, ended: refused, decision: p.decision }),
+  );
+}
+
+function endEarly(deps: CallDeps, call: EndedEarly): Promise<ToolAnswer> {
+  return deps.journal.writeEndedEarly(call.base, call.sent, call.ended, call.decision);
+}
