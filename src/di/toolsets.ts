@@ -68,7 +68,8 @@ function build(container: DependencyContainer, toolsetClass: ToolsetClass, name:
   } catch (error) {
     throw new ConfigurationError(
       `Toolset "${name}" (class ${toolsetClass.name}) could not be built: ${(error as Error).message}. ` +
-        'Register its constructor dependencies in the container you pass to Wardrik.create, and import injected classes as values, not with "import type".',
+        'Register its constructor dependencies in the container you pass to Wardrik.create, ' +
+        'and import injected classes as values, not with "import type".',
       { cause: error },
     );
   }

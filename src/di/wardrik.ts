@@ -151,7 +151,9 @@ export class Wardrik {
         bus.emit({
           type: 'warning',
           message:
-            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person, and send confidential data it read to tools that reach outside. Turn it back on unless every allow rule is safe against prompt injection.',
+            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools ' +
+            'that change things without a person, and send confidential data it read to tools that reach outside. ' +
+            'Turn it back on unless every allow rule is safe against prompt injection.',
         });
       }
       const { catalog, toolsetNames } = wardrik;
@@ -199,7 +201,10 @@ export class Wardrik {
     return this.catalog.select(patterns).map(toolInfo);
   }
 
-  /** Registers a functional tool now, in toolset `workers` unless `toolset` says (docs/tools.md); agents and MCP clients see it from then on. */
+  /**
+   * Registers a functional tool now, in toolset `workers` unless `toolset` says (docs/tools.md); agents and
+   * MCP clients see it from then on.
+   */
   tool<Args>(definition: RuntimeToolOptions<Args>): void {
     registerTool({ catalog: this.catalog, toolsets: this.toolsetNames, events: this.bus }, definition);
   }
@@ -385,7 +390,8 @@ async function provideStore(
       // Refused rather than one of them ignored: calls and turns would go to a store the app did not mean.
       throw new ConfigurationError(
         `Wardrik.create was given both store (${storeName(given)}) and a container that already holds a Store ` +
-          `(${storeName(parent.resolve(Tokens.Store))}, registered under Tokens.Store). Pass one: leave out store to use the container's, or register the other one in the container.`,
+          `(${storeName(parent.resolve(Tokens.Store))}, registered under Tokens.Store). Pass one: leave out ` +
+          "store to use the container's, or register the other one in the container.",
       );
     }
     return { store: child.resolve(Tokens.Store), ownsStore: false };
