@@ -135,13 +135,8 @@ export type { Agent, ParkedCall, SendOptions, TurnOutcome, TurnResult } from './
 export type { AgentService } from './agent/agent-service.js';
 export { AGENT_DEFAULTS } from './agent/options.js';
 export type { AgentOptions, AgentsOptions } from './agent/options.js';
-export type {
-  ModelFactory,
-  ModelProvider,
-  ModelRegistry,
-  ModelsOptions,
-  ProviderSettings,
-} from './agent/model-registry.js';
+export { ModelRegistry } from './agent/model-registry.js';
+export type { ModelFactory, ModelProvider, ModelsOptions, ProviderSettings } from './agent/model-registry.js';
 export { DEFAULT_PRICES } from './agent/pricing.js';
 export type { ModelPrice, ModelUsage, PriceTable } from './agent/pricing.js';
 

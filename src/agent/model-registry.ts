@@ -40,7 +40,7 @@ export class ModelRegistry {
   private readonly providers = new Map<string, ModelProvider>();
   private readonly models = new Map<string, Promise<LanguageModelV3>>();
 
-  /** @internal */
+  /** The built-in providers, with `options`' keys and base URLs; an app may build its own for `Tokens.Models`. */
   constructor(options: ModelsOptions = {}) {
     this.register(
       'anthropic',

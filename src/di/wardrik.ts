@@ -1,36 +1,43 @@
 import 'reflect-metadata';
-import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { Observable } from 'rxjs';
-import { Agent } from '../agent/agent.js';
-import { AgentService } from '../agent/agent-service.js';
-import { ModelRegistry } from '../agent/model-registry.js';
+import type { Agent } from '../agent/agent.js';
+import type { AgentService } from '../agent/agent-service.js';
+import type { ModelRegistry } from '../agent/model-registry.js';
 import type { AgentOptions, AgentsOptions } from '../agent/options.js';
-import { systemClock, systemTimers } from '../clock.js';
-import { ConfigurationError, NotFoundError } from '../errors.js';
-import { Inbox } from '../inbox/inbox.js';
-import { EnvCredentialProvider } from '../mcp/credentials.js';
-import { McpHub, toolsetClaims } from '../mcp/hub.js';
+import { ConfigurationError } from '../errors.js';
+import type { Inbox } from '../inbox/inbox.js';
+import type { McpHub } from '../mcp/hub.js';
 import type { McpHubOptions } from '../mcp/options.js';
 import { numberOption, timerRule } from '../options.js';
-import { Policy, type PolicyOptions } from '../policy/policy.js';
+import type { PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
-import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
+import type { RecoveryReport, RunnerOptions, ToolRunner } from '../runner/tool-runner.js';
 import { openStore, redact } from '../store/open-store.js';
-import { DEFAULT_FINISHED_AFTER_MS, DEFAULT_PRUNE_EVERY_MS, pruneFinished, type RetentionOptions } from '../store/retention.js';
+import {
+  DEFAULT_FINISHED_AFTER_MS,
+  DEFAULT_PRUNE_EVERY_MS,
+  pruneFinished,
+  type RetentionOptions,
+} from '../store/retention.js';
 import type { PruneReport, Store } from '../store/store.js';
-import { EventBus } from '../telemetry/event-bus.js';
+import type { EventBus } from '../telemetry/event-bus.js';
 import type { CostEvent, ToolsChangedEvent, WardrikEvent } from '../telemetry/events.js';
-import { ToolCatalog } from '../tools/catalog.js';
-import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
+import type { ToolCatalog } from '../tools/catalog.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { toolInfo, type ToolInfo } from '../tools/tool-info.js';
-import { readToolset, toolsetNameOf } from '../tools/toolset.js';
 import { registerTool, type RuntimeToolOptions } from '../tools/runtime-tools.js';
 import { InboxWeb } from '../web/inbox-web.js';
 import type { InboxWebOptions } from '../web/options.js';
 import { WardrikMcpServer } from '../serve/mcp-server.js';
 import type { ServeOptions } from '../serve/options.js';
+import { buildHubs, completeSignIn, findHub } from './hubs.js';
+import { repeat } from './repeat.js';
+import { buildServices, refuseBuiltServices, registerServices, resolveSeams, type Services } from './services.js';
 import { Tokens } from './tokens.js';
+import { registerToolsets, type ToolsetClass } from './toolsets.js';
+
+export type { ToolsetClass } from './toolsets.js';
 
 /** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
 export const DEFAULT_STORE = 'sqlite:.wardrik/wardrik.db';
@@ -40,9 +47,6 @@ const DEFAULT_RECOVER_MS = 60_000;
 function storeName(store: string | Store): string {
   return typeof store === 'string' ? `"${redact(store)}"` : `a ${(store as object)?.constructor?.name ?? 'Store'}`;
 }
-
-/** A class whose methods are tools: decorated with `@Toolset` and built by the container. */
-export type ToolsetClass = new (...args: never[]) => object;
 
 /** What `Wardrik.create` takes. */
 export interface WardrikOptions {
@@ -80,21 +84,26 @@ export class Wardrik {
   private closed = false;
   /** Stops handling inbox items past `approvalTtlMs` / `escalateAfterMs`. */
   private stopOverdue: () => void = () => undefined;
+  /** Stop the timers of the recovery and retention passes. */
+  private stopRecovering: () => void = () => undefined;
+  private stopPruning: () => void = () => undefined;
   /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
-  private readonly recoveries = new SerialPasses(this.container.resolve(Tokens.Timers), async () => {
+  private readonly recoveries = new SerialPasses(async () => {
     const report = await this.runner.recover();
     // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
     await this.agents.recover();
     return report;
   });
   /** Retention passes, one at a time: each deletes finished runs older than `finishedAfterMs`. */
-  private readonly retention = new SerialPasses(this.container.resolve(Tokens.Timers), () => this.prune());
+  private readonly retention = new SerialPasses(() => this.prune());
   private finishedAfterMs = DEFAULT_FINISHED_AFTER_MS;
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();
   private readonly hubs: McpHub[] = [];
   private readonly webs: InboxWeb[] = [];
   private readonly servers: WardrikMcpServer[] = [];
+  private readonly bus: EventBus;
+  private readonly catalog: ToolCatalog;
   /** The call pipeline: `runner.run({ agent, run, call })`. */
   readonly runner: ToolRunner;
   /** Where a person answers parked calls. */
@@ -103,106 +112,66 @@ export class Wardrik {
   private constructor(
     /** The child container Wardrik registered its services in; resolve them by `Tokens`. */
     readonly container: DependencyContainer,
-    private readonly bus: EventBus,
-    private readonly catalog: ToolCatalog,
+    private readonly services: Services,
     private readonly ownsStore: boolean,
   ) {
-    // Resolved once: they are read on every call, and a container lookup costs more than a fast call's checks.
-    this.runner = container.resolve(Tokens.Runner);
-    this.inbox = container.resolve(Tokens.Inbox);
+    // Kept as fields: they are read on every call, and a container lookup costs more than a fast call's checks.
+    this.runner = services.runner;
+    this.inbox = services.inbox;
+    this.bus = services.events;
+    this.catalog = services.catalog;
   }
 
+  /**
+   * Builds a Wardrik: the seams (the app's where its container holds them, else the defaults), the store,
+   * then the services on them (services.ts), the toolsets and MCP hubs; then recovers what a crash left.
+   */
   static async create(options: WardrikOptions = {}): Promise<Wardrik> {
     const parent = options.container ?? rootContainer;
+    refuseBuiltServices(parent);
     const child = parent.createChildContainer();
-    const provide = <T>(token: InjectionToken<T>, make: () => T): void => {
-      // A service the app registered under our token replaces the default.
-      if (!parent.isRegistered(token, true)) child.register(token, { useValue: make() });
-    };
-    provide(Tokens.Clock, () => systemClock);
-    provide(Tokens.Timers, () => systemTimers);
-    provide(Tokens.Events, () => new EventBus(child.resolve(Tokens.Clock)));
-    const bus = child.resolve(Tokens.Events);
-    const policyOptions = options.policy ?? {};
-    provide(Tokens.Policy, () => new Policy(policyOptions));
-    provide(Tokens.Catalog, () => new ToolCatalog());
-    // Wardrik closes the store it opened or was given; one registered in the app's container is the app's.
-    const ownsStore = !parent.isRegistered(Tokens.Store, true);
-    if (!ownsStore && options.store !== undefined) {
-      // Refused rather than one of them ignored: calls and turns would go to a store the app did not mean.
-      throw new ConfigurationError(
-        `Wardrik.create was given both store (${storeName(options.store)}) and a container that already holds a Store ` +
-          `(${storeName(parent.resolve(Tokens.Store))}, registered under Tokens.Store). Pass one: leave out store to use the container's, or register the other one in the container.`,
-      );
-    }
-    if (ownsStore) {
-      const store = options.store;
-      child.register(Tokens.Store, { useValue: typeof store === 'object' && store !== null ? store : await openStore(store ?? DEFAULT_STORE) });
-    }
+    const seams = resolveSeams(parent, child, options);
+    const bus = seams.events;
+    const { store, ownsStore } = await provideStore(parent, child, options.store);
     let wardrik: Wardrik;
-    let recoverMs: number;
-    let finishedAfterMs: number;
-    let pruneEveryMs: number;
+    let times: PassTimes;
     try {
-      // Checked before anything starts: a bad value would otherwise surface after every MCP server spawned.
-      recoverMs = numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, timerRule({ min: 1 }, true));
-      finishedAfterMs = numberOption('retention.finishedAfterMs', options.retention?.finishedAfterMs, DEFAULT_FINISHED_AFTER_MS, { min: 0, infinity: true, unit: 'milliseconds' });
-      pruneEveryMs = numberOption('retention.everyMs', options.retention?.everyMs, DEFAULT_PRUNE_EVERY_MS, timerRule({ min: 1 }, true));
-      provide(
-        Tokens.Runner,
-        () =>
-          new ToolRunner(
-            child.resolve(Tokens.Catalog),
-            child.resolve(Tokens.Store),
-            bus,
-            child.resolve(Tokens.Policy),
-            child.resolve(Tokens.Clock),
-            child.resolve(Tokens.Timers),
-            options.runner,
-          ),
-      );
-      provide(Tokens.Inbox, () => new Inbox(child.resolve(Tokens.Store), child.resolve(Tokens.Runner), bus, child.resolve(Tokens.Clock), child.resolve(Tokens.Policy)));
-      provide(Tokens.Credentials, () => new EnvCredentialProvider());
-      provide(Tokens.Models, () => new ModelRegistry(options.agents?.providers));
-      provide(
-        Tokens.Agents,
-        () =>
-          new AgentService(
-            child.resolve(Tokens.Store),
-            child.resolve(Tokens.Runner),
-            child.resolve(Tokens.Catalog),
-            bus,
-            child.resolve(Tokens.Policy),
-            child.resolve(Tokens.Clock),
-            child.resolve(Tokens.Models),
-            options.agents,
-          ),
-      );
-      wardrik = new Wardrik(child, bus, child.resolve(Tokens.Catalog), ownsStore);
-      wardrik.finishedAfterMs = finishedAfterMs;
+      times = passTimes(options);
+      const services = buildServices(seams, store, options);
+      registerServices(child, services);
+      wardrik = new Wardrik(child, services, ownsStore);
+      wardrik.finishedAfterMs = times.finishedAfterMs;
     } catch (error) {
       // Options refused (recoverMs, the runner's, the agents'): the store Wardrik was to own is closed again.
-      if (ownsStore) await child.resolve(Tokens.Store).close();
+      if (ownsStore) await store.close();
       throw error;
     }
     try {
-      if (policyOptions.askWhenOutside === false) {
+      if (options.policy?.askWhenOutside === false) {
         bus.emit({
           type: 'warning',
           message:
-            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools that change things without a person, and send confidential data it read to tools that reach outside. Turn it back on unless every allow rule is safe against prompt injection.',
+            'policy.askWhenOutside is off: a run that has read outside text (labelled "outside") can call tools ' +
+            'that change things without a person, and send confidential data it read to tools that reach outside. ' +
+            'Turn it back on unless every allow rule is safe against prompt injection.',
         });
       }
-      wardrik.register(options);
+      const { catalog, toolsetNames } = wardrik;
+      registerToolsets({ container: child, catalog, events: bus, toolsetNames }, options.toolsets, options.tools);
       // Before recovery, so calls a crash left in flight find their MCP tools.
       await wardrik.startMcp(options.mcp);
       // Finish what a crash left behind, then keep taking over runs of nodes that die. A store
       // opened read-only is there to be inspected: recovery would write.
-      if (child.resolve(Tokens.Store).readOnly !== true) {
-        wardrik.startRecovering(recoverMs);
-        wardrik.stopOverdue = wardrik.inbox.watchOverdue((error) => bus.emit({ type: 'warning', message: `Overdue inbox items could not be handled and will be tried again: ${(error as Error).message}` }));
+      if (store.readOnly !== true) {
+        wardrik.startRecovering(times.recoverMs);
+        wardrik.stopOverdue = wardrik.inbox.watchOverdue((error) =>
+          bus.emit({
+            type: 'warning',
+            message: `Overdue inbox items could not be handled and will be tried again: ${(error as Error).message}`,
+          }),
+        );
         await wardrik.recover();
-        if (finishedAfterMs !== Infinity) wardrik.startPruning(pruneEveryMs);
+        if (times.finishedAfterMs !== Infinity) wardrik.startPruning(times.pruneEveryMs);
       }
     } catch (error) {
       await wardrik.close();
@@ -232,8 +201,13 @@ export class Wardrik {
     return this.catalog.select(patterns).map(toolInfo);
   }
 
-  /** Registers a functional tool now, in toolset `workers` unless `toolset` says (docs/tools.md); agents and MCP clients see it from then on. */
-  tool<Args>(definition: RuntimeToolOptions<Args>): void { registerTool({ catalog: this.catalog, toolsets: this.toolsetNames, events: this.bus }, definition); }
+  /**
+   * Registers a functional tool now, in toolset `workers` unless `toolset` says (docs/tools.md); agents and
+   * MCP clients see it from then on.
+   */
+  tool<Args>(definition: RuntimeToolOptions<Args>): void {
+    registerTool({ catalog: this.catalog, toolsets: this.toolsetNames, events: this.bus }, definition);
+  }
 
   /**
    * Finishes calls a crash left in flight: repeatable ones run again with their idempotency key, others
@@ -250,7 +224,11 @@ export class Wardrik {
    * `dryRun`, deletes nothing and says what would go.
    */
   prune(options: { readonly olderThanMs?: number; readonly dryRun?: boolean } = {}): Promise<PruneReport> {
-    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, { min: 0, infinity: true, unit: 'milliseconds' });
+    const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, {
+      min: 0,
+      infinity: true,
+      unit: 'milliseconds',
+    });
     const store = this.container.resolve(Tokens.Store);
     return pruneFinished(store, this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
   }
@@ -278,14 +256,7 @@ export class Wardrik {
    * `ConfigurationError` when there is none.
    */
   mcp(name?: string): McpHub {
-    const hub = name === undefined ? (this.hubs.find((h) => h.name === 'mcp') ?? (this.hubs.length === 1 ? this.hubs[0] : undefined)) : this.hubs.find((h) => h.name === name);
-    if (hub === undefined) {
-      const have = this.hubs.map((h) => `"${h.name}"`).join(', ');
-      throw new ConfigurationError(
-        `No MCP hub${name === undefined ? ' named "mcp"' : ` named "${name}"`}${have === '' ? ': Wardrik.create was given no mcp option' : `; the hubs are ${have}`}.`,
-      );
-    }
-    return hub;
+    return findHub(this.hubs, name);
   }
 
   /**
@@ -296,7 +267,13 @@ export class Wardrik {
    */
   inboxWeb(options: InboxWebOptions = {}): InboxWeb {
     const web = new InboxWeb(
-      { inbox: this.inbox, store: this.container.resolve(Tokens.Store), events: this.bus, clock: this.container.resolve(Tokens.Clock), completeSignIn: (url, by) => completeSignIn(this.hubs, url, by) },
+      {
+        inbox: this.inbox,
+        store: this.container.resolve(Tokens.Store),
+        events: this.bus,
+        clock: this.container.resolve(Tokens.Clock),
+        completeSignIn: (url, by) => completeSignIn(this.hubs, url, by),
+      },
       options,
     );
     this.webs.push(web);
@@ -314,7 +291,10 @@ export class Wardrik {
     if (options.policy !== undefined) this.container.resolve(Tokens.Policy).prepare(options.policy);
     const store = this.container.resolve(Tokens.Store);
     const warn = (message: string) => this.bus.emit({ type: 'warning', message });
-    const server = new WardrikMcpServer({ runner: this.runner, store, inbox: this.inbox, catalog: this.catalog, warn }, options);
+    const server = new WardrikMcpServer(
+      { runner: this.runner, store, inbox: this.inbox, catalog: this.catalog, warn },
+      options,
+    );
     this.servers.push(server);
     return server;
   }
@@ -324,6 +304,8 @@ export class Wardrik {
     if (this.closed) return;
     this.closed = true;
     this.stopOverdue();
+    this.stopRecovering();
+    this.stopPruning();
     await this.recoveries.stop();
     await this.retention.stop();
     await Promise.all(this.webs.map((web) => web.close()));
@@ -340,107 +322,80 @@ export class Wardrik {
   }
 
   private startRecovering(ms: number): void {
-    this.recoveries.every(ms, (error: unknown) =>
-      this.bus.emit({ type: 'warning', message: `Recovery failed and will be tried again: ${(error as Error).message}` }),
+    this.stopRecovering = repeat(this.recoveries, this.services.timers, ms, (error: unknown) =>
+      this.bus.emit({
+        type: 'warning',
+        message: `Recovery failed and will be tried again: ${(error as Error).message}`,
+      }),
     );
   }
 
   private startPruning(ms: number): void {
-    this.retention.every(ms, (error: unknown) =>
-      this.bus.emit({ type: 'warning', message: `Deleting finished runs failed and will be tried again: ${(error as Error).message}` }),
+    this.stopPruning = repeat(this.retention, this.services.timers, ms, (error: unknown) =>
+      this.bus.emit({
+        type: 'warning',
+        message: `Deleting finished runs failed and will be tried again: ${(error as Error).message}`,
+      }),
     );
   }
 
   /** Builds each MCP hub, registers it in the container and starts it (each waits at most its `waitMs`). */
   private async startMcp(mcp: WardrikOptions['mcp']): Promise<void> {
     if (mcp === undefined) return;
-    const list: readonly McpHubOptions[] = Array.isArray(mcp) ? mcp : [mcp as McpHubOptions];
-    const claims = toolsetClaims(this.toolsetNames);
-    const seen = new Set<string>();
-    for (const options of list) {
-      const name = options?.name ?? 'mcp';
-      if (seen.has(name)) throw new ConfigurationError(`Two MCP hubs are named "${name}"; give each hub in mcp: [...] its own name.`);
-      seen.add(name);
-      const store = options?.store;
-      const opened = typeof store === 'string' ? await openStore(store) : undefined;
-      let hub: McpHub;
-      try {
-        hub = new McpHub(options, {
-          catalog: this.catalog,
-          events: this.bus,
-          clock: this.container.resolve(Tokens.Clock),
-          credentials: this.container.resolve(Tokens.Credentials),
-          claims,
-          store: store === false ? undefined : (opened ?? (typeof store === 'object' && store !== null ? store : this.container.resolve(Tokens.Store))),
-          ...(opened === undefined ? {} : { ownedStore: opened }),
-        });
-      } catch (error) {
-        // A hub that is not made does not close the store it was to own.
-        await opened?.close();
-        throw error;
-      }
-      this.hubs.push(hub);
-      this.container.register(Tokens.Capabilities, { useValue: hub });
-    }
+    await buildHubs(mcp, { services: this.services, toolsetNames: this.toolsetNames }, this.hubs);
+    for (const hub of this.hubs) this.container.register(Tokens.Capabilities, { useValue: hub });
     const main = this.hubs.find((hub) => hub.name === 'mcp') ?? this.hubs[0];
     if (main !== undefined) this.container.register(Tokens.Mcp, { useValue: main });
     await Promise.all(this.hubs.map((hub) => hub.start()));
   }
-
-  private register(options: WardrikOptions): void {
-    const names = this.toolsetNames;
-    const claim = (name: string, source: string): void => {
-      if (!TOOLSET_NAME.test(name)) {
-        throw new ConfigurationError(
-          `Toolset name ${JSON.stringify(name)} (${source}) is not ${TOOLSET_NAME_RULE}. Rename it, such as "orders".`,
-        );
-      }
-      const other = names.get(name);
-      if (other !== undefined) throw new ConfigurationError(`Toolset "${name}" is given twice (${other} and ${source}); give one another name.`);
-      names.set(name, source);
-    };
-    const add = (toolset: string, tools: readonly ToolDefinition[]): void => {
-      for (const skipped of this.catalog.set(toolset, tools)) {
-        this.bus.emit({ type: 'tool.skipped', toolset: skipped.toolset, tool: skipped.tool, reason: skipped.reason });
-      }
-    };
-    for (const toolsetClass of options.toolsets ?? []) {
-      if (typeof toolsetClass !== 'function') {
-        throw new ConfigurationError(`toolsets takes classes decorated with @Toolset; got ${toolsetClass === null ? 'null' : typeof toolsetClass}.`);
-      }
-      const name = toolsetNameOf(toolsetClass);
-      claim(name, `class ${toolsetClass.name}`);
-      add(name, readToolset(toolsetClass, this.build(toolsetClass, name)));
-    }
-    for (const [name, tools] of Object.entries(options.tools ?? {})) {
-      claim(name, `tools.${name}`);
-      if (!Array.isArray(tools)) throw new ConfigurationError(`tools.${name} must be an array of tool values from defineTool.`);
-      add(name, tools);
-    }
-  }
-
-  private build(toolsetClass: ToolsetClass, name: string): object {
-    try {
-      this.container.registerSingleton(toolsetClass as never);
-      return this.container.resolve(toolsetClass as never) as object;
-    } catch (error) {
-      throw new ConfigurationError(
-        `Toolset "${name}" (class ${toolsetClass.name}) could not be built: ${(error as Error).message}. ` +
-          'Register its constructor dependencies in the container you pass to Wardrik.create, and import injected classes as values, not with "import type".',
-        { cause: error },
-      );
-    }
-  }
 }
 
-/** Completes an MCP sign-in on whichever hub waits for it (see `McpHub.completeSignIn`). */
-async function completeSignIn(hubs: readonly McpHub[], callback: URL, by: string): Promise<string> {
-  for (const hub of hubs) {
-    try {
-      return await hub.completeSignIn(callback, { by });
-    } catch (error) {
-      if (!(error instanceof NotFoundError) || hub === hubs[hubs.length - 1]) throw error;
+/** How often recovery and retention run, and what retention keeps. */
+interface PassTimes {
+  readonly recoverMs: number;
+  readonly finishedAfterMs: number;
+  readonly pruneEveryMs: number;
+}
+
+/** Checked before anything starts: a bad value would otherwise surface after every MCP server spawned. */
+function passTimes(options: WardrikOptions): PassTimes {
+  const { retention } = options;
+  return {
+    recoverMs: numberOption('recoverMs', options.recoverMs, DEFAULT_RECOVER_MS, timerRule({ min: 1 }, true)),
+    finishedAfterMs: numberOption('retention.finishedAfterMs', retention?.finishedAfterMs, DEFAULT_FINISHED_AFTER_MS, {
+      min: 0,
+      infinity: true,
+      unit: 'milliseconds',
+    }),
+    pruneEveryMs: numberOption(
+      'retention.everyMs',
+      retention?.everyMs,
+      DEFAULT_PRUNE_EVERY_MS,
+      timerRule({ min: 1 }, true),
+    ),
+  };
+}
+
+/**
+ * The store, given one way: the app's registered under `Tokens.Store` (the app's to close), or the `store`
+ * option's, opened here when it is a URL (Wardrik's to close). Both at once is refused.
+ */
+async function provideStore(
+  parent: DependencyContainer,
+  child: DependencyContainer,
+  given: WardrikOptions['store'],
+): Promise<{ readonly store: Store; readonly ownsStore: boolean }> {
+  if (parent.isRegistered(Tokens.Store, true)) {
+    if (given !== undefined) {
+      // Refused rather than one of them ignored: calls and turns would go to a store the app did not mean.
+      throw new ConfigurationError(
+        `Wardrik.create was given both store (${storeName(given)}) and a container that already holds a Store ` +
+          `(${storeName(parent.resolve(Tokens.Store))}, registered under Tokens.Store). Pass one: leave out ` +
+          "store to use the container's, or register the other one in the container.",
+      );
     }
+    return { store: child.resolve(Tokens.Store), ownsStore: false };
   }
-  throw new NotFoundError('No MCP sign-in waits for this callback: this Wardrik has no MCP hub.');
+  const store = typeof given === 'object' && given !== null ? given : await openStore(given ?? DEFAULT_STORE);
+  return { store, ownsStore: true };
 }

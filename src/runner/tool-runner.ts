@@ -96,7 +96,7 @@ export class ToolRunner {
       attempts: new CallAttempts(store, clock, timers, events, journal, new Deadlines(clock, timers), settings, (p, inboxId, reason) => outcomes.waiting(p, inboxId, reason)),
       parked: new ParkedCalls(store, journal, outcomes, clock),
     };
-    this.recoveries = new SerialPasses(timers, () => recoveryPass(this, store, events, clock));
+    this.recoveries = new SerialPasses(() => recoveryPass(this, store, events, clock));
   }
 
   /**
