@@ -131,10 +131,51 @@ function nested(path: readonly string[], value: unknown): Record<string, unknown
   return { [key]: nested(rest, value) };
 }
 
+/**
+ * Options one of which must not be longer than the other (a first backoff wait and the longest one): a
+ * test setting one sets its partner out of the way, the longer one at its most and the shorter at its
+ * least, so only the option under test can be refused.
+ */
+const PARTNERS: Readonly<Record<string, readonly [string, number]>> = {
+  ...partners('runner.retry.baseDelayMs', 'runner.retry.maxDelayMs', 0),
+  ...partners('agents.modelRetry.baseDelayMs', 'agents.modelRetry.maxDelayMs', 0),
+  ...partners('mcp.backoff.baseDelayMs', 'mcp.backoff.maxDelayMs', 1),
+  ...partners('inboxWeb.http.wrongGuesses.delayMs', 'inboxWeb.http.wrongGuesses.maxDelayMs', 0),
+  ...partners('mcpServer.http.wrongGuesses.delayMs', 'mcpServer.http.wrongGuesses.maxDelayMs', 0),
+};
+
+function partners(shorter: string, longer: string, least: number): Record<string, readonly [string, number]> {
+  return { [shorter]: [longer, LONGEST_TIMER], [longer]: [shorter, least] };
+}
+
+/** `options` with `value` set at `path` (parts, `*` as `s`), objects on the way kept. */
+function setAt(options: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const [head, ...rest] = path;
+  const key = head === '*' ? 's' : head!;
+  if (rest.length === 0) {
+    options[key] = value;
+    return;
+  }
+  const inner = (options[key] ?? {}) as Record<string, unknown>;
+  options[key] = inner;
+  setAt(inner, rest, value);
+}
+
+/** The partner of `path` set out of its way, under `options` whose paths start after `skip` parts. */
+function withPartner(path: string, options: Record<string, unknown>, skip = 0): Record<string, unknown> {
+  const partner = PARTNERS[path];
+  if (partner !== undefined) setAt(options, partner[0].split('.').slice(skip), partner[1]);
+  return options;
+}
+
 /** Wardrik.create options setting one option; other options keep the test quiet (no recovery timer, no waiting). */
 function createOptions(path: string, value: unknown): WardrikOptions {
   const parts = path.split('.');
-  const options: Record<string, unknown> = { store: 'memory:', recoverMs: Infinity, ...nested(parts, value) };
+  const options: Record<string, unknown> = withPartner(path, {
+    store: 'memory:',
+    recoverMs: Infinity,
+    ...nested(parts, value),
+  });
   if (parts[0] === 'mcp') {
     const mcp = options.mcp as Record<string, unknown>;
     const servers = (mcp.servers ?? {}) as Record<string, Record<string, unknown>>;
@@ -156,7 +197,7 @@ function named(path: string): string {
  */
 function serverCallOptions(path: string, value: unknown): Record<string, unknown> {
   const parts = path.split('.').slice(1);
-  const options = nested(parts, value);
+  const options = withPartner(path, nested(parts, value), 1);
   if (parts[0] === 'notify')
     Object.assign((options.notify as { webhook: object }).webhook, {
       url: 'http://127.0.0.1:9/hook',
