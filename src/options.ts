@@ -186,9 +186,14 @@ export function readNumbers<const Table extends NumberTable>(
     const highPath = table[upper]!.path;
     const highName = relativeTo(lowPath, highPath);
     const lowName = lowPath.split('.').pop()!;
-    const fix = given.has(upper) ? `a longer ${highName}` : `a ${highName} of your own (it was left at its default)`;
+    const lowSaid = given.has(lower) ? `${low}` : `${low}, its default`;
+    const fix = !given.has(lower)
+      ? `give a ${highName} of at least ${low}, or a ${lowName} of your own no longer than it`
+      : given.has(upper)
+        ? `give a ${lowName} no longer than it, or a longer ${highName}`
+        : `give a ${lowName} no longer than it, or a ${highName} of your own (it was left at its default)`;
     throw new ConfigurationError(
-      `${prefix}${lowPath} (${low}) is longer than ${highName} (${high}); ${why}, so give a ${lowName} no longer than it, or ${fix}.`,
+      `${prefix}${lowPath} (${lowSaid}) is longer than ${highName} (${high}); ${why}, so ${fix}.`,
     );
   }
   return settings as NumberSettings<Table>;

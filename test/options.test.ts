@@ -401,3 +401,87 @@ describe('Model retries', () => {
     }
   });
 });
+
+describe('Options that must not pass each other', () => {
+  /** `make` builds with the options; `message` is what the refusal must say, naming both and the fix. */
+  const cases: readonly {
+    readonly what: string;
+    readonly make: (wardrik: Wardrik) => unknown;
+    readonly message: RegExp;
+  }[] = [
+    {
+      what: "the runner's first retry wait and its longest",
+      make: () => Wardrik.create({ store: 'memory:', runner: { retry: { baseDelayMs: 5_000, maxDelayMs: 100 } } }),
+      message:
+        /^runner\.retry\.baseDelayMs \(5000\) is longer than maxDelayMs \(100\); no retry waits longer than maxDelayMs, so give a baseDelayMs no longer than it, or a longer maxDelayMs\.$/,
+    },
+    {
+      what: "the runner's first retry wait and the default longest",
+      make: () => Wardrik.create({ store: 'memory:', runner: { retry: { baseDelayMs: 20_000 } } }),
+      message:
+        /^runner\.retry\.baseDelayMs \(20000\) is longer than maxDelayMs \(10000\); .* or a maxDelayMs of your own \(it was left at its default\)\.$/,
+    },
+    {
+      what: "a model call's first retry wait and its longest",
+      make: () => Wardrik.create({ store: 'memory:', agents: { modelRetry: { baseDelayMs: 5_000, maxDelayMs: 100 } } }),
+      message: /^agents\.modelRetry\.baseDelayMs \(5000\) is longer than maxDelayMs \(100\);.* a longer maxDelayMs\.$/,
+    },
+    {
+      what: "an MCP hub's first reconnection wait and its longest",
+      make: () => Wardrik.create({ store: 'memory:', mcp: { backoff: { baseDelayMs: 5_000, maxDelayMs: 100 } } }),
+      message: /^mcp "mcp": backoff\.baseDelayMs \(5000\) is longer than maxDelayMs \(100\);.* a longer maxDelayMs\.$/,
+    },
+    {
+      what: "an MCP hub's longest reconnection wait and the default first",
+      make: () => Wardrik.create({ store: 'memory:', mcp: { backoff: { maxDelayMs: 100 } } }),
+      message:
+        /^mcp "mcp": backoff\.baseDelayMs \(500, its default\) is longer than maxDelayMs \(100\);.* give a maxDelayMs of at least 500, or a baseDelayMs of your own no longer than it\.$/,
+    },
+    {
+      what: "the inbox page's first hold on a wrong token and its longest",
+      make: (wardrik) =>
+        wardrik.inboxWeb({
+          token: 'a-token-of-sixteen-or-more',
+          http: { wrongGuesses: { delayMs: 5_000, maxDelayMs: 100 } },
+        }),
+      message:
+        /^inboxWeb: http\.wrongGuesses\.delayMs \(5000\) is longer than maxDelayMs \(100\); no hold is longer than maxDelayMs, so give a delayMs no longer than it, or a longer maxDelayMs\.$/,
+    },
+    {
+      what: "the MCP server's first hold on a wrong token and the default longest",
+      make: (wardrik) => wardrik.mcpServer({ tools: ['**'], http: { wrongGuesses: { delayMs: 600_000 } } }),
+      message: /^mcpServer: http\.wrongGuesses\.delayMs \(600000\) is longer than maxDelayMs \(10000\);.* of your own/,
+    },
+  ];
+
+  for (const { what, make, message } of cases) {
+    it(`refuses ${what} the wrong way round, naming both and the fix`, async () => {
+      const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
+      try {
+        await assert.rejects(
+          Promise.resolve().then(() => make(wardrik)),
+          (error: unknown) => error instanceof ConfigurationError && message.test(error.message),
+        );
+      } finally {
+        await wardrik.close();
+      }
+    });
+  }
+
+  it('takes a first wait as long as the longest', async () => {
+    const wardrik = await Wardrik.create({
+      store: 'memory:',
+      recoverMs: Infinity,
+      runner: { retry: { baseDelayMs: 100, maxDelayMs: 100 } },
+      agents: { modelRetry: { baseDelayMs: 100, maxDelayMs: 100 } },
+      mcp: { backoff: { baseDelayMs: 100, maxDelayMs: 100 } },
+    });
+    try {
+      assert.doesNotThrow(() =>
+        wardrik.mcpServer({ tools: ['**'], http: { wrongGuesses: { delayMs: 100, maxDelayMs: 100 } } }),
+      );
+    } finally {
+      await wardrik.close();
+    }
+  });
+});
