@@ -11,6 +11,13 @@ import {
   type WardrikOptions,
 } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
+import { AGENT_NUMBERS, AGENTS_NUMBERS } from '../src/agent/options.js';
+import { HTTP_SERVER_NUMBERS } from '../src/http/server-options.js';
+import { MCP_NUMBERS } from '../src/mcp/options.js';
+import type { NumberTable } from '../src/options.js';
+import { RUNNER_NUMBERS } from '../src/runner/runner-options.js';
+import { SERVE_NUMBERS } from '../src/serve/options.js';
+import { WEB_NUMBERS, WEBHOOK_NUMBERS } from '../src/web/options.js';
 import { exported, publicDeclarations, ts } from './declarations.js';
 
 /** Node's longest timer, written out: a longer wait fires at once. */
@@ -482,6 +489,63 @@ describe('Options that must not pass each other', () => {
       );
     } finally {
       await wardrik.close();
+    }
+  });
+});
+
+describe('Option tables', () => {
+  /** Each table of defaults and ranges, beside the published options type its paths are in. */
+  const tables: readonly (readonly [string, NumberTable])[] = [
+    ['RunnerOptions', RUNNER_NUMBERS],
+    ['AgentOptions', AGENT_NUMBERS],
+    ['AgentsOptions', AGENTS_NUMBERS],
+    ['McpHubOptions', MCP_NUMBERS],
+    ['HttpServerOptions', HTTP_SERVER_NUMBERS],
+    ['ServeOptions', SERVE_NUMBERS],
+    ['InboxWebOptions', WEB_NUMBERS],
+    ['WebhookOptions', WEBHOOK_NUMBERS],
+  ];
+
+  /** How a doc comment may say a default: `60 000`, `24 hours`, `30 minutes`, `1 MiB`. */
+  function said(value: number): RegExp[] {
+    const spaced = String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+    const ways = [new RegExp(`(?<![\\d.])(?<!\\d )${spaced}(?!\\d|\\.\\d| \\d{3})`)];
+    const hours = value / 3_600_000;
+    const minutes = value / 60_000;
+    const mebibytes = value / 1024 / 1024;
+    if (Number.isInteger(hours) && hours > 0) ways.push(new RegExp(`\\b${hours} hours?\\b`));
+    if (Number.isInteger(minutes) && minutes > 0) ways.push(new RegExp(`\\b${minutes} minutes?\\b`));
+    if (Number.isInteger(mebibytes) && mebibytes > 0) ways.push(new RegExp(`\\b${mebibytes} MiB\\b`));
+    return ways;
+  }
+
+  /** The doc comment of the option at `path`, or of the nearest option above it that has one. */
+  function docAt(checker: ts.TypeChecker, type: ts.Type, path: readonly string[]): string {
+    let doc = '';
+    let current = type;
+    for (const part of path) {
+      const property = checker.getPropertyOfType(current, part);
+      assert.ok(property !== undefined, `${part} of ${path.join('.')} is in the published type`);
+      const text = ts.displayPartsToString(property.getDocumentationComment(checker));
+      if (text !== '') doc = text;
+      const declaration = property.valueDeclaration ?? property.declarations![0]!;
+      current = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, declaration));
+    }
+    return doc;
+  }
+
+  it("say each default in the option's published doc comment, so the table and the docs cannot drift", () => {
+    const { checker } = publicDeclarations();
+    for (const [name, table] of tables) {
+      const type = checker.getDeclaredTypeOfSymbol(exported(name));
+      for (const spec of Object.values(table)) {
+        if (spec.default === undefined) continue;
+        const doc = docAt(checker, type, spec.path.split('.'));
+        assert.ok(
+          said(spec.default).some((way) => way.test(doc)),
+          `${name}.${spec.path}: its doc comment does not say its default, ${spec.default}: ${JSON.stringify(doc)}`,
+        );
+      }
     }
   });
 });

@@ -35,14 +35,17 @@ export interface AgentsOptions {
   readonly providers?: ModelsOptions;
   /** Prices by `provider:model`, over `DEFAULT_PRICES`. */
   readonly prices?: PriceTable;
-  /** Retries of a model call that failed transiently (HTTP 408, 409, 429, 5xx, a dropped connection). */
+  /**
+   * Retries of a model call that failed transiently (HTTP 408, 409, 429, 5xx, a dropped connection): 3
+   * attempts, waits from 1 000 ms doubling to 20 000 ms; `baseDelayMs` no longer than `maxDelayMs`.
+   */
   readonly modelRetry?: { readonly attempts?: number; readonly baseDelayMs?: number; readonly maxDelayMs?: number };
   /** How often `agent.result(run)` looks in the store for a turn another node finishes: 1 000 ms. */
   readonly resultPollMs?: number;
 }
 
 /** The number options of `startAgent`, each declared once: where in `AgentOptions`, default and range. */
-const AGENT_NUMBERS = numberOptions<AgentOptions, `price.${string}`>()({
+export const AGENT_NUMBERS = numberOptions<AgentOptions, `price.${string}`>()({
   budgetUsd: {
     path: 'budgetUsd',
     rule: { above: 0, unit: 'dollars' },
@@ -55,7 +58,7 @@ const AGENT_NUMBERS = numberOptions<AgentOptions, `price.${string}`>()({
 });
 
 /** The number options of `Wardrik.create({ agents })`, each declared once. */
-const AGENTS_NUMBERS = numberOptions<AgentsOptions>()({
+export const AGENTS_NUMBERS = numberOptions<AgentsOptions>()({
   modelAttempts: { path: 'modelRetry.attempts', default: 3, rule: countRule(1, 100) },
   modelBaseDelayMs: { path: 'modelRetry.baseDelayMs', default: 1_000, rule: timerRule() },
   modelMaxDelayMs: { path: 'modelRetry.maxDelayMs', default: 20_000, rule: timerRule() },

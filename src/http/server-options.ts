@@ -34,7 +34,7 @@ export interface HttpServerOptions {
   readonly wrongGuesses?: {
     /** Wrong tokens per address per minute answered at once: 10. */
     readonly free?: number;
-    /** The hold on the next wrong one, doubling with each after it: 500 ms. */
+    /** The hold on the next wrong one, doubling with each after it: 500 ms; no longer than `maxDelayMs`. */
     readonly delayMs?: number;
     /** The longest hold: 10 000 ms. */
     readonly maxDelayMs?: number;
@@ -60,7 +60,7 @@ const TIMER: NumberRule = { ...timerRule({ min: 1 }), whole: true, unit: 'millis
 const WAIT: NumberRule = { ...timerRule({ min: 0 }), unit: 'milliseconds' };
 
 /** The servers' number options, each declared once: where in `HttpServerOptions`, default and range. */
-const HTTP_SERVER_NUMBERS = numberOptions<HttpServerOptions>()({
+export const HTTP_SERVER_NUMBERS = numberOptions<HttpServerOptions>()({
   headersTimeoutMs: { path: 'headersTimeoutMs', default: 10_000, rule: TIMER },
   requestTimeoutMs: { path: 'requestTimeoutMs', default: 30_000, rule: TIMER },
   keepAliveTimeoutMs: { path: 'keepAliveTimeoutMs', default: 5_000, rule: TIMER },

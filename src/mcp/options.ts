@@ -95,7 +95,7 @@ export type ElicitationMode = 'inbox' | 'decline' | false;
 
 /** Reconnection backoff: exponential with jitter, from `baseDelayMs`, never more than `maxDelayMs` (≤ 60 s). */
 export interface McpBackoffOptions {
-  /** 500 ms unless set. */
+  /** 500 ms unless set; no longer than `maxDelayMs`. */
   readonly baseDelayMs?: number;
   /** 60 000 ms unless set, and never more. */
   readonly maxDelayMs?: number;

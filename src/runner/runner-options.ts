@@ -26,7 +26,7 @@ export interface RunnerOptions {
 const ABOVE_ZERO_TIMER = timerRule({ above: 0 });
 
 /** The runner's number options, each declared once: where it is in `RunnerOptions`, its default and range. */
-const RUNNER_NUMBERS = numberOptions<RunnerOptions>()({
+export const RUNNER_NUMBERS = numberOptions<RunnerOptions>()({
   timeoutMs: { path: 'timeoutMs', default: 60_000, rule: ABOVE_ZERO_TIMER },
   attempts: { path: 'retry.attempts', default: 3, rule: countRule(1, 100) },
   baseDelayMs: { path: 'retry.baseDelayMs', default: 200, rule: timerRule() },

@@ -110,7 +110,7 @@ export interface ServeHttpOptions extends HttpServerOptions {
 }
 
 /** The number options of `mcpServer`, each declared once: where in `ServeOptions`, default and range. */
-const SERVE_NUMBERS = numberOptions<ServeOptions, `http.${NumberPaths<HttpServerOptions>}`>()({
+export const SERVE_NUMBERS = numberOptions<ServeOptions, `http.${NumberPaths<HttpServerOptions>}`>()({
   budgetUsd: { path: 'budgetUsd', rule: { min: 0, unit: 'US dollars' } },
   waitMs: { path: 'approvals.waitMs', default: 50_000, rule: countRule(0, MAX_TIMER_MS) },
   progressMs: { path: 'approvals.progressMs', default: 10_000, rule: countRule(1, MAX_TIMER_MS) },

@@ -93,7 +93,7 @@ const MIN_SECRET = 16;
 const MILLISECONDS: NumberRule = { min: 1, unit: 'milliseconds' };
 
 /** The page's own number options, each declared once: where in `InboxWebOptions`, default and range. */
-const WEB_NUMBERS = numberOptions<
+export const WEB_NUMBERS = numberOptions<
   InboxWebOptions,
   `http.${NumberPaths<HttpServerOptions>}` | `notify.webhook.${NumberPaths<WebhookOptions>}`
 >()({
@@ -102,7 +102,7 @@ const WEB_NUMBERS = numberOptions<
 });
 
 /** A webhook's number options, each declared once. */
-const WEBHOOK_NUMBERS = numberOptions<WebhookOptions>()({
+export const WEBHOOK_NUMBERS = numberOptions<WebhookOptions>()({
   baseDelayMs: { path: 'retry.baseDelayMs', default: 1_000, rule: MILLISECONDS },
   // Every wait is at most maxDelayMs, so it alone must fit a Node timer.
   maxDelayMs: { path: 'retry.maxDelayMs', default: 300_000, rule: { ...timerRule({ min: 1 }), unit: 'milliseconds' } },
