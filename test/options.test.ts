@@ -11,6 +11,13 @@ import {
   type WardrikOptions,
 } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
+import { AGENT_NUMBERS, AGENTS_NUMBERS } from '../src/agent/options.js';
+import { HTTP_SERVER_NUMBERS } from '../src/http/server-options.js';
+import { MCP_NUMBERS } from '../src/mcp/options.js';
+import type { NumberTable } from '../src/options.js';
+import { RUNNER_NUMBERS } from '../src/runner/runner-options.js';
+import { SERVE_NUMBERS } from '../src/serve/options.js';
+import { WEB_NUMBERS, WEBHOOK_NUMBERS } from '../src/web/options.js';
 import { exported, publicDeclarations, ts } from './declarations.js';
 
 /** Node's longest timer, written out: a longer wait fires at once. */
@@ -131,10 +138,51 @@ function nested(path: readonly string[], value: unknown): Record<string, unknown
   return { [key]: nested(rest, value) };
 }
 
+/**
+ * Options one of which must not be longer than the other (a first backoff wait and the longest one): a
+ * test setting one sets its partner out of the way, the longer one at its most and the shorter at its
+ * least, so only the option under test can be refused.
+ */
+const PARTNERS: Readonly<Record<string, readonly [string, number]>> = {
+  ...partners('runner.retry.baseDelayMs', 'runner.retry.maxDelayMs', 0),
+  ...partners('agents.modelRetry.baseDelayMs', 'agents.modelRetry.maxDelayMs', 0),
+  ...partners('mcp.backoff.baseDelayMs', 'mcp.backoff.maxDelayMs', 1),
+  ...partners('inboxWeb.http.wrongGuesses.delayMs', 'inboxWeb.http.wrongGuesses.maxDelayMs', 0),
+  ...partners('mcpServer.http.wrongGuesses.delayMs', 'mcpServer.http.wrongGuesses.maxDelayMs', 0),
+};
+
+function partners(shorter: string, longer: string, least: number): Record<string, readonly [string, number]> {
+  return { [shorter]: [longer, LONGEST_TIMER], [longer]: [shorter, least] };
+}
+
+/** `options` with `value` set at `path` (parts, `*` as `s`), objects on the way kept. */
+function setAt(options: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const [head, ...rest] = path;
+  const key = head === '*' ? 's' : head!;
+  if (rest.length === 0) {
+    options[key] = value;
+    return;
+  }
+  const inner = (options[key] ?? {}) as Record<string, unknown>;
+  options[key] = inner;
+  setAt(inner, rest, value);
+}
+
+/** The partner of `path` set out of its way, under `options` whose paths start after `skip` parts. */
+function withPartner(path: string, options: Record<string, unknown>, skip = 0): Record<string, unknown> {
+  const partner = PARTNERS[path];
+  if (partner !== undefined) setAt(options, partner[0].split('.').slice(skip), partner[1]);
+  return options;
+}
+
 /** Wardrik.create options setting one option; other options keep the test quiet (no recovery timer, no waiting). */
 function createOptions(path: string, value: unknown): WardrikOptions {
   const parts = path.split('.');
-  const options: Record<string, unknown> = { store: 'memory:', recoverMs: Infinity, ...nested(parts, value) };
+  const options: Record<string, unknown> = withPartner(path, {
+    store: 'memory:',
+    recoverMs: Infinity,
+    ...nested(parts, value),
+  });
   if (parts[0] === 'mcp') {
     const mcp = options.mcp as Record<string, unknown>;
     const servers = (mcp.servers ?? {}) as Record<string, Record<string, unknown>>;
@@ -156,7 +204,7 @@ function named(path: string): string {
  */
 function serverCallOptions(path: string, value: unknown): Record<string, unknown> {
   const parts = path.split('.').slice(1);
-  const options = nested(parts, value);
+  const options = withPartner(path, nested(parts, value), 1);
   if (parts[0] === 'notify')
     Object.assign((options.notify as { webhook: object }).webhook, {
       url: 'http://127.0.0.1:9/hook',
@@ -357,6 +405,147 @@ describe('Model retries', () => {
       assert.equal(draws, 2);
     } finally {
       await wardrik.close();
+    }
+  });
+});
+
+describe('Options that must not pass each other', () => {
+  /** `make` builds with the options; `message` is what the refusal must say, naming both and the fix. */
+  const cases: readonly {
+    readonly what: string;
+    readonly make: (wardrik: Wardrik) => unknown;
+    readonly message: RegExp;
+  }[] = [
+    {
+      what: "the runner's first retry wait and its longest",
+      make: () => Wardrik.create({ store: 'memory:', runner: { retry: { baseDelayMs: 5_000, maxDelayMs: 100 } } }),
+      message:
+        /^runner\.retry\.baseDelayMs \(5000\) is longer than maxDelayMs \(100\); no retry waits longer than maxDelayMs, so give a baseDelayMs no longer than it, or a longer maxDelayMs\.$/,
+    },
+    {
+      what: "the runner's first retry wait and the default longest",
+      make: () => Wardrik.create({ store: 'memory:', runner: { retry: { baseDelayMs: 20_000 } } }),
+      message:
+        /^runner\.retry\.baseDelayMs \(20000\) is longer than maxDelayMs \(10000\); .* or a maxDelayMs of your own \(it was left at its default\)\.$/,
+    },
+    {
+      what: "a model call's first retry wait and its longest",
+      make: () => Wardrik.create({ store: 'memory:', agents: { modelRetry: { baseDelayMs: 5_000, maxDelayMs: 100 } } }),
+      message: /^agents\.modelRetry\.baseDelayMs \(5000\) is longer than maxDelayMs \(100\);.* a longer maxDelayMs\.$/,
+    },
+    {
+      what: "an MCP hub's first reconnection wait and its longest",
+      make: () => Wardrik.create({ store: 'memory:', mcp: { backoff: { baseDelayMs: 5_000, maxDelayMs: 100 } } }),
+      message: /^mcp "mcp": backoff\.baseDelayMs \(5000\) is longer than maxDelayMs \(100\);.* a longer maxDelayMs\.$/,
+    },
+    {
+      what: "an MCP hub's longest reconnection wait and the default first",
+      make: () => Wardrik.create({ store: 'memory:', mcp: { backoff: { maxDelayMs: 100 } } }),
+      message:
+        /^mcp "mcp": backoff\.baseDelayMs \(500, its default\) is longer than maxDelayMs \(100\);.* give a maxDelayMs of at least 500, or a baseDelayMs of your own no longer than it\.$/,
+    },
+    {
+      what: "the inbox page's first hold on a wrong token and its longest",
+      make: (wardrik) =>
+        wardrik.inboxWeb({
+          token: 'a-token-of-sixteen-or-more',
+          http: { wrongGuesses: { delayMs: 5_000, maxDelayMs: 100 } },
+        }),
+      message:
+        /^inboxWeb: http\.wrongGuesses\.delayMs \(5000\) is longer than maxDelayMs \(100\); no hold is longer than maxDelayMs, so give a delayMs no longer than it, or a longer maxDelayMs\.$/,
+    },
+    {
+      what: "the MCP server's first hold on a wrong token and the default longest",
+      make: (wardrik) => wardrik.mcpServer({ tools: ['**'], http: { wrongGuesses: { delayMs: 600_000 } } }),
+      message: /^mcpServer: http\.wrongGuesses\.delayMs \(600000\) is longer than maxDelayMs \(10000\);.* of your own/,
+    },
+  ];
+
+  for (const { what, make, message } of cases) {
+    it(`refuses ${what} the wrong way round, naming both and the fix`, async () => {
+      const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
+      try {
+        await assert.rejects(
+          Promise.resolve().then(() => make(wardrik)),
+          (error: unknown) => error instanceof ConfigurationError && message.test(error.message),
+        );
+      } finally {
+        await wardrik.close();
+      }
+    });
+  }
+
+  it('takes a first wait as long as the longest', async () => {
+    const wardrik = await Wardrik.create({
+      store: 'memory:',
+      recoverMs: Infinity,
+      runner: { retry: { baseDelayMs: 100, maxDelayMs: 100 } },
+      agents: { modelRetry: { baseDelayMs: 100, maxDelayMs: 100 } },
+      mcp: { backoff: { baseDelayMs: 100, maxDelayMs: 100 } },
+    });
+    try {
+      assert.doesNotThrow(() =>
+        wardrik.mcpServer({ tools: ['**'], http: { wrongGuesses: { delayMs: 100, maxDelayMs: 100 } } }),
+      );
+    } finally {
+      await wardrik.close();
+    }
+  });
+});
+
+describe('Option tables', () => {
+  /** Each table of defaults and ranges, beside the published options type its paths are in. */
+  const tables: readonly (readonly [string, NumberTable])[] = [
+    ['RunnerOptions', RUNNER_NUMBERS],
+    ['AgentOptions', AGENT_NUMBERS],
+    ['AgentsOptions', AGENTS_NUMBERS],
+    ['McpHubOptions', MCP_NUMBERS],
+    ['HttpServerOptions', HTTP_SERVER_NUMBERS],
+    ['ServeOptions', SERVE_NUMBERS],
+    ['InboxWebOptions', WEB_NUMBERS],
+    ['WebhookOptions', WEBHOOK_NUMBERS],
+  ];
+
+  /** How a doc comment may say a default: `60 000`, `24 hours`, `30 minutes`, `1 MiB`. */
+  function said(value: number): RegExp[] {
+    const spaced = String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+    const ways = [new RegExp(`(?<![\\d.])(?<!\\d )${spaced}(?!\\d|\\.\\d| \\d{3})`)];
+    const hours = value / 3_600_000;
+    const minutes = value / 60_000;
+    const mebibytes = value / 1024 / 1024;
+    if (Number.isInteger(hours) && hours > 0) ways.push(new RegExp(`\\b${hours} hours?\\b`));
+    if (Number.isInteger(minutes) && minutes > 0) ways.push(new RegExp(`\\b${minutes} minutes?\\b`));
+    if (Number.isInteger(mebibytes) && mebibytes > 0) ways.push(new RegExp(`\\b${mebibytes} MiB\\b`));
+    return ways;
+  }
+
+  /** The doc comment of the option at `path`, or of the nearest option above it that has one. */
+  function docAt(checker: ts.TypeChecker, type: ts.Type, path: readonly string[]): string {
+    let doc = '';
+    let current = type;
+    for (const part of path) {
+      const property = checker.getPropertyOfType(current, part);
+      assert.ok(property !== undefined, `${part} of ${path.join('.')} is in the published type`);
+      const text = ts.displayPartsToString(property.getDocumentationComment(checker));
+      if (text !== '') doc = text;
+      const declaration = property.valueDeclaration ?? property.declarations![0]!;
+      current = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, declaration));
+    }
+    return doc;
+  }
+
+  it("say each default in the option's published doc comment, so the table and the docs cannot drift", () => {
+    const { checker } = publicDeclarations();
+    for (const [name, table] of tables) {
+      const type = checker.getDeclaredTypeOfSymbol(exported(name));
+      for (const spec of Object.values(table)) {
+        if (spec.default === undefined) continue;
+        const doc = docAt(checker, type, spec.path.split('.'));
+        assert.ok(
+          said(spec.default).some((way) => way.test(doc)),
+          `${name}.${spec.path}: its doc comment does not say its default, ${spec.default}: ${JSON.stringify(doc)}`,
+        );
+      }
     }
   });
 });

@@ -13,7 +13,7 @@ import { Agent, type SendOptions, type TurnResult } from './agent.js';
 import { ConversationHistory } from './conversation-history.js';
 import { ModelCalls } from './model-calls.js';
 import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './model-registry.js';
-import { AGENT_DEFAULTS, agentsSettings, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
+import { agentsSettings, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing } from './pricing.js';
 import { AgentTracing } from './tracing.js';
 import { TurnDriver } from './turn-driver.js';
@@ -102,7 +102,7 @@ export class AgentService {
   /** Checks the options and makes the agent; every mistake throws a ConfigurationError naming the fix. */
   start(options: AgentOptions): Agent {
     if (this.closed) throw new ConfigurationError('This Wardrik is closed; create a new one to start agents.');
-    checkAgentOptions(options, this.policy);
+    const numbers = checkAgentOptions(options, this.policy);
     const { id } = options;
     if (this.agents.has(id)) {
       throw new ConfigurationError(
@@ -139,8 +139,8 @@ export class AgentService {
       modelId: spec.slice(colon + 1),
       model,
       price,
-      maxSteps: options.maxSteps ?? AGENT_DEFAULTS.maxSteps,
-      historyTurns: options.historyTurns ?? AGENT_DEFAULTS.historyTurns,
+      maxSteps: numbers.maxSteps,
+      historyTurns: numbers.historyTurns,
       history: undefined,
     };
     this.agents.set(id, rt);

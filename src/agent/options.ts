@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { ConfigurationError } from '../errors.js';
-import { countRule, numberOption, timerRule } from '../options.js';
+import { countRule, defaultsOf, numberOptions, readNumbers, timerRule, type NumberSettings } from '../options.js';
 import type { Policy, PolicyRule } from '../policy/policy.js';
 import { checkPrice, type ModelPrice, type PriceTable } from './pricing.js';
 import type { ModelsOptions } from './model-registry.js';
@@ -35,26 +35,49 @@ export interface AgentsOptions {
   readonly providers?: ModelsOptions;
   /** Prices by `provider:model`, over `DEFAULT_PRICES`. */
   readonly prices?: PriceTable;
-  /** Retries of a model call that failed transiently (HTTP 408, 409, 429, 5xx, a dropped connection). */
+  /**
+   * Retries of a model call that failed transiently (HTTP 408, 409, 429, 5xx, a dropped connection): 3
+   * attempts, waits from 1 000 ms doubling to 20 000 ms; `baseDelayMs` no longer than `maxDelayMs`.
+   */
   readonly modelRetry?: { readonly attempts?: number; readonly baseDelayMs?: number; readonly maxDelayMs?: number };
   /** How often `agent.result(run)` looks in the store for a turn another node finishes: 1 000 ms. */
   readonly resultPollMs?: number;
 }
 
-export const AGENT_DEFAULTS = Object.freeze({
-  maxSteps: 20,
-  historyTurns: 20,
-  modelAttempts: 3,
-  modelBaseDelayMs: 1_000,
-  modelMaxDelayMs: 20_000,
-  resultPollMs: 1_000,
+/** The number options of `startAgent`, each declared once: where in `AgentOptions`, default and range. */
+export const AGENT_NUMBERS = numberOptions<AgentOptions, `price.${string}`>()({
+  budgetUsd: {
+    path: 'budgetUsd',
+    rule: { above: 0, unit: 'dollars' },
+    hint: 'Give one such as 2, or leave it out for no budget.',
+  },
+  maxSteps: { path: 'maxSteps', default: 20, rule: countRule(1, 10_000) },
+  historyTurns: { path: 'historyTurns', default: 20, rule: countRule(0, 10_000) },
+  maxOutputTokens: { path: 'maxOutputTokens', rule: countRule(1, 10_000_000) },
+  temperature: { path: 'temperature', rule: { min: 0 } },
 });
+
+/** The number options of `Wardrik.create({ agents })`, each declared once. */
+export const AGENTS_NUMBERS = numberOptions<AgentsOptions>()({
+  modelAttempts: { path: 'modelRetry.attempts', default: 3, rule: countRule(1, 100) },
+  modelBaseDelayMs: { path: 'modelRetry.baseDelayMs', default: 1_000, rule: timerRule() },
+  modelMaxDelayMs: { path: 'modelRetry.maxDelayMs', default: 20_000, rule: timerRule() },
+  resultPollMs: { path: 'resultPollMs', default: 1_000, rule: timerRule({ min: 1 }) },
+});
+
+export const AGENT_DEFAULTS = Object.freeze({ ...defaultsOf(AGENT_NUMBERS), ...defaultsOf(AGENTS_NUMBERS) });
+
+/** An agent's numbers, checked, with their defaults. */
+export type AgentSettings = NumberSettings<typeof AGENT_NUMBERS>;
 
 const AGENT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const TOOL_PATTERN = /^[A-Za-z0-9_*?-]+\/[A-Za-z0-9_*?-]+$/;
 
-/** Checks an agent's options at start-up; every problem throws a ConfigurationError naming the fix. */
-export function checkAgentOptions(options: AgentOptions, policy: Policy): void {
+/**
+ * Checks an agent's options at start-up and returns its numbers; every problem throws a
+ * ConfigurationError naming the fix.
+ */
+export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentSettings {
   if (options === null || typeof options !== 'object') {
     throw new ConfigurationError(
       'startAgent takes { id, model, tools, instructions?, policy?, budgetUsd?, maxSteps? }.',
@@ -89,23 +112,14 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): void {
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new ConfigurationError(`${where}: instructions must be a string (the system prompt).`);
   }
-  numberOption(
-    `${where}: budgetUsd`,
-    options.budgetUsd,
-    0,
-    { above: 0, unit: 'dollars' },
-    'Give one such as 2, or leave it out for no budget.',
-  );
-  numberOption(`${where}: maxSteps`, options.maxSteps, 0, countRule(1, 10_000));
-  numberOption(`${where}: historyTurns`, options.historyTurns, 0, countRule(0, 10_000));
-  numberOption(`${where}: maxOutputTokens`, options.maxOutputTokens, 0, countRule(1, 10_000_000));
-  numberOption(`${where}: temperature`, options.temperature, 0, { min: 0 });
+  const numbers = readNumbers(`${where}: `, options, AGENT_NUMBERS);
   if (options.price !== undefined) checkPrice(`${where} price`, options.price);
   if (options.policy !== undefined) {
     if (!Array.isArray(options.policy))
       throw new ConfigurationError(`${where}: policy must be an array of rules { match, action, when? }.`);
     policy.prepare(options.policy);
   }
+  return numbers;
 }
 
 /** The numbers of `Wardrik.create({ agents })`, checked at start-up. */
@@ -118,31 +132,13 @@ export interface AgentsSettings {
 
 /** Reads `Wardrik.create({ agents })`; a bad value throws a ConfigurationError naming it. */
 export function agentsSettings(options: AgentsOptions): AgentsSettings {
-  const retry = options.modelRetry;
+  const numbers = readNumbers('agents.', options, AGENTS_NUMBERS, [
+    { lower: 'modelBaseDelayMs', upper: 'modelMaxDelayMs', why: 'no model retry waits longer than maxDelayMs' },
+  ]);
   return {
-    attempts: numberOption(
-      'agents.modelRetry.attempts',
-      retry?.attempts,
-      AGENT_DEFAULTS.modelAttempts,
-      countRule(1, 100),
-    ),
-    baseDelayMs: numberOption(
-      'agents.modelRetry.baseDelayMs',
-      retry?.baseDelayMs,
-      AGENT_DEFAULTS.modelBaseDelayMs,
-      timerRule(),
-    ),
-    maxDelayMs: numberOption(
-      'agents.modelRetry.maxDelayMs',
-      retry?.maxDelayMs,
-      AGENT_DEFAULTS.modelMaxDelayMs,
-      timerRule(),
-    ),
-    resultPollMs: numberOption(
-      'agents.resultPollMs',
-      options.resultPollMs,
-      AGENT_DEFAULTS.resultPollMs,
-      timerRule({ min: 1 }),
-    ),
+    attempts: numbers.modelAttempts,
+    baseDelayMs: numbers.modelBaseDelayMs,
+    maxDelayMs: numbers.modelMaxDelayMs,
+    resultPollMs: numbers.resultPollMs,
   };
 }

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ConfigurationError } from '../errors.js';
-import { countRule, numberOption, timerRule, type NumberRule } from '../options.js';
+import { countRule, numberOptions, readNumbers, timerRule, type NumberRule } from '../options.js';
 import type { GuessLimitSettings } from './guess-limiter.js';
 
 /**
@@ -34,7 +34,7 @@ export interface HttpServerOptions {
   readonly wrongGuesses?: {
     /** Wrong tokens per address per minute answered at once: 10. */
     readonly free?: number;
-    /** The hold on the next wrong one, doubling with each after it: 500 ms. */
+    /** The hold on the next wrong one, doubling with each after it: 500 ms; no longer than `maxDelayMs`. */
     readonly delayMs?: number;
     /** The longest hold: 10 000 ms. */
     readonly maxDelayMs?: number;
@@ -53,19 +53,27 @@ export interface HttpServerSettings {
   readonly wrongGuesses: GuessLimitSettings;
 }
 
-export const HTTP_SERVER_DEFAULTS = Object.freeze({
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: 1_000,
-  maxUnauthenticatedBytes: 4 * 1024 * 1024,
-  wrongGuesses: Object.freeze({ free: 10, delayMs: 500, maxDelayMs: 10_000 }),
-});
-
 /** How often Node looks for connections past their time-outs, at most: its default, 30 s, let slow headers stay twice as long as stated. */
 const CHECK_EVERY_MS = 1_000;
 
 const TIMER: NumberRule = { ...timerRule({ min: 1 }), whole: true, unit: 'milliseconds' };
+const WAIT: NumberRule = { ...timerRule({ min: 0 }), unit: 'milliseconds' };
+
+/** The servers' number options, each declared once: where in `HttpServerOptions`, default and range. */
+export const HTTP_SERVER_NUMBERS = numberOptions<HttpServerOptions>()({
+  headersTimeoutMs: { path: 'headersTimeoutMs', default: 10_000, rule: TIMER },
+  requestTimeoutMs: { path: 'requestTimeoutMs', default: 30_000, rule: TIMER },
+  keepAliveTimeoutMs: { path: 'keepAliveTimeoutMs', default: 5_000, rule: TIMER },
+  maxConnections: { path: 'maxConnections', default: 1_000, rule: countRule(1, 1_000_000) },
+  maxUnauthenticatedBytes: {
+    path: 'maxUnauthenticatedBytes',
+    default: 4 * 1024 * 1024,
+    rule: { ...countRule(1_024, 2 ** 31), unit: 'bytes' },
+  },
+  free: { path: 'wrongGuesses.free', default: 10, rule: countRule(0, 1_000_000) },
+  delayMs: { path: 'wrongGuesses.delayMs', default: 500, rule: WAIT },
+  maxDelayMs: { path: 'wrongGuesses.maxDelayMs', default: 10_000, rule: WAIT },
+});
 
 /** Checks the options under `label` (`inboxWeb: http`); a bad one throws a ConfigurationError naming it. */
 export function httpServerSettings(label: string, options: HttpServerOptions | undefined): HttpServerSettings {
@@ -91,60 +99,20 @@ export function httpServerSettings(label: string, options: HttpServerOptions | u
       `${label}.trustProxy is the name of the header your proxy sets to the client's address, such as "x-forwarded-for"; got ${JSON.stringify(trustProxy)}.`,
     );
   }
-  const headersTimeoutMs = numberOption(
-    `${label}.headersTimeoutMs`,
-    http.headersTimeoutMs,
-    HTTP_SERVER_DEFAULTS.headersTimeoutMs,
-    TIMER,
-  );
-  const requestTimeoutMs = numberOption(
-    `${label}.requestTimeoutMs`,
-    http.requestTimeoutMs,
-    HTTP_SERVER_DEFAULTS.requestTimeoutMs,
-    TIMER,
-  );
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigurationError(
-      `${label}.headersTimeoutMs (${headersTimeoutMs}) is longer than requestTimeoutMs (${requestTimeoutMs}); the headers are part of the request, so give a headersTimeoutMs no longer than it.`,
-    );
-  }
-  const guesses = http.wrongGuesses ?? {};
-  const defaults = HTTP_SERVER_DEFAULTS.wrongGuesses;
+  const numbers = readNumbers(`${label}.`, http, HTTP_SERVER_NUMBERS, [
+    { lower: 'headersTimeoutMs', upper: 'requestTimeoutMs', why: 'the headers are part of the request' },
+    { lower: 'delayMs', upper: 'maxDelayMs', why: 'no hold is longer than maxDelayMs' },
+  ]);
   return Object.freeze({
     allowedHosts:
       allowedHosts === undefined ? undefined : Object.freeze(allowedHosts.map((host) => host.toLowerCase())),
     trustProxy: trustProxy?.toLowerCase(),
-    headersTimeoutMs,
-    requestTimeoutMs,
-    keepAliveTimeoutMs: numberOption(
-      `${label}.keepAliveTimeoutMs`,
-      http.keepAliveTimeoutMs,
-      HTTP_SERVER_DEFAULTS.keepAliveTimeoutMs,
-      TIMER,
-    ),
-    maxConnections: numberOption(
-      `${label}.maxConnections`,
-      http.maxConnections,
-      HTTP_SERVER_DEFAULTS.maxConnections,
-      countRule(1, 1_000_000),
-    ),
-    maxUnauthenticatedBytes: numberOption(
-      `${label}.maxUnauthenticatedBytes`,
-      http.maxUnauthenticatedBytes,
-      HTTP_SERVER_DEFAULTS.maxUnauthenticatedBytes,
-      { ...countRule(1_024, 2 ** 31), unit: 'bytes' },
-    ),
-    wrongGuesses: Object.freeze({
-      free: numberOption(`${label}.wrongGuesses.free`, guesses.free, defaults.free, countRule(0, 1_000_000)),
-      delayMs: numberOption(`${label}.wrongGuesses.delayMs`, guesses.delayMs, defaults.delayMs, {
-        ...timerRule({ min: 0 }),
-        unit: 'milliseconds',
-      }),
-      maxDelayMs: numberOption(`${label}.wrongGuesses.maxDelayMs`, guesses.maxDelayMs, defaults.maxDelayMs, {
-        ...timerRule({ min: 0 }),
-        unit: 'milliseconds',
-      }),
-    }),
+    headersTimeoutMs: numbers.headersTimeoutMs,
+    requestTimeoutMs: numbers.requestTimeoutMs,
+    keepAliveTimeoutMs: numbers.keepAliveTimeoutMs,
+    maxConnections: numbers.maxConnections,
+    maxUnauthenticatedBytes: numbers.maxUnauthenticatedBytes,
+    wrongGuesses: Object.freeze({ free: numbers.free, delayMs: numbers.delayMs, maxDelayMs: numbers.maxDelayMs }),
   });
 }
 

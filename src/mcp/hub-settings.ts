@@ -1,10 +1,11 @@
 import type { ConnectionTiming } from './connection.js';
 import type { EgressCheck } from './egress.js';
 import { ConfigurationError } from '../errors.js';
-import { countRule, numberOption, timerRule } from '../options.js';
+import { readNumbers } from '../options.js';
 import {
   elicitationMode,
   MCP_DEFAULTS,
+  MCP_NUMBERS,
   runtimeCredentialList,
   serverDefinition,
   type ElicitationMode,
@@ -42,71 +43,24 @@ export function hubSettings(options: McpHubOptions): HubSettings {
   if (options.check !== undefined && typeof options.check !== 'function')
     throw new ConfigurationError(`${label}: check must be a function (url) => verdict, such as publicOnly().`);
   const check = options.check;
-  const reconcileMs = numberOption(
-    `${label}: reconcileMs`,
-    options.reconcileMs,
-    MCP_DEFAULTS.reconcileMs,
-    timerRule({ min: 1 }, true),
-  );
-  const waitMs = numberOption(`${label}: waitMs`, options.waitMs, MCP_DEFAULTS.waitMs, timerRule());
-  const maxResultChars = numberOption(
-    `${label}: maxResultChars`,
-    options.maxResultChars,
-    MCP_DEFAULTS.maxResultChars,
-    countRule(1),
-  );
-  const maxMessageBytes = numberOption(
-    `${label}: maxMessageBytes`,
-    options.maxMessageBytes,
-    MCP_DEFAULTS.maxMessageBytes,
-    countRule(1_024),
-  );
-  const maxTools = numberOption(`${label}: maxTools`, options.maxTools, MCP_DEFAULTS.maxTools, countRule(1));
+  const numbers = readNumbers(`${label}: `, options, MCP_NUMBERS, [
+    { lower: 'baseDelayMs', upper: 'maxDelayMs', why: 'no reconnection waits longer than maxDelayMs' },
+  ]);
   const runtimeCredentials = runtimeCredentialList(label, options.runtimeCredentials);
-  const maxDelayMs = Math.min(
-    MCP_DEFAULTS.maxDelayMs,
-    numberOption(
-      `${label}: backoff.maxDelayMs`,
-      options.backoff?.maxDelayMs,
-      MCP_DEFAULTS.maxDelayMs,
-      timerRule({ min: 1 }),
-    ),
-  );
+  // Never more than the default, 60 s, whatever is given (McpBackoffOptions says so); the first wait
+  // is then held to it too.
+  const maxDelayMs = Math.min(MCP_DEFAULTS.maxDelayMs, numbers.maxDelayMs);
   const timing: ConnectionTiming = {
-    connectTimeoutMs: numberOption(
-      `${label}: connectTimeoutMs`,
-      options.connectTimeoutMs,
-      MCP_DEFAULTS.connectTimeoutMs,
-      timerRule({ min: 1 }),
-    ),
-    baseDelayMs: Math.min(
-      maxDelayMs,
-      numberOption(
-        `${label}: backoff.baseDelayMs`,
-        options.backoff?.baseDelayMs,
-        MCP_DEFAULTS.baseDelayMs,
-        timerRule({ min: 1 }),
-      ),
-    ),
+    connectTimeoutMs: numbers.connectTimeoutMs,
+    baseDelayMs: Math.min(maxDelayMs, numbers.baseDelayMs),
     maxDelayMs,
-    listDebounceMs: numberOption(
-      `${label}: listDebounceMs`,
-      options.listDebounceMs,
-      MCP_DEFAULTS.listDebounceMs,
-      timerRule(),
-    ),
+    listDebounceMs: numbers.listDebounceMs,
     random: options.random ?? Math.random,
   };
   const elicitation =
     options.elicitation === undefined
       ? MCP_DEFAULTS.elicitation
       : elicitationMode(`${label}: elicitation`, options.elicitation);
-  const elicitationWaitMs = numberOption(
-    `${label}: elicitationWaitMs`,
-    options.elicitationWaitMs,
-    MCP_DEFAULTS.elicitationWaitMs,
-    timerRule({ min: 1 }),
-  );
   const servers = options.servers ?? {};
   if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
     throw new ConfigurationError(
@@ -120,15 +74,15 @@ export function hubSettings(options: McpHubOptions): HubSettings {
   return {
     name,
     check,
-    reconcileMs,
-    waitMs,
-    maxResultChars,
-    maxMessageBytes,
-    maxTools,
+    reconcileMs: numbers.reconcileMs,
+    waitMs: numbers.waitMs,
+    maxResultChars: numbers.maxResultChars,
+    maxMessageBytes: numbers.maxMessageBytes,
+    maxTools: numbers.maxTools,
     runtimeCredentials,
     timing,
     elicitation,
-    elicitationWaitMs,
+    elicitationWaitMs: numbers.elicitationWaitMs,
     configured,
   };
 }

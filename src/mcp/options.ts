@@ -1,5 +1,13 @@
 import { ConfigurationError } from '../errors.js';
-import { CALL_TIMEOUT_RULE, describeRule, meetsRule } from '../options.js';
+import {
+  CALL_TIMEOUT_RULE,
+  countRule,
+  defaultsOf,
+  describeRule,
+  meetsRule,
+  numberOptions,
+  timerRule,
+} from '../options.js';
 import type { Store } from '../store/store.js';
 import { TOOLSET_NAME, TOOLSET_NAME_RULE } from '../tools/names.js';
 import type { EgressCheck } from './egress.js';
@@ -87,7 +95,7 @@ export type ElicitationMode = 'inbox' | 'decline' | false;
 
 /** Reconnection backoff: exponential with jitter, from `baseDelayMs`, never more than `maxDelayMs` (≤ 60 s). */
 export interface McpBackoffOptions {
-  /** 500 ms unless set. */
+  /** 500 ms unless set; no longer than `maxDelayMs`. */
   readonly baseDelayMs?: number;
   /** 60 000 ms unless set, and never more. */
   readonly maxDelayMs?: number;
@@ -155,19 +163,25 @@ export interface McpHubOptions {
   readonly random?: () => number;
 }
 
+/** The hub's number options, each declared once: where in `McpHubOptions`, default and range. */
+export const MCP_NUMBERS = numberOptions<McpHubOptions>()({
+  reconcileMs: { path: 'reconcileMs', default: 60_000, rule: timerRule({ min: 1 }, true) },
+  waitMs: { path: 'waitMs', default: 3_000, rule: timerRule() },
+  connectTimeoutMs: { path: 'connectTimeoutMs', default: 10_000, rule: timerRule({ min: 1 }) },
+  baseDelayMs: { path: 'backoff.baseDelayMs', default: 500, rule: timerRule({ min: 1 }) },
+  // Its default is also its ceiling: a longer one is held to it (McpBackoffOptions says so).
+  maxDelayMs: { path: 'backoff.maxDelayMs', default: 60_000, rule: timerRule({ min: 1 }) },
+  listDebounceMs: { path: 'listDebounceMs', default: 50, rule: timerRule() },
+  maxResultChars: { path: 'maxResultChars', default: 1_000_000, rule: countRule(1) },
+  maxMessageBytes: { path: 'maxMessageBytes', default: MAX_MESSAGE_BYTES, rule: countRule(1_024) },
+  maxTools: { path: 'maxTools', default: 1_000, rule: countRule(1) },
+  elicitationWaitMs: { path: 'elicitationWaitMs', default: 600_000, rule: timerRule({ min: 1 }) },
+});
+
 export const MCP_DEFAULTS = Object.freeze({
   name: 'mcp',
-  reconcileMs: 60_000,
-  waitMs: 3_000,
-  connectTimeoutMs: 10_000,
-  baseDelayMs: 500,
-  maxDelayMs: 60_000,
-  listDebounceMs: 50,
-  maxResultChars: 1_000_000,
-  maxMessageBytes: MAX_MESSAGE_BYTES,
-  maxTools: 1_000,
+  ...defaultsOf(MCP_NUMBERS),
   elicitation: 'inbox' as ElicitationMode,
-  elicitationWaitMs: 600_000,
   /** How often a waiting question's inbox item is read again. */
   questionPollMs: 250,
 });

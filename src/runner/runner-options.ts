@@ -1,4 +1,4 @@
-import { countRule, numberOption, timerRule } from '../options.js';
+import { countRule, defaultsOf, numberOptions, readNumbers, timerRule, type NumberSettings } from '../options.js';
 
 /** How the runner times out and retries calls. Every field has a default. */
 export interface RunnerOptions {
@@ -7,7 +7,7 @@ export interface RunnerOptions {
   readonly retry?: {
     /** Attempts in all for a repeatable call that fails transiently: 3. Non-repeatable calls get 1. */
     readonly attempts?: number;
-    /** The first retry waits about this long (with jitter), doubling each time: 200 ms. */
+    /** The first retry waits about this long (with jitter), doubling each time: 200 ms. No more than `maxDelayMs`. */
     readonly baseDelayMs?: number;
     /** No wait is longer than this: 10 000 ms. */
     readonly maxDelayMs?: number;
@@ -22,52 +22,28 @@ export interface RunnerOptions {
   readonly leaseMs?: number;
 }
 
-export const RUNNER_DEFAULTS = Object.freeze({
-  timeoutMs: 60_000,
-  attempts: 3,
-  baseDelayMs: 200,
-  maxDelayMs: 10_000,
-  rememberMs: 24 * 60 * 60 * 1000,
-  leaseMs: 30_000,
-});
-
-/** The runner's numbers, checked at start-up. */
-export interface RunnerSettings {
-  readonly timeoutMs: number;
-  readonly attempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-  readonly rememberMs: number;
-  readonly leaseMs: number;
-}
-
 /** Above 0 and no longer than a Node timer waits (a tool's `@Timeout` has the same bound). */
 const ABOVE_ZERO_TIMER = timerRule({ above: 0 });
 
+/** The runner's number options, each declared once: where it is in `RunnerOptions`, its default and range. */
+export const RUNNER_NUMBERS = numberOptions<RunnerOptions>()({
+  timeoutMs: { path: 'timeoutMs', default: 60_000, rule: ABOVE_ZERO_TIMER },
+  attempts: { path: 'retry.attempts', default: 3, rule: countRule(1, 100) },
+  baseDelayMs: { path: 'retry.baseDelayMs', default: 200, rule: timerRule() },
+  maxDelayMs: { path: 'retry.maxDelayMs', default: 10_000, rule: timerRule() },
+  // Kept in the store as an expiry time, never waited on by a timer: it may be longer than one.
+  rememberMs: { path: 'rememberMs', default: 24 * 60 * 60 * 1000, rule: { above: 0 } },
+  leaseMs: { path: 'leaseMs', default: 30_000, rule: ABOVE_ZERO_TIMER },
+});
+
+export const RUNNER_DEFAULTS = defaultsOf(RUNNER_NUMBERS);
+
+/** The runner's numbers, checked at start-up. */
+export type RunnerSettings = NumberSettings<typeof RUNNER_NUMBERS>;
+
 /** Reads `Wardrik.create({ runner })`; a bad value throws a ConfigurationError naming it. */
 export function runnerSettings(options: RunnerOptions): RunnerSettings {
-  return {
-    timeoutMs: numberOption('runner.timeoutMs', options.timeoutMs, RUNNER_DEFAULTS.timeoutMs, ABOVE_ZERO_TIMER),
-    attempts: numberOption(
-      'runner.retry.attempts',
-      options.retry?.attempts,
-      RUNNER_DEFAULTS.attempts,
-      countRule(1, 100),
-    ),
-    baseDelayMs: numberOption(
-      'runner.retry.baseDelayMs',
-      options.retry?.baseDelayMs,
-      RUNNER_DEFAULTS.baseDelayMs,
-      timerRule(),
-    ),
-    maxDelayMs: numberOption(
-      'runner.retry.maxDelayMs',
-      options.retry?.maxDelayMs,
-      RUNNER_DEFAULTS.maxDelayMs,
-      timerRule(),
-    ),
-    // Kept in the store as an expiry time, never waited on by a timer: it may be longer than one.
-    rememberMs: numberOption('runner.rememberMs', options.rememberMs, RUNNER_DEFAULTS.rememberMs, { above: 0 }),
-    leaseMs: numberOption('runner.leaseMs', options.leaseMs, RUNNER_DEFAULTS.leaseMs, ABOVE_ZERO_TIMER),
-  };
+  return readNumbers('runner.', options, RUNNER_NUMBERS, [
+    { lower: 'baseDelayMs', upper: 'maxDelayMs', why: 'no retry waits longer than maxDelayMs' },
+  ]);
 }

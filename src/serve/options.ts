@@ -5,7 +5,14 @@ import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { httpServerSettings, type HttpServerOptions, type HttpServerSettings } from '../http/server-options.js';
-import { countRule, numberOption } from '../options.js';
+import {
+  countRule,
+  defaultsOf,
+  numberOptions,
+  readNumbers,
+  type NumberPaths,
+  type NumberSettings,
+} from '../options.js';
 import type { PolicyRule } from '../policy/policy.js';
 
 /** Who is calling, as far as the server knows when a session starts. */
@@ -102,8 +109,21 @@ export interface ServeHttpOptions extends HttpServerOptions {
   readonly maxSessionsPerClient?: number;
 }
 
+/** The number options of `mcpServer`, each declared once: where in `ServeOptions`, default and range. */
+export const SERVE_NUMBERS = numberOptions<ServeOptions, `http.${NumberPaths<HttpServerOptions>}`>()({
+  budgetUsd: { path: 'budgetUsd', rule: { min: 0, unit: 'US dollars' } },
+  waitMs: { path: 'approvals.waitMs', default: 50_000, rule: countRule(0, MAX_TIMER_MS) },
+  progressMs: { path: 'approvals.progressMs', default: 10_000, rule: countRule(1, MAX_TIMER_MS) },
+  checkMs: { path: 'approvals.checkMs', default: 250, rule: countRule(1, MAX_TIMER_MS) },
+  maxBodyBytes: { path: 'http.maxBodyBytes', default: 1024 * 1024, rule: countRule(1, 2 ** 31) },
+  idleMs: { path: 'http.idleMs', default: 30 * 60_000, rule: countRule(1, MAX_TIMER_MS) },
+  maxCallsPerSession: { path: 'http.maxCallsPerSession', default: 64, rule: countRule(1, 1_000_000) },
+  maxSessions: { path: 'http.maxSessions', default: 1_000, rule: countRule(1, 1_000_000) },
+  maxSessionsPerClient: { path: 'http.maxSessionsPerClient', default: 100, rule: countRule(1, 1_000_000) },
+});
+
 /** The options with their defaults, checked. */
-export interface ServeSettings {
+export interface ServeSettings extends NumberSettings<typeof SERVE_NUMBERS> {
   readonly tools: readonly string[];
   readonly names: 'qualified' | 'bare';
   readonly name: string;
@@ -113,30 +133,12 @@ export interface ServeSettings {
   readonly agent: string;
   readonly authenticate: ServeAuthenticateOptions | false | undefined;
   readonly policy: readonly PolicyRule[] | undefined;
-  readonly budgetUsd: number | undefined;
-  readonly waitMs: number;
-  readonly progressMs: number;
-  readonly checkMs: number;
   readonly viaElicitation: boolean;
   readonly server: HttpServerSettings;
   readonly allowedOrigins: readonly string[] | undefined;
-  readonly maxBodyBytes: number;
-  readonly idleMs: number;
-  readonly maxCallsPerSession: number;
-  readonly maxSessions: number;
-  readonly maxSessionsPerClient: number;
 }
 
-export const SERVE_DEFAULTS = Object.freeze({
-  waitMs: 50_000,
-  progressMs: 10_000,
-  checkMs: 250,
-  maxBodyBytes: 1024 * 1024,
-  idleMs: 30 * 60_000,
-  maxCallsPerSession: 64,
-  maxSessions: 1_000,
-  maxSessionsPerClient: 100,
-});
+export const SERVE_DEFAULTS = defaultsOf(SERVE_NUMBERS);
 
 /** Checks `wardrik.mcpServer` options; a bad one throws a ConfigurationError naming it and the fix. */
 export function serverSettings(options: ServeOptions): ServeSettings {
@@ -178,7 +180,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
       throw new ConfigurationError(`mcpServer: http.${key} is a list of strings.`);
     return Object.freeze([...(value as string[])]);
   };
-  numberOption('mcpServer: budgetUsd', options.budgetUsd, 0, { min: 0, unit: 'US dollars' });
+  const numbers = readNumbers('mcpServer: ', options, SERVE_NUMBERS);
   return Object.freeze({
     tools: Object.freeze([...tools]),
     names,
@@ -189,53 +191,10 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     agent: text('agent', options.agent, 'mcp'),
     authenticate,
     policy: options.policy,
-    budgetUsd: options.budgetUsd,
-    waitMs: numberOption(
-      'mcpServer: approvals.waitMs',
-      approvals.waitMs,
-      SERVE_DEFAULTS.waitMs,
-      countRule(0, MAX_TIMER_MS),
-    ),
-    progressMs: numberOption(
-      'mcpServer: approvals.progressMs',
-      approvals.progressMs,
-      SERVE_DEFAULTS.progressMs,
-      countRule(1, MAX_TIMER_MS),
-    ),
-    checkMs: numberOption(
-      'mcpServer: approvals.checkMs',
-      approvals.checkMs,
-      SERVE_DEFAULTS.checkMs,
-      countRule(1, MAX_TIMER_MS),
-    ),
+    ...numbers,
     viaElicitation: via(approvals.via),
     server: httpServerSettings('mcpServer: http', http),
     allowedOrigins: hosts('allowedOrigins', http.allowedOrigins),
-    maxBodyBytes: numberOption(
-      'mcpServer: http.maxBodyBytes',
-      http.maxBodyBytes,
-      SERVE_DEFAULTS.maxBodyBytes,
-      countRule(1, 2 ** 31),
-    ),
-    idleMs: numberOption('mcpServer: http.idleMs', http.idleMs, SERVE_DEFAULTS.idleMs, countRule(1, MAX_TIMER_MS)),
-    maxCallsPerSession: numberOption(
-      'mcpServer: http.maxCallsPerSession',
-      http.maxCallsPerSession,
-      SERVE_DEFAULTS.maxCallsPerSession,
-      countRule(1, 1_000_000),
-    ),
-    maxSessions: numberOption(
-      'mcpServer: http.maxSessions',
-      http.maxSessions,
-      SERVE_DEFAULTS.maxSessions,
-      countRule(1, 1_000_000),
-    ),
-    maxSessionsPerClient: numberOption(
-      'mcpServer: http.maxSessionsPerClient',
-      http.maxSessionsPerClient,
-      SERVE_DEFAULTS.maxSessionsPerClient,
-      countRule(1, 1_000_000),
-    ),
   });
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InboxRecord } from '../store/store.js';
 import type { InboxWebParts } from './inbox-web-parts.js';
-import type { WebhookOptions } from './options.js';
+import type { WebhookSettings } from './options.js';
 import { webhookMessage, type InboxWaitingMessage } from './webhook-message.js';
 import { webhookKey, webhookSignature } from './webhook-signature.js';
 
@@ -52,7 +52,7 @@ export class WebhookNotifier {
   private readonly key: Buffer;
 
   constructor(
-    private readonly webhook: WebhookOptions,
+    private readonly webhook: WebhookSettings,
     private readonly pageUrl: string,
     private readonly parts: InboxWebParts,
     private readonly pollMs: number,
@@ -126,10 +126,7 @@ export class WebhookNotifier {
     key: string,
     release: () => void,
   ): Promise<void> {
-    const retry = {
-      baseDelayMs: this.webhook.retry?.baseDelayMs ?? 1_000,
-      maxDelayMs: this.webhook.retry?.maxDelayMs ?? 300_000,
-    };
+    const retry = this.webhook.retry;
     let outcome = await this.post(item, type, key).finally(release);
     for (let attempt = 1; outcome.kind === 'failed'; attempt++) {
       const backoffMs = retry.baseDelayMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);

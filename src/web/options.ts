@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ConfigurationError } from '../errors.js';
 import { httpServerSettings, type HttpServerOptions, type HttpServerSettings } from '../http/server-options.js';
-import { numberOption, timerRule, type NumberRule } from '../options.js';
+import { numberOptions, readNumbers, timerRule, type NumberPaths, type NumberRule } from '../options.js';
 import { peopleByTokenHash, readPeopleFile, type InboxPersonOptions } from './people.js';
 import { webhookKey } from './webhook-signature.js';
 
@@ -78,14 +78,35 @@ export interface InboxWebSettings {
   readonly publicUrl?: string;
   readonly basePath?: string;
   readonly origins: readonly string[];
-  readonly webhook?: WebhookOptions;
+  readonly webhook?: WebhookSettings;
   readonly pollMs: number;
   readonly sessionMs: number;
   readonly http: HttpServerSettings;
 }
 
+/** A webhook's options checked, with its backoff filled in. */
+export interface WebhookSettings extends WebhookOptions {
+  readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+}
+
 const MIN_SECRET = 16;
 const MILLISECONDS: NumberRule = { min: 1, unit: 'milliseconds' };
+
+/** The page's own number options, each declared once: where in `InboxWebOptions`, default and range. */
+export const WEB_NUMBERS = numberOptions<
+  InboxWebOptions,
+  `http.${NumberPaths<HttpServerOptions>}` | `notify.webhook.${NumberPaths<WebhookOptions>}`
+>()({
+  pollMs: { path: 'pollMs', default: 2_000, rule: MILLISECONDS },
+  sessionMs: { path: 'sessionMs', default: 12 * 3_600_000, rule: MILLISECONDS },
+});
+
+/** A webhook's number options, each declared once. */
+export const WEBHOOK_NUMBERS = numberOptions<WebhookOptions>()({
+  baseDelayMs: { path: 'retry.baseDelayMs', default: 1_000, rule: MILLISECONDS },
+  // Every wait is at most maxDelayMs, so it alone must fit a Node timer.
+  maxDelayMs: { path: 'retry.maxDelayMs', default: 300_000, rule: { ...timerRule({ min: 1 }), unit: 'milliseconds' } },
+});
 
 /** Checks `inboxWeb` options; a bad one throws a ConfigurationError naming it, the cause and the fix. */
 export function inboxWebSettings(
@@ -134,8 +155,9 @@ export function inboxWebSettings(
       `inboxWeb: basePath ${JSON.stringify(options.basePath)} is not a URL path; give one such as "/inbox".`,
     );
   }
-  const webhook = options.notify?.webhook;
-  if (webhook !== undefined) checkWebhook(webhook);
+  const given = options.notify?.webhook;
+  const webhook = given === undefined ? undefined : webhookSettings(given);
+  const numbers = readNumbers('inboxWeb: ', options, WEB_NUMBERS);
   return {
     ...(authenticate === undefined ? {} : { authenticate }),
     ...(token === undefined ? {} : { token }),
@@ -145,8 +167,8 @@ export function inboxWebSettings(
     ...(basePath === undefined || basePath === '' ? {} : { basePath }),
     origins,
     ...(webhook === undefined ? {} : { webhook }),
-    pollMs: numberOption('inboxWeb: pollMs', options.pollMs, 2_000, MILLISECONDS),
-    sessionMs: numberOption('inboxWeb: sessionMs', options.sessionMs, 12 * 3_600_000, MILLISECONDS),
+    pollMs: numbers.pollMs,
+    sessionMs: numbers.sessionMs,
     http: httpServerSettings('inboxWeb: http', options.http),
   };
 }
@@ -181,7 +203,7 @@ export function pageUrl(text: string): string {
   return url.toString();
 }
 
-function checkWebhook(webhook: WebhookOptions): void {
+function webhookSettings(webhook: WebhookOptions): WebhookSettings {
   let url: URL | undefined;
   try {
     url = new URL(webhook.url);
@@ -199,10 +221,8 @@ function checkWebhook(webhook: WebhookOptions): void {
     );
   }
   webhookKey(webhook.secret, 'notify.webhook.secret');
-  numberOption('notify.webhook.retry.baseDelayMs', webhook.retry?.baseDelayMs, 0, MILLISECONDS);
-  // Every wait is at most maxDelayMs, so it alone must fit a Node timer.
-  numberOption('notify.webhook.retry.maxDelayMs', webhook.retry?.maxDelayMs, 0, {
-    ...timerRule({ min: 1 }),
-    unit: 'milliseconds',
-  });
+  // No order between the two: a first wait longer than maxDelayMs is held to it, as the doc says, since
+  // baseDelayMs may be longer than a timer waits (test/options.test.ts takes 3e9).
+  const retry = readNumbers('notify.webhook.', webhook, WEBHOOK_NUMBERS);
+  return { ...webhook, retry };
 }

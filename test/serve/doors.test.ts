@@ -61,7 +61,7 @@ describe('The MCP server under abuse', () => {
   });
 
   it('cuts a connection that pipelines wrong tokens past the free ones: one held answer per connection', async () => {
-    const s = await serving(withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
+    const s = await serving(withHttp({ wrongGuesses: { free: 1, delayMs: 600_000, maxDelayMs: 600_000 } }));
     try {
       const url = new URL(s.url);
       const socket = connect(Number(url.port), url.hostname);
@@ -84,7 +84,7 @@ describe('The MCP server under abuse', () => {
   });
 
   it('holds the answer to a wrong bearer token past the free ones, while a right one sent after it is served at once', async () => {
-    const s = await serving(withHttp({ wrongGuesses: { free: 2, delayMs: 600_000 } }));
+    const s = await serving(withHttp({ wrongGuesses: { free: 2, delayMs: 600_000, maxDelayMs: 600_000 } }));
     try {
       for (let i = 0; i < 2; i++) assert.equal(await send(s.url, { authorization: `Bearer guess-${i}` }), 401);
       let answered = false;
@@ -100,7 +100,9 @@ describe('The MCP server under abuse', () => {
   });
 
   it("slows wrong tokens per client address behind a trusted proxy, so one client's guesses leave another's free ones", async () => {
-    const s = await serving(withHttp({ trustProxy: 'x-real-ip', wrongGuesses: { free: 1, delayMs: 600_000 } }));
+    const s = await serving(
+      withHttp({ trustProxy: 'x-real-ip', wrongGuesses: { free: 1, delayMs: 600_000, maxDelayMs: 600_000 } }),
+    );
     try {
       assert.equal(await send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.7' }), 401);
       void send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.7' }).catch(() => {});

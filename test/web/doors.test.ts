@@ -55,7 +55,10 @@ describe('The inbox under abuse', () => {
     });
 
     it('holds the answer to a wrong token past the free ones, while a right one sent after it is let in at once', async () => {
-      const rig = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
+      const rig = await webRig(
+        stores.url(),
+        withHttp({ wrongGuesses: { free: 1, delayMs: 600_000, maxDelayMs: 600_000 } }),
+      );
       try {
         assert.equal((await bearer(rig.base, 'guess-1')).status, 401);
         let answered = false;
@@ -79,7 +82,10 @@ describe('The inbox under abuse', () => {
     });
 
     it('cuts a connection that pipelines wrong tokens past the free ones: one held answer per connection', async () => {
-      const rig = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
+      const rig = await webRig(
+        stores.url(),
+        withHttp({ wrongGuesses: { free: 1, delayMs: 600_000, maxDelayMs: 600_000 } }),
+      );
       try {
         const url = new URL(rig.base);
         const socket = connect(Number(url.port), url.hostname);
@@ -98,7 +104,10 @@ describe('The inbox under abuse', () => {
     });
 
     it("never slows a signed-in person whose requests also carry a bearer token that is not ours (an SSO proxy's)", async () => {
-      const rig = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
+      const rig = await webRig(
+        stores.url(),
+        withHttp({ wrongGuesses: { free: 1, delayMs: 600_000, maxDelayMs: 600_000 } }),
+      );
       try {
         const signedIn = await signInForm(rig.base, TOKEN);
         const cookie = String((signedIn.headers['set-cookie'] as string[])[0]).split(';')[0]!;
@@ -118,7 +127,7 @@ describe('The inbox under abuse', () => {
     it('counts wrong guesses per client address from the trusted proxy header, and never from a header it was not told to trust', async () => {
       const proxied = await webRig(
         stores.url(),
-        withHttp({ trustProxy: 'x-forwarded-for', wrongGuesses: { free: 1, delayMs: 600_000 } }),
+        withHttp({ trustProxy: 'x-forwarded-for', wrongGuesses: { free: 1, delayMs: 600_000, maxDelayMs: 600_000 } }),
       );
       try {
         assert.equal(
@@ -137,7 +146,10 @@ describe('The inbox under abuse', () => {
         proxied.events.filter((event) => event.type === 'warning'),
         [],
       );
-      const direct = await webRig(stores.url(), withHttp({ wrongGuesses: { free: 1, delayMs: 600_000 } }));
+      const direct = await webRig(
+        stores.url(),
+        withHttp({ wrongGuesses: { free: 1, delayMs: 600_000, maxDelayMs: 600_000 } }),
+      );
       try {
         assert.equal((await bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.3' })).status, 401);
         void bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.4' }).catch(() => {});
