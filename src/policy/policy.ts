@@ -165,7 +165,7 @@ export class Policy {
     if (hook === undefined) return this.conclude(input, decided);
     return Promise.resolve(hook(input)).then((action) => {
       if (action !== undefined) {
-        // Refused, so the call is denied (see CallAdmission.undecided): never taken for an action.
+        // Refused, so the call is denied (see `decide` in runner/decide.ts): never taken for an action.
         if (!isPolicyAction(action))
           throw new ConfigurationError(
             `policy.decide returned ${shown(action)}, which is not an action; return "allow", "ask", "deny" or undefined.`,

@@ -40,6 +40,7 @@ export async function attempt(
     );
   }
   try {
+    // Guard (journal-before-effect): `started` is durable before the tool runs, and only one writer wins it.
     if (!(await deps.journal.writeStarted(p, first, expected))) return await answerOrTakeOver(deps, p, expected);
     if (expected === undefined) deps.outcomes.called(p, p.decision);
     const tried: Tried =
@@ -66,6 +67,7 @@ export async function takeOver(deps: CallDeps, listed: CallRecord): Promise<{ re
   if (!(await deps.leases.acquire(listed.run, listed.call))) return { resumed: 'skipped' };
   try {
     const current = await deps.store.getCall(listed.run, listed.call);
+    // Guard (take-over-while-started): a call answered since it was listed is its node's.
     if (current?.state !== 'started') return { resumed: 'gone' };
     const checking = await checkArguments(entry.tool, current.arguments);
     const p = prepareCall({

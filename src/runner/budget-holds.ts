@@ -49,6 +49,7 @@ export class BudgetHolds {
     } catch (error) {
       throw storeFailure(request, 'hold part of its budget', error);
     }
+    // Guard (within-budget): no call starts without its hold on the budget.
     if (held !== 'held') return refuse(held);
     try {
       return await run();

@@ -47,6 +47,7 @@ export class CallAttempts {
    */
   async run(p: PreparedCall, first: number): Promise<Tried> {
     const tool = p.entry.tool;
+    // Guard (retry-only-repeatable): a tool not safe to repeat gets one attempt.
     const limit = first - 1 + (isRepeatable(tool) ? this.settings.attempts : 1);
     for (let attempt = first; ; attempt++) {
       const ctx = this.contextOf(p, attempt);

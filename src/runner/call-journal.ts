@@ -143,12 +143,10 @@ export function recordedAnswer(record: CallRecord, args: unknown): ToolAnswer {
   // A call a person approved with changed arguments answers the arguments the model sent too.
   const sent = record.answer?.status === 'parked' ? undefined : record.answer?.edited?.original;
   const other = (value: unknown): boolean => argumentsDigest(args) !== argumentsDigest(value);
-  if (
-    args !== undefined &&
-    record.arguments !== null &&
-    other(record.arguments) &&
-    (sent === undefined || other(sent))
-  ) {
+  const changed =
+    args !== undefined && record.arguments !== null && other(record.arguments) && (sent === undefined || other(sent));
+  // Guard (same-arguments-same-call): a call id sent again with other arguments is a conflict.
+  if (changed) {
     return errorAnswer(
       'conflict',
       `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`,

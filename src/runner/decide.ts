@@ -38,6 +38,7 @@ export async function decide(deps: CallDeps, call: AdmittedCall): Promise<Verdic
       request.policy,
     );
   } catch (error) {
+    // Guard (policy-fails-closed): a policy that throws lets nothing run.
     return undecided(deps, call, error);
   }
   const action = decision.action;

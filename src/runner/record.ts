@@ -23,6 +23,7 @@ export async function record(
     // A new call of an agent's turn: its answer, and the labels it brought, are committed with the turn's next write (see JournalBatch).
     const batch = expected === undefined && answer.status !== 'parked' ? journal.batchOf(p.run) : undefined;
     // Labels the run had when the call started need no store write (every MCP answer carries `outside`).
+    // Guard (labels-kept): the labels an answer brings stay with its run.
     if (!includesAll(p.labels, answer.labels)) {
       if (batch !== undefined) outcomes.holdLabels(p, p.labels, answer.labels, batch);
       else await outcomes.addLabels(p, answer.labels);

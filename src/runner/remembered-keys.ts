@@ -54,6 +54,7 @@ export class RememberedKeys {
       if ('remembered' in claim)
         return answered(claim.remembered.digest === digest ? claim.remembered.answer : conflict);
       if (!claim.claimed) {
+        // Guard (remembered-key-arguments): a key reused with other arguments runs nothing.
         if (claim.digest !== digest) return answered(conflict);
         return answered(
           errorAnswer(

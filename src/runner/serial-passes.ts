@@ -11,6 +11,7 @@ export class SerialPasses<T> {
   constructor(private readonly pass: () => Promise<T>) {}
 
   run(): Promise<T> {
+    // Guard (serial-recovery): passes never overlap; one asked for meanwhile starts after.
     if (this.current === undefined) return this.start();
     this.next ??= this.current.then(settled, settled).then(() => {
       this.next = undefined;

@@ -123,6 +123,7 @@ export class ToolRunner {
 
   /** @internal Takes over a call found `started` (see `RecoveryHost.resume`). */
   resume(record: CallRecord): Promise<Resumed> {
+    // Guard (running-here-skipped): recovery never takes a call this node is running.
     if (this.isRunning(record.run, record.call)) return Promise.resolve('skipped');
     const resuming = takeOver(this.deps, record);
     // A duplicate of the call sent meanwhile joins it, as it would join a call sent first.
@@ -175,6 +176,7 @@ export class ToolRunner {
    */
   run(request: CallRequest): Promise<ToolAnswer> {
     const running = this.inFlight.get(request.run, request.call.id);
+    // Guard (once-in-process): a duplicate sent while the call runs here joins it.
     if (running !== undefined) return running;
     const answer = runNewCall(this.deps, request);
     this.track(request.run, request.call.id, answer);

@@ -1,0 +1,76 @@
+/** A guard of a promise the docs make, the code it keeps, and the tests that fail without it. */
+export interface Guard {
+  /** As marked in src: `// Guard (name): why`, on the line above the code it keeps. */
+  readonly name: string;
+  /** The file under src/ that holds the mark. */
+  readonly file: string;
+  /** What the guarded line becomes when the guard is removed; the line is dropped when absent. */
+  readonly instead?: string;
+  /** Test files (under test/) of which at least one fails without the guard. */
+  readonly tests: readonly string[];
+}
+
+/** The table CONTRIBUTING.md shows (under "Guards"): keep the two the same. */
+export const GUARDS: readonly Guard[] = [
+  {
+    name: 'once-in-process',
+    file: 'src/runner/tool-runner.ts',
+    tests: ['test/runner/calls-in-flight.test.ts'],
+  },
+  {
+    name: 'journal-before-effect',
+    file: 'src/runner/attempt.ts',
+    instead: 'if (false) return await answerOrTakeOver(deps, p, expected);',
+    tests: ['test/runner/tool-runner.test.ts'],
+  },
+  {
+    name: 'retry-only-repeatable',
+    file: 'src/runner/call-attempts.ts',
+    instead: 'const limit = first - 1 + this.settings.attempts;',
+    tests: ['test/runner/tool-runner.test.ts'],
+  },
+  {
+    name: 'serial-recovery',
+    file: 'src/runner/serial-passes.ts',
+    instead: 'return this.start();',
+    tests: ['test/runner/serial-passes.test.ts'],
+  },
+  {
+    name: 'running-here-skipped',
+    file: 'src/runner/tool-runner.ts',
+    tests: ['test/runner/recovery-overlap.test.ts'],
+  },
+  {
+    name: 'take-over-while-started',
+    file: 'src/runner/attempt.ts',
+    tests: ['test/runner/recovery.test.ts', 'test/runner/recovery-probe.test.ts'],
+  },
+  {
+    name: 'within-budget',
+    file: 'src/runner/budget-holds.ts',
+    tests: ['test/runner/tool-runner.test.ts', 'test/runner/shared-store.test.ts'],
+  },
+  {
+    name: 'labels-kept',
+    file: 'src/runner/record.ts',
+    instead: 'if (false) {',
+    tests: ['test/runner/tool-runner.test.ts'],
+  },
+  {
+    name: 'same-arguments-same-call',
+    file: 'src/runner/call-journal.ts',
+    instead: 'if (false) {',
+    tests: ['test/runner/tool-runner.test.ts'],
+  },
+  {
+    name: 'remembered-key-arguments',
+    file: 'src/runner/remembered-keys.ts',
+    tests: ['test/runner/tool-runner.test.ts', 'test/runner/shared-store.test.ts'],
+  },
+  {
+    name: 'policy-fails-closed',
+    file: 'src/runner/decide.ts',
+    instead: "decision = { action: 'allow', rule: 'guard removed' };",
+    tests: ['test/policy/fail-closed.test.ts'],
+  },
+];
