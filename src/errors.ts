@@ -201,21 +201,32 @@ export type ConflictReason = keyof ConflictData;
  * An answer or a write that conflicts with the state it would change: `reason` says which conflict,
  * `data` the ids involved. `error.is('already_answered')` narrows `data` to that reason's shape.
  */
-export class ConflictError<R extends ConflictReason = ConflictReason> extends WardrikError {
-  readonly reason: R;
-  readonly data: ConflictData[R];
+export class ConflictError extends WardrikError {
+  readonly reason: ConflictReason;
+  readonly data: ConflictData[ConflictReason];
 
-  constructor(reason: R, data: ConflictData[R], message: string) {
+  constructor(...[reason, data, message]: ConflictArguments) {
     super('conflict', message);
     this.reason = reason;
-    this.data = Object.freeze({ ...data }) as ConflictData[R];
+    this.data = Object.freeze({ ...data });
   }
 
   /** Whether this is the conflict `reason`: `if (error.is('already_answered')) error.data.by`. */
-  is<T extends ConflictReason>(reason: T): this is ConflictError<T> {
-    return (this.reason as ConflictReason) === reason;
+  is<R extends ConflictReason>(reason: R): this is ConflictOf<R> {
+    return this.reason === reason;
   }
 }
+
+/** What `new ConflictError` takes: a reason, its data and the message, the data checked against the reason. */
+export type ConflictArguments = {
+  [R in ConflictReason]: [reason: R, data: ConflictData[R], message: string];
+}[ConflictReason];
+
+/** A `ConflictError` of one reason, as `error.is(reason)` narrows it. */
+export type ConflictOf<R extends ConflictReason> = ConflictError & {
+  readonly reason: R;
+  readonly data: ConflictData[R];
+};
 
 /** Something asked for by id does not exist. */
 export class NotFoundError extends WardrikError {

@@ -27,7 +27,14 @@ export {
   UsageError,
   WardrikError,
 } from './errors.js';
-export type { ConflictData, ConflictReason, FieldIssue, WardrikErrorCode } from './errors.js';
+export type {
+  ConflictArguments,
+  ConflictData,
+  ConflictOf,
+  ConflictReason,
+  FieldIssue,
+  WardrikErrorCode,
+} from './errors.js';
 
 export {
   Cost,
