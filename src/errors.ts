@@ -34,7 +34,10 @@ export class WardrikError extends Error {
   }
 }
 
-/** Wrong set-up, found at start-up (or at registration), never shown to a model. */
+/**
+ * Wrong set-up, found at start-up (or at registration), never shown to a model: bad options or
+ * decorators, or a test's scripted model given a script too short for its turn.
+ */
 export class ConfigurationError extends WardrikError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('configuration', message, options);
