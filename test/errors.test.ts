@@ -1,5 +1,8 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { container } from 'tsyringe';
 import {
@@ -26,6 +29,7 @@ import {
 import { classify, ExitCode } from '../src/cli/errors.js';
 import { JournalBatch } from '../src/runner/journal-batch.js';
 import { scriptedModel } from '../src/testing/index.js';
+import { wardrik } from './cli/helpers.js';
 import { harness, inboxId } from './runner/helpers.js';
 import { harness as mcpHarness, stdio } from './mcp/helpers.js';
 
@@ -382,6 +386,48 @@ describe('Errors users can act on', () => {
   });
 
   describe('the wardrik command', () => {
+    it('tells a person who approves or answers an item of another kind which command answers it, with exit 2', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'wardrik-errors-'));
+      const url = `sqlite:${join(dir, 'wardrik.db')}`;
+      try {
+        const node = await Wardrik.create({
+          store: url,
+          recoverMs: Infinity,
+          tools: { t: [defineTool({ name: 'ask', description: 'd', run: () => park('pick') })] },
+        });
+        const store = node.container.resolve(Tokens.Store);
+        const ids: Record<'question' | 'authorize' | 'tool_change', string> = {
+          question: '',
+          authorize: '',
+          tool_change: '',
+        };
+        for (const kind of Object.keys(ids) as (keyof typeof ids)[]) {
+          const answer = await node.runner.run({ agent: 'a', run: `run-${kind}`, call: { id: 'c1', name: 't__ask' } });
+          ids[kind] = inboxId(answer);
+          const item = (await store.getInboxItem(ids[kind]))!;
+          assert.equal(await store.updateInboxItem({ ...item, kind }, 'pending'), true);
+        }
+        await node.close();
+        const cli = (...args: string[]) => wardrik(['--store', url, ...args]);
+        const cases: [string[], RegExp][] = [
+          [
+            ['approve', ids.question],
+            /a question an MCP server asks, not an approval.*wardrik answer .* --json '\{"action":"accept"/,
+          ],
+          [['approve', ids.authorize], /a sign-in an MCP server needs, not an approval.*Open its URL/],
+          [['answer', ids.authorize, '--json', '1'], /asks a person to sign in, not for a value: open its URL/],
+          [['answer', ids.tool_change, '--json', '1'], /asks for approval, not for a value: wardrik approve/],
+        ];
+        for (const [args, words] of cases) {
+          const result = await cli(...args);
+          assert.equal(result.code, ExitCode.usage, `${args.join(' ')}: ${result.stderr}`);
+          assert.match(result.stderr, words);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('exits 2 for a conflict of the wrong kind and 4 for every other, from the reason alone', () => {
       const reasons: Record<ConflictReason, number> = {
         wrong_kind: ExitCode.usage,
