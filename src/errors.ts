@@ -4,12 +4,14 @@
  * error answer the model can correct from. Every message names the thing, the cause and the fix.
  */
 /**
- * The code of every error Wardrik throws, one per class (an unreadable journal row has two): branch on `error.code` (or `instanceof`), never
- * on the message. What a model is told instead (a bad argument, an unknown tool) is an answer with a
+ * The code of every error Wardrik throws, one per class (an unreadable journal row has two): branch on
+ * `error.code` (or `instanceof`), never on the message. A `ConflictError` says which conflict in its
+ * `reason`. What a model is told instead (a bad argument, an unknown tool) is an answer with a
  * `ToolErrorCode`, never a thrown error.
  */
 export type WardrikErrorCode =
   | 'configuration'
+  | 'usage'
   | 'timeout'
   | 'unavailable'
   | 'invalid_arguments'
@@ -32,10 +34,25 @@ export class WardrikError extends Error {
   }
 }
 
-/** Wrong set-up, found at start-up (or at registration), never shown to a model. */
+/**
+ * Wrong set-up, found at start-up (or at registration), never shown to a model: bad options or
+ * decorators, or a test's scripted model given a script too short for its turn.
+ */
 export class ConfigurationError extends WardrikError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('configuration', message, options);
+  }
+}
+
+/**
+ * A Wardrik function called the wrong way while running: `agent.send('')`, `ctx.cost(-1)`, `park('')`, a
+ * `ToolResult` whose content is not MCP content, a private-data key that is not a symbol or class. The
+ * message names the function, what it takes and what it got; fix the calling code. Thrown inside a tool,
+ * it fails that call (the model reads the message), as any error the tool throws does.
+ */
+export class UsageError extends WardrikError {
+  constructor(message: string) {
+    super('usage', message);
   }
 }
 
@@ -63,11 +80,31 @@ export class ToolTimeoutError extends WardrikError {
  * A transient failure: the service behind a tool is down or unreachable. Throw it from a tool (the MCP
  * layer does) so the runner retries the call when the tool is safe to repeat.
  */
-export class Unavailable extends WardrikError {
+export class UnavailableError extends WardrikError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('unavailable', message, options);
   }
 }
+
+/** @deprecated The old name of `UnavailableError`, kept so that code written for it still compiles. */
+export const Unavailable = UnavailableError;
+/** @deprecated The old name of `UnavailableError`. */
+export type Unavailable = UnavailableError;
+
+/**
+ * An egress check refused a URL: a runtime MCP server is not added, or its connection (or a sign-in)
+ * does not start. Not transient: trying again is refused again.
+ */
+export class EgressRefusedError extends WardrikError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('egress_refused', message, options);
+  }
+}
+
+/** @deprecated The old name of `EgressRefusedError`, kept so that code written for it still compiles. */
+export const EgressRefused = EgressRefusedError;
+/** @deprecated The old name of `EgressRefusedError`. */
+export type EgressRefused = EgressRefusedError;
 
 /** One failing argument: where it is and why it failed. */
 export interface FieldIssue {
@@ -120,12 +157,79 @@ export class StoreError extends WardrikError {
   }
 }
 
-/** An answer that conflicts with the state it would change: already answered, stale, wrong kind. */
+/**
+ * Every kind of conflict, by its `reason`, with the ids involved (`error.data`). In each, nothing was done
+ * (nothing ran, nothing was recorded) unless it says otherwise.
+ */
+export interface ConflictData {
+  /** The inbox item was answered before this answer came (earlier, or by someone else a moment ago). */
+  readonly already_answered: {
+    readonly item: string;
+    /** `approved`, `denied` or `answered`. */
+    readonly status: string;
+    readonly by?: string;
+    readonly answeredAt?: number;
+  };
+  /** The item waited longer than `policy.approvalTtlMs`: it was denied as this answer came, and the agent told. */
+  readonly expired: { readonly item: string; readonly ttlMs: number };
+  /** The item is answered another way: approving a tool's own park or a call in doubt, answering an approval. */
+  readonly wrong_kind: { readonly item: string; readonly kind: string };
+  /** The approval was for other arguments (`digest`) than the call has (`expected`): look at the item again. */
+  readonly stale_digest: { readonly item: string; readonly digest: string; readonly expected: string };
+  /** Changed arguments cannot be checked here: this node does not offer `tool` and the item kept no schema. */
+  readonly not_offered: { readonly item: string; readonly tool: string };
+  /** The item does not hold what its kind needs (a question, a changed tool definition): deny it instead. */
+  readonly missing_detail: { readonly item: string; readonly kind: string };
+  /** Another node holds the new run's lease: send again. */
+  readonly busy: { readonly run: string };
+  /** A turn with this run id exists already: send again. */
+  readonly run_exists: { readonly run: string };
+  /**
+   * Another node wrote the run's journal first (its `step`, its `call`, or the turn): it drives the run
+   * now, and this node stopped. `run` is absent only for a write of no one run.
+   */
+  readonly taken_over: { readonly run?: string; readonly call?: string; readonly step?: number };
+  /** The turn stopped on this node before these journal writes were committed; recovery takes its calls up. */
+  readonly stopped: { readonly run: string };
+  /** `server` is one of MCP hub `hub`'s configured servers: it cannot be replaced or removed at runtime. */
+  readonly configured_server: { readonly hub: string; readonly server: string };
+  /** `owner` (a toolset, or another hub's server) already has the name `server`. */
+  readonly name_taken: { readonly hub: string; readonly server: string; readonly owner: string };
+}
+
+/** Which conflict a `ConflictError` is: branch on it (the `code` stays `conflict` for every one). */
+export type ConflictReason = keyof ConflictData;
+
+/**
+ * An answer or a write that conflicts with the state it would change: `reason` says which conflict,
+ * `data` the ids involved. `error.is('already_answered')` narrows `data` to that reason's shape.
+ */
 export class ConflictError extends WardrikError {
-  constructor(message: string) {
+  readonly reason: ConflictReason;
+  readonly data: ConflictData[ConflictReason];
+
+  constructor(...[reason, data, message]: ConflictArguments) {
     super('conflict', message);
+    this.reason = reason;
+    this.data = Object.freeze({ ...data });
+  }
+
+  /** Whether this is the conflict `reason`: `if (error.is('already_answered')) error.data.by`. */
+  is<R extends ConflictReason>(reason: R): this is ConflictOf<R> {
+    return this.reason === reason;
   }
 }
+
+/** What `new ConflictError` takes: a reason, its data and the message, the data checked against the reason. */
+export type ConflictArguments = {
+  [R in ConflictReason]: [reason: R, data: ConflictData[R], message: string];
+}[ConflictReason];
+
+/** A `ConflictError` of one reason, as `error.is(reason)` narrows it. */
+export type ConflictOf<R extends ConflictReason> = ConflictError & {
+  readonly reason: R;
+  readonly data: ConflictData[R];
+};
 
 /** Something asked for by id does not exist. */
 export class NotFoundError extends WardrikError {

@@ -14,15 +14,27 @@ export {
   ClosedError,
   ConfigurationError,
   ConflictError,
+  EgressRefused,
+  EgressRefusedError,
   InvalidAnswerError,
   InvalidArgumentsError,
+  JournalDataError,
   NotFoundError,
   StoreError,
   ToolTimeoutError,
   Unavailable,
+  UnavailableError,
+  UsageError,
   WardrikError,
 } from './errors.js';
-export type { FieldIssue, WardrikErrorCode } from './errors.js';
+export type {
+  ConflictArguments,
+  ConflictData,
+  ConflictOf,
+  ConflictReason,
+  FieldIssue,
+  WardrikErrorCode,
+} from './errors.js';
 
 export {
   Cost,
@@ -93,7 +105,7 @@ export type {
   McpTransportOptions,
   StdioTransportOptions,
 } from './mcp/options.js';
-export { EgressRefused, nonPublicReason, publicOnly } from './mcp/egress.js';
+export { nonPublicReason, publicOnly } from './mcp/egress.js';
 export type { EgressCheck, EgressVerdict, HostResolver, PublicOnlyOptions, ResolvedAddress } from './mcp/egress.js';
 export { EnvCredentialProvider } from './mcp/credentials.js';
 export type { CredentialContext, CredentialProvider } from './mcp/credentials.js';

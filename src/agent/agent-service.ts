@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Clock } from '../clock.js';
 import { newRunId } from '../run-ids.js';
-import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
+import { ClosedError, ConfigurationError, ConflictError, NotFoundError, UsageError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
@@ -161,7 +161,9 @@ export class AgentService {
   async send(id: string, text: string, options: SendOptions): Promise<TurnResult> {
     const rt = this.runtime(id);
     if (typeof text !== 'string' || text === '')
-      throw new TypeError(`agent.send(text) needs the user's text as a non-empty string.`);
+      throw new UsageError(
+        `agent.send(text) of agent "${id}" needs the user's text as a non-empty string; got ${text === '' ? 'an empty string' : typeof text}. Pass what the user wrote, such as agent.send('Where is my order?').`,
+      );
     await this.tracing.ready();
     const { messages: history, earlier } = await this.history.before(rt, Infinity);
     const run = newRunId();
@@ -192,10 +194,11 @@ export class AgentService {
       ...(labels.length === 0 ? [] : [{ labels: { run, labels } }]),
       { turn: record, expectedVersion: undefined },
     ]);
-    if (written === undefined) throw new ConflictError(`Run "${run}" is leased by another node; send again.`);
+    if (written === undefined)
+      throw new ConflictError('busy', { run }, `Run "${run}" is leased by another node; send again.`);
     if (written[written.length - 1] !== true) {
       this.leases.release(run);
-      throw new ConflictError(`Turn "${run}" already exists; send again.`);
+      throw new ConflictError('run_exists', { run }, `Turn "${run}" already exists; send again.`);
     }
     // A run made just now has no labels but those: its calls need not read them.
     this.leases.labelsKnown(run, labels);

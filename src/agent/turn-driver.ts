@@ -188,6 +188,8 @@ export class TurnDriver {
     d.journal.abandon(
       () =>
         new ConflictError(
+          'stopped',
+          { run: d.run },
           `Turn "${d.run}" stopped on this node before these journal writes were committed; recovery takes its calls up.`,
         ),
     );

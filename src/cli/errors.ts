@@ -6,6 +6,8 @@ import {
   InvalidArgumentsError,
   NotFoundError,
   StoreError,
+  UsageError,
+  type ConflictReason,
 } from '../errors.js';
 
 /**
@@ -21,7 +23,7 @@ export const ExitCode = Object.freeze({
   usage: 2,
   /** The inbox item, run, module or MCP server named does not exist. */
   notFound: 3,
-  /** The item was answered already, or the digest is not the call's: nothing was done. */
+  /** The item was answered already, expired, or the digest is not the call's: nothing was done. */
   conflict: 4,
   /** The store could not be opened or used: a missing SQLite file, PostgreSQL down, a disk error. */
   store: 5,
@@ -46,7 +48,10 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
   if (error instanceof CliError) return { exitCode: error.exitCode, code: CODES[error.exitCode] };
   if (error instanceof CommanderError) return { exitCode: ExitCode.usage, code: 'usage' };
   if (error instanceof NotFoundError) return { exitCode: ExitCode.notFound, code: 'not_found' };
-  if (error instanceof ConflictError) return { exitCode: ExitCode.conflict, code: 'conflict' };
+  if (error instanceof ConflictError) {
+    const exitCode = CONFLICT_EXITS[error.reason];
+    return { exitCode, code: CODES[exitCode] };
+  }
   if (error instanceof StoreError) return { exitCode: ExitCode.store, code: 'store' };
   // Changed arguments that fail the tool's checks (`approve --arguments`): the message lists every field.
   if (error instanceof InvalidArgumentsError) return { exitCode: ExitCode.usage, code: 'invalid_arguments' };
@@ -55,8 +60,29 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
   // A bad store URL, a bad server option: fixed on the command line. (A TypeError here is a bug, reported
   // as unexpected with its stack.)
   if (error instanceof ConfigurationError) return { exitCode: ExitCode.usage, code: 'usage' };
+  // A Wardrik function called the wrong way: the command passed on something the person typed.
+  if (error instanceof UsageError) return { exitCode: ExitCode.usage, code: 'usage' };
   return { exitCode: ExitCode.unexpected, code: 'unexpected' };
 }
+
+/**
+ * The exit code of each conflict. An item answered another way (approving a park, answering an approval)
+ * is a wrong command, fixed on the command line; the others say the item or run moved on: nothing was done.
+ */
+const CONFLICT_EXITS: Readonly<Record<ConflictReason, ExitCodeValue>> = {
+  wrong_kind: ExitCode.usage,
+  already_answered: ExitCode.conflict,
+  expired: ExitCode.conflict,
+  stale_digest: ExitCode.conflict,
+  not_offered: ExitCode.conflict,
+  missing_detail: ExitCode.conflict,
+  busy: ExitCode.conflict,
+  run_exists: ExitCode.conflict,
+  taken_over: ExitCode.conflict,
+  stopped: ExitCode.conflict,
+  configured_server: ExitCode.conflict,
+  name_taken: ExitCode.conflict,
+};
 
 const CODES: Readonly<Record<ExitCodeValue, string>> = {
   0: 'ok',

@@ -1,10 +1,11 @@
 import type { Wardrik } from '../di/wardrik.js';
+import { ConflictError, InvalidAnswerError, NotFoundError, type ConflictData } from '../errors.js';
 import { questionOf } from '../inbox/question.js';
 import type { InboxRecord } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { answerText } from '../tools/result.js';
 import type { CommandContext } from './context.js';
-import { CliError, ExitCode } from './errors.js';
+import { classify, CliError, ExitCode } from './errors.js';
 import { age, compact, indent, list, shellQuote, time } from './format.js';
 
 const KIND_WORDS: Readonly<Record<InboxRecord['kind'], string>> = {
@@ -117,29 +118,20 @@ export async function approve(ctx: CommandContext, id: string, options: ApproveF
   if (options.allowIf !== undefined && options.scope !== 'run')
     throw new CliError(ExitCode.usage, '--allow-if applies to approvals for the rest of the run: add --scope run.');
   const edited = options.arguments === undefined ? undefined : parseJson('--arguments', options.arguments);
+  const allowIf = (options.allowIf ?? '')
+    .split(',')
+    .map((field) => field.trim())
+    .filter((field) => field !== '');
   await ctx.withWardrik(async (wardrik) => {
-    const item = await pendingItem(ctx, wardrik, id, 'approve');
-    if (item.kind !== 'approval' && item.kind !== 'tool_change') {
-      throw new CliError(
-        ExitCode.usage,
-        `Inbox item "${id}" is ${item.kind === 'park' ? "a tool's own park" : 'a call left in doubt by a crash'}, not an approval, so it cannot be approved. ` +
-          (item.kind === 'park'
-            ? `Answer it: wardrik answer ${id} --json VALUE`
-            : `Say whether it happened: wardrik answer ${id} --json '{"happened":false}' (or true with a result)`) +
-          `, or refuse it: wardrik deny ${id} --reason "…".`,
-      );
-    }
-    const allowIf = (options.allowIf ?? '')
-      .split(',')
-      .map((field) => field.trim())
-      .filter((field) => field !== '');
-    const answer = await wardrik.inbox.approve(id, {
-      ...(options.by === undefined ? {} : { by: options.by }),
-      ...(options.digest === undefined ? {} : { digest: options.digest }),
-      ...(edited === undefined ? {} : { arguments: edited }),
-      ...(options.scope === 'run' ? { scope: 'run' as const, allowIf } : {}),
-    });
-    report(ctx, item, 'approved', options.by, answer);
+    const answer = await answering(ctx, wardrik, id, 'approve', () =>
+      wardrik.inbox.approve(id, {
+        ...(options.by === undefined ? {} : { by: options.by }),
+        ...(options.digest === undefined ? {} : { digest: options.digest }),
+        ...(edited === undefined ? {} : { arguments: edited }),
+        ...(options.scope === 'run' ? { scope: 'run' as const, allowIf } : {}),
+      }),
+    );
+    report(ctx, await answered(wardrik, id), 'approved', options.by, answer);
   });
 }
 
@@ -152,12 +144,10 @@ export async function deny(
   if (options.reason.trim() === '')
     throw new CliError(ExitCode.usage, '--reason must say why: the model reads it to decide what to do next.');
   await ctx.withWardrik(async (wardrik) => {
-    const item = await pendingItem(ctx, wardrik, id, 'deny');
-    const answer = await wardrik.inbox.deny(id, {
-      reason: options.reason,
-      ...(options.by === undefined ? {} : { by: options.by }),
-    });
-    report(ctx, item, 'denied', options.by, answer);
+    const answer = await answering(ctx, wardrik, id, 'deny', () =>
+      wardrik.inbox.deny(id, { reason: options.reason, ...(options.by === undefined ? {} : { by: options.by }) }),
+    );
+    report(ctx, await answered(wardrik, id), 'denied', options.by, answer);
   });
 }
 
@@ -169,20 +159,10 @@ export async function answer(
 ): Promise<void> {
   const value = parseJson('--json', options.value);
   await ctx.withWardrik(async (wardrik) => {
-    const item = await pendingItem(ctx, wardrik, id, 'answer');
-    if (item.kind === 'approval') {
-      throw new CliError(
-        ExitCode.usage,
-        `Inbox item "${id}" asks for approval, not for a value: wardrik approve ${id}, or wardrik deny ${id} --reason "…".`,
-      );
-    }
-    if (item.kind === 'in_doubt' && typeof (value as { happened?: unknown } | null)?.happened !== 'boolean') {
-      throw new CliError(
-        ExitCode.usage,
-        `Inbox item "${id}" is a call a crash left in doubt; say whether it happened: --json '{"happened":true,"result":…}' records the result without running it, --json '{"happened":false}' runs it now, once.`,
-      );
-    }
-    const result = await wardrik.inbox.answer(id, value, options.by === undefined ? {} : { by: options.by });
+    const result = await answering(ctx, wardrik, id, 'answer', () =>
+      wardrik.inbox.answer(id, value, options.by === undefined ? {} : { by: options.by }),
+    );
+    const item = await answered(wardrik, id);
     report(
       ctx,
       item,
@@ -193,23 +173,69 @@ export async function answer(
   });
 }
 
-/** The item if it is there and pending; a not-found or conflict error in the command's words if not. */
-async function pendingItem(ctx: CommandContext, wardrik: Wardrik, id: string, verb: string): Promise<InboxRecord> {
-  const item = await wardrik.inbox.get(id);
-  if (item === undefined) {
-    throw new CliError(
-      ExitCode.notFound,
-      `No inbox item "${id}" to ${verb} in store ${ctx.storeName}. \`wardrik inbox\` lists the pending ones with their ids; check the id, or pass the --store your app uses.`,
-    );
+/**
+ * Gives the inbox a person's answer. The inbox decides whether the item takes it; its refusal is put in
+ * the command's words here, and `classify` picks the exit code from the error (a conflict's `reason`).
+ */
+async function answering(
+  ctx: CommandContext,
+  wardrik: Wardrik,
+  id: string,
+  verb: 'approve' | 'deny' | 'answer',
+  give: () => Promise<ToolAnswer>,
+): Promise<ToolAnswer> {
+  try {
+    return await give();
+  } catch (error) {
+    const words = await commandWords(ctx, wardrik, error, id, verb);
+    throw words === undefined ? error : new CliError(classify(error).exitCode, words, { cause: error });
   }
-  if (item.status !== 'pending') {
-    const when = item.answeredAt === undefined ? '' : ` at ${time(item.answeredAt)}`;
-    throw new CliError(
-      ExitCode.conflict,
-      `Inbox item "${id}" was already ${item.status}${item.by === undefined ? '' : ` by ${item.by}`}${when}; nothing was done. Each item is answered once.`,
-    );
-  }
-  return item;
+}
+
+/** What the command says instead of the inbox's message (which names inbox methods), if anything. */
+async function commandWords(
+  ctx: CommandContext,
+  wardrik: Wardrik,
+  error: unknown,
+  id: string,
+  verb: 'approve' | 'deny' | 'answer',
+): Promise<string | undefined> {
+  if (error instanceof NotFoundError)
+    return `No inbox item "${id}" to ${verb} in store ${ctx.storeName}. \`wardrik inbox\` lists the pending ones with their ids; check the id, or pass the --store your app uses.`;
+  if (error instanceof InvalidAnswerError && verb === 'answer' && (await wardrik.inbox.get(id))?.kind === 'in_doubt')
+    return `Inbox item "${id}" is a call a crash left in doubt; say whether it happened: --json '{"happened":true,"result":…}' records the result without running it, --json '{"happened":false}' runs it now, once.`;
+  if (!(error instanceof ConflictError)) return undefined;
+  if (error.is('already_answered')) return answeredWords(error.data);
+  if (error.is('wrong_kind'))
+    return verb === 'approve' ? notAnApproval(id, error.data.kind) : notForAValue(id, error.data.kind);
+  return undefined;
+}
+
+function answeredWords({ item, status, by, answeredAt }: ConflictData['already_answered']): string {
+  const when = answeredAt === undefined ? '' : ` at ${time(answeredAt)}`;
+  return `Inbox item "${item}" was already ${status}${by === undefined ? '' : ` by ${by}`}${when}; nothing was done. Each item is answered once.`;
+}
+
+function notAnApproval(id: string, kind: string): string {
+  const deny = `, or refuse it: wardrik deny ${id} --reason "…".`;
+  const head = (what: string): string => `Inbox item "${id}" is ${what}, not an approval, so it cannot be approved. `;
+  if (kind === 'park') return `${head("a tool's own park")}Answer it: wardrik answer ${id} --json VALUE${deny}`;
+  if (kind === 'question')
+    return `${head('a question an MCP server asks')}Answer it: wardrik answer ${id} --json '{"action":"accept","content":{…}}' (or decline, cancel)${deny}`;
+  if (kind === 'authorize')
+    return `${head('a sign-in an MCP server needs')}Open its URL (\`wardrik inbox\` shows it): the sign-in completes it${deny}`;
+  return `${head('a call left in doubt by a crash')}Say whether it happened: wardrik answer ${id} --json '{"happened":false}' (or true with a result)${deny}`;
+}
+
+function notForAValue(id: string, kind: string): string {
+  return kind === 'authorize'
+    ? `Inbox item "${id}" asks a person to sign in, not for a value: open its URL (\`wardrik inbox\` shows it), or wardrik deny ${id} --reason "…".`
+    : `Inbox item "${id}" asks for approval, not for a value: wardrik approve ${id}, or wardrik deny ${id} --reason "…".`;
+}
+
+/** The item just answered, for the report (answered items are kept, so it is there). */
+async function answered(wardrik: Wardrik, id: string): Promise<InboxRecord> {
+  return (await wardrik.inbox.get(id))!;
 }
 
 function report(

@@ -1,5 +1,11 @@
 import type { Clock } from '../clock.js';
-import { ConflictError, InvalidAnswerError, InvalidArgumentsError, NotFoundError } from '../errors.js';
+import {
+  ConflictError,
+  InvalidAnswerError,
+  InvalidArgumentsError,
+  NotFoundError,
+  type ConflictData,
+} from '../errors.js';
 import { acceptedPin, toolChangeOf } from '../mcp/pin-records.js';
 import type { Policy } from '../policy/policy.js';
 import { argumentsDigest } from '../runner/digest.js';
@@ -76,11 +82,15 @@ export class Inbox {
     const item = await this.unexpired(await this.pending(id, 'approve'));
     if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new ConflictError(
+        'wrong_kind',
+        { item: id, kind: item.kind },
         `Inbox item "${id}" is ${KIND_NAMES[item.kind]}, not an approval; answer it with inbox.answer(id, value)${item.kind === 'question' || item.kind === 'authorize' ? '' : ' or deny it'}.`,
       );
     }
     if (options.digest !== undefined && options.digest !== item.digest) {
       throw new ConflictError(
+        'stale_digest',
+        { item: id, digest: options.digest, expected: item.digest },
         `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${item.digest.slice(0, 12)}…); nothing ran. Look at the item again and approve what it asks now.`,
       );
     }
@@ -120,6 +130,8 @@ export class Inbox {
       checked = checkAgainstSchema(item.inputSchema as JsonSchema, options.arguments);
     else
       throw new ConflictError(
+        'not_offered',
+        { item: item.id, tool: item.tool },
         `Inbox item "${item.id}": ${item.tool} is not offered here and the item kept no schema, so changed arguments cannot be checked; nothing ran. Approve it on a node that offers the tool.`,
       );
     if (!checked.ok) throw new InvalidArgumentsError(item.tool, checked.issues);
@@ -161,13 +173,19 @@ export class Inbox {
     if (item.kind === 'question') {
       const question = questionOf(item.detail);
       if (question === undefined)
-        throw new ConflictError(`Inbox item "${id}" holds no question to answer; deny it instead.`);
+        throw new ConflictError(
+          'missing_detail',
+          { item: id, kind: item.kind },
+          `Inbox item "${id}" holds no question to answer; deny it instead.`,
+        );
       const response = questionResponse(id, question, value);
       await this.mark(item, 'answered', options.by, { response });
       return okAnswer(response);
     }
     if (item.kind === 'approval' || item.kind === 'tool_change' || item.kind === 'authorize') {
       throw new ConflictError(
+        'wrong_kind',
+        { item: id, kind: item.kind },
         item.kind === 'authorize'
           ? `Inbox item "${id}" asks a person to sign in: open its URL; the sign-in completes it (or deny it).`
           : `Inbox item "${id}" asks for approval; use inbox.approve(id) or inbox.deny(id, { reason }).`,
@@ -199,7 +217,11 @@ export class Inbox {
   private acceptToolChange(item: InboxItem, by: string | undefined): Promise<ToolAnswer> {
     const change = toolChangeOf(item.detail);
     if (change === undefined)
-      throw new ConflictError(`Inbox item "${item.id}" holds no changed tool definition to accept; deny it instead.`);
+      throw new ConflictError(
+        'missing_detail',
+        { item: item.id, kind: item.kind },
+        `Inbox item "${item.id}" holds no changed tool definition to accept; deny it instead.`,
+      );
     const pin = acceptedPin(change, this.clock.now());
     return this.letRun(item, by, () => this.store.putMcpServer(pin));
   }
@@ -226,7 +248,11 @@ export class Inbox {
       throw new NotFoundError(`No inbox item "${id}" to ${verb}; inbox.list() shows the pending ones.`);
     if (item.status !== 'pending') {
       const by = item.by === undefined ? '' : ` by ${item.by}`;
-      throw new ConflictError(`Inbox item "${id}" was already ${item.status}${by}; nothing ran.`);
+      throw new ConflictError(
+        'already_answered',
+        answeredData(item),
+        `Inbox item "${id}" was already ${item.status}${by}; nothing ran.`,
+      );
     }
     return item;
   }
@@ -306,6 +332,8 @@ export class Inbox {
     if (!this.expires(item)) return item;
     await this.expire(item);
     throw new ConflictError(
+      'expired',
+      { item: item.id, ttlMs: this.policy?.approvalTtlMs ?? 0 },
       `Inbox item "${item.id}" waited longer than policy.approvalTtlMs (${this.policy?.approvalTtlMs} ms), so it expired and was denied; nothing ran. The agent was told; ask it again if the call is still wanted.`,
     );
   }
@@ -335,6 +363,8 @@ export class Inbox {
     if (!(await this.store.updateInboxItem(next, 'pending'))) {
       const now = await this.store.getInboxItem(item.id);
       throw new ConflictError(
+        'already_answered',
+        now === undefined ? { item: item.id, status: 'answered' } : answeredData(now),
         `Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`,
       );
     }
@@ -380,4 +410,14 @@ function scopeOf(id: string, options: ApproveOptions, approved: unknown): readon
     );
   }
   return Object.freeze([...allowIf]);
+}
+
+/** The data of an `already_answered` conflict: who answered the item, how and when. */
+function answeredData(item: InboxRecord): ConflictData['already_answered'] {
+  return {
+    item: item.id,
+    status: item.status,
+    ...(item.by === undefined ? {} : { by: item.by }),
+    ...(item.answeredAt === undefined ? {} : { answeredAt: item.answeredAt }),
+  };
 }

@@ -1,11 +1,10 @@
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MAY_HAVE_HAPPENED, Unavailable } from '../errors.js';
+import { EgressRefusedError, MAY_HAVE_HAPPENED, UnavailableError } from '../errors.js';
 import { OUTSIDE } from '../policy/policy.js';
 import { LabelledFailure, ToolResult } from '../tools/result.js';
 import type { Annotations, JsonSchema } from '../tools/tool.js';
-import { EgressRefused } from './egress.js';
 
 /** What decides a tool's annotations besides the server's own hints. */
 export interface AnnotationRules {
@@ -213,23 +212,23 @@ export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof MalformedResult) return false;
   if (error instanceof McpError) return (error.code as ErrorCode) === ErrorCode.ConnectionClosed;
   if (error instanceof StreamableHTTPError) return error.code === undefined || error.code === 404 || error.code >= 500;
-  return !(error instanceof EgressRefused);
+  return !(error instanceof EgressRefusedError);
 }
 
 /**
  * What a failed call throws. The server refusing the request itself (bad parameters, unknown method) is
  * the call's error; an egress refusal too. Everything else — a dropped connection, a time-out, a server
- * error, the process dying, an HTTP failure — is `Unavailable`, which the runner retries only for
+ * error, the process dying, an HTTP failure — is `UnavailableError`, which the runner retries only for
  * repeatable tools: a call that may have reached the server is never sent again here. For a tool that is
  * not `repeatable`, a failure after which the call may have run tells the model not to call it again.
  */
 export function callFailure(error: unknown, where: string, detail: string | undefined, repeatable = true): Error {
   const inDoubt = (what: string): string =>
     repeatable ? `${what}, so it may or may not have run. Try again later.` : `${what}, ${MAY_HAVE_HAPPENED}`;
-  if (error instanceof EgressRefused) return error;
+  if (error instanceof EgressRefusedError) return error;
   if (error instanceof UnauthorizedError) {
     // The server refused the request before running it: it needs a (new, or wider) sign-in.
-    return new Unavailable(
+    return new UnavailableError(
       `${where} asks for a sign-in (a token with more access, or a new one); the call did not run. A person signs in through the inbox (an authorize item); try again after.`,
       { cause: error },
     );
@@ -248,14 +247,14 @@ export function callFailure(error: unknown, where: string, detail: string | unde
       case ErrorCode.ParseError:
         return new Error(`${where} refused the call: ${error.message}`, { cause: error });
       case ErrorCode.ConnectionClosed:
-        return new Unavailable(
+        return new UnavailableError(
           inDoubt(`${where}: the connection closed during the call${detail === undefined ? '' : ` (${detail})`}`),
           { cause: error },
         );
       case ErrorCode.RequestTimeout:
-        return new Unavailable(inDoubt(`${where} did not answer in time`), { cause: error });
+        return new UnavailableError(inDoubt(`${where} did not answer in time`), { cause: error });
       default:
-        return new Unavailable(`${where} failed with a server error: ${error.message}. Try again later.`, {
+        return new UnavailableError(`${where} failed with a server error: ${error.message}. Try again later.`, {
           cause: error,
         });
     }
@@ -272,7 +271,7 @@ export function callFailure(error: unknown, where: string, detail: string | unde
     return new Error(`${where} refused the request (HTTP ${error.code}): ${error.message}`, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new Unavailable(
+  return new UnavailableError(
     repeatable
       ? `${where} could not be reached: ${message}. Try again later.`
       : inDoubt(`${where}: the request failed (${message})`),

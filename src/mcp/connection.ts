@@ -13,13 +13,13 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TIMER_MS } from '../clock.js';
-import { Unavailable } from '../errors.js';
+import { EgressRefusedError, UnavailableError } from '../errors.js';
 import { backoffDelay } from '../runner/transient.js';
 import { CALL_RESULT, callFailure, isConnectionFailure } from './adapt.js';
 import { CallLinks, type CallInFlight, type QuestionLink } from './call-links.js';
 import { ChildTransport } from './child-transport.js';
 import type { CredentialProvider } from './credentials.js';
-import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
+import type { EgressCheck, ResolvedAddress } from './egress.js';
 import { MessageTooLarge } from './message-limit.js';
 import type { McpServerOptions } from './options.js';
 import { TOOLS_PAGE } from './tool-listing.js';
@@ -68,7 +68,7 @@ const NO_SDK_TIMEOUT = MAX_TIMER_MS;
  * first (a stdio server's process is ended and reaped).
  *
  * A call goes out once on the current connection. While a connection attempt is under way a call waits
- * for it; while the server is down it fails at once with `Unavailable` (nothing was sent).
+ * for it; while the server is down it fails at once with `UnavailableError` (nothing was sent).
  */
 export class ServerConnection {
   private state: ConnectionState = 'connecting';
@@ -121,7 +121,7 @@ export class ServerConnection {
   }
 
   /**
-   * Calls a tool once and reads its result with `read`. Rejects with `Unavailable` for transient
+   * Calls a tool once and reads its result with `read`. Rejects with `UnavailableError` for transient
    * failures, a plain Error for the server's refusal. `during` is the Wardrik call it is, which the
    * server's questions meanwhile may belong to. Not an async function: on every MCP call's path, its
    * frame would cost more than the rest of this method.
@@ -139,7 +139,7 @@ export class ServerConnection {
     const generation = this.generation;
     if (client === undefined || this.state !== 'connected') {
       return Promise.reject(
-        new Unavailable(
+        new UnavailableError(
           `${this.where} is not connected${this.lastError === undefined ? '' : ` (${this.lastError})`}; the call was not sent. Wardrik is reconnecting; try again later.`,
         ),
       );
@@ -244,7 +244,7 @@ export class ServerConnection {
     const client = this.newClient(links);
     if ('stdio' in options.transport) {
       if (runtime && check !== undefined) {
-        throw new EgressRefused(`${this.where} runs a command, which a hub with an egress check refuses for servers added at runtime; use an http transport.`);
+        throw new EgressRefusedError(`${this.where} runs a command, which a hub with an egress check refuses for servers added at runtime; use an http transport.`);
       }
       const stdio = options.transport.stdio;
       const env: Record<string, string> = { ...getDefaultEnvironment(), ...stdio.env };
@@ -261,9 +261,9 @@ export class ServerConnection {
       try {
         verdict = await egress(url);
       } catch (error) {
-        throw new EgressRefused(`${url.origin} is refused: the egress check threw (${(error as Error).message}).`, { cause: error });
+        throw new EgressRefusedError(`${url.origin} is refused: the egress check threw (${(error as Error).message}).`, { cause: error });
       }
-      if (!verdict.ok) throw new EgressRefused(verdict.reason);
+      if (!verdict.ok) throw new EgressRefusedError(verdict.reason);
       first = { url, addresses: verdict.addresses };
     }
     // Its own sockets, closed with the connection (and pinned to the checked address under a check).

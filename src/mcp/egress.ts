@@ -1,13 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import { WardrikError } from '../errors.js';
-
-/** An egress check refused a URL: the server is not added, or the connection does not start. Not transient. */
-export class EgressRefused extends WardrikError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('egress_refused', message, options);
-  }
-}
+import { EgressRefusedError } from '../errors.js';
 
 /** An address a host name resolved to, as `dns.lookup` gives it. */
 export interface ResolvedAddress {
@@ -222,7 +215,7 @@ export async function admitRuntime(
 ): Promise<void> {
   if (check === undefined) return;
   if (url === undefined) {
-    throw new EgressRefused(
+    throw new EgressRefusedError(
       `MCP server "${name}" runs a command; hub "${hub}" has an egress check, so servers added at runtime must use { http: { url } }.`,
     );
   }
@@ -230,10 +223,10 @@ export async function admitRuntime(
   try {
     verdict = await check(new URL(url));
   } catch (error) {
-    throw new EgressRefused(
+    throw new EgressRefusedError(
       `MCP server "${name}": the egress check threw (${(error as Error).message}), so it is refused.`,
       { cause: error },
     );
   }
-  if (!verdict.ok) throw new EgressRefused(`MCP server "${name}" is not added: ${verdict.reason}`);
+  if (!verdict.ok) throw new EgressRefusedError(`MCP server "${name}" is not added: ${verdict.reason}`);
 }

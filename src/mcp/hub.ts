@@ -173,13 +173,19 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       const existing = this.entries.get(name);
       if (existing !== undefined && !existing.runtime) {
         throw new ConflictError(
+          'configured_server',
+          { hub: this.name, server: name },
           `"${name}" is a configured server of MCP hub "${this.name}"; it cannot be replaced at runtime. Add it under another name.`,
         );
       }
       if (existing === undefined) {
         const other = this.services.claims.claim(name, this.owner);
         if (other !== undefined)
-          throw new ConflictError(`Cannot add MCP server "${name}": ${other} has that name. Choose another.`);
+          throw new ConflictError(
+            'name_taken',
+            { hub: this.name, server: name, owner: other },
+            `Cannot add MCP server "${name}": ${other} has that name. Choose another.`,
+          );
       }
       try {
         await admitRuntime(this.settings.check, this.name, name, httpUrlOf(definition));
@@ -208,6 +214,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         );
       if (!entry.runtime)
         throw new ConflictError(
+          'configured_server',
+          { hub: this.name, server: name },
           `"${name}" is a configured server of MCP hub "${this.name}"; only servers added at runtime can be removed.`,
         );
       await this.services.store?.deleteMcpServer(this.name, name);

@@ -4,7 +4,8 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { EgressRefused, type EgressCheck, type ResolvedAddress } from './egress.js';
+import { EgressRefusedError } from '../errors.js';
+import type { EgressCheck, ResolvedAddress } from './egress.js';
 import { cappedBody, type MessageTooLarge } from './message-limit.js';
 
 /** The fetch the SDK's Streamable HTTP transport takes. */
@@ -54,9 +55,11 @@ export function pinnedFetch(
         try {
           verdict = await check(url);
         } catch (error) {
-          throw new EgressRefused(`${url.origin} is refused: the egress check threw (${(error as Error).message}).`);
+          throw new EgressRefusedError(
+            `${url.origin} is refused: the egress check threw (${(error as Error).message}).`,
+          );
         }
-        if (!verdict.ok) throw new EgressRefused(verdict.reason);
+        if (!verdict.ok) throw new EgressRefusedError(verdict.reason);
         return verdict.addresses?.[0];
       })();
       pins.set(url.origin, pin);
@@ -68,7 +71,7 @@ export function pinnedFetch(
   const fetch: FetchLike = async (input, init = {}) => {
     const url = new URL(typeof input === 'string' ? input : input.href);
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new EgressRefused(`${url.protocol} URLs are not allowed for MCP servers.`);
+      throw new EgressRefusedError(`${url.protocol} URLs are not allowed for MCP servers.`);
     const pinned = check === undefined ? undefined : await pinFor(url);
     return request(url, init, pinned, url.protocol === 'https:' ? agents.https : agents.http, cap);
   };

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Clock } from '../clock.js';
-import { NotFoundError } from '../errors.js';
+import { EgressRefusedError, NotFoundError } from '../errors.js';
 import type { InboxRecord, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CredentialProvider } from './credentials.js';
-import { EgressRefused, type EgressCheck } from './egress.js';
+import type { EgressCheck } from './egress.js';
 import { SignInProvider } from './oauth-provider.js';
 import { OAuthVault } from './oauth-vault.js';
 import type { McpOAuthOptions } from './options.js';
@@ -158,7 +158,9 @@ export class SignIns {
     if (server.runtime && this.check !== undefined) {
       const verdict = await this.check(url);
       if (!verdict.ok)
-        throw new EgressRefused(`The authorization URL of MCP server "${server.name}" is refused: ${verdict.reason}`);
+        throw new EgressRefusedError(
+          `The authorization URL of MCP server "${server.name}" is refused: ${verdict.reason}`,
+        );
     }
     const { hub, store, clock, events } = this.settings;
     const id = randomUUID();

@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 import { checkAmount, type CallReporter, type LogLevel, type Measure, type ToolContext } from '../tools/context.js';
 
 /**
@@ -87,8 +88,8 @@ export class CallContext implements ToolContext {
   get log(): (level: LogLevel, data: unknown) => void {
     return (level, data) => {
       if (!LOG_LEVELS.has(level))
-        throw new TypeError(
-          `log(level, data) takes one of ${[...LOG_LEVELS].join(', ')}; got ${JSON.stringify(level)}.`,
+        throw new UsageError(
+          `log(level, data) takes one of ${[...LOG_LEVELS].join(', ')}; got ${JSON.stringify(level)}. Nothing was logged; pass one of those levels.`,
         );
       if (!this.aborted) this.reporter?.log(level, data);
     };

@@ -227,6 +227,14 @@ export class JournalBatch {
     if (lost < 0) return undefined;
     const write = held[lost]!.write;
     const conflict = new ConflictError(
+      'taken_over',
+      'step' in write
+        ? { run: write.step.run, step: write.step.index }
+        : 'call' in write
+          ? { run: write.call.run, call: write.call.call }
+          : 'turn' in write
+            ? { run: write.turn.run }
+            : {},
       'step' in write
         ? `Run "${write.step.run}" already has step ${write.step.index} in its journal: another node is driving its turn. This node stopped; the other one goes on.`
         : 'call' in write

@@ -5,7 +5,7 @@ import { WardrikError } from '../errors.js';
 const DROPPED = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
 
 /**
- * Whether a failure is transient, so that a repeatable call may be tried again: `Unavailable`, a
+ * Whether a failure is transient, so that a repeatable call may be tried again: `UnavailableError`, a
  * time-out, or a dropped connection anywhere in the error's cause chain. A tool's own error is not.
  */
 export function isTransient(error: unknown): boolean {

@@ -9,6 +9,7 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { ConfigurationError } from '../errors.js';
 
 /** Every text a scripted model produces starts with this, so nobody mistakes it for a real model. */
 export const SCRIPTED_PREFIX = '[scripted] ';
@@ -138,7 +139,7 @@ export class ScriptedModel implements LanguageModelV3 {
     if (typeof this.script === 'function') return this.script(call());
     const step = this.script[index];
     if (step === undefined) {
-      throw new Error(
+      throw new ConfigurationError(
         `${SCRIPTED_PREFIX}The scripted model "${this.modelId}" has ${this.script.length} steps and was asked for step ${index + 1}; add steps to its script.`,
       );
     }
@@ -149,8 +150,8 @@ export class ScriptedModel implements LanguageModelV3 {
 /** A scripted model: `scriptedModel([{ toolCalls: [{ name: 'orders__find_order', arguments }] }, { text: 'Done.' }])`. */
 export function scriptedModel(script: Script, options?: ScriptedModelOptions): ScriptedModel {
   if (typeof script !== 'function' && !Array.isArray(script)) {
-    throw new TypeError(
-      'scriptedModel(script) takes an array of steps ({ text?, toolCalls? }) or a function (call) => step.',
+    throw new ConfigurationError(
+      `scriptedModel(script) takes an array of steps ({ text?, toolCalls? }) or a function (call) => step; got ${script === null ? 'null' : typeof script}.`,
     );
   }
   return new ScriptedModel(script, options);

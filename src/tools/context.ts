@@ -1,3 +1,5 @@
+import { UsageError } from '../errors.js';
+
 /**
  * What a tool receives beside its arguments. Wardrik fills every field; none comes from the model.
  */
@@ -50,6 +52,8 @@ export interface Measure {
 /** Checks an amount passed to `cost` or `measure`: a tool's bug should fail its call, not corrupt a budget. */
 export function checkAmount(what: string, amount: number): void {
   if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
-    throw new TypeError(`${what} takes a finite number of at least 0; got ${String(amount)}.`);
+    throw new UsageError(
+      `${what} takes a finite number of at least 0; got ${String(amount)}. Nothing was added; fix the tool to pass one.`,
+    );
   }
 }

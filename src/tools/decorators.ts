@@ -1,4 +1,5 @@
 import { injectable } from 'tsyringe';
+import { ConfigurationError } from '../errors.js';
 import type { Annotations } from './tool.js';
 import { mergeToolMethod, setDescription, setToolsetName, type ToolDecoratorOptions } from './metadata.js';
 
@@ -81,8 +82,8 @@ export function Describe(text: string): PropertyDecorator {
 
 function methodName(key: string | symbol, decorator: string): string {
   if (typeof key === 'symbol') {
-    throw new TypeError(
-      `${decorator} cannot be used on the symbol-named member ${String(key)}: give it a string name.`,
+    throw new ConfigurationError(
+      `${decorator} cannot be used on the symbol-named member ${String(key)}: tools and argument fields are named by their member's name (saved runs refer to it), which a symbol cannot be. Give the member a string name.`,
     );
   }
   return key;

@@ -1,6 +1,7 @@
 /**
  * What a tool returns and what a call answers.
  */
+import { UsageError } from '../errors.js';
 
 /**
  * An MCP content part a tool can answer with: text, an image or audio (base64 `data`), or an embedded
@@ -39,7 +40,9 @@ export class ToolResult<T = unknown> {
 
 function checkContent(parts: readonly ContentPart[]): readonly ContentPart[] {
   if (!Array.isArray(parts as unknown))
-    throw new TypeError('ToolResult content is a list of MCP content parts, such as [{ type: "text", text: "…" }].');
+    throw new UsageError(
+      `new ToolResult(output, { content }) takes content as a list of MCP content parts, such as [{ type: "text", text: "…" }]; got ${typeof parts}.`,
+    );
   parts.forEach((part: ContentPart, i) => {
     const ok =
       part?.type === 'text'
@@ -51,7 +54,7 @@ function checkContent(parts: readonly ContentPart[]): readonly ContentPart[] {
             (typeof (part.resource as { text?: unknown }).text === 'string' ||
               typeof (part.resource as { blob?: unknown }).blob === 'string');
     if (!ok) {
-      throw new TypeError(
+      throw new UsageError(
         `ToolResult content[${i}] is not an MCP content part: give { type: 'text', text }, { type: 'image' | 'audio', data (base64), mimeType } or { type: 'resource', resource: { uri, text | blob } }.`,
       );
     }
@@ -88,7 +91,7 @@ export class ParkRequest {
 /** Makes the call wait for a person: `return park('Needs a manager for refunds over $500')`. */
 export function park(reason: string): ParkRequest {
   if (typeof reason !== 'string' || reason.trim() === '') {
-    throw new TypeError(
+    throw new UsageError(
       'park(reason) needs a reason a person can read, such as park("Refunds over $500 need a manager").',
     );
   }

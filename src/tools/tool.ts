@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, UsageError } from '../errors.js';
 import { CALL_TIMEOUT_RULE, describeRule, meetsRule } from '../options.js';
 import { deepFreeze } from './freeze.js';
 import { NoArguments } from './no-arguments.js';
@@ -193,8 +193,8 @@ const privateData = new WeakMap<ToolDefinition, ReadonlyMap<PrivateKey, unknown>
 
 function checkKey(key: PrivateKey): void {
   if (typeof key !== 'symbol' && typeof key !== 'function') {
-    throw new TypeError(
-      'Private data is keyed by your own symbol or class, such as Symbol("my-package"), so packages never clash.',
+    throw new UsageError(
+      `Private data is keyed by your own symbol or class, such as Symbol("my-package"), so packages never clash; got ${typeof key === 'string' ? `the string ${JSON.stringify(key)}` : typeof key}.`,
     );
   }
 }
