@@ -71,10 +71,19 @@ export class ToolRunner {
   ) {
     const o = runnerSettings(options);
     this.random = options.random ?? Math.random;
-    const settings = { timeoutMs: o.timeoutMs, attempts: o.attempts, baseDelayMs: o.baseDelayMs, maxDelayMs: o.maxDelayMs, random: this.random };
+    const settings = {
+      timeoutMs: o.timeoutMs,
+      attempts: o.attempts,
+      baseDelayMs: o.baseDelayMs,
+      maxDelayMs: o.maxDelayMs,
+      random: this.random,
+    };
     const node = options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const leases = new RunLeases(store, clock, timers, node, o.leaseMs, LEASE_IDLE_MS, (run) =>
-      events.emit({ type: 'warning', message: `Lost the lease on run "${run}": another node may take its calls over.` }),
+      events.emit({
+        type: 'warning',
+        message: `Lost the lease on run "${run}": another node may take its calls over.`,
+      }),
     );
     const outcomes = new CallOutcomes(store, events, leases);
     const journal = new CallJournal(store, outcomes, clock);
@@ -93,7 +102,16 @@ export class ToolRunner {
       budgets: this.budgets,
       grants: this.grants,
       remembered: new RememberedKeys(store, clock, timers, o.rememberMs),
-      attempts: new CallAttempts(store, clock, timers, events, journal, new Deadlines(clock, timers), settings, (p, inboxId, reason) => outcomes.waiting(p, inboxId, reason)),
+      attempts: new CallAttempts(
+        store,
+        clock,
+        timers,
+        events,
+        journal,
+        new Deadlines(clock, timers),
+        settings,
+        (p, inboxId, reason) => outcomes.waiting(p, inboxId, reason),
+      ),
       parked: new ParkedCalls(store, journal, outcomes, clock),
     };
     this.recoveries = new SerialPasses(() => recoveryPass(this, store, events, clock));
@@ -117,7 +135,12 @@ export class ToolRunner {
    * runs, it answers with the next, started once that one ends.
    */
   recover(): Promise<RecoveryReport> {
-    if (this.store.readOnly === true) return Promise.reject(new StoreError('Recovery writes to the journal, and this store was opened read-only (for inspection); nothing was recovered. Open it without readonly on a node that runs calls.'));
+    if (this.store.readOnly === true)
+      return Promise.reject(
+        new StoreError(
+          'Recovery writes to the journal, and this store was opened read-only (for inspection); nothing was recovered. Open it without readonly on a node that runs calls.',
+        ),
+      );
     return this.recoveries.run();
   }
 
@@ -127,7 +150,11 @@ export class ToolRunner {
     if (this.isRunning(record.run, record.call)) return Promise.resolve('skipped');
     const resuming = takeOver(this.deps, record);
     // A duplicate of the call sent meanwhile joins it, as it would join a call sent first.
-    this.track(record.run, record.call, resuming.then(({ answer }) => answer ?? this.deps.journal.answerOfWinner(record.run, record.call)));
+    this.track(
+      record.run,
+      record.call,
+      resuming.then(({ answer }) => answer ?? this.deps.journal.answerOfWinner(record.run, record.call)),
+    );
     return resuming.then(({ resumed }) => resumed);
   }
 
@@ -198,7 +225,12 @@ export class ToolRunner {
    */
   runApproved(item: InboxRecord, mark: () => Promise<void>): Promise<ToolAnswer> {
     const answer = runApprovedCall(this.deps, item, mark);
-    if (!this.inFlight.has(item.run, item.call)) this.track(item.run, item.call, answer.catch(() => this.deps.journal.answerOfWinner(item.run, item.call)));
+    if (!this.inFlight.has(item.run, item.call))
+      this.track(
+        item.run,
+        item.call,
+        answer.catch(() => this.deps.journal.answerOfWinner(item.run, item.call)),
+      );
     return answer;
   }
 
