@@ -10,7 +10,7 @@
 // call); the target is SQLite ≤ the limit, held to the median of several passes, each against the
 // floors of that pass.
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -68,6 +68,57 @@ function rawCommits(): [Database.Database, () => void] {
   ];
 }
 
+/**
+ * The pages and commits in a SQLite file's write-ahead log, read as SQLite wrote it: each frame is a page,
+ * and a frame that carries the database size ends a commit. Frames of an earlier generation of the log
+ * (other salts) are left out, so the count holds until a checkpoint restarts the log.
+ */
+function walPages(path: string): { pages: number; commits: number } {
+  const wal = `${path}-wal`;
+  const fd = openSync(wal, 'r');
+  try {
+    const header = Buffer.alloc(32);
+    readSync(fd, header, 0, 32, 0);
+    const [pageSize, salt1, salt2] = [header.readUInt32BE(8), header.readUInt32BE(16), header.readUInt32BE(20)];
+    const size = statSync(wal).size;
+    const frame = Buffer.alloc(24);
+    let pages = 0;
+    let commits = 0;
+    for (let at = 32; at + 24 + pageSize <= size; at += 24 + pageSize) {
+      readSync(fd, frame, 0, 24, at);
+      if (frame.readUInt32BE(8) !== salt1 || frame.readUInt32BE(12) !== salt2) break;
+      pages++;
+      if (frame.readUInt32BE(4) !== 0) commits++;
+    }
+    return { pages, commits };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * What a turn writes to the log, counted on a new file: a commit's cost follows the pages it appends. Ten
+ * turns after a first one, under SQLite's own checkpoint mark (1 000 pages) and before the store's
+ * checkpoint thread starts (500 commits), so no checkpoint restarts the log meanwhile.
+ */
+async function pagesPerTurn(): Promise<void> {
+  const path = join(dir, 'pages.db');
+  const [wardrik, turn] = await service(`sqlite:${path}`);
+  try {
+    await turn();
+    const before = walPages(path);
+    for (let i = 0; i < 10; i++) await turn();
+    const after = walPages(path);
+    const pages = (after.pages - before.pages) / 10;
+    const commits = (after.commits - before.commits) / 10;
+    console.log(
+      `\nSQLite log per ${CALLS}-call turn: ${pages.toFixed(1)} pages in ${commits.toFixed(1)} commits (${(pages / commits).toFixed(2)} pages a commit)`,
+    );
+  } finally {
+    await wardrik.close();
+  }
+}
+
 interface Pass {
   readonly memory: number;
   readonly sqlite: number;
@@ -75,6 +126,7 @@ interface Pass {
   readonly raw: number;
 }
 
+await pagesPerTurn();
 const [memory, memoryTurn] = await service('memory:');
 const [sqlite, sqliteTurn] = await service(`sqlite:${join(dir, 'service.db')}`);
 const [raw, rawTurn] = rawCommits();
