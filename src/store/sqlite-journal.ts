@@ -1,6 +1,32 @@
 import type Database from 'better-sqlite3';
 import type { BatchOutcome } from './group-commit.js';
+import type { SqliteStatements } from './sqlite-statements.js';
 import type { JournalWrite } from './store.js';
+
+/**
+ * Keeps wardrik_started_runs (migration 10) right after a batch's writes, in the batch's transaction:
+ * each run's count of calls in `started` changes by the batch's net change, and a run left with none
+ * loses its row. A turn's commit answers one call and starts the next, a net change of nothing, so it
+ * writes no count at all: only a turn's first and last commits do (the page calls_waiting cost every
+ * commit before).
+ */
+function countStarted(sql: SqliteStatements, writes: readonly JournalWrite[], results: readonly boolean[]): void {
+  let changes: Map<string, number> | undefined;
+  for (let i = 0; i < writes.length; i++) {
+    const write = writes[i]!;
+    if (!('call' in write) || !results[i]) continue;
+    const change = (write.call.state === 'started' ? 1 : 0) - (write.expected === 'started' ? 1 : 0);
+    if (change === 0) continue;
+    changes ??= new Map();
+    changes.set(write.call.run, (changes.get(write.call.run) ?? 0) + change);
+  }
+  if (changes === undefined) return;
+  for (const [run, change] of changes) {
+    if (change === 0) continue;
+    sql.countStarted.run(run, change);
+    if (change < 0) sql.dropStarted.run(run);
+  }
+}
 
 /** A batch that threw in the shared transaction: the transaction is rolled back and made again with savepoints. */
 class BatchFailed extends Error {
@@ -19,14 +45,20 @@ class BatchFailed extends Error {
  */
 export function sqliteJournalCommit(
   db: Database.Database,
+  sql: SqliteStatements,
   write: (write: JournalWrite) => boolean,
   failure: (error: unknown) => Error,
 ): (batches: readonly (readonly JournalWrite[])[]) => BatchOutcome<boolean>[] {
-  const one = db.transaction((writes: readonly JournalWrite[]) => writes.map(write));
+  const writeAll = (writes: readonly JournalWrite[]): boolean[] => {
+    const results = writes.map(write);
+    countStarted(sql, writes, results);
+    return results;
+  };
+  const one = db.transaction(writeAll);
   const together = db.transaction((batches: readonly (readonly JournalWrite[])[]) =>
     batches.map((writes): BatchOutcome<boolean> => {
       try {
-        return { results: writes.map(write) };
+        return { results: writeAll(writes) };
       } catch (error) {
         throw new BatchFailed(error);
       }

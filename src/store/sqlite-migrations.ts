@@ -95,6 +95,18 @@ export const MIGRATIONS: readonly string[] = [
      SELECT (r.no << 32) + s.idx, s.data, s.created_at FROM wardrik_steps s JOIN wardrik_step_runs r ON r.run = s.run;
    DROP TABLE wardrik_steps;
    ALTER TABLE wardrik_steps_numbered RENAME TO wardrik_steps;`,
+  // 10: a journal commit writes one page less. Each of a turn's commits answers one call and starts the
+  // next, so calls_waiting lost one entry and gained another, a page a commit. Runs with calls in
+  // `started` are now counted per run, and a commit writes the count only when the run's number of started
+  // calls changes (a turn's first and last commit), never when one call follows another (sqlite-journal.ts).
+  // Started calls are found through their runs; parked ones, which change seldom, keep an index. And a
+  // turn's first commit writes one index less: a turn by agent is found through the finished turns by
+  // agent, or the unfinished ones by status (sqlite-statements.ts), so wardrik_turns_by_agent goes.
+  `DROP INDEX wardrik_turns_by_agent;
+   CREATE TABLE wardrik_started_runs (run TEXT PRIMARY KEY, calls INTEGER NOT NULL) WITHOUT ROWID;
+   INSERT INTO wardrik_started_runs (run, calls) SELECT run, count(*) FROM calls WHERE state = 'started' GROUP BY run;
+   DROP INDEX calls_waiting;
+   CREATE INDEX calls_parked ON calls (updated_at) WHERE state = 'parked';`,
 ];
 
 export function currentVersion(db: Database.Database): number {

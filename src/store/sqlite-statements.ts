@@ -4,6 +4,10 @@ import type Database from 'better-sqlite3';
 
 const columns =
   'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd';
+const qualified = columns
+  .split(', ')
+  .map((column) => `c.${column}`)
+  .join(', ');
 const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
 
 /** Every statement the SQLite store runs, by name. */
@@ -15,10 +19,17 @@ const STATEMENTS = {
   updateCall: `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
        state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_micro_usd = ?
      WHERE run = ? AND call = ? AND state = ? AND (state <> 'started' OR ? <> 'started' OR attempt < ?)`,
-  // Oldest first; rowid breaks ties in the order the calls were first written. Calls that wait come
-  // through the partial index calls_waiting (the query repeats its WHERE, as SQLite needs to use it);
-  // calls in a final state are read by a scan, which no call's path does (contract tests, inspection).
-  listWaitingCalls: `SELECT ${columns} FROM calls WHERE state = ? AND state IN ('started', 'parked') ORDER BY updated_at, rowid LIMIT ?`,
+  // Oldest first; rowid breaks ties in the order the calls were first written. Calls that wait (the state
+  // is 'started' or 'parked') come through the runs counted in wardrik_started_runs or the partial index
+  // calls_parked (migration 10); calls in a final state are read by a scan, which no call's path does
+  // (contract tests, inspection).
+  listWaitingCalls: `WITH wanted (state) AS (SELECT ?)
+     SELECT ${columns} FROM (
+       SELECT ${qualified}, c.rowid AS seq FROM wardrik_started_runs s CROSS JOIN calls c ON c.run = s.run
+         WHERE c.state = 'started' AND (SELECT state FROM wanted) = 'started'
+       UNION ALL
+       SELECT ${columns}, rowid AS seq FROM calls WHERE state = 'parked' AND (SELECT state FROM wanted) = 'parked')
+     ORDER BY updated_at, seq LIMIT ?`,
   listCalls: `SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`,
   // A run's calls in the order first written (an update keeps the rowid).
   listRunCalls: `SELECT ${columns} FROM calls WHERE run = ? ORDER BY rowid LIMIT ?`,
@@ -79,20 +90,43 @@ const STATEMENTS = {
      ON CONFLICT (run) DO UPDATE SET node = excluded.node, until = excluded.until
      WHERE wardrik_leases.node = excluded.node OR wardrik_leases.until < ?`,
   releaseRun: 'DELETE FROM wardrik_leases WHERE run = ? AND node = ?',
+  // A run's count of started calls (migration 10), changed by a commit's net change; none is kept at 0.
+  countStarted: `INSERT INTO wardrik_started_runs (run, calls) VALUES (?, ?)
+     ON CONFLICT (run) DO UPDATE SET calls = calls + excluded.calls`,
+  dropStarted: 'DELETE FROM wardrik_started_runs WHERE run = ? AND calls <= 0',
   getTurn: `SELECT ${turnColumns} FROM wardrik_turns WHERE run = ?`,
   insertTurn: `INSERT INTO wardrik_turns (${turnColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run) DO NOTHING`,
   // SQLite rewrites an index whenever the SET names one of its columns, even to the value it holds: a
   // turn's agent and created_at never change in Wardrik, so the usual update leaves them out (and the
-  // index by agent untouched, a page less a turn); a record that does change them takes updateTurnWhole.
+  // indexes on them untouched unless the status moves the turn); a record that does change them takes
+  // updateTurnWhole.
   updateTurn:
     'UPDATE wardrik_turns SET status = ?, version = ?, data = ?, updated_at = ? WHERE run = ? AND version = ? AND agent = ? AND created_at = ?',
   updateTurnWhole:
     'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
   // Oldest first; rowid breaks ties in the order the turns were first written.
   listTurns: `SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT ?`,
-  listTurnsByAgent: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? ORDER BY created_at, rowid LIMIT ?`,
+  // An agent's turns (no index of turns by agent is kept, migration 10): its finished ones through the
+  // partial index of finished turns by agent, the others through the index by status, then in order.
+  listTurnsByAgent: `WITH wanted (agent) AS (SELECT ?)
+     SELECT ${turnColumns} FROM (
+       SELECT ${turnColumns}, rowid AS seq FROM wardrik_turns
+         WHERE agent = (SELECT agent FROM wanted) AND status IN ('done', 'failed', 'budget_spent')
+       UNION ALL
+       SELECT ${turnColumns}, rowid AS seq FROM wardrik_turns
+         WHERE status IN ('running', 'parked') AND agent = (SELECT agent FROM wanted))
+     ORDER BY created_at, seq LIMIT ?`,
   listTurnsByStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE status = ? ORDER BY created_at, rowid LIMIT ?`,
-  listTurnsByAgentStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE agent = ? AND status = ? ORDER BY created_at, rowid LIMIT ?`,
+  listTurnsByAgentStatus: `WITH wanted (agent, status) AS (SELECT ?, ?)
+     SELECT ${turnColumns} FROM (
+       SELECT ${turnColumns}, rowid AS seq FROM wardrik_turns
+         WHERE agent = (SELECT agent FROM wanted) AND status IN ('done', 'failed', 'budget_spent')
+           AND status = (SELECT status FROM wanted)
+       UNION ALL
+       SELECT ${turnColumns}, rowid AS seq FROM wardrik_turns
+         WHERE status = (SELECT status FROM wanted) AND status IN ('running', 'parked')
+           AND agent = (SELECT agent FROM wanted))
+     ORDER BY created_at, seq LIMIT ?`,
   // A step is the row (no << 32) + idx of its run's number (migration 9); nothing is inserted while the
   // run has no number yet, which numberRun then gives it.
   appendStep: `INSERT INTO wardrik_steps (id, data, created_at) SELECT (no << 32) + ?, ?, ? FROM wardrik_step_runs WHERE run = ?

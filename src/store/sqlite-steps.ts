@@ -16,6 +16,8 @@ export function appendStepRow(sql: SqliteStatements, step: StepRecord): boolean 
     throw new RangeError(`step index ${index} of run "${run}" is not an integer from 0 to ${MAX_STEP_INDEX}`);
   }
   const data = encodeJson(step.data);
+  // A run's first step is almost always its step 0: numbered first, it is one insert, not a failed one and another.
+  if (index === 0) sql.numberRun.run(run);
   if (sql.appendStep.run(index, data, step.createdAt, run).changes === 1) return true;
   // Nothing inserted: the run's first step (it has no number yet), or the index was taken.
   if (sql.numberRun.run(run).changes === 0) return false;

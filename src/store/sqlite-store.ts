@@ -20,7 +20,7 @@ import {
   type TurnRow,
   turnValues,
 } from './sql-rows.js';
-import { GroupCommit } from './group-commit.js';
+import { type BatchOutcome, GroupCommit } from './group-commit.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteJournalCommit } from './sqlite-journal.js';
 import { checkVersion, currentVersion, migrate } from './sqlite-migrations.js';
@@ -106,6 +106,8 @@ export class SqliteStore implements Store {
   private readonly groups: GroupCommit<JournalWrite, boolean>;
   private readonly pruneTx: (options: PruneOptions) => PruneReport;
   private readonly checkpoints: SqliteCheckpoints;
+  /** Commits batches of journal writes at once, in one transaction. */
+  private readonly commitNow: (batches: readonly (readonly JournalWrite[])[]) => BatchOutcome<boolean>[];
   private readonly clock: Clock;
 
   constructor(options: SqliteStoreOptions) {
@@ -140,6 +142,7 @@ export class SqliteStore implements Store {
       this.claims = sqliteClaims(this.db, sql);
       const commit = sqliteJournalCommit(
         this.db,
+        sql,
         (write) =>
           'call' in write
             ? this.writeCallRow(write.call, write.expected)
@@ -148,6 +151,7 @@ export class SqliteStore implements Store {
               : this.otherRow(write),
         (error) => storeError(this.path, 'write to the journal', error),
       );
+      this.commitNow = commit;
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
       this.groups = new GroupCommit((batches) =>
         this.run('write to the journal', () => {
@@ -177,9 +181,10 @@ export class SqliteStore implements Store {
   readonly sync: SyncJournal = {
     writeCall: (record, expected) =>
       this.run('write a call', () => {
-        const written = this.writeCallRow(record, expected);
+        // Through the journal's commit, which keeps the count of the run's started calls with it.
+        const written = this.commitNow([[{ call: record, expected }]])[0]!;
         this.checkpoints.committed();
-        return written;
+        return 'results' in written && written.results[0]!;
       }),
     getLabels: (run) =>
       this.run('read labels', () => (this.sql.getLabels.all(run) as { label: string }[]).map((row) => row.label)),

@@ -29,8 +29,14 @@ storeContract(
   { durable: true, synchronous: true, clock: time.contract },
 );
 
-/** Undoes migration 9 on a new file: what a version-8 Wardrik left (steps keyed by run and index, WITHOUT ROWID). */
-const TO_VERSION_8 = `DROP TABLE wardrik_steps; DROP TABLE wardrik_step_runs;
+/** Undoes migration 10 on a new file: what a version-9 Wardrik left (calls_waiting over started and parked calls, turns by agent). */
+const TO_VERSION_9 = `DROP TABLE wardrik_started_runs; DROP INDEX calls_parked;
+  CREATE INDEX calls_waiting ON calls (state, updated_at) WHERE state IN ('started', 'parked');
+  CREATE INDEX wardrik_turns_by_agent ON wardrik_turns (agent, created_at);
+  DELETE FROM wardrik_migrations WHERE version >= 10;`;
+
+/** Undoes migrations 10 and 9 on a new file: what a version-8 Wardrik left (steps keyed by run and index, WITHOUT ROWID). */
+const TO_VERSION_8 = `${TO_VERSION_9} DROP TABLE wardrik_steps; DROP TABLE wardrik_step_runs;
   CREATE TABLE wardrik_steps (run TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT, created_at REAL NOT NULL, PRIMARY KEY (run, idx)) WITHOUT ROWID;
   DELETE FROM wardrik_migrations WHERE version >= 9;`;
 
@@ -75,6 +81,7 @@ describe('SqliteStore', () => {
           { version: 7 },
           { version: 8 },
           { version: 9 },
+          { version: 10 },
         ]);
       } finally {
         db.close();
@@ -138,6 +145,7 @@ describe('SqliteStore', () => {
           { version: 7 },
           { version: 8 },
           { version: 9 },
+          { version: 10 },
         ]);
       } finally {
         db.close();
@@ -152,7 +160,7 @@ describe('SqliteStore', () => {
       old.close();
       assert.throws(
         () => new SqliteStore({ path: older, readonly: true }),
-        /version 3, older than this Wardrik needs \(9\).*Fix: open it once without the readonly option/,
+        /version 3, older than this Wardrik needs \(10\).*Fix: open it once without the readonly option/,
       );
     });
 
@@ -301,11 +309,15 @@ describe('SqliteStore', () => {
             `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND sql IS NOT NULL`,
           )
           .all() as { name: string; sql: string }[];
+        // Migration 10 then leaves only the parked calls in an index, and counts the started ones by run.
         assert.deepEqual(
           indexes.map((index) => index.name),
-          ['calls_waiting'],
+          ['calls_parked'],
         );
-        assert.match(indexes[0]!.sql, /WHERE state IN \('started', 'parked'\)/);
+        assert.match(indexes[0]!.sql, /WHERE state = 'parked'/);
+        assert.deepEqual(check.prepare('SELECT run, calls FROM wardrik_started_runs').all(), [
+          { run: 'busy', calls: 1 },
+        ]);
       } finally {
         check.close();
       }
@@ -401,6 +413,7 @@ describe('SqliteStore', () => {
           { version: 7 },
           { version: 8 },
           { version: 9 },
+          { version: 10 },
         ]);
       } finally {
         check.close();
@@ -450,6 +463,68 @@ describe('SqliteStore', () => {
         db.close();
       }
     }
+
+    it('counts a run’s started calls, writing the count only in commits that change it', async () => {
+      const path = join(dir, 'started-pages.db');
+      const store = new SqliteStore({ path });
+      try {
+        const run = newRunId();
+        const call = (i: number, state: 'started' | 'succeeded' | 'parked') => ({
+          run,
+          call: `call_${i}`,
+          agent: 'a',
+          tool: 't/x',
+          arguments: {},
+          idempotencyKey: `${run}:call_${i}`,
+          state,
+          attempt: 1,
+          updatedAt: i,
+          ...(state === 'succeeded' ? { answer: { status: 'ok' as const, output: i, labels: [] } } : {}),
+        });
+        const started = async () => (await store.listCalls({ state: 'started' })).map((record) => record.call);
+        // A turn's first commit starts its first call: the run is counted.
+        let trees = await treesWritten(path, () =>
+          store.writeJournal([{ call: call(0, 'started'), expected: undefined }]),
+        );
+        assert.equal(trees['wardrik_started_runs'], 1, JSON.stringify(trees));
+        assert.deepEqual(await started(), ['call_0']);
+        // Each next commit answers one call and starts another: the count is the same, and not written.
+        for (let i = 1; i < 4; i++) {
+          trees = await treesWritten(path, () =>
+            store.writeJournal([
+              { call: call(i - 1, 'succeeded'), expected: 'started' },
+              { call: call(i, 'started'), expected: undefined },
+            ]),
+          );
+          assert.equal(trees['wardrik_started_runs'], undefined, JSON.stringify(trees));
+          assert.deepEqual(await started(), [`call_${i}`]);
+        }
+        // A refused write changes nothing; a call that parks leaves the started calls, and comes back.
+        assert.deepEqual(await store.writeJournal([{ call: call(2, 'started'), expected: 'started' }]), [false]);
+        assert.equal(await store.writeCall(call(3, 'parked'), 'started'), true);
+        assert.deepEqual(await started(), []);
+        assert.deepEqual(
+          (await store.listCalls({ state: 'parked' })).map((record) => record.call),
+          ['call_3'],
+        );
+        assert.equal(await store.writeCall(call(3, 'started'), 'parked'), true);
+        assert.deepEqual(await started(), ['call_3']);
+        // The last answer leaves the run with none: its count goes.
+        trees = await treesWritten(path, () =>
+          store.writeJournal([{ call: call(3, 'succeeded'), expected: 'started' }]),
+        );
+        assert.equal(trees['wardrik_started_runs'], 1, JSON.stringify(trees));
+        assert.deepEqual(await started(), []);
+      } finally {
+        await store.close();
+      }
+      const check = new Database(path, { readonly: true });
+      try {
+        assert.deepEqual(check.prepare('SELECT run, calls FROM wardrik_started_runs').all(), []);
+      } finally {
+        check.close();
+      }
+    });
 
     it('takes and gives up a lease with one page each', async () => {
       const path = join(dir, 'lease-pages.db');
