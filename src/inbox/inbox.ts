@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import { every, type Clock, type Timers } from '../clock.js';
 import { ConflictError, InvalidAnswerError, InvalidArgumentsError, NotFoundError } from '../errors.js';
 import { acceptedPin, toolChangeOf } from '../mcp/pin-records.js';
 import type { Policy } from '../policy/policy.js';
@@ -54,6 +54,8 @@ export class Inbox {
     private readonly runner: ToolRunner,
     private readonly events: EventBus,
     private readonly clock: Clock,
+    /** Where the overdue watch sets its timer. */
+    private readonly timers: Timers,
     /** Where `approvalTtlMs` and `escalateAfterMs` come from; items wait until answered without it. */
     private readonly policy?: Pick<Policy, 'approvalTtlMs' | 'escalateAfterMs'>,
   ) {}
@@ -278,7 +280,9 @@ export class Inbox {
     );
     if (waits.length === 0) return () => undefined;
     let running = false;
-    const timer = setInterval(
+    const timer = every(
+      this.timers,
+      Math.min(60_000, Math.max(50, Math.min(...waits) / 10)),
       () => {
         if (running) return;
         running = true;
@@ -290,10 +294,9 @@ export class Inbox {
           },
         );
       },
-      Math.min(60_000, Math.max(50, Math.min(...waits) / 10)),
+      { background: true },
     );
-    timer.unref();
-    return () => clearInterval(timer);
+    return () => timer.cancel();
   }
 
   private expires(item: InboxItem): boolean {

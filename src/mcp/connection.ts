@@ -12,7 +12,7 @@ import {
   type ElicitResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_TIMER_MS } from '../clock.js';
+import { delay, MAX_TIMER_MS, type Timer, type Timers } from '../clock.js';
 import { Unavailable } from '../errors.js';
 import { backoffDelay } from '../runner/transient.js';
 import { CALL_RESULT, callFailure, isConnectionFailure } from './adapt.js';
@@ -44,6 +44,8 @@ export interface ConnectionSettings {
   readonly runtime: boolean;
   readonly check: EgressCheck | undefined;
   readonly credentials: CredentialProvider;
+  /** Where reconnect backoff, re-listing and a polite close's wait are timed. */
+  readonly timers: Timers;
   readonly timing: ConnectionTiming;
   /** The largest message read from the server (a stdio line, a JSON body, an SSE event), in bytes. */
   readonly maxMessageBytes: number;
@@ -80,8 +82,8 @@ export class ServerConnection {
   /** Increases with each attempt and on close: callbacks of an older connection are ignored. */
   private generation = 0;
   private failures = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private listTimer: NodeJS.Timeout | undefined;
+  private retryTimer: Timer | undefined;
+  private listTimer: Timer | undefined;
   private connecting: Promise<void> | undefined;
   private listing: Promise<void> | undefined;
   private relist = false;
@@ -169,8 +171,8 @@ export class ServerConnection {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.generation++;
-    clearTimeout(this.retryTimer);
-    clearTimeout(this.listTimer);
+    this.retryTimer?.cancel();
+    this.listTimer?.cancel();
     const connecting = this.connecting;
     const opening = this.opening;
     await Promise.all([this.release(options.polite === true), opening === undefined ? undefined : closeQuietly(opening.client, opening.transport, opening.fetcher)]);
@@ -182,7 +184,7 @@ export class ServerConnection {
   private connectNow(): Promise<void> {
     if (this.state === 'closed') return Promise.resolve();
     if (this.connecting !== undefined) return this.connecting;
-    clearTimeout(this.retryTimer);
+    this.retryTimer?.cancel();
     this.retryTimer = undefined;
     this.state = 'connecting';
     const generation = ++this.generation;
@@ -228,7 +230,7 @@ export class ServerConnection {
 
   /** Builds a client and a transport for one attempt: the egress check and the credential come first. */
   private async open(generation: number): Promise<Opened> {
-    const { options, runtime, check, credentials, hub, server, maxMessageBytes } = this.settings;
+    const { options, runtime, check, credentials, hub, server, maxMessageBytes, timers } = this.settings;
     // Past the limit the transport stops reading and the connection is dropped, so no call waits on it.
     const onTooLarge = (error: MessageTooLarge): void => {
       if (generation !== this.generation) return;
@@ -249,7 +251,7 @@ export class ServerConnection {
       const stdio = options.transport.stdio;
       const env: Record<string, string> = { ...getDefaultEnvironment(), ...stdio.env };
       if (options.credential !== undefined) env[options.credential] = secret!;
-      const transport = new ChildTransport({ command: stdio.command, args: stdio.args ?? [], env, ...(stdio.cwd === undefined ? {} : { cwd: stdio.cwd }), maxMessageBytes, onTooLarge });
+      const transport = new ChildTransport({ command: stdio.command, args: stdio.args ?? [], env, ...(stdio.cwd === undefined ? {} : { cwd: stdio.cwd }), maxMessageBytes, onTooLarge, timers });
       return { client, transport: noteSent(transport, links), fetcher: undefined, links };
     }
     const { url: text, headers } = options.transport.http;
@@ -302,13 +304,12 @@ export class ServerConnection {
     this.state = 'down';
     this.lastError = reason;
     this.failures++;
-    const delay = this.backoff(this.failures);
+    const retryInMs = this.backoff(this.failures);
     void this.settings.onTools(undefined);
-    this.settings.onDown(reason, delay);
+    this.settings.onDown(reason, retryInMs);
     this.settleFirst();
-    clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => void this.connectNow(), delay);
-    this.retryTimer.unref();
+    this.retryTimer?.cancel();
+    this.retryTimer = this.settings.timers.after(retryInMs, () => void this.connectNow(), { background: true });
   }
 
   private backoff(failures: number): number {
@@ -318,9 +319,8 @@ export class ServerConnection {
 
   private scheduleList(generation: number): void {
     if (generation !== this.generation) return;
-    clearTimeout(this.listTimer);
-    this.listTimer = setTimeout(() => void this.relistNow(generation), this.settings.timing.listDebounceMs);
-    this.listTimer.unref();
+    this.listTimer?.cancel();
+    this.listTimer = this.settings.timers.after(this.settings.timing.listDebounceMs, () => void this.relistNow(generation), { background: true });
   }
 
   /** Lists the tools again; one listing at a time, and one more if a notification came during it. */
@@ -362,7 +362,7 @@ export class ServerConnection {
     if (client === undefined || transport === undefined) return;
     if (polite && transport instanceof StreamableHTTPClientTransport) {
       // Tell the server the session is over, without letting a slow server hold the close up.
-      await Promise.race([transport.terminateSession().catch(() => {}), delay(1_000)]);
+      await Promise.race([transport.terminateSession().catch(() => {}), delay(this.settings.timers, 1_000, undefined, { background: true })]);
     }
     await closeQuietly(client, transport, fetcher);
   }
@@ -426,10 +426,6 @@ async function closeQuietly(client: Client, transport: Transport, fetcher: Pinne
 function describeFailure(error: unknown, exit: string | undefined): string {
   const message = error instanceof Error ? error.message : String(error);
   return exit === undefined ? message : `${message} (${exit})`;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** Waits for `promise` to settle, or for `signal` to abort, whichever is first. */
