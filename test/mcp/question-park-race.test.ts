@@ -6,7 +6,8 @@ import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { scriptedModel } from '../../src/testing/index.js';
 import { startAskingHttp } from './fixtures/asking-http.js';
-import { eventually, harness } from './helpers.js';
+import { harness } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 /**
  * A server's question answered while its call's turn is still parking: the call settles before the turn
@@ -68,11 +69,7 @@ describe('A question answered while its turn parks', () => {
       const status = async () =>
         (await admin.query<{ status: string }>(`SELECT status FROM "${schema}".wardrik_turns WHERE run = $1`, [run]))
           .rows[0]?.status;
-      await eventually(
-        async () => (await status()) === 'done',
-        10_000,
-        'the turn goes on after its question was answered',
-      );
+      await eventually('the turn goes on after its question was answered', async () => (await status()) === 'done');
       const done = await agent.result(run);
       assert.match(done.text, /Quick/);
     } finally {
@@ -135,10 +132,8 @@ describe('A question answered while its turn parks', () => {
               [run],
             )
           ).rows;
-        await eventually(
-          async () => (await states()).every((row) => row.state === 'succeeded'),
-          10_000,
-          'both answers in the journal',
+        await eventually('both answers in the journal', async () =>
+          (await states()).every((row) => row.state === 'succeeded'),
         );
         const done = await agent.result(run);
         assert.equal(done.status, 'done', JSON.stringify(done));

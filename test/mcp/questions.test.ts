@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import type { McpServerOptions, ToolAnswer } from '../../src/index.js';
-import { eventually, harness, type Harness } from './helpers.js';
+import { harness, type Harness } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const ASKING = fileURLToPath(new URL('./fixtures/asking-server.js', import.meta.url));
 const asking = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({
@@ -14,9 +15,8 @@ const asking = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({
 /** Waits for the one pending question and returns it. */
 async function question(h: Harness, count = 1) {
   await eventually(
-    async () => (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question').length === count,
-    10_000,
     'the question in the inbox',
+    async () => (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question').length === count,
   );
   return (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question');
 }

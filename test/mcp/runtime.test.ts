@@ -14,7 +14,8 @@ import {
 } from '../../src/index.js';
 import { container as rootContainer } from 'tsyringe';
 import { startHttpFixture } from './fixtures/http-server.js';
-import { alive, eventually, FAST, harness, stdio } from './helpers.js';
+import { alive, FAST, harness, stdio } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 describe('Runtime MCP servers', () => {
   it('add connects a server and offers its tools; servers() is sorted', async () => {
@@ -295,6 +296,6 @@ describe('Several MCP hubs, and the hub as a capability provider', () => {
     ]);
     const pids = [h.wardrik.mcp().pid('one')!, h.wardrik.mcp('b').pid('two')!];
     await h.close();
-    await eventually(() => pids.every((pid) => !alive(pid)), 100, 'the processes to be gone');
+    await eventually('the processes to be gone', () => pids.every((pid) => !alive(pid)));
   });
 });

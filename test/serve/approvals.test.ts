@@ -5,7 +5,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { eventually, serving, text } from './helpers.js';
+import { serving, text } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 /** A client of `s.server` over an in-memory transport: two calls sent in one tick reach the server before either is answered. */
 async function inMemoryClient(s: Awaited<ReturnType<typeof serving>>): Promise<Client> {
@@ -22,7 +23,10 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
     try {
       const client = await s.client();
       const calling = client.callTool({ name: 'orders__refund', arguments: { id: 'o-1' } });
-      await eventually(async () => (await s.wardrik.inbox.list()).length === 1);
+      await eventually(
+        '(await s.wardrik.inbox.list()).length === 1',
+        async () => (await s.wardrik.inbox.list()).length === 1,
+      );
       const [item] = await s.wardrik.inbox.list();
       assert.equal(item!.run, client.session);
       assert.equal(item!.agent, 'mcp');
@@ -44,7 +48,7 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
       const calling = client.callTool({ name: 'orders__refund', arguments: { id: 'o-2' } }, undefined, {
         onprogress: (p) => progress.push(p),
       });
-      await eventually(() => progress.length >= 2);
+      await eventually('progress.length >= 2', () => progress.length >= 2);
       const [item] = await s.wardrik.inbox.list();
       assert.match(progress[0]!.message ?? '', new RegExp(`inbox item ${item!.id}`));
       assert.ok(progress[1]!.progress > progress[0]!.progress);

@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { defineTool, verifyWebhook, Wardrik, type InboxWaitingMessage } from '../../src/index.js';
-import { TOKEN, until } from './helpers.js';
+import { TOKEN } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const SECRET = 'webhook-secret-0123456789';
 
@@ -40,7 +41,9 @@ describe('Escalation notifications', () => {
       });
       const answer = await wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'shop__refund' } });
       const id = answer.status === 'parked' ? answer.inboxId! : '';
-      await until(() => taken.some((t) => t.message.type === 'inbox.escalated'));
+      await eventually("taken.some((t) => t.message.type === 'inbox.escalated')", () =>
+        taken.some((t) => t.message.type === 'inbox.escalated'),
+      );
       // A few more polls: nothing is announced twice.
       await new Promise((resolve) => setTimeout(resolve, 100));
       // Sorted: announced in the same poll, the two could arrive in either order.

@@ -10,7 +10,8 @@ import { Wardrik, type McpHubOptions } from '../../src/index.js';
 import { startCodeAuthServer } from '../mcp/fixtures/code-auth-server.js';
 import { startHttpFixture } from '../mcp/fixtures/http-server.js';
 import { FAST } from '../mcp/helpers.js';
-import { signIn, TOKEN, until } from './helpers.js';
+import { signIn, TOKEN } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 process.env.OAUTH_WEB_KEY = 'one-key-for-every-node-web-01';
 const CLIENT_ID = 'wardrik-app';
@@ -60,7 +61,9 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
     let second: Wardrik | undefined;
     try {
       await web.listen({ port });
-      await until(async () => (await first.inbox.list()).some((item) => item.kind === 'authorize'));
+      await eventually("(await first.inbox.list()).some((item) => item.kind === 'authorize')", async () =>
+        (await first.inbox.list()).some((item) => item.kind === 'authorize'),
+      );
       const [item] = await first.inbox.list();
       const url = new URL((item!.detail as { url: string }).url);
       assert.equal(url.origin, auth.origin);
@@ -92,7 +95,7 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
       assert.equal(answered?.by, 'Ann');
       assert.deepEqual(auth.grants, ['authorization_code']);
 
-      await until(() => first.tools(['api/*']).length > 0);
+      await eventually("first.tools(['api/*']).length > 0", () => first.tools(['api/*']).length > 0);
       const call = (w: Wardrik, id: string) =>
         w.runner.run({ agent: 'a', run: `run-${id}`, call: { id, name: 'api__echo', arguments: { text: id } } });
       const once = await call(first, 'c1');
@@ -107,7 +110,7 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
 
       // A second node with the same key reads the refreshed tokens: no sign-in, no new code.
       second = await Wardrik.create({ store: `sqlite:${file}`, recoverMs: Infinity, mcp: hub });
-      await until(() => second!.tools(['api/*']).length > 0);
+      await eventually("second!.tools(['api/*']).length > 0", () => second!.tools(['api/*']).length > 0);
       const there = await call(second, 'c3');
       assert.equal(there.status === 'ok' && there.output, 'echo: c3', JSON.stringify(there));
       assert.equal((await second.inbox.list()).filter((pending) => pending.kind === 'authorize').length, 0);
