@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { systemTimers, type Timers } from '../clock.js';
+import { systemTimers, type Timer, type Timers } from '../clock.js';
 import { lineStart, MessageLines } from './message-lines.js';
 import { MAX_MESSAGE_BYTES, MessageTooLarge } from './message-limit.js';
 
@@ -50,6 +50,8 @@ export class ChildTransport implements Transport {
   private stderrTail = '';
   private exitInfo: string | undefined;
   private closedFired = false;
+  /** Fires `onclose` should the output not end after the exit; cancelled once it fired. */
+  private exitGrace: Timer | undefined;
   private readonly exited: Promise<void>;
   private markExited!: () => void;
 
@@ -115,7 +117,7 @@ export class ChildTransport implements Transport {
           signal !== null ? `the process was ended by ${signal}` : `the process exited with code ${String(code)}`;
         this.markExited();
         // Normally 'close' follows at once; a grandchild holding the pipes open must not hide the exit.
-        this.timers.after(200, () => this.fireClose(), { background: true });
+        this.exitGrace = this.timers.after(200, () => this.fireClose(), { background: true });
       });
       child.once('close', () => this.fireClose());
       child.stdin!.on('error', (error) => this.onerror?.(error));
@@ -173,6 +175,7 @@ export class ChildTransport implements Transport {
   }
 
   private fireClose(): void {
+    this.exitGrace?.cancel();
     if (this.closedFired) return;
     this.closedFired = true;
     this.onclose?.();

@@ -55,7 +55,18 @@ describe('A question answered while its turn parks', () => {
       await h.until((event) => event.type === 'tool.succeeded');
       let sent = false;
       void sending.then(() => (sent = true));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The turn's write waits for the locker's row lock, as PostgreSQL says, so it cannot have finished.
+      const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await eventually(
+        "a write to wait for the locker's row lock",
+        async () =>
+          (
+            await admin.query<{ waiting: number }>(
+              'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))',
+              [lockerPid],
+            )
+          ).rows[0]!.waiting > 0,
+      );
       assert.equal(sent, false, 'the turn is still writing its parked record');
       await locker.query('COMMIT');
       const parked = await sending;

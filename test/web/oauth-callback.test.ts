@@ -42,8 +42,14 @@ function plainTokens(file: string): string[] {
 describe('Signing in to an MCP server through the web inbox (authorization code, PKCE, refresh)', () => {
   it('completes the sign-in at /oauth/callback for a signed-in person, refuses a forged state without echoing the code, refreshes an expired token and shares it with a second node', async () => {
     const resource = { url: '' };
-    // Access tokens live 1.5 s, so the test sees one expire.
-    const auth = await startCodeAuthServer(() => resource.url, CLIENT_ID, 1_500);
+    // Access tokens live 1.5 s on the authorization server's clock, which the test moves on to see one expire.
+    let later = 0;
+    const auth = await startCodeAuthServer(
+      () => resource.url,
+      CLIENT_ID,
+      1_500,
+      () => Date.now() + later,
+    );
     const mcp = await startHttpFixture({
       bearer: { metadataUrl: auth.metadataUrl, valid: (token) => auth.valid(token) },
     });
@@ -102,9 +108,9 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
       assert.equal(once.status === 'ok' && once.output, 'echo: c1', JSON.stringify(once));
 
       // The access token expires: the next call refreshes it with the refresh token, and goes through.
-      await new Promise((resolve) => setTimeout(resolve, 1_700));
-      const later = await call(first, 'c2');
-      assert.equal(later.status === 'ok' && later.output, 'echo: c2', JSON.stringify(later));
+      later += 1_700;
+      const refreshed = await call(first, 'c2');
+      assert.equal(refreshed.status === 'ok' && refreshed.output, 'echo: c2', JSON.stringify(refreshed));
       assert.deepEqual(auth.grants, ['authorization_code', 'refresh_token']);
       assert.deepEqual(plainTokens(file), [], 'tokens are kept encrypted');
 
