@@ -7,6 +7,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { serving, text } from './helpers.js';
 import { eventually } from '../eventually.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { manualTime } from '../../src/testing/index.js';
 
 /** A client of `s.server` over an in-memory transport: two calls sent in one tick reach the server before either is answered. */
 async function inMemoryClient(s: Awaited<ReturnType<typeof serving>>): Promise<Client> {
@@ -63,10 +65,20 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
   });
 
   it('past waitMs says the call waits (with the inbox id) and that nothing ran', async () => {
-    const s = await serving({ approvals: { waitMs: 20 } });
+    const time = manualTime(Date.now());
+    const s = await serving({ approvals: { waitMs: 60_000 } }, { container: manualTimeContainer(time) });
     try {
-      const client = await s.client();
-      const result = await client.callTool({ name: 'orders__refund', arguments: { id: 'o-3' } });
+      // In memory, an answer the server sent would have arrived by the time the advance settles.
+      const client = await inMemoryClient(s);
+      let answered = false;
+      const calling = client
+        .callTool({ name: 'orders__refund', arguments: { id: 'o-3' } })
+        .finally(() => (answered = true));
+      await eventually('the call to park', async () => (await s.wardrik.inbox.list()).length === 1);
+      await time.advance(59_999);
+      assert.equal(answered, false, 'still held a moment before waitMs');
+      await time.advance(1);
+      const result = await calling;
       const [item] = await s.wardrik.inbox.list();
       assert.equal(result.isError, true);
       assert.match(text(result), new RegExp(`waiting for a person \\(inbox item ${item!.id}\\)`));
