@@ -167,9 +167,8 @@ describe('MCP over stdio', () => {
         await time.advance(1);
         await h.toolsChanged('fx', 13, from);
         assert.ok(h.wardrik.tools(['fx/extra']).length === 1);
-        // Long past any debounce: no second listing was waiting.
+        // Long past any debounce: a listing still waiting has come by now, and none changed the tools again.
         await time.advance(60_000);
-        assert.equal(time.pending, 0, 'no timer left set');
         // Five notifications, one change: the listing that follows them is the only one that differs.
         assert.deepEqual(changes(h.events.slice(from), 'fx'), [13]);
       } finally {
