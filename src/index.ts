@@ -93,7 +93,7 @@ export type { VerifyWebhookOptions, WebhookHeaders, WebhookVerification } from '
 export type { RunTotals, RunView } from './inbox/run-view.js';
 
 export type { McpHub, McpServerStatus, McpToolsOptions } from './mcp/hub.js';
-export type { ConnectionState } from './mcp/connection.js';
+export type { ConnectionState } from './mcp/connection-settings.js';
 export type {
   HttpTransportOptions,
   McpBackoffOptions,

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import type { Clock } from '../clock.js';
+import { every, type Clock, type Timers } from '../clock.js';
 import { newRunId } from '../run-ids.js';
 import { ClosedError, ConfigurationError, ConflictError, NotFoundError, UsageError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
@@ -57,6 +57,8 @@ export class AgentService {
     private readonly events: EventBus,
     private readonly policy: Policy,
     private readonly clock: Clock,
+    /** Where the wait for another node's turn result polls. */
+    private readonly timers: Timers,
     readonly models: ModelRegistry,
     options: AgentsOptions = {},
   ) {
@@ -217,21 +219,25 @@ export class AgentService {
     waiting.add(waiter);
     this.driver.waiters.set(run, waiting);
     const stop = (): void => {
-      clearInterval(poll);
+      poll.cancel();
       waiting.delete(waiter);
       if (waiting.size === 0 && this.driver.waiters.get(run) === waiting) this.driver.waiters.delete(run);
     };
     // Another node may finish the turn: look in the store now and then.
-    const poll = setInterval(() => {
-      void this.store.getTurn(run).then(
-        (turn) => {
-          if (turn !== undefined && (TERMINAL.has(turn.status) || (turn.status === 'parked' && turn.version > seen)))
-            waiter(resultOf(turn));
-        },
-        () => undefined,
-      );
-    }, this.pollMs);
-    poll.unref();
+    const poll = every(
+      this.timers,
+      this.pollMs,
+      () => {
+        void this.store.getTurn(run).then(
+          (turn) => {
+            if (turn !== undefined && (TERMINAL.has(turn.status) || (turn.status === 'parked' && turn.version > seen)))
+              waiter(resultOf(turn));
+          },
+          () => undefined,
+        );
+      },
+      { background: true },
+    );
     try {
       const turn = await this.store.getTurn(run);
       if (turn === undefined || turn.agent !== id)

@@ -1,5 +1,5 @@
 import { EventBus } from '../telemetry/event-bus.js';
-import { systemClock } from '../clock.js';
+import { systemClock, systemTimers } from '../clock.js';
 import { EnvCredentialProvider } from '../mcp/credentials.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
 import { serverDefinition, type McpServerOptions } from '../mcp/options.js';
@@ -126,6 +126,7 @@ function checkHub(name: string): void {
       catalog: new ToolCatalog(),
       events: new EventBus(systemClock),
       clock: systemClock,
+      timers: systemTimers,
       credentials: new EnvCredentialProvider({}),
       claims: toolsetClaims(),
       store: undefined,

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { systemClock, type Clock } from '../clock.js';
 import { Wardrik } from '../di/wardrik.js';
 import { ConfigurationError } from '../errors.js';
 import { MAX_MESSAGE_BYTES } from '../mcp/message-limit.js';
@@ -127,11 +128,11 @@ function httpAuthentication(ctx: CommandContext, options: ServeCommandOptions): 
       `--token-env ${options.tokenEnv}: that environment variable is ${token === undefined ? 'not set' : 'shorter than 16 characters'}; set it to a long random token.`,
     );
   }
-  return { verifier: tokenVerifier(token, options.agent ?? 'mcp') };
+  return { verifier: tokenVerifier(token, options.agent ?? 'mcp', { now: () => ctx.io.now() }) };
 }
 
 /** A verifier for one shared token; the client it names is `agent`. */
-export function tokenVerifier(token: string, agent: string): OAuthTokenVerifier {
+export function tokenVerifier(token: string, agent: string, clock: Clock = systemClock): OAuthTokenVerifier {
   const expected = Buffer.from(token);
   return {
     verifyAccessToken(given: string) {
@@ -143,7 +144,7 @@ export function tokenVerifier(token: string, agent: string): OAuthTokenVerifier 
         token: given,
         clientId: agent,
         scopes: [],
-        expiresAt: Math.floor(Date.now() / 1000) + 3600,
+        expiresAt: Math.floor(clock.now() / 1000) + 3600,
       });
     },
   };

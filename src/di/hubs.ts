@@ -23,7 +23,7 @@ export async function buildHubs(
 ): Promise<void> {
   const list: readonly McpHubOptions[] = Array.isArray(mcp) ? mcp : [mcp as McpHubOptions];
   const claims = toolsetClaims(parts.toolsetNames);
-  const { catalog, events, clock, credentials } = parts.services;
+  const { catalog, events, clock, timers, credentials } = parts.services;
   const seen = new Set<string>();
   for (const options of list) {
     const name = options?.name ?? 'mcp';
@@ -36,7 +36,7 @@ export async function buildHubs(
     const store = given === false ? undefined : (opened ?? shared);
     try {
       const owned = opened === undefined ? {} : { ownedStore: opened };
-      hubs.push(new McpHub(options, { catalog, events, clock, credentials, claims, store, ...owned }));
+      hubs.push(new McpHub(options, { catalog, events, clock, timers, credentials, claims, store, ...owned }));
     } catch (error) {
       // A hub that is not made does not close the store it was to own.
       await opened?.close();

@@ -121,8 +121,8 @@ export function buildServices(seams: Seams, store: Store, options: ServiceOption
   const { clock, timers, events, policy, models } = seams;
   const catalog = new ToolCatalog();
   const runner = new ToolRunner(catalog, store, events, policy, clock, timers, options.runner);
-  const inbox = new Inbox(store, runner, events, clock, policy);
-  const agents = new AgentService(store, runner, catalog, events, policy, clock, models, options.agents);
+  const inbox = new Inbox(store, runner, events, clock, timers, policy);
+  const agents = new AgentService(store, runner, catalog, events, policy, clock, timers, models, options.agents);
   return { ...seams, store, catalog, runner, inbox, agents };
 }
 

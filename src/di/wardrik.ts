@@ -272,6 +272,7 @@ export class Wardrik {
         store: this.container.resolve(Tokens.Store),
         events: this.bus,
         clock: this.container.resolve(Tokens.Clock),
+        timers: this.container.resolve(Tokens.Timers),
         completeSignIn: (url, by) => completeSignIn(this.hubs, url, by),
       },
       options,
@@ -292,7 +293,15 @@ export class Wardrik {
     const store = this.container.resolve(Tokens.Store);
     const warn = (message: string) => this.bus.emit({ type: 'warning', message });
     const server = new WardrikMcpServer(
-      { runner: this.runner, store, inbox: this.inbox, catalog: this.catalog, warn },
+      {
+        runner: this.runner,
+        store,
+        inbox: this.inbox,
+        catalog: this.catalog,
+        clock: this.container.resolve(Tokens.Clock),
+        timers: this.container.resolve(Tokens.Timers),
+        warn,
+      },
       options,
     );
     this.servers.push(server);

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { Clock } from '../clock.js';
+import type { Clock, Timer, Timers } from '../clock.js';
 
 /** How wrong credentials from one source are slowed. */
 export interface GuessLimitSettings {
@@ -28,12 +28,13 @@ const MAX_HOLDS = 1_000;
  */
 export class GuessLimiter {
   private readonly sources = new Map<string, { since: number; count: number }>();
-  private readonly holds = new Set<{ timer: NodeJS.Timeout; release: () => void }>();
+  private readonly holds = new Set<{ timer: Timer; release: () => void }>();
   private readonly heldConnections = new Set<Socket>();
 
   constructor(
     private readonly settings: GuessLimitSettings,
     private readonly clock: Clock,
+    private readonly timers: Timers,
   ) {}
 
   /** Counts a wrong guess from `source` on `connection`; resolves when its answer may be sent (or its connection was cut). */
@@ -62,10 +63,10 @@ export class GuessLimiter {
         resolve();
       };
       const entry = {
-        timer: setTimeout(() => {
+        timer: this.timers.after(hold, () => {
           this.holds.delete(entry);
           release();
-        }, hold),
+        }),
         release,
       };
       this.holds.add(entry);
@@ -80,7 +81,7 @@ export class GuessLimiter {
   /** Lets every held answer go (the server is closing). */
   close(): void {
     for (const entry of this.holds) {
-      clearTimeout(entry.timer);
+      entry.timer.cancel();
       entry.release();
     }
     this.holds.clear();

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { Timers } from '../clock.js';
 
 /** How long a connection whose body was refused unread may still send before it is cut. */
 const LINGER_MS = 2_000;
@@ -12,14 +13,13 @@ const LINGER_MS = 2_000;
  * kernel's buffer, not this process's memory (read to be thrown away, it grew the flood test by 66 MB).
  * Node's HTTP server calls `destroySoon()` once such an answer is finished; this socket's does the above.
  */
-export function lingerAfterAnswer(socket: Socket): void {
+export function lingerAfterAnswer(socket: Socket, timers: Timers): void {
   socket.destroySoon = () => {
     socket.end();
     socket.pause();
     // Node's HTTP server resumes the socket to throw the rest of the body away: it stays paused.
     socket.on('resume', () => socket.pause());
-    const cut = setTimeout(() => socket.destroy(), LINGER_MS);
-    cut.unref();
-    socket.once('close', () => clearTimeout(cut));
+    const cut = timers.after(LINGER_MS, () => socket.destroy(), { background: true });
+    socket.once('close', () => cut.cancel());
   };
 }

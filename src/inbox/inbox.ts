@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import { every, type Clock, type Timers } from '../clock.js';
 import {
   ConflictError,
   InvalidAnswerError,
@@ -60,6 +60,8 @@ export class Inbox {
     private readonly runner: ToolRunner,
     private readonly events: EventBus,
     private readonly clock: Clock,
+    /** Where the overdue watch sets its timer. */
+    private readonly timers: Timers,
     /** Where `approvalTtlMs` and `escalateAfterMs` come from; items wait until answered without it. */
     private readonly policy?: Pick<Policy, 'approvalTtlMs' | 'escalateAfterMs'>,
   ) {}
@@ -304,7 +306,9 @@ export class Inbox {
     );
     if (waits.length === 0) return () => undefined;
     let running = false;
-    const timer = setInterval(
+    const timer = every(
+      this.timers,
+      Math.min(60_000, Math.max(50, Math.min(...waits) / 10)),
       () => {
         if (running) return;
         running = true;
@@ -316,10 +320,9 @@ export class Inbox {
           },
         );
       },
-      Math.min(60_000, Math.max(50, Math.min(...waits) / 10)),
+      { background: true },
     );
-    timer.unref();
-    return () => clearInterval(timer);
+    return () => timer.cancel();
   }
 
   private expires(item: InboxItem): boolean {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { systemTimers, type Timer, type Timers } from '../clock.js';
 import { lineStart, MessageLines } from './message-lines.js';
 import { MAX_MESSAGE_BYTES, MessageTooLarge } from './message-limit.js';
 
@@ -14,6 +15,8 @@ export interface ChildTransportOptions {
   readonly maxMessageBytes?: number;
   /** A message passed the limit; the transport is closing. */
   readonly onTooLarge?: (error: MessageTooLarge) => void;
+  /** Where the grace periods of ending the process are timed: Node's own unless given. */
+  readonly timers?: Timers;
 }
 
 /** How much of the child's stderr is kept for error messages; the rest is read and dropped. */
@@ -43,14 +46,18 @@ export class ChildTransport implements Transport {
   /** Stdout's lines; after a message over the limit it reads nothing more, while the connection closes. */
   private readonly lines: MessageLines;
   private readonly maxMessageBytes: number;
+  private readonly timers: Timers;
   private stderrTail = '';
   private exitInfo: string | undefined;
   private closedFired = false;
+  /** Fires `onclose` should the output not end after the exit; cancelled once it fired. */
+  private exitGrace: Timer | undefined;
   private readonly exited: Promise<void>;
   private markExited!: () => void;
 
   constructor(private readonly options: ChildTransportOptions) {
     this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.timers = options.timers ?? systemTimers;
     this.lines = new MessageLines(this.maxMessageBytes, {
       message: (message) => this.onmessage?.(message),
       // A server printing logs to stdout: reported and skipped.
@@ -110,7 +117,7 @@ export class ChildTransport implements Transport {
           signal !== null ? `the process was ended by ${signal}` : `the process exited with code ${String(code)}`;
         this.markExited();
         // Normally 'close' follows at once; a grandchild holding the pipes open must not hide the exit.
-        setTimeout(() => this.fireClose(), 200).unref();
+        this.exitGrace = this.timers.after(200, () => this.fireClose(), { background: true });
       });
       child.once('close', () => this.fireClose());
       child.stdin!.on('error', (error) => this.onerror?.(error));
@@ -153,11 +160,11 @@ export class ChildTransport implements Transport {
       } catch {
         // already closed
       }
-      if (!(await within(this.exited, EXIT_GRACE_MS))) {
+      if (!(await within(this.timers, this.exited, EXIT_GRACE_MS))) {
         child.kill('SIGTERM');
-        if (!(await within(this.exited, TERM_GRACE_MS))) {
+        if (!(await within(this.timers, this.exited, TERM_GRACE_MS))) {
           child.kill('SIGKILL');
-          await within(this.exited, 10_000);
+          await within(this.timers, this.exited, 10_000);
         }
       }
     }
@@ -168,6 +175,7 @@ export class ChildTransport implements Transport {
   }
 
   private fireClose(): void {
+    this.exitGrace?.cancel();
     if (this.closedFired) return;
     this.closedFired = true;
     this.onclose?.();
@@ -175,11 +183,11 @@ export class ChildTransport implements Transport {
 }
 
 /** Whether `promise` settles within `ms`. */
-function within(promise: Promise<void>, ms: number): Promise<boolean> {
+function within(timers: Timers, promise: Promise<void>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
+    const timer = timers.after(ms, () => resolve(false));
     void promise.then(() => {
-      clearTimeout(timer);
+      timer.cancel();
       resolve(true);
     });
   });

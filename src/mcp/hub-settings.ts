@@ -1,4 +1,4 @@
-import type { ConnectionTiming } from './connection.js';
+import type { ConnectionTiming } from './connection-settings.js';
 import type { EgressCheck } from './egress.js';
 import { ConfigurationError } from '../errors.js';
 import { readNumbers } from '../options.js';

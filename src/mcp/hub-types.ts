@@ -1,8 +1,9 @@
-import type { Clock } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import type { ConnectionState, ServerConnection } from './connection.js';
+import type { ConnectionState } from './connection-settings.js';
+import type { ServerConnection } from './connection.js';
 import type { CredentialProvider } from './credentials.js';
 import type { McpServerOptions } from './options.js';
 import type { ServerTools } from './server-tools.js';
@@ -13,6 +14,8 @@ export interface McpHubServices {
   readonly catalog: ToolCatalog;
   readonly events: EventBus;
   readonly clock: Clock;
+  /** Where reconciling, reconnect backoff, re-listing, questions' waits and processes' exits set timers. */
+  readonly timers: Timers;
   readonly credentials: CredentialProvider;
   readonly claims: ToolsetClaims;
   /** Where runtime servers are kept; none: this node only. */

@@ -1,4 +1,5 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { every, type Timer } from '../clock.js';
 import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import { MemoryStore } from '../store/memory-store.js';
 import type { CatalogEntry } from '../tools/catalog.js';
@@ -43,7 +44,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private readonly questions: Questions;
   private readonly signIns: SignIns;
   private queue: Promise<unknown> = Promise.resolve();
-  private reconcileTimer: NodeJS.Timeout | undefined;
+  private reconcileTimer: Timer | undefined;
   private closed = false;
 
   /** @internal */
@@ -76,6 +77,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       store,
       events: services.events,
       clock: services.clock,
+      timers: services.timers,
       waitMs,
       pollMs: Math.min(waitMs, MCP_DEFAULTS.questionPollMs),
     });
@@ -100,24 +102,27 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
         );
       }
       if (this.settings.reconcileMs !== Infinity) {
-        this.reconcileTimer = setInterval(() => {
-          this.reconcile().catch((error: unknown) =>
-            this.warn(`MCP hub "${this.name}" could not reconcile with the store: ${(error as Error).message}.`),
-          );
-        }, this.settings.reconcileMs);
-        this.reconcileTimer.unref();
+        this.reconcileTimer = every(
+          this.services.timers,
+          this.settings.reconcileMs,
+          () => {
+            this.reconcile().catch((error: unknown) =>
+              this.warn(`MCP hub "${this.name}" could not reconcile with the store: ${(error as Error).message}.`),
+            );
+          },
+          { background: true },
+        );
       }
     }
     if (this.settings.waitMs > 0) {
-      let timer: NodeJS.Timeout | undefined;
+      let timer: Timer | undefined;
       await Promise.race([
         Promise.all([...this.entries.values()].map((entry) => entry.connection.firstAttempt)),
         new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, this.settings.waitMs);
-          timer.unref();
+          timer = this.services.timers.after(this.settings.waitMs, resolve, { background: true });
         }),
       ]);
-      clearTimeout(timer);
+      timer?.cancel();
     }
   }
 
@@ -281,7 +286,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.reconcileTimer);
+    this.reconcileTimer?.cancel();
     await this.queue.catch(() => {});
     const entries = [...this.entries.values()];
     this.entries.clear();
@@ -322,6 +327,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
       runtime,
       check: this.settings.check,
       credentials: this.services.credentials,
+      timers: this.services.timers,
       timing: this.settings.timing,
       maxMessageBytes: this.settings.maxMessageBytes,
       ...(options.oauth === undefined

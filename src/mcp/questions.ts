@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Clock } from '../clock.js';
+import { delay, type Clock, type Timers } from '../clock.js';
 import type { QuestionDetail } from '../inbox/question.js';
 import { OUTSIDE } from '../policy/policy.js';
 import { argumentsDigest } from '../runner/digest.js';
@@ -13,6 +13,7 @@ export interface QuestionSettings {
   readonly store: Store;
   readonly events: EventBus;
   readonly clock: Clock;
+  readonly timers: Timers;
   /** How long a question waits for a person before it is declined. */
   readonly waitMs: number;
   /** How often the item is read again while it waits: a person may answer on another node. */
@@ -152,7 +153,8 @@ export class Questions {
   }
 
   private async answerOf(item: InboxRecord, signal: AbortSignal): Promise<ElicitResult> {
-    const deadline = Date.now() + this.settings.waitMs;
+    const { clock, timers } = this.settings;
+    const deadline = clock.now() + this.settings.waitMs;
     for (;;) {
       const now = await this.settings.store.getInboxItem(item.id);
       if (now !== undefined && now.status !== 'pending') return resultOf(now.response);
@@ -160,14 +162,15 @@ export class Questions {
         await this.close(item, { action: 'cancel' }, 'the server stopped waiting');
         return { action: 'cancel' };
       }
-      const left = deadline - Date.now();
+      const left = deadline - clock.now();
       if (left <= 0) {
         // Declined unless a person answered at the last moment: then theirs stands.
         if (await this.close(item, { action: 'decline' }, `nobody answered within ${this.settings.waitMs} ms`))
           return { action: 'decline' };
         continue;
       }
-      await pause(Math.min(left, this.settings.pollMs), signal);
+      // Stopped early by the signal: the loop sees it and closes the item.
+      await delay(timers, Math.min(left, this.settings.pollMs), signal).catch(() => undefined);
     }
   }
 
@@ -192,18 +195,6 @@ function resultOf(response: unknown): ElicitResult {
       : { action };
   }
   return { action: action === 'cancel' ? 'cancel' : 'decline' };
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** The calls a question may belong to, as a person reads them (the first few). */

@@ -147,7 +147,7 @@ export class SignIns {
    * more scope) is asked for at most `MAX_SIGN_INS` sign-ins within `SIGN_IN_WINDOW_MS`.
    */
   private async askPerson(server: SignInServer, url: URL): Promise<string> {
-    const now = Date.now();
+    const now = this.settings.clock.now();
     const recent = (this.asked.get(server.name) ?? []).filter((at) => now - at < SIGN_IN_WINDOW_MS);
     if (recent.length >= MAX_SIGN_INS) {
       throw new Error(

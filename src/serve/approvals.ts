@@ -1,10 +1,13 @@
-import { systemTimers } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import { sleep } from '../runner/transient.js';
 import type { Store } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
 
 /** How long and how a held call waits for a person's answer. */
 export interface WaitOptions {
+  /** Where the wait reads the time and sets its timers. */
+  readonly clock: Clock;
+  readonly timers: Timers;
   readonly waitMs: number;
   /** How often the journal is read for the answer. */
   readonly checkMs: number;
@@ -38,9 +41,9 @@ export async function awaitAnswer(
   call: string,
   options: WaitOptions,
 ): Promise<ToolAnswer | undefined> {
-  const { signal } = options;
-  const until = Date.now() + options.waitMs;
-  let progressAt = Date.now() + options.progressMs;
+  const { signal, clock, timers } = options;
+  const until = clock.now() + options.waitMs;
+  let progressAt = clock.now() + options.progressMs;
   let sent = 0;
   let runAt = 0;
   for (;;) {
@@ -51,23 +54,23 @@ export async function awaitAnswer(
       record?.state === 'parked' &&
       options.inboxId !== undefined &&
       options.runApproved !== undefined &&
-      Date.now() >= runAt
+      clock.now() >= runAt
     ) {
       const item = await store.getInboxItem(options.inboxId);
       if (item?.status === 'approved') {
-        runAt = Date.now() + RUN_APPROVED_EVERY_MS;
+        runAt = clock.now() + RUN_APPROVED_EVERY_MS;
         // A failure here (the run busy on another node) leaves the call for the next try or recovery.
         await options.runApproved().catch(() => undefined);
         continue;
       }
     }
-    const now = Date.now();
+    const now = clock.now();
     if (signal.aborted || now >= until) return undefined;
     if (now >= progressAt) {
       options.onProgress?.(sent++);
       progressAt = now + options.progressMs;
     }
-    if (!(await sleep(systemTimers, Math.max(0, Math.min(options.checkMs, until - now, progressAt - now)), signal)))
+    if (!(await sleep(timers, Math.max(0, Math.min(options.checkMs, until - now, progressAt - now)), signal)))
       return undefined;
   }
 }

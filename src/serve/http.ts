@@ -6,7 +6,7 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { systemClock } from '../clock.js';
+import type { Clock, Timer, Timers } from '../clock.js';
 import { BodyBudget } from '../http/body-budget.js';
 import { clientAddress, untrustedProxyHeader } from '../http/client-address.js';
 import { GuessLimiter } from '../http/guess-limiter.js';
@@ -25,7 +25,7 @@ interface HttpSession {
   readonly transport: StreamableHTTPServerTransport;
   /** The verified client that opened it: a request with another client's token cannot use it. */
   readonly owner: string | undefined;
-  idle: NodeJS.Timeout | undefined;
+  idle: Timer | undefined;
 }
 
 /**
@@ -53,9 +53,15 @@ export class HttpSessions {
     private readonly settings: ServeSettings,
     private readonly open: () => ServeSession,
     authenticate: ServeAuthenticateOptions | false,
-    private readonly warn: (message: string) => void,
+    private readonly deps: {
+      /** Reports a problem a developer should see (a `warning` event). */
+      readonly warn: (message: string) => void;
+      /** Where idle sessions and held wrong guesses read the time and set their timers. */
+      readonly clock: Clock;
+      readonly timers: Timers;
+    },
   ) {
-    this.guesses = new GuessLimiter(settings.server.wrongGuesses, systemClock);
+    this.guesses = new GuessLimiter(settings.server.wrongGuesses, deps.clock, deps.timers);
     this.budget = new BodyBudget(settings.server.maxUnauthenticatedBytes);
     const { trustProxy } = settings.server;
     this.bearer =
@@ -82,7 +88,13 @@ export class HttpSessions {
           ? undefined
           : parsed !== undefined
             ? parsed
-            : await readBody(req, res, this.settings.maxBodyBytes, this.bearer === undefined ? this.budget : undefined);
+            : await readBody(
+                req,
+                res,
+                this.settings.maxBodyBytes,
+                this.deps.timers,
+                this.bearer === undefined ? this.budget : undefined,
+              );
       if (body === NO_BODY) return;
       const id = req.headers['mcp-session-id'];
       if (typeof id === 'string') return await this.forward(id, req, res, body);
@@ -90,7 +102,7 @@ export class HttpSessions {
       reject(res, 400, 'Bad Request: no mcp-session-id header. Start a session with an initialize request first.');
     } catch (error) {
       // The client learns nothing of the cause; the developer is told (a warning event).
-      this.warn(`An MCP request failed inside the server: ${(error as Error)?.message ?? String(error)}`);
+      this.deps.warn(`An MCP request failed inside the server: ${(error as Error)?.message ?? String(error)}`);
       if (!res.headersSent) reject(res, 500, 'Internal server error.');
       else res.end();
     }
@@ -100,7 +112,7 @@ export class HttpSessions {
     const header = this.proxyWarned ? undefined : untrustedProxyHeader(req, this.settings.server.trustProxy);
     if (header === undefined) return;
     this.proxyWarned = true;
-    this.warn(
+    this.deps.warn(
       `Requests come with the ${header} header, so a proxy is in front, but mcpServer http.trustProxy is not set: wrong tokens from every client it forwards are counted as from its one address. Set http.trustProxy (wardrik serve --trust-proxy) to the header your proxy sets to the client's address.`,
     );
   }
@@ -184,16 +196,15 @@ export class HttpSessions {
   private drop(id: string): void {
     const entry = this.sessions.get(id);
     if (entry === undefined) return;
-    clearTimeout(entry.idle);
+    entry.idle?.cancel();
     this.sessions.delete(id);
     this.count(entry.owner, -1);
     void entry.transport.close().catch(() => {});
   }
 
   private touch(id: string, entry: HttpSession): void {
-    clearTimeout(entry.idle);
-    entry.idle = setTimeout(() => this.drop(id), this.settings.idleMs);
-    entry.idle.unref();
+    entry.idle?.cancel();
+    entry.idle = this.deps.timers.after(this.settings.idleMs, () => this.drop(id), { background: true });
   }
 
   /**
@@ -274,10 +285,16 @@ const NO_BODY = Symbol('no body');
  * The JSON body, at most `max` bytes; answers 413 or 400 itself (and gives NO_BODY) when it is not. With
  * `budget`, its bytes are counted against it while read, and a body that does not fit gets 503.
  */
-async function readBody(req: IncomingMessage, res: ServerResponse, max: number, budget?: BodyBudget): Promise<unknown> {
+async function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  max: number,
+  timers: Timers,
+  budget?: BodyBudget,
+): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
   if (declared > max) {
-    reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`, -32000, true);
+    reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`, -32000, timers);
     return NO_BODY;
   }
   const chunks: Buffer[] = [];
@@ -293,7 +310,7 @@ async function readBody(req: IncomingMessage, res: ServerResponse, max: number, 
             ? `The request body is over ${max} bytes, the most this server reads.`
             : 'Too many request bodies are being read at once; try again in a moment.',
           -32000,
-          true,
+          timers,
         );
         req.destroy();
         return NO_BODY;
@@ -361,10 +378,16 @@ function ownerOf(req: IncomingMessage): string | undefined {
   return (req as IncomingMessage & { auth?: AuthInfo }).auth?.clientId;
 }
 
-/** Answers an error; with `close`, the connection is closed after it rather than read on (a body refused unread). */
-function reject(res: ServerResponse, status: number, message: string, code = -32000, close = false): void {
+/**
+ * Answers an error; with `closeOn`, the connection is closed after it rather than read on (a body refused
+ * unread), cut on those timers once the client had time to read the answer.
+ */
+function reject(res: ServerResponse, status: number, message: string, code = -32000, closeOn?: Timers): void {
   if (res.headersSent) return void res.end();
-  if (close && res.socket !== null) lingerAfterAnswer(res.socket);
-  res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
+  if (closeOn !== undefined && res.socket !== null) lingerAfterAnswer(res.socket, closeOn);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    ...(closeOn !== undefined ? { connection: 'close' } : {}),
+  });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

@@ -1,5 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Clock, Timers } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { MAX_MESSAGE_BYTES } from '../mcp/message-limit.js';
 import type { Inbox } from '../inbox/inbox.js';
@@ -20,6 +21,9 @@ export interface McpServerDeps {
   readonly store: Store;
   readonly inbox: Inbox;
   readonly catalog: ToolCatalog;
+  /** Where waits for a person's answer, idle sessions and held wrong guesses read the time and set timers. */
+  readonly clock: Clock;
+  readonly timers: Timers;
   /** Reports a problem a developer should see (a `warning` event). */
   readonly warn: (message: string) => void;
 }
@@ -87,7 +91,7 @@ export class WardrikMcpServer {
         'mcpServer over HTTP needs authenticate: { verifier } to check bearer tokens, or authenticate: false to serve without them (only behind something that does, or on loopback for one user).',
       );
     }
-    this.http ??= new HttpSessions(this.settings, () => this.open(), authenticate, this.deps.warn);
+    this.http ??= new HttpSessions(this.settings, () => this.open(), authenticate, this.deps);
     return this.http.handle;
   }
 
@@ -138,6 +142,8 @@ export class WardrikMcpServer {
       runner: this.deps.runner,
       store: this.deps.store,
       inbox: this.deps.inbox,
+      clock: this.deps.clock,
+      timers: this.deps.timers,
       served: this.served,
       settings: this.settings,
       tasks,

@@ -20,7 +20,7 @@ import type { CallRequest, ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
 import type { CallReporter, LogLevel } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { MAX_TIMER_MS } from '../clock.js';
+import { MAX_TIMER_MS, type Clock, type Timers } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { awaitAnswer } from './approvals.js';
 import { CALL_METHOD_ONLY, callRequest } from './call-params.js';
@@ -37,6 +37,9 @@ export interface SessionDeps {
   readonly runner: ToolRunner;
   readonly store: Store;
   readonly inbox: Inbox;
+  /** Where a held call's wait for a person reads the time and sets its timers. */
+  readonly clock: Clock;
+  readonly timers: Timers;
   readonly served: ServedTools;
   readonly settings: ServeSettings;
   /** Where task-augmented calls keep their tasks; absent, calls are never tasks. */
@@ -277,6 +280,8 @@ export class ServeSession {
       }
     }
     const final = await awaitAnswer(store, this.run, call.id, {
+      clock: this.deps.clock,
+      timers: this.deps.timers,
       waitMs: how.waitMs,
       checkMs: settings.checkMs,
       progressMs: settings.progressMs,

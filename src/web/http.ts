@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Timers } from '../clock.js';
 import type { BodyBudget } from '../http/body-budget.js';
 import { lingerAfterAnswer } from '../http/lingering-close.js';
 
@@ -68,9 +69,9 @@ export function sendJson(
 }
 
 /** `{ "error": { "code", "message" } }` with the error's status. */
-export function sendError(response: ServerResponse, error: WebError): void {
+export function sendError(response: ServerResponse, error: WebError, timers: Timers): void {
   // Refused unread: the connection is closed after the answer rather than read on to the body's end.
-  if (error.closes && response.socket !== null) lingerAfterAnswer(response.socket);
+  if (error.closes && response.socket !== null) lingerAfterAnswer(response.socket, timers);
   sendJson(
     response,
     error.status,
@@ -86,6 +87,7 @@ export function sendError(response: ServerResponse, error: WebError): void {
  */
 export function readText(
   request: IncomingMessage,
+  timers: Timers,
   options: { readonly maxBytes?: number; readonly budget?: BodyBudget; readonly timeoutMs?: number } = {},
 ): Promise<string> {
   const { maxBytes = MAX_BODY_BYTES, budget, timeoutMs = 10_000 } = options;
@@ -94,20 +96,18 @@ export function readText(
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(
-      () =>
-        fail(
-          new WebError(
-            408,
-            'timeout',
-            `The request body did not arrive within ${timeoutMs / 1000} s; send it again.`,
-            true,
-          ),
+    const timer = timers.after(timeoutMs, () =>
+      fail(
+        new WebError(
+          408,
+          'timeout',
+          `The request body did not arrive within ${timeoutMs / 1000} s; send it again.`,
+          true,
         ),
-      timeoutMs,
+      ),
     );
     const done = (): void => {
-      clearTimeout(timer);
+      timer.cancel();
       budget?.giveBack(size);
       request.removeAllListeners('data');
     };
@@ -133,7 +133,7 @@ export function readText(
 }
 
 /** Reads a JSON object body: `application/json`, at most `MAX_BODY_BYTES`, nested at most `MAX_DEPTH` deep. */
-export async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readJson(request: IncomingMessage, timers: Timers): Promise<Record<string, unknown>> {
   const type = String(request.headers['content-type'] ?? '');
   // Only JSON: a form post from another site (which needs no preflight) is refused before anything else.
   if (!/^application\/json\b/i.test(type)) {
@@ -143,7 +143,7 @@ export async function readJson(request: IncomingMessage): Promise<Record<string,
       `Send the body as JSON with "content-type: application/json"; got ${JSON.stringify(type || 'none')}.`,
     );
   }
-  const text = await readText(request);
+  const text = await readText(request, timers);
   let value: unknown;
   try {
     value = text === '' ? {} : JSON.parse(text);
@@ -162,11 +162,11 @@ export async function readJson(request: IncomingMessage): Promise<Record<string,
 }
 
 /** Reads the sign-in form (`application/x-www-form-urlencoded`, at most `MAX_SIGN_IN_BYTES`), its bytes counted against `budget`. */
-export async function readForm(request: IncomingMessage, budget: BodyBudget): Promise<URLSearchParams> {
+export async function readForm(request: IncomingMessage, budget: BodyBudget, timers: Timers): Promise<URLSearchParams> {
   const type = String(request.headers['content-type'] ?? '');
   if (!/^application\/x-www-form-urlencoded\b/i.test(type))
     throw new WebError(415, 'usage', 'Sign in with the form: content-type application/x-www-form-urlencoded.');
-  return new URLSearchParams(await readText(request, { maxBytes: MAX_SIGN_IN_BYTES, budget }));
+  return new URLSearchParams(await readText(request, timers, { maxBytes: MAX_SIGN_IN_BYTES, budget }));
 }
 
 /** The request's cookies by name. */

@@ -54,7 +54,7 @@ export class InboxWeb {
     env: Readonly<Record<string, string | undefined>> = process.env,
   ) {
     this.settings = inboxWebSettings(options, env, () => randomBytes(24).toString('base64url'));
-    this.guesses = new GuessLimiter(this.settings.http.wrongGuesses, parts.clock);
+    this.guesses = new GuessLimiter(this.settings.http.wrongGuesses, parts.clock, parts.timers);
     this.budget = new BodyBudget(this.settings.http.maxUnauthenticatedBytes);
     this.ownHosts = this.settings.publicUrl === undefined ? [] : [new URL(this.settings.publicUrl).host];
     this.auth = new WebAuth(this.settings, parts.clock, this.guesses);
@@ -197,7 +197,11 @@ export class InboxWeb {
       allow(method, 'POST');
       this.auth.checkSameOrigin(request);
       try {
-        const cookie = await this.auth.signIn(request, await readForm(request, this.budget), mount || '/');
+        const cookie = await this.auth.signIn(
+          request,
+          await readForm(request, this.budget, this.parts.timers),
+          mount || '/',
+        );
         return send(response, 303, 'text/plain; charset=utf-8', 'Signed in.', { location: page, 'set-cookie': cookie });
       } catch (error) {
         if (error instanceof WebError && (error.status === 401 || (error.status === 400 && error.code === 'usage'))) {
@@ -297,7 +301,7 @@ export class InboxWeb {
         return this.api.item(id);
       }
       allow(method, 'POST');
-      const body = await readJson(request);
+      const body = await readJson(request, this.parts.timers);
       if (verb === 'approve') return this.api.approve(id, person.name, body);
       if (verb === 'deny') return this.api.deny(id, person.name, body);
       return this.api.answer(id, person.name, body);
@@ -315,7 +319,7 @@ export class InboxWeb {
   }
 
   private fail(response: ServerResponse, error: unknown): void {
-    if (error instanceof WebError) return sendError(response, error);
+    if (error instanceof WebError) return sendError(response, error, this.parts.timers);
     // A bug or an unexpected failure: said in a warning for the developer, not in detail to the browser.
     this.parts.events.emit({
       type: 'warning',
@@ -328,6 +332,7 @@ export class InboxWeb {
         'unexpected',
         "Something went wrong on the server; nothing more is known here. Try again; if it persists, see the app's warning events.",
       ),
+      this.parts.timers,
     );
   }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { delay, every, type Timer } from '../clock.js';
 import type { InboxRecord } from '../store/store.js';
 import type { InboxWebParts } from './inbox-web-parts.js';
 import type { WebhookSettings } from './options.js';
@@ -46,7 +47,7 @@ export class WebhookNotifier {
   private readonly stop = new AbortController();
   /** Cuts off POSTs under way: only when they outlast the grace `close()` gives them. */
   private readonly cut = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private scanning: Promise<void> | undefined;
   private readonly keyPrefix: string;
   private readonly key: Buffer;
@@ -63,8 +64,7 @@ export class WebhookNotifier {
 
   start(): void {
     this.tick();
-    this.timer = setInterval(() => this.tick(), this.pollMs);
-    this.timer.unref();
+    this.timer = every(this.parts.timers, this.pollMs, () => this.tick(), { background: true });
   }
 
   /**
@@ -72,13 +72,13 @@ export class WebhookNotifier {
    * took is recorded as delivered and not announced again after a restart.
    */
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.stop.abort();
     // Started first: a scan may be waiting for a slot that a POST under way holds.
-    const grace = setTimeout(() => this.cut.abort(), CLOSE_GRACE_MS);
+    const grace = this.parts.timers.after(CLOSE_GRACE_MS, () => this.cut.abort());
     await this.scanning;
     await Promise.all(this.inFlight.values());
-    clearTimeout(grace);
+    grace.cancel();
   }
 
   private tick(): void {
@@ -165,6 +165,11 @@ export class WebhookNotifier {
     const now = this.parts.clock.now();
     const body = JSON.stringify(webhookMessage(item, type, this.pageUrl, now));
     const timestamp = Math.floor(now / 1_000);
+    // As AbortSignal.timeout would, but on the injected timers.
+    const late = new AbortController();
+    const timeout = this.parts.timers.after(TIMEOUT_MS, () =>
+      late.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    );
     try {
       const response = await fetch(this.webhook.url, {
         method: 'POST',
@@ -176,7 +181,7 @@ export class WebhookNotifier {
         },
         body,
         redirect: 'error',
-        signal: AbortSignal.any([this.cut.signal, AbortSignal.timeout(TIMEOUT_MS)]),
+        signal: AbortSignal.any([this.cut.signal, late.signal]),
       });
       await response.arrayBuffer().catch(() => undefined);
       if (response.ok) return { kind: 'delivered' };
@@ -195,6 +200,8 @@ export class WebhookNotifier {
         kind: 'failed',
         what: `the request failed (${cause?.code ?? cause?.message ?? (error as Error).message})`,
       };
+    } finally {
+      timeout.cancel();
     }
   }
 
@@ -217,19 +224,12 @@ export class WebhookNotifier {
     });
   }
 
+  /** Waits `ms`: true, or false when the notifier stopped first. */
   private sleep(ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      if (this.stop.signal.aborted) return resolve(false);
-      const stopped = () => {
-        clearTimeout(timer);
-        resolve(false);
-      };
-      const timer = setTimeout(() => {
-        this.stop.signal.removeEventListener('abort', stopped);
-        resolve(true);
-      }, ms);
-      this.stop.signal.addEventListener('abort', stopped, { once: true });
-    });
+    return delay(this.parts.timers, ms, this.stop.signal).then(
+      () => true,
+      () => false,
+    );
   }
 
   private warn(what: string): void {

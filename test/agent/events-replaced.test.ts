@@ -8,6 +8,7 @@ import { container as root } from 'tsyringe';
 import { defineTool, EventBus, Tokens, Wardrik } from '../../src/index.js';
 import type { EventInput } from '../../src/telemetry/events.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { eventually } from '../eventually.js';
 
 /** A bus a user put in place of Wardrik's: it drops every event, so nobody ever hears one. */
 class DroppingBus extends EventBus {
@@ -89,7 +90,10 @@ describe('Agents with Tokens.Events replaced by a bus that drops everything', ()
       // then kept, and the other's recovery runs the call once the run is free.
       const answer = await second.inbox.approve(parked.parked[0]!.inboxId, { by: 'dana' });
       if (answer.status === 'parked') {
-        while ((await second.runner.recover()).approved === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        await eventually(
+          'the other Wardrik to run the approved call',
+          async () => (await second.runner.recover()).approved > 0,
+        );
       }
       assert.equal((await second.runner.recover()).approved, 0, 'the call ran once');
       // Closing gives up the run's lease the other Wardrik took to run the call (an idle one is kept a moment).

@@ -6,6 +6,7 @@ import { container as root } from 'tsyringe';
 import { defineTool, openStore, Tokens, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { lapseLeases, scratchStores } from '../crash/scratch-stores.js';
+import { eventually } from '../eventually.js';
 
 /**
  * A turn taken up from a node that stopped answering, before any recovery pass took up the call it left
@@ -55,7 +56,7 @@ describe('A turn taken up while the call its dead node left is still started', (
         .startAgent({ id: 'a', model: model1, tools: ['mail/*'] })
         .send('Send it')
         .catch(() => undefined);
-      for (let i = 0; i < 500 && sent === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually('the email to start on the first node', () => sent > 0);
       assert.equal(sent, 1, 'the email is running on the first node');
       // The first node stops answering: its lease runs out on the store's clock.
       await lapseLeases(store);

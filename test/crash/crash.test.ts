@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Wardrik, type ToolAnswer } from '../../src/index.js';
 import { killAtCrashPoint } from './kill-at-crash-point.js';
 import { ledgerTools, readLedger } from './ledger-tools.js';
-import { scratchStores } from './scratch-stores.js';
+import { lapseLeases, scratchStores } from './scratch-stores.js';
+import { eventually } from '../eventually.js';
 
 /**
  * Real crashes: a child process runs one call against a real store and is killed with SIGKILL at a
@@ -45,9 +46,9 @@ for (const [storeName, storeUrl] of stores) {
     const scenario = async (tool: string, point: Point) => {
       const url = storeUrl();
       const ledger = join(dir, `${randomBytes(4).toString('hex')}.ledger`);
-      // The dead node's lease must have expired before another node may take its run over.
+      // The dead node's lease must have expired before another node may take its run over: it is made to.
       await crashAt({ STORE_URL: url, LEDGER: ledger, TOOL: tool, POINT: point });
-      await new Promise((resolve) => setTimeout(resolve, 450));
+      await lapseLeases(url);
       return { url, ledger, wardrik: await restart(url, ledger) };
     };
 
@@ -120,11 +121,10 @@ describe('two nodes on one PostgreSQL', () => {
     // Right after the kill node A's lease is still live: node B must leave its call alone.
     const early = await survivor.recover();
     assert.equal(early.rerun, 0);
-    let report = early;
-    for (let tries = 0; report.rerun === 0 && tries < 50; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      report = await survivor.recover();
-    }
+    const report = await eventually("node A's lease to expire and node B to run its call again", async () => {
+      const pass = await survivor.recover();
+      return pass.rerun > 0 ? pass : undefined;
+    });
     assert.equal(report.rerun, 1);
     assert.deepEqual(readLedger(ledger), ['refund run-1:c1']);
     await survivor.close();

@@ -8,7 +8,8 @@ import { openStore, Wardrik, type CallRecord, type Store, type ToolAnswer } from
 import { killAtCrashPoint } from './kill-at-crash-point.js';
 import { ledgerTools, readLedger } from './ledger-tools.js';
 import { loadCall, TOOLS } from './load-calls.js';
-import { scratchStores } from './scratch-stores.js';
+import { lapseLeases, scratchStores } from './scratch-stores.js';
+import { eventually } from '../eventually.js';
 
 /**
  * The crash guarantees under load (issue 13, point 7): node after node sends a few hundred mixed calls
@@ -20,8 +21,6 @@ const ROUNDS = 5;
 const CALLS = 150;
 const LEASE_MS = 300;
 const { dir, stores } = scratchStores('load');
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How many times each ledger line occurs, for the lines that occur more than once. */
 function repeated(lines: readonly string[]): string[] {
@@ -53,7 +52,7 @@ for (const [storeName, storeUrl] of stores) {
       // What the last kill left in flight, before anyone recovers it.
       const inspect: Store = await openStore(url);
       const inFlight = await inspect.listCalls({ state: 'started' });
-      await sleep(LEASE_MS + 50); // the dead node's leases lapse
+      await lapseLeases(url); // the dead node's leases lapse
       const last = await Wardrik.create({
         store: url,
         tools: { t: ledgerTools(ledger, async () => {}, { attempts: true }) },
@@ -62,10 +61,10 @@ for (const [storeName, storeUrl] of stores) {
         recoverMs: Infinity,
       });
       try {
-        for (let tries = 0; (await inspect.listCalls({ state: 'started' })).length > 0 && tries < 50; tries++) {
-          await sleep(50);
+        await eventually('recovery to finish every call left in flight', async () => {
           await last.recover();
-        }
+          return (await inspect.listCalls({ state: 'started' })).length === 0;
+        });
         assert.deepEqual(await inspect.listCalls({ state: 'started' }), [], 'no call is left in flight');
 
         // Every in-flight call was finished the way its tool allows.

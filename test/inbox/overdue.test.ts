@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { container } from 'tsyringe';
 import { ConflictError, defineTool, park, Tokens, type WardrikEvent } from '../../src/index.js';
 import { counter, errorCode, errorMessage, harness, inboxId } from '../runner/helpers.js';
+import { eventually } from '../eventually.js';
 
 /** A Wardrik whose clock the test moves, with a tool that asks and one that parks. */
 async function deskWithClock(policy: { approvalTtlMs?: number; escalateAfterMs?: number }) {
@@ -95,7 +96,7 @@ describe('Inbox items that wait too long', () => {
         const item = await h.wardrik.inbox.get(id);
         return item?.status === 'denied' || item?.escalatedAt !== undefined;
       };
-      while (!(await handled())) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually('the overdue item to be handled', handled);
       assert.deepEqual(
         h.types((e) => e.type === 'inbox.escalated' || e.type === 'tool.answered'),
         ['escalateAfterMs' in policy ? 'inbox.escalated' : 'tool.answered'],

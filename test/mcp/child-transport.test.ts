@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/mcp/child-transport.js';
+import { eventually } from '../eventually.js';
 
 /** A child that runs `script` (with stdin echoed back line by line when it reads it). */
 function transport(script: string, maxMessageBytes?: number): ChildTransport {
@@ -97,7 +98,7 @@ ${note(2)}
     const atLimit = transport(script(16 * 1024 * 1024));
     const read = collect(atLimit);
     await atLimit.start();
-    while (read.messages.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually('both messages read', () => read.messages.length >= 2);
     await atLimit.close();
     assert.deepEqual(
       read.messages.map((message) => (message as { method: string }).method),
@@ -128,7 +129,7 @@ ${note(2)}
     await t.start();
     const sent = [note(1), note(2), note(3)].map((text) => JSON.parse(text) as JSONRPCMessage);
     await Promise.all(sent.map((message) => t.send(message)));
-    while (seen.messages.length < sent.length) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually('every message echoed back', () => seen.messages.length >= sent.length);
     await t.close();
     assert.deepEqual(
       seen.messages.map((message) => (message as { params?: unknown }).params),

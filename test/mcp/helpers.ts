@@ -136,16 +136,3 @@ export function alive(pid: number): boolean {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-
-/** Polls `check` until it is true; fails after `ms`. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  ms = 10_000,
-  what = 'the condition',
-): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > ms) throw new Error(`Timed out waiting for ${what}.`);
-    await sleep(10);
-  }
-}

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EgressRefused, publicOnly, type EgressCheck } from '../../src/index.js';
 import { startHttpFixture } from './fixtures/http-server.js';
-import { eventually, harness, sleep, stdio } from './helpers.js';
+import { harness, stdio } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 /** A check that allows every URL and pins it to 127.0.0.1, recording what it was asked. */
 function loopbackPin(asked: string[] = []): EgressCheck {
@@ -76,7 +77,8 @@ describe('MCP over Streamable HTTP', () => {
       const from = h.mark();
       const answer = h.call('web__echo', { text: 'again' });
       await h.toolsChanged('web', 0, from);
-      await sleep(50);
+      // The call met the server down and waits for its retry: only then is the server started again.
+      await h.until((e) => e.type === 'tool.retrying', 15_000, from);
       fixture = await startHttpFixture({ port, state });
       assert.deepEqual(await answer, { status: 'ok', output: 'echo: again', labels: ['outside'] });
       assert.ok(h.events.slice(from).some((e) => e.type === 'tool.retrying'));
@@ -160,7 +162,7 @@ describe('The egress check on runtime HTTP servers', () => {
       await h.call('flip__echo', { text: 'x' });
       await h.toolsChanged('flip', 0, from);
       // The reconnects ask the check again, which now refuses: the server stays down, saying why.
-      await eventually(() => /now refused/.test(h.hub().status()[0]?.error ?? ''), 10_000, 'the refusal');
+      await eventually('the refusal', () => /now refused/.test(h.hub().status()[0]?.error ?? ''));
       assert.equal(h.wardrik.tools(['flip/*']).length, 0);
     } finally {
       await h.close();
@@ -216,7 +218,7 @@ describe('Closing HTTP connections', () => {
       assert.ok((await fixture.connections()) > 0);
       await h.close();
       // Well under the 4 s an idle keep-alive socket would otherwise stay open.
-      await eventually(async () => (await fixture.connections()) === 0, 1_000, 'the sockets to close');
+      await eventually('the sockets to close', async () => (await fixture.connections()) === 0);
     } finally {
       await h.close();
       await fixture.close();

@@ -10,7 +10,8 @@ import { Tokens, Wardrik, type TurnResult } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
 import { lapseLeases } from '../crash/scratch-stores.js';
-import { eventually, FAST } from './helpers.js';
+import { FAST } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const NODE_SCRIPT = fileURLToPath(new URL('./fixtures/question-crash-node.js', import.meta.url));
 const ASKING = fileURLToPath(new URL('./fixtures/asking-server.js', import.meta.url));
@@ -30,7 +31,7 @@ async function survivor(store: string): Promise<Wardrik> {
     policy: { rules: [{ match: 'q/*', action: 'allow' }] },
     mcp: { ...FAST, servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } } } } },
   });
-  await eventually(() => wardrik.tools(['q/*']).length === 5, 10_000, "the server's tools");
+  await eventually("the server's tools", () => wardrik.tools(['q/*']).length === 5);
   return wardrik;
 }
 
@@ -83,10 +84,8 @@ describe("A node killed with SIGKILL while an MCP server's question waits (SQLit
     const starting = survivor(store);
     const other = await Wardrik.create({ store, recoverMs: Infinity });
     try {
-      await eventually(
-        async () => (await other.inbox.list()).some((item) => item.kind === 'question' && item.id !== lost),
-        15_000,
-        'the question asked anew',
+      await eventually('the question asked anew', async () =>
+        (await other.inbox.list()).some((item) => item.kind === 'question' && item.id !== lost),
       );
       const asked = (await other.inbox.list()).find((item) => item.kind === 'question' && item.id !== lost)!;
       assert.equal(asked.run, parked.run, 'the new question belongs to the same call');

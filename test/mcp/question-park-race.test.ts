@@ -6,7 +6,8 @@ import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { scriptedModel } from '../../src/testing/index.js';
 import { startAskingHttp } from './fixtures/asking-http.js';
-import { eventually, harness } from './helpers.js';
+import { harness } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 /**
  * A server's question answered while its call's turn is still parking: the call settles before the turn
@@ -54,7 +55,18 @@ describe('A question answered while its turn parks', () => {
       await h.until((event) => event.type === 'tool.succeeded');
       let sent = false;
       void sending.then(() => (sent = true));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The turn's write waits for the locker's row lock, as PostgreSQL says, so it cannot have finished.
+      const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await eventually(
+        "a write to wait for the locker's row lock",
+        async () =>
+          (
+            await admin.query<{ waiting: number }>(
+              'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))',
+              [lockerPid],
+            )
+          ).rows[0]!.waiting > 0,
+      );
       assert.equal(sent, false, 'the turn is still writing its parked record');
       await locker.query('COMMIT');
       const parked = await sending;
@@ -68,11 +80,7 @@ describe('A question answered while its turn parks', () => {
       const status = async () =>
         (await admin.query<{ status: string }>(`SELECT status FROM "${schema}".wardrik_turns WHERE run = $1`, [run]))
           .rows[0]?.status;
-      await eventually(
-        async () => (await status()) === 'done',
-        10_000,
-        'the turn goes on after its question was answered',
-      );
+      await eventually('the turn goes on after its question was answered', async () => (await status()) === 'done');
       const done = await agent.result(run);
       assert.match(done.text, /Quick/);
     } finally {
@@ -135,10 +143,8 @@ describe('A question answered while its turn parks', () => {
               [run],
             )
           ).rows;
-        await eventually(
-          async () => (await states()).every((row) => row.state === 'succeeded'),
-          10_000,
-          'both answers in the journal',
+        await eventually('both answers in the journal', async () =>
+          (await states()).every((row) => row.state === 'succeeded'),
         );
         const done = await agent.result(run);
         assert.equal(done.status, 'done', JSON.stringify(done));

@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { Wardrik, type McpServerOptions, type TurnResult } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { startAskingHttp } from './fixtures/asking-http.js';
-import { eventually, FAST, harness, sleep } from './helpers.js';
+import { FAST, harness, sleep } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const ASKING = fileURLToPath(new URL('./fixtures/asking-server.js', import.meta.url));
 const overStdio = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({
@@ -130,7 +131,7 @@ describe("An agent's turn while an MCP server's question waits", () => {
         await h.toolsChanged('q', 5);
         const first = h.call('q__ask_together', { count: 2 }, { run: 'run-a' });
         const second = h.call('q__ask_together', { count: 2 }, { run: 'run-b' });
-        await eventually(async () => (await h.wardrik.inbox.list()).length === 2, 10_000, 'two questions');
+        await eventually('two questions', async () => (await h.wardrik.inbox.list()).length === 2);
         const items = await h.wardrik.inbox.list();
         for (const item of items) {
           assert.equal(item.run, 'mcp:mcp/q', 'no call is claimed');
@@ -162,9 +163,8 @@ describe("An agent's turn while an MCP server's question waits", () => {
     const second = await Wardrik.create({ store, recoverMs: Infinity });
     try {
       await eventually(
-        () => first.tools().filter((tool) => tool.name.startsWith('q__')).length === 5,
-        10_000,
         "the server's tools",
+        () => first.tools().filter((tool) => tool.name.startsWith('q__')).length === 5,
       );
       const agents = ['north', 'south'].map((id) =>
         first.startAgent({ id, model: callsThenReports('q__ask'), tools: ['q/*'] }),

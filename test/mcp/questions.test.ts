@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import type { McpServerOptions, ToolAnswer } from '../../src/index.js';
-import { eventually, harness, type Harness } from './helpers.js';
+import { harness, type Harness } from './helpers.js';
+import { eventually } from '../eventually.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { manualTime } from '../../src/testing/index.js';
 
 const ASKING = fileURLToPath(new URL('./fixtures/asking-server.js', import.meta.url));
 const asking = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({
@@ -14,9 +17,8 @@ const asking = (options: Partial<McpServerOptions> = {}): McpServerOptions => ({
 /** Waits for the one pending question and returns it. */
 async function question(h: Harness, count = 1) {
   await eventually(
-    async () => (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question').length === count,
-    10_000,
     'the question in the inbox',
+    async () => (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question').length === count,
   );
   return (await h.wardrik.inbox.list()).filter((item) => item.kind === 'question');
 }
@@ -94,11 +96,20 @@ describe("An MCP server's questions (elicitation)", () => {
   });
 
   it('declines a question nobody answers within elicitationWaitMs, and the item says so', async () => {
-    const h = await harness({ servers: { q: asking() }, elicitationWaitMs: 300 });
+    const time = manualTime(Date.now());
+    const h = await harness(
+      { servers: { q: asking() }, elicitationWaitMs: 300 },
+      { container: manualTimeContainer(time) },
+    );
     try {
       await h.toolsChanged('q', 5);
-      assert.deepEqual(output(await h.call('q__ask')), { action: 'decline' });
+      const calling = h.call('q__ask');
       const parked = await h.until((e) => e.type === 'tool.parked' && e.kind === 'question');
+      await time.advance(299);
+      const waiting = await h.wardrik.inbox.get((parked as { inboxId: string }).inboxId);
+      assert.equal(waiting!.status, 'pending', 'still asked a moment before elicitationWaitMs');
+      await time.advance(1);
+      assert.deepEqual(output(await calling), { action: 'decline' });
       const item = await h.wardrik.inbox.get((parked as { inboxId: string }).inboxId);
       assert.equal(item!.status, 'answered');
       assert.match(item!.by ?? '', /nobody answered within 300 ms/);

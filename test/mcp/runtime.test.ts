@@ -14,7 +14,10 @@ import {
 } from '../../src/index.js';
 import { container as rootContainer } from 'tsyringe';
 import { startHttpFixture } from './fixtures/http-server.js';
-import { alive, eventually, FAST, harness, stdio } from './helpers.js';
+import { alive, FAST, harness, stdio } from './helpers.js';
+import { eventually } from '../eventually.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { manualTime } from '../../src/testing/index.js';
 
 describe('Runtime MCP servers', () => {
   it('add connects a server and offers its tools; servers() is sorted', async () => {
@@ -289,12 +292,18 @@ describe('Several MCP hubs, and the hub as a capability provider', () => {
   });
 
   it('close ends every hub: processes reaped and timers cleared', async () => {
-    const h = await harness([
-      { servers: { one: { transport: stdio() } }, reconcileMs: 10 },
-      { name: 'b', servers: { two: { transport: stdio() } } },
-    ]);
+    const time = manualTime(Date.now());
+    const h = await harness(
+      [
+        { servers: { one: { transport: stdio() } }, reconcileMs: 10 },
+        { name: 'b', servers: { two: { transport: stdio() } } },
+      ],
+      { container: manualTimeContainer(time) },
+    );
     const pids = [h.wardrik.mcp().pid('one')!, h.wardrik.mcp('b').pid('two')!];
+    assert.ok(time.pending > 0, 'the reconcile timer is set');
     await h.close();
-    await eventually(() => pids.every((pid) => !alive(pid)), 100, 'the processes to be gone');
+    await eventually('the processes to be gone', () => pids.every((pid) => !alive(pid)));
+    assert.equal(time.pending, 0, 'no timer is left set');
   });
 });

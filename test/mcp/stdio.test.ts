@@ -1,9 +1,13 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { annotation, type ToolsChangedEvent, type WardrikEvent } from '../../src/index.js';
-import { alive, eventually, harness, lines, sleep, stdio, tempDir } from './helpers.js';
+import { alive, FAST, harness, lines, stdio, tempDir } from './helpers.js';
+import { manualTime } from '../../src/testing/index.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { eventually } from '../eventually.js';
 
 const changes = (events: readonly WardrikEvent[], server: string): number[] =>
   events.filter((e): e is ToolsChangedEvent => e.type === 'tools.changed' && e.server === server).map((e) => e.count);
@@ -149,13 +153,22 @@ describe('MCP over stdio', () => {
 
   describe('tools/list_changed', () => {
     it('lists the tools again, once for a burst of notifications', async () => {
-      const h = await harness({ servers: { fx: { transport: stdio(), gated: false } } });
+      const time = manualTime(Date.now());
+      const h = await harness(
+        { servers: { fx: { transport: stdio(), gated: false } } },
+        { container: manualTimeContainer(time) },
+      );
       try {
         const from = h.mark();
+        // The server sends its five notifications before the call's answer, on the same pipe.
         await h.call('fx__bump_tools');
+        await time.advance(FAST.listDebounceMs! - 1);
+        assert.deepEqual(changes(h.events.slice(from), 'fx'), [], 'no listing before the burst has settled');
+        await time.advance(1);
         await h.toolsChanged('fx', 13, from);
-        await sleep(150);
         assert.ok(h.wardrik.tools(['fx/extra']).length === 1);
+        // Long past any debounce: a listing still waiting has come by now, and none changed the tools again.
+        await time.advance(60_000);
         // Five notifications, one change: the listing that follows them is the only one that differs.
         assert.deepEqual(changes(h.events.slice(from), 'fx'), [13]);
       } finally {
@@ -224,15 +237,19 @@ describe('MCP over stdio', () => {
     it('sends the MCP cancellation when a call is stopped', async () => {
       const dir = tempDir();
       const cancel = join(dir, 'cancel');
-      const h = await harness({ servers: { fx: { transport: stdio([], { CANCEL_FILE: cancel }) } } });
+      const started = join(dir, 'started');
+      const h = await harness({
+        servers: { fx: { transport: stdio([], { CANCEL_FILE: cancel, START_FILE: started }) } },
+      });
       try {
         const controller = new AbortController();
         const answer = h.call('fx__slow', {}, { signal: controller.signal });
-        await sleep(100);
+        // Stopped once the server runs it, so the cancellation has a call to stop.
+        await eventually('the server to start the slow call', () => lines(started).length === 1);
         controller.abort(new Error('stop'));
         const result = await answer;
         assert.equal(result.status === 'error' && result.code, 'aborted');
-        await eventually(() => lines(cancel).length === 1, 5_000, 'the server to see the cancellation');
+        await eventually('the server to see the cancellation', () => lines(cancel).length === 1);
       } finally {
         await h.close();
       }
@@ -248,7 +265,7 @@ describe('MCP over stdio', () => {
       try {
         const result = await h.call('fx__slow');
         assert.equal(result.status === 'error' && result.code, 'timeout');
-        await eventually(() => lines(cancel).length === 1, 5_000, 'the cancellation');
+        await eventually('the cancellation', () => lines(cancel).length === 1);
         assert.equal((await h.call('fx__echo', { text: 'still here' })).status, 'ok');
       } finally {
         await h.close();
@@ -311,7 +328,7 @@ describe('MCP over stdio', () => {
         const event = (await h.until((e) => e.type === 'tools.changed', 1_000, from)) as ToolsChangedEvent;
         assert.equal(event.mcp, 'mcp');
         assert.equal(typeof event.time, 'number');
-        await eventually(() => !alive(pid), 5_000, 'the killed process to be reaped');
+        await eventually('the killed process to be reaped', () => !alive(pid));
       } finally {
         await h.close();
       }
@@ -323,7 +340,7 @@ describe('MCP over stdio', () => {
         const seen: number[] = [];
         const subscription = h.wardrik.toolChanges$.subscribe((e) => seen.push(e.count));
         process.kill(h.hub().pid('fx')!, 'SIGKILL');
-        await eventually(() => seen.length >= 3, 10_000, 'two changes after the first');
+        await eventually('two changes after the first', () => seen.length >= 3);
         subscription.unsubscribe();
         // The first is from start-up, replayed to every subscriber.
         assert.deepEqual(seen.slice(0, 3), [12, 0, 12]);
@@ -433,10 +450,14 @@ describe('MCP over stdio', () => {
     });
 
     it('drains a server flooding stderr without keeping it', async () => {
-      const h = await harness({ servers: { loud: { transport: stdio(['--flood-stderr']) } } });
+      const flooded = join(tempDir(), 'flooded');
+      const h = await harness({ servers: { loud: { transport: stdio(['--flood-stderr'], { FLOOD_FILE: flooded }) } } });
       try {
         for (let i = 0; i < 20; i++) assert.equal((await h.call('loud__echo', { text: `n${i}` })).status, 'ok');
-        await sleep(200);
+        // Far past a pipe's 64 KiB: a stderr nobody read would have stopped the server's writes long before.
+        await eventually('the server to write 4 MB to stderr', () =>
+          existsSync(flooded) ? Number(readFileSync(flooded, 'utf8')) >= 4_000_000 : false,
+        );
         assert.equal((await h.call('loud__echo', { text: 'last' })).status, 'ok');
       } finally {
         await h.close();

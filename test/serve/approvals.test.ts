@@ -5,7 +5,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { eventually, serving, text } from './helpers.js';
+import { serving, text } from './helpers.js';
+import { eventually } from '../eventually.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { manualTime } from '../../src/testing/index.js';
 
 /** A client of `s.server` over an in-memory transport: two calls sent in one tick reach the server before either is answered. */
 async function inMemoryClient(s: Awaited<ReturnType<typeof serving>>): Promise<Client> {
@@ -22,7 +25,10 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
     try {
       const client = await s.client();
       const calling = client.callTool({ name: 'orders__refund', arguments: { id: 'o-1' } });
-      await eventually(async () => (await s.wardrik.inbox.list()).length === 1);
+      await eventually(
+        '(await s.wardrik.inbox.list()).length === 1',
+        async () => (await s.wardrik.inbox.list()).length === 1,
+      );
       const [item] = await s.wardrik.inbox.list();
       assert.equal(item!.run, client.session);
       assert.equal(item!.agent, 'mcp');
@@ -44,7 +50,7 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
       const calling = client.callTool({ name: 'orders__refund', arguments: { id: 'o-2' } }, undefined, {
         onprogress: (p) => progress.push(p),
       });
-      await eventually(() => progress.length >= 2);
+      await eventually('progress.length >= 2', () => progress.length >= 2);
       const [item] = await s.wardrik.inbox.list();
       assert.match(progress[0]!.message ?? '', new RegExp(`inbox item ${item!.id}`));
       assert.ok(progress[1]!.progress > progress[0]!.progress);
@@ -59,10 +65,20 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
   });
 
   it('past waitMs says the call waits (with the inbox id) and that nothing ran', async () => {
-    const s = await serving({ approvals: { waitMs: 20 } });
+    const time = manualTime(Date.now());
+    const s = await serving({ approvals: { waitMs: 60_000 } }, { container: manualTimeContainer(time) });
     try {
-      const client = await s.client();
-      const result = await client.callTool({ name: 'orders__refund', arguments: { id: 'o-3' } });
+      // In memory, an answer the server sent would have arrived by the time the advance settles.
+      const client = await inMemoryClient(s);
+      let answered = false;
+      const calling = client
+        .callTool({ name: 'orders__refund', arguments: { id: 'o-3' } })
+        .finally(() => (answered = true));
+      await eventually('the call to park', async () => (await s.wardrik.inbox.list()).length === 1);
+      await time.advance(59_999);
+      assert.equal(answered, false, 'still held a moment before waitMs');
+      await time.advance(1);
+      const result = await calling;
       const [item] = await s.wardrik.inbox.list();
       assert.equal(result.isError, true);
       assert.match(text(result), new RegExp(`waiting for a person \\(inbox item ${item!.id}\\)`));

@@ -11,7 +11,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, json, wardrik } from '../cli/helpers.js';
 import { raw } from '../web/helpers.js';
-import { eventually, text } from './helpers.js';
+import { text } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const ORDERS = fileURLToPath(new URL('../../examples/orders/order-tools.js', import.meta.url));
 
@@ -39,6 +40,7 @@ describe('wardrik serve', () => {
       const refunding = client.callTool({ name: 'orders__refund_order', arguments: { orderId: 'ord_1001' } });
       let items: { id: string; agent: string }[] = [];
       await eventually(
+        'one item in `wardrik inbox`',
         async () =>
           (items = json<{ items: { id: string; agent: string }[] }>(
             await wardrik(['inbox', '--json', '--store', store]),
@@ -84,7 +86,7 @@ describe('wardrik serve', () => {
       child.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
       child.stdin.write(`${padded(16 * 1024 * 1024)}\n`);
       child.stdin.write(line({ jsonrpc: '2.0', id: 2, method: 'ping' }));
-      await eventually(() => stdout.includes('"id":2'));
+      await eventually('stdout.includes(\'"id":2\')', () => stdout.includes('"id":2'));
       assert.deepEqual(JSON.parse(stdout.trim().split('\n').at(-1)!), { jsonrpc: '2.0', id: 2, result: {} });
       child.stdin.write(`${padded(16 * 1024 * 1024 + 1)}\n`);
       assert.equal(await exited, 0);
@@ -108,7 +110,7 @@ describe('wardrik serve', () => {
     try {
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      await eventually(() => /at (http:\S+)/.test(stderr));
+      await eventually('/at (http:\\S+)/.test(stderr)', () => /at (http:\S+)/.test(stderr));
       const url = /at (http:\S+);/.exec(stderr)![1]!;
       const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       assert.equal(refused.status, 401);
@@ -158,7 +160,7 @@ describe('wardrik serve', () => {
     try {
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      await eventually(() => /at (http:\S+)/.test(stderr));
+      await eventually('/at (http:\\S+)/.test(stderr)', () => /at (http:\S+)/.test(stderr));
       const url = /at (http:\S+);/.exec(stderr)![1]!;
       const post = (host: string) =>
         raw(url, {

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { eventually } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 /** The server scenarios issue 16 requires to pass. */
 const REQUIRED = [
@@ -54,7 +54,7 @@ describe('MCP conformance (server scenarios of @modelcontextprotocol/conformance
   before(async () => {
     server = spawn(process.execPath, [SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
     server.stdout!.on('data', (chunk: Buffer) => (url += chunk.toString()));
-    await eventually(() => url.endsWith('\n'));
+    await eventually("url.endsWith('\\n')", () => url.endsWith('\n'));
     url = url.trim();
   });
   after(() => {

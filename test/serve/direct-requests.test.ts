@@ -6,7 +6,8 @@ import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk
 import { Wardrik } from '../../src/index.js';
 import { isPlainRequest } from '../../src/serve/direct-requests.js';
 import { StdioLines } from '../../src/serve/stdio-lines.js';
-import { eventually, orderTools } from './helpers.js';
+import { orderTools } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const plain: unknown[] = [
   { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'orders__find_order', arguments: { id: 'o-1' } } },
@@ -89,6 +90,7 @@ describe('Requests handed straight to the SDK dispatch', () => {
       });
       send({ jsonrpc: '2.0', id: 4, method: 'ping' });
       await eventually(
+        'the answers to requests 2, 3 and 4',
         () =>
           answers().some((answer) => answer.id === 4) &&
           answers().some((answer) => answer.id === 3) &&

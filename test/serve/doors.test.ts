@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { ServeHttpOptions, ServeOptions } from '../../src/index.js';
-import { eventually, serving } from './helpers.js';
+import { serving } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
@@ -74,7 +75,7 @@ describe('The MCP server under abuse', () => {
           20,
         ),
       );
-      await eventually(() => closed || s.server.heldGuesses > 1);
+      await eventually('closed || s.server.heldGuesses > 1', () => closed || s.server.heldGuesses > 1);
       assert.equal(closed, true);
       assert.ok(s.server.heldGuesses <= 1, `${s.server.heldGuesses} answers held`);
       assert.equal(await send(s.url, { authorization: 'Bearer right-token-0123456789' }), 200);
@@ -89,7 +90,7 @@ describe('The MCP server under abuse', () => {
       for (let i = 0; i < 2; i++) assert.equal(await send(s.url, { authorization: `Bearer guess-${i}` }), 401);
       let answered = false;
       const wrong = send(s.url, { authorization: 'Bearer guess-3' }).then((status) => ((answered = true), status));
-      await eventually(() => s.server.heldGuesses === 1);
+      await eventually('s.server.heldGuesses === 1', () => s.server.heldGuesses === 1);
       assert.equal(await send(s.url, { authorization: 'Bearer right-token-0123456789' }), 200);
       assert.equal(answered, false);
       await s.server.close();
@@ -106,7 +107,7 @@ describe('The MCP server under abuse', () => {
     try {
       assert.equal(await send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.7' }), 401);
       void send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.7' }).catch(() => {});
-      await eventually(() => s.server.heldGuesses === 1);
+      await eventually('s.server.heldGuesses === 1', () => s.server.heldGuesses === 1);
       assert.equal(await send(s.url, { authorization: 'Bearer guess', 'x-real-ip': '203.0.113.8' }), 401);
     } finally {
       await s.close();
@@ -163,7 +164,7 @@ describe('The MCP server under abuse', () => {
         return { socket, status };
       };
       const first = open(3_000);
-      await eventually(() => s.server.unauthenticatedBytes === 3_000);
+      await eventually('s.server.unauthenticatedBytes === 3_000', () => s.server.unauthenticatedBytes === 3_000);
       const second = open(3_000);
       assert.equal(await second.status, 503);
       first.socket.destroy();

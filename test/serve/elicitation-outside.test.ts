@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { eventually, serving, text } from './helpers.js';
+import { serving, text } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const WITH_ELICITATION = { capabilities: { elicitation: { form: {} } } };
 /** A client whose elicitation handler accepts whatever it is asked, as an agent driven by injected text would. */
@@ -102,7 +103,10 @@ describe("approvals: { via: 'elicitation' } once the session has read outside te
       });
       const result = client.callTool({ name: 'orders__refund', arguments: { id: 'o-69' } });
       // Either the yes was set aside (and said so), or it was taken and the refund ran.
-      await eventually(() => warnings.length > 0 || s.ledger.refunds.length > 0);
+      await eventually(
+        'warnings.length > 0 || s.ledger.refunds.length > 0',
+        () => warnings.length > 0 || s.ledger.refunds.length > 0,
+      );
       assert.match(read, /refund everything/);
       assert.deepEqual(s.ledger.refunds, [], 'the yes given after reading outside text was taken');
       assert.match(

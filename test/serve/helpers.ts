@@ -130,12 +130,3 @@ export function text(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((part) => part.text ?? `[${part.type}]`).join('\n');
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `check` until it is true (the test runner's own time-out bounds it). */
-export async function eventually(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await sleep(5);
-}

@@ -7,7 +7,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, it } from 'node:test';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { eventually, serving, sleep } from './helpers.js';
+import { serving } from './helpers.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { manualTime } from '../../src/testing/index.js';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -236,18 +238,17 @@ describe('WardrikMcpServer over HTTP', () => {
     });
 
     it('closes a session left idle for idleMs; its id is then unknown (404)', async () => {
-      const s = await serving({ http: { idleMs: 30 } });
+      const time = manualTime(Date.now());
+      const s = await serving({ http: { idleMs: 30 } }, { container: manualTimeContainer(time) });
       try {
         const opened = await send(s.url, { body: JSON.stringify(INITIALIZE) });
         const session = String(opened.headers['mcp-session-id']);
         const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-        await eventually(async () => {
-          await sleep(20);
-          return (
-            (await send(s.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status ===
-            404
-          );
-        });
+        await time.advance(30);
+        assert.equal(
+          (await send(s.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status,
+          404,
+        );
       } finally {
         await s.close();
       }

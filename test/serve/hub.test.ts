@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { Tokens, Wardrik, defineTool } from '../../src/index.js';
 import { labelled } from '../../src/mcp/adapt.js';
 import { ToolResult } from '../../src/tools/result.js';
-import { eventually, serving } from './helpers.js';
+import { serving } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 /** A second Wardrik whose hub connects to the first one's server, as another service would. */
 async function gateway(url: string, trusted: boolean) {
@@ -70,7 +71,9 @@ describe('A Wardrik hub in front of a Wardrik server', () => {
         },
       });
       s.wardrik.container.resolve(Tokens.Catalog).set('extra', [broken]);
-      await eventually(() => hub.tools().some((t) => t.name === 'svc__extra__read_broken_page'));
+      await eventually("hub.tools().some((t) => t.name === 'svc__extra__read_broken_page')", () =>
+        hub.tools().some((t) => t.name === 'svc__extra__read_broken_page'),
+      );
       const read = await hub.runner.run({
         agent: 'a',
         run: 'r1',
@@ -100,7 +103,9 @@ describe('A Wardrik hub in front of a Wardrik server', () => {
         .set('extra', [
           defineTool({ name: 'ping', description: 'Pings.', annotations: { readOnly: true }, run: () => 'pong' }),
         ]);
-      await eventually(() => hub.tools().some((t) => t.name === 'svc__extra__ping'));
+      await eventually("hub.tools().some((t) => t.name === 'svc__extra__ping')", () =>
+        hub.tools().some((t) => t.name === 'svc__extra__ping'),
+      );
       const answer = await hub.runner.run({
         agent: 'a',
         run: 'r',

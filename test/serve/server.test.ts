@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigurationError, defineTool, Tokens, Wardrik } from '../../src/index.js';
-import { eventually, serving, text, type Serving } from './helpers.js';
+import { serving, text, type Serving } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 describe('WardrikMcpServer', () => {
   describe('when a client lists the tools', () => {
@@ -163,12 +164,13 @@ describe('WardrikMcpServer', () => {
       const calling = client.callTool({ name: 'orders__slow', arguments: { tag: 'cancelled' } }, undefined, {
         signal: stop.signal,
       });
-      await eventually(async () =>
-        (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
+      await eventually(
+        "(await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started')",
+        async () => (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
       );
       stop.abort('enough');
       await assert.rejects(calling);
-      await eventually(() => s.ledger.aborted.includes('cancelled'));
+      await eventually("s.ledger.aborted.includes('cancelled')", () => s.ledger.aborted.includes('cancelled'));
     });
 
     it("stops the tool's signal when the client goes away mid-call", async () => {
@@ -191,12 +193,13 @@ describe('WardrikMcpServer', () => {
           params: { name: 'orders__slow', arguments: { tag: 'gone' } },
         }),
       });
-      await eventually(async () =>
-        (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
+      await eventually(
+        "(await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started')",
+        async () => (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
       );
       gone.abort();
       await assert.rejects(request.then((response) => response.text()));
-      await eventually(() => s.ledger.aborted.includes('gone'));
+      await eventually("s.ledger.aborted.includes('gone')", () => s.ledger.aborted.includes('gone'));
     });
   });
 
@@ -251,13 +254,16 @@ describe('WardrikMcpServer', () => {
         const first = client.callTool({ name: 'orders__slow', arguments: { tag: 'first' } }, undefined, {
           signal: stop.signal,
         });
-        await eventually(async () => (await s.store.listCalls({ run: client.session })).length === 1);
+        await eventually(
+          '(await s.store.listCalls({ run: client.session })).length === 1',
+          async () => (await s.store.listCalls({ run: client.session })).length === 1,
+        );
         const second = await client.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
         assert.equal(second.isError, true);
         assert.match(text(second), /1 calls in flight/);
         stop.abort();
         await assert.rejects(first);
-        await eventually(() => s.ledger.aborted.includes('first'));
+        await eventually("s.ledger.aborted.includes('first')", () => s.ledger.aborted.includes('first'));
         const third = await client.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
         assert.equal(third.isError, undefined);
       } finally {
@@ -276,12 +282,15 @@ describe('WardrikMcpServer', () => {
         catalog.set('extra', [
           defineTool({ name: 'ping', description: 'Pings.', annotations: { readOnly: true }, run: () => 'pong' }),
         ]);
-        await eventually(() => one.changes.count === 1 && two.changes.count === 1);
+        await eventually(
+          'one.changes.count === 1 && two.changes.count === 1',
+          () => one.changes.count === 1 && two.changes.count === 1,
+        );
         assert.ok((await one.listTools()).tools.some((t) => t.name === 'extra__ping'));
         // A change outside the served patterns says nothing.
         catalog.set('hidden', [defineTool({ name: 'ping', description: 'Pings.', run: () => 'pong' })]);
         catalog.delete('extra');
-        await eventually(() => one.changes.count === 2);
+        await eventually('one.changes.count === 2', () => one.changes.count === 2);
         assert.ok(!(await one.listTools()).tools.some((t) => t.name === 'extra__ping'));
         assert.equal(one.changes.count, 2);
       } finally {

@@ -4,7 +4,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { StdioLines } from '../../src/serve/stdio-lines.js';
-import { eventually } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 /** An output that records each system-call-sized write it is given: one chunk, or several at once (writev). */
 function recordingOutput(): { output: Writable; writes: string[][] } {
@@ -42,7 +42,7 @@ describe('StdioLines (the MCP server over stdin and stdout)', () => {
     t.input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0",');
     t.input.write('"id":2,"method":"pi');
     t.input.write('ng"}\r\n');
-    await eventually(() => t.received.length === 2);
+    await eventually('t.received.length === 2', () => t.received.length === 2);
     assert.deepEqual(t.received, [
       { jsonrpc: '2.0', id: 1, method: 'ping' },
       { jsonrpc: '2.0', id: 2, method: 'ping' },
@@ -53,21 +53,21 @@ describe('StdioLines (the MCP server over stdin and stdout)', () => {
     const t = transport();
     await t.lines.start();
     await Promise.all(Array.from({ length: 32 }, (_, id) => t.lines.send({ jsonrpc: '2.0', id, result: {} })));
-    await eventually(() => t.writes.length > 0);
+    await eventually('t.writes.length > 0', () => t.writes.length > 0);
     assert.equal(t.writes.length, 1);
     assert.equal(t.writes[0]!.length, 32);
     assert.deepEqual(JSON.parse(t.writes[0]![31]!), { jsonrpc: '2.0', id: 31, result: {} });
     assert.ok(t.writes[0]!.every((line) => line.endsWith('}\n')));
     // A later tick's message is a write of its own.
     await t.lines.send({ jsonrpc: '2.0', id: 99, result: {} });
-    await eventually(() => t.writes.length === 2);
+    await eventually('t.writes.length === 2', () => t.writes.length === 2);
   });
 
   it('skips a line that is not JSON-RPC, saying so, and reads on', async () => {
     const t = transport();
     await t.lines.start();
     t.input.write('hello from a log line\n[1,2]\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
-    await eventually(() => t.received.length === 1);
+    await eventually('t.received.length === 1', () => t.received.length === 1);
     assert.equal(t.errors.length, 2);
     assert.match(t.errors[0]!, /not a JSON-RPC 2.0 message.*"hello from a log line"/);
     assert.equal(t.closed(), 0);
@@ -79,7 +79,7 @@ describe('StdioLines (the MCP server over stdin and stdout)', () => {
       await t.lines.start();
       t.input.write(line);
       t.input.write('x'.repeat(600));
-      await eventually(() => t.closed() === 1);
+      await eventually('t.closed() === 1', () => t.closed() === 1);
       assert.match(t.errors[0]!, /longer than 1000 bytes/);
       assert.deepEqual(t.received, []);
       await assert.rejects(t.lines.send({ jsonrpc: '2.0', id: 1, result: {} }), /closed/);
@@ -90,7 +90,7 @@ describe('StdioLines (the MCP server over stdin and stdout)', () => {
     const t = transport();
     await t.lines.start();
     t.input.end();
-    await eventually(() => t.closed() === 1);
+    await eventually('t.closed() === 1', () => t.closed() === 1);
     await t.lines.close();
     assert.equal(t.closed(), 1);
   });

@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { eventually, serving, text } from './helpers.js';
+import { serving, text } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 describe('WardrikMcpServer, with task-augmented calls (MCP tasks)', () => {
   it('answers with a task that completes with the result when a person approves, however long past waitMs', async () => {
@@ -51,14 +52,15 @@ describe('WardrikMcpServer, with task-augmented calls (MCP tasks)', () => {
         { task: { ttl: 60_000 } },
       )) {
         if (message.type === 'taskCreated') {
-          await eventually(async () =>
-            (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
+          await eventually(
+            "(await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started')",
+            async () => (await s.store.listCalls({ run: client.session })).some((c) => c.state === 'started'),
           );
           await client.experimental.tasks.cancelTask(message.task.taskId);
         }
         if (message.type === 'error') break;
       }
-      await eventually(() => s.ledger.aborted.includes('task'));
+      await eventually("s.ledger.aborted.includes('task')", () => s.ledger.aborted.includes('task'));
     } finally {
       await s.close();
     }

@@ -10,6 +10,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { CallRecord, JournalWrite, Store, TurnRecord } from '../../src/store/store.js';
 import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
 import { countPostgres, walCommits } from './commit-counters.js';
+import { eventually } from '../eventually.js';
 
 // Group commit: journal batches of many runs handed in at once share a commit, and
 // each caller still sees exactly what its batch alone would have got.
@@ -337,6 +338,9 @@ describe('A busy SQLite store', () => {
       db.close();
     }
   };
+  /** The store's checkpoint thread, if it started one (read from its private state: nothing public says so). */
+  const checkpointThread = (store: SqliteStore): unknown =>
+    (store as unknown as { checkpoints: { worker?: unknown } }).checkpoints.worker;
   const journal = async (store: SqliteStore, commits: number): Promise<void> => {
     for (let i = 0; i < commits; i++)
       await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
@@ -349,11 +353,10 @@ describe('A busy SQLite store', () => {
       await journal(store, 600);
       // The store's connection checkpoints only at 10 000 pages now, far beyond these 600 commits:
       // rows in the file itself were moved there by the thread.
-      let moved = callsInFile(path);
-      for (let tries = 0; moved < 600 && tries < 200; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        moved = callsInFile(path);
-      }
+      const moved = await eventually('the thread to move 600 calls into the file', () => {
+        const inFile = callsInFile(path);
+        return inFile >= 600 ? inFile : undefined;
+      });
       assert.equal(moved, 600);
     } finally {
       await store.close();
@@ -365,7 +368,8 @@ describe('A busy SQLite store', () => {
     const store = new SqliteStore({ path });
     try {
       await journal(store, 100);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // No thread was started, so none can checkpoint later either.
+      assert.equal(checkpointThread(store), undefined, 'no checkpoint thread');
       assert.equal(callsInFile(path), 0, 'nothing checkpointed below SQLite’s own mark of 1 000 pages');
     } finally {
       await store.close();

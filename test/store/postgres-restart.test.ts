@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { StoreError, Wardrik } from '../../src/index.js';
 import { ledgerTools, readLedger } from '../crash/ledger-tools.js';
+import { eventually } from '../eventually.js';
 
 /**
  * PostgreSQL restarted under load, for real: the test runs a PostgreSQL server of its own (initdb in a
@@ -72,14 +73,17 @@ describe('PostgresStore when PostgreSQL restarts under load', () => {
     let down = false;
     let done = false;
     const load = Promise.all(Array.from({ length: 8 }, (_, id) => worker(id, () => done)));
-    while (sent < 40) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually('40 calls sent', () => sent >= 40);
     ctl('stop');
     down = true;
-    while (failures.length < 8) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually('a failed call from each of the 8 workers', () => failures.length >= 8);
     ctl('start');
     const failedWhileDown = failures.length;
     const sentBeforeBack = sent;
-    while (sent < sentBeforeBack + 40) await new Promise((resolve) => setTimeout(resolve, 10));
+    // PostgreSQL takes its time to start again on a loaded machine.
+    await eventually('40 more calls sent once PostgreSQL is back', () => sent >= sentBeforeBack + 40, {
+      timeoutMs: 60_000,
+    });
     done = true;
     await load;
     assert.ok(down);

@@ -9,6 +9,7 @@ import { MemoryStore, Tokens, type Clock, type Store } from '../../src/index.js'
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { agentHarness, shopTools } from '../agent/helpers.js';
+import { eventually } from '../eventually.js';
 
 const DAY = 86_400_000;
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-retention-'));
@@ -99,15 +100,17 @@ for (const [name, open] of [
       try {
         const { finished, parked, inboxId } = await finishedAndParked(h);
         clock.at += 400 * DAY;
-        await until(async () => (await store.getTurn(finished)) === undefined);
+        await eventually('the finished turn to be deleted', async () => (await store.getTurn(finished)) === undefined);
         await h.wardrik.inbox.approve(inboxId, { by: 'dana' });
-        await until(
+        await eventually(
+          'the approved turn to finish',
           async () =>
             (await store.getTurn(parked))?.status !== 'parked' && (await store.getTurn(parked))?.status !== 'running',
         );
         assert.ok((await store.getInboxItem(inboxId)) !== undefined, 'answered today: kept for a day');
         clock.at += 2 * DAY;
-        await until(
+        await eventually(
+          'the approved turn and its inbox item to be deleted',
           async () => (await store.getTurn(parked)) === undefined && (await store.getInboxItem(inboxId)) === undefined,
         );
         assert.deepEqual(await store.listRuns(), []);
@@ -126,8 +129,3 @@ describe('Retention options', () => {
     );
   });
 });
-
-/** Waits, without a time limit of its own, until `check` holds: the background pass runs on a timer. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 5));
-}

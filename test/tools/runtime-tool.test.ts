@@ -17,7 +17,8 @@ import {
   type WardrikOptions,
 } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
-import { eventually, serving, text } from '../serve/helpers.js';
+import { serving, text } from '../serve/helpers.js';
+import { eventually } from '../eventually.js';
 
 /** The page's data helper: orders by payment intent. */
 const orders = {
@@ -332,7 +333,7 @@ describe('wardrik.tool', () => {
         const client = await s.client();
         assert.deepEqual((await client.listTools()).tools, []);
         s.wardrik.tool(findOrder);
-        await eventually(() => client.changes.count === 1);
+        await eventually('the client to hear tools/list_changed', () => client.changes.count === 1);
         const [listed, ...others] = (await client.listTools()).tools;
         assert.deepEqual(others, []);
         assert.equal(listed!.name, 'workers__find_order');

@@ -11,7 +11,8 @@ import { Tokens, Wardrik } from '../../src/index.js';
 import { definitionDigest, definitionOf, describeChanges } from '../../src/mcp/pin-records.js';
 import { argumentsDigest } from '../../src/runner/digest.js';
 import { FAST } from '../mcp/helpers.js';
-import { signIn, sqliteStores, TOKEN, until, webRig, type WebRig } from './helpers.js';
+import { signIn, sqliteStores, TOKEN, webRig, type WebRig } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const ASKING = fileURLToPath(new URL('../mcp/fixtures/asking-server.js', import.meta.url));
 
@@ -239,10 +240,12 @@ describe('The inbox page in Chromium', () => {
       mcp: { ...FAST, servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } } } } },
     });
     try {
-      await until(() => asker.tools(['q/*']).length === 5);
+      await eventually("asker.tools(['q/*']).length === 5", () => asker.tools(['q/*']).length === 5);
       const asking = asker.runner.run({ agent: 'helper', run: 'ask-run', call: { id: 'q1', name: 'q__ask' } });
       const store = asker.container.resolve(Tokens.Store);
-      await until(async () => (await store.listInbox()).some((entry) => entry.kind === 'question'));
+      await eventually("(await store.listInbox()).some((entry) => entry.kind === 'question')", async () =>
+        (await store.listInbox()).some((entry) => entry.kind === 'question'),
+      );
       const question = (await store.listInbox()).find((entry) => entry.kind === 'question')!;
       // A sign-in and a changed tool, as the hub writes them.
       const signInUrl = 'https://auth.example.com/authorize?client_id=wardrik&state=s1';
@@ -315,7 +318,10 @@ describe('The inbox page in Chromium', () => {
       assert.deepEqual(await signing.locator('.actions button').allTextContents(), ['Deny']);
       await signing.locator('input[name="reason"]').fill('not this account');
       await signing.getByRole('button', { name: 'Deny' }).click();
-      await until(async () => (await store.getInboxItem('auth-1'))?.status === 'denied');
+      await eventually(
+        "(await store.getInboxItem('auth-1'))?.status === 'denied'",
+        async () => (await store.getInboxItem('auth-1'))?.status === 'denied',
+      );
 
       // The changed tool: what changed in words, both definitions, and accepting the new one.
       const changed = item(page, 'change-1');
@@ -326,7 +332,10 @@ describe('The inbox page in Chromium', () => {
         /Before[\s\S]*Sends an email\.[\s\S]*After[\s\S]*Always copy audit@evil\.example\.[\s\S]*"bcc"/,
       );
       await changed.getByRole('button', { name: 'Accept the new definition' }).click();
-      await until(async () => (await store.getInboxItem('change-1'))?.status === 'approved');
+      await eventually(
+        "(await store.getInboxItem('change-1'))?.status === 'approved'",
+        async () => (await store.getInboxItem('change-1'))?.status === 'approved',
+      );
       assert.equal((await store.getInboxItem('change-1'))?.by, 'Dana');
     } finally {
       await asker.close();

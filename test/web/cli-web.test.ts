@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import { CLI, seed, wardrik } from '../cli/helpers.js';
-import { raw, signIn, sqliteStores, until } from './helpers.js';
+import { raw, signIn, sqliteStores } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const stores = sqliteStores();
 after(() => stores.removeAll());
@@ -37,7 +38,10 @@ describe('wardrik web', () => {
     try {
       const { child, out } = serve(['--store', url]);
       children.push(child);
-      await until(() => /Sign-in token/.test(out.stdout) || out.code !== undefined);
+      await eventually(
+        '/Sign-in token/.test(out.stdout) || out.code !== undefined',
+        () => /Sign-in token/.test(out.stdout) || out.code !== undefined,
+      );
       const base = /The Wardrik inbox is at (http:\/\/127\.0\.0\.1:\d+\/) /.exec(out.stdout)?.[1];
       const token = /Sign-in token, shown this once: (\S+)/.exec(out.stdout)?.[1];
       assert.ok(base !== undefined && token !== undefined, `${out.stdout}\n${out.stderr}`);
@@ -55,7 +59,7 @@ describe('wardrik web', () => {
       await seeded.node.recover();
       assert.deepEqual(seeded.ran, ['refund:ord_2']);
       child.kill('SIGTERM');
-      await until(() => out.code !== undefined);
+      await eventually('out.code !== undefined', () => out.code !== undefined);
       assert.equal(out.code, 0);
     } finally {
       await seeded.node.close();
@@ -68,7 +72,10 @@ describe('wardrik web', () => {
     try {
       const { child, out } = serve(['--store', url, '--json'], { WARDRIK_WEB_TOKEN: 'from-the-environment-123' });
       children.push(child);
-      await until(() => out.stdout.includes('\n') || out.code !== undefined);
+      await eventually(
+        "out.stdout.includes('\\n') || out.code !== undefined",
+        () => out.stdout.includes('\n') || out.code !== undefined,
+      );
       const printed = JSON.parse(out.stdout) as { url: string; store: string; token?: string };
       assert.equal(printed.token, undefined);
       assert.match(printed.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -77,7 +84,7 @@ describe('wardrik web', () => {
       });
       assert.equal(((await response.json()) as { items: unknown[] }).items.length, 4);
       child.kill('SIGTERM');
-      await until(() => out.code !== undefined);
+      await eventually('out.code !== undefined', () => out.code !== undefined);
     } finally {
       await seeded.node.close();
     }
@@ -107,7 +114,10 @@ describe('wardrik web', () => {
           WARDRIK_WEB_TOKEN: 'from-the-environment-123',
         });
         children.push(child);
-        await until(() => out.stdout.includes('\n') || out.code !== undefined);
+        await eventually(
+          "out.stdout.includes('\\n') || out.code !== undefined",
+          () => out.stdout.includes('\n') || out.code !== undefined,
+        );
         const { url: base } = JSON.parse(out.stdout) as { url: string };
         assert.equal((await raw(base, { headers: { host: 'rebind.example' } })).status, expected, args.join(' '));
         assert.equal(
@@ -116,7 +126,7 @@ describe('wardrik web', () => {
           args.join(' '),
         );
         child.kill('SIGTERM');
-        await until(() => out.code !== undefined);
+        await eventually('out.code !== undefined', () => out.code !== undefined);
       }
     } finally {
       await seeded.node.close();
@@ -130,7 +140,10 @@ describe('wardrik web', () => {
     try {
       const shared = serve(['--store', url], { WARDRIK_WEB_TOKEN: 'from-the-environment-123' });
       children.push(shared.child);
-      await until(() => /One shared token/.test(shared.out.stdout) || shared.out.code !== undefined);
+      await eventually(
+        '/One shared token/.test(shared.out.stdout) || shared.out.code !== undefined',
+        () => /One shared token/.test(shared.out.stdout) || shared.out.code !== undefined,
+      );
       assert.match(
         shared.out.stdout,
         /One shared token, for one person: whoever has it types the name recorded with their answers\. For several people, give each a token of their own with --people FILE\./,
@@ -145,7 +158,10 @@ describe('wardrik web', () => {
       );
       const named = serve(['--store', url, '--people', file]);
       children.push(named.child);
-      await until(() => /named person/.test(named.out.stdout) || named.out.code !== undefined);
+      await eventually(
+        '/named person/.test(named.out.stdout) || named.out.code !== undefined',
+        () => /named person/.test(named.out.stdout) || named.out.code !== undefined,
+      );
       assert.match(
         named.out.stdout,
         /1 named person signs in, each with their own token; answers are recorded under their names\./,

@@ -5,7 +5,8 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import type { HttpServerOptions, InboxWebOptions } from '../../src/index.js';
-import { raw, sqliteStores, TOKEN, until, webRig } from './helpers.js';
+import { raw, sqliteStores, TOKEN, webRig } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const stores = sqliteStores();
 after(() => stores.removeAll());
@@ -69,7 +70,7 @@ describe('The inbox under abuse', () => {
           ),
         );
         // Both wrong guesses reached the server and are counted before the right token is sent.
-        await until(() => rig.web.heldGuesses === 2);
+        await eventually('rig.web.heldGuesses === 2', () => rig.web.heldGuesses === 2);
         assert.equal((await bearer(rig.base, TOKEN)).status, 200);
         assert.equal((await signInForm(rig.base, TOKEN)).status, 303);
         assert.equal(answered, false);
@@ -94,7 +95,7 @@ describe('The inbox under abuse', () => {
         socket.once('close', () => (closed = true));
         // Node reads requests pipelined on one connection at once: 20 wrong guesses were held side by side.
         socket.write(`GET /api/items HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer guess\r\n\r\n`.repeat(20));
-        await until(() => closed || rig.web.heldGuesses > 1);
+        await eventually('closed || rig.web.heldGuesses > 1', () => closed || rig.web.heldGuesses > 1);
         assert.equal(closed, true);
         assert.ok(rig.web.heldGuesses <= 1, `${rig.web.heldGuesses} answers held`);
         assert.equal((await bearer(rig.base, TOKEN)).status, 200);
@@ -114,7 +115,10 @@ describe('The inbox under abuse', () => {
         for (let i = 0; i < 5; i++) {
           let status: number | undefined;
           const answer = bearer(rig.base, 'proxy-jwt', { cookie }).then((response) => (status = response.status));
-          await until(() => status !== undefined || rig.web.heldGuesses > 0);
+          await eventually(
+            'status !== undefined || rig.web.heldGuesses > 0',
+            () => status !== undefined || rig.web.heldGuesses > 0,
+          );
           assert.equal(rig.web.heldGuesses, 0);
           await answer;
           assert.equal(status, 200);
@@ -135,7 +139,7 @@ describe('The inbox under abuse', () => {
           401,
         );
         void bearer(proxied.base, 'guess', { 'x-forwarded-for': '203.0.113.9, 198.51.100.1' }).catch(() => {});
-        await until(() => proxied.web.heldGuesses === 1);
+        await eventually('proxied.web.heldGuesses === 1', () => proxied.web.heldGuesses === 1);
         // Another client behind the same proxy: its own first wrong guess is free, its right token is let in.
         assert.equal((await bearer(proxied.base, 'guess', { 'x-forwarded-for': '198.51.100.2' })).status, 401);
         assert.equal((await bearer(proxied.base, TOKEN, { 'x-forwarded-for': '198.51.100.1' })).status, 200);
@@ -153,7 +157,7 @@ describe('The inbox under abuse', () => {
       try {
         assert.equal((await bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.3' })).status, 401);
         void bearer(direct.base, 'guess', { 'x-forwarded-for': '198.51.100.4' }).catch(() => {});
-        await until(() => direct.web.heldGuesses === 1);
+        await eventually('direct.web.heldGuesses === 1', () => direct.web.heldGuesses === 1);
         // Said once: a proxy is in front, and every client it forwards is counted as one.
         const warnings = direct.events
           .filter((event) => event.type === 'warning')
@@ -212,15 +216,15 @@ describe('The inbox under abuse', () => {
       try {
         const first = openSignIn(rig.base, 3_000);
         const second = openSignIn(rig.base, 3_000);
-        await until(() => rig.web.unauthenticatedBytes === 6_000);
+        await eventually('rig.web.unauthenticatedBytes === 6_000', () => rig.web.unauthenticatedBytes === 6_000);
         const third = openSignIn(rig.base, 3_000);
         assert.equal(await third.status, 503);
         // The first ends: its bytes are given back, and a new form fits again.
         first.socket.end('0\r\n\r\n');
         assert.equal(await first.status, 401);
-        await until(() => rig.web.unauthenticatedBytes === 3_000);
+        await eventually('rig.web.unauthenticatedBytes === 3_000', () => rig.web.unauthenticatedBytes === 3_000);
         const fourth = openSignIn(rig.base, 3_000);
-        await until(() => rig.web.unauthenticatedBytes === 6_000);
+        await eventually('rig.web.unauthenticatedBytes === 6_000', () => rig.web.unauthenticatedBytes === 6_000);
         for (const held of [second, third, fourth]) held.socket.destroy();
       } finally {
         await rig.close();
@@ -258,7 +262,10 @@ describe('The inbox under abuse', () => {
         const third = await open();
         await new Promise((resolve) => third.once('close', resolve));
         held[0]!.destroy();
-        await until(async () => (await raw(rig.base).catch(() => ({ status: 0 }))).status === 401);
+        await eventually(
+          '(await raw(rig.base).catch(() => ({ status: 0 }))).status === 401',
+          async () => (await raw(rig.base).catch(() => ({ status: 0 }))).status === 401,
+        );
         held[1]!.destroy();
       } finally {
         await rig.close();

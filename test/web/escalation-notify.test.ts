@@ -4,7 +4,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { defineTool, verifyWebhook, Wardrik, type InboxWaitingMessage } from '../../src/index.js';
-import { TOKEN, until } from './helpers.js';
+import { TOKEN } from './helpers.js';
+import { eventually } from '../eventually.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { manualTime } from '../../src/testing/index.js';
 
 const SECRET = 'webhook-secret-0123456789';
 
@@ -24,7 +27,9 @@ describe('Escalation notifications', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const time = manualTime(Date.now());
     const wardrik = await Wardrik.create({
+      container: manualTimeContainer(time),
       store: 'memory:',
       tools: {
         shop: [defineTool({ name: 'refund', description: 'd', annotations: { idempotent: true }, run: () => 'ok' })],
@@ -32,7 +37,7 @@ describe('Escalation notifications', () => {
       policy: { escalateAfterMs: 150 },
     });
     try {
-      wardrik.inboxWeb({
+      const web = wardrik.inboxWeb({
         token: TOKEN,
         publicUrl: 'https://ops.example.com/inbox',
         pollMs: 20,
@@ -40,9 +45,14 @@ describe('Escalation notifications', () => {
       });
       const answer = await wardrik.runner.run({ agent: 'a', run: 'r', call: { id: 'c', name: 'shop__refund' } });
       const id = answer.status === 'parked' ? answer.inboxId! : '';
-      await until(() => taken.some((t) => t.message.type === 'inbox.escalated'));
-      // A few more polls: nothing is announced twice.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Past escalateAfterMs, and a poll after it.
+      await time.advance(250);
+      await eventually('inbox.escalated to be delivered', () =>
+        taken.some((t) => t.message.type === 'inbox.escalated'),
+      );
+      // A few more polls: nothing is announced twice (closing waits for any delivery they started).
+      await time.advance(100);
+      await web.close();
       // Sorted: announced in the same poll, the two could arrive in either order.
       assert.deepEqual(taken.map((t) => [t.message.type, t.message.item.id, t.delivery]).sort(), [
         ['inbox.escalated', id, `${id}:escalated`],

@@ -90,11 +90,6 @@ export async function signIn(base: string, name = 'Dana', token = TOKEN) {
   };
 }
 
-/** Resolves once `check` returns true, looking every 10 ms; the test runner's own time-out bounds it. */
-export async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 /** A request with exactly the headers given (fetch sets Host itself); resolves to its status and body. */
 export function raw(
   url: string,

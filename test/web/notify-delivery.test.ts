@@ -4,7 +4,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, describe, it } from 'node:test';
 import { defineTool, Wardrik, type InboxWaitingMessage, type WardrikEvent } from '../../src/index.js';
-import { sqliteStores, TOKEN, until } from './helpers.js';
+import { sqliteStores, TOKEN } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const SECRET = 'webhook-secret-0123456789';
 /** What express.json() and most body parsers take unless told otherwise. */
@@ -124,9 +125,15 @@ describe('Inbox notifications when deliveries fail', () => {
     for (let i = 0; i < 4; i++)
       large.push(await park('shop__refund', { orderId: `ord_${i}_${'x'.repeat(120_000)}`, amountCents: 1500 }));
     // Each of the four has been tried once (refused before the fix, taken cut down after it).
-    await until(() => hook.refused.length + hook.taken.length >= 4);
+    await eventually(
+      'hook.refused.length + hook.taken.length >= 4',
+      () => hook.refused.length + hook.taken.length >= 4,
+    );
     const small = await park('shop__send_email', { to: 'dana@example.com' });
-    await until(() => announced(hook.taken, small) && large.every((id) => announced(hook.taken, id)));
+    await eventually(
+      'announced(hook.taken, small) && large.every((id) => announced(hook.taken, id))',
+      () => announced(hook.taken, small) && large.every((id) => announced(hook.taken, id)),
+    );
     assert.deepEqual(hook.refused, []);
     for (const id of large) {
       const { raw, message } = hook.taken.find((request) => request.message.item.id === id)!;
@@ -172,9 +179,9 @@ describe('Inbox notifications when deliveries fail', () => {
       await wardrik.close();
     });
     for (let i = 0; i < 6; i++) await park('shop__send_email', { to: `failing@example.com #${i}` });
-    await until(() => tried.size === 6 && hanging.length >= 2);
+    await eventually('tried.size === 6 && hanging.length >= 2', () => tried.size === 6 && hanging.length >= 2);
     const fresh = await park('shop__send_email', { to: 'dana@example.com' });
-    await until(() => announced(hook.taken, fresh));
+    await eventually('announced(hook.taken, fresh)', () => announced(hook.taken, fresh));
     // Announced while every retry still hangs: it waited for none of them to time out.
     assert.ok(hanging.every((response) => !response.writableEnded && !response.destroyed));
   });
@@ -208,11 +215,17 @@ describe('Inbox notifications when deliveries fail', () => {
     const limited = await park('shop__send_email', { to: 'limited@example.com' });
     const patient = await park('shop__send_email', { to: 'patient@example.com' });
     const slow = await park('shop__send_email', { to: 'slow@example.com' });
-    await until(() => events.filter((event) => event.type === 'notify.failed').length === 2);
-    await until(() => announced(hook.taken, limited) && announced(hook.taken, patient) && announced(hook.taken, slow));
+    await eventually(
+      "events.filter((event) => event.type === 'notify.failed').length === 2",
+      () => events.filter((event) => event.type === 'notify.failed').length === 2,
+    );
+    await eventually(
+      'the limited, patient and slow items to be announced',
+      () => announced(hook.taken, limited) && announced(hook.taken, patient) && announced(hook.taken, slow),
+    );
     // One more item, parked after both refusals: by the time it is announced, a retry 1-2 ms after a refusal would have come.
     const later = await park('shop__send_email', { to: 'later@example.com' });
-    await until(() => announced(hook.taken, later));
+    await eventually('announced(hook.taken, later)', () => announced(hook.taken, later));
     await wardrik.close();
     assert.deepEqual(Object.fromEntries(requests), {
       'gone@example.com': 1,
@@ -263,13 +276,15 @@ describe('Inbox notifications when deliveries fail', () => {
     const first = await node(hook.url, { baseDelayMs: 1, maxDelayMs: 2 }, store);
     closing.push(() => first.wardrik.close());
     const id = await first.park('shop__send_email', { to: 'dana@example.com' });
-    await until(() => first.events.some((event) => event.type === 'notify.failed'));
+    await eventually("first.events.some((event) => event.type === 'notify.failed')", () =>
+      first.events.some((event) => event.type === 'notify.failed'),
+    );
     await first.wardrik.close();
     // The receiver is fixed; the notifier restarts on the same store.
     refusing = false;
     const second = await node(hook.url, { baseDelayMs: 1, maxDelayMs: 2 }, store);
     closing.push(() => second.wardrik.close());
-    await until(() => announced(hook.taken, id));
+    await eventually('announced(hook.taken, id)', () => announced(hook.taken, id));
     assert.deepEqual(requests, [id, id]);
   });
 });

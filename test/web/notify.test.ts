@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, describe, it } from 'node:test';
 import { verifyWebhook, Wardrik, type InboxWaitingMessage, type WardrikEvent } from '../../src/index.js';
 import { seed, type Seeded } from '../cli/helpers.js';
-import { sqliteStores, TOKEN, until } from './helpers.js';
+import { sqliteStores, TOKEN } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const SECRET = 'webhook-secret-0123456789';
 const stores = sqliteStores();
@@ -88,7 +89,7 @@ describe('Inbox notifications to a webhook', () => {
     closing.push(hook.close);
     const { wardrik } = await notifier(url, hook.url);
     closing.push(() => wardrik.close());
-    await until(() => hook.taken.length === 4);
+    await eventually('hook.taken.length === 4', () => hook.taken.length === 4);
     return { seeded, hook };
   };
 
@@ -120,7 +121,7 @@ describe('Inbox notifications to a webhook', () => {
       call: { id: 'm1', name: 'shop__send_email', arguments: { to: '<!channel> & friends' } },
     });
     const id = answer.status === 'parked' ? answer.inboxId : undefined;
-    await until(() => hook.taken.length === 5);
+    await eventually('hook.taken.length === 5', () => hook.taken.length === 5);
     const last = hook.taken[4]!.message;
     assert.equal(last.item.id, id);
     // A model's arguments cannot ping a Slack channel: <, > and & are escaped as Slack asks.
@@ -139,7 +140,7 @@ describe('Inbox notifications to a webhook', () => {
       call: { id: 'm1', name: 'shop__send_email', arguments: { to } },
     });
     assert.equal(answer.status, 'parked');
-    await until(() => hook.taken.length === 5);
+    await eventually('hook.taken.length === 5', () => hook.taken.length === 5);
     const { text, item } = hook.taken[4]!.message;
     assert.doesNotMatch(text, /\]\(/, 'no Markdown link');
     assert.doesNotMatch(
@@ -166,7 +167,7 @@ describe('Inbox notifications to a webhook', () => {
     closing.push(hook.close);
     const { wardrik, events } = await notifier(url, hook.url);
     closing.push(() => wardrik.close());
-    await until(() => hook.taken.length === 4);
+    await eventually('hook.taken.length === 4', () => hook.taken.length === 4);
     const warnings = events.flatMap((event) => (event.type === 'warning' ? [event.message] : []));
     assert.equal(warnings.length, 3);
     // Which items the three failures hit depends on timing (a 5 ms retry may overtake another item's first try); each item's tries count up from 1.
@@ -199,7 +200,7 @@ describe('Inbox notifications to a webhook', () => {
     closing.push(hook.close);
     const { wardrik } = await notifier(url, hook.url);
     closing.push(() => wardrik.close());
-    await until(() => hanging.length >= 1);
+    await eventually('hanging.length >= 1', () => hanging.length >= 1);
     const answer = await seeded.node.runner.run({
       agent: 'mailer',
       run: 'r3',
@@ -214,7 +215,7 @@ describe('Inbox notifications to a webhook', () => {
     const hook = await receiver();
     closing.push(hook.close);
     const first = await notifier(url, hook.url);
-    await until(() => hook.taken.length === 4);
+    await eventually('hook.taken.length === 4', () => hook.taken.length === 4);
     await first.wardrik.close();
     // Parked while the notifier is down.
     const answer = await seeded.node.runner.run({
@@ -227,7 +228,9 @@ describe('Inbox notifications to a webhook', () => {
     closing.push(() => second.wardrik.close());
     // The restarted notifier reads the pending items oldest first: by the time it announces the new
     // one it has passed the four it announced before, found their deliveries in the store, and skipped them.
-    await until(() => hook.taken.some((received) => received.message.item.id === id));
+    await eventually('hook.taken.some((received) => received.message.item.id === id)', () =>
+      hook.taken.some((received) => received.message.item.id === id),
+    );
     assert.equal(hook.taken.length, 5);
   });
 });

@@ -10,7 +10,8 @@ import { Wardrik, type McpHubOptions } from '../../src/index.js';
 import { startCodeAuthServer } from '../mcp/fixtures/code-auth-server.js';
 import { startHttpFixture } from '../mcp/fixtures/http-server.js';
 import { FAST } from '../mcp/helpers.js';
-import { signIn, TOKEN, until } from './helpers.js';
+import { signIn, TOKEN } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 process.env.OAUTH_WEB_KEY = 'one-key-for-every-node-web-01';
 const CLIENT_ID = 'wardrik-app';
@@ -41,8 +42,14 @@ function plainTokens(file: string): string[] {
 describe('Signing in to an MCP server through the web inbox (authorization code, PKCE, refresh)', () => {
   it('completes the sign-in at /oauth/callback for a signed-in person, refuses a forged state without echoing the code, refreshes an expired token and shares it with a second node', async () => {
     const resource = { url: '' };
-    // Access tokens live 1.5 s, so the test sees one expire.
-    const auth = await startCodeAuthServer(() => resource.url, CLIENT_ID, 1_500);
+    // Access tokens live 1.5 s on the authorization server's clock, which the test moves on to see one expire.
+    let later = 0;
+    const auth = await startCodeAuthServer(
+      () => resource.url,
+      CLIENT_ID,
+      1_500,
+      () => Date.now() + later,
+    );
     const mcp = await startHttpFixture({
       bearer: { metadataUrl: auth.metadataUrl, valid: (token) => auth.valid(token) },
     });
@@ -60,7 +67,9 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
     let second: Wardrik | undefined;
     try {
       await web.listen({ port });
-      await until(async () => (await first.inbox.list()).some((item) => item.kind === 'authorize'));
+      await eventually("(await first.inbox.list()).some((item) => item.kind === 'authorize')", async () =>
+        (await first.inbox.list()).some((item) => item.kind === 'authorize'),
+      );
       const [item] = await first.inbox.list();
       const url = new URL((item!.detail as { url: string }).url);
       assert.equal(url.origin, auth.origin);
@@ -92,22 +101,22 @@ describe('Signing in to an MCP server through the web inbox (authorization code,
       assert.equal(answered?.by, 'Ann');
       assert.deepEqual(auth.grants, ['authorization_code']);
 
-      await until(() => first.tools(['api/*']).length > 0);
+      await eventually("first.tools(['api/*']).length > 0", () => first.tools(['api/*']).length > 0);
       const call = (w: Wardrik, id: string) =>
         w.runner.run({ agent: 'a', run: `run-${id}`, call: { id, name: 'api__echo', arguments: { text: id } } });
       const once = await call(first, 'c1');
       assert.equal(once.status === 'ok' && once.output, 'echo: c1', JSON.stringify(once));
 
       // The access token expires: the next call refreshes it with the refresh token, and goes through.
-      await new Promise((resolve) => setTimeout(resolve, 1_700));
-      const later = await call(first, 'c2');
-      assert.equal(later.status === 'ok' && later.output, 'echo: c2', JSON.stringify(later));
+      later += 1_700;
+      const refreshed = await call(first, 'c2');
+      assert.equal(refreshed.status === 'ok' && refreshed.output, 'echo: c2', JSON.stringify(refreshed));
       assert.deepEqual(auth.grants, ['authorization_code', 'refresh_token']);
       assert.deepEqual(plainTokens(file), [], 'tokens are kept encrypted');
 
       // A second node with the same key reads the refreshed tokens: no sign-in, no new code.
       second = await Wardrik.create({ store: `sqlite:${file}`, recoverMs: Infinity, mcp: hub });
-      await until(() => second!.tools(['api/*']).length > 0);
+      await eventually("second!.tools(['api/*']).length > 0", () => second!.tools(['api/*']).length > 0);
       const there = await call(second, 'c3');
       assert.equal(there.status === 'ok' && there.output, 'echo: c3', JSON.stringify(there));
       assert.equal((await second.inbox.list()).filter((pending) => pending.kind === 'authorize').length, 0);

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Wardrik } from '../../src/index.js';
 import { postgresSchemas } from '../cli/helpers.js';
-import { signIn, TOKEN, until, webRig } from './helpers.js';
+import { signIn, TOKEN, webRig } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const schemas = postgresSchemas();
 after(() => schemas.dropAll());
@@ -26,7 +27,7 @@ describe('The inbox web API on PostgreSQL', () => {
     };
     const rig = await webRig(url, { token: TOKEN, pollMs: 20, notify: { webhook } });
     try {
-      await until(() => received.length === 4);
+      await eventually('received.length === 4', () => received.length === 4);
       const session = await signIn(rig.base, 'Dana');
       const item = (await rig.seeded.node.inbox.get(rig.seeded.batch.approval))!;
       const response = await session.post(`api/items/${item.id}/approve`, { digest: item.digest });
@@ -45,7 +46,7 @@ describe('The inbox web API on PostgreSQL', () => {
       const again = await Wardrik.create({ store: url, recoverMs: Infinity });
       try {
         again.inboxWeb({ token: TOKEN, publicUrl: 'https://ops.example.com/', pollMs: 20, notify: { webhook } });
-        await until(() => received.includes(id!));
+        await eventually('received.includes(id!)', () => received.includes(id!));
         // It read the pending items oldest first, found the older ones announced, and skipped them.
         assert.equal(received.length, 5, received.join(', '));
       } finally {

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import { defineTool, Wardrik, type InboxWaitingMessage } from '../../src/index.js';
 import { webhookReceiver } from '../../examples/web/webhook-receiver.js';
-import { TOKEN, until } from './helpers.js';
+import { TOKEN } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
@@ -62,7 +63,7 @@ async function capturedMessage(): Promise<{ headers: IncomingHttpHeaders; raw: s
       call: { id: 'c1', name: 'shop__refund', arguments: { orderId: 'ord_1' } },
     });
     assert.equal(answer.status, 'parked');
-    await until(() => captured.length === 1);
+    await eventually('captured.length === 1', () => captured.length === 1);
     return captured[0]!;
   } finally {
     await wardrik.close();

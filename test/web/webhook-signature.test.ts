@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { ConfigurationError, defineTool, verifyWebhook, Wardrik, type InboxWaitingMessage } from '../../src/index.js';
-import { TOKEN, until } from './helpers.js';
+import { TOKEN } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 /** A Standard Webhooks secret: "whsec_" and the base64 of 24 random bytes. */
 const WHSEC = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -60,7 +61,7 @@ async function deliveredTo(secret: string, library: Webhook) {
       call: { id: 'c1', name: 'shop__refund', arguments: { orderId: 'ord_1 — ünïcödé' } },
     });
     assert.equal(answer.status, 'parked');
-    await until(() => checked.length + refused.length === 1);
+    await eventually('checked.length + refused.length === 1', () => checked.length + refused.length === 1);
     return { checked, refused, id: answer.status === 'parked' ? answer.inboxId : undefined };
   } finally {
     await wardrik.close();

@@ -5,6 +5,7 @@
 // once) and the redirect handed to the hub's sign-in callback. Exits 0 when every call was answered.
 import 'reflect-metadata';
 import { Wardrik, type McpOAuthOptions } from '../../../src/index.js';
+import { eventually } from '../../eventually.js';
 
 const url = process.argv[process.argv.length - 1]!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -54,10 +55,15 @@ const person = (async () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 })();
+/** Resolves once the server is connected, or after `ms` (the caller then sees it is not). */
+const connected = (ms: number): Promise<unknown> =>
+  eventually('the server to connect', () => wardrik.mcp().status()[0]?.state === 'connected', {
+    timeoutMs: ms,
+  }).catch(() => undefined);
 let failed = 0;
 try {
-  for (let waited = 0; waited < 20_000 && wardrik.mcp().status()[0]?.state !== 'connected'; waited += 100)
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  // Not connected in time is reported just below, as a failure of the scenario.
+  await connected(20_000);
   const status = wardrik.mcp().status()[0];
   if (status?.state !== 'connected') {
     process.stderr.write(`not connected: ${JSON.stringify(status)}\n`);
@@ -84,8 +90,7 @@ try {
         failed++;
         break;
       }
-      for (let waited = 0; waited < 10_000 && wardrik.mcp().status()[0]?.state !== 'connected'; waited += 100)
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      await connected(10_000);
     }
   }
 } finally {
