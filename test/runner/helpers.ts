@@ -1,8 +1,6 @@
 import 'reflect-metadata';
 import type { Subscription } from 'rxjs';
-import { container, type DependencyContainer } from 'tsyringe';
 import {
-  Tokens,
   Wardrik,
   type CallRequest,
   type Store,
@@ -11,15 +9,6 @@ import {
   type WardrikEvent,
   type WardrikOptions,
 } from '../../src/index.js';
-import type { ManualTime } from '../../src/testing/index.js';
-
-/** A container to give `Wardrik.create` whose clock and timers are `time`'s: the test moves time. */
-export function timeContainer(time: ManualTime): DependencyContainer {
-  const parent = container.createChildContainer();
-  parent.register(Tokens.Clock, { useValue: time });
-  parent.register(Tokens.Timers, { useValue: time });
-  return parent;
-}
 
 /** A Wardrik with the given tools under toolset `t`, fast retries, and every event recorded. */
 export async function harness(tools: readonly ToolDefinition[], options: Omit<WardrikOptions, 'tools'> = {}) {

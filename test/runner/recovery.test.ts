@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { defineTool, MemoryStore, Wardrik, type CallRecord, type ToolContext } from '../../src/index.js';
 import { LEASE_IDLE_MS } from '../../src/runner/run-leases.js';
 import { manualTime } from '../../src/testing/index.js';
-import { counter, errorCode, timeContainer } from './helpers.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { counter, errorCode } from './helpers.js';
 
 /** A call a crash left `started`, as the journal has it. */
 function inFlight(call: string, tool: string, over: Partial<CallRecord> = {}): CallRecord {
@@ -182,7 +183,7 @@ describe('recovery', () => {
     const store = new MemoryStore();
     const ran = counter();
     const time = manualTime(Date.now());
-    const container = timeContainer(time);
+    const container = manualTimeContainer(time);
     const wardrik = await Wardrik.create({
       store,
       container,
@@ -236,7 +237,7 @@ describe('recovery', () => {
   it("keeps a run's lease between calls close together, and gives it up once the run is idle", async () => {
     const store = new MemoryStore();
     const time = manualTime(Date.now());
-    const container = timeContainer(time);
+    const container = manualTimeContainer(time);
     const wardrik = await Wardrik.create({ store, container, tools: tools(counter()), runner: { node: 'node-b' } });
     await wardrik.runner.run({ agent: 'a', run: 'run-4', call: { id: 'r1', name: 't__read' } });
     assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), false, 'held right after the call');

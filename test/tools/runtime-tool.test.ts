@@ -16,7 +16,8 @@ import {
   type WardrikEvent,
   type WardrikOptions,
 } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing/index.js';
+import { manualTime, scriptedModel } from '../../src/testing/index.js';
+import { manualTimeContainer } from '../manual-time-container.js';
 import { serving, text } from '../serve/helpers.js';
 import { eventually } from '../eventually.js';
 
@@ -498,8 +499,12 @@ describe('wardrik.tool', () => {
       }
     });
 
-    it("times a call out after 60 seconds, aborting its signal (timers and performance.now under the test's control)", async (t) => {
-      const h = await started({ policy: { rules: [{ match: 'workers/*', action: 'allow' }] } });
+    it("times a call out after 60 seconds, aborting its signal (on the test's time)", async () => {
+      const time = manualTime(Date.now());
+      const h = await started({
+        container: manualTimeContainer(time),
+        policy: { rules: [{ match: 'workers/*', action: 'allow' }] },
+      });
       try {
         let running!: () => void;
         const started = new Promise<void>((resolve) => (running = resolve));
@@ -514,27 +519,17 @@ describe('wardrik.tool', () => {
               running();
             }),
         });
-        // The runner's deadlines read performance.now and wait on setTimeout: both move only when the test says.
-        let now = performance.now();
-        t.mock.method(performance, 'now', () => now);
-        t.mock.timers.enable({ apis: ['setTimeout'] });
-        const advance = async (ms: number) => {
-          now += ms;
-          t.mock.timers.tick(ms);
-          for (let i = 0; i < 20; i++) await Promise.resolve();
-        };
         let answer: ToolAnswer | undefined;
         const answering = h.call('workers__slow_report', { month: '2026-11' }).then((a) => (answer = a));
         await started;
-        await advance(59_999);
+        await time.advance(59_999);
         assert.equal(answer, undefined, 'not yet at 59.999 s');
         assert.ok(aborted.reason === undefined);
-        await advance(1);
+        await time.advance(1);
         await answering;
         assert.equal(errorOf(answer!)?.code, 'timeout');
         assert.equal((aborted.reason as unknown as Error).name, 'ToolTimeoutError');
       } finally {
-        t.mock.timers.reset();
         await h.close();
       }
     });
