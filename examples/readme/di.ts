@@ -35,7 +35,7 @@ const seams = container.createChildContainer();
 // Clock and Timers: time that moves only when told, for tests (`wardrik/testing`).
 const time = manualTime(Date.parse('2026-01-01T00:00:00Z'));
 seams.register(Tokens.Clock, { useValue: time });
-seams.register(Tokens.Timers, { useValue: time }); // recovery and retention passes wait on these
+seams.register(Tokens.Timers, { useValue: time }); // every timer Wardrik sets waits on these
 
 // Events: a bus that also counts what goes through it.
 class CountingBus extends EventBus {
