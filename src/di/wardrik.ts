@@ -16,6 +16,7 @@ import { Policy, type PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
 import { ToolRunner, type RecoveryReport, type RunnerOptions } from '../runner/tool-runner.js';
 import { openStore, redact } from '../store/open-store.js';
+import { checkStartupNeeds, requireCapability } from '../store/capabilities.js';
 import { DEFAULT_FINISHED_AFTER_MS, DEFAULT_PRUNE_EVERY_MS, pruneFinished, type RetentionOptions } from '../store/retention.js';
 import type { PruneReport, Store } from '../store/store.js';
 import { EventBus } from '../telemetry/event-bus.js';
@@ -193,6 +194,8 @@ export class Wardrik {
         });
       }
       wardrik.register(options);
+      const rememberingTool = wardrik.catalog.select().find((entry) => entry.tool.annotations.remember === true)?.ref;
+      checkStartupNeeds(child.resolve(Tokens.Store), { retention: finishedAfterMs !== Infinity, rememberingTool });
       // Before recovery, so calls a crash left in flight find their MCP tools.
       await wardrik.startMcp(options.mcp);
       // Finish what a crash left behind, then keep taking over runs of nodes that die. A store
@@ -251,7 +254,7 @@ export class Wardrik {
   prune(options: { readonly olderThanMs?: number; readonly dryRun?: boolean } = {}): Promise<PruneReport> {
     const olderThanMs = numberOption('prune olderThanMs', options.olderThanMs, this.finishedAfterMs, { min: 0, infinity: true, unit: 'milliseconds' });
     const store = this.container.resolve(Tokens.Store);
-    return pruneFinished(store, this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
+    return pruneFinished(requireCapability(store, 'Pruning', 'wardrik.prune()'), this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
   }
 
   /**
@@ -370,7 +373,7 @@ export class Wardrik {
           clock: this.container.resolve(Tokens.Clock),
           credentials: this.container.resolve(Tokens.Credentials),
           claims,
-          store: store === false ? undefined : (opened ?? (typeof store === 'object' && store !== null ? store : this.container.resolve(Tokens.Store))),
+          store: store === false ? undefined : requireCapability(opened ?? (typeof store === 'object' && store !== null ? store : this.container.resolve(Tokens.Store)), 'McpServerRecords', `MCP hub "${name}" (it keeps runtime servers, pinned tool definitions and sign-ins in its store)`, `pass store: false in hub "${name}"'s options to keep them on this node only`),
           ...(opened === undefined ? {} : { ownedStore: opened }),
         });
       } catch (error) {

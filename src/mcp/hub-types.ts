@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/store.js';
+import type { McpServerRecords, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { ConnectionState, ServerConnection } from './connection.js';
@@ -16,7 +16,7 @@ export interface McpHubServices {
   readonly credentials: CredentialProvider;
   readonly claims: ToolsetClaims;
   /** Where runtime servers are kept; none: this node only. */
-  readonly store: Store | undefined;
+  readonly store: (Store & McpServerRecords) | undefined;
   /** Closed with the hub (a store the hub opened from a URL). */
   readonly ownedStore?: Store;
 }

@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import { addSpend } from '../store/journal-writes.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { answerFrom, failureAnswer } from '../tools/call-tool.js';
 import { isRepeatable } from '../tools/tool.js';
@@ -163,7 +164,7 @@ export class CallAttempts {
     for (const usd of costs) {
       const microUsd = toMicroUsd(usd);
       p.spent.microUsd += microUsd;
-      const totalMicroUsd = await this.store.addSpend(p.agent, microUsd);
+      const totalMicroUsd = await addSpend(this.store, p.agent, microUsd);
       this.events.emit({
         type: 'cost',
         agent: p.agent,

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { ClaimOutcome, RememberedClaim, Store } from '../store/store.js';
+import { requireCapability } from '../store/capabilities.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 import { answerNotJournaled, storeFailure, type CallRef } from './call-failures.js';
 import { argumentsDigest } from './digest.js';
@@ -30,6 +31,14 @@ export class RememberedKeys {
     private readonly clock: Clock,
     private readonly rememberMs: number,
   ) {}
+
+  private remembered() {
+    return requireCapability(
+      this.store,
+      'RememberedResults',
+      'a tool that remembers its results (@Idempotent({ remember: true }))',
+    );
+  }
 
   /**
    * Answers `call` from its key, or by `run` (which runs the tool's attempts) when the key is this
@@ -72,7 +81,7 @@ export class RememberedKeys {
         ran = await run();
         const result = ran[0];
         if (result.status === 'ok') {
-          await this.store
+          await this.remembered()
             .putRemembered({ key, digest, answer: result, expiresAt: this.clock.now() + this.rememberMs })
             .catch((error: unknown) => {
               throw answerNotJournaled(call, 'remember its result', error);
@@ -81,7 +90,10 @@ export class RememberedKeys {
         return ran;
       } finally {
         // Nothing to remember: a later call with the key may run it (the claim would block it until it lapses).
-        if (ran?.[0].status !== 'ok') await this.store.releaseRemembered(key, owner).catch(() => undefined);
+        if (ran?.[0].status !== 'ok')
+          await this.remembered()
+            .releaseRemembered(key, owner)
+            .catch(() => undefined);
       }
     })();
     this.flights.set(key, { digest, answer });
@@ -104,7 +116,7 @@ export class RememberedKeys {
     const until = performance.now() + holdMs;
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
       const now = this.clock.now();
-      const outcome = await this.store.claimRemembered({ ...claim, expiresAt: now + holdMs }, now);
+      const outcome = await this.remembered().claimRemembered({ ...claim, expiresAt: now + holdMs }, now);
       if (outcome.claimed || 'remembered' in outcome || outcome.digest !== claim.digest || performance.now() >= until)
         return outcome;
       if (!(await sleep(delayMs, signal))) return outcome;

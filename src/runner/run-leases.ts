@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { JournalWrite, Store } from '../store/store.js';
+import { leaseRun } from '../store/journal-writes.js';
 
 /**
  * The leases this node holds on runs (D3). A node holds a run's lease while any of the run's calls is
@@ -56,7 +57,7 @@ export class RunLeases {
       const now = this.clock.now();
       const current = this.held.get(run);
       if (current === undefined || current.until - now <= this.ttlMs / 2) {
-        if (!(await this.store.leaseRun(run, this.node, this.ttlMs, whileStarted))) return false;
+        if (!(await leaseRun(this.store, run, this.node, this.ttlMs, whileStarted))) return false;
       }
       const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, labels: undefined, epoch: 0 };
       if (next.until < now) forget(next); // it lapsed: another node may have held the run meanwhile

@@ -10,6 +10,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { CallRecord, JournalWrite, Store, TurnRecord } from '../../src/store/store.js';
 import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
 import { countPostgres, walCommits } from './commit-counters.js';
+import { leaseRun } from '../../src/store/journal-writes.js';
 
 // Group commit: journal batches of many runs handed in at once share a commit, and
 // each caller still sees exactly what its batch alone would have got.
@@ -164,8 +165,8 @@ for (const [name, open] of STORES) {
         if (name === 'PostgreSQL') assert.equal(roundTrips(), 2);
         assert.equal((await store.getTurn(runs[0]!))?.status, 'done');
         assert.equal((await store.getTurn(runs[1]!))?.status, 'running');
-        assert.equal(await store.leaseRun(runs[0]!, 'node-b', 100), true, 'given up by its holder');
-        assert.equal(await store.leaseRun(runs[1]!, 'node-b', 100), false, 'node-b does not hold it');
+        assert.equal(await leaseRun(store, runs[0]!, 'node-b', 100), true, 'given up by its holder');
+        assert.equal(await leaseRun(store, runs[1]!, 'node-b', 100), false, 'node-b does not hold it');
         assert.deepEqual(await store.getLabels(runs[1]!), ['pii']);
       } finally {
         await close();

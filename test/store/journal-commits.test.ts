@@ -9,6 +9,7 @@ import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { CallRecord, JournalWrite } from '../../src/store/store.js';
 import { countPostgres, walCommits } from './commit-counters.js';
+import { appendStep, writeCall } from '../../src/store/journal-writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-commits-'));
 const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -56,9 +57,9 @@ describe('A batch of journal writes', () => {
       // Each write on its own is a commit of its own, which is what a batch saves.
       for (const write of stepAndCalls('run-3'))
         await ('call' in write
-          ? store.writeCall(write.call, undefined)
+          ? writeCall(store, write.call, undefined)
           : 'step' in write
-            ? store.appendStep(write.step)
+            ? appendStep(store, write.step)
             : undefined);
       assert.equal(walCommits(path) - before, 13);
     } finally {

@@ -18,6 +18,7 @@ import {
 } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { eventually, serving, text } from '../serve/helpers.js';
+import { writeCall } from '../../src/store/journal-writes.js';
 
 /** The page's data helper: orders by payment intent. */
 const orders = {
@@ -264,7 +265,7 @@ describe('wardrik.tool', () => {
         attempt: 1,
         updatedAt: 1,
       };
-      await store.writeCall(record, undefined);
+      await writeCall(store, record, undefined);
       const wardrik = await Wardrik.create({ store, recoverMs: Infinity });
       try {
         assert.equal((await store.getCall('run-1', 'c1'))?.state, 'started', 'not offered at start-up: left for later');
