@@ -12,7 +12,7 @@ import { leaseRun } from '../store/journal-writes.js';
  *
  * Lease operations on one run are serialized: a release and a new acquire never race in the store.
  *
- * The store keeps a lease's times on its own clock (`Store.leaseRun`), so nodes whose clocks disagree
+ * The store keeps a lease's times on its own clock (a `lease` journal write), so nodes whose clocks disagree
  * agree on who holds a run. This node's `until` is its own estimate, on its own clock, from a time read
  * before the store wrote the lease: it ends no later than the store's, so it only ever renews early.
  *
