@@ -16,6 +16,7 @@ import type { CallRecord, JournalWrite, Store } from '../src/store/store.js';
 import { newRunId } from '../src/run-ids.js';
 import { walFrames } from '../test/store/commit-counters.js';
 import { format, measureInTurns, report } from './lib.js';
+import { appendStep, leaseRun, releaseRun, writeCall, writeTurn } from '../src/store/journal-writes.js';
 
 const args = JSON.stringify({ orderId: 'o-1', amount: 12.5, note: 'refund for a late delivery' });
 const answer = { status: 'ok' as const, output: { refund: 're_123', status: 'succeeded' }, labels: [] };
@@ -39,8 +40,8 @@ function record(run: string, state: CallRecord['state']): CallRecord {
 /** One journaled call: its start, then its answer, each a compare-and-set. */
 async function journaledCall(store: Store): Promise<void> {
   const run = `run-${seq++}`;
-  if (!(await store.writeCall(record(run, 'started'), undefined))) throw new Error('start lost');
-  if (!(await store.writeCall(record(run, 'succeeded'), 'started'))) throw new Error('finish lost');
+  if (!(await writeCall(store, record(run, 'started'), undefined))) throw new Error('start lost');
+  if (!(await writeCall(store, record(run, 'succeeded'), 'started'))) throw new Error('finish lost');
 }
 
 const modelStep = {
@@ -89,7 +90,7 @@ function leaseRenewal(store: Store): () => Promise<void> {
   // bytes already there, which SQLite turns into a commit with nothing to write, and the figure would flatter it.
   let ttlMs = 30_000;
   return async () => {
-    if (!(await store.leaseRun(run, 'bench-node', ++ttlMs))) throw new Error('lease lost');
+    if (!(await leaseRun(store, run, 'bench-node', ++ttlMs))) throw new Error('lease lost');
   };
 }
 
@@ -101,11 +102,11 @@ async function agentSteps(store: Store): Promise<() => Promise<void>> {
     usage: { input: 812, output: 41 },
   };
   const base = { run, agent: 'bench', status: 'running' as const, data, createdAt: Date.now(), updatedAt: Date.now() };
-  if (!(await store.writeTurn({ ...base, version: 0 }, undefined))) throw new Error('turn not created');
+  if (!(await writeTurn(store, { ...base, version: 0 }, undefined))) throw new Error('turn not created');
   let version = 0;
   return async () => {
-    if (!(await store.appendStep({ run, index: version, data, createdAt: Date.now() }))) throw new Error('step lost');
-    if (!(await store.writeTurn({ ...base, version: version + 1, updatedAt: Date.now() }, version)))
+    if (!(await appendStep(store, { run, index: version, data, createdAt: Date.now() }))) throw new Error('step lost');
+    if (!(await writeTurn(store, { ...base, version: version + 1, updatedAt: Date.now() }, version)))
       throw new Error('turn lost');
     version++;
   };
@@ -123,7 +124,7 @@ const bumpAnswer = { status: 'ok' as const, output: 2, labels: [] };
 async function agentTurn(store: Store, note: (kind: string) => void = () => undefined): Promise<void> {
   const run = newRunId();
   const now = Date.now();
-  if (!(await store.leaseRun(run, 'bench-node', 30_000))) throw new Error('lease lost');
+  if (!(await leaseRun(store, run, 'bench-node', 30_000))) throw new Error('lease lost');
   note('lease');
   const turn = {
     run,
@@ -134,7 +135,7 @@ async function agentTurn(store: Store, note: (kind: string) => void = () => unde
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await store.writeTurn(turn, undefined))) throw new Error('turn not created');
+  if (!(await writeTurn(store, turn, undefined))) throw new Error('turn not created');
   note('turn created');
   let previous: CallRecord | undefined;
   for (let step = 0; step <= 10; step++) {
@@ -161,10 +162,10 @@ async function agentTurn(store: Store, note: (kind: string) => void = () => unde
     if (!(await store.writeJournal(writes)).every(Boolean)) throw new Error('a journal write lost');
     note('journal commit');
   }
-  if (!(await store.writeTurn({ ...turn, status: 'done', version: 1, updatedAt: Date.now() }, 0)))
+  if (!(await writeTurn(store, { ...turn, status: 'done', version: 1, updatedAt: Date.now() }, 0)))
     throw new Error('turn lost');
   note('turn finished');
-  await store.releaseRun(run, 'bench-node');
+  await releaseRun(store, run, 'bench-node');
   note('lease given up');
 }
 

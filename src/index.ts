@@ -117,25 +117,32 @@ export type { SqliteStoreOptions } from './store/sqlite-store.js';
 export { PostgresStore } from './store/postgres-store.js';
 export type { PostgresStoreOptions } from './store/postgres-store.js';
 export { openStore } from './store/open-store.js';
+export { hasCapability } from './store/capabilities.js';
+export type { StoreCapabilities, StoreCapability } from './store/capabilities.js';
 export type { RetentionOptions } from './store/retention.js';
 export type {
   CallListOptions,
   CallRecord,
   CallState,
   ClaimOutcome,
+  FullStore,
   HoldOutcome,
   InboxKind,
   InboxRecord,
   InboxStatus,
   JournalWrite,
   McpServerRecord,
+  McpServerRecords,
   ParkedKind,
   PruneOptions,
   PruneReport,
+  Pruning,
   RememberedClaim,
   RememberedRecord,
+  RememberedResults,
   RunSummary,
   SpendHold,
+  SpendHolds,
   StepRecord,
   Store,
   SyncJournal,

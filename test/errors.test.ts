@@ -32,6 +32,7 @@ import { scriptedModel } from '../src/testing/index.js';
 import { wardrik } from './cli/helpers.js';
 import { harness, inboxId } from './runner/helpers.js';
 import { harness as mcpHarness, stdio } from './mcp/helpers.js';
+import { appendStep } from '../src/store/journal-writes.js';
 
 /** Asserts that `error` is a `type` with `code`, and returns it. */
 function isA<T extends WardrikError>(
@@ -343,7 +344,7 @@ describe('Errors users can act on', () => {
     it("taken_over: another node wrote the run's step first", async () => {
       const store = new MemoryStore();
       const step = { run: 'r', index: 0, data: { kind: 'model' }, createdAt: 1 };
-      assert.equal(await store.appendStep(step), true);
+      assert.equal(await appendStep(store, step), true);
       const batch = new JournalBatch(store);
       batch.hold({ step });
       const call = { run: 'r', call: 'c1', agent: 'a', tool: 't/x', arguments: {}, idempotencyKey: 'k' };

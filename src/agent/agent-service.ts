@@ -7,6 +7,7 @@ import type { Policy } from '../policy/policy.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store, TurnRecord } from '../store/store.js';
+import { requireCapability } from '../store/capabilities.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { Agent, type SendOptions, type TurnResult } from './agent.js';
@@ -132,6 +133,8 @@ export class AgentService {
         `Agent "${id}": model "${spec}" has no price, so its budget could not count model spend. Pass price: { inputPerMTok, outputPerMTok } to startAgent, or agents: { prices: { "${spec}": … } } to Wardrik.create.`,
       );
     }
+    if (options.budgetUsd !== undefined)
+      requireCapability(this.store, 'SpendHolds', `Agent "${id}"'s budget (budgetUsd)`, 'leave budgetUsd out');
     const colon = spec.indexOf(':');
     const rt: Runtime = {
       id,

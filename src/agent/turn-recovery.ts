@@ -4,6 +4,7 @@ import type { CallListener } from '../runner/call-listener.js';
 import type { CallRef } from '../runner/call-failures.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { InboxRecord, Store, TurnRecord } from '../store/store.js';
+import { writeTurn } from '../store/journal-writes.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { AgentTracing } from './tracing.js';
@@ -75,7 +76,7 @@ export class TurnRecovery implements CallListener {
       if (!(await this.leases.acquire(turn.run))) continue;
       const next: TurnRecord = { ...turn, version: turn.version + 1, updatedAt: this.clock.now() };
       // The compare-and-set makes one node the taker, even if two got the lease one after the other.
-      if (this.driver.active.has(turn.run) || !(await this.store.writeTurn(next, turn.version))) {
+      if (this.driver.active.has(turn.run) || !(await writeTurn(this.store, next, turn.version))) {
         this.leases.release(turn.run);
         continue;
       }
@@ -152,7 +153,7 @@ export class TurnRecovery implements CallListener {
       data: storedTurnData({ ...data, spentUsd }),
       updatedAt: this.clock.now(),
     };
-    if (this.driver.active.has(run) || !(await this.store.writeTurn(next, turn.version))) {
+    if (this.driver.active.has(run) || !(await writeTurn(this.store, next, turn.version))) {
       this.leases.release(run);
       return false;
     }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_STORE, Wardrik } from '../di/wardrik.js';
 import { ConfigurationError, StoreError } from '../errors.js';
 import { openStore, redact, sqlitePath } from '../store/open-store.js';
-import type { Store } from '../store/store.js';
+import type { FullStore } from '../store/store.js';
 import { CliError, ExitCode } from './errors.js';
 
 /** The store when neither `--store` nor `WARDRIK_STORE` names one: the library's own default. */
@@ -39,7 +39,7 @@ export class CommandContext {
   }
 
   /** Opens the store, runs `work` on it, closes it. */
-  async withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+  async withStore<T>(work: (store: FullStore) => Promise<T>): Promise<T> {
     const store = await this.open();
     try {
       return await work(store);
@@ -70,7 +70,7 @@ export class CommandContext {
     }
   }
 
-  private async open(): Promise<Store> {
+  private async open(): Promise<FullStore> {
     const url = this.storeUrl;
     const file = sqlitePath(url);
     // Reading a store that is not there would create an empty one and answer "nothing": say so instead.

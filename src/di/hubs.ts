@@ -1,6 +1,7 @@
 import { ConfigurationError, NotFoundError } from '../errors.js';
 import { McpHub, toolsetClaims } from '../mcp/hub.js';
 import type { McpHubOptions } from '../mcp/options.js';
+import { requireCapability } from '../store/capabilities.js';
 import { openStore } from '../store/open-store.js';
 import type { Services } from './services.js';
 
@@ -33,7 +34,10 @@ export async function buildHubs(
     const given = options?.store;
     const opened = typeof given === 'string' ? await openStore(given) : undefined;
     const shared = typeof given === 'object' && given !== null ? given : parts.services.store;
-    const store = given === false ? undefined : (opened ?? shared);
+    const keeps = `MCP hub "${name}" (it keeps runtime servers, pinned tool definitions and sign-ins in its store)`;
+    const storeOnly = `pass store: false in hub "${name}"'s options to keep them on this node only`;
+    const store =
+      given === false ? undefined : requireCapability(opened ?? shared, 'McpServerRecords', keeps, storeOnly);
     try {
       const owned = opened === undefined ? {} : { ownedStore: opened };
       hubs.push(new McpHub(options, { catalog, events, clock, timers, credentials, claims, store, ...owned }));

@@ -14,6 +14,7 @@ import type { PolicyOptions } from '../policy/policy.js';
 import { SerialPasses } from '../runner/serial-passes.js';
 import type { RecoveryReport, RunnerOptions, ToolRunner } from '../runner/tool-runner.js';
 import { openStore, redact } from '../store/open-store.js';
+import { checkStartupNeeds, requireCapability } from '../store/capabilities.js';
 import {
   DEFAULT_FINISHED_AFTER_MS,
   DEFAULT_PRUNE_EVERY_MS,
@@ -158,6 +159,11 @@ export class Wardrik {
       }
       const { catalog, toolsetNames } = wardrik;
       registerToolsets({ container: child, catalog, events: bus, toolsetNames }, options.toolsets, options.tools);
+      const rememberingTool = catalog.select().find((entry) => entry.tool.annotations.remember === true)?.ref;
+      checkStartupNeeds(child.resolve(Tokens.Store), {
+        retention: times.finishedAfterMs !== Infinity,
+        rememberingTool,
+      });
       // Before recovery, so calls a crash left in flight find their MCP tools.
       await wardrik.startMcp(options.mcp);
       // Finish what a crash left behind, then keep taking over runs of nodes that die. A store
@@ -230,7 +236,11 @@ export class Wardrik {
       unit: 'milliseconds',
     });
     const store = this.container.resolve(Tokens.Store);
-    return pruneFinished(store, this.container.resolve(Tokens.Clock).now() - olderThanMs, options.dryRun === true);
+    return pruneFinished(
+      requireCapability(store, 'Pruning', 'wardrik.prune()'),
+      this.container.resolve(Tokens.Clock).now() - olderThanMs,
+      options.dryRun === true,
+    );
   }
 
   /**

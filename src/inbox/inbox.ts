@@ -11,6 +11,7 @@ import type { Policy } from '../policy/policy.js';
 import { argumentsDigest } from '../runner/digest.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { InboxKind, InboxRecord, InboxStatus, ParkedKind, Store } from '../store/store.js';
+import { requireCapability } from '../store/capabilities.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { checkAgainstSchema, type CheckResult } from '../tools/arguments.js';
 import { errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
@@ -225,7 +226,9 @@ export class Inbox {
         `Inbox item "${item.id}" holds no changed tool definition to accept; deny it instead.`,
       );
     const pin = acceptedPin(change, this.clock.now());
-    return this.letRun(item, by, () => this.store.putMcpServer(pin));
+    return this.letRun(item, by, () =>
+      requireCapability(this.store, 'McpServerRecords', 'accepting a changed MCP tool definition').putMcpServer(pin),
+    );
   }
 
   /**

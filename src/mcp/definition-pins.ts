@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/store.js';
+import type { McpServerRecords, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { ParkRequest } from '../tools/result.js';
 import {
@@ -33,7 +33,7 @@ export interface ToolGate {
 export class DefinitionPins {
   constructor(
     private readonly hub: string,
-    private readonly store: Store,
+    private readonly store: Store & McpServerRecords,
     private readonly events: EventBus,
     private readonly clock: Clock,
   ) {}

@@ -1,5 +1,5 @@
 import type { Clock, Timers } from '../clock.js';
-import type { Store } from '../store/store.js';
+import type { McpServerRecords, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { ConnectionState } from './connection-settings.js';
@@ -19,7 +19,7 @@ export interface McpHubServices {
   readonly credentials: CredentialProvider;
   readonly claims: ToolsetClaims;
   /** Where runtime servers are kept; none: this node only. */
-  readonly store: Store | undefined;
+  readonly store: (Store & McpServerRecords) | undefined;
   /** Closed with the hub (a store the hub opened from a URL). */
   readonly ownedStore?: Store;
 }

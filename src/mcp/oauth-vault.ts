@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Store } from '../store/store.js';
+import type { McpServerRecords, Store } from '../store/store.js';
 
 /**
  * What Wardrik keeps of one server's OAuth sign-in: its tokens, its client registration (dynamic), and
@@ -28,7 +28,7 @@ export function oauthHub(hub: string): string {
  */
 export class OAuthVault {
   constructor(
-    private readonly store: Store,
+    private readonly store: Store & McpServerRecords,
     private readonly hub: string,
     private readonly server: string,
     private readonly secret: () => Promise<string>,

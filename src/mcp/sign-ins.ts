@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Clock } from '../clock.js';
 import { EgressRefusedError, NotFoundError } from '../errors.js';
-import type { InboxRecord, Store } from '../store/store.js';
+import type { InboxRecord, McpServerRecords, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { CredentialProvider } from './credentials.js';
 import type { EgressCheck } from './egress.js';
@@ -16,7 +16,7 @@ const SIGN_IN_WINDOW_MS = 10 * 60_000;
 
 export interface SignInSettings {
   readonly hub: string;
-  readonly store: Store;
+  readonly store: Store & McpServerRecords;
   readonly events: EventBus;
   readonly clock: Clock;
   readonly credentials: CredentialProvider;

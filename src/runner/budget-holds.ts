@@ -1,6 +1,7 @@
 import type { Clock, Timers } from '../clock.js';
 import { toMicroUsd } from '../money.js';
 import type { Store } from '../store/store.js';
+import { requireCapability } from '../store/capabilities.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { storeFailure, type CallRef } from './call-failures.js';
 
@@ -29,6 +30,10 @@ export class BudgetHolds {
     private readonly clock: Clock,
     private readonly timers: Timers,
   ) {}
+
+  private holds() {
+    return requireCapability(this.store, 'SpendHolds', 'an agent budget', 'leave the budget out');
+  }
 
   /**
    * Runs a call (a tool's, or a model's) holding part of the budget, and gives the hold back when it ends. A call that may not
@@ -65,7 +70,7 @@ export class BudgetHolds {
     const maxMicroUsd = request.maxCostUsd === undefined ? undefined : toMicroUsd(request.maxCostUsd);
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
       const now = this.clock.now();
-      const outcome = await this.store.holdSpend(
+      const outcome = await this.holds().holdSpend(
         {
           agent,
           id,
@@ -85,7 +90,7 @@ export class BudgetHolds {
   private async release(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void> {
     const key = `${agent}\u0000${tool}`;
     try {
-      await this.store.releaseSpend(agent, id, tool, costMicroUsd);
+      await this.holds().releaseSpend(agent, id, tool, costMicroUsd);
     } finally {
       const waiters = this.waiting.get(key);
       this.waiting.delete(key);

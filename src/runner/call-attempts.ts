@@ -1,5 +1,6 @@
 import type { Clock, Timers } from '../clock.js';
 import type { Store } from '../store/store.js';
+import { addSpend } from '../store/journal-writes.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { answerFrom, failureAnswer } from '../tools/call-tool.js';
 import { isRepeatable } from '../tools/tool.js';
@@ -166,7 +167,7 @@ export class CallAttempts {
     for (const usd of costs) {
       const microUsd = toMicroUsd(usd);
       p.spent.microUsd += microUsd;
-      const totalMicroUsd = await this.store.addSpend(p.agent, microUsd);
+      const totalMicroUsd = await addSpend(this.store, p.agent, microUsd);
       this.events.emit({
         type: 'cost',
         agent: p.agent,

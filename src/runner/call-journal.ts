@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { ConflictError } from '../errors.js';
 import type { Decision } from '../policy/policy.js';
 import type { CallRecord, CallState, Store, SyncJournal } from '../store/store.js';
+import { writeCall } from '../store/journal-writes.js';
 import { journaledArguments } from '../tools/arguments.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 import { toUsd } from '../money.js';
@@ -83,7 +84,7 @@ export class CallJournal {
       const written = batch.write([{ call: record, expected }]);
       return written instanceof Promise ? written.then((each) => each[0]!) : written[0]!;
     }
-    return this.sync !== undefined ? this.sync.writeCall(record, expected) : this.store.writeCall(record, expected);
+    return this.sync !== undefined ? this.sync.writeCall(record, expected) : writeCall(this.store, record, expected);
   }
 
   /** Commits the writes of `run`'s calls with what `batch` holds, from now on; `undefined` stops it. */

@@ -1,5 +1,6 @@
 import type { Decision } from '../policy/policy.js';
 import type { ParkedKind, Store } from '../store/store.js';
+import { addLabels } from '../store/journal-writes.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { Measure } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
@@ -38,7 +39,7 @@ export class CallOutcomes {
   /** Adds the answer's labels to the run, announcing those it did not have. */
   async addLabels(base: CallRef, labels: readonly string[]): Promise<void> {
     if (labels.length === 0) return;
-    const added = await this.store.addLabels(base.run, labels);
+    const added = await addLabels(this.store, base.run, labels);
     this.leases.addedLabels(base.run, labels);
     if (added.length > 0) this.events.emit({ type: 'label.added', ...ref(base), labels: added });
   }

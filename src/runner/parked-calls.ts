@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { CallRecord, CallState, InboxRecord, ParkedKind, Store } from '../store/store.js';
+import { writeCall } from '../store/journal-writes.js';
 import { mergeLabels } from '../tools/call-tool.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { ConflictError } from '../errors.js';
@@ -122,7 +123,7 @@ export class ParkedCalls {
       attempt: 0,
     };
     const record: CallRecord = { ...kept, ...base, state, answer, updatedAt };
-    if (!(await this.store.writeCall(record, expected))) return this.journal.answerOfWinner(base.run, base.call);
+    if (!(await writeCall(this.store, record, expected))) return this.journal.answerOfWinner(base.run, base.call);
     await this.outcomes.addLabels(base, answer.labels);
     this.outcomes.settled(base, answer, record.attempt, undefined, 0, true);
     return answer;

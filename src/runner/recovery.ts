@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { CallRecord, InboxRecord, Store } from '../store/store.js';
+import { hasCapability } from '../store/capabilities.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { eachBounded } from './bounded.js';
@@ -57,7 +58,8 @@ export async function recoveryPass(
   const counts = { rerun: 0, inDoubt: 0, restored: 0, skipped: 0, approved: 0 };
   const startedAt = clock.now();
   const unoffered: string[] = [];
-  await store.pruneRemembered(clock.now());
+  // A store without remembered results has none to prune.
+  if (hasCapability(store, 'RememberedResults')) await store.pruneRemembered(clock.now());
   const runs = new Map<string, CallRecord[]>();
   for (const record of await store.listCalls({ state: 'started' })) {
     if (host.isRunning(record.run, record.call)) continue;

@@ -1,5 +1,6 @@
 import type { Clock, Timers } from '../clock.js';
 import type { ClaimOutcome, RememberedClaim, Store } from '../store/store.js';
+import { requireCapability } from '../store/capabilities.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 import { answerNotJournaled, storeFailure, type CallRef } from './call-failures.js';
 import { argumentsDigest } from './digest.js';
@@ -29,6 +30,14 @@ export class RememberedKeys {
     private readonly timers: Timers,
     private readonly rememberMs: number,
   ) {}
+
+  private remembered() {
+    return requireCapability(
+      this.store,
+      'RememberedResults',
+      'a tool that remembers its results (@Idempotent({ remember: true }))',
+    );
+  }
 
   /**
    * Answers `call` from its key, or by `run` (which runs the tool's attempts) when the key is this
@@ -68,7 +77,7 @@ export class RememberedKeys {
         ran = await run();
         const result = ran.answer;
         if (result.status === 'ok') {
-          await this.store
+          await this.remembered()
             .putRemembered({ key, digest, answer: result, expiresAt: this.clock.now() + this.rememberMs })
             .catch((error: unknown) => {
               throw answerNotJournaled(call, 'remember its result', error);
@@ -77,7 +86,10 @@ export class RememberedKeys {
         return ran;
       } finally {
         // Nothing to remember: a later call with the key may run it (the claim would block it until it lapses).
-        if (ran?.answer.status !== 'ok') await this.store.releaseRemembered(key, owner).catch(() => undefined);
+        if (ran?.answer.status !== 'ok')
+          await this.remembered()
+            .releaseRemembered(key, owner)
+            .catch(() => undefined);
       }
     })();
     this.flights.set(key, { digest, answer });
@@ -100,7 +112,7 @@ export class RememberedKeys {
     const until = this.clock.now() + holdMs;
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {
       const now = this.clock.now();
-      const outcome = await this.store.claimRemembered({ ...claim, expiresAt: now + holdMs }, now);
+      const outcome = await this.remembered().claimRemembered({ ...claim, expiresAt: now + holdMs }, now);
       if (outcome.claimed || 'remembered' in outcome || outcome.digest !== claim.digest || this.clock.now() >= until)
         return outcome;
       if (!(await sleep(this.timers, delayMs, signal))) return outcome;

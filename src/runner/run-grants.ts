@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Decision } from '../policy/policy.js';
 import type { InboxRecord, Store } from '../store/store.js';
+import { hasCapability, requireCapability } from '../store/capabilities.js';
 import { okAnswer } from '../tools/result.js';
 import { argumentsDigest } from './digest.js';
 
@@ -65,7 +66,12 @@ export class RunGrants {
       ...(by === undefined ? {} : { by }),
     };
     const grants = [...(await this.of(item.run)), grant];
-    await this.store.putRemembered({
+    await requireCapability(
+      this.store,
+      'RememberedResults',
+      "an approval for the rest of a run (scope: 'run')",
+      'approve for the call only',
+    ).putRemembered({
       key: keyOf(item.run),
       digest: '',
       answer: okAnswer({ version: VERSION, grants }),
@@ -94,6 +100,8 @@ export class RunGrants {
   }
 
   private async of(run: string): Promise<RunGrant[]> {
+    // A store that remembers nothing holds no grant: none was ever given on it (`grant` refuses).
+    if (!hasCapability(this.store, 'RememberedResults')) return [];
     const record = await this.store.getRemembered(keyOf(run), this.clock.now());
     return record === undefined ? [] : parseGrants(record.answer.status === 'ok' ? record.answer.output : undefined);
   }

@@ -1,5 +1,6 @@
 import { every, type Clock, type Timer, type Timers } from '../clock.js';
 import type { JournalWrite, Store } from '../store/store.js';
+import { leaseRun } from '../store/journal-writes.js';
 
 /**
  * The leases this node holds on runs (D3). A node holds a run's lease while any of the run's calls is
@@ -12,7 +13,7 @@ import type { JournalWrite, Store } from '../store/store.js';
  *
  * Lease operations on one run are serialized: a release and a new acquire never race in the store.
  *
- * The store keeps a lease's times on its own clock (`Store.leaseRun`), so nodes whose clocks disagree
+ * The store keeps a lease's times on its own clock (a `lease` journal write), so nodes whose clocks disagree
  * agree on who holds a run. This node's `until` is its own estimate, on its own clock, from a time read
  * before the store wrote the lease: it ends no later than the store's, so it only ever renews early.
  *
@@ -62,7 +63,7 @@ export class RunLeases {
       const now = this.clock.now();
       const current = this.held.get(run);
       if (current === undefined || current.until - now <= this.ttlMs / 2) {
-        if (!(await this.store.leaseRun(run, this.node, this.ttlMs, whileStarted))) return false;
+        if (!(await leaseRun(this.store, run, this.node, this.ttlMs, whileStarted))) return false;
       }
       const next: Lease = current ?? { until: 0, active: 0, idleSince: 0, labels: undefined, epoch: 0 };
       if (next.until < now) forget(next); // it lapsed: another node may have held the run meanwhile

@@ -5,7 +5,6 @@ import {
   FINISHED_TURNS as FINISHED,
   type CallListOptions,
   type CallRecord,
-  type CallState,
   type ClaimOutcome,
   type HoldOutcome,
   type InboxRecord,
@@ -19,7 +18,7 @@ import {
   type RunSummary,
   type SpendHold,
   type StepRecord,
-  type Store,
+  type FullStore,
   type SyncJournal,
   type TurnRecord,
   type TurnStatus,
@@ -34,8 +33,8 @@ type HeldSpend = {
 };
 
 /** Keeps everything in this process: for tests and for runs that need not survive a restart. */
-export class MemoryStore implements Store {
-  /** @param clock Lease times are read from it (the host's by default), never from a node's clock: see `Store.leaseRun`. */
+export class MemoryStore implements FullStore {
+  /** @param clock Lease times are read from it (the host's by default), never from a node's clock: see `JournalWrite`'s `lease`. */
   constructor(private readonly clock: Clock = systemClock) {}
 
   /** Calls by `run \u0000 call`, in the order first written (the ties of `listCalls`). */
@@ -84,10 +83,6 @@ export class MemoryStore implements Store {
 
   async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
     return this.sync.writeJournal!(writes);
-  }
-
-  async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
-    return this.sync.writeCall(record, expected);
   }
 
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
@@ -170,15 +165,12 @@ export class MemoryStore implements Store {
     return pruned;
   }
 
-  async addSpend(agent: string, microUsd: number): Promise<number> {
-    return this.addSpendNow(agent, microUsd);
-  }
-
   private journalWrite(write: JournalWrite): boolean {
     if ('call' in write) return this.sync.writeCall(write.call, write.expected);
     if ('step' in write) return this.appendStepNow(write.step);
     if ('turn' in write) return this.writeTurnNow(write.turn, write.expectedVersion);
-    if ('lease' in write) return this.leaseRunNow(write.lease.run, write.lease.node, write.lease.ttlMs);
+    if ('lease' in write)
+      return this.leaseRunNow(write.lease.run, write.lease.node, write.lease.ttlMs, write.lease.whileStarted);
     if ('spend' in write) this.addSpendNow(write.spend.agent, write.spend.microUsd);
     else if ('labels' in write) this.addLabelsNow(write.labels.run, write.labels.labels);
     else this.releaseRunNow(write.release.run, write.release.node);
@@ -224,10 +216,6 @@ export class MemoryStore implements Store {
     if (costMicroUsd !== undefined) this.toolCosts.set(tool, Math.max(this.toolCosts.get(tool) ?? 0, costMicroUsd));
   }
 
-  async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
-    return this.addLabelsNow(run, labels);
-  }
-
   private addLabelsNow(run: string, labels: readonly string[]): readonly string[] {
     const current = this.labels.get(run) ?? NO_LABELS;
     // Most answers carry labels the run already has (`outside` on every MCP answer): no copies then.
@@ -241,21 +229,13 @@ export class MemoryStore implements Store {
     return this.sync.getLabels(run);
   }
 
-  async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
+  private leaseRunNow(run: string, node: string, ttlMs: number, whileStarted: string | undefined): boolean {
     if (whileStarted !== undefined && this.calls.get(callKey(run, whileStarted))?.state !== 'started') return false;
-    return this.leaseRunNow(run, node, ttlMs);
-  }
-
-  private leaseRunNow(run: string, node: string, ttlMs: number): boolean {
     const now = this.clock.now();
     const lease = this.leases.get(run);
     if (lease !== undefined && lease.node !== node && lease.until >= now) return false;
     this.leases.set(run, { node, until: now + ttlMs });
     return true;
-  }
-
-  async releaseRun(run: string, node: string): Promise<void> {
-    this.releaseRunNow(run, node);
   }
 
   private releaseRunNow(run: string, node: string): void {
@@ -264,10 +244,6 @@ export class MemoryStore implements Store {
 
   async getTurn(run: string): Promise<TurnRecord | undefined> {
     return this.turns.get(run);
-  }
-
-  async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
-    return this.writeTurnNow(record, expected);
   }
 
   private writeTurnNow(record: TurnRecord, expected: number | undefined): boolean {
@@ -308,10 +284,6 @@ export class MemoryStore implements Store {
       )
       .sort((a, b) => a.createdAt - b.createdAt)
       .slice(0, options.limit ?? Infinity);
-  }
-
-  async appendStep(step: StepRecord): Promise<boolean> {
-    return this.appendStepNow(step);
   }
 
   private appendStepNow(step: StepRecord): boolean {
@@ -407,7 +379,7 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {}
 }
 
-/** Started again only with a higher attempt: two takers of one started call cannot both win (see `Store.writeCall`). */
+/** Started again only with a higher attempt: two takers of one started call cannot both win (see `JournalWrite`'s `call`). */
 function advances(current: CallRecord | undefined, next: CallRecord): boolean {
   return current?.state !== 'started' || next.state !== 'started' || next.attempt > current.attempt;
 }

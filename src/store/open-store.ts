@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors.js';
 import { MemoryStore } from './memory-store.js';
-import type { Store } from './store.js';
+import type { FullStore } from './store.js';
 import { editDistance } from '../tools/names.js';
 
 const ACCEPTED =
@@ -15,7 +15,7 @@ const SCHEMES = ['memory', 'sqlite', 'postgres', 'postgresql'] as const;
  * `wardrik`). The SQLite and PostgreSQL stores are loaded only when named, so a user of one never
  * loads the other's driver. A PostgreSQL store has connected and migrated when this resolves.
  */
-export async function openStore(url: string): Promise<Store> {
+export async function openStore(url: string): Promise<FullStore> {
   const colon = url.indexOf(':');
   const scheme = colon < 0 ? '' : url.slice(0, colon).toLowerCase();
   if (url === 'memory' || scheme === 'memory') {
@@ -35,7 +35,7 @@ export function sqlitePath(url: string): string | undefined {
   return rest.startsWith('//') ? rest.slice(2) : rest;
 }
 
-async function openSqlite(url: string): Promise<Store> {
+async function openSqlite(url: string): Promise<FullStore> {
   const path = sqlitePath(url) ?? '';
   const [, query] = splitQuery(url);
   if (path === '') throw unknown(url, 'it names no file.', 'sqlite:.wardrik/wardrik.db');
@@ -53,7 +53,7 @@ async function openSqlite(url: string): Promise<Store> {
   return new SqliteStore({ path, ...(synchronous === undefined ? {} : { synchronous }) });
 }
 
-async function openPostgres(url: string): Promise<Store> {
+async function openPostgres(url: string): Promise<FullStore> {
   let parsed: URL;
   try {
     parsed = new URL(url);

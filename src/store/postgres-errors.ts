@@ -28,7 +28,7 @@ const FIXES: Readonly<Record<string, string>> = {
   '28000': 'the server refused this user; check pg_hba.conf and the user in the store URL',
   '3D000': 'the database does not exist; create it, or correct the database name in the store URL',
   '42501':
-    'the user lacks a privilege; grant it CREATE on the database (to make the schema) and CREATE and USAGE on the schema (for its tables and its journal functions, wardrik_journal and wardrik_journal_row)',
+    'the user lacks a privilege; grant it CREATE on the database (to make the schema) and CREATE and USAGE on the schema (for its tables and its journal function, wardrik_journal)',
   '53': 'the server is out of resources (disk, memory or connections); free them, or lower maxConnections',
   '57': 'the server is shutting down or cancelled the statement; retry once it is back',
   '08': 'the connection failed; check that the server is up and reachable, then retry',

@@ -13,9 +13,8 @@ export interface TookRow {
  * `Store.writeJournal` on PostgreSQL. The batches handed in during one turn of the event loop go to the
  * server as one statement (the store's `writeJournal`, one round trip and one transaction), so many runs
  * writing at once share round trips and commits. At most `maxInFlight` such statements run at once;
- * batches handed in meanwhile wait for the next. A batch alone in its statement that writes at most one
- * row of each kind (an agent turn's commits, one after the other) goes as `writeJournalRow`, whose values
- * are single values: the same writes, less work on both ends than arrays.
+ * batches handed in meanwhile wait for the next. A single write (`writeCall`, a lease) is a batch of one,
+ * through the same statement: each write has one encoding.
  *
  * What each caller sees is what its batch alone would have got. A statement answers which rows took (a
  * call, a step, a turn, a run's lease), not which writes, so no statement names a row twice:
@@ -33,10 +32,8 @@ export class PostgresJournal {
   private readonly groups: GroupCommit<JournalWrite, boolean>;
 
   constructor(
-    /** Sends `writeJournal`'s 34 arrays; answers the rows that took. */
+    /** Sends `writeJournal`'s 35 arrays; answers the rows that took. */
     private readonly send: (columns: unknown[][]) => Promise<readonly TookRow[]>,
-    /** Sends `writeJournalRow`'s 46 values; answers which of its parts took, a bit each. */
-    private readonly sendRow: (values: unknown[]) => Promise<number>,
     /** Sends the statements one after the other in one transaction; answers each one's rows. */
     private readonly sendInOrder: (statements: readonly unknown[][][]) => Promise<readonly (readonly TookRow[])[]>,
     private readonly failure: (error: unknown) => Error,
@@ -96,12 +93,6 @@ export class PostgresJournal {
 
   private async sendTogether(statement: readonly Encoded[], outcomes: BatchOutcome<boolean>[]): Promise<void> {
     try {
-      const row = statement.length === 1 ? rowOf(statement[0]!) : undefined;
-      if (row !== undefined) {
-        const took = await this.sendRow(row.values);
-        outcomes[statement[0]!.index] = { results: row.bits.map((bit) => (took & bit) !== 0) };
-        return;
-      }
       const took = await this.send(columnsOf(statement));
       answer(statement, new Set(took.map((row) => keyOf(row.kind, row.run, row.key))), outcomes);
     } catch (error) {
@@ -114,17 +105,15 @@ export class PostgresJournal {
   }
 }
 
-/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2, a turn's 7 in `turnValues` order and its expected version, a lease's 3, a release's 2. */
-const COLUMNS = 34;
+/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2, a turn's 7 in `turnValues` order and its expected version, a lease's 4 (with the call it is taken for, or null), a release's 2. */
+const COLUMNS = 35;
 const CALL = 0;
-/** Where a call's expected state sits among its values: null for its first write. */
-const EXPECTED_STATE = 12;
 const STEP = 13;
 const SPEND = 17;
 const LABEL = 19;
 const TURN = 21;
 const LEASE = 29;
-const RELEASE = 32;
+const RELEASE = 33;
 
 /** The rows a journal statement writes, by table. */
 type Kind = 'call' | 'step' | 'turn' | 'lease';
@@ -183,8 +172,8 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
       keys.push(keyOf('turn', write.turn.run, ''));
     } else if ('lease' in write) {
       // Its length, not its end: the server reads the time (migration 9).
-      const { run, node, ttlMs } = write.lease;
-      push(LEASE, [run, node, ttlMs]);
+      const { run, node, ttlMs, whileStarted } = write.lease;
+      push(LEASE, [run, node, ttlMs, whileStarted ?? null]);
       keys.push(keyOf('lease', run, ''));
     } else {
       push(RELEASE, [write.release.run, write.release.node]);
@@ -195,63 +184,12 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
   return { index, rows, keys, answered };
 }
 
-/** The journal statement's 34 arrays for the batches' rows, in order. */
+/** The journal statement's 35 arrays for the batches' rows, in order. */
 function columnsOf(batches: readonly Encoded[]): unknown[][] {
   const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
   for (const batch of batches)
     for (const [first, values] of batch.rows) values.forEach((value, i) => columns[first + i]!.push(value));
   return columns;
-}
-
-/**
- * The parts of `writeJournalRow`, in its parameters' order: a call's first write (12 values), a call's
- * compare-and-set (13 with the expected state), two steps (4 each), spend (2), a turn (8 with the expected
- * version) and a lease (3); 46 values. It answers which parts took as one integer, a bit each (`1 << part`).
- */
-const ROW_PARTS = [
-  { first: 0, length: 12 },
-  { first: 12, length: 13 },
-  { first: 25, length: 4 },
-  { first: 29, length: 4 },
-  { first: 33, length: 2 },
-  { first: 35, length: 8 },
-  { first: 43, length: 3 },
-] as const;
-const ROW_VALUES = ROW_PARTS.at(-1)!.first + ROW_PARTS.at(-1)!.length;
-const [INSERT_PART, UPDATE_PART, STEP_PART, SECOND_STEP_PART, SPEND_PART, TURN_PART, LEASE_PART] = [
-  0, 1, 2, 3, 4, 5, 6,
-];
-
-/**
- * The batch as `writeJournalRow`'s values and, for each write, the bit that answers it; undefined when
- * the batch writes more than that statement holds (two calls' first writes, three steps, labels, a release).
- */
-function rowOf(batch: Encoded): { readonly values: unknown[]; readonly bits: number[] } | undefined {
-  // A bit answers each write only when each write is one row (labels without a label are none).
-  if (batch.rows.length !== batch.keys.length) return undefined;
-  const values = new Array<unknown>(ROW_VALUES).fill(null);
-  const bits: number[] = [];
-  const put = (part: number, row: readonly unknown[]) => {
-    const bit = 1 << part;
-    if (bits.includes(bit)) return false;
-    bits.push(bit);
-    for (let i = 0; i < ROW_PARTS[part]!.length; i++) values[ROW_PARTS[part]!.first + i] = row[i];
-    return true;
-  };
-  for (const [first, row] of batch.rows) {
-    const fits =
-      first === CALL
-        ? put(row[EXPECTED_STATE] === null ? INSERT_PART : UPDATE_PART, row)
-        : first === STEP
-          ? put(STEP_PART, row) || put(SECOND_STEP_PART, row)
-          : first === SPEND
-            ? put(SPEND_PART, row)
-            : first === TURN
-              ? put(TURN_PART, row)
-              : first === LEASE && put(LEASE_PART, row);
-    if (!fits) return undefined;
-  }
-  return { values, bits };
 }
 
 function answer(statement: readonly Encoded[], took: ReadonlySet<string>, outcomes: BatchOutcome<boolean>[]): void {

@@ -1,4 +1,5 @@
 // The PostgreSQL store's schema (postgres-store.ts), one migration a version.
+import { JOURNAL_ONE_ENCODING } from './postgres-journal-function.js';
 
 /**
  * Each migration runs once, in order, in the transaction that records its version. `{s}` is the
@@ -369,4 +370,5 @@ export const MIGRATIONS: readonly string[] = [
      END IF;
      RETURN took;
    END $row$;`,
+  JOURNAL_ONE_ENCODING,
 ];

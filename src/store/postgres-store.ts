@@ -11,8 +11,6 @@ import { journalInOrder, lockedTransaction, type RunStatement } from './postgres
 import {
   type CallRow,
   callOf,
-  callValues,
-  encodeJson,
   type McpServerRow,
   mcpServerOf,
   rememberedOf,
@@ -24,12 +22,10 @@ import {
   turnListing,
   turnOf,
   type TurnRow,
-  turnValues,
 } from './sql-rows.js';
 import type {
   CallListOptions,
   CallRecord,
-  CallState,
   ClaimOutcome,
   HoldOutcome,
   InboxRecord,
@@ -43,7 +39,7 @@ import type {
   RunSummary,
   SpendHold,
   StepRecord,
-  Store,
+  FullStore,
   TurnRecord,
   TurnStatus,
 } from './store.js';
@@ -56,12 +52,13 @@ const JOURNAL_STATEMENTS_IN_FLIGHT = 2;
 
 /**
  * The store for many nodes: PostgreSQL through a `pg` pool, loaded only when this store starts. Every
- * operation is one statement, so one round trip; compare-and-set is in its WHERE clause (or an
- * `ON CONFLICT DO NOTHING`), and PostgreSQL's row locks make exactly one of racing writers win.
+ * operation is one statement, so one round trip; every journal write, alone or in a batch, goes through
+ * the one journal function (`writeJournal`, migration 10), whose compare-and-sets are in their WHERE
+ * clauses (or an `ON CONFLICT DO NOTHING`): PostgreSQL's row locks make exactly one of racing writers win.
  *
  * Lifecycle: `start()` connects and migrates (the first operation starts it too); `close()` ends the pool.
  */
-export class PostgresStore implements Store {
+export class PostgresStore implements FullStore {
   readonly schema: string;
   /** `host:port`, for messages: never the password. */
   readonly address: string;
@@ -92,12 +89,6 @@ export class PostgresStore implements Store {
             await this.ready()
           ).query<TookRow>({ name: 'wardrik_writeJournal', text: this.q.writeJournal, values: columns })
         ).rows,
-      async (values) =>
-        (
-          await (
-            await this.ready()
-          ).query<{ took: number }>({ name: 'wardrik_writeJournalRow', text: this.q.writeJournalRow, values })
-        ).rows[0]!.took,
       async (statements) => journalInOrder(await this.ready(), this.q.writeJournal, statements),
       (error) => this.storeError('write to the journal', error),
       JOURNAL_STATEMENTS_IN_FLIGHT,
@@ -113,12 +104,6 @@ export class PostgresStore implements Store {
   async getCall(run: string, call: string): Promise<CallRecord | undefined> {
     const rows = await this.query<CallRow>('read a call', 'getCall', [run, call]);
     return rows[0] === undefined ? undefined : callOf(rows[0]);
-  }
-
-  async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
-    const values = callValues(record);
-    if (expected === undefined) return (await this.count('write a call', 'insertCall', values)) === 1;
-    return (await this.count('write a call', 'updateCall', [...values, expected])) === 1;
   }
 
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
@@ -221,24 +206,9 @@ export class PostgresStore implements Store {
     return this.count('prune remembered results', 'pruneRemembered', [now]);
   }
 
-  async addSpend(agent: string, microUsd: number): Promise<number> {
-    const rows = await this.query<{ micro_usd: string }>('add spend', 'addSpend', [agent, microUsd]);
-    // bigint comes back as text.
-    return Number(rows[0]!.micro_usd);
-  }
-
   async getSpend(agent: string): Promise<number> {
     const rows = await this.query<{ micro_usd: string }>('read spend', 'getSpend', [agent]);
     return Number(rows[0]?.micro_usd ?? 0);
-  }
-
-  async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
-    if (labels.length === 0) return [];
-    const wanted = [...new Set(labels)];
-    const rows = await this.query<{ label: string }>('add labels', 'addLabels', [run, wanted]);
-    // RETURNING gives no order guarantee: answer in the caller's order.
-    const added = new Set(rows.map((row) => row.label));
-    return wanted.filter((label) => added.has(label));
   }
 
   async getLabels(run: string): Promise<readonly string[]> {
@@ -246,24 +216,9 @@ export class PostgresStore implements Store {
     return rows.map((row) => row.label);
   }
 
-  async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
-    if (whileStarted === undefined) return (await this.count('lease a run', 'leaseRun', [run, node, ttlMs])) === 1;
-    return (await this.count('lease a run', 'leaseRunWhileStarted', [run, node, ttlMs, whileStarted])) === 1;
-  }
-
-  async releaseRun(run: string, node: string): Promise<void> {
-    await this.count('release a run', 'releaseRun', [run, node]);
-  }
-
   async getTurn(run: string): Promise<TurnRecord | undefined> {
     const rows = await this.query<TurnRow>('read a turn', 'getTurn', [run]);
     return rows[0] === undefined ? undefined : turnOf(rows[0]);
-  }
-
-  async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
-    const values = turnValues(record);
-    if (expected === undefined) return (await this.count('write a turn', 'insertTurn', values)) === 1;
-    return (await this.count('write a turn', 'updateTurn', [...values, expected])) === 1;
   }
 
   async listTurns(options: {
@@ -274,17 +229,6 @@ export class PostgresStore implements Store {
     const filters = [options.agent, options.status].filter((value) => value !== undefined);
     const rows = await this.query<TurnRow>('list turns', turnListing(options), [...filters, options.limit ?? null]);
     return rows.map(turnOf);
-  }
-
-  async appendStep(step: StepRecord): Promise<boolean> {
-    return (
-      (await this.count('append a step', 'appendStep', [
-        step.run,
-        step.index,
-        encodeJson(step.data),
-        step.createdAt,
-      ])) === 1
-    );
   }
 
   async listSteps(run: string): Promise<StepRecord[]> {

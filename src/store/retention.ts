@@ -1,4 +1,4 @@
-import type { PruneReport, Store } from './store.js';
+import type { PruneReport, Pruning } from './store.js';
 
 /** How long finished runs are kept (`retention` in `Wardrik.create`). */
 export interface RetentionOptions {
@@ -33,7 +33,7 @@ export const NOTHING_PRUNED: PruneReport = Object.freeze({
  * the event loop back between batches so calls and turns go on meanwhile; resolves with the sum of what
  * went. A dry run counts everything in one pass and deletes nothing.
  */
-export async function pruneFinished(store: Store, before: number, dryRun = false): Promise<PruneReport> {
+export async function pruneFinished(store: Pruning, before: number, dryRun = false): Promise<PruneReport> {
   if (dryRun) return store.prune({ before, dryRun: true });
   let total = NOTHING_PRUNED;
   for (;;) {

@@ -46,7 +46,7 @@ import type {
   RunSummary,
   SpendHold,
   StepRecord,
-  Store,
+  FullStore,
   SyncJournal,
   TurnRecord,
   TurnStatus,
@@ -87,7 +87,7 @@ const PAGE_BYTES = 2048;
  * without yielding: a compare-and-set cannot interleave with another in this process, and across
  * processes SQLite's write lock serialises them.
  */
-export class SqliteStore implements Store {
+export class SqliteStore implements FullStore {
   /** The file, as given to SQLite (absolute). */
   readonly path: string;
   /** The connection's `PRAGMA synchronous`, as SQLite reports it. */
@@ -96,10 +96,6 @@ export class SqliteStore implements Store {
   readonly readOnly: boolean;
   private readonly db: Database.Database;
   private readonly sql: SqliteStatements;
-  // One transaction for all of a run's new labels: one commit (one WAL sync) instead of one per label.
-  private readonly addLabelsTx: (run: string, labels: readonly string[]) => string[];
-  // A run's first step numbers the run too: one commit.
-  private readonly appendStepTx: (step: StepRecord) => boolean;
   /** Claims on remembered keys and budget holds: each reads, then writes, holding the write lock. */
   private readonly claims: SqliteClaims;
   /** Batches of different runs ready in the same tick share one transaction. */
@@ -134,15 +130,10 @@ export class SqliteStore implements Store {
         checkVersion(this.db, currentVersion(this.db));
       }
       this.sql = prepare(this.db);
-      const sql = this.sql;
-      this.addLabelsTx = this.db.transaction((run: string, labels: readonly string[]) =>
-        labels.filter((label) => sql.addLabel.run(run, label).changes === 1),
-      );
-      this.appendStepTx = this.db.transaction((step: StepRecord) => appendStepRow(sql, step));
-      this.claims = sqliteClaims(this.db, sql);
+      this.claims = sqliteClaims(this.db, this.sql);
       const commit = sqliteJournalCommit(
         this.db,
-        sql,
+        this.sql,
         (write) =>
           'call' in write
             ? this.writeCallRow(write.call, write.expected)
@@ -192,10 +183,6 @@ export class SqliteStore implements Store {
 
   async writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
     return this.groups.add(writes);
-  }
-
-  async writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean> {
-    return this.sync.writeCall(record, expected);
   }
 
   async listCalls(options: CallListOptions): Promise<CallRecord[]> {
@@ -280,10 +267,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  async addSpend(agent: string, microUsd: number): Promise<number> {
-    return this.run('add spend', () => (this.sql.addSpend.get(agent, microUsd) as { micro_usd: number }).micro_usd);
-  }
-
   async getSpend(agent: string): Promise<number> {
     return this.run(
       'read spend',
@@ -299,27 +282,8 @@ export class SqliteStore implements Store {
     this.run('release a budget hold', () => this.claims.releaseHold(agent, id, tool, costMicroUsd));
   }
 
-  async addLabels(run: string, labels: readonly string[]): Promise<readonly string[]> {
-    return this.run('add labels', () => this.addLabelsTx(run, [...new Set(labels)]));
-  }
-
   async getLabels(run: string): Promise<readonly string[]> {
     return this.sync.getLabels(run);
-  }
-
-  async leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
-    if (whileStarted === undefined) return this.run('lease a run', () => this.leaseRunRow(run, node, ttlMs));
-    const now = this.clock.now();
-    return this.run(
-      'lease a run',
-      () => this.sql.leaseRunWhileStarted.run(run, node, now + ttlMs, run, whileStarted, now).changes === 1,
-    );
-  }
-
-  async releaseRun(run: string, node: string): Promise<void> {
-    this.run('release a run', () => {
-      this.sql.releaseRun.run(run, node);
-    });
   }
 
   async getTurn(run: string): Promise<TurnRecord | undefined> {
@@ -327,10 +291,6 @@ export class SqliteStore implements Store {
       const row = this.sql.getTurn.get(run) as TurnRow | undefined;
       return row === undefined ? undefined : turnOf(row);
     });
-  }
-
-  async writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean> {
-    return this.run('write a turn', () => this.writeTurnRow(record, expected));
   }
 
   async listTurns(options: {
@@ -342,10 +302,6 @@ export class SqliteStore implements Store {
       const filters = [options.agent, options.status].filter((value) => value !== undefined);
       return (this.sql[turnListing(options)].all(...filters, options.limit ?? -1) as TurnRow[]).map(turnOf);
     });
-  }
-
-  async appendStep(step: StepRecord): Promise<boolean> {
-    return this.run('append a step', () => this.appendStepTx(step));
   }
 
   async listSteps(run: string): Promise<StepRecord[]> {
@@ -403,15 +359,19 @@ export class SqliteStore implements Store {
   }
 
   /** The host's clock (or the `clock` option), read in the write's transaction. */
-  private leaseRunRow(run: string, node: string, ttlMs: number): boolean {
+  private leaseRunRow(run: string, node: string, ttlMs: number, whileStarted: string | undefined): boolean {
     const now = this.clock.now();
-    return this.sql.leaseRun.run(run, node, now + ttlMs, now).changes === 1;
+    if (whileStarted === undefined) return this.sql.leaseRun.run(run, node, now + ttlMs, now).changes === 1;
+    return this.sql.leaseRunWhileStarted.run(run, node, now + ttlMs, run, whileStarted, now).changes === 1;
   }
 
   /** A batch's write other than a call's or a step's, in the batch's transaction. */
   private otherRow(write: Exclude<JournalWrite, { call: unknown } | { step: unknown }>): boolean {
     if ('turn' in write) return this.writeTurnRow(write.turn, write.expectedVersion);
-    if ('lease' in write) return this.leaseRunRow(write.lease.run, write.lease.node, write.lease.ttlMs);
+    if ('lease' in write) {
+      const { run, node, ttlMs, whileStarted } = write.lease;
+      return this.leaseRunRow(run, node, ttlMs, whileStarted);
+    }
     if ('spend' in write) this.sql.addSpend.get(write.spend.agent, write.spend.microUsd);
     else if ('labels' in write) for (const label of write.labels.labels) this.sql.addLabel.run(write.labels.run, label);
     else this.sql.releaseRun.run(write.release.run, write.release.node);

@@ -2,24 +2,34 @@ import type { ToolAnswer } from '../tools/result.js';
 
 /**
  * Where Wardrik keeps what must outlive a call: the journal of every call's state, parked calls
- * (the inbox), remembered results, per-agent spend, each run's labels and lease, agent turns and
- * their steps, and MCP servers added at runtime.
+ * (the inbox), per-agent spend, each run's labels and lease, agent turns and their steps. This is the
+ * core a store implements: one write, `writeJournal`, and the reads. Every single write Wardrik makes
+ * (a call's state, a step, a turn, spend, labels, a lease) is a batch of one through `writeJournal`
+ * (see journal-writes.ts), so a store encodes each write once. What only some features need is in the
+ * capability interfaces below (`RememberedResults`, `SpendHolds`, `Pruning`, `McpServerRecords`): a
+ * store implements those it can, and Wardrik refuses at start-up, naming the capability, a feature whose
+ * store lacks it.
  *
  * Ordering and safety: the runner writes a call's `started` state before the tool runs and its answer
  * before the answer is returned (an agent turn's call: before the model sees it, or with the turn's
- * next commit when the call is safe to repeat), so a crash between them is visible (see recovery). Every state change
- * is a compare-and-set (`expected` state), which is what keeps two callers — two approvals, two nodes —
- * from both running one call. A method that cannot write must throw: the runner then does not run
- * the call (fail closed).
+ * next commit when the call is safe to repeat), so a crash between them is visible (see recovery). Every
+ * state change is a compare-and-set (`expected` state), which is what keeps two callers — two approvals,
+ * two nodes — from both running one call. A method that cannot write must throw: the runner then does not
+ * run the call (fail closed).
+ *
+ * Lifecycle: Wardrik calls nothing before its first read or write (a store that connects does so then, or
+ * in a `start` of its own); `close()` comes last, once, after every batch handed in has been answered.
  */
 export interface Store {
-  getCall(run: string, call: string): Promise<CallRecord | undefined>;
   /**
-   * Writes `record` if the call's current state is `expected` (`undefined`: no record yet); false if not.
-   * A `started` call written `started` again must also raise its `attempt`: a compare-and-set that does
-   * not advance the record would let a second taker (a retry, a recovery) through.
+   * Several journal writes committed together: one transaction, so one commit (on PostgreSQL one
+   * statement, so one round trip). Each write is answered in order: true when it took, false when a
+   * compare-and-set was refused (see `JournalWrite`), which does not undo the others. At most one write
+   * per call and per step in a batch. Resolves once the batch is durable.
    */
-  writeCall(record: CallRecord, expected: CallState | undefined): Promise<boolean>;
+  writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]>;
+
+  getCall(run: string, call: string): Promise<CallRecord | undefined>;
   /**
    * Calls in `state`, oldest `updatedAt` first (ties in the order they were first written), at most
    * `limit`. Recovery reads `started` calls with it: those a crash left in flight. With `run`, only that
@@ -39,6 +49,52 @@ export interface Store {
   /** Replaces the item if its status is still `expected`; false if someone answered first. */
   updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean>;
 
+  /**
+   * What the agent has spent, in micro-dollars (millionths of a dollar), so ten $0.10 costs add up to
+   * exactly $1: the sum of its journaled `spend` writes.
+   */
+  getSpend(agent: string): Promise<number>;
+  /** The run's labels, in the order they were first written. */
+  getLabels(run: string): Promise<readonly string[]>;
+
+  getTurn(run: string): Promise<TurnRecord | undefined>;
+  /** Turns, oldest `createdAt` first, filtered by agent and/or status, at most `limit`. */
+  listTurns(options: {
+    readonly agent?: string;
+    readonly status?: TurnStatus;
+    readonly limit?: number;
+  }): Promise<TurnRecord[]>;
+  /** A turn's steps in index order. */
+  listSteps(run: string): Promise<StepRecord[]>;
+  /**
+   * The agent's last `limit` finished turns (`done`, `failed`, `budget_spent`), oldest `updatedAt`
+   * first: the conversation its next turn goes on with. Reads only those turns, through an index,
+   * however many the agent has had.
+   */
+  lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]>;
+
+  close(): Promise<void>;
+
+  /**
+   * True for a store opened to inspect a journal, which refuses every write (`SqliteStore` with
+   * `readonly: true`). Wardrik then runs no recovery, and a call fails at once, saying why.
+   */
+  readonly readOnly?: boolean;
+
+  /**
+   * The same journal operations without a promise, for a store whose writes are synchronous (memory,
+   * SQLite); absent otherwise. The runner uses them on every call's path when present, so a store that
+   * wraps another must wrap these too, or offer none: passed through, they bypass its `writeJournal`.
+   */
+  readonly sync?: SyncJournal;
+}
+
+/**
+ * Results kept under an idempotency key (`@Idempotent({ remember: true })`) and the claims that make
+ * one call run per key across nodes; Wardrik also keeps a run's approvals for the rest of the run
+ * (`scope: 'run'`) and the webhook deliveries it made this way. A store without it refuses those features.
+ */
+export interface RememberedResults {
   getRemembered(key: string, now: number): Promise<RememberedRecord | undefined>;
   /** Remembers a result under its key, ending the key's claim if any. */
   putRemembered(record: RememberedRecord): Promise<void>;
@@ -53,14 +109,10 @@ export interface Store {
   releaseRemembered(key: string, owner: string): Promise<void>;
   /** Deletes remembered results and claims that expired at or before `now`; returns how many results. */
   pruneRemembered(now: number): Promise<number>;
+}
 
-  /**
-   * Adds to an agent's spend and returns the new total. Money is kept in integer micro-dollars
-   * (millionths of a dollar), so ten $0.10 costs add up to exactly $1.
-   */
-  addSpend(agent: string, microUsd: number): Promise<number>;
-  /** What the agent has spent, in micro-dollars. */
-  getSpend(agent: string): Promise<number>;
+/** Parts of an agent's budget held while calls run, so concurrent calls cannot overspend it (an agent's `budget`). */
+export interface SpendHolds {
   /**
    * Holds part of an agent's budget for a call about to start, so concurrent calls cannot all start on
    * one remaining dollar. One atomic step. `held` while the agent's spend plus its live holds is below
@@ -74,53 +126,10 @@ export interface Store {
    * `tool`'s cost so far if the most yet); `undefined` when it did not run, which tells nothing.
    */
   releaseSpend(agent: string, id: string, tool: string, costMicroUsd: number | undefined): Promise<void>;
+}
 
-  /** Adds labels to a run and returns those that were new. */
-  addLabels(run: string, labels: readonly string[]): Promise<readonly string[]>;
-  getLabels(run: string): Promise<readonly string[]>;
-
-  /**
-   * Takes or renews the lease on a run for `node`, for `ttlMs` from now. Succeeds when nobody holds the
-   * run, its lease has expired, or `node` holds it already. Only the holder runs a run's calls and turns,
-   * so a run whose node died is taken over once its lease expires (D3). Both times, the lease's end and
-   * now, are read from the store's one clock, never from a node's: nodes whose clocks disagree must not
-   * see a live lease as expired (PostgreSQL: the server's clock; SQLite and memory: the host's, or the
-   * store's `clock` option). With `whileStarted`, only while that call of the run is still `started`:
-   * recovery takes a run over for a call left in flight, never for one answered since it was listed (it
-   * would hold a live run for nothing, and its node's next call would be refused).
-   */
-  leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean>;
-  /** Gives a run's lease up, if `node` holds it. */
-  releaseRun(run: string, node: string): Promise<void>;
-
-  getTurn(run: string): Promise<TurnRecord | undefined>;
-  /** Writes a turn if its stored `version` is `expected` (`undefined`: none yet); `record.version` is the next one. */
-  writeTurn(record: TurnRecord, expected: number | undefined): Promise<boolean>;
-  /** Turns, oldest `createdAt` first, filtered by agent and/or status, at most `limit`. */
-  listTurns(options: {
-    readonly agent?: string;
-    readonly status?: TurnStatus;
-    readonly limit?: number;
-  }): Promise<TurnRecord[]>;
-  /** Records a turn's step `index` if it has none yet; false if it had (a step is written once). */
-  appendStep(step: StepRecord): Promise<boolean>;
-  /** A turn's steps in index order. */
-  listSteps(run: string): Promise<StepRecord[]>;
-  /**
-   * The agent's last `limit` finished turns (`done`, `failed`, `budget_spent`), oldest `updatedAt`
-   * first: the conversation its next turn goes on with. Reads only those turns, through an index,
-   * however many the agent has had.
-   */
-  lastFinishedTurns(agent: string, limit: number): Promise<TurnRecord[]>;
-
-  /**
-   * Several journal writes committed together: one transaction, so one commit (on PostgreSQL one
-   * statement, so one round trip). Each write does what its namesake does (`writeCall`, `appendStep`)
-   * and answers as it would, in order (a spend and labels: true); a write that is refused (a compare-and-set lost) does not undo
-   * the others. At most one write per call and per step in a batch. Resolves once the batch is durable.
-   */
-  writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]>;
-
+/** Deleting what finished runs left behind (`retention` in `Wardrik.create`, `wardrik.prune()`). */
+export interface Pruning {
   /**
    * Deletes what finished runs left behind, at most `limit` runs a pass (see `PruneOptions`), and says
    * what it removed. A run is finished when its turn ended (`done`, `failed`, `budget_spent`) or, for a
@@ -128,29 +137,20 @@ export interface Store {
    * A run with a parked or in-doubt call is never deleted, nor is a pending inbox item.
    */
   prune(options: PruneOptions): Promise<PruneReport>;
+}
 
+/** MCP servers added at runtime, and what an MCP hub keeps beside them (pinned definitions, sign-ins). */
+export interface McpServerRecords {
   /** The MCP servers added at runtime to hub `hub`, sorted by name. */
   listMcpServers(hub: string): Promise<McpServerRecord[]>;
   /** Adds or replaces a runtime MCP server. */
   putMcpServer(record: McpServerRecord): Promise<void>;
   /** Removes a runtime MCP server; false if there was none. */
   deleteMcpServer(hub: string, name: string): Promise<boolean>;
-
-  close(): Promise<void>;
-
-  /**
-   * True for a store opened to inspect a journal, which refuses every write (`SqliteStore` with
-   * `readonly: true`). Wardrik then runs no recovery, and a call fails at once, saying why.
-   */
-  readonly readOnly?: boolean;
-
-  /**
-   * The same journal operations without a promise, for a store whose writes are synchronous (memory,
-   * SQLite); absent otherwise. The runner uses them on every call's path when present, so a store that
-   * wraps another must wrap these too, or offer none: passed through, they bypass its `writeCall`.
-   */
-  readonly sync?: SyncJournal;
 }
+
+/** A store with every capability: what `MemoryStore`, `SqliteStore` and `PostgresStore` are. */
+export type FullStore = Store & RememberedResults & SpendHolds & Pruning & McpServerRecords;
 
 /**
  * A call's hot journal operations, answered at once. With them a call reaches its tool without
@@ -158,6 +158,7 @@ export interface Store {
  * on them) while the rest are still being prepared. Each must behave exactly as its `Store` namesake.
  */
 export interface SyncJournal {
+  /** `writeJournal([{ call: record, expected }])`, answered with its one result. */
   writeCall(record: CallRecord, expected: CallState | undefined): boolean;
   getLabels(run: string): readonly string[];
   /** `Store.writeJournal`, committed before it returns; absent where a wrapper offers only the two above. */
@@ -165,13 +166,29 @@ export interface SyncJournal {
 }
 
 /**
- * One write of a batch (`Store.writeJournal`): a call's state change, a turn's step, what a model step
- * cost (`addSpend`, integer micro-dollars), labels an answer brought its run (`addLabels`), a turn's
- * record (`writeTurn`), or a run's lease taken or given up (`leaseRun`, `releaseRun`), so that a turn's
- * start (its lease and record) and its end (its last answers and record) are one commit each. Spend,
- * labels and a lease given up are always answered true: the money was spent, the answer seen, whoever
- * journals the step. A spend is counted once: it is in the batch's one transaction, which a store never
- * sends again once it may have committed.
+ * One write of a batch (`Store.writeJournal`), and how it is answered:
+ * - `call`: writes the record if the call's current state is `expected` (`undefined`: no record yet).
+ *   A `started` call written `started` again must also raise its `attempt`: a compare-and-set that does
+ *   not advance the record would let a second taker (a retry, a recovery) through.
+ * - `step`: records a turn's step `index` if it has none yet (a step is written once).
+ * - `spend`: adds to an agent's spend (integer micro-dollars); always true.
+ * - `labels`: adds labels an answer brought its run (those it has already are left as they are); always true.
+ * - `turn`: writes a turn if its stored `version` is `expectedVersion` (`undefined`: none yet);
+ *   `turn.version` is the next one.
+ * - `lease`: takes or renews the lease on a run for `node`, for `ttlMs` from now. Takes when nobody holds
+ *   the run, its lease has expired, or `node` holds it already. Only the holder runs a run's calls and
+ *   turns, so a run whose node died is taken over once its lease expires (D3). Both times, the lease's end
+ *   and now, are read from the store's one clock, never from a node's: nodes whose clocks disagree must not
+ *   see a live lease as expired (PostgreSQL: the server's clock; SQLite and memory: the host's, or the
+ *   store's `clock` option). With `whileStarted`, only while that call of the run is still `started` (read
+ *   in the same transaction): recovery takes a run over for a call left in flight, never for one answered
+ *   since it was listed (it would hold a live run for nothing, and its node's next call would be refused).
+ * - `release`: gives a run's lease up, if `node` holds it; always true.
+ *
+ * A turn's start (its lease and record) and its end (its last answers and record) are one commit each.
+ * Spend, labels and a lease given up are always answered true: the money was spent, the answer seen,
+ * whoever journals the step. A spend is counted once: it is in the batch's one transaction, which a store
+ * never sends again once it may have committed.
  */
 export type JournalWrite =
   | { readonly call: CallRecord; readonly expected: CallState | undefined }
@@ -179,10 +196,17 @@ export type JournalWrite =
   | { readonly spend: { readonly agent: string; readonly microUsd: number } }
   | { readonly labels: { readonly run: string; readonly labels: readonly string[] } }
   | { readonly turn: TurnRecord; readonly expectedVersion: number | undefined }
-  | { readonly lease: { readonly run: string; readonly node: string; readonly ttlMs: number } }
+  | {
+      readonly lease: {
+        readonly run: string;
+        readonly node: string;
+        readonly ttlMs: number;
+        readonly whileStarted?: string;
+      };
+    }
   | { readonly release: { readonly run: string; readonly node: string } };
 
-/** What `Store.prune` takes. */
+/** What `Pruning.prune` takes. */
 export interface PruneOptions {
   /** Finished runs whose last write is older than this time (ms since the epoch) go. */
   readonly before: number;
@@ -192,7 +216,7 @@ export interface PruneOptions {
   readonly dryRun?: boolean;
 }
 
-/** What `Store.prune` removed (or, on a dry run, would remove). */
+/** What `Pruning.prune` removed (or, on a dry run, would remove). */
 export interface PruneReport {
   readonly runs: number;
   readonly turns: number;
@@ -312,7 +336,7 @@ export type ClaimOutcome =
   | { readonly claimed: false; readonly remembered: RememberedRecord }
   | { readonly claimed: false; readonly heldBy: string; readonly digest: string };
 
-/** Part of an agent's budget held for one call (see `Store.holdSpend`). */
+/** Part of an agent's budget held for one call (see `SpendHolds.holdSpend`). */
 export interface SpendHold {
   readonly agent: string;
   /** The call holding: `JSON.stringify([run, call])`. */

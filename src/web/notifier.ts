@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { delay, every, type Timer } from '../clock.js';
-import type { InboxRecord } from '../store/store.js';
+import type { InboxRecord, RememberedResults } from '../store/store.js';
+import { requireCapability } from '../store/capabilities.js';
 import type { InboxWebParts } from './inbox-web-parts.js';
 import type { WebhookSettings } from './options.js';
 import { webhookMessage, type InboxWaitingMessage } from './webhook-message.js';
@@ -52,6 +53,9 @@ export class WebhookNotifier {
   private readonly keyPrefix: string;
   private readonly key: Buffer;
 
+  /** Where deliveries are remembered. */
+  private readonly remembered: RememberedResults;
+
   constructor(
     private readonly webhook: WebhookSettings,
     private readonly pageUrl: string,
@@ -60,6 +64,12 @@ export class WebhookNotifier {
   ) {
     this.keyPrefix = `wardrik-web:notified:${createHash('sha256').update(webhook.url).digest('hex').slice(0, 16)}:`;
     this.key = webhookKey(webhook.secret, 'notify.webhook.secret');
+    this.remembered = requireCapability(
+      parts.store,
+      'RememberedResults',
+      'inbox webhook notifications',
+      'leave out webhook',
+    );
   }
 
   start(): void {
@@ -104,7 +114,7 @@ export class WebhookNotifier {
     // The waiting message keeps the item's id as its key, as it always had; an escalation gets its own.
     const key = type === 'inbox.waiting' ? item.id : `${item.id}:escalated`;
     if (this.stop.signal.aborted || this.settled.has(key) || this.inFlight.has(key)) return;
-    if ((await this.parts.store.getRemembered(this.keyPrefix + key, this.parts.clock.now())) !== undefined) {
+    if ((await this.remembered.getRemembered(this.keyPrefix + key, this.parts.clock.now())) !== undefined) {
       this.settled.add(key);
       return;
     }
@@ -146,7 +156,7 @@ export class WebhookNotifier {
     this.settled.add(key);
     if (outcome.kind === 'refused') return this.reportRefused(item, type, outcome.status);
     const now = this.parts.clock.now();
-    await this.parts.store
+    await this.remembered
       .putRemembered({
         key: this.keyPrefix + key,
         digest: item.digest,

@@ -218,15 +218,15 @@ describe('An agent turn of ten tool calls', () => {
           0,
           `every write is one statement, one round trip: ${statements.join(' | ')}`,
         );
-        // A turn's commits, one after the other, each write one row of its kind: each is the journal
-        // function of single values (migration 8), none the one of arrays.
+        // A turn's commits, one after the other: each is one call of the journal function, the one
+        // encoding of its writes (migration 10 dropped wardrik_journal_row, the function of single values).
         // (The lease given up when Wardrik closes, after the turn, is not one of them.)
-        const rowCommits = turnStatements.filter((text) => /\.wardrik_journal_row\(/.test(text)).length;
-        assert.equal(rowCommits, commits, `${rowCommits} of ${commits} commits through wardrik_journal_row`);
+        const journalCommits = turnStatements.filter((text) => /\.wardrik_journal\(/.test(text)).length;
+        assert.equal(journalCommits, commits, `${journalCommits} of ${commits} commits through wardrik_journal`);
         assert.equal(
-          turnStatements.filter((text) => /\.wardrik_journal\(/.test(text)).length,
+          turnStatements.filter((text) => /\.wardrik_journal_row\(/.test(text)).length,
           0,
-          'no commit through wardrik_journal',
+          'no commit through wardrik_journal_row',
         );
         const labelReads = statements.filter((text) => /SELECT label FROM/.test(text)).length;
         assert.equal(labelReads, 0, "no read of the run's labels");

@@ -9,6 +9,7 @@ import { systemTimers } from '../../src/clock.js';
 import { LEASE_IDLE_MS, RunLeases } from '../../src/runner/run-leases.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { wardrik as cli } from '../cli/helpers.js';
+import { addLabels } from '../../src/store/journal-writes.js';
 
 /**
  * A run's labels live with its lease, so the node driving a run reads them from the
@@ -134,7 +135,7 @@ describe('A run whose call a person answers on another node', () => {
       const first = await agent.send('Go.');
       assert.equal(first.status, 'parked', first.error);
       // Straight to the shared file: a label written by a process that does not hold the run.
-      await other.addLabels(first.run, ['outside']);
+      await addLabels(other, first.run, ['outside']);
       await b.inbox.answer(first.parked[0]!.inboxId, 'home');
       // At once, while node a may still hold the run's lease (it keeps an idle run for a moment).
       assert.deepEqual(await a.agents.recover(), [first.run]);
@@ -166,13 +167,13 @@ describe('RunLeases', () => {
       assert.deepEqual(a.labelsOf('r', read), []);
       assert.deepEqual(a.labelsOf('r', read), []);
       assert.equal(reads, 1, 'read once while held');
-      await store.addLabels('r', ['mine']);
+      await addLabels(store, 'r', ['mine']);
       a.addedLabels('r', ['mine']);
       assert.deepEqual(a.labelsOf('r', read), ['mine']);
       assert.equal(reads, 1);
       now += 5_000; // a stalls past its lease; b takes the run and labels it
       assert.equal(await b.acquire('r'), true);
-      await store.addLabels('r', ['outside']);
+      await addLabels(store, 'r', ['outside']);
       b.release('r');
       await b.close();
       assert.equal(await a.acquire('r'), true);

@@ -5,6 +5,7 @@ import { ConfigurationError, DEFAULT_PRICES, MemoryStore, Wardrik, type CostEven
 import { Pricing } from '../../src/agent/pricing.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { agentHarness, shopTools } from './helpers.js';
+import { addSpend } from '../../src/store/journal-writes.js';
 
 const round = (usd: number): number => Math.round(usd * 1e9) / 1e9;
 
@@ -128,7 +129,7 @@ describe('Pricing', () => {
 
     it('ends a turn at once when the agent’s budget was already spent', async () => {
       const store = new MemoryStore();
-      await store.addSpend('a', 1_000_000);
+      await addSpend(store, 'a', 1_000_000);
       const h = await agentHarness(shopTools(), { store });
       const model = scriptedModel([{ text: 'never' }]);
       const turn = await h.wardrik.startAgent({ id: 'a', model, tools: [], budgetUsd: 1, price: paid }).send('hi');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Tokens, type McpServerRecord } from '../../src/index.js';
+import { Tokens, type FullStore, type McpServerRecord } from '../../src/index.js';
 import { json, seed, wardrik, type CliResult, type Seeded } from './helpers.js';
+import { writeCall } from '../../src/store/journal-writes.js';
 
 /** Fails with what the command printed, so a wrong exit code explains itself. */
 function exits(result: CliResult, code: number): void {
@@ -194,7 +195,8 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
       it('never runs or parks a call itself: calls a crash left in flight stay as they are', async () => {
         const store = seeded.node.container.resolve(Tokens.Store);
         const inFlight = (call: string, tool: string) =>
-          store.writeCall(
+          writeCall(
+            store,
             {
               run: seeded.batch.run,
               call,
@@ -469,7 +471,7 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
 
     describe('mcp', () => {
       const servers = (hub = 'mcp'): Promise<McpServerRecord[]> =>
-        seeded.node.container.resolve(Tokens.Store).listMcpServers(hub);
+        (seeded.node.container.resolve(Tokens.Store) as FullStore).listMcpServers(hub);
 
       it('adds a stdio server, checked as hub.add checks it, and lists it', async () => {
         const added = await cli(

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { defineTool, park, Tokens, ToolResult, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { writeCall } from '../../src/store/journal-writes.js';
 
 /** The real binary, as `npm run wardrik` and the package's `bin` run it. */
 export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -199,7 +200,8 @@ export async function seed(url: string): Promise<Seeded> {
   const parkId = await call('c2', 'shop__ask_amount');
   // A call a crash left in flight: `started` in the journal and nobody running it. Recovery parks it in doubt.
   const store = node.container.resolve(Tokens.Store);
-  await store.writeCall(
+  await writeCall(
+    store,
     {
       run: batch,
       call: 'c3',

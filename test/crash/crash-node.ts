@@ -1,7 +1,7 @@
 // A Wardrik node for crash tests: runs one call and stops dead at a fault point, printing
 // CRASH-POINT so the test kills it with SIGKILL right there. Arguments come from the environment.
 import 'reflect-metadata';
-import { openStore, Wardrik, type CallRecord, type CallState, type Store } from '../../src/index.js';
+import { openStore, Wardrik, type CallRecord, type CallState, type JournalWrite, type Store } from '../../src/index.js';
 import { stopAtCrashPoint } from './kill-at-crash-point.js';
 import { ledgerTools } from './ledger-tools.js';
 
@@ -14,8 +14,8 @@ function stopHereNow(): never {
 }
 
 const real = await openStore(STORE_URL!);
-// Both ways a store journals a call stop at the fault point: its promises, and its `sync` (SQLite's,
-// which the runner uses when it is there).
+// Both ways a store journals a call stop at the fault point: its promises (`writeJournal`), and its `sync`
+// (SQLite's, which the runner uses when it is there).
 const sync = real.sync;
 const store = new Proxy(real, {
   get(target, key, receiver) {
@@ -32,14 +32,17 @@ const store = new Proxy(real, {
         }
       );
     }
-    if (key !== 'writeCall') {
+    if (key !== 'writeJournal') {
       const value = Reflect.get(target, key, receiver) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     }
-    return async (record: CallRecord, expected: CallState | undefined) => {
-      if (record.state === 'started' && POINT === 'before-started') await stopAtCrashPoint();
-      const written = await target.writeCall(record, expected);
-      if (record.state === 'started' && POINT === 'after-started') await stopAtCrashPoint();
+    // A call's write alone (`writeCall`, as the runner journals a call without `sync`).
+    return async (writes: readonly JournalWrite[]) => {
+      const [only] = writes;
+      const starting = writes.length === 1 && only !== undefined && 'call' in only && only.call.state === 'started';
+      if (starting && POINT === 'before-started') await stopAtCrashPoint();
+      const written = await target.writeJournal(writes);
+      if (starting && POINT === 'after-started') await stopAtCrashPoint();
       return written;
     };
   },

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { ConflictError, SqliteStore, type CallRecord, type JournalWrite } from '../../src/index.js';
 import { JournalBatch } from '../../src/runner/journal-batch.js';
 import { walCommits } from '../store/commit-counters.js';
+import { appendStep } from '../../src/store/journal-writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-journal-batch-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -85,7 +86,7 @@ describe('JournalBatch', () => {
   it('stops with a ConflictError when a held step was written by another node, ending the calls it started without running', async () => {
     const { store } = open();
     try {
-      assert.equal(await store.appendStep({ run: 'r', index: 0, data: { kind: 'model' }, createdAt: 1 }), true);
+      assert.equal(await appendStep(store, { run: 'r', index: 0, data: { kind: 'model' }, createdAt: 1 }), true);
       const batch = new JournalBatch(store);
       batch.hold(step('r', 0));
       await assert.rejects(

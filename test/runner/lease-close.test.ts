@@ -4,6 +4,7 @@ import { MemoryStore } from '../../src/index.js';
 import { manualTime } from '../../src/testing/index.js';
 import { RunLeases } from '../../src/runner/run-leases.js';
 import { SlowReleases } from './slow-releases.js';
+import { leaseRun } from '../../src/store/journal-writes.js';
 
 /**
  * Closing a node's leases while lease operations are under way: what `close` gives up is given up in the
@@ -24,7 +25,7 @@ describe('RunLeases.close', () => {
     const closing = a.close();
     assert.equal(await taking, true, 'the acquire took the run: this node drives it');
     await closing;
-    assert.equal(await store.leaseRun('r', 'b', 60_000), false, "the run's lease is still a's in the store");
+    assert.equal(await leaseRun(store, 'r', 'b', 60_000), false, "the run's lease is still a's in the store");
   });
 
   it('returns once the releases a sweep had under way are in the store', async () => {
@@ -43,6 +44,6 @@ describe('RunLeases.close', () => {
     assert.equal(closed, false, 'close waits for the release under way');
     store.open();
     await closing;
-    assert.equal(await store.leaseRun('r', 'b', 60_000), true, 'another node can take the run once close returned');
+    assert.equal(await leaseRun(store, 'r', 'b', 60_000), true, 'another node can take the run once close returned');
   });
 });

@@ -14,6 +14,7 @@ import {
   type ToolContext,
 } from '../../src/index.js';
 import { counter } from './helpers.js';
+import { writeCall } from '../../src/store/journal-writes.js';
 
 /**
  * Recovery while things happen at once (issue 13, points 1 and 2): passes that would overlap, calls this
@@ -69,7 +70,7 @@ for (const [name, makeStore] of stores) {
   describe(`recovery that never overlaps itself, on ${name}`, () => {
     it('runs a call left started once, though passes start every 50 ms and the call takes 300 ms', async () => {
       const store = await makeStore();
-      await store.writeCall(inFlight('run-1', 'c1', 't/slow_read'), undefined);
+      await writeCall(store, inFlight('run-1', 'c1', 't/slow_read'), undefined);
       const ran = counter();
       const wardrik = await Wardrik.create({ store, tools: slowTools(ran, 300), recoverMs: 50 });
       // Start-up's pass ran it while passes fell due every 50 ms; one more pass starts after any under way ended.
@@ -82,7 +83,7 @@ for (const [name, makeStore] of stores) {
 
     it('answers a manual recover() during a pass after that pass, running nothing twice', async () => {
       const store = await makeStore();
-      for (let i = 0; i < 3; i++) await store.writeCall(inFlight(`run-${i}`, 'c1', 't/slow_read'), undefined);
+      for (let i = 0; i < 3; i++) await writeCall(store, inFlight(`run-${i}`, 'c1', 't/slow_read'), undefined);
       const ran = counter();
       const wardrik = await Wardrik.create({ store, tools: slowTools(ran, 100), recoverMs: Infinity });
       await Promise.all([wardrik.recover(), wardrik.recover(), wardrik.recover()]);
@@ -93,7 +94,7 @@ for (const [name, makeStore] of stores) {
 
     it('recovers the calls of different runs at the same time, within a bound', async () => {
       const store = await makeStore();
-      for (let i = 0; i < 20; i++) await store.writeCall(inFlight(`run-${i}`, 'c1', 't/slow_read'), undefined);
+      for (let i = 0; i < 20; i++) await writeCall(store, inFlight(`run-${i}`, 'c1', 't/slow_read'), undefined);
       const ran = counter();
       const live = { now: 0, max: 0 };
       const wardrik = await Wardrik.create({ store, tools: slowTools(ran, 50, live), recoverMs: Infinity });
@@ -129,7 +130,7 @@ for (const [name, makeStore] of stores) {
 
     it('runs a call a person said did not happen once while recovery passes come every 100 ms', async () => {
       const store = await makeStore();
-      await store.writeCall(inFlight('run-1', 'e2', 't/slow_email'), undefined);
+      await writeCall(store, inFlight('run-1', 'e2', 't/slow_email'), undefined);
       const ran = counter();
       const wardrik = await Wardrik.create({ store, tools: slowTools(ran, 300), recoverMs: 100 });
       const [item] = await wardrik.inbox.list();

@@ -45,10 +45,7 @@ const releases = (writes: readonly JournalWrite[], run: string) =>
 function around(
   store: Store,
   hooks: {
-    [K in 'listCalls' | 'leaseRun' | 'writeJournal']?: (
-      own: Store[K],
-      ...args: Parameters<Store[K]>
-    ) => ReturnType<Store[K]>;
+    [K in 'listCalls' | 'writeJournal']?: (own: Store[K], ...args: Parameters<Store[K]>) => ReturnType<Store[K]>;
   },
 ): Store {
   return new Proxy(store, {
@@ -70,14 +67,15 @@ function recovering(store: Store, m: Moments): Store {
       if (options.state === 'started' && calls.some((record) => record.run === m.run)) m.listed.resolve();
       return calls;
     },
-    leaseRun: async (own, ...args) => {
-      if (args[0] !== m.run) return own(...args);
-      await m.mayLease.promise;
-      const took = await own(...args);
-      m.leaseAnswered.resolve(took);
-      return took;
-    },
     writeJournal: async (own, writes) => {
+      // The run's lease taken alone (`leaseRun`), as recovery takes a run over.
+      const [only] = writes;
+      if (writes.length === 1 && only !== undefined && 'lease' in only && only.lease.run === m.run) {
+        await m.mayLease.promise;
+        const took = await own(writes);
+        m.leaseAnswered.resolve(took[0]!);
+        return took;
+      }
       if (releases(writes, m.run)) await m.mayRelease.promise;
       return own(writes);
     },

@@ -6,6 +6,7 @@ import { LEASE_IDLE_MS } from '../../src/runner/run-leases.js';
 import { manualTime } from '../../src/testing/index.js';
 import { manualTimeContainer } from '../manual-time-container.js';
 import { counter, errorCode } from './helpers.js';
+import { leaseRun, releaseRun, writeCall } from '../../src/store/journal-writes.js';
 
 /** A call a crash left `started`, as the journal has it. */
 function inFlight(call: string, tool: string, over: Partial<CallRecord> = {}): CallRecord {
@@ -46,8 +47,8 @@ function tools(ran: ReturnType<typeof counter>) {
 describe('recovery', () => {
   it('runs in-flight repeatable calls again at start-up, with the same idempotency key and the next attempt', async () => {
     const store = new MemoryStore();
-    await store.writeCall(inFlight('c1', 't/read'), undefined);
-    await store.writeCall(inFlight('c2', 't/refund', { attempt: 2 }), undefined);
+    await writeCall(store, inFlight('c1', 't/read'), undefined);
+    await writeCall(store, inFlight('c2', 't/refund', { attempt: 2 }), undefined);
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran) });
     assert.deepEqual(ran.calls, [
@@ -61,7 +62,7 @@ describe('recovery', () => {
 
   it('parks an in-flight call that is not safe to repeat as in_doubt, and never runs it by itself', async () => {
     const store = new MemoryStore();
-    await store.writeCall(inFlight('c3', 't/email', { arguments: { to: 'x@example.com' } }), undefined);
+    await writeCall(store, inFlight('c3', 't/email', { arguments: { to: 'x@example.com' } }), undefined);
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran) });
     assert.deepEqual(
@@ -85,7 +86,7 @@ describe('recovery', () => {
 
   it('records an in-doubt call a person says happened, without running it', async () => {
     const store = new MemoryStore();
-    await store.writeCall(inFlight('c4', 't/email'), undefined);
+    await writeCall(store, inFlight('c4', 't/email'), undefined);
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran) });
     const [item] = await wardrik.inbox.list();
@@ -99,7 +100,7 @@ describe('recovery', () => {
 
   it('runs an in-doubt call once when a person says it did not happen', async () => {
     const store = new MemoryStore();
-    await store.writeCall(inFlight('c5', 't/email'), undefined);
+    await writeCall(store, inFlight('c5', 't/email'), undefined);
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran) });
     const [item] = await wardrik.inbox.list();
@@ -114,7 +115,7 @@ describe('recovery', () => {
 
   it('leaves an in-flight call of a tool this node does not offer to a node that does, and warns', async () => {
     const store = new MemoryStore();
-    await store.writeCall(inFlight('c6', 'other/tool'), undefined);
+    await writeCall(store, inFlight('c6', 'other/tool'), undefined);
     const wardrik = await Wardrik.create({ store, tools: tools(counter()) });
     const warnings: string[] = [];
     wardrik.events$.subscribe((e) => e.type === 'warning' && warnings.push(e.message));
@@ -140,8 +141,8 @@ describe('recovery', () => {
 
   it('leaves in-flight calls of a run another live node holds', async () => {
     const store = new MemoryStore();
-    await store.writeCall(inFlight('c7', 't/email'), undefined);
-    await store.leaseRun('run-1', 'node-a', 60_000);
+    await writeCall(store, inFlight('c7', 't/email'), undefined);
+    await leaseRun(store, 'run-1', 'node-a', 60_000);
     const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
     assert.deepEqual(await wardrik.inbox.list(), []);
     assert.equal((await wardrik.recover()).skipped, 1);
@@ -151,8 +152,8 @@ describe('recovery', () => {
 
   it("takes over a dead node's run once its lease expired", async () => {
     const store = new MemoryStore();
-    await store.writeCall(inFlight('c8', 't/refund'), undefined);
-    await store.leaseRun('run-1', 'node-a', -60_000); // it lapsed a minute ago
+    await writeCall(store, inFlight('c8', 't/refund'), undefined);
+    await leaseRun(store, 'run-1', 'node-a', -60_000); // it lapsed a minute ago
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' } });
     assert.deepEqual(ran.calls, [['refund', 'run-1:c8', 2]]);
@@ -161,7 +162,8 @@ describe('recovery', () => {
 
   it('puts back an inbox item a crash lost between the journal and the inbox', async () => {
     const store = new MemoryStore();
-    await store.writeCall(
+    await writeCall(
+      store,
       {
         ...inFlight('c9', 't/email'),
         state: 'parked',
@@ -194,7 +196,7 @@ describe('recovery', () => {
     const parked = await wardrik.runner.run({ agent: 'a', run: 'run-2', call: { id: 'p1', name: 't__email' } });
     assert.equal(parked.status, 'parked');
     await time.advance(2 * LEASE_IDLE_MS); // node B gives its idle lease up
-    assert.equal(await store.leaseRun('run-2', 'node-a', 60_000), true, 'node A takes the run');
+    assert.equal(await leaseRun(store, 'run-2', 'node-a', 60_000), true, 'node A takes the run');
     const [item] = await wardrik.inbox.list();
     const answer = await wardrik.inbox.approve(item!.id);
     assert.deepEqual(
@@ -207,7 +209,7 @@ describe('recovery', () => {
     assert.equal((await wardrik.inbox.get(item!.id))?.status, 'approved', 'the approval is recorded, not bounced');
     assert.equal(ran.count, 0);
     assert.equal((await wardrik.recover()).skipped, 1, 'left alone while node A holds the run');
-    await store.releaseRun('run-2', 'node-a');
+    await releaseRun(store, 'run-2', 'node-a');
     assert.equal((await wardrik.recover()).approved, 1);
     assert.equal((await store.getCall('run-2', 'p1'))?.state, 'succeeded');
     assert.equal(ran.count, 1);
@@ -240,11 +242,11 @@ describe('recovery', () => {
     const container = manualTimeContainer(time);
     const wardrik = await Wardrik.create({ store, container, tools: tools(counter()), runner: { node: 'node-b' } });
     await wardrik.runner.run({ agent: 'a', run: 'run-4', call: { id: 'r1', name: 't__read' } });
-    assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), false, 'held right after the call');
+    assert.equal(await leaseRun(store, 'run-4', 'node-a', 60_000), false, 'held right after the call');
     await time.advance(LEASE_IDLE_MS - 1);
-    assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), false, 'kept while the run may have a next call');
+    assert.equal(await leaseRun(store, 'run-4', 'node-a', 60_000), false, 'kept while the run may have a next call');
     await time.advance(LEASE_IDLE_MS);
-    assert.equal(await store.leaseRun('run-4', 'node-a', 60_000), true, 'given up once idle');
+    assert.equal(await leaseRun(store, 'run-4', 'node-a', 60_000), true, 'given up once idle');
     await wardrik.close();
   });
 
@@ -253,14 +255,14 @@ describe('recovery', () => {
     const wardrik = await Wardrik.create({ store, tools: tools(counter()), runner: { node: 'node-b' } });
     await wardrik.runner.run({ agent: 'a', run: 'run-5', call: { id: 'r1', name: 't__read' } });
     await wardrik.close();
-    assert.equal(await store.leaseRun('run-5', 'node-a', 60_000), true);
+    assert.equal(await leaseRun(store, 'run-5', 'node-a', 60_000), true);
   });
 
   it('does not run a call in a run another live node holds', async () => {
     const store = new MemoryStore();
     const ran = counter();
     const wardrik = await Wardrik.create({ store, tools: tools(ran), runner: { node: 'node-b' } });
-    await store.leaseRun('run-3', 'node-a', 60_000);
+    await leaseRun(store, 'run-3', 'node-a', 60_000);
     const answer = await wardrik.runner.run({ agent: 'a', run: 'run-3', call: { id: 'r1', name: 't__read' } });
     assert.equal(errorCode(answer), 'conflict');
     assert.equal(ran.count, 0);

@@ -11,10 +11,12 @@ import {
   Unavailable,
   type CallRecord,
   type CallState,
+  type JournalWrite,
   type Store,
   type ToolContext,
 } from '../../src/index.js';
 import { counter, dropped, errorCode, errorMessage, harness, withoutSync } from './helpers.js';
+import { leaseRun, writeCall } from '../../src/store/journal-writes.js';
 
 class NoteArgs {
   @IsString()
@@ -416,7 +418,7 @@ describe('ToolRunner', () => {
               ran.calls.push(1);
               // Meanwhile another node finished this call (say, after this node's lease lapsed).
               const record = (await store.getCall('run-1', 'taken'))!;
-              await store.writeCall({ ...record, state: 'succeeded', answer: theirs }, 'started');
+              await writeCall(store, { ...record, state: 'succeeded', answer: theirs }, 'started');
               throw new Unavailable('busy');
             },
           }),
@@ -443,7 +445,7 @@ describe('ToolRunner', () => {
       );
       const first = await h.call('read', {}, { id: 'once' });
       await h.wardrik.runner.close(); // this node gives the run up, and another takes it
-      assert.equal(await store.leaseRun('run-1', 'node-b', 60_000), true);
+      assert.equal(await leaseRun(store, 'run-1', 'node-b', 60_000), true);
       assert.deepEqual(await h.call('read', {}, { id: 'once' }), first);
       assert.equal(ran.count, 1);
       assert.equal(errorCode(await h.call('read', {}, { id: 'new' })), 'conflict');
@@ -566,7 +568,13 @@ describe('ToolRunner', () => {
       const h = await harness(
         [defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: () => ran.calls.push(1) })],
         {
-          store: withoutSync(store, { writeCall: async () => Promise.reject(new Error('connection reset')) }),
+          // A call's write alone (`writeCall`) fails; the lease's goes through.
+          store: withoutSync(store, {
+            writeJournal: async (writes: readonly JournalWrite[]) =>
+              writes.length === 1 && 'call' in writes[0]!
+                ? Promise.reject(new Error('connection reset'))
+                : store.writeJournal(writes),
+          }),
         },
       );
       await assert.rejects(

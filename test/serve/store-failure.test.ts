@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryStore, openStore, type CallRecord, type CallState, type Store } from '../../src/index.js';
+import { MemoryStore, openStore, type CallRecord, type JournalWrite, type Store } from '../../src/index.js';
 import { scratchStores } from '../crash/scratch-stores.js';
 import { withoutSync } from '../runner/helpers.js';
 import { serving, text } from './helpers.js';
@@ -19,13 +19,16 @@ function failingStore(real: Store = new MemoryStore()) {
     return Promise.reject(new Error('connection terminated unexpectedly'));
   };
   const store: Store = withoutSync(real, {
-    writeCall: (record: CallRecord, expected: CallState | undefined) => {
+    // A call's write alone (`writeCall`): the journal's batches of several writes go through.
+    writeJournal: (writes: readonly JournalWrite[]) => {
+      const [only] = writes;
+      if (writes.length !== 1 || only === undefined || !('call' in only)) return real.writeJournal(writes);
       if (state.down) return refused();
-      if (state.failWrite(record)) {
+      if (state.failWrite(only.call)) {
         state.failWrite = () => false;
         return refused();
       }
-      return real.writeCall(record, expected);
+      return real.writeJournal(writes);
     },
     getCall: (run: string, call: string) => (state.down ? refused() : real.getCall(run, call)),
   });

@@ -45,8 +45,7 @@ export function walFrames(dbPath: string): { page: number; commit: boolean }[] {
 /**
  * Counts the statements this process sends to PostgreSQL that name `schema` (each one round trip) and
  * the write transactions among them: a statement outside BEGIN … COMMIT is its own transaction, and a
- * BEGIN … COMMIT block is one (the journal's writes go through a function: `SELECT * FROM wardrik_journal(…)`, or
- * `SELECT wardrik_journal_row(…)` for a batch of one row of each kind). Counted at the driver (`pg.Client#query`), under the store.
+ * BEGIN … COMMIT block is one (the journal's writes go through a function: `SELECT * FROM wardrik_journal(…)`). Counted at the driver (`pg.Client#query`), under the store.
  */
 export function countPostgres(schema: string) {
   const counts = { roundTrips: 0, transactions: 0 };

@@ -11,6 +11,7 @@ import type { CallRecord, JournalWrite, Store, TurnRecord } from '../../src/stor
 import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
 import { countPostgres, walCommits } from './commit-counters.js';
 import { eventually } from '../eventually.js';
+import { leaseRun } from '../../src/store/journal-writes.js';
 
 // Group commit: journal batches of many runs handed in at once share a commit, and
 // each caller still sees exactly what its batch alone would have got.
@@ -165,8 +166,8 @@ for (const [name, open] of STORES) {
         if (name === 'PostgreSQL') assert.equal(roundTrips(), 2);
         assert.equal((await store.getTurn(runs[0]!))?.status, 'done');
         assert.equal((await store.getTurn(runs[1]!))?.status, 'running');
-        assert.equal(await store.leaseRun(runs[0]!, 'node-b', 100), true, 'given up by its holder');
-        assert.equal(await store.leaseRun(runs[1]!, 'node-b', 100), false, 'node-b does not hold it');
+        assert.equal(await leaseRun(store, runs[0]!, 'node-b', 100), true, 'given up by its holder');
+        assert.equal(await leaseRun(store, runs[1]!, 'node-b', 100), false, 'node-b does not hold it');
         assert.deepEqual(await store.getLabels(runs[1]!), ['pii']);
       } finally {
         await close();

@@ -14,6 +14,7 @@ import {
   MemoryStore,
   Wardrik,
   type CallRecord,
+  type FullStore,
   type Store,
   type ToolAnswer,
   type WardrikEvent,
@@ -22,6 +23,7 @@ import { JOURNAL_FORMAT, readStored, readStoredJson, stored } from '../../src/st
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { writeCall, writeTurn } from '../../src/store/journal-writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-journal-data-'));
 const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -228,7 +230,7 @@ describe('A run whose journal this Wardrik cannot read', () => {
         createdAt: 1,
         updatedAt: 1,
       };
-      await store.writeTurn(record, undefined);
+      await writeTurn(store, record, undefined);
       wardrik.startAgent({ id: 'support', model: scriptedModel([{ text: 'Hello.' }]), tools: ['shop/*'] });
       const warned = warning(wardrik, run);
       assert.deepEqual(await wardrik.agents.recover(), []);
@@ -253,7 +255,8 @@ describe('A run whose journal this Wardrik cannot read', () => {
       });
       const turn = await agent.send('Hi');
       const record = (await store.getTurn(turn.run))!;
-      await store.writeTurn(
+      await writeTurn(
+        store,
         { ...record, version: record.version + 1, data: { ...(record.data as object), format: NEWER } },
         record.version,
       );
@@ -308,7 +311,10 @@ function succeeded(run: string, args: unknown, answer: ToolAnswer): CallRecord {
 
 for (const backend of ['SQLite', 'PostgreSQL'] as const) {
   describe(`The ${backend} store`, () => {
-    async function open(): Promise<{ store: Store; sql: (text: string, ...values: unknown[]) => Promise<unknown[]> }> {
+    async function open(): Promise<{
+      store: FullStore;
+      sql: (text: string, ...values: unknown[]) => Promise<unknown[]>;
+    }> {
       if (backend === 'SQLite') {
         const { store, sql } = sqlite();
         return { store, sql: async (text, ...values) => sql(text.replaceAll('{s}.', ''), ...values) };
@@ -354,7 +360,7 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
           createdAt: 1,
         };
         const server = { hub, name: 'files', options: { transport: { stdio: { command: 'node' } } }, updatedAt: 1 };
-        await store.writeCall(succeeded(run, {}, answer), undefined);
+        await writeCall(store, succeeded(run, {}, answer), undefined);
         await store.putInboxItem(item);
         await store.putMcpServer(server);
         const rows = [
@@ -394,7 +400,7 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
           reason: 'Why',
           createdAt: 1,
         };
-        await store.writeCall(succeeded(run, undefined, answer), undefined);
+        await writeCall(store, succeeded(run, undefined, answer), undefined);
         await store.putInboxItem(item);
         assert.deepEqual((await store.getCall(run, 'c1'))?.answer, { status: 'ok', labels: [] });
         const { arguments: _none, ...read } = item;
@@ -408,7 +414,7 @@ for (const backend of ['SQLite', 'PostgreSQL'] as const) {
       const { store, sql } = await open();
       try {
         const run = `r-${randomBytes(4).toString('hex')}`;
-        await store.writeCall(succeeded(run, {}, { status: 'ok', output: 1, labels: [] }), undefined);
+        await writeCall(store, succeeded(run, {}, { status: 'ok', output: 1, labels: [] }), undefined);
         await sql(
           `UPDATE {s}.calls SET answer = ? WHERE run = ?`,
           JSON.stringify({ format: NEWER, status: 'ok', output: 1, labels: [] }),

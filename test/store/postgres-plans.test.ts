@@ -35,9 +35,9 @@ const running = (run: string): TurnRecord => ({
   updatedAt: 1,
 });
 
-/** The journal statement's 34 arrays (migration 9) for calls answered and turns moved on from version 1 (see postgres-statements.ts). */
-function answering(runs: readonly string[]): unknown[][] {
-  const columns: unknown[][] = Array.from({ length: 34 }, () => []);
+/** The journal statement's 35 arrays (migration 10) for calls answered and, with `turns`, turns moved on from version 1 (see postgres-statements.ts). */
+function answering(runs: readonly string[], turns = true): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: 35 }, () => []);
   for (const run of runs) {
     [
       run,
@@ -54,42 +54,9 @@ function answering(runs: readonly string[]): unknown[][] {
       null,
       'started',
     ].forEach((value, i) => columns[i]!.push(value));
-    [run, 'a', 'done', 2, '{}', 1, 2, 1].forEach((value, i) => columns[21 + i]!.push(value));
+    if (turns) [run, 'a', 'done', 2, '{}', 1, 2, 1].forEach((value, i) => columns[21 + i]!.push(value));
   }
   return columns;
-}
-
-/** The single-value journal statement's 46 values (migration 9) for a call answered and a turn moved on from version 1. */
-function answeringOne(run: string): unknown[] {
-  const call = [
-    run,
-    'c1',
-    'a',
-    't/x',
-    '{}',
-    `${run}:c1`,
-    'succeeded',
-    1,
-    '{"status":"ok","output":1,"labels":[]}',
-    null,
-    2,
-    null,
-    'started',
-  ];
-  return [
-    ...Array(12).fill(null),
-    ...call,
-    ...Array(10).fill(null),
-    run,
-    'a',
-    'done',
-    2,
-    '{}',
-    1,
-    2,
-    1,
-    ...Array(3).fill(null),
-  ];
 }
 
 /** Runs `work` on a connection that reports the plan of every statement, nested ones too, and returns those plans. */
@@ -136,38 +103,17 @@ for (const [analyzed, count] of [
         await admin.end();
       }
       const statement = STATEMENTS.writeJournal.replaceAll('{s}', `"${schema}"`);
-      const one = STATEMENTS.writeJournalRow.replaceAll('{s}', `"${schema}"`);
       const plans = await plansOf(async (client) => {
-        for (const run of runs.slice(0, 6)) {
+        for (const run of runs.slice(0, 12)) {
           const { rows } = await client.query({ name: 'journal', text: statement, values: answering([run]) });
           assert.deepEqual(rows.map((row: { kind: string }) => row.kind).sort(), ['call', 'turn']);
         }
-        // The same through the function of single values: the call's bit (2) and the turn's (32).
-        for (const run of runs.slice(6, 12)) {
-          const { rows } = await client.query({ name: 'journal_row', text: one, values: answeringOne(run) });
-          assert.deepEqual(rows, [{ took: 2 | 32 }]);
-        }
-        await client.query({
-          name: 'update_call',
-          text: STATEMENTS.updateCall.replaceAll('{s}', `"${schema}"`),
-          values: [
-            ...Object.values({
-              run: 'run-9',
-              call: 'c1',
-              agent: 'a',
-              tool: 't/x',
-              arguments: '{}',
-              key: 'run-9:c1',
-              state: 'succeeded',
-              attempt: 1,
-              answer: null,
-              inbox: null,
-              updatedAt: 2,
-              cost: null,
-            }),
-            'started',
-          ],
-        });
+        // A call's write alone (`writeCall`) is the same statement, a batch of one.
+        const { rows } = await client.query({ name: 'journal', text: statement, values: answering(['run-12'], false) });
+        assert.deepEqual(
+          rows.map((row: { kind: string }) => row.kind),
+          ['call'],
+        );
       });
       const updates = plans.filter((plan) => /Update on (calls|wardrik_turns)/.test(plan));
       assert.equal(updates.length, 25, plans.join('\n---\n'));

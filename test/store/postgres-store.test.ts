@@ -7,7 +7,8 @@ import { openStore, redact } from '../../src/store/open-store.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import type { JournalWrite } from '../../src/store/store.js';
-import { type ContractClock, storeContract } from './store-contract.js';
+import { type ContractClock, storeContract } from '../../src/testing/index.js';
+import { addSpend, leaseRun, writeCall } from '../../src/store/journal-writes.js';
 
 const url = process.env.WARDRIK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // This file's own schemas, all dropped at the end: tests of other files and runs never meet.
@@ -42,26 +43,34 @@ after(async () => {
   await admin.end();
 });
 
-/** Undoes migration 9 on a new schema: what a version-8 Wardrik left (leases' times from the nodes' clocks). */
+/** Undoes migration 10 on a new schema: what a version-9 Wardrik left (wardrik_journal_row beside wardrik_journal). */
+function toVersion9(schema: string): string {
+  const s = `"${schema}"`;
+  const nine = MIGRATIONS[8]!;
+  const functions = nine.slice(nine.indexOf('CREATE FUNCTION')).replaceAll('{s}', s);
+  return `DROP FUNCTION ${s}.wardrik_journal; ${functions}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 10`;
+}
+
+/** Undoes migrations 10 and 9 on a new schema: what a version-8 Wardrik left (leases' times from the nodes' clocks). */
 function toVersion8(schema: string): string {
   const s = `"${schema}"`;
   const [journal, row] = [MIGRATIONS[6]!, MIGRATIONS[7]!].map((sql) => sql.replaceAll('{s}', s));
-  return `DROP FUNCTION ${s}.wardrik_journal; DROP FUNCTION ${s}.wardrik_journal_row; ${journal}; ${row}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 9`;
+  return `${toVersion9(schema)}; DROP FUNCTION ${s}.wardrik_journal; DROP FUNCTION ${s}.wardrik_journal_row; ${journal}; ${row}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 9`;
 }
 
-/** Undoes migrations 9 and 8 on a new schema: what a version-7 Wardrik left (every journal commit through wardrik_journal). */
+/** Undoes migrations 10 to 8 on a new schema: what a version-7 Wardrik left (every journal commit through wardrik_journal). */
 function toVersion7(schema: string): string {
   const s = `"${schema}"`;
   return `${toVersion8(schema)}; DROP FUNCTION ${s}.wardrik_journal_row; DELETE FROM ${s}.wardrik_migrations WHERE version >= 8`;
 }
 
-/** Undoes migrations 9 to 7 on a new schema: what a version-6 Wardrik left (its journal statement was its own). */
+/** Undoes migrations 10 to 7 on a new schema: what a version-6 Wardrik left (its journal statement was its own). */
 function toVersion6(schema: string): string {
   const s = `"${schema}"`;
   return `${toVersion7(schema)}; DROP FUNCTION ${s}.wardrik_journal; DELETE FROM ${s}.wardrik_migrations WHERE version >= 7`;
 }
 
-/** Undoes migrations 9 to 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
+/** Undoes migrations 10 to 6 on a new schema: what a version-5 Wardrik left (calls_by_run). */
 function toVersion5(schema: string): string {
   const s = `"${schema}"`;
   return `${toVersion6(schema)}; CREATE INDEX calls_by_run ON ${s}.calls (run, seq); DELETE FROM ${s}.wardrik_migrations WHERE version >= 6`;
@@ -95,10 +104,6 @@ const contractClock: ContractClock = {
 const stretched = (ttlMs: number) => ttlMs * SCALE + SCALE / 2;
 
 class ContractPostgresStore extends PostgresStore {
-  override leaseRun(run: string, node: string, ttlMs: number, whileStarted?: string): Promise<boolean> {
-    return super.leaseRun(run, node, stretched(ttlMs), whileStarted);
-  }
-
   override writeJournal(writes: readonly JournalWrite[]): Promise<boolean[]> {
     return super.writeJournal(
       writes.map((write) =>
@@ -132,13 +137,47 @@ describe('PostgresStore', () => {
           { version: 7 },
           { version: 8 },
           { version: 9 },
+          { version: 10 },
         ]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
     });
 
-    it('upgrades a version-7 schema, adding the journal function of single values: rows written before are answered, moved on and read as before', async () => {
+    it('upgrades a version-9 schema, dropping wardrik_journal_row: every write goes through wardrik_journal', async () => {
+      const schema = `${prefix}_v9`;
+      await new PostgresStore({ url, schema }).start().then((store) => store.close());
+      await admin.query(
+        `${toVersion9(schema)};
+         INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, updated_at)
+           VALUES ('run-1', 'c1', 'a', 't/x', '{}', 'k1', 'started', 1, 1)`,
+      );
+      const functions = async () =>
+        (
+          await admin.query<{ proname: string }>(
+            'SELECT proname FROM pg_proc WHERE pronamespace = $1::regnamespace ORDER BY proname',
+            [schema],
+          )
+        ).rows.map((row) => row.proname);
+      assert.deepEqual(await functions(), ['wardrik_journal', 'wardrik_journal_row']);
+      const store = await new PostgresStore({ url, schema }).start();
+      try {
+        assert.deepEqual(await functions(), ['wardrik_journal']);
+        // Recovery's lease, taken only while the call is still started, is a journal write now.
+        const take = { lease: { run: 'run-1', node: 'node-b', ttlMs: 100, whileStarted: 'c1' } };
+        assert.deepEqual(await store.writeJournal([take]), [true]);
+        assert.deepEqual(await store.writeJournal([{ release: { run: 'run-1', node: 'node-b' } }]), [true]);
+        const answered = { ...(await store.getCall('run-1', 'c1'))!, state: 'succeeded' as const, updatedAt: 2 };
+        assert.equal(await writeCall(store, answered, 'started'), true);
+        assert.deepEqual(await store.writeJournal([take]), [false]);
+      } finally {
+        await store.close();
+      }
+      const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
+      assert.deepEqual(rows, [{ version: 10 }]);
+    });
+
+    it('upgrades a version-7 schema, through the function of single values and back to one encoding: rows written before are answered, moved on and read as before', async () => {
       const schema = `${prefix}_v7`;
       await new PostgresStore({ url, schema }).start().then((store) => store.close());
       await admin.query(
@@ -184,7 +223,7 @@ describe('PostgresStore', () => {
           createdAt: 1,
           updatedAt: 2,
         };
-        // One row of each kind: one call of wardrik_journal_row. The lease is another node's, still held.
+        // One row of each kind (once one call of wardrik_journal_row, now of wardrik_journal). The lease is another node's, still held.
         assert.deepEqual(
           await store.writeJournal([
             { call: answered, expected: 'started' },
@@ -219,7 +258,7 @@ describe('PostgresStore', () => {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 9 }]);
+      assert.deepEqual(rows, [{ version: 10 }]);
     });
 
     it('upgrades a version-6 schema, adding the journal function: calls, turns and leases are written and answered as before', async () => {
@@ -267,12 +306,12 @@ describe('PostgresStore', () => {
         assert.deepEqual(await store.getCall('run-1', 'c1'), answered);
         assert.deepEqual(await store.getTurn('run-1'), done);
         assert.deepEqual(await store.writeJournal([{ release: { run: 'run-1', node: 'node-a' } }]), [true]);
-        assert.equal(await store.leaseRun('run-1', 'node-b', 100), true);
+        assert.equal(await leaseRun(store, 'run-1', 'node-b', 100), true);
       } finally {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 9 }]);
+      assert.deepEqual(rows, [{ version: 10 }]);
     });
 
     it("upgrades a version-5 schema, dropping calls_by_run: a run's calls still list in the order first written", async () => {
@@ -319,7 +358,7 @@ describe('PostgresStore', () => {
       const store = await new PostgresStore({ url, schema }).start();
       try {
         assert.equal(await store.getSpend('a'), 300_000);
-        assert.equal(await store.addSpend('a', 700_000), 1_000_000);
+        assert.equal(await addSpend(store, 'a', 700_000), 1_000_000);
         assert.equal((await store.getCall('run-1', 'c1'))?.costUsd, 0.1);
         assert.equal((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
@@ -341,7 +380,7 @@ describe('PostgresStore', () => {
       const store = await new PostgresStore({ url, schema }).start();
       try {
         assert.equal(await store.getSpend('a'), 1_500_000);
-        assert.equal(await store.leaseRun('run-1', 'node-a', 100), true);
+        assert.equal(await leaseRun(store, 'run-1', 'node-a', 100), true);
         const record = {
           run: 'run-1',
           call: 'c1',
@@ -354,7 +393,7 @@ describe('PostgresStore', () => {
           costUsd: 0.5,
           updatedAt: 1,
         };
-        assert.equal(await store.writeCall(record, undefined), true);
+        assert.equal(await writeCall(store, record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
         const { rows } = await admin.query(`SELECT version FROM "${schema}".wardrik_migrations ORDER BY version`);
         assert.deepEqual(rows, [
@@ -367,6 +406,7 @@ describe('PostgresStore', () => {
           { version: 7 },
           { version: 8 },
           { version: 9 },
+          { version: 10 },
         ]);
       } finally {
         await store.close();
@@ -381,7 +421,7 @@ describe('PostgresStore', () => {
       await assert.rejects(store.start(), {
         name: 'StoreError',
         message:
-          /version 99, newer than this Wardrik knows \(9\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/,
+          /version 99, newer than this Wardrik knows \(10\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/,
       });
       await store.close();
     });
@@ -396,7 +436,7 @@ describe('PostgresStore', () => {
       try {
         assert.ok(store instanceof PostgresStore);
         assert.equal(store.schema, schema);
-        assert.equal(await store.addSpend('a', 1), 1);
+        assert.equal(await addSpend(store, 'a', 1), 1);
       } finally {
         await store.close();
       }

@@ -11,7 +11,8 @@ import { newRunId } from '../../src/run-ids.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { JournalWrite } from '../../src/store/store.js';
 import { walFrames } from './commit-counters.js';
-import { settableClock, storeContract } from './store-contract.js';
+import { settableClock, storeContract } from '../../src/testing/index.js';
+import { addSpend, appendStep, leaseRun, releaseRun, writeCall, writeTurn } from '../../src/store/journal-writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -102,8 +103,8 @@ describe('SqliteStore', () => {
       made.close();
       const store = new SqliteStore({ path: older });
       try {
-        await store.leaseRun('run-1', 'node-a', 60_000);
-        assert.equal(await store.leaseRun('run-1', 'node-b', 60_000), false);
+        await leaseRun(store, 'run-1', 'node-a', 60_000);
+        assert.equal(await leaseRun(store, 'run-1', 'node-b', 60_000), false);
       } finally {
         await store.close();
       }
@@ -176,7 +177,7 @@ describe('SqliteStore', () => {
       const store = new SqliteStore({ path });
       try {
         assert.equal(await store.getSpend('a'), 300_000);
-        assert.equal(await store.addSpend('a', 700_000), 1_000_000);
+        assert.equal(await addSpend(store, 'a', 700_000), 1_000_000);
         assert.equal((await store.getCall('run-1', 'c1'))?.costUsd, 0.1);
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
@@ -205,12 +206,12 @@ describe('SqliteStore', () => {
           { run: 'busy', index: 12, data: undefined, createdAt: 4 },
         ]);
         assert.equal(
-          await store.appendStep({ run: 'busy', index: 12, data: 'again', createdAt: 5 }),
+          await appendStep(store, { run: 'busy', index: 12, data: 'again', createdAt: 5 }),
           false,
           'a step is still written once',
         );
-        assert.equal(await store.appendStep({ run: 'busy', index: 1, data: 'tools step', createdAt: 5 }), true);
-        assert.equal(await store.appendStep({ run: 'new', index: 0, data: 'first', createdAt: 6 }), true);
+        assert.equal(await appendStep(store, { run: 'busy', index: 1, data: 'tools step', createdAt: 5 }), true);
+        assert.equal(await appendStep(store, { run: 'new', index: 0, data: 'first', createdAt: 6 }), true);
         assert.deepEqual(
           (await store.listSteps('busy')).map((step) => step.index),
           [0, 1, 12],
@@ -225,7 +226,7 @@ describe('SqliteStore', () => {
         assert.equal((await store.listSteps('busy')).length, 3);
         // A run that comes after one pruned starts with no steps of its own, whatever number it gets.
         assert.deepEqual(await store.listSteps('later'), []);
-        assert.equal(await store.appendStep({ run: 'later', index: 0, data: 'later', createdAt: 7 }), true);
+        assert.equal(await appendStep(store, { run: 'later', index: 0, data: 'later', createdAt: 7 }), true);
         assert.deepEqual(
           (await store.listSteps('later')).map((step) => step.data),
           ['later'],
@@ -245,11 +246,15 @@ describe('SqliteStore', () => {
       // The host's clock at 1 000, as when the leases above were written.
       const store = new SqliteStore({ path, clock: { now: () => 1_000 } });
       try {
-        assert.equal(await store.leaseRun('held', 'node-b', 100), false, 'a lease held before the upgrade still holds');
-        assert.equal(await store.leaseRun('held', 'node-a', 100), true, 'its holder renews it');
-        assert.equal(await store.leaseRun('lapsed', 'node-b', 100), true, 'a lapsed one may be taken');
-        await store.releaseRun('held', 'node-a');
-        assert.equal(await store.leaseRun('held', 'node-b', 100), true, 'a released one may be taken');
+        assert.equal(
+          await leaseRun(store, 'held', 'node-b', 100),
+          false,
+          'a lease held before the upgrade still holds',
+        );
+        assert.equal(await leaseRun(store, 'held', 'node-a', 100), true, 'its holder renews it');
+        assert.equal(await leaseRun(store, 'lapsed', 'node-b', 100), true, 'a lapsed one may be taken');
+        await releaseRun(store, 'held', 'node-a');
+        assert.equal(await leaseRun(store, 'held', 'node-b', 100), true, 'a released one may be taken');
         assert.equal((await store.prune({ before: 2_000 })).leases, 2, 'retention finds the lapsed leases');
       } finally {
         await store.close();
@@ -339,7 +344,7 @@ describe('SqliteStore', () => {
           { run: 'run-1', index: 1, data: { kind: 'tools' }, createdAt: 2 },
         ]);
         assert.equal(
-          await store.appendStep({ run: 'run-1', index: 1, data: {}, createdAt: 3 }),
+          await appendStep(store, { run: 'run-1', index: 1, data: {}, createdAt: 3 }),
           false,
           'a step is still written once',
         );
@@ -383,7 +388,7 @@ describe('SqliteStore', () => {
       const store = new SqliteStore({ path });
       try {
         assert.equal(await store.getSpend('a'), 1_500_000);
-        assert.equal(await store.leaseRun('run-1', 'node-a', 100), true);
+        assert.equal(await leaseRun(store, 'run-1', 'node-a', 100), true);
         const record = {
           run: 'run-1',
           call: 'c1',
@@ -396,7 +401,7 @@ describe('SqliteStore', () => {
           costUsd: 0.5,
           updatedAt: 1,
         };
-        assert.equal(await store.writeCall(record, undefined), true);
+        assert.equal(await writeCall(store, record, undefined), true);
         assert.deepEqual(await store.listCalls({ run: 'run-1' }), [record]);
       } finally {
         await store.close();
@@ -501,13 +506,13 @@ describe('SqliteStore', () => {
         }
         // A refused write changes nothing; a call that parks leaves the started calls, and comes back.
         assert.deepEqual(await store.writeJournal([{ call: call(2, 'started'), expected: 'started' }]), [false]);
-        assert.equal(await store.writeCall(call(3, 'parked'), 'started'), true);
+        assert.equal(await writeCall(store, call(3, 'parked'), 'started'), true);
         assert.deepEqual(await started(), []);
         assert.deepEqual(
           (await store.listCalls({ state: 'parked' })).map((record) => record.call),
           ['call_3'],
         );
-        assert.equal(await store.writeCall(call(3, 'started'), 'parked'), true);
+        assert.equal(await writeCall(store, call(3, 'started'), 'parked'), true);
         assert.deepEqual(await started(), ['call_3']);
         // The last answer leaves the run with none: its count goes.
         trees = await treesWritten(path, () =>
@@ -530,9 +535,13 @@ describe('SqliteStore', () => {
       const path = join(dir, 'lease-pages.db');
       const store = new SqliteStore({ path });
       try {
-        assert.deepEqual(await treesWritten(path, () => store.leaseRun('run-1', 'node-a', 100)), { wardrik_leases: 1 });
-        assert.deepEqual(await treesWritten(path, () => store.leaseRun('run-1', 'node-a', 100)), { wardrik_leases: 1 });
-        assert.deepEqual(await treesWritten(path, () => store.releaseRun('run-1', 'node-a')), { wardrik_leases: 1 });
+        assert.deepEqual(await treesWritten(path, () => leaseRun(store, 'run-1', 'node-a', 100)), {
+          wardrik_leases: 1,
+        });
+        assert.deepEqual(await treesWritten(path, () => leaseRun(store, 'run-1', 'node-a', 100)), {
+          wardrik_leases: 1,
+        });
+        assert.deepEqual(await treesWritten(path, () => releaseRun(store, 'run-1', 'node-a')), { wardrik_leases: 1 });
       } finally {
         await store.close();
       }
@@ -616,15 +625,15 @@ describe('SqliteStore', () => {
           createdAt: 10,
           updatedAt: 10,
         };
-        await store.writeTurn(turn, undefined);
+        await writeTurn(store, turn, undefined);
         const done = { ...turn, status: 'done' as const, version: 1, data: { n: 1 }, updatedAt: 20 };
-        const trees = await treesWritten(path, () => store.writeTurn(done, 0));
+        const trees = await treesWritten(path, () => writeTurn(store, done, 0));
         assert.equal(trees['wardrik_turns_by_agent'], undefined, `pages written: ${JSON.stringify(trees)}`);
         assert.deepEqual(await store.getTurn('run-1'), done);
         // The whole record is still written when its agent or creation time changes, and only at the expected version.
         const moved = { ...done, agent: 'b', createdAt: 5, version: 2 };
-        assert.equal(await store.writeTurn(moved, 0), false);
-        assert.equal(await store.writeTurn(moved, 1), true);
+        assert.equal(await writeTurn(store, moved, 0), false);
+        assert.equal(await writeTurn(store, moved, 1), true);
         assert.deepEqual(await store.getTurn('run-1'), moved);
         assert.deepEqual(
           (await store.listTurns({ agent: 'b' })).map((record) => record.run),
@@ -643,12 +652,12 @@ describe('SqliteStore', () => {
       try {
         for (const index of [-1, 2 ** 32, 1.5]) {
           await assert.rejects(
-            store.appendStep({ run: 'run-1', index, data: 'x', createdAt: 1 }),
+            appendStep(store, { run: 'run-1', index, data: 'x', createdAt: 1 }),
             (error: unknown) => error instanceof StoreError && /step index/.test(error.message),
           );
         }
-        assert.equal(await store.appendStep({ run: 'run-1', index: 2 ** 32 - 1, data: 'last', createdAt: 1 }), true);
-        assert.equal(await store.appendStep({ run: 'run-2', index: 0, data: 'next run', createdAt: 1 }), true);
+        assert.equal(await appendStep(store, { run: 'run-1', index: 2 ** 32 - 1, data: 'last', createdAt: 1 }), true);
+        assert.equal(await appendStep(store, { run: 'run-2', index: 0, data: 'next run', createdAt: 1 }), true);
         assert.deepEqual(
           (await store.listSteps('run-1')).map((step) => step.index),
           [2 ** 32 - 1],
@@ -663,12 +672,12 @@ describe('SqliteStore', () => {
     it('fails a write to a read-only store with a StoreError naming the file, the cause and the fix', async () => {
       const path = join(dir, 'readonly.db');
       const writer = new SqliteStore({ path });
-      await writer.addSpend('a', 1);
+      await addSpend(writer, 'a', 1);
       await writer.close();
       const store = new SqliteStore({ path, readonly: true });
       try {
         assert.equal(await store.getSpend('a'), 1);
-        await assert.rejects(store.addSpend('a', 1), (error: unknown) => {
+        await assert.rejects(addSpend(store, 'a', 1), (error: unknown) => {
           assert.ok(error instanceof StoreError);
           assert.equal(error.code, 'store');
           assert.match(error.message, /readonly\.db/);
@@ -728,7 +737,7 @@ describe('a Wardrik on a SQLite store opened read-only, to inspect a journal', (
       attempt: 1,
       updatedAt: 1,
     };
-    await writer.writeCall(started, undefined);
+    await writeCall(writer, started, undefined);
     await writer.close();
     const ran: string[] = [];
     const email = defineTool({ name: 'email', description: 'Sends.', run: () => ran.push('email') });

@@ -20,6 +20,7 @@ import { manualTime, scriptedModel } from '../../src/testing/index.js';
 import { manualTimeContainer } from '../manual-time-container.js';
 import { serving, text } from '../serve/helpers.js';
 import { eventually } from '../eventually.js';
+import { writeCall } from '../../src/store/journal-writes.js';
 
 /** The page's data helper: orders by payment intent. */
 const orders = {
@@ -266,7 +267,7 @@ describe('wardrik.tool', () => {
         attempt: 1,
         updatedAt: 1,
       };
-      await store.writeCall(record, undefined);
+      await writeCall(store, record, undefined);
       const wardrik = await Wardrik.create({ store, recoverMs: Infinity });
       try {
         assert.equal((await store.getCall('run-1', 'c1'))?.state, 'started', 'not offered at start-up: left for later');

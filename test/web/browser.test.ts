@@ -13,6 +13,7 @@ import { argumentsDigest } from '../../src/runner/digest.js';
 import { FAST } from '../mcp/helpers.js';
 import { signIn, sqliteStores, TOKEN, webRig, type WebRig } from './helpers.js';
 import { eventually } from '../eventually.js';
+import { writeCall } from '../../src/store/journal-writes.js';
 
 const ASKING = fileURLToPath(new URL('../mcp/fixtures/asking-server.js', import.meta.url));
 
@@ -455,7 +456,8 @@ describe('The inbox page in Chromium', () => {
     for (let i = 0; i < 3_000; i++) deep = { a: deep };
     const store = rig.seeded.node.container.resolve(Tokens.Store);
     const { run } = rig.seeded.batch;
-    await store.writeCall(
+    await writeCall(
+      store,
       {
         run,
         call: 'deep',
