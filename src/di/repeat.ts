@@ -1,5 +1,5 @@
 import type { Timer, Timers } from '../clock.js';
-import type { SerialPasses } from '../runner/serial-passes.js';
+import type { PassQueue } from '../runner/pass-queue.js';
 
 /**
  * Runs a pass of `passes` `ms` after the last one ended, on `timers` (so an app's `Tokens.Timers` moves
@@ -8,7 +8,7 @@ import type { SerialPasses } from '../runner/serial-passes.js';
  * is housekeeping: it never keeps the process alive. `Infinity` sets none.
  */
 export function repeat<T>(
-  passes: SerialPasses<T>,
+  passes: PassQueue<T>,
   timers: Timers,
   ms: number,
   onError: (error: unknown) => void,

@@ -11,7 +11,7 @@ import type { McpHub } from '../mcp/hub.js';
 import type { McpHubOptions } from '../mcp/options.js';
 import { numberOption, timerRule } from '../options.js';
 import type { PolicyOptions } from '../policy/policy.js';
-import { SerialPasses } from '../runner/serial-passes.js';
+import { PassQueue } from '../runner/pass-queue.js';
 import type { RecoveryReport, RunnerOptions, ToolRunner } from '../runner/tool-runner.js';
 import { openStore, redact } from '../store/open-store.js';
 import { checkStartupNeeds, requireCapability } from '../store/capabilities.js';
@@ -89,14 +89,14 @@ export class Wardrik {
   private stopRecovering: () => void = () => undefined;
   private stopPruning: () => void = () => undefined;
   /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
-  private readonly recoveries = new SerialPasses(async () => {
+  private readonly recoveries = new PassQueue(async () => {
     const report = await this.runner.recover();
     // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
     await this.agents.recover();
     return report;
   });
   /** Retention passes, one at a time: each deletes finished runs older than `finishedAfterMs`. */
-  private readonly retention = new SerialPasses(() => this.prune());
+  private readonly retention = new PassQueue(() => this.prune());
   private finishedAfterMs = DEFAULT_FINISHED_AFTER_MS;
   /** Toolset names and who registered them; MCP servers claim theirs here too. */
   private readonly toolsetNames = new Map<string, string>();

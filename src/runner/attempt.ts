@@ -109,5 +109,5 @@ async function answerOrTakeOver(deps: CallDeps, p: PreparedCall, expected: CallS
     const { answer } = await takeOver(deps, known);
     if (answer !== undefined) return answer;
   }
-  return deps.journal.answerOfWinner(p.run, p.call, p.arguments);
+  return deps.journal.journaledAnswer(p.run, p.call, p.arguments);
 }

@@ -66,7 +66,7 @@ export class CallAttempts {
       const delayMs = backoffDelay(attempt, this.settings.baseDelayMs, this.settings.maxDelayMs, this.settings.random);
       // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
       if (!(await this.journal.writeStarted(p, attempt + 1, 'started')))
-        return { answer: await this.journal.answerOfWinner(p.run, p.call, p.arguments), attempt, lost: true };
+        return { answer: await this.journal.journaledAnswer(p.run, p.call, p.arguments), attempt, lost: true };
       const reason = (outcome.threw as Error)?.message ?? String(outcome.threw);
       this.events.emit({
         type: 'tool.retrying',

@@ -32,7 +32,7 @@ export class CallJournal {
   }
 
   /** Journals a call that ends before it runs (unknown tool, bad arguments, denied, budget). */
-  async writeEndedEarly(base: CallRef, args: unknown, answer: ToolAnswer, decision?: Decision): Promise<ToolAnswer> {
+  async writeNotRun(base: CallRef, args: unknown, answer: ToolAnswer, decision?: Decision): Promise<ToolAnswer> {
     // Arguments over the limits are journaled as a note, never whole (see journaledArguments).
     const journaled = journaledArguments(args ?? null);
     const record: CallRecord = {
@@ -51,7 +51,7 @@ export class CallJournal {
       if (error instanceof ConflictError) throw error;
       throw storeFailure(base, 'write its answer to the journal', error);
     }
-    if (!written) return this.answerOfWinner(base.run, base.call, journaled);
+    if (!written) return this.journaledAnswer(base.run, base.call, journaled);
     this.outcomes.called(base, decision);
     this.outcomes.settled(base, answer, 0, undefined, 0, false);
     return answer;
@@ -131,7 +131,7 @@ export class CallJournal {
   }
 
   /** Someone else changed the call's state first: answer with what they recorded. */
-  async answerOfWinner(run: string, call: string, args?: unknown): Promise<ToolAnswer> {
+  async journaledAnswer(run: string, call: string, args?: unknown): Promise<ToolAnswer> {
     const record = await this.store.getCall(run, call);
     if (record === undefined)
       return errorAnswer('conflict', `Call "${call}" is being handled elsewhere; wait for its answer.`);

@@ -27,5 +27,5 @@ export async function runNewCall(deps: CallDeps, request: CallRequest): Promise<
 }
 
 function endEarly(deps: CallDeps, call: EndedEarly): Promise<ToolAnswer> {
-  return deps.journal.writeEndedEarly(call.base, call.sent, call.ended, call.decision);
+  return deps.journal.writeNotRun(call.base, call.sent, call.ended, call.decision);
 }

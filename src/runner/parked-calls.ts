@@ -56,7 +56,7 @@ export class ParkedCalls {
       { ...this.journal.recordOf(p, 'parked', 0, answer), inboxId },
       expected,
     );
-    if (!written) return this.journal.answerOfWinner(p.run, p.call, p.arguments);
+    if (!written) return this.journal.journaledAnswer(p.run, p.call, p.arguments);
     if (expected === undefined) this.outcomes.called(p, p.decision);
     const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail);
     // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node.
@@ -123,7 +123,7 @@ export class ParkedCalls {
       attempt: 0,
     };
     const record: CallRecord = { ...kept, ...base, state, answer, updatedAt };
-    if (!(await writeCall(this.store, record, expected))) return this.journal.answerOfWinner(base.run, base.call);
+    if (!(await writeCall(this.store, record, expected))) return this.journal.journaledAnswer(base.run, base.call);
     await this.outcomes.addLabels(base, answer.labels);
     this.outcomes.settled(base, answer, record.attempt, undefined, 0, true);
     return answer;

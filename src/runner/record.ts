@@ -32,7 +32,7 @@ export async function record(
       return await deps.parked.park(p, answer.kind, answer.reason, 'started', answer.labels, answer.detail);
     written = journal.recordOf(p, answer.status === 'ok' ? 'succeeded' : 'failed', attempt, answer);
     if (batch !== undefined) batch.hold({ call: written, expected: 'started' }, isRepeatable(p.entry.tool));
-    else if (!(await journal.writeCall(written, 'started'))) return await journal.answerOfWinner(p.run, p.call);
+    else if (!(await journal.writeCall(written, 'started'))) return await journal.journaledAnswer(p.run, p.call);
   } catch (error) {
     throw answerNotJournaled(p, 'write its answer to the journal', error);
   }

@@ -30,7 +30,7 @@ import { RememberedKeys } from './remembered-keys.js';
 import { runnerSettings, type RunnerOptions } from './runner-options.js';
 import { RunGrants } from './run-grants.js';
 import { LEASE_IDLE_MS, RunLeases } from './run-leases.js';
-import { SerialPasses } from './serial-passes.js';
+import { PassQueue } from './pass-queue.js';
 
 export type { CallRequest } from './prepared-call.js';
 export type { RecoveryReport } from './recovery.js';
@@ -56,7 +56,7 @@ export class ToolRunner {
   /** @internal Approvals a person gave for the rest of a run (`scope: 'run'`). */
   readonly grants: RunGrants;
   /** Recovery passes, one at a time. */
-  private readonly recoveries: SerialPasses<RecoveryReport>;
+  private readonly recoveries: PassQueue<RecoveryReport>;
 
   /** @internal */
   constructor(
@@ -114,7 +114,7 @@ export class ToolRunner {
       ),
       parked: new ParkedCalls(store, journal, outcomes, clock),
     };
-    this.recoveries = new SerialPasses(() => recoveryPass(this, store, events, clock));
+    this.recoveries = new PassQueue(() => recoveryPass(this, store, events, clock));
   }
 
   /**
@@ -153,7 +153,7 @@ export class ToolRunner {
     this.track(
       record.run,
       record.call,
-      resuming.then(({ answer }) => answer ?? this.deps.journal.answerOfWinner(record.run, record.call)),
+      resuming.then(({ answer }) => answer ?? this.deps.journal.journaledAnswer(record.run, record.call)),
     );
     return resuming.then(({ resumed }) => resumed);
   }
@@ -229,7 +229,7 @@ export class ToolRunner {
       this.track(
         item.run,
         item.call,
-        answer.catch(() => this.deps.journal.answerOfWinner(item.run, item.call)),
+        answer.catch(() => this.deps.journal.journaledAnswer(item.run, item.call)),
       );
     return answer;
   }

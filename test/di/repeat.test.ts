@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { repeat } from '../../src/di/repeat.js';
-import { SerialPasses } from '../../src/runner/serial-passes.js';
+import { PassQueue } from '../../src/runner/pass-queue.js';
 import { manualTime } from '../../src/testing/index.js';
 
 /** Passes that each wait until the test ends them, counting how many started. */
 function heldPasses() {
   const ends: (() => void)[] = [];
   let failNext = false;
-  const passes = new SerialPasses<void>(
+  const passes = new PassQueue<void>(
     () =>
       new Promise<void>((resolve, reject) => {
         const fail = failNext;

@@ -31,9 +31,9 @@ export const GUARDS: readonly Guard[] = [
   },
   {
     name: 'serial-recovery',
-    file: 'src/runner/serial-passes.ts',
+    file: 'src/runner/pass-queue.ts',
     instead: 'return this.start();',
-    tests: ['test/runner/serial-passes.test.ts'],
+    tests: ['test/runner/pass-queue.test.ts'],
   },
   {
     name: 'running-here-skipped',

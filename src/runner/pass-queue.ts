@@ -1,10 +1,10 @@
 /**
- * Runs a pass (a recovery) one at a time. Asked while a pass runs, it answers with the next pass,
+ * A queue of passes (recovery, retention) that runs them one at a time. Asked while a pass runs, it answers with the next pass,
  * which starts once the current one ends; everyone who asks meanwhile shares that one. So a caller's
  * pass always starts after it asked (it sees what was journaled before), and passes never overlap:
  * an overlapping pass would take the calls the running one is still working on for crashed ones.
  */
-export class SerialPasses<T> {
+export class PassQueue<T> {
   private current: Promise<T> | undefined;
   private next: Promise<T> | undefined;
 

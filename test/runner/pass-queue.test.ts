@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SerialPasses } from '../../src/runner/serial-passes.js';
+import { PassQueue } from '../../src/runner/pass-queue.js';
 import { manualTime } from '../../src/testing/index.js';
 
 /** A pass a test ends by hand, counting how many run at once. */
@@ -20,11 +20,11 @@ function passes() {
   return { pass, state, end: () => ends.shift()!() };
 }
 
-describe('SerialPasses', () => {
+describe('PassQueue', () => {
   it('never runs two passes at once: asked while one runs, it starts the next once that one ended', async () => {
     const time = manualTime();
     const p = passes();
-    const serial = new SerialPasses(p.pass);
+    const serial = new PassQueue(p.pass);
     const first = serial.run();
     const second = serial.run();
     await time.advance(0);
@@ -41,7 +41,7 @@ describe('SerialPasses', () => {
   it('gives everyone who asks while a pass runs the one next pass, which starts after they asked', async () => {
     const time = manualTime();
     const p = passes();
-    const serial = new SerialPasses(p.pass);
+    const serial = new PassQueue(p.pass);
     const first = serial.run();
     const asked = [serial.run(), serial.run(), serial.run()];
     p.end();
@@ -55,7 +55,7 @@ describe('SerialPasses', () => {
   it('stop waits for the pass under way and the one asked for next', async () => {
     const time = manualTime();
     const p = passes();
-    const serial = new SerialPasses(p.pass);
+    const serial = new PassQueue(p.pass);
     void serial.run();
     void serial.run();
     let stopped = false;
