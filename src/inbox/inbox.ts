@@ -90,6 +90,7 @@ export class Inbox {
         `Inbox item "${id}" is ${KIND_NAMES[item.kind]}, not an approval; answer it with inbox.answer(id, value)${item.kind === 'question' || item.kind === 'authorize' ? '' : ' or deny it'}.`,
       );
     }
+    // Guard (digest-bound): an approval runs only the arguments the person saw.
     if (options.digest !== undefined && options.digest !== item.digest) {
       throw new ConflictError(
         'stale_digest',

@@ -68,6 +68,7 @@ export class MemoryStore implements FullStore {
     writeCall: (record, expected) => {
       const key = callKey(record.run, record.call);
       const current = this.calls.get(key);
+      // Guard (journal-compare-and-set): a write that finds another state than it expects loses.
       if (current?.state !== expected || !advances(current, record)) return false;
       this.calls.set(key, record);
       if (current === undefined) {

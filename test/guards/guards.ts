@@ -68,6 +68,17 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/runner/tool-runner.test.ts', 'test/runner/shared-store.test.ts'],
   },
   {
+    name: 'digest-bound',
+    file: 'src/inbox/inbox.ts',
+    instead: 'if (false) {',
+    tests: ['test/errors.test.ts', 'test/inbox/inbox.test.ts'],
+  },
+  {
+    name: 'journal-compare-and-set',
+    file: 'src/store/memory-store.ts',
+    tests: ['test/store/memory-store.test.ts'],
+  },
+  {
     name: 'policy-fails-closed',
     file: 'src/runner/decide.ts',
     instead: "decision = { action: 'allow', rule: 'guard removed' };",
