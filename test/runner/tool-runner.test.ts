@@ -519,8 +519,11 @@ describe('ToolRunner', () => {
               if (key === 'sync') return sync;
               const value: unknown = Reflect.get(target, key);
               if (typeof value !== 'function') return value;
-              if (key !== 'writeCall') return value.bind(target);
-              return (...args: unknown[]) => (count.promised++, Reflect.apply(value, target, args));
+              if (key !== 'writeJournal') return value.bind(target);
+              return (writes: readonly JournalWrite[]) => {
+                if (writes.some((write) => 'call' in write)) count.promised++;
+                return Reflect.apply(value, target, [writes]);
+              };
             },
           }),
         },
