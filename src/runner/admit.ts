@@ -6,7 +6,7 @@ import type { ToolAnswer } from '../tools/result.js';
 import { toMicroUsd } from '../money.js';
 import type { CallDeps } from './call-deps.js';
 import { readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
-import { budgetAnswer, type CallRequest } from './prepared-call.js';
+import { budgetAnswer, then, type CallRequest, type Maybe } from './prepared-call.js';
 
 /** A new call through its checks: the tool resolved, its arguments parsed and checked, the run's labels read. */
 export interface AdmittedCall {
@@ -31,10 +31,11 @@ export interface EndedEarly {
 /**
  * Stage 1, admit: the tool is resolved among those the caller may use, the arguments parsed and
  * checked, the agent's spend and the run's labels read (from memory while this node holds the run's
- * lease: see `RunLeases.labelsOf`). There is no read of the journal first: the call's first journal
- * write fails when its id is known, and its recorded answer comes back then.
+ * lease: see `RunLeases.labelsOf`), without a wait when none of them needs one. There is no read of the
+ * journal first: the call's first journal write fails when its id is known, and its recorded answer comes
+ * back then.
  */
-export async function admit(deps: CallDeps, request: CallRequest): Promise<AdmittedCall | EndedEarly> {
+export function admit(deps: CallDeps, request: CallRequest): Maybe<AdmittedCall | EndedEarly> {
   const { run, call } = request;
   const entry = resolve(deps.catalog, call.name, request.tools);
   const base = { agent: request.agent, run, call: call.id, tool: entry?.ref ?? call.name };
@@ -52,24 +53,36 @@ export async function admit(deps: CallDeps, request: CallRequest): Promise<Admit
     };
   }
   if (!parsed.ok) return { base, sent: call.arguments, ended: invalidArgumentsAnswer(entry.name, parsed.issues) };
-  const checked = await checkArguments(entry.tool, parsed.value);
-  if (!checked.ok) return { base, sent: parsed.value, ended: invalidArgumentsAnswer(entry.name, checked.issues) };
-  let spent: boolean;
-  let labels: readonly string[];
+  const sent = parsed.value;
+  return then(checkArguments(entry.tool, sent), (checked) => {
+    if (!checked.ok) return { base, sent, ended: invalidArgumentsAnswer(entry.name, checked.issues) };
+    return then(labelsUnlessSpent(deps, request, base), (labels) =>
+      labels === 'spent'
+        ? { base, sent, ended: budgetAnswer(request.budgetUsd!) }
+        : { request, entry, base, sent, args: checked.value, labels },
+    );
+  });
+}
+
+/** The run's labels, or `spent` when the agent's budget is used up (a cheap early answer; `holdBudget` holds it). */
+function labelsUnlessSpent(deps: CallDeps, request: CallRequest, base: CallRef): Maybe<readonly string[] | 'spent'> {
+  const { run, budgetUsd } = request;
+  const failed = (error: unknown): never => {
+    throw storeFailure(base, `read ${budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`, error);
+  };
   try {
-    // A cheap early answer before the policy and the inbox see the call; `holdBudget` holds the budget.
-    spent =
-      request.budgetUsd !== undefined && (await deps.store.getSpend(request.agent)) >= toMicroUsd(request.budgetUsd);
     const sync = deps.store.sync;
-    labels = await deps.leases.labelsOf(run, () =>
+    const labels = deps.leases.labelsOf(run, () =>
       deps.journal.withHeldLabels(run, sync !== undefined ? sync.getLabels(run) : deps.store.getLabels(run)),
     );
+    if (budgetUsd === undefined) return labels instanceof Promise ? labels.catch(failed) : labels;
+    return Promise.all([deps.store.getSpend(request.agent), labels]).then(
+      ([spend, known]) => (spend >= toMicroUsd(budgetUsd) ? 'spent' : known),
+      failed,
+    );
   } catch (error) {
-    const what = `read ${request.budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`;
-    throw storeFailure(base, what, error);
+    return failed(error);
   }
-  if (spent) return { base, sent: parsed.value, ended: budgetAnswer(request.budgetUsd!) };
-  return { request, entry, base, sent: parsed.value, args: checked.value, labels };
 }
 
 function resolve(

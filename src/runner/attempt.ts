@@ -7,7 +7,7 @@ import { holdMs, type CallDeps } from './call-deps.js';
 import { storeFailure } from './call-failures.js';
 import { recordedAnswer } from './call-journal.js';
 import { argumentsDigest } from './digest.js';
-import { IN_DOUBT, prepareCall, type PreparedCall, type Tried } from './prepared-call.js';
+import { IN_DOUBT, prepareCall, type PreparedCall } from './prepared-call.js';
 import type { Resumed } from './recovery.js';
 import { record } from './record.js';
 
@@ -26,7 +26,9 @@ export async function attempt(
 ): Promise<ToolAnswer> {
   let leased: boolean;
   try {
-    leased = await deps.leases.acquire(p.run);
+    // Waits only when this node must ask the store (it holds most runs it works on already).
+    const acquiring = deps.leases.acquire(p.run);
+    leased = acquiring === true || (await acquiring);
   } catch (error) {
     throw storeFailure(p, 'lease its run', error);
   }
@@ -41,16 +43,19 @@ export async function attempt(
   }
   try {
     // Guard (journal-before-effect): `started` is durable before the tool runs, and only one writer wins it.
-    if (!(await deps.journal.writeStarted(p, first, expected))) return await answerOrTakeOver(deps, p, expected);
+    const journaled = deps.journal.writeStarted(p, first, expected);
+    if (!(journaled === true || (await journaled))) return await answerOrTakeOver(deps, p, expected);
     if (expected === undefined) deps.outcomes.called(p, p.decision);
-    const tried: Tried =
+    const trying =
       p.entry.tool.annotations.remember === true
-        ? await deps.remembered.answer(p, holdMs(deps, p.entry), () => deps.attempts.run(p, first), first)
-        : await deps.attempts.run(p, first);
+        ? deps.remembered.answer(p, holdMs(deps, p.entry), () => deps.attempts.run(p, first), first)
+        : deps.attempts.run(p, first);
+    const tried = trying instanceof Promise ? await trying : trying;
     const answer =
       p.edited === undefined || tried.answer.status === 'parked' ? tried.answer : { ...tried.answer, edited: p.edited };
     if (tried.lost === true) return answer;
-    return await record(deps, p, answer, tried.attempt, expected);
+    const recorded = record(deps, p, answer, tried.attempt, expected);
+    return recorded instanceof Promise ? await recorded : recorded;
   } finally {
     deps.leases.release(p.run);
   }

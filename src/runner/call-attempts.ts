@@ -11,7 +11,7 @@ import { CallContext } from './call-context.js';
 import type { CallJournal } from './call-journal.js';
 import { callReporter } from './call-reporter.js';
 import type { Deadlines } from './deadlines.js';
-import { isThenable, stoppedAnswer, type Tried, type Outcome, type PreparedCall } from './prepared-call.js';
+import { isThenable, stoppedAnswer, type Maybe, type Tried, type Outcome, type PreparedCall } from './prepared-call.js';
 import { backoffDelay, isTransient, sleep } from './transient.js';
 
 /** How attempts are timed and retried: the runner's options, checked. */
@@ -46,13 +46,22 @@ export class CallAttempts {
    * attempts run while they may help (only repeatable tools get more than one, and only after transient
    * failures). Each retry is journaled `started` before it runs.
    */
-  async run(p: PreparedCall, first: number): Promise<Tried> {
+  run(p: PreparedCall, first: number): Maybe<Tried> {
+    const ctx = this.contextOf(p, first);
+    const outcome = this.attempt(p, ctx);
+    // Most calls: one attempt that returned at once, with nothing to count, answered without a wait.
+    if (!(outcome instanceof Promise) && 'returned' in outcome && ctx.costs === undefined && ctx.measures === undefined)
+      return { answer: answerFrom(p.entry.tool, outcome.returned), attempt: first };
+    return this.untilAnswered(p, first, ctx, outcome);
+  }
+
+  private async untilAnswered(p: PreparedCall, first: number, ctx: CallContext, made: Maybe<Outcome>): Promise<Tried> {
     const tool = p.entry.tool;
     // Guard (retry-only-repeatable): a tool not safe to repeat gets one attempt.
     const limit = first - 1 + (isRepeatable(tool) ? this.settings.attempts : 1);
     for (let attempt = first; ; attempt++) {
-      const ctx = this.contextOf(p, attempt);
-      const outcome = await this.attempt(p, ctx);
+      if (attempt > first) ctx = this.contextOf(p, attempt);
+      const outcome = attempt > first ? await this.attempt(p, ctx) : await made;
       // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
       if (ctx.costs !== undefined)
         await this.recordCosts(p, ctx.costs).catch((error: unknown) => {

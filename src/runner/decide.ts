@@ -8,6 +8,7 @@ import {
   NO_RESOURCES,
   prepareCall,
   unknownActionAnswer,
+  type Maybe,
   type PreparedCall,
 } from './prepared-call.js';
 
@@ -21,7 +22,7 @@ export type Verdict =
  * 'run'`) runs. Fail closed: a policy that throws, cannot see what the call touches, or answers an
  * action that is none of the three lets nothing run.
  */
-export async function decide(deps: CallDeps, call: AdmittedCall): Promise<Verdict> {
+export function decide(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
   const { request, entry, base, sent, args, labels } = call;
   const annotations = entry.tool.annotations;
   let resources: readonly string[] = NO_RESOURCES;
@@ -31,9 +32,9 @@ export async function decide(deps: CallDeps, call: AdmittedCall): Promise<Verdic
     const message = `Tool "${entry.name}" could not say what it acts on (@Resources threw: ${(error as Error).message}); it did not run.`;
     return { base, sent, ended: errorAnswer('failed', message) };
   }
-  let decision: Decision;
+  let deciding: Maybe<Decision>;
   try {
-    decision = await deps.policy.decide(
+    deciding = deps.policy.decide(
       { agent: request.agent, run: request.run, tool: entry.ref, annotations, arguments: args, labels, resources },
       request.policy,
     );
@@ -41,24 +42,31 @@ export async function decide(deps: CallDeps, call: AdmittedCall): Promise<Verdic
     // Guard (policy-fails-closed): a policy that throws lets nothing run.
     return undecided(deps, call, error);
   }
+  if (deciding instanceof Promise)
+    return deciding.then(
+      (decision) => verdictOf(deps, call, decision),
+      (error: unknown) => undecided(deps, call, error),
+    );
+  return verdictOf(deps, call, deciding);
+}
+
+function verdictOf(deps: CallDeps, call: AdmittedCall, decision: Decision): Maybe<Verdict> {
+  const { request, entry, base, sent, labels } = call;
   const action = decision.action;
   switch (action) {
     case 'allow':
       return { run: prepared(call, decision) };
-    case 'ask': {
-      const granted = await deps.grants.find({
-        agent: request.agent,
-        run: request.run,
-        tool: entry.ref,
-        arguments: sent,
-        labels,
-      });
-      if (granted !== undefined) return { run: prepared(call, granted) };
-      return {
-        ask: prepared(call, decision),
-        reason: `Needs approval (${decision.rule}).${fromEarlierTurns(request.earlierTurns)}`,
-      };
-    }
+    case 'ask':
+      return deps.grants
+        .find({ agent: request.agent, run: request.run, tool: entry.ref, arguments: sent, labels })
+        .then((granted) =>
+          granted !== undefined
+            ? { run: prepared(call, granted) }
+            : {
+                ask: prepared(call, decision),
+                reason: `Needs approval (${decision.rule}).${fromEarlierTurns(request.earlierTurns)}`,
+              },
+        );
     case 'deny':
       return { base, sent, ended: deniedAnswer(decision.rule), decision };
     default:

@@ -4,7 +4,7 @@ import { requireCapability } from '../store/capabilities.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 import { answerNotJournaled, storeFailure, type CallRef } from './call-failures.js';
 import { argumentsDigest } from './digest.js';
-import type { Tried } from './prepared-call.js';
+import type { Maybe, Tried } from './prepared-call.js';
 import { sleep } from './transient.js';
 
 /** A call of an `@Idempotent({ remember: true })` tool, as `RememberedKeys` needs it. */
@@ -44,7 +44,7 @@ export class RememberedKeys {
    * call's to run; an answer that did not run the tool counts as attempt `first`. `holdMs`
    * is the longest `run` can take: how long a claim lives if its node dies, and how long a repeat waits.
    */
-  async answer(call: RememberingCall, holdMs: number, run: () => Promise<Tried>, first: number): Promise<Tried> {
+  async answer(call: RememberingCall, holdMs: number, run: () => Maybe<Tried>, first: number): Promise<Tried> {
     const answered = (answer: ToolAnswer): Tried => ({ answer, attempt: first });
     const key = call.idempotencyKey;
     const digest = argumentsDigest(call.arguments);

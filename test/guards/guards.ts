@@ -81,7 +81,7 @@ export const GUARDS: readonly Guard[] = [
   {
     name: 'policy-fails-closed',
     file: 'src/runner/decide.ts',
-    instead: "decision = { action: 'allow', rule: 'guard removed' };",
+    instead: "deciding = { action: 'allow', rule: 'guard removed' };",
     tests: ['test/policy/fail-closed.test.ts'],
   },
 ];
