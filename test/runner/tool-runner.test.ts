@@ -508,6 +508,33 @@ describe('ToolRunner', () => {
   });
 
   describe("a store's synchronous journal", () => {
+    const reachesTool = async (store: Store): Promise<boolean> => {
+      let ran = false;
+      const h = await harness(
+        [defineTool({ name: 'read', description: 'd', annotations: { readOnly: true }, run: () => (ran = true) })],
+        { store },
+      );
+      await h.call('read'); // takes the run's lease, which the next call then finds held
+      ran = false;
+      const answer = h.call('read');
+      const before = ran;
+      assert.equal((await answer).status, 'ok');
+      assert.deepEqual(
+        (await store.listCalls({ run: 'run-1' })).map((record) => record.state),
+        ['succeeded', 'succeeded'],
+      );
+      await h.close();
+      return before;
+    };
+
+    it('lets a call reach its tool before runner.run returns, with nothing else run in between', async () => {
+      assert.equal(await reachesTool(new MemoryStore()), true);
+    });
+
+    it('without one, reaches the tool only after a wait for the store', async () => {
+      assert.equal(await reachesTool(withoutSync(new MemoryStore())), false);
+    });
+
     /** The call journal writes one call makes, counted by the way they reach the store. */
     const writesOfOneCall = async (store: Store, sync: Store['sync']) => {
       const count = { sync: 0, promised: 0 };
