@@ -10,7 +10,7 @@ import { storeFailure, type CallRef } from './call-failures.js';
 import type { CallOutcomes } from './call-outcomes.js';
 import { argumentsDigest } from './digest.js';
 import type { JournalBatch } from './journal-batch.js';
-import type { Mutable, PreparedCall } from './prepared-call.js';
+import { then, type Mutable, type PreparedCall } from './prepared-call.js';
 
 /**
  * A call's entry in the journal: written `started` before each attempt, then with its answer. Every
@@ -82,7 +82,7 @@ export class CallJournal {
     const batch = this.batchOf(record.run);
     if (batch !== undefined) {
       const written = batch.write([{ call: record, expected }]);
-      return written instanceof Promise ? written.then((each) => each[0]!) : written[0]!;
+      return then(written, (each) => each[0]!);
     }
     return this.sync !== undefined ? this.sync.writeCall(record, expected) : writeCall(this.store, record, expected);
   }
@@ -101,7 +101,7 @@ export class CallJournal {
     const held = this.batchOf(run)?.heldLabels(run);
     if (held === undefined || held.length === 0) return stored;
     const join = (labels: readonly string[]): readonly string[] => [...new Set([...labels, ...held])];
-    return stored instanceof Promise ? stored.then(join) : join(stored);
+    return then(stored, join);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { ConflictError } from '../errors.js';
 import type { JournalWrite, Store } from '../store/store.js';
 import { errorAnswer } from '../tools/result.js';
+import { then } from './prepared-call.js';
 
 /** A write held for the next commit, and who waits to hear it was committed (`undefined`) or not. */
 interface Held {
@@ -105,7 +106,7 @@ export class JournalBatch {
       return queued;
     }
     const results = this.commit([writes]);
-    return results instanceof Promise ? results.then((each) => each[0]!) : results[0]!;
+    return then(results, (each) => each[0]!);
   }
 
   /** Commits what is held now (nothing to do when nothing is). */
@@ -115,7 +116,7 @@ export class JournalBatch {
     if (this.queued.length > 0) return this.commitQueued();
     if (this.held.length === 0) return;
     const results = this.commit([]);
-    return results instanceof Promise ? results.then(() => undefined) : undefined;
+    return then(results, () => undefined);
   }
 
   /**

@@ -60,10 +60,12 @@ export class RememberedKeys {
       const claim = await this.claim({ key, digest, owner }, holdMs, call.signal).catch((error: unknown) => {
         throw storeFailure(call, 'claim its idempotency key', error);
       });
-      if ('remembered' in claim)
-        return answered(claim.remembered.digest === digest ? claim.remembered.answer : conflict);
+      if ('remembered' in claim) {
+        // Guard (remembered-key-arguments): a key reused with other arguments gets no other call's result.
+        if (claim.remembered.digest !== digest) return answered(conflict);
+        return answered(claim.remembered.answer);
+      }
       if (!claim.claimed) {
-        // Guard (remembered-key-arguments): a key reused with other arguments runs nothing.
         if (claim.digest !== digest) return answered(conflict);
         return answered(
           errorAnswer(

@@ -1,6 +1,7 @@
 import { every, type Clock, type Timer, type Timers } from '../clock.js';
 import type { JournalWrite, Store } from '../store/store.js';
 import { leaseRun } from '../store/journal-writes.js';
+import { then } from './prepared-call.js';
 
 /**
  * The leases this node holds on runs (D3). A node holds a run's lease while any of the run's calls is
@@ -93,8 +94,7 @@ export class RunLeases {
         lease.labels = labels;
       return labels;
     };
-    const reading = read();
-    return reading instanceof Promise ? reading.then(keep) : keep(reading);
+    return then(read(), keep);
   }
 
   /** This node wrote `labels` to the run: they join those it keeps (a read under way is not kept: it may miss them). */

@@ -127,6 +127,34 @@ describe('The policy fails closed', () => {
   });
 
   describe("the runner's handling of a decision", () => {
+    it('runs nothing when a policy throws or rejects, and tells the developer', async () => {
+      class Broken extends Policy {
+        constructor(private readonly rejects: boolean) {
+          super();
+        }
+
+        override decide(): Decision | Promise<Decision> {
+          if (this.rejects) return Promise.reject(new Error('rules service down'));
+          throw new Error('rules service down');
+        }
+      }
+      for (const rejects of [false, true]) {
+        const app = rootContainer.createChildContainer();
+        app.register(Tokens.Policy, { useValue: new Broken(rejects) });
+        const ran = counter();
+        const h = await harness([destructive(ran)], { container: app });
+        try {
+          const answer = await h.call('wipe');
+          assert.equal(errorCode(answer), 'failed', `rejects: ${rejects}`);
+          assert.match(errorMessage(answer), /could not decide on this call, so it did not run \(rules service down\)/);
+          assert.equal(ran.count, 0, `a policy that ${rejects ? 'rejected' : 'threw'} let the tool run`);
+          assert.ok(h.events.some((e) => e.type === 'warning' && /Fix the policy's decide hook/.test(e.message)));
+        } finally {
+          await h.close();
+        }
+      }
+    });
+
     it('runs the tool only on allow: a decision of any other action is denied', async () => {
       // An app may register its own Policy under Tokens.Policy; one that answers nonsense must not open the gate.
       class LooseDecisions extends Policy {
