@@ -61,9 +61,10 @@ function written(
       batch.hold({ call: entry, expected: 'started' }, isRepeatable(p.entry.tool));
       return settle();
     }
-    return then(journal.writeCall(entry, 'started'), (won) =>
+    const writing = then(journal.writeCall(entry, 'started'), (won) =>
       won ? settle() : journal.journaledAnswer(p.run, p.call),
     );
+    return writing instanceof Promise ? writing.catch(failed) : writing;
   } catch (error) {
     return failed(error);
   }
