@@ -6,7 +6,8 @@ import type { ToolAnswer } from '../tools/result.js';
 import { toMicroUsd } from '../money.js';
 import type { CallDeps } from './call-deps.js';
 import { readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
-import { budgetAnswer, then, type CallRequest, type Maybe } from './prepared-call.js';
+import { budgetAnswer, type CallRequest } from './prepared-call.js';
+import { then, type Maybe } from './maybe.js';
 
 /** A new call through its checks: the tool resolved, its arguments parsed and checked, the run's labels read. */
 export interface AdmittedCall {

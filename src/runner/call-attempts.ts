@@ -11,7 +11,8 @@ import { CallContext } from './call-context.js';
 import type { CallJournal } from './call-journal.js';
 import { callReporter } from './call-reporter.js';
 import type { Deadlines } from './deadlines.js';
-import { isThenable, stoppedAnswer, type Maybe, type Tried, type Outcome, type PreparedCall } from './prepared-call.js';
+import { isThenable, stoppedAnswer, type Tried, type Outcome, type PreparedCall } from './prepared-call.js';
+import type { Maybe } from './maybe.js';
 import { backoffDelay, isTransient, sleep } from './transient.js';
 
 /** How attempts are timed and retried: the runner's options, checked. */
@@ -59,9 +60,8 @@ export class CallAttempts {
     const tool = p.entry.tool;
     // Guard (retry-only-repeatable): a tool not safe to repeat gets one attempt.
     const limit = first - 1 + (isRepeatable(tool) ? this.settings.attempts : 1);
+    let outcome = await made;
     for (let attempt = first; ; attempt++) {
-      if (attempt > first) ctx = this.contextOf(p, attempt);
-      const outcome = attempt > first ? await this.attempt(p, ctx) : await made;
       // Costs are counted whatever the attempt's outcome; measures are reported with the call's last event.
       if (ctx.costs !== undefined)
         await this.recordCosts(p, ctx.costs).catch((error: unknown) => {
@@ -88,6 +88,8 @@ export class CallAttempts {
         reason,
       });
       if (!(await sleep(this.timers, delayMs, p.signal))) return { answer: stoppedAnswer(p), attempt };
+      ctx = this.contextOf(p, attempt + 1);
+      outcome = await this.attempt(p, ctx);
     }
   }
 

@@ -10,7 +10,8 @@ import { storeFailure, type CallRef } from './call-failures.js';
 import type { CallOutcomes } from './call-outcomes.js';
 import { argumentsDigest } from './digest.js';
 import type { JournalBatch } from './journal-batch.js';
-import { then, type Mutable, type PreparedCall } from './prepared-call.js';
+import { type Mutable, type PreparedCall } from './prepared-call.js';
+import { then } from './maybe.js';
 
 /**
  * A call's entry in the journal: written `started` before each attempt, then with its answer. Every

@@ -8,9 +8,9 @@ import {
   NO_RESOURCES,
   prepareCall,
   unknownActionAnswer,
-  type Maybe,
   type PreparedCall,
 } from './prepared-call.js';
+import type { Maybe } from './maybe.js';
 
 /** What the policy made of a call: run it, park it for a person (with why), or end it unrun. */
 export type Verdict =

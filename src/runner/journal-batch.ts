@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors.js';
 import type { JournalWrite, Store } from '../store/store.js';
 import { errorAnswer } from '../tools/result.js';
-import { then } from './prepared-call.js';
+import { then } from './maybe.js';
 
 /** A write held for the next commit, and who waits to hear it was committed (`undefined`) or not. */
 interface Held {

@@ -4,7 +4,8 @@ import { attempt } from './attempt.js';
 import type { CallDeps } from './call-deps.js';
 import { decide, type Verdict } from './decide.js';
 import { holdBudget } from './hold-budget.js';
-import { ref, then, type CallRequest } from './prepared-call.js';
+import { ref, type CallRequest } from './prepared-call.js';
+import { then } from './maybe.js';
 
 /**
  * A new call, stage by stage: admit (resolve, parse, check, read labels) → decide (the policy) →

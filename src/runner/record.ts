@@ -4,7 +4,8 @@ import { isRepeatable } from '../tools/tool.js';
 import type { CallDeps } from './call-deps.js';
 import { answerNotJournaled } from './call-failures.js';
 import type { JournalBatch } from './journal-batch.js';
-import { includesAll, then, type Maybe, type PreparedCall } from './prepared-call.js';
+import { includesAll, type PreparedCall } from './prepared-call.js';
+import { then, type Maybe } from './maybe.js';
 
 /**
  * Stage 5, record: the call's answer is journaled (or the call parked, when its tool asked for a

@@ -4,7 +4,8 @@ import { requireCapability } from '../store/capabilities.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 import { answerNotJournaled, storeFailure, type CallRef } from './call-failures.js';
 import { argumentsDigest } from './digest.js';
-import type { Maybe, Tried } from './prepared-call.js';
+import type { Tried } from './prepared-call.js';
+import type { Maybe } from './maybe.js';
 import { sleep } from './transient.js';
 
 /** A call of an `@Idempotent({ remember: true })` tool, as `RememberedKeys` needs it. */

@@ -1,7 +1,7 @@
 import { every, type Clock, type Timer, type Timers } from '../clock.js';
 import type { JournalWrite, Store } from '../store/store.js';
 import { leaseRun } from '../store/journal-writes.js';
-import { then } from './prepared-call.js';
+import { then } from './maybe.js';
 
 /**
  * The leases this node holds on runs (D3). A node holds a run's lease while any of the run's calls is
