@@ -157,7 +157,8 @@ export function modelName(model: LanguageModelV3): string {
 }
 
 interface ProviderInstance {
-  languageModel(modelId: string): LanguageModelV3;
+  /** Checked by `resolve` before use. */
+  languageModel(modelId: string): unknown;
 }
 
 function builtIn(
@@ -175,7 +176,7 @@ function builtIn(
         : `no API key: set ${keyVariable} in the environment, or pass agents: { providers: { ${name}: { apiKey } } } to Wardrik.create.`,
     create: async (modelId) => {
       instance ??= load({ ...settings });
-      return (await instance).languageModel(modelId);
+      return (await instance).languageModel(modelId) as LanguageModelV3;
     },
   };
 }
