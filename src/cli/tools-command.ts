@@ -90,7 +90,7 @@ export async function loadToolsets(module: string, toolset: string): Promise<Mod
     exports = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
     const hint = ['.ts', '.mts', '.cts'].includes(extname(path))
-      ? 'It is TypeScript: build it with tsc (which keeps the decorator metadata) and pass the compiled .js file.'
+      ? 'It is TypeScript: Node only strips its types, which runs no decorators and emits no metadata; build it with tsc (which keeps the decorator metadata) and pass the compiled .js file.'
       : 'Fix the module, or pass one that only defines toolsets (importing it must not start your app).';
     throw new CliError(ExitCode.usage, `Module ${path} could not be imported: ${(error as Error).message}. ${hint}`, {
       cause: error,
