@@ -1,13 +1,12 @@
 // An agent over the orders toolset. Offline it plays a scripted model (and says so); with
 // ANTHROPIC_API_KEY set it asks claude-haiku-4-5. The refund waits for a person, approved here.
 import 'reflect-metadata';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { Wardrik } from '../src/index.js';
+import { Wardrik, type LanguageModel } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { OrderTools } from './orders/order-tools.js';
 
 const live = (process.env.ANTHROPIC_API_KEY ?? '') !== '';
-const model: string | LanguageModelV3 = live
+const model: string | LanguageModel = live
   ? 'anthropic:claude-haiku-4-5'
   : scriptedModel(
       [

@@ -156,6 +156,7 @@ export { AGENT_DEFAULTS } from './agent/options.js';
 export type { AgentOptions, AgentsOptions } from './agent/options.js';
 export { ModelRegistry } from './agent/model-registry.js';
 export type { ModelFactory, ModelProvider, ModelsOptions, ProviderSettings } from './agent/model-registry.js';
+export type { LanguageModel } from './agent/language-model.js';
 export { DEFAULT_PRICES } from './agent/pricing.js';
 export type { ModelPrice, ModelUsage, PriceTable } from './agent/pricing.js';
 

@@ -153,6 +153,7 @@ describe('The public API', () => {
       'JournalWrite',
       'JsonSchema',
       'LabelAddedEvent',
+      'LanguageModel',
       'ListenOptions',
       'LogLevel',
       'McpBackoffOptions',

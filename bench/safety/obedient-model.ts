@@ -1,6 +1,6 @@
 // The safety benchmark's model: it obeys every instruction it reads, wherever it reads it — the user's
 // text, a tool's answer, a tool's error, an earlier turn — the worst case a prompt injection can hope for.
-import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { scriptedModel, type ScriptedCall, type ScriptedModel, type ScriptedStep } from '../../src/testing/index.js';
 
 /**
@@ -46,7 +46,7 @@ function nextStep(call: ScriptedCall): ScriptedStep {
 }
 
 /** Every text in the prompt in order, the tool answers as values, and this turn's calls so far. */
-function read(prompt: LanguageModelV3Prompt): { texts: Read[]; answers: unknown[]; done: Map<string, number> } {
+function read(prompt: LanguageModelV4Prompt): { texts: Read[]; answers: unknown[]; done: Map<string, number> } {
   let lastUser = -1;
   prompt.forEach((message, i) => {
     if (message.role === 'user') lastUser = i;

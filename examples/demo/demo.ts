@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { Wardrik, type WardrikEvent } from '../../src/index.js';
 import { scriptedModel, type ScriptedCall, type ScriptedStep } from '../../src/testing/index.js';
 import { OrderTools } from '../orders/order-tools.js';
@@ -135,13 +135,13 @@ function narrate(event: WardrikEvent): void {
 }
 
 /** Wraps a model to print what it is told (tool answers) and what it says and calls, as the turn goes. */
-function narrated(model: LanguageModelV3): LanguageModelV3 {
+function narrated(model: LanguageModelV4): LanguageModelV4 {
   return {
-    specificationVersion: 'v3',
+    specificationVersion: 'v4',
     provider: model.provider,
     modelId: model.modelId,
     supportedUrls: model.supportedUrls,
-    async doGenerate(options: LanguageModelV3CallOptions) {
+    async doGenerate(options: LanguageModelV4CallOptions) {
       const last = options.prompt[options.prompt.length - 1];
       if (last?.role === 'tool') {
         for (const part of last.content) {
@@ -155,7 +155,7 @@ function narrated(model: LanguageModelV3): LanguageModelV3 {
       }
       return result;
     },
-    doStream: (options: LanguageModelV3CallOptions) => model.doStream(options),
+    doStream: (options: LanguageModelV4CallOptions) => model.doStream(options),
   };
 }
 
@@ -200,7 +200,7 @@ function orderDesk(call: ScriptedCall): ScriptedStep {
 }
 
 function outputText(
-  output: Extract<LanguageModelV3Prompt[number], { role: 'tool' }>['content'][number] extends infer P
+  output: Extract<LanguageModelV4Prompt[number], { role: 'tool' }>['content'][number] extends infer P
     ? P extends { output: infer O }
       ? O
       : never
@@ -215,9 +215,13 @@ function cut(text: string, max = 160): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-const model = narrated(
-  live ? await wardrik.models.resolve('anthropic:claude-haiku-4-5') : scriptedModel(orderDesk, { name: 'order-desk' }),
-);
+const underlying = live
+  ? await wardrik.models.resolve('anthropic:claude-haiku-4-5')
+  : scriptedModel(orderDesk, { name: 'order-desk' });
+// The built-in providers are AI SDK 7's (LanguageModelV4), as the scripted model is.
+if (underlying.specificationVersion !== 'v4')
+  throw new Error(`expected a v4 model, got ${underlying.specificationVersion}`);
+const model = narrated(underlying);
 const agent = wardrik.startAgent({
   id: AGENT,
   model,

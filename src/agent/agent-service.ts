@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { every, type Clock, type Timers } from '../clock.js';
 import { newRunId } from '../run-ids.js';
 import { ClosedError, ConfigurationError, ConflictError, NotFoundError, UsageError } from '../errors.js';
@@ -13,7 +12,8 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { Agent, type SendOptions, type TurnResult } from './agent.js';
 import { ConversationHistory } from './conversation-history.js';
 import { ModelCalls } from './model-calls.js';
-import { isLanguageModelV3, describe, modelName, type ModelRegistry } from './model-registry.js';
+import { isLanguageModel, modelName, type LanguageModel } from './language-model.js';
+import { describe, type ModelRegistry } from './model-registry.js';
 import { agentsSettings, checkAgentOptions, type AgentOptions, type AgentsOptions } from './options.js';
 import { Pricing } from './pricing.js';
 import { AgentTracing } from './tracing.js';
@@ -113,18 +113,18 @@ export class AgentService {
       );
     }
     let spec: string;
-    let model: () => Promise<LanguageModelV3>;
+    let model: () => Promise<LanguageModel>;
     if (typeof options.model === 'string') {
       spec = options.model;
       this.models.check(spec);
       model = () => this.models.resolve(spec);
-    } else if (isLanguageModelV3(options.model)) {
+    } else if (isLanguageModel(options.model)) {
       const instance = options.model;
       spec = modelName(instance);
       model = () => Promise.resolve(instance);
     } else {
       throw new ConfigurationError(
-        `Agent "${id}": model is ${describe(options.model)}; pass "provider:model" (such as "anthropic:claude-haiku-4-5") or a LanguageModelV3 (AI SDK 6 providers, specificationVersion "v3").`,
+        `Agent "${id}": model is ${describe(options.model)}; pass "provider:model" (such as "anthropic:claude-haiku-4-5") or a language model of an AI SDK 7 or 6 provider (specificationVersion "v4" or "v3").`,
       );
     }
     const price = options.price ?? this.pricing.priceOf(spec);

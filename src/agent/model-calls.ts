@@ -1,9 +1,9 @@
 import { APICallError } from '@ai-sdk/provider';
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import type { Timers } from '../clock.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { journaledArgumentsText } from '../tools/arguments.js';
 import { backoffDelay, isTransient, sleep } from '../runner/transient.js';
+import { generate, type LanguageModel, type ModelAnswer, type ModelCall } from './language-model.js';
 import type { ModelStepData } from './messages.js';
 import type { ModelRegistry } from './model-registry.js';
 import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
@@ -40,13 +40,13 @@ export class ModelCalls {
   /** Asks the model for the next step, retrying transient failures; a failure is described, not thrown. */
   async next(d: LiveTurn): Promise<ModelStepData | ModelFailure> {
     const { rt } = d;
-    let model: LanguageModelV3;
+    let model: LanguageModel;
     try {
       model = await rt.model();
     } catch (error) {
       return { failed: `Model "${rt.spec}" could not be loaded: ${(error as Error).message}` };
     }
-    const options: LanguageModelV3CallOptions = {
+    const options: ModelCall = {
       prompt: d.prompt,
       ...(d.tools.length === 0 ? {} : { tools: d.tools, toolChoice: { type: 'auto' as const } }),
       ...(rt.options.maxOutputTokens === undefined ? {} : { maxOutputTokens: rt.options.maxOutputTokens }),
@@ -62,7 +62,7 @@ export class ModelCalls {
         ...(rt.options.temperature === undefined ? {} : { 'gen_ai.request.temperature': rt.options.temperature }),
       });
       try {
-        const result = await model.doGenerate(options);
+        const result = await generate(model, options);
         const step = modelStep(rt.spec, result, rt.price);
         span.set({
           'gen_ai.response.model': result.response?.modelId ?? rt.modelId,
@@ -105,7 +105,7 @@ export class ModelCalls {
 }
 
 /** A model response as the journal keeps it. */
-function modelStep(spec: string, result: LanguageModelV3GenerateResult, price: ModelPrice | undefined): ModelStepData {
+function modelStep(spec: string, result: ModelAnswer, price: ModelPrice | undefined): ModelStepData {
   let text = '';
   const calls: { id: string; name: string; input: string }[] = [];
   for (const part of result.content) {

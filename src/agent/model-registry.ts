@@ -1,8 +1,8 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { ConfigurationError } from '../errors.js';
+import { isLanguageModel, type LanguageModel } from './language-model.js';
 
 /** Makes the model for `modelId` (the part after `provider:`); may load the provider's package lazily. */
-export type ModelFactory = (modelId: string) => LanguageModelV3 | Promise<LanguageModelV3>;
+export type ModelFactory = (modelId: string) => LanguageModel | Promise<LanguageModel>;
 
 /**
  * A provider registered by prefix. `check` runs when an agent starts, synchronously, and returns what
@@ -17,9 +17,9 @@ export interface ModelProvider {
 
 /** Settings for a built-in provider; each falls back to the provider's own environment variables. */
 export interface ProviderSettings {
-  /** Instead of ANTHROPIC_API_KEY / OPENAI_API_KEY. */
+  /** Instead of ANTHROPIC_API_KEY / OPENAI_API_KEY / GOOGLE_GENERATIVE_AI_API_KEY. */
   readonly apiKey?: string;
-  /** Instead of ANTHROPIC_BASE_URL / OPENAI_BASE_URL, such as a proxy or a local fake. */
+  /** Instead of ANTHROPIC_BASE_URL / OPENAI_BASE_URL (Google's has no variable), such as a proxy or a local fake. */
   readonly baseURL?: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -28,17 +28,18 @@ export interface ProviderSettings {
 export interface ModelsOptions {
   readonly anthropic?: ProviderSettings;
   readonly openai?: ProviderSettings;
+  readonly google?: ProviderSettings;
 }
 
 /**
- * Turns `'provider:model'` into a LanguageModelV3. `anthropic` and `openai` are built in, through
- * `@ai-sdk/anthropic` and `@ai-sdk/openai`, each loaded (dynamic import) only when a model of theirs
- * is first used. `register(prefix, provider)` adds more; a later registration replaces an earlier one.
+ * Turns `'provider:model'` into a model (LanguageModelV4 or V3). `anthropic`, `openai` and `google` are built
+ * in, through the AI SDK 7 providers `@ai-sdk/anthropic`, `@ai-sdk/openai` and `@ai-sdk/google`, each loaded
+ * (dynamic import) only when a model of theirs is first used. `register(prefix, provider)` adds more; a later registration replaces an earlier one.
  * Replace the whole registry under `Tokens.Models`.
  */
 export class ModelRegistry {
   private readonly providers = new Map<string, ModelProvider>();
-  private readonly models = new Map<string, Promise<LanguageModelV3>>();
+  private readonly models = new Map<string, Promise<LanguageModel>>();
 
   /** The built-in providers, with `options`' keys and base URLs; an app may build its own for `Tokens.Models`. */
   constructor(options: ModelsOptions = {}) {
@@ -56,6 +57,13 @@ export class ModelRegistry {
         return createOpenAI({ ...settings, headers: { ...settings.headers } });
       }),
     );
+    this.register(
+      'google',
+      builtIn('google', 'GOOGLE_GENERATIVE_AI_API_KEY', options.google, async (settings) => {
+        const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+        return createGoogleGenerativeAI({ ...settings, headers: { ...settings.headers } });
+      }),
+    );
   }
 
   /** Adds a provider under `prefix`, so `'prefix:model'` works in `startAgent({ model })`. */
@@ -68,7 +76,7 @@ export class ModelRegistry {
     const definition = typeof provider === 'function' ? { create: provider } : provider;
     if (definition === null || typeof definition !== 'object' || typeof definition.create !== 'function') {
       throw new ConfigurationError(
-        `Model provider "${prefix}" must be a function (modelId) => LanguageModelV3, or { create, check? }.`,
+        `Model provider "${prefix}" must be a function (modelId) => LanguageModel (an AI SDK 7 or 6 provider's model), or { create, check? }.`,
       );
     }
     this.providers.set(prefix, definition);
@@ -93,16 +101,16 @@ export class ModelRegistry {
   }
 
   /** The model for `'provider:model'`, made once and kept. */
-  resolve(spec: string): Promise<LanguageModelV3> {
+  resolve(spec: string): Promise<LanguageModel> {
     let model = this.models.get(spec);
     if (model === undefined) {
       const [provider, modelId] = this.parse(spec);
       model = Promise.resolve()
         .then(() => provider.create(modelId))
         .then((made) => {
-          if (!isLanguageModelV3(made)) {
+          if (!isLanguageModel(made)) {
             throw new ConfigurationError(
-              `Model provider for "${spec}" returned ${describe(made)}, not a LanguageModelV3 (specificationVersion "v3").`,
+              `Model provider for "${spec}" returned ${describe(made)}, not a language model of AI SDK 7 or 6 (specificationVersion "v4" or "v3").`,
             );
           }
           return made;
@@ -117,29 +125,18 @@ export class ModelRegistry {
     const colon = typeof spec === 'string' ? spec.indexOf(':') : -1;
     if (colon <= 0 || colon === spec.length - 1) {
       throw new ConfigurationError(
-        `Model ${JSON.stringify(spec)} is not "provider:model"; write it such as "anthropic:claude-haiku-4-5" or "openai:gpt-5-mini", or pass a LanguageModelV3.`,
+        `Model ${JSON.stringify(spec)} is not "provider:model"; write it such as "anthropic:claude-haiku-4-5" or "openai:gpt-5-mini", or pass an AI SDK language model.`,
       );
     }
     const prefix = spec.slice(0, colon);
     const provider = this.providers.get(prefix);
     if (provider === undefined) {
       throw new ConfigurationError(
-        `Model "${spec}": no provider "${prefix}" is registered (there are: ${this.prefixes().join(', ')}). Register it with wardrik.models.register("${prefix}", (modelId) => model), or pass a LanguageModelV3.`,
+        `Model "${spec}": no provider "${prefix}" is registered (there are: ${this.prefixes().join(', ')}). Register it with wardrik.models.register("${prefix}", (modelId) => model), or pass an AI SDK language model.`,
       );
     }
     return [provider, spec.slice(colon + 1)];
   }
-}
-
-/** True for a LanguageModelV3 (the AI SDK 6 provider interface). */
-export function isLanguageModelV3(value: unknown): value is LanguageModelV3 {
-  const model = value as LanguageModelV3 | null;
-  return (
-    model !== null &&
-    typeof model === 'object' &&
-    model.specificationVersion === 'v3' &&
-    typeof model.doGenerate === 'function'
-  );
 }
 
 export function describe(value: unknown): string {
@@ -149,16 +146,8 @@ export function describe(value: unknown): string {
   return version === undefined ? 'an object' : `a model with specificationVersion ${JSON.stringify(version)}`;
 }
 
-/** `provider:model` as Wardrik names a model instance: `anthropic.messages` → `anthropic`. */
-export function modelName(model: LanguageModelV3): string {
-  const provider = String(model.provider);
-  const dot = provider.indexOf('.');
-  return `${dot > 0 ? provider.slice(0, dot) : provider}:${model.modelId}`;
-}
-
 interface ProviderInstance {
-  /** Checked by `resolve` before use. */
-  languageModel(modelId: string): unknown;
+  languageModel(modelId: string): LanguageModel;
 }
 
 function builtIn(
@@ -176,7 +165,7 @@ function builtIn(
         : `no API key: set ${keyVariable} in the environment, or pass agents: { providers: { ${name}: { apiKey } } } to Wardrik.create.`,
     create: async (modelId) => {
       instance ??= load({ ...settings });
-      return (await instance).languageModel(modelId) as LanguageModelV3;
+      return (await instance).languageModel(modelId);
     },
   };
 }

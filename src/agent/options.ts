@@ -1,16 +1,19 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { ConfigurationError } from '../errors.js';
 import { countRule, defaultsOf, numberOptions, readNumbers, timerRule, type NumberSettings } from '../options.js';
 import type { Policy, PolicyRule } from '../policy/policy.js';
 import { checkPrice, type ModelPrice, type PriceTable } from './pricing.js';
+import type { LanguageModel } from './language-model.js';
 import type { ModelsOptions } from './model-registry.js';
 
 /** What `wardrik.startAgent` takes. */
 export interface AgentOptions {
   /** Stable: turns, spend and the conversation are kept under it. 1 to 128 of letters, digits, `_ . : -`. */
   readonly id: string;
-  /** `'provider:model'`, such as `'anthropic:claude-haiku-4-5'`, or any LanguageModelV3. */
-  readonly model: string | LanguageModelV3;
+  /**
+   * `'provider:model'`, such as `'anthropic:claude-haiku-4-5'`, or a model of any AI SDK 7 provider
+   * (LanguageModelV4) or AI SDK 6 provider (LanguageModelV3).
+   */
+  readonly model: string | LanguageModel;
   /** The system prompt. */
   readonly instructions?: string;
   /** Patterns of the tools the agent may use, such as `['orders/*', 'github/search_issues']`. */

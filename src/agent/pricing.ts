@@ -65,6 +65,10 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   'openai:gpt-4o-mini': price(0.15, 0.6, 0.075),
   'openai:o3': price(2, 8, 0.5),
   'openai:o4-mini': price(1.1, 4.4, 0.275),
+  // Gemini's prices for prompts up to 200k tokens.
+  'google:gemini-2.5-pro': price(1.25, 10, 0.125),
+  'google:gemini-2.5-flash': price(0.3, 2.5, 0.03),
+  'google:gemini-2.5-flash-lite': price(0.1, 0.4, 0.01),
   // The scripted model of `wardrik/testing` costs nothing; give it a price to test budgets.
   'scripted:*': price(0, 0),
 });

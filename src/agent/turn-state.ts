@@ -1,4 +1,5 @@
-import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { LanguageModel } from './language-model.js';
 import type { JournalBatch } from '../runner/journal-batch.js';
 import type { TurnRecord, TurnStatus } from '../store/store.js';
 import type { TurnOutcome, TurnResult } from './agent.js';
@@ -16,7 +17,7 @@ export interface Runtime {
   readonly spec: string;
   readonly provider: string;
   readonly modelId: string;
-  readonly model: () => Promise<LanguageModelV3>;
+  readonly model: () => Promise<LanguageModel>;
   readonly price: ModelPrice | undefined;
   readonly maxSteps: number;
   readonly historyTurns: number;

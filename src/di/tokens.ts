@@ -42,7 +42,7 @@ export const Tokens = Object.freeze({
   Capabilities: Symbol.for('wardrik:capabilities') as InjectionToken<CapabilityProvider>,
   /** The default MCP hub (named `mcp`, or the only one), when `Wardrik.create` was given `mcp`. Built by Wardrik. */
   Mcp: Symbol.for('wardrik:mcp') as InjectionToken<McpHub>,
-  /** Turns `'provider:model'` into a LanguageModelV3. A seam (else built from `agents.providers`). */
+  /** Turns `'provider:model'` into a language model (AI SDK 7 or 6). A seam (else built from `agents.providers`). */
   Models: Symbol.for('wardrik:models') as InjectionToken<ModelRegistry>,
   /** Runs agent turns, `wardrik.agents`. Built by Wardrik. */
   Agents: Symbol.for('wardrik:agents') as InjectionToken<AgentService>,

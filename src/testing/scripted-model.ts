@@ -1,13 +1,13 @@
 import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-  LanguageModelV3StreamResult,
-  LanguageModelV3Usage,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { ConfigurationError } from '../errors.js';
 
@@ -30,8 +30,8 @@ export interface ScriptedStep {
 export interface ScriptedCall {
   /** 0 for the model's first call, 1 for the next … */
   readonly index: number;
-  readonly prompt: LanguageModelV3Prompt;
-  readonly tools: readonly LanguageModelV3FunctionTool[];
+  readonly prompt: LanguageModelV4Prompt;
+  readonly tools: readonly LanguageModelV4FunctionTool[];
   /** The text of the last tool result in the prompt, if the last message is tool results. */
   readonly lastToolResult: string | undefined;
 }
@@ -48,17 +48,17 @@ export interface ScriptedModelOptions {
 }
 
 /**
- * A LanguageModelV3 that plays a script instead of calling a provider, for tests and offline demos.
+ * A LanguageModelV4 that plays a script instead of calling a provider, for tests and offline demos.
  * It says it is scripted wherever it appears: its provider is `scripted`, its id starts with
  * `scripted`, and every text it produces starts with `[scripted] `. `calls` records what it was asked.
  */
-export class ScriptedModel implements LanguageModelV3 {
-  readonly specificationVersion = 'v3';
+export class ScriptedModel implements LanguageModelV4 {
+  readonly specificationVersion = 'v4';
   readonly provider = 'scripted';
   readonly modelId: string;
   readonly supportedUrls: Record<string, RegExp[]> = {};
   /** Each call's options, with a copy of the prompt as it was then. */
-  readonly calls: LanguageModelV3CallOptions[] = [];
+  readonly calls: LanguageModelV4CallOptions[] = [];
   private nextCall = 0;
 
   constructor(
@@ -74,13 +74,13 @@ export class ScriptedModel implements LanguageModelV3 {
     return typeof this.script === 'function' ? Infinity : Math.max(0, this.script.length - this.nextCall);
   }
 
-  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
     const index = this.nextCall++;
     this.calls.push({ ...options, prompt: [...options.prompt] });
     const step = this.stepAt(index, options);
     if (step.error !== undefined)
       throw typeof step.error === 'string' ? new Error(`${SCRIPTED_PREFIX}${step.error}`) : step.error;
-    const content: LanguageModelV3Content[] = [];
+    const content: LanguageModelV4Content[] = [];
     if (step.text !== undefined) content.push({ type: 'text', text: `${SCRIPTED_PREFIX}${step.text}` });
     let n = 0;
     for (const call of step.toolCalls ?? []) {
@@ -104,9 +104,9 @@ export class ScriptedModel implements LanguageModelV3 {
     };
   }
 
-  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
     const result = await this.doGenerate(options);
-    const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+    const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
     result.content.forEach((part, i) => {
       if (part.type === 'text') {
         parts.push(
@@ -129,11 +129,11 @@ export class ScriptedModel implements LanguageModelV3 {
     };
   }
 
-  private stepAt(index: number, options: LanguageModelV3CallOptions): ScriptedStep {
+  private stepAt(index: number, options: LanguageModelV4CallOptions): ScriptedStep {
     const call = (): ScriptedCall => ({
       index,
       prompt: options.prompt,
-      tools: (options.tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function'),
+      tools: (options.tools ?? []).filter((tool): tool is LanguageModelV4FunctionTool => tool.type === 'function'),
       lastToolResult: lastToolResult(options.prompt),
     });
     if (typeof this.script === 'function') return this.script(call());
@@ -157,7 +157,7 @@ export function scriptedModel(script: Script, options?: ScriptedModelOptions): S
   return new ScriptedModel(script, options);
 }
 
-function usageOf(usage: ScriptedStep['usage']): LanguageModelV3Usage {
+function usageOf(usage: ScriptedStep['usage']): LanguageModelV4Usage {
   const input = usage?.inputTokens ?? 0;
   const cacheRead = usage?.cacheReadTokens ?? 0;
   return {
@@ -166,7 +166,7 @@ function usageOf(usage: ScriptedStep['usage']): LanguageModelV3Usage {
   };
 }
 
-function lastToolResult(prompt: LanguageModelV3Prompt): string | undefined {
+function lastToolResult(prompt: LanguageModelV4Prompt): string | undefined {
   const last = prompt[prompt.length - 1];
   if (last?.role !== 'tool') return undefined;
   const part = last.content[last.content.length - 1];

@@ -281,11 +281,11 @@ describe('Agent', () => {
       [
         'an unknown provider',
         { model: 'acme:m1' },
-        /no provider "acme" is registered \(there are: anthropic, openai\)\. Register it with wardrik\.models\.register\("acme"/,
+        /no provider "acme" is registered \(there are: anthropic, google, openai\)\. Register it with wardrik\.models\.register\("acme"/,
       ],
       ['a model without a provider', { model: 'claude-haiku-4-5' }, /is not "provider:model"/],
       [
-        'a model that is not a LanguageModelV3',
+        'a model of neither AI SDK line (v4 or v3)',
         { model: { specificationVersion: 'v2', doGenerate() {} } },
         /specificationVersion "v2"/,
       ],

@@ -124,3 +124,32 @@ export function openaiResponse(
 export function openaiError(status: number, type: string, message: string): FakeReply {
   return { status, body: { error: { message, type, param: null, code: type } } };
 }
+
+/** Gemini API (`POST /v1beta/models/{model}:generateContent`): a candidate with text and function calls. */
+export function geminiResponse(
+  content: readonly ({ text: string } | { tool: string; input: unknown })[],
+  usage = { input: 1000, output: 200 },
+): FakeReply {
+  return {
+    body: {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: content.map((part) =>
+              'text' in part ? { text: part.text } : { functionCall: { name: part.tool, args: part.input } },
+            ),
+          },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      usageMetadata: {
+        promptTokenCount: usage.input,
+        candidatesTokenCount: usage.output,
+        totalTokenCount: usage.input + usage.output,
+      },
+      modelVersion: 'gemini-2.5-flash',
+    },
+  };
+}

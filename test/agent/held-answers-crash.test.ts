@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { container as root } from 'tsyringe';
 import { defineTool, SqliteStore, Tokens, Wardrik } from '../../src/index.js';
-import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { ScriptedModel, scriptedModel } from '../../src/testing/index.js';
 import { killAtCrashPoint } from '../crash/kill-at-crash-point.js';
 import { lapseLeases } from '../crash/scratch-stores.js';
@@ -107,7 +107,7 @@ describe('A read-only call whose answer is held for the next commit', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     /** Its second call waits until the test releases it: the first call's answer is held meanwhile. */
     class GatedModel extends ScriptedModel {
-      override async doGenerate(options: LanguageModelV3CallOptions): ReturnType<ScriptedModel['doGenerate']> {
+      override async doGenerate(options: LanguageModelV4CallOptions): ReturnType<ScriptedModel['doGenerate']> {
         if (this.calls.length === 1) {
           asked();
           await released;

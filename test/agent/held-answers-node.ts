@@ -4,7 +4,7 @@
 // Each run of a tool is appended to WARDRIK_RAN_LOG.
 import 'reflect-metadata';
 import { appendFileSync } from 'node:fs';
-import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { defineTool, Wardrik } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { stopAtCrashPoint } from '../crash/kill-at-crash-point.js';
@@ -27,7 +27,7 @@ const tools = [
 
 /** Answers the first call from the script; the second prints the crash point and never answers. */
 class HangingModel extends ScriptedModel {
-  override doGenerate(options: LanguageModelV3CallOptions): ReturnType<ScriptedModel['doGenerate']> {
+  override doGenerate(options: LanguageModelV4CallOptions): ReturnType<ScriptedModel['doGenerate']> {
     if (this.calls.length === 1) {
       return stopAtCrashPoint();
     }

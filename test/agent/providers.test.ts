@@ -325,7 +325,7 @@ describe('Models through the real provider packages, against loopback fakes of t
       assert.equal(turn.status, 'failed');
       assert.match(
         turn.error!,
-        /Model "odd:x" could not be loaded: .*specificationVersion "v2".*not a LanguageModelV3/,
+        /Model "odd:x" could not be loaded: .*specificationVersion "v2".*not a language model of AI SDK 7 or 6 \(specificationVersion "v4" or "v3"\)/,
       );
       await h.close();
     });

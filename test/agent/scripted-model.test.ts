@@ -11,7 +11,7 @@ describe('The scripted model (wardrik/testing)', () => {
     const model = scriptedModel([{ text: 'Hello.' }], { name: 'demo' });
     assert.equal(model.provider, 'scripted');
     assert.equal(model.modelId, 'scripted-demo');
-    assert.equal(model.specificationVersion, 'v3');
+    assert.equal(model.specificationVersion, 'v4');
     const result = await model.doGenerate(options);
     assert.deepEqual(result.content, [{ type: 'text', text: '[scripted] Hello.' }]);
     assert.equal(SCRIPTED_PREFIX, '[scripted] ');

@@ -3,7 +3,7 @@
 // hangs (the step and its spend were committed with the call's `started`); with WARDRIK_CRASH_AT=model
 // the model's second call does (the step's spend was committed, the next one not yet incurred).
 import 'reflect-metadata';
-import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { defineTool, Wardrik } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { stopAtCrashPoint } from '../crash/kill-at-crash-point.js';
@@ -17,7 +17,7 @@ const lookup = defineTool({
 });
 
 class HangingModel extends ScriptedModel {
-  override doGenerate(options: LanguageModelV3CallOptions): ReturnType<ScriptedModel['doGenerate']> {
+  override doGenerate(options: LanguageModelV4CallOptions): ReturnType<ScriptedModel['doGenerate']> {
     if (at === 'model' && this.calls.length === 1) return stopAtCrashPoint();
     return super.doGenerate(options);
   }
