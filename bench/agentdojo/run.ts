@@ -39,6 +39,9 @@ export function reportLines(report: SuiteReport): string[] {
       `    ${attack.padEnd(24)} attack success ${pct(cases.filter((r) => r.attackSucceeded).length, cases.length)}, utility under attack ${pct(cases.filter((r) => r.utility).length, cases.length)}`,
     );
   }
+  const succeeded = [...new Set(report.attacked.filter((r) => r.attackSucceeded).map((r) => r.injectionTask))];
+  if (report.defences && succeeded.length > 0)
+    lines.push(`    injection tasks that succeed without a person: ${succeeded.join(', ')}`);
   const failed = report.harmless.filter((r) => !r.utility).map((r) => r.userTask.replace('user_task_', ''));
   if (failed.length > 0) lines.push(`    user tasks short of their goal without attack: ${failed.join(', ')}`);
   return lines;
