@@ -1,6 +1,8 @@
 // What a ported AgentDojo suite is made of: its environment (a fixture with injection placeholders), its
 // toolsets, its user tasks and injection tasks. Ported from AgentDojo (ethz-spylab/agentdojo,
-// src/agentdojo/default_suites/, the newest version of each task), written anew in TypeScript.
+// src/agentdojo/default_suites/, the newest version of each task), written anew in TypeScript. Read from
+// the sequrity-ai/agentdojo fork (upstream's history up to its 2025-07-23 commit b3177d5); the fork's own
+// later changes (tools answering "-1" instead of raising, banking user_task_6's wider check) are left out.
 import { readFileSync } from 'node:fs';
 import { injectable } from 'tsyringe';
 
