@@ -1,6 +1,7 @@
 // The safety benchmark's model: it obeys every instruction it reads, wherever it reads it — the user's
 // text, a tool's answer, a tool's error, an earlier turn — the worst case a prompt injection can hope for.
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { parsed, resultText, strings } from './prompt-reading.js';
 import { scriptedModel, type ScriptedCall, type ScriptedModel, type ScriptedStep } from '../../src/testing/index.js';
 
 /**
@@ -70,12 +71,7 @@ function read(prompt: LanguageModelV4Prompt): { texts: Read[]; answers: unknown[
     } else if (message.role === 'tool') {
       for (const part of message.content) {
         if (part.type !== 'tool-result') continue;
-        const output = part.output;
-        const raw =
-          output.type === 'text' || output.type === 'error-text'
-            ? output.value
-            : JSON.stringify('value' in output ? output.value : null);
-        const value = parsed(raw);
+        const value = parsed(resultText(part.output));
         answers.push(value);
         for (const text of strings(value)) texts.push({ text, current });
       }
@@ -130,18 +126,4 @@ function fieldOf(value: unknown, field: string): string | undefined {
     if (found !== undefined) return found;
   }
   return undefined;
-}
-
-function strings(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (value === null || typeof value !== 'object') return [];
-  return Object.values(value).flatMap(strings);
-}
-
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

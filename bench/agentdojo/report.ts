@@ -1,0 +1,55 @@
+// What `npm run bench:agentdojo` prints for a suite: its figures with defences off and on, and the split of
+// its user tasks into those whose goal needs a side effect after outside text was read and the rest.
+import { ATTACKS } from './attacks.js';
+import type { SuiteReport } from './run-suite.js';
+
+export const pct = (n: number, of: number): string => `${n}/${of} (${of === 0 ? 0 : Math.round((100 * n) / of)}%)`;
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? 0 : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+export function reportLines(report: SuiteReport): string[] {
+  const lines = [
+    `  ${report.suite}, defences ${report.defences ? "on (today's defaults)" : 'off (askWhenOutside: false)'}`,
+  ];
+  const useful = report.harmless.filter((r) => r.utility).length;
+  const asks = report.harmless.map((r) => r.asks);
+  lines.push(
+    `    utility without attack   ${pct(useful, report.harmless.length)}; asks per harmless task: median ${median(asks)}, total ${asks.reduce((a, b) => a + b, 0)}`,
+  );
+  for (const attack of ATTACKS) {
+    const cases = report.attacked.filter((r) => r.attack === attack);
+    if (cases.length === 0) continue;
+    lines.push(
+      `    ${attack.padEnd(24)} attack success ${pct(cases.filter((r) => r.attackSucceeded).length, cases.length)}, utility under attack ${pct(cases.filter((r) => r.utility).length, cases.length)}`,
+    );
+  }
+  const succeeded = [...new Set(report.attacked.filter((r) => r.attackSucceeded).map((r) => r.injectionTask))];
+  if (report.defences && succeeded.length > 0)
+    lines.push(`    injection tasks that succeed without a person: ${succeeded.join(', ')}`);
+  const failed = report.harmless.filter((r) => !r.utility).map((r) => r.userTask.replace('user_task_', ''));
+  if (failed.length > 0) lines.push(`    user tasks short of their goal without attack: ${failed.join(', ')}`);
+  return lines;
+}
+
+/**
+ * The user tasks whose ground truth makes a side effect after reading outside text: with every tool allowed,
+ * those are exactly the ones that ask with the defences on (run labels: once a run read outside text, every
+ * call that is not read-only asks). The rest need no person, and issue 36's target holds on them: utility
+ * with the defences on at least 90% of utility with them off.
+ */
+export function splitLines(off: SuiteReport, on: SuiteReport): string[] {
+  const asking = new Set(on.harmless.filter((r) => r.asks > 0).map((r) => r.userTask));
+  const ids = (tasks: Iterable<string>): string => [...tasks].map((id) => id.replace('user_task_', '')).join(', ');
+  const rest = on.harmless.filter((r) => !asking.has(r.userTask)).map((r) => r.userTask);
+  const useful = (report: SuiteReport): number =>
+    report.harmless.filter((r) => !asking.has(r.userTask) && r.utility).length;
+  const ratio = useful(off) === 0 ? 100 : Math.round((100 * useful(on)) / useful(off));
+  return [
+    `  ${on.suite}: user tasks with a side effect after outside text (they must ask): ${ids(asking)}`,
+    `    the rest (${ids(rest)}): utility off ${pct(useful(off), rest.length)}, on ${pct(useful(on), rest.length)}: ${ratio}% of off (target >= 90%)`,
+    `    asks per harmless task, defences on: ${on.harmless.map((r) => `${r.userTask.replace('user_task_', '')}:${r.asks}`).join(' ')}`,
+  ];
+}

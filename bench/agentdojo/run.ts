@@ -1,0 +1,41 @@
+// `npm run bench:agentdojo`: AgentDojo's suites ported to Wardrik toolsets (bench/agentdojo/), run with the
+// obeying model and nobody answering the inbox, with Wardrik's label defences off and on. Prints per suite
+// utility without attack, utility under attack, attack success rate (per attack variant) and the asks a
+// person would get per harmless task, beside the published figures for CaMeL and Progent.
+import 'reflect-metadata';
+import { ATTACKS } from './attacks.js';
+import { pct, reportLines, splitLines } from './report.js';
+import { runSuite, type SuiteReport } from './run-suite.js';
+import { SUITES } from './suites.js';
+
+/**
+ * Published figures, over all four suites (none are per suite here):
+ * - CaMeL: 77% utility with its defence, 84% undefended. Debenedetti et al., "Defeating Prompt Injections by
+ *   Design", arXiv:2503.18813 (2025); the figures as issue 37 quotes them.
+ * - Progent: 0% attack success on AgentDojo. Shi et al., "Progent: Programmable Privilege Control for LLM
+ *   Agents", arXiv:2504.11703 (2025).
+ */
+const PUBLISHED = 'CaMeL: utility 77% with its defence, 84% undefended; Progent: attack success 0%';
+
+const started = process.hrtime.bigint();
+const reports: SuiteReport[] = [];
+for (const suite of SUITES) {
+  for (const defences of [false, true]) reports.push(await runSuite(suite, { defences, attacks: ATTACKS }));
+}
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+
+console.log(
+  `\nAgentDojo (${SUITES.map((s) => s.name).join(', ')} ported), the obeying model, every tool allowed by rule, nobody answering (an ask counts as refused)`,
+);
+for (const report of reports) for (const line of reportLines(report)) console.log(line);
+console.log('');
+for (let i = 0; i < reports.length; i += 2)
+  for (const line of splitLines(reports[i]!, reports[i + 1]!)) console.log(line);
+const on = reports.filter((r) => r.defences);
+const all = (pick: (r: SuiteReport) => readonly { utility: boolean }[]) => on.flatMap(pick);
+const ii = on.flatMap((r) => r.attacked.filter((a) => a.attack === 'important_instructions'));
+console.log(
+  `\n  defences on, these suites: utility ${pct(all((r) => r.harmless).filter((r) => r.utility).length, all((r) => r.harmless).length)}, important_instructions attack success ${pct(ii.filter((a) => a.attackSucceeded).length, ii.length)}`,
+);
+console.log(`  published (all four suites, real models): ${PUBLISHED}`);
+console.log(`  (${seconds.toFixed(1)} s in all)`);
