@@ -23,6 +23,7 @@ import {
 import { type BatchOutcome, GroupCommit } from './group-commit.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteJournalCommit } from './sqlite-journal.js';
+import { batchRun } from './journal-writes.js';
 import { checkVersion, currentVersion, migrate } from './sqlite-migrations.js';
 import { storeError } from './sqlite-errors.js';
 import { sqlitePruner } from './sqlite-retention.js';
@@ -144,12 +145,15 @@ export class SqliteStore implements FullStore {
       );
       this.commitNow = commit;
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
-      this.groups = new GroupCommit((batches) =>
-        this.run('write to the journal', () => {
-          const outcomes = commit(batches);
-          this.checkpoints.committed();
-          return outcomes;
-        }),
+      this.groups = new GroupCommit(
+        (batches) =>
+          this.run('write to the journal', () => {
+            const outcomes = commit(batches);
+            this.checkpoints.committed();
+            return outcomes;
+          }),
+        1,
+        batchRun,
       );
       this.pruneTx = sqlitePruner(this.db);
     } catch (error) {

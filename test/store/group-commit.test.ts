@@ -325,6 +325,56 @@ describe('Group commit on SQLite, reopened', () => {
   });
 });
 
+describe('Group commit on SQLite, when a commit starts', () => {
+  it("commits a lone run's batch before the event loop's next turn", async () => {
+    const store = new SqliteStore({ path: join(dir, `${randomUUID()}.db`) });
+    try {
+      const order: string[] = [];
+      // Scheduled before the batch is handed in: a commit that waited for the loop's next turn would come after it.
+      const nextTurn = new Promise<void>((resolve) =>
+        setImmediate(() => {
+          order.push("the loop's next turn");
+          resolve();
+        }),
+      );
+      const written = store.writeJournal(stepAndCalls(randomUUID())).then((results) => {
+        order.push('committed');
+        return results;
+      });
+      assert.deepEqual(await written, [true, true, true, true]);
+      await nextTurn;
+      assert.deepEqual(order, ['committed', "the loop's next turn"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('commits the batches of ten runs handed in by ten callbacks of one turn of the loop in three commits at most', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const store = new SqliteStore({ path });
+    try {
+      const before = walCommits(path);
+      const runs = Array.from({ length: 10 }, () => randomUUID());
+      // Each from a callback of its own (as the answers of ten tools' HTTP requests would come), all in one turn.
+      const written = await Promise.all(
+        runs.map(
+          (run) =>
+            new Promise<boolean[]>((resolve, reject) =>
+              setImmediate(() => store.writeJournal(stepAndCalls(run)).then(resolve, reject)),
+            ),
+        ),
+      );
+      assert.ok(written.every((results) => results.every(Boolean)));
+      // The first two commit alone, each as soon as its callback is done; from the second writer on, the
+      // batches wait for the loop's next turn and go together.
+      assert.ok(walCommits(path) - before <= 3, `${walCommits(path) - before} commits`);
+      for (const run of runs) assert.equal((await store.listCalls({ run })).length, 3);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('A busy SQLite store', () => {
   /** How many calls the database file holds on its own, without its write-ahead log: what checkpoints moved there. */
   const callsInFile = (path: string): number => {
