@@ -375,55 +375,57 @@ describe('Group commit on SQLite, when a commit starts', () => {
   });
 });
 
-describe('A busy SQLite store', () => {
-  /** How many calls the database file holds on its own, without its write-ahead log: what checkpoints moved there. */
-  const callsInFile = (path: string): number => {
-    const copy = join(dir, `${randomUUID()}.db`);
-    copyFileSync(path, copy);
-    const db = new Database(copy, { readonly: true });
-    try {
-      // A file whose log was never checkpointed has not even the tables yet.
-      if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'calls'`).get() === undefined) return 0;
-      return (db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  };
-  /** The store's checkpoint thread, if it started one (read from its private state: nothing public says so). */
-  const checkpointThread = (store: SqliteStore): unknown =>
-    (store as unknown as { checkpoints: { worker?: unknown } }).checkpoints.worker;
-  const journal = async (store: SqliteStore, commits: number): Promise<void> => {
-    for (let i = 0; i < commits; i++)
-      await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
-  };
+for (const driver of ['node', 'better-sqlite3'] as const) {
+  describe(`A busy SQLite store, on the ${driver} driver`, () => {
+    /** How many calls the database file holds on its own, without its write-ahead log: what checkpoints moved there. */
+    const callsInFile = (path: string): number => {
+      const copy = join(dir, `${randomUUID()}.db`);
+      copyFileSync(path, copy);
+      const db = new Database(copy, { readonly: true });
+      try {
+        // A file whose log was never checkpointed has not even the tables yet.
+        if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'calls'`).get() === undefined) return 0;
+        return (db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    /** The store's checkpoint thread, if it started one (read from its private state: nothing public says so). */
+    const checkpointThread = (store: SqliteStore): unknown =>
+      (store as unknown as { checkpoints: { worker?: unknown } }).checkpoints.worker;
+    const journal = async (store: SqliteStore, commits: number): Promise<void> => {
+      for (let i = 0; i < commits; i++)
+        await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
+    };
 
-  it('moves its write-ahead log into the file from a thread of its own, while the calls go on', async () => {
-    const path = join(dir, `${randomUUID()}.db`);
-    const store = new SqliteStore({ path });
-    try {
-      await journal(store, 600);
-      // The store's connection checkpoints only at 10 000 pages now, far beyond these 600 commits:
-      // rows in the file itself were moved there by the thread.
-      const moved = await eventually('the thread to move 600 calls into the file', () => {
-        const inFile = callsInFile(path);
-        return inFile >= 600 ? inFile : undefined;
-      });
-      assert.equal(moved, 600);
-    } finally {
-      await store.close();
-    }
-  });
+    it('moves its write-ahead log into the file from a thread of its own, while the calls go on', async () => {
+      const path = join(dir, `${randomUUID()}.db`);
+      const store = new SqliteStore({ path, driver });
+      try {
+        await journal(store, 600);
+        // The store's connection checkpoints only at 10 000 pages now, far beyond these 600 commits:
+        // rows in the file itself were moved there by the thread.
+        const moved = await eventually('the thread to move 600 calls into the file', () => {
+          const inFile = callsInFile(path);
+          return inFile >= 600 ? inFile : undefined;
+        });
+        assert.equal(moved, 600);
+      } finally {
+        await store.close();
+      }
+    });
 
-  it('starts no thread while it is quiet: the log stays as SQLite keeps it', async () => {
-    const path = join(dir, `${randomUUID()}.db`);
-    const store = new SqliteStore({ path });
-    try {
-      await journal(store, 100);
-      // No thread was started, so none can checkpoint later either.
-      assert.equal(checkpointThread(store), undefined, 'no checkpoint thread');
-      assert.equal(callsInFile(path), 0, 'nothing checkpointed below SQLite’s own mark of 1 000 pages');
-    } finally {
-      await store.close();
-    }
+    it('starts no thread while it is quiet: the log stays as SQLite keeps it', async () => {
+      const path = join(dir, `${randomUUID()}.db`);
+      const store = new SqliteStore({ path, driver });
+      try {
+        await journal(store, 100);
+        // No thread was started, so none can checkpoint later either.
+        assert.equal(checkpointThread(store), undefined, 'no checkpoint thread');
+        assert.equal(callsInFile(path), 0, 'nothing checkpointed below SQLite’s own mark of 1 000 pages');
+      } finally {
+        await store.close();
+      }
+    });
   });
-});
+}
