@@ -4,7 +4,8 @@
 // process. Measured in turns, round after round (lib.ts `measureInTurns`), so a slow spell of this shared
 // machine falls on every side alike:
 // - a turn on the memory store;
-// - the same turn on SQLite (synchronous normal, the default);
+// - the same turn on SQLite (synchronous normal, the default), on the default driver (Node's own node:sqlite)
+//   and on better-sqlite3;
 // - 40 raw better-sqlite3 insert-and-commits of a small row (WAL, synchronous normal): 4 a tool call.
 // The limit of a SQLite turn is the memory turn plus those 40 raw commits (memory + 4 raw commits a
 // call); the target is SQLite ≤ the limit, held to the median of several passes, each against the
@@ -122,6 +123,8 @@ async function pagesPerTurn(): Promise<void> {
 interface Pass {
   readonly memory: number;
   readonly sqlite: number;
+  /** The same turn on the better-sqlite3 driver. */
+  readonly better: number;
   /** The 40 raw commits, in ns. */
   readonly raw: number;
 }
@@ -129,24 +132,27 @@ interface Pass {
 await pagesPerTurn();
 const [memory, memoryTurn] = await service('memory:');
 const [sqlite, sqliteTurn] = await service(`sqlite:${join(dir, 'service.db')}`);
+const [better, betterTurn] = await service(`sqlite:${join(dir, 'service-better.db')}?driver=better-sqlite3`);
 const [raw, rawTurn] = rawCommits();
 try {
   for (let turn = 0; turn < WARM_UP_TURNS; turn++) {
     await memoryTurn();
     await sqliteTurn();
+    await betterTurn();
     rawTurn();
   }
   const passes: Pass[] = [];
   for (let pass = 0; pass < PASSES; pass++) {
-    const [m, s, r] = await measureInTurns(
+    const [m, s, b, r] = await measureInTurns(
       [
         { name: 'memory', op: memoryTurn },
         { name: 'sqlite', op: sqliteTurn },
+        { name: 'better-sqlite3', op: betterTurn },
         { name: 'raw', op: rawTurn },
       ],
       { rounds: 11, perRound: 20 },
     );
-    passes.push({ memory: m!.ns, sqlite: s!.ns, raw: r!.ns });
+    passes.push({ memory: m!.ns, sqlite: s!.ns, better: b!.ns, raw: r!.ns });
   }
   const perCall = (ns: number): string => format(ns / CALLS).padStart(10);
   const limitOf = (pass: Pass): number => pass.memory + pass.raw;
@@ -156,6 +162,7 @@ try {
   );
   console.log(`  Wardrik, memory store                 ${perCall(mid((p) => p.memory))}`);
   console.log(`  Wardrik, SQLite normal                ${perCall(mid((p) => p.sqlite))}`);
+  console.log(`  Wardrik, SQLite normal, better-sqlite3 ${perCall(mid((p) => p.better))}`);
   console.log(
     `  raw insert-and-commit (one)           ${format(mid((p) => p.raw) / (CALLS * RAW_PER_CALL)).padStart(10)}`,
   );
@@ -169,9 +176,17 @@ try {
   console.log(
     `    journal's share per call, each pass: ${passes.map((pass) => ((pass.sqlite - pass.memory) / (pass.raw / (CALLS * RAW_PER_CALL)) / CALLS).toFixed(1)).join(', ')} raw commits`,
   );
+  const betterRatios = passes.map((pass) => pass.better / limitOf(pass));
+  console.log(
+    `  better-sqlite3 against the limit, each pass: ${betterRatios.map((ratio) => `${ratio.toFixed(2)}x`).join('; ')}; median ${median(betterRatios).toFixed(2)}x`,
+  );
+  console.log(
+    `  node:sqlite against better-sqlite3, a turn, each pass: ${passes.map((pass) => (pass.sqlite / pass.better).toFixed(2)).join(', ')}; median ${median(passes.map((pass) => pass.sqlite / pass.better)).toFixed(2)}x`,
+  );
 } finally {
   await memory.close();
   await sqlite.close();
+  await better.close();
   raw.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -77,8 +77,11 @@ async function rawPostgresRoundTrip(): Promise<Timing> {
  */
 const WARM_UP_TURNS = { 10: 250, 50: 60 } as const;
 
-/** The AI SDK's loop, then Wardrik's on memory, SQLite normal, SQLite full and PostgreSQL. */
-type Loops = readonly [Timing, Timing, Timing, Timing, Timing];
+/**
+ * The AI SDK's loop, then Wardrik's on memory, SQLite normal, SQLite full, PostgreSQL, and SQLite normal on the
+ * better-sqlite3 driver (the others are on the default, Node's own node:sqlite).
+ */
+type Loops = readonly [Timing, Timing, Timing, Timing, Timing, Timing];
 
 /**
  * The agent loop per tool call on each store and the AI SDK's, each warmed up, timed and closed before
@@ -106,6 +109,10 @@ async function loopsPerCall(steps: 10 | 50): Promise<Loops> {
     await wardrik('Wardrik, SQLite normal', `sqlite:${join(dir, `normal-${files++}.db`)}`),
     await wardrik('Wardrik, SQLite full', `sqlite:${join(dir, `full-${files++}.db`)}?synchronous=full`),
     await wardrik('Wardrik, PostgreSQL', pgUrl()),
+    await wardrik(
+      'Wardrik, SQLite normal, better-sqlite3',
+      `sqlite:${join(dir, `better-${files++}.db`)}?driver=better-sqlite3`,
+    ),
   ];
 }
 
@@ -153,6 +160,7 @@ interface Pass {
 const TARGETS = [
   { label: 'SQLite normal', loop: 2, floor: 'sqliteRaw', units: 4, unit: 'raw commits' },
   { label: 'PostgreSQL', loop: 4, floor: 'pgRaw', units: 2.5, unit: 'raw round trips' },
+  { label: 'SQLite normal, better-sqlite3', loop: 5, floor: 'sqliteRaw', units: 4, unit: 'raw commits' },
 ] as const;
 
 /** One pass's figures for a target: the store's loop, the memory loop and the floor's unit, in ns. */
@@ -209,9 +217,11 @@ try {
   console.log('\nJournaled tool calls per second, agents running 10-step turns at once');
   for (const agents of [1, 10, 100]) {
     const sqlite = await throughput(`sqlite:${join(dir, `load-${agents}.db`)}`, agents, 10);
+    const better = await throughput(`sqlite:${join(dir, `load-b-${agents}.db`)}?driver=better-sqlite3`, agents, 10);
     const postgres = await throughput(pgUrl(), agents, 10);
+    const rate = (perSecond: number): string => `${Math.round(perSecond).toLocaleString('en')} calls/s`;
     console.log(
-      `  ${String(agents).padStart(3)} agents: SQLite ${Math.round(sqlite).toLocaleString('en')} calls/s, PostgreSQL ${Math.round(postgres).toLocaleString('en')} calls/s`,
+      `  ${String(agents).padStart(3)} agents: SQLite ${rate(sqlite)} (better-sqlite3 ${rate(better)}), PostgreSQL ${rate(postgres)}`,
     );
   }
 } finally {

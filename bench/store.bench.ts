@@ -12,10 +12,11 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
+import { SQLITE_DRIVERS } from '../src/store/sqlite-driver.js';
 import type { CallRecord, JournalWrite, Store } from '../src/store/store.js';
 import { newRunId } from '../src/run-ids.js';
 import { walFrames } from '../test/store/commit-counters.js';
-import { format, measureInTurns, report } from './lib.js';
+import { format, type Measured, measureInTurns, report, type Timing } from './lib.js';
 import { appendStep, leaseRun, releaseRun, writeCall, writeTurn } from '../src/store/journal-writes.js';
 
 const args = JSON.stringify({ orderId: 'o-1', amount: 12.5, note: 'refund for a late delivery' });
@@ -217,11 +218,13 @@ async function sqlitePages(dir: string): Promise<void> {
   }
 }
 
+/** The store on each driver, interleaved round by round with the raw insert, so both drivers meet the same machine. */
 async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void> {
   // FULL waits for the disk on every commit: fewer operations keep it to a few seconds.
   const size = synchronous === 'full' ? { rounds: 15, perRound: 100 } : { rounds: 15, perRound: 500 };
   const rawPath = join(dir, `raw-${synchronous}.db`);
-  await new SqliteStore({ path: rawPath }).close(); // the same schema, then written by plain better-sqlite3
+  // The same schema, then written by plain better-sqlite3 (a file of its own: one SQLite library a file).
+  await new SqliteStore({ path: rawPath, driver: 'better-sqlite3' }).close();
   const db = new Database(rawPath);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
@@ -229,38 +232,58 @@ async function sqlite(dir: string, synchronous: 'normal' | 'full'): Promise<void
     `INSERT INTO calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at)
      VALUES (?, 'c1', 'bench', 'orders/refund_order', ?, ?, 'started', 1, NULL, NULL, ?)`,
   );
-  const store = new SqliteStore({ path: join(dir, `store-${synchronous}.db`), synchronous });
+  const stores = SQLITE_DRIVERS.map(
+    (driver) =>
+      [driver, new SqliteStore({ path: join(dir, `store-${synchronous}-${driver}.db`), synchronous, driver })] as const,
+  );
   try {
-    const step = await agentSteps(store);
-    const alone = journaledToolCalls(store, 1);
-    const together = journaledToolCalls(store, 100);
-    const [raw, journaled, lease, agentStep, toolCall, hundred] = await measureInTurns(
-      [
-        {
-          name: `raw better-sqlite3 INSERT + commit (${synchronous})`,
-          op: () => {
-            const run = `raw-${seq++}`;
-            insert.run(run, args, `${run}:c1`, Date.now());
-          },
+    const ops: Measured[] = [
+      {
+        name: `raw better-sqlite3 INSERT + commit (${synchronous})`,
+        op: () => {
+          const run = `raw-${seq++}`;
+          insert.run(run, args, `${run}:c1`, Date.now());
         },
-        { name: `SqliteStore start + finish (2 writeCalls, ${synchronous})`, op: () => journaledCall(store) },
-        { name: `SqliteStore leaseRun renewal (${synchronous})`, op: leaseRenewal(store) },
-        { name: `SqliteStore agent step (appendStep + writeTurn, ${synchronous})`, op: step },
-        { name: `SqliteStore tool call (2 writeJournal commits, ${synchronous})`, op: alone },
-        { name: `SqliteStore 100 runs' tool calls at once (${synchronous})`, op: together },
-      ],
-      size,
-    );
-    report(`SQLite, synchronous=${synchronous.toUpperCase()}, WAL (${dir})`, raw!, [
-      { timing: journaled!, target: 2.5 },
-      { timing: lease! },
-      { timing: agentStep! },
-      { timing: toolCall! },
-      { timing: { name: `  the same, per tool call of 100 at once (group commit)`, ns: hundred!.ns / 100 } },
-    ]);
+      },
+    ];
+    for (const [driver, store] of stores) {
+      const step = await agentSteps(store);
+      ops.push(
+        {
+          name: `SqliteStore start + finish (2 writeCalls, ${synchronous}, ${driver})`,
+          op: () => journaledCall(store),
+        },
+        { name: `SqliteStore leaseRun renewal (${synchronous}, ${driver})`, op: leaseRenewal(store) },
+        { name: `SqliteStore agent step (appendStep + writeTurn, ${synchronous}, ${driver})`, op: step },
+        {
+          name: `SqliteStore tool call (2 writeJournal commits, ${synchronous}, ${driver})`,
+          op: journaledToolCalls(store, 1),
+        },
+        {
+          name: `SqliteStore 100 runs' tool calls at once (${synchronous}, ${driver})`,
+          op: journaledToolCalls(store, 100),
+        },
+      );
+    }
+    const [raw, ...timings] = await measureInTurns(ops, size);
+    const rows = SQLITE_DRIVERS.flatMap((driver, d) => {
+      const [journaled, lease, agentStep, toolCall, hundred] = timings.slice(d * 5, d * 5 + 5) as Timing[];
+      return [
+        { timing: journaled!, target: 2.5 },
+        { timing: lease! },
+        { timing: agentStep! },
+        { timing: toolCall! },
+        {
+          timing: { name: `  the same, per tool call of 100 at once (group commit, ${driver})`, ns: hundred!.ns / 100 },
+        },
+      ];
+    });
+    report(`SQLite, synchronous=${synchronous.toUpperCase()}, WAL (${dir})`, raw!, rows);
+    const [node, better] = [0, 1].map((d) => timings[d * 5 + 3]!.ns);
+    console.log(`  node:sqlite against better-sqlite3, a tool call's two commits: ${(node! / better!).toFixed(2)}x`);
   } finally {
     db.close();
-    await store.close();
+    for (const [, store] of stores) await store.close();
   }
 }
 

@@ -13,30 +13,60 @@ export type BatchOutcome<R> = { readonly results: R[] } | { readonly error: unkn
  *
  * At most `maxInFlight` commits run at once (an asynchronous store's); batches handed in meanwhile wait
  * and go together in the next one. Batches join in the order they were handed in.
+ *
+ * When the commit starts. Without `writerOf`, on the event loop's next turn (`setImmediate`), after this
+ * turn's I/O callbacks and timers, so every batch made ready meanwhile joins. With it, a store whose
+ * commit is synchronous starts the commit as soon as this turn's promise jobs are done (a microtask)
+ * while one writer (a run) writes alone: one run's commits follow one another, each awaited before the
+ * next is made, and a wait for the loop's next turn cost each of them more than a small commit itself
+ * (bench/journal-service.bench.ts). Once batches of two writers commit in the same turn of the loop, the
+ * writers are taken to be many, and until that turn ends batches wait for the next one again, joining
+ * whatever other callbacks make ready meanwhile.
  */
 export class GroupCommit<W, R> {
   private waiting: Waiting<W, R>[] = [];
   private scheduled = false;
   private inFlight = 0;
   private readonly idle: (() => void)[] = [];
+  /** The writer whose batches alone have committed in this turn of the event loop, if any. */
+  private writerThisTurn: unknown = NO_WRITER;
+  /** Batches of more than one writer committed in this turn of the event loop. */
+  private manyWriters = false;
+  private readonly startFlush = (): void => {
+    this.scheduled = false;
+    this.flush();
+  };
 
   constructor(
     private readonly commit: (batches: readonly (readonly W[])[]) => BatchOutcome<R>[] | Promise<BatchOutcome<R>[]>,
     private readonly maxInFlight = 1,
+    /** Who a batch is from (its run); given, a lone writer's batches commit without waiting for the loop. */
+    private readonly writerOf?: (writes: readonly W[]) => unknown,
   ) {}
 
   add(writes: readonly W[]): Promise<R[]> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ writes, resolve, reject });
-      // After this turn's I/O callbacks and timers: every batch made ready meanwhile joins this commit.
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.flush();
-        });
-      }
+      if (this.scheduled) return;
+      this.scheduled = true;
+      if (this.writerOf === undefined || this.manyWriters) setImmediate(this.startFlush);
+      else queueMicrotask(this.startFlush);
     });
+  }
+
+  /** Notes whose batches a commit carries: two writers in one turn of the loop make its batches wait for the next. */
+  private noteWriters(batches: readonly Waiting<W, R>[]): void {
+    if (this.writerOf === undefined) return;
+    if (this.writerThisTurn === NO_WRITER) {
+      this.writerThisTurn = this.writerOf(batches[0]!.writes);
+      // At the loop's next turn, before the batches this one defers to it (scheduled after this).
+      setImmediate(() => {
+        this.writerThisTurn = NO_WRITER;
+        this.manyWriters = false;
+      });
+    }
+    if (this.manyWriters) return;
+    for (const batch of batches) if (this.writerOf(batch.writes) !== this.writerThisTurn) this.manyWriters = true;
   }
 
   /**
@@ -47,6 +77,7 @@ export class GroupCommit<W, R> {
     while (this.waiting.length > 0 && this.inFlight < this.maxInFlight) {
       const batches = this.waiting;
       this.waiting = [];
+      this.noteWriters(batches);
       let outcomes: BatchOutcome<R>[] | Promise<BatchOutcome<R>[]>;
       try {
         outcomes = this.commit(batches.map((batch) => batch.writes));
@@ -81,6 +112,8 @@ export class GroupCommit<W, R> {
     await new Promise<void>((wake) => this.idle.push(wake));
   }
 }
+
+const NO_WRITER = Symbol('no writer');
 
 interface Waiting<W, R> {
   readonly writes: readonly W[];

@@ -90,3 +90,16 @@ async function one(store: Store, write: JournalWrite): Promise<boolean> {
   const [took] = await store.writeJournal([write]);
   return took === true;
 }
+
+/** The run a batch of journal writes is for (its first write's; a spend's agent), to tell writers apart. */
+export function batchRun(writes: readonly JournalWrite[]): string | undefined {
+  const write = writes[0];
+  if (write === undefined) return undefined;
+  if ('call' in write) return write.call.run;
+  if ('step' in write) return write.step.run;
+  if ('turn' in write) return write.turn.run;
+  if ('lease' in write) return write.lease.run;
+  if ('release' in write) return write.release.run;
+  if ('labels' in write) return write.labels.run;
+  return write.spend.agent;
+}

@@ -1,17 +1,18 @@
 import { ConfigurationError } from '../errors.js';
 import { MemoryStore } from './memory-store.js';
 import type { FullStore } from './store.js';
+import type { SqliteDriver } from './sqlite-connection.js';
 import { editDistance } from '../tools/names.js';
 
 const ACCEPTED =
-  'Use "memory:", "sqlite:PATH" (such as "sqlite:.wardrik/wardrik.db", optionally "?synchronous=full"), ' +
+  'Use "memory:", "sqlite:PATH" (such as "sqlite:.wardrik/wardrik.db", optionally "?synchronous=full" and "&driver=better-sqlite3"), ' +
   '"postgres://USER:PASSWORD@HOST:PORT/DATABASE" (optionally "?schema=NAME"), or pass a Store instance.';
 
 const SCHEMES = ['memory', 'sqlite', 'postgres', 'postgresql'] as const;
 
 /**
- * Opens the store a URL names: `memory:`, `sqlite:PATH[?synchronous=normal|full]` (PATH relative to
- * the working directory, or absolute), `postgres://…` or `postgresql://…` (`?schema=NAME`, default
+ * Opens the store a URL names: `memory:`, `sqlite:PATH[?synchronous=normal|full][&driver=node|better-sqlite3]`
+ * (PATH relative to the working directory, or absolute), `postgres://…` or `postgresql://…` (`?schema=NAME`, default
  * `wardrik`). The SQLite and PostgreSQL stores are loaded only when named, so a user of one never
  * loads the other's driver. A PostgreSQL store has connected and migrated when this resolves.
  */
@@ -40,17 +41,23 @@ async function openSqlite(url: string): Promise<FullStore> {
   const [, query] = splitQuery(url);
   if (path === '') throw unknown(url, 'it names no file.', 'sqlite:.wardrik/wardrik.db');
   let synchronous: 'normal' | 'full' | undefined;
+  let driver: SqliteDriver | undefined;
   for (const [key, value] of new URLSearchParams(query)) {
     if (key === 'synchronous' && (value === 'normal' || value === 'full')) synchronous = value;
+    else if (key === 'driver' && (value === 'node' || value === 'better-sqlite3')) driver = value;
     else
       throw unknown(
         url,
-        `"${key}=${value}" is not a SQLite store option (only "synchronous=normal" or "synchronous=full").`,
+        `"${key}=${value}" is not a SQLite store option (only "synchronous=normal" or "synchronous=full", and "driver=node" or "driver=better-sqlite3").`,
         `sqlite:${path}`,
       );
   }
   const { SqliteStore } = await import('./sqlite-store.js');
-  return new SqliteStore({ path, ...(synchronous === undefined ? {} : { synchronous }) });
+  return new SqliteStore({
+    path,
+    ...(synchronous === undefined ? {} : { synchronous }),
+    ...(driver === undefined ? {} : { driver }),
+  });
 }
 
 async function openPostgres(url: string): Promise<FullStore> {

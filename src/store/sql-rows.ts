@@ -11,6 +11,9 @@ import type {
   TurnStatus,
 } from './store.js';
 
+/** A value bound to a statement's parameter. */
+export type SqlValue = string | number | null;
+
 /**
  * How the SQL stores lay out a call. JSON values are kept as text: SQL NULL stands for `undefined`
  * and the text `null` for `null`, so both come back as they went in (a call's arguments may be either).
@@ -34,7 +37,7 @@ export interface CallRow {
 }
 
 /** A record's columns in `CallRow` order (run, call, agent, tool, arguments … updated_at, cost_micro_usd), for positional binding. */
-export function callValues(record: CallRecord): unknown[] {
+export function callValues(record: CallRecord): SqlValue[] {
   return [
     record.run,
     record.call,
@@ -109,7 +112,7 @@ export interface TurnRow {
 }
 
 /** A turn's columns in `TurnRow` order (run, agent, status, version, data, created_at, updated_at). */
-export function turnValues(record: TurnRecord): unknown[] {
+export function turnValues(record: TurnRecord): SqlValue[] {
   return [
     record.run,
     record.agent,

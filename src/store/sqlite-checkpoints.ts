@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-connection.js';
 
 /** Journal commits after which a store moves its checkpoints to a thread of their own. */
 const BUSY_AFTER_COMMITS = 500;
@@ -23,7 +23,7 @@ export class SqliteCheckpoints {
   private worker: Worker | undefined;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteDatabase,
     private readonly path: string,
     private readonly synchronous: 'normal' | 'full',
   ) {}
@@ -33,7 +33,12 @@ export class SqliteCheckpoints {
     if (++this.commits !== BUSY_AFTER_COMMITS || this.path === ':memory:' || this.db.readonly) return;
     try {
       this.worker = new Worker(new URL('./sqlite-checkpoint-worker.js', import.meta.url), {
-        workerData: { path: this.path, synchronous: this.synchronous.toUpperCase(), everyMs: EVERY_MS },
+        workerData: {
+          path: this.path,
+          synchronous: this.synchronous.toUpperCase(),
+          everyMs: EVERY_MS,
+          driver: this.db.driver,
+        },
       });
     } catch {
       return; // No thread: SQLite's own checkpoints go on as before.

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-connection.js';
 import { answerJson } from './journal-data.js';
 import { rememberedOf, type RememberedRow } from './sql-rows.js';
 import type { SqliteStatements } from './sqlite-statements.js';
@@ -16,7 +16,7 @@ export interface SqliteClaims {
   readonly releaseHold: (agent: string, id: string, tool: string, cost: number | undefined) => void;
 }
 
-export function sqliteClaims(db: Database.Database, sql: SqliteStatements): SqliteClaims {
+export function sqliteClaims(db: SqliteDatabase, sql: SqliteStatements): SqliteClaims {
   return {
     claim: immediate(db, (claim: RememberedClaim, now: number): ClaimOutcome => {
       const row = sql.getRemembered.get(claim.key, now) as RememberedRow | undefined;
@@ -48,7 +48,7 @@ export function sqliteClaims(db: Database.Database, sql: SqliteStatements): Sqli
 }
 
 /** A function run in an IMMEDIATE transaction: it holds the write lock from its first read. */
-function immediate<A extends unknown[], R>(db: Database.Database, work: (...args: A) => R): (...args: A) => R {
+function immediate<A extends unknown[], R>(db: SqliteDatabase, work: (...args: A) => R): (...args: A) => R {
   const transaction = db.transaction(work);
   return (...args) => transaction.immediate(...args);
 }

@@ -23,13 +23,60 @@ const FIXES: Readonly<Record<string, string>> = {
   EROFS: 'the file system is read-only; choose a path on a writable disk',
 };
 
+/** SQLite's primary result codes by number, named as better-sqlite3 names them (node:sqlite gives the number). */
+const RESULT_CODES: readonly string[] = [
+  'OK',
+  'ERROR',
+  'INTERNAL',
+  'PERM',
+  'ABORT',
+  'BUSY',
+  'LOCKED',
+  'NOMEM',
+  'READONLY',
+  'INTERRUPT',
+  'IOERR',
+  'CORRUPT',
+  'NOTFOUND',
+  'FULL',
+  'CANTOPEN',
+  'PROTOCOL',
+  'EMPTY',
+  'SCHEMA',
+  'TOOBIG',
+  'CONSTRAINT',
+  'MISMATCH',
+  'MISUSE',
+  'NOLFS',
+  'AUTH',
+  'FORMAT',
+  'RANGE',
+  'NOTADB',
+  'NOTICE',
+  'WARNING',
+];
+
+/** The error's SQLite code (`SQLITE_FULL` …) from either driver, or its system code (`EACCES` …). */
+function codeOf(error: unknown): string | undefined {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  // node:sqlite: ERR_SQLITE_ERROR, with SQLite's (extended) result code as a number.
+  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number') {
+    const name = RESULT_CODES[errcode & 0xff];
+    return name === undefined ? undefined : `SQLITE_${name}`;
+  }
+  return typeof code === 'string' ? code : undefined;
+}
+
 export function storeError(path: string, action: string, error: unknown): StoreError {
   if (error instanceof StoreError) return error;
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const code = codeOf(error);
   const cause = error instanceof Error ? error.message : String(error);
   const fix =
     (code === undefined ? undefined : (FIXES[code] ?? FIXES[code.replace(/_[A-Z]+$/, '')])) ??
-    (cause.includes('not open') ? 'the store was closed; open a new one' : 'check the file and the disk');
+    // A closed connection: better-sqlite3 says "not open", node:sqlite ERR_INVALID_STATE ("finalized").
+    (cause.includes('not open') || code === 'ERR_INVALID_STATE'
+      ? 'the store was closed; open a new one'
+      : 'check the file and the disk');
   return new StoreError(
     `SQLite store "${path}" could not ${action}: ${cause}${code === undefined ? '' : ` (${code})`}. Fix: ${fix}.`,
     {

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { BatchOutcome } from './group-commit.js';
+import type { SqliteDatabase } from './sqlite-connection.js';
 import type { SqliteStatements } from './sqlite-statements.js';
 import type { JournalWrite } from './store.js';
 
@@ -44,7 +44,7 @@ class BatchFailed extends Error {
  * the whole transaction (a full disk, a failed commit) fails every batch in it: nothing of it was kept.
  */
 export function sqliteJournalCommit(
-  db: Database.Database,
+  db: SqliteDatabase,
   sql: SqliteStatements,
   write: (write: JournalWrite) => boolean,
   failure: (error: unknown) => Error,
@@ -64,7 +64,7 @@ export function sqliteJournalCommit(
       }
     }),
   );
-  // A nested better-sqlite3 transaction is a savepoint.
+  // A nested transaction is a savepoint.
   const apart = db.transaction((batches: readonly (readonly JournalWrite[])[]) =>
     batches.map((writes): BatchOutcome<boolean> => {
       try {

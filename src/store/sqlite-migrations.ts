@@ -1,6 +1,6 @@
 // The SQLite store's schema (sqlite-store.ts), one migration a version, and what applies them.
 
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-connection.js';
 import { schemaVersionError } from './sql-rows.js';
 
 /**
@@ -109,7 +109,7 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX calls_parked ON calls (updated_at) WHERE state = 'parked';`,
 ];
 
-export function currentVersion(db: Database.Database): number {
+export function currentVersion(db: SqliteDatabase): number {
   const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'wardrik_migrations'`).get();
   if (table === undefined) return 0;
   return (
@@ -118,7 +118,7 @@ export function currentVersion(db: Database.Database): number {
   );
 }
 
-export function checkVersion(db: Database.Database, version: number): void {
+export function checkVersion(db: SqliteDatabase, version: number): void {
   if (version > MIGRATIONS.length || (version < MIGRATIONS.length && db.readonly))
     throw schemaVersionError(version, MIGRATIONS.length);
 }
@@ -126,7 +126,7 @@ export function checkVersion(db: Database.Database, version: number): void {
 /** Applies the migrations a file lacks. */
 // IMMEDIATE takes the write lock before reading the version, so two processes opening a new file at
 // once cannot both apply the same migration.
-export function migrate(db: Database.Database): void {
+export function migrate(db: SqliteDatabase): void {
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS wardrik_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
     const version = currentVersion(db);

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-connection.js';
 import type { PruneOptions, PruneReport } from './store.js';
 
 // What the SQLite store deletes when finished runs age out (`Store.prune`): `@before` is the cutoff time,
@@ -49,9 +49,9 @@ class DryRun extends Error {
 }
 
 /** `Store.prune` for a SQLite connection: one IMMEDIATE transaction a pass, rolled back on a dry run. */
-export function sqlitePruner(db: Database.Database): (options: PruneOptions) => PruneReport {
+export function sqlitePruner(db: SqliteDatabase): (options: PruneOptions) => PruneReport {
   const sql = Object.fromEntries(Object.entries(STATEMENTS).map(([name, text]) => [name, db.prepare(text)])) as {
-    readonly [K in keyof typeof STATEMENTS]: Database.Statement;
+    readonly [K in keyof typeof STATEMENTS]: SqliteStatement;
   };
   /**
    * Up to `limit` runs of calls only that may go (all when negative), oldest first. What a pass reads
@@ -81,7 +81,7 @@ export function sqlitePruner(db: Database.Database): (options: PruneOptions) => 
   const pass = db.transaction((options: PruneOptions): PruneReport => {
     const limit = options.limit ?? -1;
     const before = options.before;
-    const runs = sql.finishedTurns.pluck().all({ before, limit }) as string[];
+    const runs = (sql.finishedTurns.all({ before, limit }) as { run: string }[]).map((row) => row.run);
     const more = limit < 0 ? -1 : limit - runs.length;
     if (more !== 0) runs.push(...finishedCallRuns(before, more));
     const report = { runs: runs.length, turns: 0, steps: 0, calls: 0, inbox: 0, labels: 0, leases: 0, holds: 0 };

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-connection.js';
 
 // The SQL of the SQLite store (sqlite-store.ts), apart from its migrations.
 
@@ -145,10 +145,10 @@ const STATEMENTS = {
   deleteMcpServer: 'DELETE FROM wardrik_mcp_servers WHERE hub = ? AND name = ?',
 } as const;
 
-export type SqliteStatements = { readonly [K in keyof typeof STATEMENTS]: Database.Statement };
+export type SqliteStatements = { readonly [K in keyof typeof STATEMENTS]: SqliteStatement };
 
 /** Prepares every statement once per connection. */
-export function prepare(db: Database.Database): SqliteStatements {
+export function prepare(db: SqliteDatabase): SqliteStatements {
   return Object.fromEntries(
     Object.entries(STATEMENTS).map(([name, text]) => [name, db.prepare(text)]),
   ) as unknown as SqliteStatements;

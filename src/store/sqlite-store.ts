@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../clock.js';
+import { ConfigurationError } from '../errors.js';
 import { inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
 import {
   type CallRow,
@@ -13,6 +13,7 @@ import {
   type RememberedRow,
   runSummaryOf,
   type RunSummaryRow,
+  type SqlValue,
   type StepRow,
   stepOf,
   turnListing,
@@ -21,8 +22,11 @@ import {
   turnValues,
 } from './sql-rows.js';
 import { type BatchOutcome, GroupCommit } from './group-commit.js';
+import type { SqliteDatabase } from './sqlite-connection.js';
+import { defaultSqliteDriver, openSqliteDatabase } from './sqlite-driver.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteJournalCommit } from './sqlite-journal.js';
+import { batchRun } from './journal-writes.js';
 import { checkVersion, currentVersion, migrate } from './sqlite-migrations.js';
 import { storeError } from './sqlite-errors.js';
 import { sqlitePruner } from './sqlite-retention.js';
@@ -71,6 +75,12 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Where run leases read the time: the host's clock unless given, whatever the nodes' own (see docs/durable-runs.md). */
   readonly clock?: Clock;
+  /**
+   * The library that talks to SQLite: `node`, Node's built-in `node:sqlite` (the default; Node 22.16 or
+   * later), or `better-sqlite3`, the package (an optional dependency, with a native module built for this
+   * Node). Both read and write the same files.
+   */
+  readonly driver?: 'node' | 'better-sqlite3';
 }
 
 /**
@@ -94,7 +104,9 @@ export class SqliteStore implements FullStore {
   readonly synchronous: 'normal' | 'full';
   /** Opened with `readonly: true`, for inspecting a journal. */
   readonly readOnly: boolean;
-  private readonly db: Database.Database;
+  /** The library the store talks to SQLite through. */
+  readonly driver: 'node' | 'better-sqlite3';
+  private readonly db: SqliteDatabase;
   private readonly sql: SqliteStatements;
   /** Claims on remembered keys and budget holds: each reads, then writes, holding the write lock. */
   private readonly claims: SqliteClaims;
@@ -113,14 +125,16 @@ export class SqliteStore implements FullStore {
     this.clock = options.clock ?? systemClock;
     try {
       if (this.path !== ':memory:' && !readonly) mkdirSync(dirname(this.path), { recursive: true });
-      this.db = new Database(this.path, { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? 5_000 });
+      this.driver = options.driver ?? defaultSqliteDriver();
+      this.db = openSqliteDatabase(this.path, { readonly, timeoutMs: options.busyTimeoutMs ?? 5_000 }, this.driver);
     } catch (error) {
+      if (error instanceof ConfigurationError) throw error;
       throw storeError(this.path, 'open', error);
     }
     try {
       this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
       // Read back, not echoed: what the connection really does (2 is FULL, 1 NORMAL).
-      this.synchronous = this.db.pragma('synchronous', { simple: true }) === 2 ? 'full' : 'normal';
+      this.synchronous = Number(this.db.pragma('synchronous')) === 2 ? 'full' : 'normal';
       if (!readonly) {
         // Takes effect only on a new file (before its first write); an existing one keeps its pages.
         this.db.pragma(`page_size = ${PAGE_BYTES}`);
@@ -144,12 +158,15 @@ export class SqliteStore implements FullStore {
       );
       this.commitNow = commit;
       this.checkpoints = new SqliteCheckpoints(this.db, this.path, this.synchronous);
-      this.groups = new GroupCommit((batches) =>
-        this.run('write to the journal', () => {
-          const outcomes = commit(batches);
-          this.checkpoints.committed();
-          return outcomes;
-        }),
+      this.groups = new GroupCommit(
+        (batches) =>
+          this.run('write to the journal', () => {
+            const outcomes = commit(batches);
+            this.checkpoints.committed();
+            return outcomes;
+          }),
+        1,
+        batchRun,
       );
       this.pruneTx = sqlitePruner(this.db);
     } catch (error) {
@@ -193,7 +210,7 @@ export class SqliteStore implements FullStore {
           ? (options.state === 'started' || options.state === 'parked'
               ? this.sql.listWaitingCalls
               : this.sql.listCalls
-            ).all(options.state, limit)
+            ).all(options.state ?? null, limit)
           : options.state === undefined
             ? this.sql.listRunCalls.all(options.run, limit)
             : this.sql.listRunCallsInState.all(options.run, options.state, limit);
@@ -341,17 +358,25 @@ export class SqliteStore implements FullStore {
   }
 
   private writeCallRow(record: CallRecord, expected: CallState | undefined): boolean {
-    // Positional values: better-sqlite3 binds them faster than named ones, and this is the hot path.
+    // Positional values: bound faster than named ones, and this is the hot path.
     const values = callValues(record);
-    if (expected === undefined) return this.sql.insertCall.run(values).changes === 1;
-    const [run, call, ...rest] = values;
+    if (expected === undefined) return this.sql.insertCall.run(...values).changes === 1;
+    const [run, call, ...rest] = values as [SqlValue, SqlValue, ...SqlValue[]];
     return this.sql.updateCall.run(...rest, run, call, expected, record.state, record.attempt).changes === 1;
   }
 
   private writeTurnRow(record: TurnRecord, expected: number | undefined): boolean {
     const values = turnValues(record);
-    if (expected === undefined) return this.sql.insertTurn.run(values).changes === 1;
-    const [run, agent, status, version, data, createdAt, updatedAt] = values;
+    if (expected === undefined) return this.sql.insertTurn.run(...values).changes === 1;
+    const [run, agent, status, version, data, createdAt, updatedAt] = values as [
+      SqlValue,
+      SqlValue,
+      SqlValue,
+      SqlValue,
+      SqlValue,
+      SqlValue,
+      SqlValue,
+    ];
     return (
       this.sql.updateTurn.run(status, version, data, updatedAt, run, expected, agent, createdAt).changes === 1 ||
       this.sql.updateTurnWhole.run(agent, status, version, data, createdAt, updatedAt, run, expected).changes === 1

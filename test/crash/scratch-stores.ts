@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { DatabaseSync } from 'node:sqlite';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 
@@ -35,6 +36,11 @@ export function scratchStores(name: string): {
   };
   const stores: [string, () => string][] = [
     ['SQLite', () => `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.db`)}`],
+    // The default driver is Node's own node:sqlite; the same tests over the better-sqlite3 driver.
+    [
+      'SQLite on better-sqlite3',
+      () => `sqlite:${join(dir, `${randomBytes(4).toString('hex')}.db`)}?driver=better-sqlite3`,
+    ],
     ['PostgreSQL', () => `${POSTGRES_URL}?schema=${schema()}`],
   ];
   return { dir, stores, schema };
@@ -47,9 +53,9 @@ export function scratchStores(name: string): {
  */
 export async function lapseLeases(url: string): Promise<void> {
   if (url.startsWith('sqlite:')) {
-    const db = new Database(url.slice('sqlite:'.length));
+    const db = openSqliteUrl(url);
     try {
-      db.prepare('UPDATE wardrik_leases SET until = 0').run();
+      db.exec('UPDATE wardrik_leases SET until = 0');
     } finally {
       db.close();
     }
@@ -63,4 +69,19 @@ export async function lapseLeases(url: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A connection of its own to the file of a `sqlite:` store URL, through the store's driver (node:sqlite
+ * unless `?driver=better-sqlite3`): two copies of SQLite in one process do not see each other's locks, and
+ * closing a file in one drops the other's (SQLite's "multiple copies" warning), so a test that opens the
+ * file beside an open store uses the store's copy.
+ */
+export function openSqliteUrl(url: string): {
+  exec(sql: string): void;
+  prepare(sql: string): { get(...params: string[]): unknown };
+  close(): void;
+} {
+  const [path, query = ''] = url.slice('sqlite:'.length).split('?') as [string, string?];
+  return new URLSearchParams(query).get('driver') === 'better-sqlite3' ? new Database(path) : new DatabaseSync(path);
 }

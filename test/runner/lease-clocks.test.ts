@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { container as root } from 'tsyringe';
 import { defineTool, openStore, Tokens, Wardrik, type Store, type ToolDefinition } from '../../src/index.js';
-import { scratchStores } from '../crash/scratch-stores.js';
+import { openSqliteUrl, scratchStores } from '../crash/scratch-stores.js';
 
 /**
  * Two nodes on one store whose clocks disagree by two minutes (issue 27, point 10). A run's lease is
@@ -59,8 +59,7 @@ function gatedRefund() {
 /** Reads the run's lease as the store keeps it, and the store's clock now, in ms. */
 async function leaseOf(url: string, run: string): Promise<{ node: string; leftMs: number } | undefined> {
   if (url.startsWith('sqlite:')) {
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(url.slice('sqlite:'.length), { readonly: true });
+    const db = openSqliteUrl(url);
     try {
       const row = db.prepare('SELECT node, until FROM wardrik_leases WHERE run = ?').get(run) as
         { node: string; until: number } | undefined;

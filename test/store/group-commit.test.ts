@@ -325,55 +325,107 @@ describe('Group commit on SQLite, reopened', () => {
   });
 });
 
-describe('A busy SQLite store', () => {
-  /** How many calls the database file holds on its own, without its write-ahead log: what checkpoints moved there. */
-  const callsInFile = (path: string): number => {
-    const copy = join(dir, `${randomUUID()}.db`);
-    copyFileSync(path, copy);
-    const db = new Database(copy, { readonly: true });
+describe('Group commit on SQLite, when a commit starts', () => {
+  it("commits a lone run's batch before the event loop's next turn", async () => {
+    const store = new SqliteStore({ path: join(dir, `${randomUUID()}.db`) });
     try {
-      // A file whose log was never checkpointed has not even the tables yet.
-      if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'calls'`).get() === undefined) return 0;
-      return (db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  };
-  /** The store's checkpoint thread, if it started one (read from its private state: nothing public says so). */
-  const checkpointThread = (store: SqliteStore): unknown =>
-    (store as unknown as { checkpoints: { worker?: unknown } }).checkpoints.worker;
-  const journal = async (store: SqliteStore, commits: number): Promise<void> => {
-    for (let i = 0; i < commits; i++)
-      await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
-  };
-
-  it('moves its write-ahead log into the file from a thread of its own, while the calls go on', async () => {
-    const path = join(dir, `${randomUUID()}.db`);
-    const store = new SqliteStore({ path });
-    try {
-      await journal(store, 600);
-      // The store's connection checkpoints only at 10 000 pages now, far beyond these 600 commits:
-      // rows in the file itself were moved there by the thread.
-      const moved = await eventually('the thread to move 600 calls into the file', () => {
-        const inFile = callsInFile(path);
-        return inFile >= 600 ? inFile : undefined;
+      const order: string[] = [];
+      // Scheduled before the batch is handed in: a commit that waited for the loop's next turn would come after it.
+      const nextTurn = new Promise<void>((resolve) =>
+        setImmediate(() => {
+          order.push("the loop's next turn");
+          resolve();
+        }),
+      );
+      const written = store.writeJournal(stepAndCalls(randomUUID())).then((results) => {
+        order.push('committed');
+        return results;
       });
-      assert.equal(moved, 600);
+      assert.deepEqual(await written, [true, true, true, true]);
+      await nextTurn;
+      assert.deepEqual(order, ['committed', "the loop's next turn"]);
     } finally {
       await store.close();
     }
   });
 
-  it('starts no thread while it is quiet: the log stays as SQLite keeps it', async () => {
+  it('commits the batches of ten runs handed in by ten callbacks of one turn of the loop in three commits at most', async () => {
     const path = join(dir, `${randomUUID()}.db`);
     const store = new SqliteStore({ path });
     try {
-      await journal(store, 100);
-      // No thread was started, so none can checkpoint later either.
-      assert.equal(checkpointThread(store), undefined, 'no checkpoint thread');
-      assert.equal(callsInFile(path), 0, 'nothing checkpointed below SQLite’s own mark of 1 000 pages');
+      const before = walCommits(path);
+      const runs = Array.from({ length: 10 }, () => randomUUID());
+      // Each from a callback of its own (as the answers of ten tools' HTTP requests would come), all in one turn.
+      const written = await Promise.all(
+        runs.map(
+          (run) =>
+            new Promise<boolean[]>((resolve, reject) =>
+              setImmediate(() => store.writeJournal(stepAndCalls(run)).then(resolve, reject)),
+            ),
+        ),
+      );
+      assert.ok(written.every((results) => results.every(Boolean)));
+      // The first two commit alone, each as soon as its callback is done; from the second writer on, the
+      // batches wait for the loop's next turn and go together.
+      assert.ok(walCommits(path) - before <= 3, `${walCommits(path) - before} commits`);
+      for (const run of runs) assert.equal((await store.listCalls({ run })).length, 3);
     } finally {
       await store.close();
     }
   });
 });
+
+for (const driver of ['node', 'better-sqlite3'] as const) {
+  describe(`A busy SQLite store, on the ${driver} driver`, () => {
+    /** How many calls the database file holds on its own, without its write-ahead log: what checkpoints moved there. */
+    const callsInFile = (path: string): number => {
+      const copy = join(dir, `${randomUUID()}.db`);
+      copyFileSync(path, copy);
+      const db = new Database(copy, { readonly: true });
+      try {
+        // A file whose log was never checkpointed has not even the tables yet.
+        if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'calls'`).get() === undefined) return 0;
+        return (db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    /** The store's checkpoint thread, if it started one (read from its private state: nothing public says so). */
+    const checkpointThread = (store: SqliteStore): unknown =>
+      (store as unknown as { checkpoints: { worker?: unknown } }).checkpoints.worker;
+    const journal = async (store: SqliteStore, commits: number): Promise<void> => {
+      for (let i = 0; i < commits; i++)
+        await store.writeJournal([{ call: started(randomUUID(), 'c'), expected: undefined }]);
+    };
+
+    it('moves its write-ahead log into the file from a thread of its own, while the calls go on', async () => {
+      const path = join(dir, `${randomUUID()}.db`);
+      const store = new SqliteStore({ path, driver });
+      try {
+        await journal(store, 600);
+        // The store's connection checkpoints only at 10 000 pages now, far beyond these 600 commits:
+        // rows in the file itself were moved there by the thread.
+        const moved = await eventually('the thread to move 600 calls into the file', () => {
+          const inFile = callsInFile(path);
+          return inFile >= 600 ? inFile : undefined;
+        });
+        assert.equal(moved, 600);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('starts no thread while it is quiet: the log stays as SQLite keeps it', async () => {
+      const path = join(dir, `${randomUUID()}.db`);
+      const store = new SqliteStore({ path, driver });
+      try {
+        await journal(store, 100);
+        // No thread was started, so none can checkpoint later either.
+        assert.equal(checkpointThread(store), undefined, 'no checkpoint thread');
+        assert.equal(callsInFile(path), 0, 'nothing checkpointed below SQLite’s own mark of 1 000 pages');
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}

@@ -29,6 +29,12 @@ storeContract(
   async () => new SqliteStore({ path: join(dir, 'full.db'), synchronous: 'full', clock: time.clock }),
   { durable: true, synchronous: true, clock: time.contract },
 );
+// The default is Node's own node:sqlite; the same contract on the other driver, over a file of its own.
+storeContract(
+  'SqliteStore on better-sqlite3',
+  async () => new SqliteStore({ path: join(dir, 'better', 'wardrik.db'), driver: 'better-sqlite3', clock: time.clock }),
+  { durable: true, synchronous: true, clock: time.contract },
+);
 
 /** Undoes migration 10 on a new file: what a version-9 Wardrik left (calls_waiting over started and parked calls, turns by agent). */
 const TO_VERSION_9 = `DROP TABLE wardrik_started_runs; DROP INDEX calls_parked;
