@@ -210,6 +210,7 @@ describe('The public API', () => {
       'ServeApprovalOptions',
       'ServeAuthenticateOptions',
       'ServeClientInfo',
+      'ServeConfig',
       'ServeHttpOptions',
       'ServeOptions',
       'SkippedTool',

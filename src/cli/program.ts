@@ -196,7 +196,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
   common(
     program
       .command('serve')
-      .description("serve the toolsets a module exports to MCP clients, every call through Wardrik's runner")
+      .description(
+        "serve the toolsets a module exports to MCP clients, every call through Wardrik's runner, under the options of its wardrikOptions export",
+      )
       .argument('<module>', 'path of a compiled module'),
   )
     .option(
@@ -211,11 +213,19 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       [] as string[],
     )
     .option('--toolset <name>', 'the toolset name of defineTool values', 'tools')
-    .option('--names <style>', 'qualified (orders__find_order) or bare (find_order)', 'qualified')
-    .option('--agent <id>', 'the agent id calls run as (its policy rules and budget apply)')
+    .option(
+      '--config <file>',
+      'a JSON file of options (policy, budgets, serve: { agent, budgetUsd, … }), for a module that exports no wardrikOptions',
+    )
+    .option('--names <style>', 'qualified (orders__find_order, the default) or bare (find_order)')
+    .option(
+      '--agent <id>',
+      'the agent id calls run as (its policy rules and budget apply; default serve.agent, else mcp)',
+    )
     .option('--token-env <name>', 'with --http: the environment variable holding the bearer token clients must send')
     .option('--unauthenticated', 'with --http: serve without a token (loopback, one user)')
     .option('--wait-ms <ms>', 'how long a call that waits for a person is held open', positiveInteger)
+    .option('--progress-ms <ms>', 'how often a held call sends the client a progress notification', positiveInteger)
     .option(
       '--allowed-host <host>',
       'with --http: a Host clients connect by, such as mcp.example.com (repeat for more; loopback names only on a loopback bind unless given)',
