@@ -28,8 +28,8 @@ With --json, results are one line of JSON on stdout, and errors one line of JSON
  * Runs the `wardrik` command line (`argv` without node and the script) and resolves to its exit code.
  * Everything goes through `io`, so tests can run it in process as well as through the binary.
  * Each command's module is imported when it runs: `wardrik serve --stdio` is started by MCP clients that
- * give it a few seconds to answer, and should not first load the MCP hub and the inbox's web server that
- * other commands use (startup.bench.ts).
+ * give it a few seconds to answer, and should not first load the modules of the other commands (the MCP
+ * hub that `wardrik mcp` uses, among them; startup.bench.ts).
  */
 export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeValue> {
   const program = new Command('wardrik');
