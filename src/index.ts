@@ -163,6 +163,7 @@ export type { ModelPrice, ModelUsage, PriceTable } from './agent/pricing.js';
 export type { ListenOptions, WardrikMcpServer } from './serve/mcp-server.js';
 export type { McpRequestHandler } from './serve/http.js';
 export { SERVE_DEFAULTS } from './serve/options.js';
+export type { ServeConfig } from './cli/serve-config.js';
 export type {
   ServeApprovalOptions,
   ServeAuthenticateOptions,

@@ -211,6 +211,7 @@ describe('The public API', () => {
       'ServeApprovalOptions',
       'ServeAuthenticateOptions',
       'ServeClientInfo',
+      'ServeConfig',
       'ServeHttpOptions',
       'ServeOptions',
       'SkippedTool',

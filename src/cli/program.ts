@@ -2,13 +2,11 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isWardrikName } from '../inbox/wardrik-names.js';
 import { CommandContext, DEFAULT_STORE, type Io } from './context.js';
 import { classify, ExitCode, type ExitCodeValue } from './errors.js';
-import { answer, approve, deny, inboxList, type ApproveFlags } from './inbox-commands.js';
-import { mcpAdd, mcpList, mcpRemove, type McpAddOptions } from './mcp-commands.js';
+import type { ApproveFlags } from './inbox-commands.js';
+import type { McpAddOptions } from './mcp-commands.js';
 import { age, prune } from './prune-command.js';
-import { runs, show } from './runs-commands.js';
-import { serve, type ServeCommandOptions } from './serve-command.js';
-import { tools } from './tools-command.js';
-import { web, type WebCommandOptions } from './web-command.js';
+import type { ServeCommandOptions } from './serve-command.js';
+import type { WebCommandOptions } from './web-command.js';
 
 const EXIT_CODES = `
 Exit codes:
@@ -29,6 +27,9 @@ With --json, results are one line of JSON on stdout, and errors one line of JSON
 /**
  * Runs the `wardrik` command line (`argv` without node and the script) and resolves to its exit code.
  * Everything goes through `io`, so tests can run it in process as well as through the binary.
+ * Each command's module is imported when it runs: `wardrik serve --stdio` is started by MCP clients that
+ * give it a few seconds to answer, and should not first load the modules of the other commands (the MCP
+ * hub that `wardrik mcp` uses, among them; startup.bench.ts).
  */
 export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeValue> {
   const program = new Command('wardrik');
@@ -77,7 +78,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       .description('list parked calls waiting for a person: id, kind, tool, arguments, labels, reason, age'),
   )
     .option('--all', 'include items already answered')
-    .action((options: { all?: boolean }, command: Command) => inboxList(context(command), options));
+    .action(async (options: { all?: boolean }, command: Command) =>
+      (await import('./inbox-commands.js')).inboxList(context(command), options),
+    );
 
   common(
     program
@@ -99,7 +102,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       '--allow-if <fields>',
       "with --scope run: only later calls whose fields (comma-separated) equal this call's",
     )
-    .action((id: string, options: ApproveFlags, command: Command) => approve(context(command), id, options));
+    .action(async (id: string, options: ApproveFlags, command: Command) =>
+      (await import('./inbox-commands.js')).approve(context(command), id, options),
+    );
 
   common(
     program
@@ -109,8 +114,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
   )
     .requiredOption('--reason <text>', 'why, for the model')
     .option('--by <name>', 'who refuses', person)
-    .action((id: string, options: { reason: string; by?: string }, command: Command) =>
-      deny(context(command), id, options),
+    .action(async (id: string, options: { reason: string; by?: string }, command: Command) =>
+      (await import('./inbox-commands.js')).deny(context(command), id, options),
     );
 
   common(
@@ -125,8 +130,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       'the answer as JSON; in doubt: {"happened":true,"result":…} or {"happened":false}',
     )
     .option('--by <name>', 'who answers', person)
-    .action((id: string, options: { json: string; by?: string }, command: Command) =>
-      answer(context(command, false), id, {
+    .action(async (id: string, options: { json: string; by?: string }, command: Command) =>
+      (await import('./inbox-commands.js')).answer(context(command, false), id, {
         value: options.json,
         ...(options.by === undefined ? {} : { by: options.by }),
       }),
@@ -135,14 +140,18 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
   common(program.command('runs').description('list runs, most recent first: agent, status, calls, parked, spend'))
     .option('--agent <id>', "only this agent's runs")
     .option('--limit <n>', 'at most this many', positiveInteger, 20)
-    .action((options: { agent?: string; limit: number }, command: Command) => runs(context(command), options));
+    .action(async (options: { agent?: string; limit: number }, command: Command) =>
+      (await import('./runs-commands.js')).runs(context(command), options),
+    );
 
   common(
     program
       .command('show')
       .description("one run's timeline: its turn and steps, each call with answer, cost and labels; totals")
       .argument('<run>', 'the run id'),
-  ).action((run: string, _options: unknown, command: Command) => show(context(command), run));
+  ).action(async (run: string, _options: unknown, command: Command) =>
+    (await import('./runs-commands.js')).show(context(command), run),
+  );
 
   common(
     program
@@ -153,7 +162,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
   )
     .option('--older-than <age>', 'runs finished longer ago than this, such as 7d, 12h (default 30d)', age)
     .option('--dry-run', 'say what would be deleted, and delete nothing')
-    .action((options: { olderThan?: number; dryRun?: boolean }, command: Command) => prune(context(command), options));
+    .action(async (options: { olderThan?: number; dryRun?: boolean }, command: Command) =>
+      prune(context(command), options),
+    );
 
   common(
     program
@@ -162,8 +173,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       .argument('<module>', 'path of a compiled module'),
   )
     .option('--toolset <name>', 'the toolset name to show defineTool values under', 'tools')
-    .action((module: string, options: { toolset: string }, command: Command) =>
-      tools(context(command), module, options),
+    .action(async (module: string, options: { toolset: string }, command: Command) =>
+      (await import('./tools-command.js')).tools(context(command), module, options),
     );
 
   common(
@@ -192,11 +203,15 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       '--trust-proxy <header>',
       "behind a proxy: the header it sets to the client's address, such as x-forwarded-for",
     )
-    .action((options: WebCommandOptions, command: Command) => web(context(command), options));
+    .action(async (options: WebCommandOptions, command: Command) =>
+      (await import('./web-command.js')).web(context(command), options),
+    );
   common(
     program
       .command('serve')
-      .description("serve the toolsets a module exports to MCP clients, every call through Wardrik's runner")
+      .description(
+        "serve the toolsets a module exports to MCP clients, every call through Wardrik's runner, under the options of its wardrikOptions export",
+      )
       .argument('<module>', 'path of a compiled module'),
   )
     .option(
@@ -211,11 +226,19 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       [] as string[],
     )
     .option('--toolset <name>', 'the toolset name of defineTool values', 'tools')
-    .option('--names <style>', 'qualified (orders__find_order) or bare (find_order)', 'qualified')
-    .option('--agent <id>', 'the agent id calls run as (its policy rules and budget apply)')
+    .option(
+      '--config <file>',
+      'a JSON file of options (policy, budgets, serve: { agent, budgetUsd, … }), for a module that exports no wardrikOptions',
+    )
+    .option('--names <style>', 'qualified (orders__find_order, the default) or bare (find_order)')
+    .option(
+      '--agent <id>',
+      'the agent id calls run as (its policy rules and budget apply; default serve.agent, else mcp)',
+    )
     .option('--token-env <name>', 'with --http: the environment variable holding the bearer token clients must send')
     .option('--unauthenticated', 'with --http: serve without a token (loopback, one user)')
     .option('--wait-ms <ms>', 'how long a call that waits for a person is held open', positiveInteger)
+    .option('--progress-ms <ms>', 'how often a held call sends the client a progress notification', positiveInteger)
     .option(
       '--allowed-host <host>',
       'with --http: a Host clients connect by, such as mcp.example.com (repeat for more; loopback names only on a loopback bind unless given)',
@@ -226,8 +249,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       '--trust-proxy <header>',
       "with --http, behind a proxy: the header it sets to the client's address, such as x-forwarded-for",
     )
-    .action((module: string, options: ServeCommandOptions, command: Command) =>
-      serve(context(command), module, options),
+    .action(async (module: string, options: ServeCommandOptions, command: Command) =>
+      (await import('./serve-command.js')).serve(context(command), module, options),
     );
 
   const mcp = program
@@ -235,7 +258,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .description("the runtime MCP servers kept in the store, which every node's hub runs");
   common(mcp.command('list').description("list a hub's runtime servers"))
     .option('--hub <name>', 'the hub', 'mcp')
-    .action((options: { hub: string }, command: Command) => mcpList(context(command), options));
+    .action(async (options: { hub: string }, command: Command) =>
+      (await import('./mcp-commands.js')).mcpList(context(command), options),
+    );
   common(
     mcp
       .command('add')
@@ -258,10 +283,14 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--no-gated', 'no call waits for a person unless a policy asks')
     .option('--only <tools>', 'offer only these of its tools, comma-separated')
     .option('--timeout-ms <ms>', "one call's time-out")
-    .action((name: string, options: McpAddOptions, command: Command) => mcpAdd(context(command), name, options));
+    .action(async (name: string, options: McpAddOptions, command: Command) =>
+      (await import('./mcp-commands.js')).mcpAdd(context(command), name, options),
+    );
   common(mcp.command('remove').description('remove a runtime server').argument('<name>', 'the server name'))
     .option('--hub <name>', 'the hub', 'mcp')
-    .action((name: string, options: { hub: string }, command: Command) => mcpRemove(context(command), name, options));
+    .action(async (name: string, options: { hub: string }, command: Command) =>
+      (await import('./mcp-commands.js')).mcpRemove(context(command), name, options),
+    );
 
   try {
     if (argv.length === 0) {

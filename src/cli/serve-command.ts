@@ -9,6 +9,7 @@ import type { ServeAuthenticateOptions } from '../serve/options.js';
 import { StdioLines } from '../serve/stdio-lines.js';
 import type { CommandContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
+import { serveConfig, type LoadedServeConfig } from './serve-config.js';
 import { loadToolsets } from './tools-command.js';
 
 /** `wardrik serve`'s options, as commander gives them. */
@@ -17,20 +18,23 @@ export interface ServeCommandOptions {
   readonly stdio?: boolean;
   readonly tools: readonly string[];
   readonly toolset: string;
-  readonly names: string;
+  readonly names?: string;
   readonly agent?: string;
+  readonly config?: string;
   readonly tokenEnv?: string;
   readonly unauthenticated?: boolean;
   readonly waitMs?: number;
+  readonly progressMs?: number;
   readonly allowedHost: readonly string[];
   readonly trustProxy?: string;
 }
 
 /**
  * `wardrik serve MODULE --stdio | --http HOST:PORT`: builds the toolsets a module exports (as `wardrik
- * tools` reads them) with Wardrik.create on the command's store, and serves them to MCP clients until
- * stopped (SIGINT, SIGTERM, or stdin closing under --stdio). Under --stdio, stdout is the MCP channel:
- * everything else goes to stderr.
+ * tools` reads them) with Wardrik.create on the command's store, under the options of the module's
+ * `wardrikOptions` or `--config FILE` (policy, budgets, agents: serve-config.ts), and serves them to MCP
+ * clients until stopped (SIGINT, SIGTERM, or stdin closing under --stdio). Under --stdio, stdout is the
+ * MCP channel: everything else goes to stderr.
  */
 export async function serve(
   ctx: CommandContext,
@@ -44,14 +48,20 @@ export async function serve(
       'Pass exactly one of --stdio (for a client that starts this command, such as Claude Desktop) or --http HOST:PORT.',
     );
   }
-  if (options.names !== 'qualified' && options.names !== 'bare')
-    throw new CliError(ExitCode.usage, `--names is "qualified" or "bare"; got ${JSON.stringify(options.names)}.`);
+  const names = options.names;
+  if (names !== undefined && names !== 'qualified' && names !== 'bare')
+    throw new CliError(ExitCode.usage, `--names is "qualified" or "bare"; got ${JSON.stringify(names)}.`);
   const listen = options.http === undefined ? undefined : hostPort(options.http);
-  const authenticate = listen === undefined ? undefined : httpAuthentication(ctx, options);
   const loaded = await loadToolsets(module, options.toolset);
+  const configured = serveConfig(loaded, options.config);
+  const { serve: served = {}, ...creating } = configured?.config ?? {};
+  const agent = options.agent ?? served.agent;
+  const authenticate = listen === undefined ? undefined : httpAuthentication(ctx, options, agent ?? 'mcp');
   const toolsets = loaded.classes.map((entry) => entry.toolsetClass);
   const tools = loaded.values.length === 0 ? {} : { [options.toolset]: loaded.values.map((value) => value.tool) };
-  const wardrik = await Wardrik.create({ store: ctx.storeUrl, toolsets, tools });
+  const wardrik = await configuredBy(configured, () =>
+    Wardrik.create({ ...creating, store: ctx.storeUrl, toolsets, tools }),
+  );
   const warnings = wardrik.events$.subscribe((event) => {
     if (event.type === 'warning' || event.type === 'tool.skipped')
       ctx.io.err(
@@ -59,17 +69,27 @@ export async function serve(
       );
   });
   try {
-    const server = wardrik.mcpServer({
-      tools: options.tools.length === 0 ? ['**'] : options.tools,
-      names: options.names,
-      ...(options.agent === undefined ? {} : { agent: options.agent }),
-      ...(authenticate === undefined ? {} : { authenticate }),
-      ...(options.waitMs === undefined ? {} : { approvals: { waitMs: options.waitMs } }),
-      http: {
-        ...(options.allowedHost.length === 0 ? {} : { allowedHosts: options.allowedHost }),
-        ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
-      },
-    });
+    // Flags win over the config's `serve`; the rest of it is mcpServer's options as they are.
+    const server = await configuredBy(configured, () =>
+      wardrik.mcpServer({
+        ...served,
+        tools: options.tools.length > 0 ? options.tools : (served.tools ?? ['**']),
+        ...(names === undefined ? {} : { names }),
+        ...(agent === undefined ? {} : { agent }),
+        ...(authenticate === undefined ? {} : { authenticate }),
+        approvals: {
+          ...served.approvals,
+          ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
+          ...(options.progressMs === undefined ? {} : { progressMs: options.progressMs }),
+        },
+        http: {
+          ...served.http,
+          ...(options.allowedHost.length === 0 ? {} : { allowedHosts: options.allowedHost }),
+          ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+        },
+      }),
+    );
+    const from = configured === undefined ? '' : `; options from ${configured.source}`;
     const stopped = new Promise<void>((resolve) => {
       signals.once('SIGINT', resolve);
       signals.once('SIGTERM', resolve);
@@ -81,22 +101,33 @@ export async function serve(
         process.stdin.once('end', resolve);
       });
       await server.connect(transport);
-      ctx.io.err(`wardrik: serving ${wardrik.tools().length} tool(s) over stdio; store ${ctx.storeName}\n`);
+      ctx.io.err(`wardrik: serving ${wardrik.tools().length} tool(s) over stdio; store ${ctx.storeName}${from}\n`);
       await Promise.race([stopped, closed]);
       // Paused, stdin still waits for bytes: a client that keeps its end open after the connection
       // closed (a message over the limit) would keep this process alive. Nothing else reads it.
       process.stdin.destroy();
     } else {
       const url = await server.listen(listen);
-      ctx.io.err(`wardrik: serving ${wardrik.tools().length} tool(s) at ${url}; store ${ctx.storeName}\n`);
+      ctx.io.err(`wardrik: serving ${wardrik.tools().length} tool(s) at ${url}; store ${ctx.storeName}${from}\n`);
       await stopped;
     }
-  } catch (error) {
-    if (error instanceof ConfigurationError) throw new CliError(ExitCode.usage, error.message, { cause: error });
-    throw error;
   } finally {
     warnings.unsubscribe();
     await wardrik.close();
+  }
+}
+
+/**
+ * Runs a step that checks options: a ConfigurationError becomes a usage error (exit 2) that also says
+ * where the options came from, since the message names the option as the library spells it.
+ */
+async function configuredBy<T>(configured: LoadedServeConfig | undefined, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    const from = configured === undefined ? '' : ` (wardrik serve read its options from ${configured.source}.)`;
+    throw new CliError(ExitCode.usage, `${error.message}${from}`, { cause: error });
   }
 }
 
@@ -109,7 +140,11 @@ function hostPort(value: string): { host: string; port: number } {
 }
 
 /** --token-env NAME: one bearer token, read from the environment (never from argv, which `ps` shows). */
-function httpAuthentication(ctx: CommandContext, options: ServeCommandOptions): ServeAuthenticateOptions | false {
+function httpAuthentication(
+  ctx: CommandContext,
+  options: ServeCommandOptions,
+  agent: string,
+): ServeAuthenticateOptions | false {
   if (options.unauthenticated === true) {
     if (options.tokenEnv !== undefined)
       throw new CliError(ExitCode.usage, 'Pass --token-env or --unauthenticated, not both.');
@@ -128,7 +163,7 @@ function httpAuthentication(ctx: CommandContext, options: ServeCommandOptions): 
       `--token-env ${options.tokenEnv}: that environment variable is ${token === undefined ? 'not set' : 'shorter than 16 characters'}; set it to a long random token.`,
     );
   }
-  return { verifier: tokenVerifier(token, options.agent ?? 'mcp', { now: () => ctx.io.now() }) };
+  return { verifier: tokenVerifier(token, agent, { now: () => ctx.io.now() }) };
 }
 
 /** A verifier for one shared token; the client it names is `agent`. */

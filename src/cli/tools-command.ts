@@ -65,6 +65,8 @@ export interface ModuleToolsets {
   readonly path: string;
   readonly classes: readonly { readonly exportName: string; readonly toolsetClass: ToolsetClass }[];
   readonly values: readonly { readonly name: string; readonly tool: ToolDefinition }[];
+  /** The module's `wardrikOptions` export, which `wardrik serve` reads; `undefined` when it has none. */
+  readonly wardrikOptions: unknown;
 }
 
 /**
@@ -113,7 +115,7 @@ export async function loadToolsets(module: string, toolset: string): Promise<Mod
       `Module ${path} exports no toolsets: no @Toolset class and no defineTool value among its exports (${Object.keys(exports).join(', ') || 'none'}). Export them from the module you pass.`,
     );
   }
-  return { path, classes, values };
+  return { path, classes, values, wardrikOptions: exports.wardrikOptions };
 }
 
 function describe(name: string, source: string, definitions: readonly ToolDefinition[]): DescribedToolset {

@@ -1,5 +1,5 @@
 import { ConfigurationError, NotFoundError } from '../errors.js';
-import { McpHub, toolsetClaims } from '../mcp/hub.js';
+import type { McpHub } from '../mcp/hub.js';
 import type { McpHubOptions } from '../mcp/options.js';
 import { requireCapability } from '../store/capabilities.js';
 import { openStore } from '../store/open-store.js';
@@ -23,6 +23,9 @@ export async function buildHubs(
   hubs: McpHub[],
 ): Promise<void> {
   const list: readonly McpHubOptions[] = Array.isArray(mcp) ? mcp : [mcp as McpHubOptions];
+  // Imported here, the first time a Wardrik has hubs: the hub and the MCP SDK's clients (stdio, HTTP,
+  // OAuth) are some 60 files that a Wardrik without MCP servers never needs (startup.bench.ts).
+  const { McpHub, toolsetClaims } = await import('../mcp/hub.js');
   const claims = toolsetClaims(parts.toolsetNames);
   const { catalog, events, clock, timers, credentials } = parts.services;
   const seen = new Set<string>();

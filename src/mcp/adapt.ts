@@ -5,6 +5,7 @@ import { EgressRefusedError, MAY_HAVE_HAPPENED, UnavailableError } from '../erro
 import { OUTSIDE } from '../policy/policy.js';
 import { LabelledFailure, ToolResult } from '../tools/result.js';
 import type { Annotations, JsonSchema } from '../tools/tool.js';
+import { LABELS_META } from './labels-meta.js';
 
 /** What decides a tool's annotations besides the server's own hints. */
 export interface AnnotationRules {
@@ -83,8 +84,6 @@ export function outputOf(result: CallToolResult, maxChars: number, where: string
   return cut(text, maxChars);
 }
 
-/** Where a Wardrik server (or any other) puts a result's labels: `_meta['wardrik/labels']`. */
-export const LABELS_META = 'wardrik/labels';
 const MAX_LABELS = 16;
 const LABEL = /^[A-Za-z0-9_.:-]{1,64}$/;
 

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock, Timer, Timers } from '../clock.js';
 import { BodyBudget } from '../http/body-budget.js';
@@ -159,7 +158,7 @@ export class HttpSessions {
     this.count(owner, 1);
     const session = this.open();
     session.request = req;
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new (await httpTransport())({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sid) => {
         session.run = sid;
@@ -330,6 +329,14 @@ async function readBody(
 }
 
 /**
+ * The SDK's Streamable HTTP transport, imported when the first session starts: it brings Hono's Node
+ * adapter, which a server on stdio never needs at start-up (startup.bench.ts).
+ */
+async function httpTransport(): Promise<typeof StreamableHTTPServerTransport> {
+  return (await import('@modelcontextprotocol/sdk/server/streamableHttp.js')).StreamableHTTPServerTransport;
+}
+
+/**
  * `requireBearerAuth` on a plain Node response: true when the token is good (and `req.auth` is set). A
  * token the verifier refuses waits for `wrong(req)` before its 401 is sent; a good one waits for nothing.
  */
@@ -338,8 +345,8 @@ function bearerCheck(
   wrong: (req: IncomingMessage) => Promise<void>,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   // Typed as Express middleware, whose types are not installed: called here with look-alikes of req and res.
-  const middleware = (req: IncomingMessage) =>
-    requireBearerAuth({
+  const middleware = async (req: IncomingMessage) =>
+    (await import('@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js')).requireBearerAuth({
       verifier: {
         verifyAccessToken: (token) =>
           options.verifier.verifyAccessToken(token).catch(async (error: unknown) => {
@@ -367,7 +374,9 @@ function bearerCheck(
         return reply;
       },
     };
-    await middleware(req)(req, reply, () => {
+    await (
+      await middleware(req)
+    )(req, reply, () => {
       passed = true;
     });
     return passed;

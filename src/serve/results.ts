@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAY_HAVE_HAPPENED } from '../errors.js';
-import { LABELS_META } from '../mcp/adapt.js';
+import { LABELS_META } from '../mcp/labels-meta.js';
 import { answerText, type ToolAnswer } from '../tools/result.js';
 
 /**

@@ -1,4 +1,11 @@
-import { defer, filter, from, merge, Subject, type Observable } from 'rxjs';
+// From rxjs's own modules (its package exports them): its index loads all 220 of its files, which took a
+// tenth of `wardrik serve`'s start-up (startup.bench.ts); these are some 50. The classes are the same.
+import { defer } from 'rxjs/internal/observable/defer';
+import { from } from 'rxjs/internal/observable/from';
+import { merge } from 'rxjs/internal/observable/merge';
+import type { Observable } from 'rxjs/internal/Observable';
+import { filter } from 'rxjs/internal/operators/filter';
+import { Subject } from 'rxjs/internal/Subject';
 import type { Clock } from '../clock.js';
 import type { CostEvent, EventInput, ToolsChangedEvent, WardrikEvent } from './events.js';
 

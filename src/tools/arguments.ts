@@ -1,15 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { plainToInstance } from 'class-transformer';
-import {
-  getMetadataStorage,
-  validate,
-  validateSync,
-  ValidationTypes,
-  type ValidationError,
-  type ValidatorOptions,
-} from 'class-validator';
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
+import type { ValidationError, ValidatorOptions } from 'class-validator';
 import { ConfigurationError, type FieldIssue } from '../errors.js';
+import { classTransformer, classValidator, transformerMetadata } from './dto-libraries.js';
 import { compiledSchema, schemaProblem } from './json-schema.js';
 import { dtoSchema } from './schema.js';
 import { isStandardSchema } from './standard-schema.js';
@@ -190,6 +182,8 @@ const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
  * arguments that pass are always what the schema says.
  */
 function dtoChecker(dto: DtoClass): ArgumentChecker {
+  const { validate, validateSync } = classValidator();
+  const { plainToInstance } = classTransformer();
   // validateSync skips async validators, so a DTO with any, itself or in a nested DTO, uses the async path.
   const isAsync = hasAsyncConstraint(dto, new Set());
   const nested = nestedRules(dto);
@@ -239,6 +233,7 @@ const nestedRuleCache = new WeakMap<Function, readonly NestedRule[]>();
 function nestedRules(dto: Function): readonly NestedRule[] {
   let rules = nestedRuleCache.get(dto);
   if (rules === undefined) {
+    const { getMetadataStorage, ValidationTypes } = classValidator();
     const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
     rules = metadatas
       .filter((meta) => meta.type === ValidationTypes.NESTED_VALIDATION)
@@ -246,8 +241,9 @@ function nestedRules(dto: Function): readonly NestedRule[] {
         const own = metadatas.filter((other) => other.propertyName === meta.propertyName).map((other) => other.type);
         return {
           property: meta.propertyName,
-          child: defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction() as
-            Function | undefined,
+          child: transformerMetadata()
+            .findTypeMetadata(meta.target as Function, meta.propertyName)
+            ?.typeFunction() as Function | undefined,
           each: meta.each === true,
           required: !own.includes(ValidationTypes.IS_DEFINED) && !own.includes(ValidationTypes.CONDITIONAL_VALIDATION),
         };
@@ -289,6 +285,7 @@ function missingNested(
 function hasAsyncConstraint(dto: Function, seen: Set<Function>): boolean {
   if (seen.has(dto)) return false;
   seen.add(dto);
+  const { getMetadataStorage, ValidationTypes } = classValidator();
   const storage = getMetadataStorage();
   return storage.getTargetValidationMetadatas(dto, '', true, false).some((meta) => {
     if (
@@ -297,7 +294,9 @@ function hasAsyncConstraint(dto: Function, seen: Set<Function>): boolean {
     )
       return true;
     if (meta.type !== ValidationTypes.NESTED_VALIDATION) return false;
-    const nested = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.typeFunction();
+    const nested = transformerMetadata()
+      .findTypeMetadata(meta.target as Function, meta.propertyName)
+      ?.typeFunction();
     return typeof nested === 'function' && hasAsyncConstraint(nested, seen);
   });
 }

@@ -1,7 +1,5 @@
-import { IS_DATE_STRING, ValidationTypes } from 'class-validator';
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
-import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { ConfigurationError } from '../errors.js';
+import { classValidator, targetConstructorToSchema, transformerMetadata } from './dto-libraries.js';
 import { deepFreeze } from './freeze.js';
 import { getDescription } from './metadata.js';
 import type { DtoClass, JsonSchema } from './tool-shapes.js';
@@ -48,6 +46,8 @@ class SchemaBuilder {
     let name = dto.name || 'Anonymous';
     for (let n = 2; [...this.names.values()].includes(name); n++) name = `${dto.name}_${n}`;
     this.names.set(dto, name);
+    const { IS_DATE_STRING, ValidationTypes } = classValidator();
+    const defaultMetadataStorage = transformerMetadata();
     const schema = targetConstructorToSchema(dto, {
       classTransformerMetadataStorage: defaultMetadataStorage,
       refPointerPrefix: REF,

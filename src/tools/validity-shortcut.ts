@@ -1,4 +1,5 @@
-import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class-validator';
+import type { MetadataStorage } from 'class-validator';
+import { classValidator } from './dto-libraries.js';
 
 /**
  * Whether class-validator would find nothing wrong with a DTO instance, decided by running the same
@@ -116,20 +117,23 @@ function rulesOf(type: Function | undefined): ClassRules {
   return rules;
 }
 
-const KNOWN_TYPES: ReadonlySet<string> = new Set([
-  ValidationTypes.CUSTOM_VALIDATION,
-  ValidationTypes.NESTED_VALIDATION,
-  ValidationTypes.CONDITIONAL_VALIDATION,
-  ValidationTypes.IS_DEFINED,
-  ValidationTypes.WHITELIST,
-]);
+/** The kinds of rule the shortcut follows; made when first needed, since class-validator loads only then. */
+let knownTypes: ReadonlySet<string> | undefined;
 
 function readRules(type: Function): ClassRules {
+  const { getMetadataStorage, ValidationTypes } = classValidator();
+  const known = (knownTypes ??= new Set([
+    ValidationTypes.CUSTOM_VALIDATION,
+    ValidationTypes.NESTED_VALIDATION,
+    ValidationTypes.CONDITIONAL_VALIDATION,
+    ValidationTypes.IS_DEFINED,
+    ValidationTypes.WHITELIST,
+  ]));
   const storage = getMetadataStorage();
   // The arguments validateSync(object, options) passes for Wardrik's options: no schema, always off, no groups.
   const metadatas = storage.getTargetValidationMetadatas(type, undefined as unknown as string, false, false, undefined);
   // forbidUnknownValues refuses an instance of a class with no rules: class-validator says so.
-  if (metadatas.length === 0 || metadatas.some((meta) => !KNOWN_TYPES.has(meta.type))) return null;
+  if (metadatas.length === 0 || metadatas.some((meta) => !known.has(meta.type))) return null;
   const byProperty = new Map<string, Metadata[]>();
   for (const meta of metadatas) {
     const list = byProperty.get(meta.propertyName);
