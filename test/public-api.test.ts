@@ -251,6 +251,8 @@ describe('The public API', () => {
       'ToolSucceededEvent',
       'ToolsChangedEvent',
       'ToolsetClass',
+      'ToolsetDecoratorOptions',
+      'ToolsetEntry',
       'TurnOutcome',
       'TurnRecord',
       'TurnResult',
