@@ -68,7 +68,7 @@ export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';
 export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';
 export type { ContentPart, EditedCall, ToolAnswer, ToolErrorCode } from './tools/result.js';
-export type { CallReporter, LogLevel, Measure, ToolContext } from './tools/context.js';
+export type { CallReporter, LogLevel, Measure, ToolCaller, ToolContext } from './tools/context.js';
 export { ARGUMENT_LIMITS } from './tools/arguments.js';
 export type { ToolCatalog } from './tools/catalog.js';
 export type { CatalogEntry, SkippedTool } from './tools/catalog.js';

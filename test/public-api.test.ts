@@ -231,6 +231,7 @@ describe('The public API', () => {
       'ToolAnsweredEvent',
       'ToolCall',
       'ToolCalledEvent',
+      'ToolCaller',
       'ToolCatalog',
       'ToolChangedEvent',
       'ToolContext',
