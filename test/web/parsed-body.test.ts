@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
+import { Wardrik } from '../../src/index.js';
 import { sqliteStores, webRig, type WebRig } from './helpers.js';
 
 const stores = sqliteStores();
@@ -88,4 +89,36 @@ describe('The inbox API behind a body parser', () => {
     assert.equal(response.status, 400);
     assert.match(((await response.json()) as { error: { message: string } }).error.message, /nested more than 64/);
   });
+});
+
+describe('The MCP handler behind a body parser', () => {
+  for (const kind of ['object', 'buffer', 'string'] as const) {
+    it(`starts a session from the body the parser left on req.body (${kind})`, async () => {
+      const wardrik = await Wardrik.create({ store: 'memory:', recoverMs: Infinity });
+      const handle = wardrik.mcpServer({ tools: ['*'], authenticate: false }).handler();
+      const app = createServer((request, response) => {
+        void parseFirst(request, kind).then(() => handle(request, response));
+      });
+      await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+      try {
+        const response = await fetch(`http://127.0.0.1:${(app.address() as AddressInfo).port}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+          }),
+        });
+        assert.equal(response.status, 200, await response.clone().text());
+        assert.ok(response.headers.get('mcp-session-id'));
+        await response.text();
+      } finally {
+        app.closeAllConnections();
+        await new Promise((resolve) => app.close(resolve));
+        await wardrik.close();
+      }
+    });
+  }
 });
