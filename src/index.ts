@@ -6,7 +6,7 @@
 import 'reflect-metadata';
 
 export { Wardrik } from './di/wardrik.js';
-export type { ToolsetClass, WardrikOptions } from './di/wardrik.js';
+export type { ToolsetClass, ToolsetEntry, WardrikOptions } from './di/wardrik.js';
 export type { ToolInfo } from './tools/tool-info.js';
 export { Tokens } from './di/tokens.js';
 
@@ -49,7 +49,7 @@ export {
   Tool,
   Toolset,
 } from './tools/decorators.js';
-export type { ToolDecoratorOptions } from './tools/metadata.js';
+export type { ToolDecoratorOptions, ToolsetDecoratorOptions } from './tools/metadata.js';
 export { annotate, annotation, defineTool, getPrivate, isRepeatable, putPrivate, updatePrivate } from './tools/tool.js';
 export type {
   Annotations,
@@ -68,7 +68,7 @@ export { callTool } from './tools/call-tool.js';
 export type { ToolCall } from './tools/call-tool.js';
 export { answerText, park, ParkRequest, ToolResult } from './tools/result.js';
 export type { ContentPart, EditedCall, ToolAnswer, ToolErrorCode } from './tools/result.js';
-export type { CallReporter, LogLevel, Measure, ToolContext } from './tools/context.js';
+export type { CallReporter, LogLevel, Measure, ToolCaller, ToolContext } from './tools/context.js';
 export { ARGUMENT_LIMITS } from './tools/arguments.js';
 export type { ToolCatalog } from './tools/catalog.js';
 export type { CatalogEntry, SkippedTool } from './tools/catalog.js';

@@ -46,7 +46,8 @@ export class RefundArgs {
   amountCents?: number;
 }
 
-@Toolset('orders')
+// The example's OrderService needs nothing, so tsyringe may build it; an app registers its own (docs/di.md).
+@Toolset('orders', { buildDependencies: true })
 export class OrderTools {
   constructor(private readonly orders: OrderService) {}
 

@@ -63,7 +63,7 @@ export class AddressArgs extends CustomerArgs {
   address!: string;
 }
 
-@Toolset('customers')
+@Toolset('customers', { buildDependencies: true })
 export class CustomerTools {
   constructor(private readonly desk: SupportDesk) {}
 
@@ -93,7 +93,7 @@ export class TicketArgs {
   ticketId!: string;
 }
 
-@Toolset('tickets')
+@Toolset('tickets', { buildDependencies: true })
 export class TicketTools {
   constructor(private readonly desk: SupportDesk) {}
 
@@ -135,7 +135,7 @@ export class SearchArgs {
   page?: number;
 }
 
-@Toolset('web')
+@Toolset('web', { buildDependencies: true })
 export class WebTools {
   constructor(private readonly web: WebClient) {}
 
@@ -171,7 +171,7 @@ export class EmailArgs {
   body!: string;
 }
 
-@Toolset('mail')
+@Toolset('mail', { buildDependencies: true })
 export class MailTools {
   constructor(private readonly desk: SupportDesk) {}
 

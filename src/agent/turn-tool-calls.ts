@@ -1,3 +1,4 @@
+import type { ToolCaller } from '../tools/context.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import { answerText, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import type { ParkedCall } from './agent.js';
@@ -5,6 +6,9 @@ import { toolMessage, type ModelStepData, type ToolsStepData } from './messages.
 import type { AgentTracing } from './tracing.js';
 import type { TurnJournal } from './turn-journal.js';
 import { callId, type LiveTurn } from './turn-state.js';
+
+/** What a tool's `ctx.caller` says of an agent's call. */
+const AGENT_CALLER: ToolCaller = Object.freeze({ door: 'agent' });
 
 /** The tool calls of a turn's model steps, sent through the runner under stable call ids. */
 export class TurnToolCalls {
@@ -103,6 +107,7 @@ export class TurnToolCalls {
           ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
           tools: rt.options.tools,
           signal: d.signal,
+          caller: AGENT_CALLER,
           ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
         }),
       );

@@ -36,9 +36,9 @@ import { buildHubs, completeSignIn, findHub } from './hubs.js';
 import { repeat } from './repeat.js';
 import { buildServices, refuseBuiltServices, registerServices, resolveSeams, type Services } from './services.js';
 import { Tokens } from './tokens.js';
-import { registerToolsets, type ToolsetClass } from './toolsets.js';
+import { registerToolsets, type ToolsetEntry } from './toolsets.js';
 
-export type { ToolsetClass } from './toolsets.js';
+export type { ToolsetClass, ToolsetEntry } from './toolsets.js';
 
 /** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
 export const DEFAULT_STORE = 'sqlite:.wardrik/wardrik.db';
@@ -51,8 +51,11 @@ function storeName(store: string | Store): string {
 
 /** What `Wardrik.create` takes. */
 export interface WardrikOptions {
-  /** Toolset classes; their constructor dependencies come from the container. */
-  readonly toolsets?: readonly ToolsetClass[];
+  /**
+   * Toolset classes, their constructor dependencies from the container (each must be registered there,
+   * docs/di.md), or instances the app built, such as NestJS providers.
+   */
+  readonly toolsets?: readonly ToolsetEntry[];
   /** Tool values (from `defineTool`) by toolset name: `{ workers: [findOrder] }` offers `workers/find_order`. */
   readonly tools?: Readonly<Record<string, readonly ToolDefinition[]>>;
   /** The app's tsyringe container; Wardrik works in a child of it. Its own when absent. */

@@ -102,6 +102,7 @@ export class CallAttempts {
       p.idempotencyKey,
       p.labels,
       callReporter(this.events, p, p.reporter),
+      p.caller,
     );
   }
 

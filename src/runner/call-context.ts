@@ -1,5 +1,14 @@
 import { UsageError } from '../errors.js';
-import { checkAmount, type CallReporter, type LogLevel, type Measure, type ToolContext } from '../tools/context.js';
+import {
+  checkAmount,
+  type CallReporter,
+  type LogLevel,
+  type Measure,
+  type ToolCaller,
+  type ToolContext,
+} from '../tools/context.js';
+
+const FROM_APP: ToolCaller = Object.freeze({ door: 'app' });
 
 /**
  * The context of one attempt. Its `AbortController` is made only when the tool reads `signal` (or the
@@ -29,6 +38,7 @@ export class CallContext implements ToolContext {
     readonly idempotencyKey: string,
     readonly labels: readonly string[],
     private readonly reporter?: CallReporter,
+    readonly caller: ToolCaller = FROM_APP,
   ) {}
 
   get signal(): AbortSignal {

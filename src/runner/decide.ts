@@ -3,6 +3,7 @@ import { errorAnswer } from '../tools/result.js';
 import type { AdmittedCall, EndedEarly } from './admit.js';
 import type { CallDeps } from './call-deps.js';
 import {
+  callerOf,
   deniedAnswer,
   fromEarlierTurns,
   NO_RESOURCES,
@@ -88,6 +89,7 @@ function prepared(call: AdmittedCall, decision: Decision): PreparedCall {
     budgetUsd: request.budgetUsd,
     signal: request.signal,
     reporter: request.reporter,
+    caller: callerOf(request),
     decision,
   });
 }

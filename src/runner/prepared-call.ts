@@ -1,6 +1,6 @@
 import type { Decision, PolicyRule } from '../policy/policy.js';
 import type { CatalogEntry } from '../tools/catalog.js';
-import type { CallReporter, Measure } from '../tools/context.js';
+import type { CallReporter, Measure, ToolCaller } from '../tools/context.js';
 import { errorAnswer, NO_LABELS, type EditedCall, type ToolAnswer } from '../tools/result.js';
 import type { CallRef } from './call-failures.js';
 
@@ -21,6 +21,8 @@ export interface CallRequest {
   readonly idempotencyKey?: string;
   /** Where the tool's `ctx.progress` and `ctx.log` go (an MCP client's session); nowhere when absent. */
   readonly reporter?: CallReporter;
+  /** Who called, for the tool's `ctx.caller`: set by the MCP server and agents; `{ door: 'app' }` when absent. */
+  readonly caller?: ToolCaller;
   /**
    * Earlier turns of the conversation whose labels the run started with (their text is in the prompt):
    * an approval the call asks for names them.
@@ -45,6 +47,7 @@ export interface PreparedCall {
   readonly budgetUsd: number | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly reporter?: CallReporter | undefined;
+  readonly caller: ToolCaller;
   /**
    * What the tool reported spending on this call so far in micro-dollars (kept in its journal entry),
    * whether an attempt ran here (its cost is then known), and its measures.
@@ -80,10 +83,20 @@ export interface CallFields {
   readonly budgetUsd?: number | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly reporter?: CallReporter | undefined;
+  /** `{ door: 'resumed' }` when absent: a call run after its request is gone. */
+  readonly caller?: ToolCaller | undefined;
   /** What the journal says the call spent in earlier attempts (a call taken over). */
   readonly spentMicroUsd?: number;
   readonly decision?: Decision | undefined;
   readonly edited?: EditedCall | undefined;
+}
+
+const RESUMED: ToolCaller = Object.freeze({ door: 'resumed' });
+const FROM_APP: ToolCaller = Object.freeze({ door: 'app' });
+
+/** The caller of a new call: the request's, else the app's code. */
+export function callerOf(request: CallRequest): ToolCaller {
+  return request.caller ?? FROM_APP;
 }
 
 /** The one place a prepared call is made: every field in one literal, so each call has the same shape. */
@@ -101,6 +114,7 @@ export function prepareCall(f: CallFields): PreparedCall {
     budgetUsd: f.budgetUsd,
     signal: f.signal,
     reporter: f.reporter,
+    caller: f.caller ?? RESUMED,
     spent: { microUsd: f.spentMicroUsd ?? 0 },
     decision: f.decision,
     edited: f.edited,

@@ -86,7 +86,7 @@ export class HttpSessions {
         req.method !== 'POST'
           ? undefined
           : parsed !== undefined
-            ? parsed
+            ? parsedJson(res, parsed, this.settings.maxBodyBytes)
             : await readBody(
                 req,
                 res,
@@ -334,6 +334,24 @@ async function readBody(
  */
 async function httpTransport(): Promise<typeof StreamableHTTPServerTransport> {
   return (await import('@modelcontextprotocol/sdk/server/streamableHttp.js')).StreamableHTTPServerTransport;
+}
+
+/**
+ * A body a parser in front already read: an object as it is; text or bytes (express.text(), raw()) parsed
+ * here, held to the same limit. Answers 413 or 400 itself (and gives NO_BODY) when it is not JSON.
+ */
+function parsedJson(res: ServerResponse, parsed: unknown, max: number): unknown {
+  if (typeof parsed !== 'string' && !Buffer.isBuffer(parsed)) return parsed;
+  if (Buffer.byteLength(parsed) > max) {
+    reject(res, 413, `The request body is over ${max} bytes, the most this server reads.`);
+    return NO_BODY;
+  }
+  try {
+    return JSON.parse(parsed.toString('utf8'));
+  } catch {
+    reject(res, 400, 'Parse error: the request body is not JSON.', -32700);
+    return NO_BODY;
+  }
 }
 
 /**

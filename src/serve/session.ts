@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallRequest, ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
-import type { CallReporter, LogLevel } from '../tools/context.js';
+import type { CallReporter, LogLevel, ToolCaller } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { MAX_TIMER_MS, type Clock, type Timers } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
@@ -218,6 +218,7 @@ export class ServeSession {
         call: { id, name: tool.entry.ref, arguments: args },
         signal: how.signal,
         reporter,
+        caller: this.caller(extra),
         ...this.limits,
       }),
     );
@@ -304,6 +305,17 @@ export class ServeSession {
   }
 
   /** The agent this session's calls run as, decided at its first call and kept. */
+  /** What the tool's `ctx.caller` says: the principal the HTTP auth set (never the client's word), and its name. */
+  private caller(extra: Extra): ToolCaller {
+    const principal = extra.authInfo?.clientId;
+    const client = this.server.getClientVersion()?.name;
+    return Object.freeze({
+      door: 'mcp',
+      ...(principal === undefined ? {} : { principal }),
+      ...(client === undefined ? {} : { client: client.slice(0, 200) }),
+    });
+  }
+
   private identity(extra: Extra): Promise<string> {
     const { identify, agent } = this.deps.settings;
     return (this.identifying ??= (async () => {

@@ -52,6 +52,7 @@ export async function callTool(
     attempt: ctx.attempt ?? 1,
     idempotencyKey: ctx.idempotencyKey ?? `${run}:${id}`,
     signal: ctx.signal ?? new AbortController().signal,
+    caller: ctx.caller ?? { door: 'app' },
     labels: ctx.labels ?? [],
     cost: ctx.cost ?? ((usd) => checkAmount('cost(usd)', usd)),
     measure: ctx.measure ?? ((_unit, amount) => checkAmount('measure(unit, amount)', amount)),

@@ -18,6 +18,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The run's labels when the call started, such as `outside`. */
   readonly labels: readonly string[];
+  /** Who called and through which door, as the app's auth established it; never from the model. */
+  readonly caller: ToolCaller;
   /** Adds a paid API's cost, in US dollars, to the agent's spend. Twice adds both; counted even if the call then throws. */
   cost(usd: number): void;
   /**
@@ -32,6 +34,23 @@ export interface ToolContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends the caller a log message (an MCP logging notification, at the client's chosen level); a no-op when nobody listens. */
   log(level: LogLevel, data: unknown): void;
+}
+
+/**
+ * Who made a call, as Wardrik knows it from the request, never from the model's arguments.
+ * - `mcp`: a client of `wardrik.mcpServer`; `principal` is who the server's auth (the bearer token's
+ *   `clientId`, or the user a NestJS guard set) says it is, `client` the name it gave in `initialize`.
+ * - `agent`: an agent's turn (`agent` on the context is its id).
+ * - `app`: the app's own code through `wardrik.runner.run`, with the `caller` it passed, if any.
+ * - `resumed`: a call run later than its request, after a person's approval or by recovery after a crash:
+ *   the request is gone, so only `agent` and `ctx.run` say whose it was.
+ */
+export interface ToolCaller {
+  readonly door: 'mcp' | 'agent' | 'app' | 'resumed';
+  /** The authenticated identity, when the door's auth established one. */
+  readonly principal?: string;
+  /** What the MCP client calls itself (`clientInfo.name`): its own word, never proof. */
+  readonly client?: string;
 }
 
 /** MCP's (syslog's) log levels, least severe first. */

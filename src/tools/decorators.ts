@@ -1,17 +1,28 @@
 import { injectable } from 'tsyringe';
 import { ConfigurationError } from '../errors.js';
 import type { Annotations } from './tool.js';
-import { mergeToolMethod, setDescription, setToolsetName, type ToolDecoratorOptions } from './metadata.js';
+import {
+  mergeToolMethod,
+  setDescription,
+  setToolsetName,
+  setToolsetOptions,
+  type ToolDecoratorOptions,
+  type ToolsetDecoratorOptions,
+} from './metadata.js';
 
 /**
  * The decorators only record facts; `Wardrik.create` reads and checks them once, when it registers
  * the toolset. Their order on a method never matters.
  */
 
-/** Names a class's tools (the `orders` of `orders/find_order`) and makes the class injectable. */
-export function Toolset(name: string): ClassDecorator {
+/**
+ * Names a class's tools (the `orders` of `orders/find_order`) and makes the class injectable. With
+ * `{ buildDependencies: true }`, tsyringe may build constructor dependencies nobody registered (docs/di.md).
+ */
+export function Toolset(name: string, options: ToolsetDecoratorOptions = {}): ClassDecorator {
   return (target) => {
     setToolsetName(target, name);
+    setToolsetOptions(target, options);
     // tsyringe reads constructor parameter types from here; nothing is registered globally.
     injectable()(target as unknown as new (...args: never[]) => unknown);
   };

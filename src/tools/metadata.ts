@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Annotations, DtoClass, JsonSchema, StandardSchema } from './tool-shapes.js';
-import { DESCRIBE_KEY, TOOL_METHOD_KEY, TOOL_METHODS_KEY, TOOLSET_KEY } from './metadata-keys.js';
+import { DESCRIBE_KEY, TOOL_METHOD_KEY, TOOL_METHODS_KEY, TOOLSET_KEY, TOOLSET_OPTIONS_KEY } from './metadata-keys.js';
 
 /**
  * The only module that reads and writes `Reflect` metadata. Decorators record facts here; the
@@ -33,6 +33,33 @@ export function setToolsetName(target: Function, name: string): void {
 export function getToolsetName(target: Function): string | undefined {
   // Own metadata only: a subclass of a toolset is not a toolset until it says so.
   return Reflect.getOwnMetadata(TOOLSET_KEY, target) as string | undefined;
+}
+
+/** What `@Toolset(name, options)` takes besides the name. */
+export interface ToolsetDecoratorOptions {
+  /**
+   * Let tsyringe build this toolset's constructor dependencies that nobody registered, each a new one of its
+   * own (not the app's). Off: such a dependency is refused at start-up, as it is usually a silent duplicate.
+   */
+  readonly buildDependencies?: boolean;
+}
+
+export function setToolsetOptions(target: Function, options: ToolsetDecoratorOptions): void {
+  Reflect.defineMetadata(TOOLSET_OPTIONS_KEY, Object.freeze({ ...options }), target);
+}
+
+export function getToolsetOptions(target: Function): ToolsetDecoratorOptions {
+  return (Reflect.getOwnMetadata(TOOLSET_OPTIONS_KEY, target) as ToolsetDecoratorOptions | undefined) ?? {};
+}
+
+/** A class's declared constructor parameter types, or `undefined` when the build emitted none. */
+export function getConstructorTypes(target: Function): readonly unknown[] | undefined {
+  return Reflect.getMetadata('design:paramtypes', target) as readonly unknown[] | undefined;
+}
+
+/** The tokens tsyringe's `@inject(token)` recorded by parameter index (tsyringe's own key, read here only). */
+export function getInjectionTokens(target: Function): Readonly<Record<number, unknown>> {
+  return (Reflect.getOwnMetadata('injectionTokens', target) as Record<number, unknown> | undefined) ?? {};
 }
 
 /** Merges facts into a method's record, immutably, so decorator order never matters. */

@@ -77,7 +77,7 @@ function argumentType(
   fn: Function,
 ): DtoClass | JsonSchema | undefined {
   const types = getParameterTypes(prototype, method);
-  const fix = `Pass @Tool({ input: ${pascal(method)}Args }) with a class-validator DTO, or compile with emitDecoratorMetadata (tsc; esbuild, tsx and swc emit none).`;
+  const fix = `Pass @Tool({ input: ${pascal(method)}Args }) with a class-validator DTO, or compile with emitDecoratorMetadata (tsc, or swc with jsc.transform.decoratorMetadata; esbuild and tsx emit none).`;
   if (types === undefined) {
     if (fn.length === 0) return undefined;
     throw new ConfigurationError(

@@ -143,10 +143,11 @@ export async function readJson(request: IncomingMessage, timers: Timers): Promis
       `Send the body as JSON with "content-type: application/json"; got ${JSON.stringify(type || 'none')}.`,
     );
   }
-  const text = await readText(request, timers);
-  let value: unknown;
+  const given = parsedBody(request, MAX_BODY_BYTES);
+  const text = given === undefined ? await readText(request, timers) : typeof given === 'string' ? given : undefined;
+  let value: unknown = given;
   try {
-    value = text === '' ? {} : JSON.parse(text);
+    if (text !== undefined) value = text === '' ? {} : JSON.parse(text);
   } catch (error) {
     throw new WebError(
       400,
@@ -166,7 +167,36 @@ export async function readForm(request: IncomingMessage, budget: BodyBudget, tim
   const type = String(request.headers['content-type'] ?? '');
   if (!/^application\/x-www-form-urlencoded\b/i.test(type))
     throw new WebError(415, 'usage', 'Sign in with the form: content-type application/x-www-form-urlencoded.');
-  return new URLSearchParams(await readText(request, timers, { maxBytes: MAX_SIGN_IN_BYTES, budget }));
+  const given = parsedBody(request, MAX_SIGN_IN_BYTES);
+  if (given === undefined)
+    return new URLSearchParams(await readText(request, timers, { maxBytes: MAX_SIGN_IN_BYTES, budget }));
+  if (typeof given === 'string') return new URLSearchParams(given);
+  // A urlencoded parser's object: only its string fields are a form's.
+  const entries = Object.entries(given as object).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
+  );
+  return new URLSearchParams(entries);
+}
+
+/**
+ * The body a parser in front of the inbox already read (Express's json() or urlencoded(), Nest's body
+ * parser, Fastify's through a NestJS route): its text, or the value it made; `undefined` when the stream
+ * is still to be read here. A stream already read with nothing left on `req.body` is refused at once: it
+ * would otherwise wait for bytes that never come and answer 408 after 10 s (issue 32).
+ */
+function parsedBody(request: IncomingMessage, maxBytes: number): unknown {
+  const body = (request as IncomingMessage & { body?: unknown }).body;
+  if (body === undefined) {
+    if (!request.readableEnded) return undefined;
+    throw new WebError(
+      400,
+      'usage',
+      'The request body was already read by something in front of the inbox (a body parser) that left nothing on req.body. Let the parser set req.body, or mount the inbox before it.',
+    );
+  }
+  const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+  if (typeof text === 'string' && Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
+  return text;
 }
 
 /** The request's cookies by name. */

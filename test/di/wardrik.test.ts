@@ -107,6 +107,7 @@ describe('Wardrik.create and dependency injection', () => {
 
   it('gives two Wardriks from one app container their own toolset instances and catalogs', async () => {
     const app = rootContainer.createChildContainer();
+    app.registerSingleton(Greeter); // Registered: tsyringe no longer builds a toolset's unregistered class dependency
     app.register('Counter', { useFactory: () => new Counter() });
     const one = await Wardrik.create({ container: app, toolsets: [GreetTools], store: 'memory:' });
     const two = await Wardrik.create({ container: app, store: 'memory:' });
@@ -242,6 +243,7 @@ describe('Wardrik.create and dependency injection', () => {
     @Toolset('greet')
     class OtherGreetTools {}
     const app = rootContainer.createChildContainer();
+    app.registerSingleton(Greeter);
     app.register('Counter', { useValue: new Counter() });
     await assert.rejects(
       Wardrik.create({ container: app, toolsets: [GreetTools, OtherGreetTools], store: 'memory:' }),

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { container as rootContainer } from 'tsyringe';
 import { answerText, callTool, ConfigurationError, Tokens, Wardrik, type ToolsetClass } from '../../src/index.js';
 
 // dist/test/tools → the repository root.
@@ -30,6 +31,8 @@ const sameModules: Plugin = {
 interface Fixture {
   readonly WebTools: ToolsetClass;
   readonly WebToolsWithInput: ToolsetClass;
+  readonly OrderTools: ToolsetClass;
+  readonly OrderService: new () => object;
 }
 
 describe('A toolset built without decorator metadata (esbuild)', () => {
@@ -86,6 +89,38 @@ describe('A toolset built without decorator metadata (esbuild)', () => {
       const bad = await callTool(tools, { name: 'search', arguments: { query: 'm' } });
       assert.equal(bad.status, 'error');
       assert.match(answerText(bad), /- query: query must be longer than or equal to 2 characters/);
+    } finally {
+      await wardrik.close();
+    }
+  });
+
+  it('refuses a toolset with constructor parameters, saying there is no decorator metadata and the fix', async () => {
+    const app = rootContainer.createChildContainer();
+    app.registerSingleton(loaded.OrderService);
+    await assert.rejects(
+      Wardrik.create({ container: app, toolsets: [loaded.OrderTools], store: 'memory:' }),
+      (error: Error) => {
+        assert.ok(error instanceof ConfigurationError, `got ${error.name}: ${error.message}`);
+        assert.match(error.message, /class OrderTools/);
+        assert.match(error.message, /no decorator metadata \(tsx\/esbuild\?\)/);
+        assert.match(error.message, /emitDecoratorMetadata/);
+        assert.match(error.message, /@inject\(/);
+        assert.doesNotMatch(error.message, /TypeInfo not known/);
+        return true;
+      },
+    );
+  });
+
+  it('takes an instance built by the app instead', async () => {
+    const orders = new loaded.OrderService();
+    const tools = new (loaded.OrderTools as unknown as new (o: object) => object)(orders);
+    const wardrik = await Wardrik.create({ toolsets: [tools], store: 'memory:' });
+    try {
+      const catalog = wardrik.container
+        .resolve(Tokens.Catalog)
+        .entries()
+        .map((entry) => entry.tool);
+      assert.equal(answerText(await callTool(catalog, { name: 'find', arguments: { query: 'A1' } })), 'order A1');
     } finally {
       await wardrik.close();
     }
