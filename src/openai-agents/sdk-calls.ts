@@ -26,13 +26,10 @@ const REJECTED_IN_APP = 'Rejected in the app (state.reject()).';
  * An answer given in Wardrik's inbox first counts: on resume the call comes back answered, never again.
  */
 export class SdkCalls<TContext> {
-  /** Per SDK run: the rejected calls already recorded, and the model request whose rejections were last looked at. */
   /** The calls `execute` answers now, by run and call id. */
   private readonly executing = new Map<string, Promise<string>>();
-  private readonly rejections = new WeakMap<
-    RunContext<TContext>,
-    { seen: Set<string>; at: number; done: Promise<void> }
-  >();
+  /** Per SDK run: the rejected calls already looked at. */
+  private readonly rejectionsSeen = new WeakMap<RunContext<TContext>, Set<string>>();
 
   constructor(
     private readonly wardrik: WardrikForOpenAiAgents,
@@ -86,33 +83,35 @@ export class SdkCalls<TContext> {
   }
 
   /**
-   * Records in the inbox the calls the app rejected with `state.reject(item)` that still wait there. Looks once
-   * per model request of the run (every tool's `isEnabled` asks), and reads the inbox only when there is one.
+   * Records in the inbox the calls the app rejected with `state.reject(item)` that still wait there. Every
+   * tool's `isEnabled` asks before each model request; the inbox is read only when a rejection is new.
    */
   recordRejections(runContext: RunContext<TContext>): Promise<void> {
     this.runOf(runContext); // a new SDK run lists its tools before its first model request: its Wardrik run starts
-    const requests = runContext.usage.requests;
-    let known = this.rejections.get(runContext);
-    if (known !== undefined && known.at === requests) return known.done;
-    known = { seen: known?.seen ?? new Set(), at: requests, done: Promise.resolve() };
-    this.rejections.set(runContext, known);
+    let seen = this.rejectionsSeen.get(runContext);
+    if (seen === undefined) this.rejectionsSeen.set(runContext, (seen = new Set()));
     const approvals = runContext.toJSON().approvals;
     const rejected: { call: string; name: string }[] = [];
     for (const name of this.names) {
       const calls = approvals[name]?.rejected;
-      if (Array.isArray(calls)) for (const call of calls) if (!known.seen.has(call)) rejected.push({ call, name });
+      if (Array.isArray(calls))
+        for (const call of calls)
+          if (!seen.has(call)) {
+            seen.add(call);
+            rejected.push({ call, name });
+          }
     }
-    if (rejected.length > 0) known.done = this.deny(runContext, rejected, known.seen);
-    return known.done;
+    return rejected.length === 0 ? Promise.resolve() : this.deny(runContext, rejected, seen);
   }
 
   private async deny(runContext: RunContext<TContext>, rejected: { call: string; name: string }[], seen: Set<string>) {
-    const run = this.runOf(runContext);
-    const pending = await this.wardrik.inbox.list();
-    const by = this.byOf(runContext);
-    for (const { call, name } of rejected) {
-      const item = pending.find((i) => i.run === run && i.call === call);
-      if (item !== undefined) {
+    try {
+      const run = this.runOf(runContext);
+      const pending = await this.wardrik.inbox.list();
+      const by = this.byOf(runContext);
+      for (const { call, name } of rejected) {
+        const item = pending.find((i) => i.run === run && i.call === call);
+        if (item === undefined) continue;
         const reason = runContext.getRejectionMessage(name, call) ?? REJECTED_IN_APP;
         try {
           await this.wardrik.inbox.deny(item.id, { reason, ...(by === undefined ? {} : { by }) });
@@ -120,7 +119,9 @@ export class SdkCalls<TContext> {
           if (!(error instanceof ConflictError)) throw error; // answered in the inbox meanwhile: that answer counts
         }
       }
-      seen.add(call);
+    } catch (error) {
+      for (const { call } of rejected) seen.delete(call); // looked at again before the next model request
+      throw error;
     }
   }
 

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Agent, OpenAIProvider, RunState, Runner, type RunContext } from '@openai/agents';
-import { ConfigurationError, ToolResult, type InboxItem } from '../../src/index.js';
+import { ConfigurationError, ToolResult, Wardrik, type InboxItem, type WardrikEvent } from '../../src/index.js';
+import { decideLater, orderDesk, startRefund } from '../../examples/openai-agents/saved-state.js';
+import { OrderTools } from '../../examples/orders/order-tools.js';
 import { openAiAgentsTools, type OpenAiAgentsToolsOptions } from '../../src/openai-agents/index.js';
 import { fakeApi, openaiError, openaiResponse, type FakeReply, type FakeRequest } from '../agent/fake-providers.js';
 import { agentHarness, shopTools } from '../agent/helpers.js';
@@ -347,6 +349,43 @@ describe('@openai/agents is an optional peer dependency', () => {
     assert.equal(pkg.peerDependenciesMeta['@openai/agents'].optional, true);
     assert.equal(pkg.exports['./openai-agents'].default, './dist/src/openai-agents/index.js');
   });
+});
+
+describe('examples/openai-agents/saved-state.ts', () => {
+  for (const approved of [true, false]) {
+    it(`resumes a RunState saved as a string ${approved ? 'and approved' : 'and rejected'} later, as the same Wardrik run`, async () => {
+      api.requests.length = 0;
+      const wardrik = await Wardrik.create({ toolsets: [OrderTools], store: 'memory:', recoverMs: Infinity });
+      const events: WardrikEvent[] = [];
+      const subscription = wardrik.events$.subscribe((event) => events.push(event));
+      const runner = new Runner({
+        modelProvider: new OpenAIProvider({ apiKey: 'test-key', baseURL: `${api.url}/v1` }),
+        tracingDisabled: true,
+      });
+      replies = [openaiResponse([{ tool: 'orders__refund_order', id: 'call_9', input: { orderId: 'ord_1001' } }])];
+      const conversation = { conversationId: 'conv-42', user: 'dana@example.com' };
+      const saved = await startRefund(runner, orderDesk(wardrik), conversation);
+      assert.ok(saved !== undefined);
+      // Later, with a new Agent (as in another process): only the saved string carries the run.
+      replies = [openaiResponse([{ text: approved ? 'Refunded.' : 'Declined.' }])];
+      const result = await decideLater(runner, orderDesk(wardrik), saved, approved);
+      assert.equal(result.finalOutput, approved ? 'Refunded.' : 'Declined.');
+      const ran = events.filter((e) => e.type === 'tool.succeeded' && e.tool === 'orders/refund_order');
+      assert.equal(ran.length, approved ? 1 : 0);
+      const answered = events.find((e) => e.type === 'tool.answered');
+      assert.deepEqual(
+        answered && {
+          run: answered.run,
+          by: answered.by,
+          answer: answered.type === 'tool.answered' && answered.answer,
+        },
+        { run: 'conv-42', by: 'dana@example.com', answer: approved ? 'approved' : 'denied' },
+      );
+      if (!approved) assert.equal(outputSent('call_9'), 'The manager declined this refund.');
+      subscription.unsubscribe();
+      await wardrik.close();
+    });
+  }
 });
 
 describe('examples/openai-agents/order-desk.ts', () => {
