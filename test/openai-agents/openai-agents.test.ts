@@ -123,6 +123,29 @@ describe('openAiAgentsTools: Wardrik tools inside the OpenAI Agents SDK (its Run
     await h.close();
   });
 
+  it('alwaysApprove: the later calls of the tool in the run are approved in the inbox as they park', async () => {
+    const { h, agent, runner, refunds, answered } = await setup();
+    replies = [openaiResponse([refund])];
+    const first = await runner.run(agent, 'Refund ord_1 and ord_2.');
+    first.state.approve(first.interruptions[0]!, { alwaysApprove: true });
+    replies = [
+      openaiResponse([{ tool: 'shop__refund', id: 'call_r2', input: { id: 'ord_2' } }]),
+      openaiResponse([{ text: 'Both refunded.' }]),
+    ];
+    const second = await runner.run(agent, first.state);
+    assert.equal(second.interruptions.length, 0);
+    assert.equal(refunds(), 2);
+    assert.deepEqual(JSON.parse(outputSent('call_r2')), { refunded: 'ord_2' });
+    assert.deepEqual(
+      (await answered()).map((item) => [item.call, item.status, item.by]),
+      [
+        ['call_r1', 'approved', 'dana@example.com'],
+        ['call_r2', 'approved', 'dana@example.com'],
+      ],
+    );
+    await h.close();
+  });
+
   it('never runs an approved call twice: resuming a saved state again, with the same run, gets its answer', async () => {
     let n = 0;
     const { h, agent, runner, refunds } = await setup({
