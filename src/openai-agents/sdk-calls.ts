@@ -173,9 +173,9 @@ export class SdkCalls<TContext> {
     }
     let id = defaultRuns.get(runContext);
     if (id !== undefined) return id;
-    // Guard (restored-run-named): a run first seen after its first model request was restored from a saved
-    // RunState (or reached by a handoff): a fresh Wardrik run would park its calls anew, and an approval the
-    // saved state carries would then run a call that already ran.
+    // A run first seen after its first model request was restored from a saved RunState (or reached by a
+    // handoff): a fresh Wardrik run would park its calls anew, and an approval the state carries would run one again.
+    // Guard (restored-run-named): a restored run without `run` is refused, never parked or run anew.
     if (runContext.usage.requests > 0)
       throw new UsageError(
         'openAiAgentsTools: this @openai/agents run did not start with Wardrik tools in this process (a RunState restored from a string, or a handoff to an agent with Wardrik tools), so Wardrik cannot tell which of its runs it is. Pass openAiAgentsTools(wardrik, { run: (runContext) => id }) returning an id kept with the run, such as in its context.',
