@@ -300,4 +300,9 @@ describe('The public API', () => {
     }
     assert.deepEqual([...leaks].sort(), []);
   });
+
+  it('exports exactly these runtime names from wardrik/openai-agents', async () => {
+    const entry = await import('../src/openai-agents/index.js');
+    assert.deepEqual(Object.keys(entry).sort(), ['openAiAgentsTools']);
+  });
 });

@@ -84,4 +84,10 @@ export const GUARDS: readonly Guard[] = [
     instead: "deciding = { action: 'allow', rule: 'guard removed' };",
     tests: ['test/policy/fail-closed.test.ts'],
   },
+  {
+    name: 'restored-run-named',
+    file: 'src/openai-agents/sdk-calls.ts',
+    instead: 'if (false)',
+    tests: ['test/openai-agents/openai-agents.test.ts'],
+  },
 ];
