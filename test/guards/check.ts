@@ -47,6 +47,8 @@ function passes(files: readonly string[]): boolean {
 
 rmSync(copy, { recursive: true, force: true });
 cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
+// Tests that read the package's manifest find it beside the copy's dist/, as beside the real one.
+cpSync(join(root, 'package.json'), join(copy, 'package.json'));
 let missed = 0;
 try {
   // With every guard in place the tests pass: a failure below is the guard's, not the machine's.

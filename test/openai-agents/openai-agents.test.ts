@@ -354,13 +354,14 @@ describe('openAiAgentsTools: Wardrik tools inside the OpenAI Agents SDK (its Run
 
 describe('@openai/agents is an optional peer dependency', () => {
   it('is imported only under src/openai-agents/, which nothing else in src/ imports', () => {
-    const src = fileURLToPath(new URL('../../../src/', import.meta.url));
+    // The compiled sources beside this test: the imports tsc emits are the ones Node loads.
+    const src = fileURLToPath(new URL('../../src/', import.meta.url));
     const offenders: string[] = [];
     const walk = (dir: string): void => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) walk(path);
-        else if (entry.name.endsWith('.ts') && !path.includes('/openai-agents/')) {
+        else if (entry.name.endsWith('.js') && !path.includes('/openai-agents/')) {
           const text = readFileSync(path, 'utf8');
           if (/from '@openai\/agents|from '\.{1,2}\/(?:\.\.\/)*openai-agents\//.test(text)) offenders.push(path);
         }
@@ -368,7 +369,7 @@ describe('@openai/agents is an optional peer dependency', () => {
     };
     walk(src);
     assert.deepEqual(offenders, []);
-    const pkg = JSON.parse(readFileSync(join(src, '..', 'package.json'), 'utf8'));
+    const pkg = JSON.parse(readFileSync(join(src, '..', '..', 'package.json'), 'utf8'));
     assert.equal(pkg.peerDependenciesMeta['@openai/agents'].optional, true);
     assert.equal(pkg.exports['./openai-agents'].default, './dist/src/openai-agents/index.js');
   });
