@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import { validate } from './meta-schema-validator.generated.js';
 import { unsafePatternReason } from './regex-safety.js';
 
 /**
@@ -16,20 +17,49 @@ export const MAX_SCHEMA_DEPTH = 64;
 /** How many compiled schemas are kept; the least recently used go first. */
 const CACHE_SIZE = 2_000;
 
+/**
+ * The options of the one ajv instance for tools' schemas: draft-07, every error reported, `strictNumbers`
+ * on (so a model's `1e309`, which JSON reads as `Infinity`, is not a number) and `addUsedSchema` off (two
+ * tools whose schemas share an `$id`, two MCP servers say, must not clash: "schema with key or id ...
+ * already exists" skipped the second).
+ */
+export const TOOLS_AJV_OPTIONS: Options = { allErrors: true, strict: false, strictNumbers: true, addUsedSchema: false };
+
+/** The meta-schema a schema without `$schema` is read against. */
+export const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
+const draft07 = validate as unknown as ValidateFunction;
+
 let shared: Ajv | undefined;
 
-/**
- * The one ajv instance for tools' schemas: draft-07, every error reported, `strictNumbers` on (so a
- * model's `1e309`, which JSON reads as `Infinity`, is not a number) and `addUsedSchema` off (two tools
- * whose schemas share an `$id`, two MCP servers say, must not clash: "schema with key or id ... already
- * exists" skipped the second).
- */
+/** The one ajv instance for tools' schemas, loaded when a schema is first compiled, not at start-up. */
 export function toolsAjv(): Ajv {
   if (shared === undefined) {
-    shared = new Ajv({ allErrors: true, strict: false, strictNumbers: true, addUsedSchema: false });
+    const require = createRequire(import.meta.url);
+    const { Ajv } = require('ajv') as typeof import('ajv');
+    const addFormats = require('ajv-formats') as typeof import('ajv-formats');
+    shared = new Ajv(TOOLS_AJV_OPTIONS);
     addFormats.default(shared);
   }
   return shared;
+}
+
+/**
+ * Whether `schema` is a valid JSON Schema, and if not why, as ajv's `validateSchema` and `errorsText` say.
+ * A draft-07 schema (most are; ajv reads one without `$schema` as draft-07) is read by ajv's own
+ * meta-schema validator, generated ahead of time, so registering tools compiles nothing.
+ */
+function metaSchemaErrors(schema: object): string | undefined {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  if (declared === undefined || (typeof declared === 'string' && declared.replace(/#$/, '') === DRAFT_07)) {
+    return draft07(schema) ? undefined : errorsText(draft07.errors!);
+  }
+  const ajv = toolsAjv();
+  return ajv.validateSchema(schema) === true ? undefined : ajv.errorsText(ajv.errors);
+}
+
+/** ajv's `errorsText`, without loading ajv. */
+function errorsText(errors: readonly ErrorObject[]): string {
+  return errors.map((error) => `data${error.instancePath} ${error.message}`).join(', ');
 }
 
 /**
@@ -44,9 +74,8 @@ export function schemaProblem(schema: object, what = 'input schema', patterns = 
   if (problems.has(key)) return problems.get(key);
   let problem = patterns ? patternProblem(schema, what, 0) : depthProblem(schema, what, 0);
   if (problem === undefined) {
-    const ajv = toolsAjv();
-    if (ajv.validateSchema(schema) !== true)
-      problem = `its ${what} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    const errors = metaSchemaErrors(schema);
+    if (errors !== undefined) problem = `its ${what} is not a valid JSON Schema: ${errors}`;
   }
   if (problems.size >= CACHE_SIZE) problems.delete(problems.keys().next().value!);
   problems.set(key, problem);
