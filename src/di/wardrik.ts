@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createRequire } from 'node:module';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { Observable } from 'rxjs';
 import type { Agent } from '../agent/agent.js';
@@ -28,7 +29,7 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { toolInfo, type ToolInfo } from '../tools/tool-info.js';
 import { registerTool, type RuntimeToolOptions } from '../tools/runtime-tools.js';
-import { InboxWeb } from '../web/inbox-web.js';
+import type { InboxWeb } from '../web/inbox-web.js';
 import type { InboxWebOptions } from '../web/options.js';
 import { WardrikMcpServer } from '../serve/mcp-server.js';
 import type { ServeOptions } from '../serve/options.js';
@@ -279,6 +280,8 @@ export class Wardrik {
    * An approval runs the call here when this Wardrik offers the tool; else a node that does runs it.
    */
   inboxWeb(options: InboxWebOptions = {}): InboxWeb {
+    // Loaded on first use: a Wardrik that only serves MCP or runs agents (most starts) never needs it.
+    const { InboxWeb } = createRequire(import.meta.url)('../web/inbox-web.js') as typeof import('../web/inbox-web.js');
     const web = new InboxWeb(
       {
         inbox: this.inbox,
