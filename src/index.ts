@@ -182,6 +182,7 @@ export type {
   NotifyFailedEvent,
   ModelCalledEvent,
   ModelFailedEvent,
+  RecoveryFinishedEvent,
   RunFinishedEvent,
   RunParkedEvent,
   RunResumedEvent,

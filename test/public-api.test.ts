@@ -192,6 +192,7 @@ describe('The public API', () => {
       'PruneReport',
       'Pruning',
       'PublicOnlyOptions',
+      'RecoveryFinishedEvent',
       'RecoveryReport',
       'RememberedClaim',
       'RememberedRecord',

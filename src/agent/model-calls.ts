@@ -61,6 +61,7 @@ export class ModelCalls {
           : { 'gen_ai.request.max_tokens': rt.options.maxOutputTokens }),
         ...(rt.options.temperature === undefined ? {} : { 'gen_ai.request.temperature': rt.options.temperature }),
       });
+      const started = performance.now();
       try {
         const result = await generate(model, options);
         const step = modelStep(rt.spec, result, rt.price);
@@ -74,6 +75,7 @@ export class ModelCalls {
           'gen_ai.usage.cache_creation.input_tokens': step.usage.cacheWriteTokens,
         });
         span.end();
+        d.modelMs = performance.now() - started;
         return step;
       } catch (error) {
         const failure = modelFailure(rt.spec, this.models.keyHint(rt.spec), error, d.signal);
@@ -87,6 +89,7 @@ export class ModelCalls {
           step: stepNumber,
           message: failure.message,
           attempt,
+          durationMs: performance.now() - started,
           ...(failure.status === undefined ? {} : { status: failure.status }),
         });
         if (!failure.retryable || attempt >= this.retry.attempts || d.signal.aborted)

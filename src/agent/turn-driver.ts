@@ -129,6 +129,7 @@ export class TurnDriver {
       prompt,
       steps,
       modelSteps,
+      modelMs: 0,
       text,
       spentUsd: data.spentUsd,
       tools,

@@ -45,6 +45,7 @@ export class TurnJournal {
           usd: step.usd,
           totalUsd: toUsd(totalMicroUsd),
           totalMicroUsd,
+          ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
         });
       }
     }
@@ -62,6 +63,7 @@ export class TurnJournal {
       usd: step.usd,
       finishReason: step.finishReason,
       toolCalls: step.calls.length,
+      durationMs: d.modelMs,
     });
   }
 

@@ -44,6 +44,8 @@ export interface LiveTurn {
   readonly prompt: LanguageModelV3Message[];
   readonly steps: StepData[];
   modelSteps: number;
+  /** How long the model took for the last step, for `model.called`. */
+  modelMs: number;
   text: string;
   spentUsd: number;
   readonly tools: LanguageModelV3FunctionTool[];

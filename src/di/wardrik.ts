@@ -13,6 +13,7 @@ import type { McpHubOptions } from '../mcp/options.js';
 import { numberOption, timerRule } from '../options.js';
 import type { PolicyOptions } from '../policy/policy.js';
 import { PassQueue } from '../runner/pass-queue.js';
+import { startMetrics } from '../telemetry/metrics.js';
 import type { RecoveryReport, RunnerOptions, ToolRunner } from '../runner/tool-runner.js';
 import { openStore, redact } from '../store/open-store.js';
 import { checkStartupNeeds, requireCapability } from '../store/capabilities.js';
@@ -92,12 +93,25 @@ export class Wardrik {
   /** Stop the timers of the recovery and retention passes. */
   private stopRecovering: () => void = () => undefined;
   private stopPruning: () => void = () => undefined;
+  /** Stops the OpenTelemetry metrics, when the app has a MeterProvider. */
+  private stopMetrics: () => void = () => undefined;
   /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
   private readonly recoveries = new PassQueue(async () => {
-    const report = await this.runner.recover();
-    // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
-    await this.agents.recover();
-    return report;
+    const started = performance.now();
+    try {
+      const report = await this.runner.recover();
+      // Then agent turns, so that calls a crash left in flight have their answers before a turn reads them.
+      await this.agents.recover();
+      this.bus.emit({ type: 'recovery.finished', durationMs: performance.now() - started, report });
+      return report;
+    } catch (error) {
+      this.bus.emit({
+        type: 'recovery.finished',
+        durationMs: performance.now() - started,
+        error: (error as Error).message,
+      });
+      throw error;
+    }
   });
   /** Retention passes, one at a time: each deletes finished runs older than `finishedAfterMs`. */
   private readonly retention = new PassQueue(() => this.prune());
@@ -168,6 +182,10 @@ export class Wardrik {
         retention: times.finishedAfterMs !== Infinity,
         rememberingTool,
       });
+      // Before the first recovery pass and call, so the metrics count them.
+      wardrik.stopMetrics =
+        (await startMetrics({ bus, clock: child.resolve(Tokens.Clock), waiting: () => wardrik.inbox.list() })) ??
+        (() => undefined);
       // Before recovery, so calls a crash left in flight find their MCP tools.
       await wardrik.startMcp(options.mcp);
       // Finish what a crash left behind, then keep taking over runs of nodes that die. A store
@@ -332,6 +350,7 @@ export class Wardrik {
     this.stopRecovering();
     this.stopPruning();
     await this.recoveries.stop();
+    this.stopMetrics();
     await this.retention.stop();
     await Promise.all(this.webs.map((web) => web.close()));
     await Promise.all(this.servers.map((server) => server.close()));

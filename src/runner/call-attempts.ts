@@ -189,6 +189,7 @@ export class CallAttempts {
         usd,
         totalUsd: toUsd(totalMicroUsd),
         totalMicroUsd,
+        ...(p.budgetUsd === undefined ? {} : { budgetUsd: p.budgetUsd }),
       });
     }
   }

@@ -38,7 +38,8 @@ export class EventBus {
   emit(input: EventInput): void {
     if (!this.listening) return;
     const event = { ...input, time: this.clock.now() } as WardrikEvent;
-    if (!this.started) this.startup.push(event);
+    // A start-up recovery pass's report is for those listening then (the metrics), not replayed.
+    if (!this.started && event.type !== 'recovery.finished') this.startup.push(event);
     this.subject.next(event);
   }
 

@@ -1,5 +1,6 @@
 import type { LogLevel, Measure } from '../tools/context.js';
 import type { InboxKind } from '../store/store.js';
+import type { RecoveryReport } from '../runner/recovery.js';
 
 /**
  * Every event Wardrik emits on `events$`. Each has a `type` and a `time` (milliseconds since the epoch),
@@ -130,6 +131,8 @@ export interface CostEvent {
   readonly totalUsd: number;
   /** The running total exactly, in integer micro-dollars (millionths of a dollar), as the store keeps it. */
   readonly totalMicroUsd: number;
+  /** The agent's budget (`budgetUsd`), when it has one. */
+  readonly budgetUsd?: number;
   readonly time: number;
 }
 
@@ -216,6 +219,8 @@ export interface ModelCalledEvent {
   readonly usd: number;
   readonly finishReason: string;
   readonly toolCalls: number;
+  /** How long the model took to answer this step. */
+  readonly durationMs: number;
   readonly time: number;
 }
 
@@ -231,6 +236,8 @@ export interface ModelFailedEvent {
   readonly status?: number;
   /** The attempt that failed; a retryable failure is tried again up to the configured attempts. */
   readonly attempt: number;
+  /** How long the attempt took before it failed. */
+  readonly durationMs: number;
   readonly time: number;
 }
 
@@ -247,6 +254,17 @@ export interface ToolLogEvent extends CallEventBase {
   readonly type: 'tool.log';
   readonly level: LogLevel;
   readonly data: unknown;
+}
+
+/** A recovery pass ended on this node (`recoverMs`, or `wardrik.recover()`), with what it found. */
+export interface RecoveryFinishedEvent {
+  readonly type: 'recovery.finished';
+  readonly durationMs: number;
+  /** The pass's report; absent when it failed. */
+  readonly report?: RecoveryReport;
+  /** Why the pass failed, when it did; the next one tries again. */
+  readonly error?: string;
+  readonly time: number;
 }
 
 export type WardrikEvent =
@@ -272,7 +290,8 @@ export type WardrikEvent =
   | ToolsChangedEvent
   | ToolChangedEvent
   | ToolProgressEvent
-  | ToolLogEvent;
+  | ToolLogEvent
+  | RecoveryFinishedEvent;
 
 /** An event as code emits it; the bus stamps the time. */
 export type EventInput = WardrikEvent extends infer E ? (E extends WardrikEvent ? Omit<E, 'time'> : never) : never;
