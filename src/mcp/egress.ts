@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import ipaddr from 'ipaddr.js';
+import { createRequire } from 'node:module';
+import type ipaddrModule from 'ipaddr.js';
 import { EgressRefusedError } from '../errors.js';
 
 /** An address a host name resolved to, as `dns.lookup` gives it. */
@@ -86,6 +87,7 @@ function refused(url: URL, why: string): EgressVerdict {
 
 /** The host as an IP address, if it is one (including the numeric IPv4 forms `inet_aton` accepts). */
 export function ipLiteral(host: string): ResolvedAddress | undefined {
+  const { ipaddr } = lib();
   if (!ipaddr.isValid(host)) return undefined;
   const parsed = ipaddr.parse(host);
   return parsed.kind() === 'ipv4' ? { address: parsed.toString(), family: 4 } : { address: host, family: 6 };
@@ -100,6 +102,7 @@ export function ipLiteral(host: string): ResolvedAddress | undefined {
  * global unicast (2000::/3), and the wording.
  */
 export function nonPublicReason(address: string): string | undefined {
+  const { ipaddr } = lib();
   if (!ipaddr.isValid(address)) return 'not an IP address';
   // ipaddr.js reads `::a.b.c.d` as the IPv4-mapped `::ffff:a.b.c.d`; it is the IPv4-compatible form.
   if (/^::[0-9a-fx]*\.[0-9a-fx.]*(%.*)?$/i.test(address)) return IPV4_COMPATIBLE;
@@ -107,8 +110,8 @@ export function nonPublicReason(address: string): string | undefined {
   return parsed.kind() === 'ipv4' ? ipv4Reason(parsed as IPv4) : ipv6Reason(parsed as IPv6);
 }
 
-type IPv4 = ipaddr.IPv4;
-type IPv6 = ipaddr.IPv6;
+type IPv4 = ipaddrModule.IPv4;
+type IPv6 = ipaddrModule.IPv6;
 /** What `subnetMatch` takes (ipaddr.js declares the type but does not export it). */
 type RangeList<T> = Record<string, [T, number][]>;
 
@@ -125,7 +128,7 @@ const IPV4_REFUSED: Readonly<Record<string, string>> = {
 };
 
 /** Which of ipaddr.js's `reserved` IPv4 ranges an address is in, for the reason's wording. */
-const IPV4_RESERVED = ranges({
+const IPV4_RESERVED_CIDRS = {
   'reserved for IETF protocols (192.0.0.0/24)': ['192.0.0.0/24'],
   'documentation (192.0.2.0/24, 198.51.100.0/24 or 203.0.113.0/24)': [
     '192.0.2.0/24',
@@ -135,18 +138,16 @@ const IPV4_RESERVED = ranges({
   'the deprecated 6to4 relay range (192.88.99.0/24)': ['192.88.99.0/24'],
   'benchmarking (198.18.0.0/15)': ['198.18.0.0/15'],
   'reserved (240.0.0.0/4)': ['240.0.0.0/4'],
-});
+};
 
 const IPV4_COMPATIBLE = 'an IPv4-compatible IPv6 address (deprecated)';
-const METADATA_V4 = ipaddr.parse('169.254.169.254');
-const METADATA_V6 = ipaddr.parse('fd00:ec2::254');
 
 function ipv4Reason(address: IPv4): string | undefined {
   const range = address.range();
   const why = IPV4_REFUSED[range];
   if (why === undefined) return undefined;
-  if (range === 'linkLocal' && address.match(METADATA_V4, 32)) return 'the cloud metadata address';
-  if (range === 'reserved') return ipaddr.subnetMatch(address, IPV4_RESERVED, why);
+  if (range === 'linkLocal' && address.match(lib().metadataV4, 32)) return 'the cloud metadata address';
+  if (range === 'reserved') return lib().ipaddr.subnetMatch(address, lib().reservedV4, why);
   return why;
 }
 
@@ -171,36 +172,65 @@ const IPV6_REFUSED: Readonly<Record<string, string>> = {
 };
 
 /** Which of ipaddr.js's `reserved` IPv6 ranges an address is in, for the reason's wording. */
-const IPV6_RESERVED = ranges({
+const IPV6_RESERVED_CIDRS = {
   'documentation (2001:db8::/32)': ['2001:db8::/32'],
   'documentation (3fff::/20)': ['3fff::/20'],
   'reserved for IETF protocols (2001::/23)': ['2001::/23'],
-});
+};
+
+/**
+ * ipaddr.js and the addresses and ranges made with it, on the first check: most starts (a served
+ * toolset, stdio servers) never check an address, and loading it took 4 ms of each (startup.bench.ts).
+ */
+let loaded:
+  | {
+      readonly ipaddr: typeof ipaddrModule;
+      readonly metadataV4: IPv4;
+      readonly metadataV6: IPv6;
+      readonly reservedV4: RangeList<IPv4 | IPv6>;
+      readonly reservedV6: RangeList<IPv4 | IPv6>;
+    }
+  | undefined;
+
+function lib(): NonNullable<typeof loaded> {
+  if (loaded === undefined) {
+    const ipaddr = createRequire(import.meta.url)('ipaddr.js') as typeof ipaddrModule;
+    /** A range list for `subnetMatch`, from CIDR strings by name. */
+    const ranges = (byName: Readonly<Record<string, readonly string[]>>): RangeList<IPv4 | IPv6> => {
+      const list: RangeList<IPv4 | IPv6> = {};
+      for (const [name, cidrs] of Object.entries(byName)) list[name] = cidrs.map((cidr) => ipaddr.parseCIDR(cidr));
+      return list;
+    };
+    loaded = {
+      ipaddr,
+      metadataV4: ipaddr.IPv4.parse('169.254.169.254'),
+      metadataV6: ipaddr.IPv6.parse('fd00:ec2::254'),
+      reservedV4: ranges(IPV4_RESERVED_CIDRS),
+      reservedV6: ranges(IPV6_RESERVED_CIDRS),
+    };
+  }
+  return loaded;
+}
 
 function ipv6Reason(address: IPv6): string | undefined {
   const range = address.range() as string;
   const words = address.parts;
   if (range === 'ipv4Mapped')
     return `an IPv4-mapped IPv6 address (of ${address.toIPv4Address().toString()}); use the IPv4 address itself`;
-  if (range === 'uniqueLocal' && address.match(METADATA_V6, 128)) return 'the cloud metadata address';
+  if (range === 'uniqueLocal' && address.match(lib().metadataV6, 128)) return 'the cloud metadata address';
   // ::/96 (but :: and ::1, which ipaddr.js names): IPv4-compatible, deprecated, and another way to write an IPv4 address.
   if (range === 'unicast' && words.slice(0, 6).every((w) => w === 0)) return IPV4_COMPATIBLE;
   if ((range === 'unicast' || range === 'discard' || range === 'segmentRouting') && (words[0]! & 0xe000) !== 0x2000)
     return 'outside IPv6 global unicast (2000::/3)';
   if (range === '6to4') {
-    const inner = ipv4Reason(new ipaddr.IPv4([words[1]! >> 8, words[1]! & 0xff, words[2]! >> 8, words[2]! & 0xff]));
+    const inner = ipv4Reason(
+      new (lib().ipaddr.IPv4)([words[1]! >> 8, words[1]! & 0xff, words[2]! >> 8, words[2]! & 0xff]),
+    );
     return inner === undefined ? undefined : `a 6to4 address of an IPv4 address that is ${inner}`;
   }
   const why = IPV6_REFUSED[range];
   if (why === undefined) return undefined;
-  return range === 'reserved' ? ipaddr.subnetMatch(address, IPV6_RESERVED, why) : why;
-}
-
-/** A range list for `subnetMatch`, from CIDR strings by name. */
-function ranges(byName: Readonly<Record<string, readonly string[]>>): RangeList<IPv4 | IPv6> {
-  const list: RangeList<IPv4 | IPv6> = {};
-  for (const [name, cidrs] of Object.entries(byName)) list[name] = cidrs.map((cidr) => ipaddr.parseCIDR(cidr));
-  return list;
+  return range === 'reserved' ? lib().ipaddr.subnetMatch(address, lib().reservedV6, why) : why;
 }
 
 /**

@@ -51,6 +51,7 @@ describe('Start-up loads what the served tools use', () => {
       'class-validator-jsonschema',
       'validator',
       'rxjs index',
+      'ipaddr.js',
     ])
       assert.ok(!loaded.packages.includes(heavy), `${heavy} was loaded: ${loaded.packages.join(', ')}`);
     assert.ok(loaded.packages.includes('rxjs'), loaded.packages.join(', '));
