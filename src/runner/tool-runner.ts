@@ -25,7 +25,8 @@ import type { JournalBatch } from './journal-batch.js';
 import { runNewCall } from './new-call.js';
 import { ParkedCalls } from './parked-calls.js';
 import type { CallRequest } from './prepared-call.js';
-import { recoveryPass, type RecoveryReport, type Resumed } from './recovery.js';
+import type { RecoveryReport } from './recovery-report.js';
+import { recoveryPass, type Resumed } from './recovery.js';
 import { RememberedKeys } from './remembered-keys.js';
 import { runnerSettings, type RunnerOptions } from './runner-options.js';
 import { RunGrants } from './run-grants.js';
@@ -33,7 +34,7 @@ import { LEASE_IDLE_MS, RunLeases } from './run-leases.js';
 import { PassQueue } from './pass-queue.js';
 
 export type { CallRequest } from './prepared-call.js';
-export type { RecoveryReport } from './recovery.js';
+export type { RecoveryReport } from './recovery-report.js';
 export { RUNNER_DEFAULTS, type RunnerOptions } from './runner-options.js';
 
 /**

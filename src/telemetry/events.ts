@@ -1,6 +1,6 @@
 import type { LogLevel, Measure } from '../tools/context.js';
 import type { InboxKind } from '../store/store.js';
-import type { RecoveryReport } from '../runner/recovery.js';
+import type { RecoveryReport } from '../runner/recovery-report.js';
 
 /**
  * Every event Wardrik emits on `events$`. Each has a `type` and a `time` (milliseconds since the epoch),
