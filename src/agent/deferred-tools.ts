@@ -61,8 +61,12 @@ export class DeferredTools {
       inputSchema: SEARCH_TOOL_SCHEMA as unknown as JSONSchema7,
     });
     turn.readOnly.add(SEARCH_TOOL);
-    // Loaded by searches whose answers are in the prompt: earlier turns in the window, and this turn's steps.
-    for (const name of searchedBefore(history, steps)) load(turn, deferred.get(name));
+    // Loaded by searches whose answers are in the prompt: earlier turns in the window, and this turn's
+    // steps; but not a tool the policy denies now (a node restarted with a stricter policy, say).
+    for (const name of searchedBefore(history, steps)) {
+      const entry = deferred.get(name);
+      if (entry !== undefined && !this.deniedNow(rt, entry)) load(turn, entry);
+    }
     return turn;
   }
 
@@ -102,6 +106,23 @@ export class DeferredTools {
         ? { loaded, note: 'No tool matches. Try other words, or answer with the tools you have.' }
         : { loaded, note: 'These tools are loaded: call them now.' };
     return okAnswer(answer, NO_LABELS);
+  }
+
+  /** Whether the policy denies the tool whatever the call: its rules, read at once (a `decide` hook is asked at the call). */
+  private deniedNow(rt: Runtime, entry: CatalogEntry): boolean {
+    const decision = this.policy.decide(
+      {
+        agent: rt.id,
+        run: '',
+        tool: entry.ref,
+        annotations: entry.tool.annotations,
+        arguments: {},
+        labels: NO_LABELS,
+        resources: [],
+      },
+      rt.options.policy,
+    );
+    return !(decision instanceof Promise) && decision.action === 'deny';
   }
 
   private indexOf(d: LiveTurn): ToolIndex {

@@ -1,5 +1,8 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defineTool, Wardrik, type ToolDefinition } from '../../src/index.js';
 import { scriptedModel, type ScriptedCall } from '../../src/testing/index.js';
@@ -162,5 +165,44 @@ describe('Deferred tools and the search tool', () => {
       /write "gh\/create_issue"/,
     );
     await wardrik.close();
+  });
+});
+
+describe('Deferred tools across a restart', () => {
+  it('resumes on a node whose policy now denies a loaded tool without sending it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wardrik-deferred-'));
+    const store = `sqlite:${join(dir, 'w.db')}`;
+    const opened: string[] = [];
+    const seen: string[][] = [];
+    const script = scriptedModel([
+      { toolCalls: [{ name: 'wardrik__search_tools', arguments: { query: 'open a GitHub issue' } }] },
+      { toolCalls: [{ name: 'gh__create_issue', arguments: { title: 'one' } }] },
+      (call) => {
+        seen.push(names(call));
+        return { text: 'Done.' };
+      },
+    ]);
+    const first = await Wardrik.create({ store, recoverMs: Infinity, tools: catalog(opened) });
+    const parked = await first
+      .startAgent({ id: 'desk', model: script, tools: [], deferred: ['gh/*'] })
+      .send('File it.');
+    assert.equal(parked.status, 'parked');
+    const [item] = await first.inbox.list();
+    await first.close();
+    // The node comes back with a policy that denies opening issues.
+    const second = await Wardrik.create({
+      store,
+      recoverMs: Infinity,
+      tools: catalog(opened),
+      policy: { rules: [{ match: 'gh/create_issue', action: 'deny' }] },
+    });
+    const agent = second.startAgent({ id: 'desk', model: script, tools: [], deferred: ['gh/*'] });
+    await second.inbox.approve(item!.id, { by: 'dana' });
+    const done = await agent.result(parked.run);
+    assert.equal(done.status, 'done', done.error);
+    // What the search loaded comes back from its journaled answer, except the tool the policy now denies.
+    assert.deepEqual(seen, [['gh__delete_repository', 'wardrik__search_tools']]);
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 });
