@@ -11,6 +11,7 @@ import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { Agent, type SendOptions, type TurnResult } from './agent.js';
 import { ConversationHistory } from './conversation-history.js';
+import { DeferredTools } from './deferred-tools.js';
 import { ModelCalls } from './model-calls.js';
 import { isLanguageModel, modelName, type LanguageModel } from './language-model.js';
 import { describe, type ModelRegistry } from './model-registry.js';
@@ -69,9 +70,10 @@ export class AgentService {
     this.leases = runner.leases;
     this.history = new ConversationHistory(store);
     const journal = new TurnJournal(store, events, clock);
+    const deferredTools = new DeferredTools(catalog, policy);
     this.driver = new TurnDriver({
       store,
-      catalog,
+      deferredTools,
       events,
       clock,
       leases: this.leases,
@@ -83,7 +85,7 @@ export class AgentService {
         random: runner.random,
         timers: runner.timers,
       }),
-      toolCalls: new TurnToolCalls(runner, this.tracing, journal),
+      toolCalls: new TurnToolCalls(runner, this.tracing, journal, deferredTools),
       journal,
       history: this.history,
       stopping: this.stopping.signal,

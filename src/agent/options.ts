@@ -18,6 +18,12 @@ export interface AgentOptions {
   readonly instructions?: string;
   /** Patterns of the tools the agent may use, such as `['orders/*', 'github/search_issues']`. */
   readonly tools: readonly string[];
+  /**
+   * Patterns of tools the model is not sent but may load: it gets the `wardrik__search_tools` tool,
+   * which finds them by what they do and loads the best matches its policy does not deny
+   * (docs/agents.md, "Thousands of tools"). Such as `['github/*', 'crm/*']`.
+   */
+  readonly deferred?: readonly string[];
   /** The agent's own policy rules, applied with Wardrik's (the most restrictive wins). */
   readonly policy?: readonly PolicyRule[];
   /** Dollars the agent may spend, on models and tools together; no model call or paid tool starts past it. */
@@ -83,7 +89,7 @@ const TOOL_PATTERN = /^[A-Za-z0-9_*?-]+\/[A-Za-z0-9_*?-]+$/;
 export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentSettings {
   if (options === null || typeof options !== 'object') {
     throw new ConfigurationError(
-      'startAgent takes { id, model, tools, instructions?, policy?, budgetUsd?, maxSteps? }.',
+      'startAgent takes { id, model, tools, deferred?, instructions?, policy?, budgetUsd?, maxSteps? }.',
     );
   }
   const { id } = options;
@@ -98,7 +104,12 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentS
       `${where}: tools must be an array of patterns such as ["orders/*"]; pass [] for an agent without tools.`,
     );
   }
-  for (const pattern of options.tools) {
+  if (options.deferred !== undefined && !Array.isArray(options.deferred)) {
+    throw new ConfigurationError(
+      `${where}: deferred must be an array of patterns such as ["github/*"]: tools the model loads with the search tool.`,
+    );
+  }
+  for (const pattern of [...(options.tools as unknown[]), ...((options.deferred ?? []) as unknown[])]) {
     if (
       typeof pattern !== 'string' ||
       (pattern !== '*' && pattern !== '**' && !TOOL_PATTERN.test(pattern) && !/^\*\*\/?/.test(pattern))

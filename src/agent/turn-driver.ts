@@ -1,4 +1,4 @@
-import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Clock } from '../clock.js';
 import { ConflictError, WardrikError } from '../errors.js';
 import { toMicroUsd, toUsd } from '../money.js';
@@ -8,9 +8,9 @@ import type { ToolRunner } from '../runner/tool-runner.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { Store, TurnRecord } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
-import type { ToolCatalog } from '../tools/catalog.js';
 import type { ParkedCall, TurnOutcome, TurnResult } from './agent.js';
 import type { ConversationHistory } from './conversation-history.js';
+import type { DeferredTools } from './deferred-tools.js';
 import { turnMessages, type ModelStepData, type StepData } from './messages.js';
 import { modelHold } from './model-budget.js';
 import type { ModelCalls, ModelFailure } from './model-calls.js';
@@ -23,7 +23,8 @@ import type { TurnToolCalls } from './turn-tool-calls.js';
 /** What the turn loop works with. */
 export interface TurnDriverParts {
   readonly store: Store;
-  readonly catalog: ToolCatalog;
+  /** The agents' tools, deferred ones and the search that loads them. */
+  readonly deferredTools: DeferredTools;
   readonly events: EventBus;
   readonly clock: Clock;
   readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
@@ -54,7 +55,7 @@ export class TurnDriver {
   /** Who waits on each turn's next stop (`agent.result`). */
   readonly waiters = new Map<string, Set<(result: TurnResult) => void>>();
   private readonly store: Store;
-  private readonly catalog: ToolCatalog;
+  private readonly deferredTools: DeferredTools;
   private readonly events: EventBus;
   private readonly clock: Clock;
   private readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
@@ -71,7 +72,7 @@ export class TurnDriver {
   constructor(parts: TurnDriverParts) {
     ({
       store: this.store,
-      catalog: this.catalog,
+      deferredTools: this.deferredTools,
       events: this.events,
       clock: this.clock,
       leases: this.leases,
@@ -106,13 +107,7 @@ export class TurnDriver {
       prompt.push({ role: 'system', content: rt.options.instructions });
     for (const message of history) prompt.push(message);
     for (const message of turnMessages(data.input, steps)) prompt.push(message);
-    const entries = this.catalog.select(rt.options.tools);
-    const tools: LanguageModelV3FunctionTool[] = entries.map((entry) => ({
-      type: 'function',
-      name: entry.name,
-      description: entry.tool.description,
-      inputSchema: entry.tool.inputSchema as JSONSchema7,
-    }));
+    const tools = this.deferredTools.forTurn(rt, history, steps);
     let text = data.text;
     let modelSteps = 0;
     for (const step of steps) {
@@ -132,9 +127,7 @@ export class TurnDriver {
       modelMs: 0,
       text,
       spentUsd: data.spentUsd,
-      tools,
-      readOnly: new Set(entries.filter((entry) => entry.tool.annotations.readOnly === true).map((entry) => entry.name)),
-      refs: new Map(entries.map((entry) => [entry.name, { ref: entry.ref, description: entry.tool.description }])),
+      ...tools,
       signal: signal === undefined ? this.stopping : AbortSignal.any([signal, this.stopping]),
       span: this.tracing.turn(rt.id, record.run, rt.modelId, rt.provider),
       earlier: data.earlier ?? [],

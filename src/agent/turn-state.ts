@@ -4,6 +4,7 @@ import type { JournalBatch } from '../runner/journal-batch.js';
 import type { TurnRecord, TurnStatus } from '../store/store.js';
 import type { TurnOutcome, TurnResult } from './agent.js';
 import type { StepData } from './messages.js';
+import type { CatalogEntry } from '../tools/catalog.js';
 import type { AgentOptions } from './options.js';
 import type { ModelPrice } from './pricing.js';
 import type { TraceSpan } from './tracing.js';
@@ -48,9 +49,14 @@ export interface LiveTurn {
   modelMs: number;
   text: string;
   spentUsd: number;
+  /** The tools sent to the model; a search adds what it loads (see `DeferredTools`). */
   readonly tools: LanguageModelV3FunctionTool[];
-  readonly readOnly: ReadonlySet<string>;
-  readonly refs: ReadonlyMap<string, { readonly ref: string; readonly description: string }>;
+  readonly readOnly: Set<string>;
+  readonly refs: Map<string, { readonly ref: string; readonly description: string }>;
+  /** Deferred tools by model name, loaded only by the search tool; empty without `deferred`. */
+  readonly deferred: ReadonlyMap<string, CatalogEntry>;
+  /** What the runner lets the turn call: the agent's patterns and each tool a search loaded. */
+  readonly callable: string[];
   readonly signal: AbortSignal;
   readonly span: TraceSpan;
   /** The earlier turns whose labels the run started with, named in approvals. */

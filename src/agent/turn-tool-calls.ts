@@ -5,6 +5,8 @@ import type { ParkedCall } from './agent.js';
 import { toolMessage, type ModelStepData, type ToolsStepData } from './messages.js';
 import type { AgentTracing } from './tracing.js';
 import type { TurnJournal } from './turn-journal.js';
+import { notLoadedAnswer, type DeferredTools } from './deferred-tools.js';
+import { SEARCH_TOOL } from './tool-search.js';
 import { callId, type LiveTurn } from './turn-state.js';
 
 /** What a tool's `ctx.caller` says of an agent's call. */
@@ -16,6 +18,7 @@ export class TurnToolCalls {
     private readonly runner: ToolRunner,
     private readonly tracing: AgentTracing,
     private readonly journal: TurnJournal,
+    private readonly deferredTools: DeferredTools,
   ) {}
 
   /**
@@ -96,21 +99,26 @@ export class TurnToolCalls {
     const id = callId(index, call.id);
     const span = this.tracing.tool(d.span, call.name, id, d.refs.get(call.name)?.description);
     try {
-      const answer = await this.untilAnsweredOrAsking(
-        d,
-        id,
-        this.runner.run({
-          agent: rt.id,
-          run: d.run,
-          call: { id, name: call.name, arguments: call.input },
-          ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
-          ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
-          tools: rt.options.tools,
-          signal: d.signal,
-          caller: AGENT_CALLER,
-          ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
-        }),
-      );
+      const answer =
+        d.deferred.size > 0 && call.name === SEARCH_TOOL
+          ? await this.deferredTools.search(d, parseArguments(call.input))
+          : d.deferred.has(call.name) && !d.refs.has(call.name)
+            ? notLoadedAnswer(call.name)
+            : await this.untilAnsweredOrAsking(
+                d,
+                id,
+                this.runner.run({
+                  agent: rt.id,
+                  run: d.run,
+                  call: { id, name: call.name, arguments: call.input },
+                  ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
+                  ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
+                  tools: d.callable,
+                  signal: d.signal,
+                  caller: AGENT_CALLER,
+                  ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
+                }),
+              );
       for (const label of answer.labels) d.labelsRead?.add(label);
       span.set({ 'wardrik.tool.status': answer.status });
       if (answer.status === 'error') span.fail(answer.code, answer.message);
@@ -121,5 +129,14 @@ export class TurnToolCalls {
     } finally {
       span.end();
     }
+  }
+}
+
+/** The model's arguments text as a value; text that is not JSON stays text, which the search refuses. */
+function parseArguments(input: string): unknown {
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
   }
 }

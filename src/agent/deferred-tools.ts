@@ -1,0 +1,182 @@
+import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { Policy } from '../policy/policy.js';
+import type { ToolCatalog, CatalogEntry } from '../tools/catalog.js';
+import { errorAnswer, okAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
+import type { StepData } from './messages.js';
+import {
+  loadedBy,
+  SEARCH_LIMIT,
+  SEARCH_TOOL,
+  SEARCH_TOOL_DESCRIPTION,
+  SEARCH_TOOL_SCHEMA,
+  ToolIndex,
+  type SearchAnswer,
+} from './tool-search.js';
+import type { LiveTurn, Runtime } from './turn-state.js';
+
+/** The tools of one turn: those sent to the model, and those it may load with the search tool. */
+export interface TurnTools {
+  readonly tools: LanguageModelV3FunctionTool[];
+  readonly readOnly: Set<string>;
+  readonly refs: Map<string, { readonly ref: string; readonly description: string }>;
+  /** Deferred tools by model name; empty for an agent without `deferred`. */
+  readonly deferred: ReadonlyMap<string, CatalogEntry>;
+  /** What the runner lets the turn call: the agent's patterns and each loaded tool. */
+  readonly callable: string[];
+}
+
+/**
+ * An agent's deferred tools: the search tool instead of them, loading what it finds into the turn, and
+ * what earlier searches in the prompt loaded (see tool-search.ts).
+ */
+export class DeferredTools {
+  /** One index per agent, rebuilt when its deferred tools change (an MCP server listed new ones). */
+  private readonly indexes = new Map<string, { readonly key: string; readonly index: ToolIndex }>();
+
+  constructor(
+    private readonly catalog: ToolCatalog,
+    private readonly policy: Policy,
+  ) {}
+
+  /** The turn's tools: the agent's, the search tool if it has deferred ones, and what searches in the prompt loaded. */
+  forTurn(rt: Runtime, history: readonly LanguageModelV3Message[], steps: readonly StepData[]): TurnTools {
+    const sent = this.catalog.select(rt.options.tools);
+    const names = new Set(sent.map((entry) => entry.name));
+    const deferred = new Map<string, CatalogEntry>();
+    if (rt.options.deferred !== undefined)
+      for (const entry of this.catalog.select(rt.options.deferred))
+        if (!names.has(entry.name)) deferred.set(entry.name, entry);
+    const turn: TurnTools = {
+      tools: sent.map(definition),
+      readOnly: new Set(sent.filter((entry) => entry.tool.annotations.readOnly === true).map((entry) => entry.name)),
+      refs: new Map(sent.map((entry) => [entry.name, { ref: entry.ref, description: entry.tool.description }])),
+      deferred,
+      callable: [...rt.options.tools],
+    };
+    if (deferred.size === 0) return turn;
+    turn.tools.push({
+      type: 'function',
+      name: SEARCH_TOOL,
+      description: SEARCH_TOOL_DESCRIPTION,
+      inputSchema: SEARCH_TOOL_SCHEMA as unknown as JSONSchema7,
+    });
+    turn.readOnly.add(SEARCH_TOOL);
+    // Loaded by searches whose answers are in the prompt: earlier turns in the window, and this turn's
+    // steps; but not a tool the policy denies now (a node restarted with a stricter policy, say).
+    for (const name of searchedBefore(history, steps)) {
+      const entry = deferred.get(name);
+      if (entry !== undefined && !this.deniedNow(rt, entry)) load(turn, entry);
+    }
+    return turn;
+  }
+
+  /**
+   * Runs the search tool: the best matches the agent's policy would not deny, loaded into the turn.
+   * Recovery and resumption load the same from the journaled answer; a tool the policy denies by then
+   * is refused when called, like any call.
+   */
+  async search(d: LiveTurn, args: unknown): Promise<ToolAnswer> {
+    const query = (args as { query?: unknown } | null)?.query;
+    if (typeof query !== 'string' || query.trim() === '' || query.length > 500)
+      return errorAnswer(
+        'invalid_arguments',
+        `${SEARCH_TOOL} takes { "query": "what the tool should do" }, a text of 1 to 500 characters.`,
+      );
+    const loaded: SearchAnswer['loaded'][number][] = [];
+    for (const entry of this.indexOf(d).rank(query)) {
+      if (loaded.length >= SEARCH_LIMIT) break;
+      const decision = await this.policy.decide(
+        {
+          agent: d.rt.id,
+          run: d.run,
+          tool: entry.ref,
+          annotations: entry.tool.annotations,
+          arguments: {},
+          labels: NO_LABELS,
+          resources: [],
+        },
+        d.rt.options.policy,
+      );
+      if (decision.action === 'deny') continue;
+      load(d, entry);
+      loaded.push({ name: entry.name, description: entry.tool.description });
+    }
+    const answer: SearchAnswer =
+      loaded.length === 0
+        ? { loaded, note: 'No tool matches. Try other words, or answer with the tools you have.' }
+        : { loaded, note: 'These tools are loaded: call them now.' };
+    return okAnswer(answer, NO_LABELS);
+  }
+
+  /** Whether the policy denies the tool whatever the call: its rules, read at once (a `decide` hook is asked at the call). */
+  private deniedNow(rt: Runtime, entry: CatalogEntry): boolean {
+    const decision = this.policy.decide(
+      {
+        agent: rt.id,
+        run: '',
+        tool: entry.ref,
+        annotations: entry.tool.annotations,
+        arguments: {},
+        labels: NO_LABELS,
+        resources: [],
+      },
+      rt.options.policy,
+    );
+    return !(decision instanceof Promise) && decision.action === 'deny';
+  }
+
+  private indexOf(d: LiveTurn): ToolIndex {
+    const key = [...d.deferred.keys()].join('\n');
+    const cached = this.indexes.get(d.rt.id);
+    if (cached?.key === key) return cached.index;
+    const index = new ToolIndex([...d.deferred.values()]);
+    this.indexes.set(d.rt.id, { key, index });
+    return index;
+  }
+}
+
+/** The answer to a call of a deferred tool the model did not load: what to do instead. */
+export function notLoadedAnswer(name: string): ToolAnswer {
+  return errorAnswer(
+    'tool_not_found',
+    `Tool "${name}" is not loaded yet; it did not run. Call ${SEARCH_TOOL} with what you need done to load it, then call it.`,
+  );
+}
+
+function definition(entry: CatalogEntry): LanguageModelV3FunctionTool {
+  return {
+    type: 'function',
+    name: entry.name,
+    description: entry.tool.description,
+    inputSchema: entry.tool.inputSchema as JSONSchema7,
+  };
+}
+
+/** Adds a deferred tool to the turn's tools, once. */
+function load(
+  turn: Pick<TurnTools, 'tools' | 'readOnly' | 'refs' | 'callable'>,
+  entry: CatalogEntry | undefined,
+): void {
+  if (entry === undefined || turn.refs.has(entry.name)) return;
+  turn.tools.push(definition(entry));
+  turn.refs.set(entry.name, { ref: entry.ref, description: entry.tool.description });
+  if (entry.tool.annotations.readOnly === true) turn.readOnly.add(entry.name);
+  turn.callable.push(entry.ref);
+}
+
+/** The tool names successful searches loaded, in the earlier turns' messages and this turn's steps. */
+function searchedBefore(history: readonly LanguageModelV3Message[], steps: readonly StepData[]): string[] {
+  const names: string[] = [];
+  for (const message of history) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content)
+      if (part.type === 'tool-result' && part.toolName === SEARCH_TOOL && part.output.type === 'text')
+        names.push(...loadedBy(part.output.value));
+  }
+  for (const step of steps) {
+    if (step.kind !== 'tools') continue;
+    for (const result of step.results)
+      if (result.name === SEARCH_TOOL && !result.error) names.push(...loadedBy(result.text));
+  }
+  return names;
+}
