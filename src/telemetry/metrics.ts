@@ -51,6 +51,14 @@ export async function startMetrics(sources: MetricSources): Promise<(() => void)
 
 const INBOX_KINDS: readonly InboxKind[] = ['approval', 'park', 'in_doubt', 'tool_change', 'question', 'authorize'];
 
+/** Bucket boundaries (the API's advice; an app's views override them): OpenTelemetry's for durations in seconds. */
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+/** The GenAI conventions' for model calls, and for tokens. */
+const MODEL_SECONDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+const TOKENS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+/** A person answers in seconds to days. */
+const PERSON_SECONDS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 14400, 43200, 86400, 259200];
+
 /** Calls that started here and have not ended, for their duration; bounded so a flood cannot grow it. */
 const MAX_STARTED = 10_000;
 
@@ -79,18 +87,22 @@ class WardrikMetrics {
     this.toolDuration = meter.createHistogram('wardrik.tool.duration', {
       description: 'From a tool call reaching the runner to its answer, on the node that ran it.',
       unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS },
     });
     this.answerTime = meter.createHistogram('wardrik.inbox.answer.duration', {
       description: 'From a call parking for a person to their answer.',
       unit: 's',
+      advice: { explicitBucketBoundaries: PERSON_SECONDS },
     });
     this.modelDuration = meter.createHistogram('gen_ai.client.operation.duration', {
       description: 'GenAI operation duration.',
       unit: 's',
+      advice: { explicitBucketBoundaries: MODEL_SECONDS },
     });
     this.tokens = meter.createHistogram('gen_ai.client.token.usage', {
       description: 'Measures number of input and output tokens used.',
       unit: '{token}',
+      advice: { explicitBucketBoundaries: TOKENS },
     });
     this.recoveries = meter.createCounter('wardrik.recovery.passes', {
       description: 'Recovery passes, by outcome.',
@@ -99,6 +111,7 @@ class WardrikMetrics {
     this.recoveryDuration = meter.createHistogram('wardrik.recovery.duration', {
       description: 'How long a recovery pass took.',
       unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS },
     });
     const waiting = meter.createObservableGauge('wardrik.inbox.waiting', {
       description: 'Items waiting for a person, on every node that shares the store, by kind.',
