@@ -59,8 +59,15 @@ export class ParkedCalls {
     if (!written) return this.journal.journaledAnswer(p.run, p.call, p.arguments);
     if (expected === undefined) this.outcomes.called(p, p.decision);
     const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail);
-    // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node.
-    await this.store.putInboxItem(kind === 'approval' ? { ...item, inputSchema: p.entry.tool.inputSchema } : item);
+    const answerers = kind === 'approval' ? p.decision?.answerers : undefined;
+    // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node; and
+    // who may answer it, and whom it was asked for, so every door holds answers to the same rule.
+    await this.store.putInboxItem({
+      ...item,
+      ...(kind === 'approval' ? { inputSchema: p.entry.tool.inputSchema } : {}),
+      ...(answerers === undefined ? {} : { answerers }),
+      ...(p.requester === undefined ? {} : { requester: p.requester }),
+    });
     this.outcomes.parked(p, inboxId, kind, reason, p.spent.microUsd);
     return answer;
   }

@@ -155,6 +155,16 @@ const INBOX_RECORD = z.object({
   scope: z.enum(['call', 'run']).optional(),
   allowIf: z.array(z.string()).optional(),
   escalatedAt: z.number().optional(),
+  answerers: z
+    .object({
+      groups: z.array(z.array(z.string())).optional(),
+      separateFrom: z.literal('requester').optional(),
+      quorum: z.number().optional(),
+    })
+    .optional(),
+  requester: z.string().optional(),
+  approvals: z.array(z.object({ by: z.string(), digest: z.string(), at: z.number() })).optional(),
+  revision: z.number().optional(),
 }) as z.ZodType<InboxRecord>;
 
 /**
