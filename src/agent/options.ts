@@ -30,6 +30,11 @@ export interface AgentOptions {
   readonly price?: ModelPrice;
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
+  /**
+   * The person the agent acts for, such as their login id: every approval its calls ask for records
+   * them as the requester, and a rule's `separateFrom: 'requester'` keeps them from answering it.
+   */
+  readonly onBehalfOf?: string;
 }
 
 /** Settings for every agent of a Wardrik: `Wardrik.create({ agents: { … } })`. */
@@ -93,6 +98,11 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentS
     );
   }
   const where = `Agent "${id}"`;
+  const person = options.onBehalfOf;
+  if (person !== undefined && (typeof person !== 'string' || person.trim() === '' || person.length > 200))
+    throw new ConfigurationError(
+      `${where}: onBehalfOf is the id of the person the agent acts for, 1 to 200 characters, as your inbox's sign-in names them; got ${JSON.stringify(person)?.slice(0, 80)}.`,
+    );
   if (!Array.isArray(options.tools)) {
     throw new ConfigurationError(
       `${where}: tools must be an array of patterns such as ["orders/*"]; pass [] for an agent without tools.`,

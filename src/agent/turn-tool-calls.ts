@@ -108,6 +108,7 @@ export class TurnToolCalls {
           tools: rt.options.tools,
           signal: d.signal,
           caller: AGENT_CALLER,
+          ...(rt.options.onBehalfOf === undefined ? {} : { onBehalfOf: rt.options.onBehalfOf }),
           ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
         }),
       );
