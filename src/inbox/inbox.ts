@@ -77,6 +77,7 @@ export class Inbox {
         `Inbox item "${id}" is ${KIND_NAMES[item.kind]}, not an approval; answer it with inbox.answer(id, value)${item.kind === 'question' || item.kind === 'authorize' ? '' : ' or deny it'}.`,
       );
     }
+    // Guard (approvers-only): an approval comes from a person the rule names, and not the one who asked.
     checkPermitted(item, options, 'approved');
     const current = proposedDigest(item);
     // Guard (digest-bound): an approval runs only the arguments the person saw.
@@ -134,6 +135,7 @@ export class Inbox {
     const given = counted.approvals!.length;
     if (given >= quorum) return this.letRun(counted, by);
     const revision = item.revision ?? 0;
+    // Guard (quorum-compare-and-set): an approval toward a quorum is written only over the item it counted from.
     if (!(await this.store.updateInboxItem({ ...counted, revision: revision + 1 }, 'pending', revision))) throw RACED;
     this.answered(counted, 'approved', by, { approvals: given, quorum });
     const reason = `${by} approved ${edited === undefined ? 'this call' : 'this call with changed arguments'} (${given} of ${quorum}); it runs once ${quorum - given} more of ${whoMayAnswer(item)} approve the same arguments.`;
