@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineTool, openStore, Wardrik, type ToolAnswer } from '../../src/index.js';
-import { scratchStores } from '../crash/scratch-stores.js';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
+import { POSTGRES_URL, scratchStores } from '../crash/scratch-stores.js';
 
 /**
  * Four eyes across nodes (issue 33, point 3): people approving one item at the same time on two
@@ -166,4 +168,44 @@ for (const [name, url] of stores) {
       }
     });
   });
+}
+
+describe('an approval item a crash lost', () => {
+  it('is put back from the journal with who may answer it and whom it was for, on SQLite and PostgreSQL', async () => {
+    for (const [name, url] of stores) {
+      const at = url();
+      const desk = await twoNodes(at, 2);
+      const id = await desk.park('run-lost');
+      await desk.close();
+      await dropInboxItem(at, id);
+      const node = await Wardrik.create({ store: await openStore(at), recoverMs: Infinity });
+      try {
+        await node.runner.recover();
+        const item = await node.inbox.get(id);
+        assert.deepEqual(
+          [item?.status, item?.requester, item?.answerers],
+          ['pending', 'ana', { groups: [['finance-leads']], separateFrom: 'requester', quorum: 2 }],
+          name,
+        );
+        await assert.rejects(node.inbox.approve(id, { by: 'bob' }), /not in "finance-leads"/, name);
+      } finally {
+        await node.close();
+      }
+    }
+  });
+});
+
+/** Deletes an inbox item behind Wardrik's back, as a crash between the journal write and the inbox's would leave it. */
+async function dropInboxItem(url: string, id: string): Promise<void> {
+  if (url.startsWith('sqlite:')) {
+    const db = new DatabaseSync(new URL(url.replace(/^sqlite:/, 'file:')).pathname);
+    db.prepare('DELETE FROM inbox WHERE id = ?').run(id);
+    db.close();
+    return;
+  }
+  const schema = new URL(url).searchParams.get('schema')!;
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  await client.query(`DELETE FROM ${schema}.inbox WHERE id = $1`, [id]);
+  await client.end();
 }
