@@ -125,9 +125,14 @@ export function countApproval(
       throw new ConflictError(
         'already_approved',
         { item: item.id, by, approvals: others.length + 1, quorum },
-        `Inbox item "${item.id}": ${by} approved it already; it waits for ${quorum - others.length - 1} more of ${whoMayAnswer(item)}. Nothing more was done.`,
+        `Inbox item "${item.id}": ${by} approved it already; it waits for ${morePeople(quorum - others.length - 1)} to approve. Who may answer it: ${whoMayAnswer(item)}. Nothing more was done.`,
       );
     counted = { ...item, approvals: [...others, { by, digest, at: now }] };
   }
   return counted;
+}
+
+/** `1 more person`, `2 more people`. */
+export function morePeople(count: number): string {
+  return `${count} more ${count === 1 ? 'person' : 'people'}`;
 }

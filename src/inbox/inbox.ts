@@ -14,6 +14,7 @@ import {
   answeredData,
   countApproval,
   KIND_NAMES,
+  morePeople,
   proposedDigest,
   RACED,
   scopeOf,
@@ -138,7 +139,7 @@ export class Inbox {
     // Guard (quorum-compare-and-set): an approval toward a quorum is written only over the item it counted from.
     if (!(await this.store.updateInboxItem({ ...counted, revision: revision + 1 }, 'pending', revision))) throw RACED;
     this.answered(counted, 'approved', by, { approvals: given, quorum });
-    const reason = `${by} approved ${edited === undefined ? 'this call' : 'this call with changed arguments'} (${given} of ${quorum}); it runs once ${quorum - given} more of ${whoMayAnswer(item)} approve the same arguments.`;
+    const reason = `${by} approved ${edited === undefined ? 'this call' : 'this call with changed arguments'} (${given} of ${quorum}); it runs once ${morePeople(quorum - given)} ${quorum - given === 1 ? 'approves' : 'approve'} the same arguments. Who may answer it: ${whoMayAnswer(item)}.`;
     return { status: 'parked', kind: 'approval', inboxId: item.id, reason, labels: item.labels };
   }
 
