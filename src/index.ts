@@ -95,7 +95,7 @@ export type {
 export type { ApproveOptions, DenyOptions, Inbox, InboxItem } from './inbox/inbox.js';
 export type { Answerer } from './inbox/permissions.js';
 export type { InboxWeb, InboxWebListenOptions } from './web/inbox-web.js';
-export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
+export type { Authenticate, AuthenticatedPerson, InboxWebOptions, WebhookOptions } from './web/options.js';
 export type { InboxPersonOptions } from './web/people.js';
 export type { HttpServerOptions } from './http/server-options.js';
 export type { WebAnswer, WebItem } from './web/api.js';

@@ -110,6 +110,7 @@ describe('The public API', () => {
       'Answerers',
       'ApproveOptions',
       'Authenticate',
+      'AuthenticatedPerson',
       'CallEventBase',
       'CallListOptions',
       'CallRecord',
