@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import { countRule, defaultsOf, numberOptions, readNumbers, timerRule, type NumberSettings } from '../options.js';
 import type { Policy, PolicyRule } from '../policy/policy.js';
+import { checkCallLimits } from '../runner/call-limits.js';
 import { checkPrice, type ModelPrice, type PriceTable } from './pricing.js';
 import type { LanguageModel } from './language-model.js';
 import type { ModelsOptions } from './model-registry.js';
@@ -35,6 +36,11 @@ export interface AgentOptions {
    * them as the requester, and a rule's `separateFrom: 'requester'` keeps them from answering it.
    */
   readonly onBehalfOf?: string;
+  /**
+   * The most calls of each tool matching a pattern in one turn, such as `{ 'orders/refund_order': 3 }`:
+   * counted across nodes; a call past it is denied, unrun, and the model told why.
+   */
+  readonly maxCalls?: Readonly<Record<string, number>>;
 }
 
 /** Settings for every agent of a Wardrik: `Wardrik.create({ agents: { … } })`. */
@@ -103,6 +109,7 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentS
     throw new ConfigurationError(
       `${where}: onBehalfOf is the id of the person the agent acts for, 1 to 200 characters, as your inbox's sign-in names them; got ${JSON.stringify(person)?.slice(0, 80)}.`,
     );
+  checkCallLimits(options.maxCalls, where);
   if (!Array.isArray(options.tools)) {
     throw new ConfigurationError(
       `${where}: tools must be an array of patterns such as ["orders/*"]; pass [] for an agent without tools.`,

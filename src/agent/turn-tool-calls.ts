@@ -109,6 +109,7 @@ export class TurnToolCalls {
           signal: d.signal,
           caller: AGENT_CALLER,
           ...(rt.options.onBehalfOf === undefined ? {} : { onBehalfOf: rt.options.onBehalfOf }),
+          ...(rt.options.maxCalls === undefined ? {} : { maxCalls: rt.options.maxCalls }),
           ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
         }),
       );

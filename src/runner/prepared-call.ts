@@ -28,6 +28,8 @@ export interface CallRequest {
    * approval it asks for records them as `requester`, and a rule's `separateFrom` keeps them from answering.
    */
   readonly onBehalfOf?: string;
+  /** The most calls of each tool matching a pattern in this run, such as `{ 'orders/refund_order': 3 }`. */
+  readonly maxCalls?: Readonly<Record<string, number>>;
   /**
    * Earlier turns of the conversation whose labels the run started with (their text is in the prompt):
    * an approval the call asks for names them.
