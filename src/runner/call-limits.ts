@@ -88,7 +88,7 @@ export function checkCallLimits(limits: unknown, where: string): void {
       );
     if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MOST)
       throw new ConfigurationError(
-        `${where}: maxCalls["${pattern}"] is the most calls of each such tool in one run, a whole number from 1 to ${MOST}; got ${JSON.stringify(limit)}.`,
+        `${where}: maxCalls.* (for "${pattern}") is the most calls of each such tool in one run, a whole number from 1 to ${MOST}; got ${JSON.stringify(limit)}.`,
       );
   }
 }
