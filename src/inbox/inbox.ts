@@ -17,6 +17,7 @@ import {
   morePeople,
   proposedDigest,
   RACED,
+  Raced,
   scopeOf,
   untilSettled,
   type ApproveOptions,
@@ -333,7 +334,8 @@ export class Inbox {
           done.escalated.push(item.id);
         }
       } catch (error) {
-        if (!(error instanceof ConflictError)) throw error; // answered meanwhile
+        // Answered, or approved toward its quorum, meanwhile: the next pass looks again.
+        if (!(error instanceof ConflictError) && !(error instanceof Raced)) throw error;
       }
     }
     return done;
