@@ -21,6 +21,7 @@ export type WardrikErrorCode =
   | 'journal_malformed'
   | 'conflict'
   | 'not_found'
+  | 'not_permitted'
   | 'closed'
   | 'egress_refused';
 
@@ -174,6 +175,13 @@ export interface ConflictData {
   readonly expired: { readonly item: string; readonly ttlMs: number };
   /** The item is answered another way: approving a tool's own park or a call in doubt, answering an approval. */
   readonly wrong_kind: { readonly item: string; readonly kind: string };
+  /** This person's approval already counts toward the item's quorum: it waits for other people. */
+  readonly already_approved: {
+    readonly item: string;
+    readonly by: string;
+    readonly approvals: number;
+    readonly quorum: number;
+  };
   /** The approval was for other arguments (`digest`) than the call has (`expected`): look at the item again. */
   readonly stale_digest: { readonly item: string; readonly digest: string; readonly expected: string };
   /** Changed arguments cannot be checked here: this node does not offer `tool` and the item kept no schema. */
@@ -230,6 +238,20 @@ export type ConflictOf<R extends ConflictReason> = ConflictError & {
   readonly reason: R;
   readonly data: ConflictData[R];
 };
+
+/**
+ * A person may not give this answer: the rule that asked names other groups (`approvers`), or keeps the
+ * person the run acts for from answering (`separateFrom`). The message says who may answer; nothing ran.
+ */
+export class NotPermittedError extends WardrikError {
+  constructor(
+    message: string,
+    /** The inbox item, and who may answer it in words, such as `a person in finance-leads, not ana (who asked)`. */
+    readonly data: { readonly item: string; readonly who: string },
+  ) {
+    super('not_permitted', message);
+  }
+}
 
 /** Something asked for by id does not exist. */
 export class NotFoundError extends WardrikError {

@@ -20,6 +20,7 @@ export {
   InvalidArgumentsError,
   JournalDataError,
   NotFoundError,
+  NotPermittedError,
   StoreError,
   ToolTimeoutError,
   Unavailable,
@@ -79,11 +80,22 @@ export { isTransient } from './runner/transient.js';
 export type { Clock, Timer, TimerOptions, Timers } from './clock.js';
 
 export { Policy } from './policy/policy.js';
-export type { Decision, PolicyAction, PolicyHook, PolicyInput, PolicyOptions, PolicyRule } from './policy/policy.js';
+export type {
+  AnswererOptions,
+  Answerers,
+  Decision,
+  PolicyAction,
+  PolicyHook,
+  PolicyHookDecision,
+  PolicyInput,
+  PolicyOptions,
+  PolicyRule,
+} from './policy/policy.js';
 
-export type { ApproveOptions, Inbox, InboxItem } from './inbox/inbox.js';
+export type { ApproveOptions, DenyOptions, Inbox, InboxItem } from './inbox/inbox.js';
+export type { Answerer } from './inbox/permissions.js';
 export type { InboxWeb, InboxWebListenOptions } from './web/inbox-web.js';
-export type { Authenticate, InboxWebOptions, WebhookOptions } from './web/options.js';
+export type { Authenticate, AuthenticatedPerson, InboxWebOptions, WebhookOptions } from './web/options.js';
 export type { InboxPersonOptions } from './web/people.js';
 export type { HttpServerOptions } from './http/server-options.js';
 export type { WebAnswer, WebItem } from './web/api.js';
@@ -128,6 +140,7 @@ export type {
   FullStore,
   HoldOutcome,
   InboxKind,
+  InboxApproval,
   InboxRecord,
   InboxStatus,
   JournalWrite,

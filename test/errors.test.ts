@@ -433,6 +433,7 @@ describe('Errors users can act on', () => {
       const reasons: Record<ConflictReason, number> = {
         wrong_kind: ExitCode.usage,
         already_answered: ExitCode.conflict,
+        already_approved: ExitCode.conflict,
         expired: ExitCode.conflict,
         stale_digest: ExitCode.conflict,
         not_offered: ExitCode.conflict,

@@ -76,6 +76,7 @@ const OPTIONS: Readonly<Record<string, Range>> = {
   'startAgent.budgetUsd': { above: 0 },
   'startAgent.maxSteps': { min: 1, max: 10_000, whole: true },
   'startAgent.historyTurns': { min: 0, max: 10_000, whole: true },
+  'startAgent.maxCalls.*': { min: 1, max: 10_000, whole: true },
   'startAgent.maxOutputTokens': { min: 1, max: 10_000_000, whole: true },
   'startAgent.temperature': { min: 0 },
   'inboxWeb.pollMs': { min: 1 },
@@ -131,11 +132,12 @@ function accepted(range: Range): number[] {
 }
 
 /** `{ a: { b: value } }` for `a.b`; a record key `*` becomes one entry named `s`. */
-function nested(path: readonly string[], value: unknown): Record<string, unknown> {
+function nested(path: readonly string[], value: unknown, parent?: string): Record<string, unknown> {
   const [head, ...rest] = path;
-  const key = head === '*' ? 's' : head!;
+  // Any name where names are free (a server's), a tool pattern where they are patterns (maxCalls).
+  const key = head === '*' ? (parent === 'maxCalls' ? 't/*' : 's') : head!;
   if (rest.length === 0) return { [key]: value };
-  return { [key]: nested(rest, value) };
+  return { [key]: nested(rest, value, head) };
 }
 
 /**

@@ -14,6 +14,7 @@ const fixes: Record<WardrikErrorCode, string> = {
   journal_malformed: 'restore the row from a backup',
   conflict: 'see its reason',
   not_found: 'check the id',
+  not_permitted: 'ask one of the people the message names to answer',
   closed: 'open a new Wardrik',
   egress_refused: 'that server address is not allowed',
 };

@@ -54,8 +54,8 @@ export class CoreStore implements Store {
     return this.rows.putInboxItem(item);
   }
 
-  updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
-    return this.rows.updateInboxItem(item, expected);
+  updateInboxItem(item: InboxRecord, expected: InboxStatus, expectedRevision?: number): Promise<boolean> {
+    return this.rows.updateInboxItem(item, expected, expectedRevision);
   }
 
   getSpend(agent: string): Promise<number> {

@@ -137,6 +137,8 @@ export class AgentService {
     }
     if (options.budgetUsd !== undefined)
       requireCapability(this.store, 'SpendHolds', `Agent "${id}"'s budget (budgetUsd)`, 'leave budgetUsd out');
+    if (options.maxCalls !== undefined)
+      requireCapability(this.store, 'RememberedResults', `Agent "${id}"'s maxCalls`, 'leave maxCalls out');
     const colon = spec.indexOf(':');
     const rt: Runtime = {
       id,

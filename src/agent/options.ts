@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import { countRule, defaultsOf, numberOptions, readNumbers, timerRule, type NumberSettings } from '../options.js';
 import type { Policy, PolicyRule } from '../policy/policy.js';
+import { checkCallLimits } from '../runner/call-limits.js';
 import { checkPrice, type ModelPrice, type PriceTable } from './pricing.js';
 import type { LanguageModel } from './language-model.js';
 import type { ModelsOptions } from './model-registry.js';
@@ -36,6 +37,16 @@ export interface AgentOptions {
   readonly price?: ModelPrice;
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
+  /**
+   * The person the agent acts for, such as their login id: every approval its calls ask for records
+   * them as the requester, and a rule's `separateFrom: 'requester'` keeps them from answering it.
+   */
+  readonly onBehalfOf?: string;
+  /**
+   * The most calls of each tool matching a pattern in one turn, such as `{ 'orders/refund_order': 3 }`:
+   * counted across nodes; a call past it is denied, unrun, and the model told why.
+   */
+  readonly maxCalls?: Readonly<Record<string, number>>;
 }
 
 /** Settings for every agent of a Wardrik: `Wardrik.create({ agents: { … } })`. */
@@ -99,6 +110,12 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentS
     );
   }
   const where = `Agent "${id}"`;
+  const person = options.onBehalfOf;
+  if (person !== undefined && (typeof person !== 'string' || person.trim() === '' || person.length > 200))
+    throw new ConfigurationError(
+      `${where}: onBehalfOf is the id of the person the agent acts for, 1 to 200 characters, as your inbox's sign-in names them; got ${JSON.stringify(person)?.slice(0, 80)}.`,
+    );
+  checkCallLimits(options.maxCalls, where);
   if (!Array.isArray(options.tools)) {
     throw new ConfigurationError(
       `${where}: tools must be an array of patterns such as ["orders/*"]; pass [] for an agent without tools.`,

@@ -116,6 +116,8 @@ export class TurnToolCalls {
                   tools: d.callable,
                   signal: d.signal,
                   caller: AGENT_CALLER,
+                  ...(rt.options.onBehalfOf === undefined ? {} : { onBehalfOf: rt.options.onBehalfOf }),
+                  ...(rt.options.maxCalls === undefined ? {} : { maxCalls: rt.options.maxCalls }),
                   ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
                 }),
               );

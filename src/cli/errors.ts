@@ -5,6 +5,7 @@ import {
   InvalidAnswerError,
   InvalidArgumentsError,
   NotFoundError,
+  NotPermittedError,
   StoreError,
   UsageError,
   type ConflictReason,
@@ -52,6 +53,8 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
     const exitCode = CONFLICT_EXITS[error.reason];
     return { exitCode, code: CODES[exitCode] };
   }
+  // Someone outside the rule's approvers, or the requester themselves: nothing was done, as for a conflict.
+  if (error instanceof NotPermittedError) return { exitCode: ExitCode.conflict, code: 'not_permitted' };
   if (error instanceof StoreError) return { exitCode: ExitCode.store, code: 'store' };
   // Changed arguments that fail the tool's checks (`approve --arguments`): the message lists every field.
   if (error instanceof InvalidArgumentsError) return { exitCode: ExitCode.usage, code: 'invalid_arguments' };
@@ -72,6 +75,7 @@ export function classify(error: unknown): { readonly exitCode: ExitCodeValue; re
 const CONFLICT_EXITS: Readonly<Record<ConflictReason, ExitCodeValue>> = {
   wrong_kind: ExitCode.usage,
   already_answered: ExitCode.conflict,
+  already_approved: ExitCode.conflict,
   expired: ExitCode.conflict,
   stale_digest: ExitCode.conflict,
   not_offered: ExitCode.conflict,

@@ -1,5 +1,6 @@
 import type { Wardrik } from '../di/wardrik.js';
 import { ConflictError, InvalidAnswerError, NotFoundError, type ConflictData } from '../errors.js';
+import { whoMayAnswer } from '../inbox/permissions.js';
 import { questionOf } from '../inbox/question.js';
 import type { InboxRecord } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
@@ -54,6 +55,14 @@ function describeItem(item: InboxRecord, now: number): string {
     lines.push(
       `  approved for the rest of run ${item.run}${item.allowIf?.length ? `, while ${item.allowIf.join(', ')} stay the same` : ''}`,
     );
+  if (item.answerers !== undefined) {
+    const quorum = item.answerers.quorum ?? 1;
+    lines.push(`  who may:   ${whoMayAnswer(item)}`);
+    if (item.status === 'pending' && quorum > 1)
+      lines.push(
+        `  approved:  ${(item.approvals ?? []).map((given) => given.by).join(', ') || 'nobody yet'} (${item.approvals?.length ?? 0} of ${quorum})${item.edited === undefined ? '' : `; approve digest ${item.edited.digest}, the changed arguments`}`,
+      );
+  }
   const question = item.kind === 'question' ? questionOf(item.detail) : undefined;
   if (question?.requestedSchema !== undefined) lines.push(`  asks for:  ${compact(question.requestedSchema, 600)}`);
   if (question?.url !== undefined) lines.push(`  open:      ${question.url}`);
@@ -89,6 +98,8 @@ function describeItem(item: InboxRecord, now: number): string {
 /** What `wardrik approve` takes besides the id. */
 export interface ApproveFlags {
   readonly by?: string;
+  /** `--group`: the groups the person is in, checked against the rule's `approvers`. */
+  readonly group?: readonly string[];
   readonly digest?: string;
   readonly arguments?: string;
   readonly scope?: string;
@@ -126,6 +137,7 @@ export async function approve(ctx: CommandContext, id: string, options: ApproveF
     const answer = await answering(ctx, wardrik, id, 'approve', () =>
       wardrik.inbox.approve(id, {
         ...(options.by === undefined ? {} : { by: options.by }),
+        ...(options.group === undefined ? {} : { groups: options.group }),
         ...(options.digest === undefined ? {} : { digest: options.digest }),
         ...(edited === undefined ? {} : { arguments: edited }),
         ...(options.scope === 'run' ? { scope: 'run' as const, allowIf } : {}),
@@ -139,13 +151,17 @@ export async function approve(ctx: CommandContext, id: string, options: ApproveF
 export async function deny(
   ctx: CommandContext,
   id: string,
-  options: { readonly reason: string; readonly by?: string },
+  options: { readonly reason: string; readonly by?: string; readonly group?: readonly string[] },
 ): Promise<void> {
   if (options.reason.trim() === '')
     throw new CliError(ExitCode.usage, '--reason must say why: the model reads it to decide what to do next.');
   await ctx.withWardrik(async (wardrik) => {
     const answer = await answering(ctx, wardrik, id, 'deny', () =>
-      wardrik.inbox.deny(id, { reason: options.reason, ...(options.by === undefined ? {} : { by: options.by }) }),
+      wardrik.inbox.deny(id, {
+        reason: options.reason,
+        ...(options.by === undefined ? {} : { by: options.by }),
+        ...(options.group === undefined ? {} : { groups: options.group }),
+      }),
     );
     report(ctx, await answered(wardrik, id), 'denied', options.by, answer);
   });
@@ -155,12 +171,15 @@ export async function deny(
 export async function answer(
   ctx: CommandContext,
   id: string,
-  options: { readonly value: string; readonly by?: string },
+  options: { readonly value: string; readonly by?: string; readonly group?: readonly string[] },
 ): Promise<void> {
   const value = parseJson('--json', options.value);
   await ctx.withWardrik(async (wardrik) => {
     const result = await answering(ctx, wardrik, id, 'answer', () =>
-      wardrik.inbox.answer(id, value, options.by === undefined ? {} : { by: options.by }),
+      wardrik.inbox.answer(id, value, {
+        ...(options.by === undefined ? {} : { by: options.by }),
+        ...(options.group === undefined ? {} : { groups: options.group }),
+      }),
     );
     const item = await answered(wardrik, id);
     report(
@@ -259,10 +278,14 @@ function report(
       call: item.call,
       pending: waiting,
       answer: result,
+      ...(item.answerers?.quorum === undefined
+        ? {}
+        : { approvals: item.approvals?.length ?? 0, quorum: item.answerers.quorum }),
     },
     () => {
       const who = by === undefined ? '' : ` by ${by}`;
       const head = `${status[0]!.toUpperCase()}${status.slice(1)}${who}: ${item.id} (${item.tool} ${compact(item.arguments, 200)}).`;
+      if (waiting && item.status === 'pending') return `${head}\n${result.reason}\nFollow it with: wardrik inbox`;
       if (waiting) {
         return (
           `${head}\nIt runs on the next node that offers ${item.tool}, at its next recovery (every recoverMs); the agent's turn then goes on.\n` +

@@ -89,6 +89,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       .argument('<id>', 'the inbox item id'),
   )
     .option('--by <name>', 'who approves, kept with the answer', person)
+    .option('--group <name>', "a group the person is in, checked against the rule's approvers (repeat it)", groups)
     .option(
       '--digest <hex>',
       "the arguments' digest you reviewed (from `wardrik inbox`): refused if the call's differs",
@@ -114,7 +115,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
   )
     .requiredOption('--reason <text>', 'why, for the model')
     .option('--by <name>', 'who refuses', person)
-    .action(async (id: string, options: { reason: string; by?: string }, command: Command) =>
+    .option('--group <name>', "a group the person is in, checked against the rule's approvers (repeat it)", groups)
+    .action(async (id: string, options: { reason: string; by?: string; group?: string[] }, command: Command) =>
       (await import('./inbox-commands.js')).deny(context(command), id, options),
     );
 
@@ -130,10 +132,12 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
       'the answer as JSON; in doubt: {"happened":true,"result":…} or {"happened":false}',
     )
     .option('--by <name>', 'who answers', person)
-    .action(async (id: string, options: { json: string; by?: string }, command: Command) =>
+    .option('--group <name>', "a group the person is in, checked against the rule's approvers (repeat it)", groups)
+    .action(async (id: string, options: { json: string; by?: string; group?: string[] }, command: Command) =>
       (await import('./inbox-commands.js')).answer(context(command, false), id, {
         value: options.json,
         ...(options.by === undefined ? {} : { by: options.by }),
+        ...(options.group === undefined ? {} : { group: options.group }),
       }),
     );
 
@@ -333,6 +337,11 @@ function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65_535)
     throw new InvalidArgumentError('a port number from 0 to 65535 is needed (0: any free port).');
   return Number(value);
+}
+
+/** `--group`, repeated: every group given, in order. */
+function groups(value: string, earlier: string[] | undefined): string[] {
+  return [...(earlier ?? []), value];
 }
 
 /** `--by`: the name recorded with an answer, never one Wardrik records for itself. */

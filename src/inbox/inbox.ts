@@ -1,53 +1,35 @@
 import { every, type Clock, type Timers } from '../clock.js';
-import {
-  ConflictError,
-  InvalidAnswerError,
-  InvalidArgumentsError,
-  NotFoundError,
-  type ConflictData,
-} from '../errors.js';
+import { ConflictError, InvalidAnswerError, InvalidArgumentsError, NotFoundError } from '../errors.js';
 import { acceptedPin, toolChangeOf } from '../mcp/pin-records.js';
 import type { Policy } from '../policy/policy.js';
 import { argumentsDigest } from '../runner/digest.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
-import type { InboxKind, InboxRecord, InboxStatus, ParkedKind, Store } from '../store/store.js';
+import type { InboxRecord, InboxStatus, ParkedKind, Store } from '../store/store.js';
 import { requireCapability } from '../store/capabilities.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import { checkAgainstSchema, type CheckResult } from '../tools/arguments.js';
 import { errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
 import type { JsonSchema } from '../tools/tool.js';
-import { questionOf, questionResponse } from './question.js';
+import {
+  answeredData,
+  countApproval,
+  KIND_NAMES,
+  morePeople,
+  proposedDigest,
+  RACED,
+  Raced,
+  scopeOf,
+  untilSettled,
+  type ApproveOptions,
+  type DenyOptions,
+} from './inbox-answers.js';
+import { checkPermitted, whoMayAnswer, type Answerer } from './permissions.js';
 
-const KIND_NAMES: Readonly<Record<InboxKind, string>> = {
-  approval: 'an approval',
-  tool_change: 'a changed tool definition',
-  park: "a tool's own park",
-  in_doubt: 'a call in doubt',
-  question: "an MCP server's question",
-  authorize: "an MCP server's sign-in",
-};
+export type { ApproveOptions, DenyOptions } from './inbox-answers.js';
+import { questionOf, questionResponse } from './question.js';
 
 /** A parked call, as a person sees it in the inbox. */
 export type InboxItem = InboxRecord;
-
-/** How a person approves: who, the digest of the arguments they saw, and what they changed or allowed. */
-export interface ApproveOptions {
-  readonly by?: string;
-  /** The item's `digest`, binding the approval to the arguments the person saw. Needed with `arguments`. */
-  readonly digest?: string;
-  /**
-   * Arguments to run the call with instead of the model's, checked against the tool's schema first.
-   * The item keeps both; the model is told the call ran with changed arguments.
-   */
-  readonly arguments?: unknown;
-  /**
-   * `run`: also let later calls of this tool by this agent in this run go without asking, while their
-   * `allowIf` fields equal this call's and the run carries no new label. Never another run or agent.
-   */
-  readonly scope?: 'call' | 'run';
-  /** Argument fields later calls must match for a `run` approval, such as `['orderId']`. */
-  readonly allowIf?: readonly string[];
-}
 
 /**
  * Where a person answers parked calls: approvals, a tool's own `park(reason)`, and calls left in doubt
@@ -79,9 +61,16 @@ export class Inbox {
   /**
    * Approves a call that asked for approval and runs it, once. Pass the `digest` the person saw to bind
    * the approval to exactly those arguments; `arguments` to run it with changed ones; `scope: 'run'` to
-   * let later such calls of the run go too. Returns the call's answer.
+   * let later such calls of the run go too. Returns the call's answer. When the rule that asked names
+   * `approvers`, the person (`by`, `groups`) must be one of them (else a `NotPermittedError`); with a
+   * `quorum`, the call runs once that many people approved the same arguments, and until then the
+   * answer is `parked`.
    */
-  async approve(id: string, options: ApproveOptions = {}): Promise<ToolAnswer> {
+  approve(id: string, options: ApproveOptions = {}): Promise<ToolAnswer> {
+    return untilSettled(() => this.approveOnce(id, options));
+  }
+
+  private async approveOnce(id: string, options: ApproveOptions): Promise<ToolAnswer> {
     const item = await this.unexpired(await this.pending(id, 'approve'));
     if (item.kind !== 'approval' && item.kind !== 'tool_change') {
       throw new ConflictError(
@@ -90,16 +79,23 @@ export class Inbox {
         `Inbox item "${id}" is ${KIND_NAMES[item.kind]}, not an approval; answer it with inbox.answer(id, value)${item.kind === 'question' || item.kind === 'authorize' ? '' : ' or deny it'}.`,
       );
     }
+    // Guard (approvers-only): an approval comes from a person the rule names, and not the one who asked.
+    checkPermitted(item, options, 'approved');
+    const current = proposedDigest(item);
     // Guard (digest-bound): an approval runs only the arguments the person saw.
-    if (options.digest !== undefined && options.digest !== item.digest) {
+    if (options.digest !== undefined && options.digest !== current) {
+      const changed =
+        item.edited === undefined ? '' : ` (${item.edited.by ?? 'a person'} changed them before approving)`;
       throw new ConflictError(
         'stale_digest',
-        { item: id, digest: options.digest, expected: item.digest },
-        `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${item.digest.slice(0, 12)}…); nothing ran. Look at the item again and approve what it asks now.`,
+        { item: id, digest: options.digest, expected: current },
+        `Inbox item "${id}": the approval was for other arguments (digest ${options.digest.slice(0, 12)}…, the call has ${current.slice(0, 12)}…${changed}); nothing ran. Look at the item again and approve what it asks now.`,
       );
     }
     if (item.kind === 'tool_change') return this.acceptToolChange(item, options.by);
     const edited = options.arguments === undefined ? undefined : await this.checkEdit(item, options);
+    const quorum = item.answerers?.quorum ?? 1;
+    if (quorum > 1) return this.approveToward(item, options, edited, quorum);
     const approved = edited === undefined ? item.arguments : edited;
     const allowIf = scopeOf(id, options, approved);
     const answered: InboxItem = {
@@ -118,6 +114,34 @@ export class Inbox {
     return this.letRun(answered, options.by, async () => {
       if (allowIf !== undefined) await this.runner.grants.grant(item, approved, allowIf, options.by);
     });
+  }
+
+  /**
+   * One person's approval toward a quorum: recorded with the digest they approved, and the call runs
+   * once `quorum` distinct people approved the same digest. Changed arguments start the count again
+   * (the others approved other arguments). Every write is a compare-and-set on the item's revision, so
+   * approvals racing on many nodes each count once, and exactly one of them lets the call run.
+   */
+  private async approveToward(
+    item: InboxItem,
+    options: ApproveOptions,
+    edited: unknown,
+    quorum: number,
+  ): Promise<ToolAnswer> {
+    const by = options.by!; // checkPermitted refuses an unnamed person for a quorum
+    if (options.scope === 'run')
+      throw new InvalidAnswerError(
+        `inbox.approve("${item.id}"): this item needs ${quorum} people to approve, so an approval cannot reach later calls of the run (scope: 'run'); approve this call alone.`,
+      );
+    const counted = countApproval(item, by, edited, quorum, this.clock.now());
+    const given = counted.approvals!.length;
+    if (given >= quorum) return this.letRun(counted, by);
+    const revision = item.revision ?? 0;
+    // Guard (quorum-compare-and-set): an approval toward a quorum is written only over the item it counted from.
+    if (!(await this.store.updateInboxItem({ ...counted, revision: revision + 1 }, 'pending', revision))) throw RACED;
+    this.answered(counted, 'approved', by, { approvals: given, quorum });
+    const reason = `${by} approved ${edited === undefined ? 'this call' : 'this call with changed arguments'} (${given} of ${quorum}); it runs once ${morePeople(quorum - given)} ${quorum - given === 1 ? 'approves' : 'approve'} the same arguments. Who may answer it: ${whoMayAnswer(item)}.`;
+    return { status: 'parked', kind: 'approval', inboxId: item.id, reason, labels: item.labels };
   }
 
   /** The person's arguments, checked against the tool (here, or the schema the item kept); throws with every failing field. */
@@ -142,14 +166,22 @@ export class Inbox {
     return options.arguments;
   }
 
-  /** Refuses a parked call: the model is told a person refused it, and why. */
-  async deny(id: string, options: { readonly reason: string; readonly by?: string }): Promise<ToolAnswer> {
+  /**
+   * Refuses a parked call: the model is told a person refused it, and why. One permitted person's denial
+   * denies an item that needs a quorum.
+   */
+  deny(id: string, options: DenyOptions): Promise<ToolAnswer> {
+    return untilSettled(() => this.denyOnce(id, options));
+  }
+
+  private async denyOnce(id: string, options: DenyOptions): Promise<ToolAnswer> {
     if (options === undefined || typeof options.reason !== 'string' || options.reason.trim() === '') {
       throw new InvalidAnswerError(
         `inbox.deny("${id}", { reason }) needs a reason: the model reads it to decide what to do next.`,
       );
     }
     const item = await this.pending(id, 'deny');
+    checkPermitted(item, options, 'denied');
     if (item.kind === 'question' || item.kind === 'authorize') {
       // Not a parked call: the node that asked reads the answer from the item.
       const response = { action: 'decline' };
@@ -172,8 +204,13 @@ export class Inbox {
    * `question`, `{ action: 'accept', content }` (checked against the requested schema with its
    * defaults applied), `{ action: 'decline' }` or `{ action: 'cancel' }`: returned as the answer's output.
    */
-  async answer(id: string, value: unknown, options: { readonly by?: string } = {}): Promise<ToolAnswer> {
+  answer(id: string, value: unknown, options: Answerer = {}): Promise<ToolAnswer> {
+    return untilSettled(() => this.answerOnce(id, value, options));
+  }
+
+  private async answerOnce(id: string, value: unknown, options: Answerer): Promise<ToolAnswer> {
     const item = await this.unexpired(await this.pending(id, 'answer'));
+    checkPermitted(item, options, 'answered');
     if (item.kind === 'question') {
       const question = questionOf(item.detail);
       if (question === undefined)
@@ -280,7 +317,10 @@ export class Inbox {
           await this.expire(item);
           done.expired.push(item.id);
         } else if (escalateAfter !== undefined && waitedMs >= escalateAfter && item.escalatedAt === undefined) {
-          if (!(await this.store.updateInboxItem({ ...item, escalatedAt: this.clock.now() }, 'pending'))) continue;
+          const revision = item.revision ?? 0;
+          const escalated = { ...item, escalatedAt: this.clock.now(), revision: revision + 1 };
+          // Raced by an answer: the next pass looks again.
+          if (!(await this.store.updateInboxItem(escalated, 'pending', revision))) continue;
           this.events.emit({
             type: 'inbox.escalated',
             agent: item.agent,
@@ -294,7 +334,8 @@ export class Inbox {
           done.escalated.push(item.id);
         }
       } catch (error) {
-        if (!(error instanceof ConflictError)) throw error; // answered meanwhile
+        // Answered, or approved toward its quorum, meanwhile: the next pass looks again.
+        if (!(error instanceof ConflictError) && !(error instanceof Raced)) throw error;
       }
     }
     return done;
@@ -353,28 +394,44 @@ export class Inbox {
     await this.runner.answerWithoutRunning(item, errorAnswer('refused', message, item.labels), 'parked');
   }
 
-  /** Marks the item answered if nobody did first; the compare-and-set is what makes an answer count once. */
+  /**
+   * Marks the item answered if nobody wrote it since it was read; the compare-and-set (on its revision)
+   * is what makes an answer count once. Throws `already_answered` when someone answered first, and
+   * `RACED` when the item only changed (an approval toward its quorum, an escalation): read it again.
+   */
   private async mark(
     item: InboxItem,
     status: Exclude<InboxStatus, 'pending'>,
     by: string | undefined,
     extra: Pick<InboxRecord, 'response'> = {},
   ): Promise<void> {
+    const revision = item.revision ?? 0;
     const next: InboxRecord = {
       ...item,
       ...extra,
       status,
       answeredAt: this.clock.now(),
       ...(by === undefined ? {} : { by }),
+      revision: revision + 1,
     };
-    if (!(await this.store.updateInboxItem(next, 'pending'))) {
+    if (!(await this.store.updateInboxItem(next, 'pending', revision))) {
       const now = await this.store.getInboxItem(item.id);
+      if (now?.status === 'pending') throw RACED;
       throw new ConflictError(
         'already_answered',
         now === undefined ? { item: item.id, status: 'answered' } : answeredData(now),
         `Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`,
       );
     }
+    this.answered(item, status, by);
+  }
+
+  private answered(
+    item: InboxItem,
+    status: Exclude<InboxStatus, 'pending'>,
+    by: string | undefined,
+    toward?: { readonly approvals: number; readonly quorum: number },
+  ): void {
     this.events.emit({
       type: 'tool.answered',
       agent: item.agent,
@@ -386,45 +443,10 @@ export class Inbox {
       ...(by === undefined ? {} : { by }),
       ...(item.edited === undefined ? {} : { edited: true }),
       ...(item.scope === 'run' ? { scope: 'run' as const } : {}),
+      ...(toward === undefined ? {} : toward),
     });
   }
 }
 
 /** Who answers an item whose time ran out, as the inbox records it. */
 const EXPIRED_BY = 'wardrik (policy.approvalTtlMs)';
-
-/** The fields a `run` approval binds later calls to; `undefined` for an approval of this call alone. */
-function scopeOf(id: string, options: ApproveOptions, approved: unknown): readonly string[] | undefined {
-  if (options.scope === undefined || options.scope === 'call') {
-    if (options.allowIf !== undefined)
-      throw new InvalidAnswerError(
-        `inbox.approve("${id}"): allowIf applies to approvals for the rest of the run; add scope: 'run'.`,
-      );
-    return undefined;
-  }
-  if (options.scope !== 'run')
-    throw new InvalidAnswerError(
-      `inbox.approve("${id}"): scope is 'call' (the default) or 'run'; got ${JSON.stringify(options.scope)}.`,
-    );
-  const allowIf = options.allowIf ?? [];
-  const fields = approved !== null && typeof approved === 'object' ? (approved as Record<string, unknown>) : {};
-  if (
-    !Array.isArray(allowIf as unknown) ||
-    !allowIf.every((field) => typeof field === 'string' && Object.hasOwn(fields, field))
-  ) {
-    throw new InvalidAnswerError(
-      `inbox.approve("${id}"): allowIf names argument fields of the approved call, such as ${JSON.stringify(Object.keys(fields).slice(0, 2))}; got ${JSON.stringify(allowIf)}.`,
-    );
-  }
-  return Object.freeze([...allowIf]);
-}
-
-/** The data of an `already_answered` conflict: who answered the item, how and when. */
-function answeredData(item: InboxRecord): ConflictData['already_answered'] {
-  return {
-    item: item.id,
-    status: item.status,
-    ...(item.by === undefined ? {} : { by: item.by }),
-    ...(item.answeredAt === undefined ? {} : { answeredAt: item.answeredAt }),
-  };
-}

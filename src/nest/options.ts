@@ -39,6 +39,11 @@ export interface WardrikRoutes {
    */
   readonly principal?: (request: unknown) => string | undefined;
   /**
+   * The inbox person's groups, checked against policy rules' `approvers`. By default `request.user.groups`
+   * (or `roles`) when it is a list of strings.
+   */
+  readonly groups?: (request: unknown) => readonly string[] | undefined;
+  /**
    * The app's global prefix (`app.setGlobalPrefix('api')` → `'/api'`): the inbox builds its links from
    * the path it is mounted under.
    */

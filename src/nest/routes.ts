@@ -10,6 +10,19 @@ import { WARDRIK_INBOX, WARDRIK_MCP_SERVER } from './tokens.js';
 
 /** The person or client each raw request was let in as, by the route's guards: read by the inbox's `authenticate`. */
 export const principals = new WeakMap<IncomingMessage, string>();
+/** The groups of the person each raw inbox request was let in as. */
+export const groupsOf = new WeakMap<IncomingMessage, readonly string[]>();
+
+/** `request.user.groups`, else `request.user.roles`, when a list of strings. */
+export function defaultGroups(request: unknown): readonly string[] | undefined {
+  const user = (request as NestRequest | undefined)?.user;
+  if (user === null || typeof user !== 'object') return undefined;
+  for (const key of ['groups', 'roles'] as const) {
+    const value = (user as Record<string, unknown>)[key];
+    if (Array.isArray(value) && value.every((group) => typeof group === 'string')) return value as string[];
+  }
+  return undefined;
+}
 
 /** A Nest request or reply on Express (the Node objects themselves) or Fastify (`raw` holds them). */
 interface NestRequest {
@@ -99,6 +112,7 @@ export function mcpController(route: string | WardrikRoute, routes: WardrikRoute
 export function inboxController(route: string | WardrikRoute, routes: WardrikRoutes): Type<unknown> {
   const { path } = routeOf(route);
   const principalOf = routes.principal ?? defaultPrincipal;
+  const groupsFrom = routes.groups ?? defaultGroups;
   @Controller(path)
   class WardrikInboxController {
     constructor(
@@ -115,6 +129,8 @@ export function inboxController(route: string | WardrikRoute, routes: WardrikRou
     @All('{*path}')
     serve(@Req() request: NestRequest & IncomingMessage, @Res() reply: NestReply & ServerResponse) {
       const { raw, res } = handOver(request, reply, principalOf);
+      const groups = groupsFrom(request);
+      if (groups !== undefined) groupsOf.set(raw, groups);
       this.inbox!.handler(raw, res);
     }
   }

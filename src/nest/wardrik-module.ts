@@ -9,7 +9,7 @@ import type {
   WardrikModuleRootOptions,
   WardrikRoutes,
 } from './options.js';
-import { inboxBasePath, inboxController, mcpController, principals } from './routes.js';
+import { groupsOf, inboxBasePath, inboxController, mcpController, principals } from './routes.js';
 import { WARDRIK_INBOX, WARDRIK_MCP_SERVER, WARDRIK_MODULE_OPTIONS } from './tokens.js';
 import { discoverToolsets } from './toolset-discovery.js';
 
@@ -83,7 +83,10 @@ function definition(
           const basePath = inboxBasePath(routes);
           if (basePath === undefined) return null;
           // The guards in front of the route decide; the person is the principal they let in.
-          const authenticate = (request: IncomingMessage) => principals.get(request);
+          const authenticate = (request: IncomingMessage) => {
+            const id = principals.get(request);
+            return id === undefined ? undefined : { id, groups: groupsOf.get(request) ?? [] };
+          };
           return wardrik.inboxWeb({ ...options.inbox, authenticate, basePath });
         },
       },

@@ -2,6 +2,9 @@ import { ConfigurationError } from '../errors.js';
 import { numberOption } from '../options.js';
 import { glob } from '../tools/glob.js';
 import type { Annotations } from '../tools/tool.js';
+import { ANSWERER_KEYS, answerersOf, mergeAnswerers, type AnswererOptions, type Answerers } from './answerers.js';
+
+export type { AnswererOptions, Answerers } from './answerers.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
 
@@ -10,7 +13,7 @@ export type PolicyAction = 'allow' | 'ask' | 'deny';
  * meet every condition in `when`, do `action`. Of all rules that match a call, the most restrictive wins
  * (deny > ask > allow).
  */
-export interface PolicyRule {
+export interface PolicyRule extends AnswererOptions {
   readonly match: string;
   readonly action: PolicyAction;
   readonly when?: {
@@ -38,8 +41,15 @@ export interface PolicyInput {
   readonly resources: readonly string[];
 }
 
+/** What a `decide` hook may answer besides a bare action: an `ask` naming who may answer it. */
+export interface PolicyHookDecision extends AnswererOptions {
+  readonly action: PolicyAction;
+}
+
 /** A custom decision; `undefined` abstains. It counts as one more matching rule. */
-export type PolicyHook = (input: PolicyInput) => PolicyAction | undefined | Promise<PolicyAction | undefined>;
+export type PolicyHook = (
+  input: PolicyInput,
+) => PolicyAction | PolicyHookDecision | undefined | Promise<PolicyAction | PolicyHookDecision | undefined>;
 
 export interface PolicyOptions {
   readonly rules?: readonly PolicyRule[];
@@ -75,6 +85,8 @@ export interface Decision {
   readonly action: PolicyAction;
   /** Which rule decided, for the `tool.decided` event. */
   readonly rule: string;
+  /** For `ask`: who may answer, when a rule or the hook says (`approvers`, `separateFrom`, `quorum`). */
+  readonly answerers?: Answerers;
 }
 
 interface CompiledRule {
@@ -163,15 +175,8 @@ export class Policy {
     }
     const hook = this.options.decide;
     if (hook === undefined) return this.conclude(input, decided);
-    return Promise.resolve(hook(input)).then((action) => {
-      if (action !== undefined) {
-        // Refused, so the call is denied (see `decide` in runner/decide.ts): never taken for an action.
-        if (!isPolicyAction(action))
-          throw new ConfigurationError(
-            `policy.decide returned ${shown(action)}, which is not an action; return "allow", "ask", "deny" or undefined.`,
-          );
-        decided = stricter(decided, { action, rule: 'policy.decide hook' });
-      }
+    return Promise.resolve(hook(input)).then((answer) => {
+      if (answer !== undefined) decided = stricter(decided, hookDecision(answer));
       return this.conclude(input, decided);
     });
   }
@@ -225,6 +230,30 @@ function checkWait(name: string, value: number | undefined): void {
   );
 }
 
+/**
+ * The hook's answer as a decision. Anything but an action or `{ action, approvers?, separateFrom?, quorum? }`
+ * is refused, so the call is denied (see `decide` in runner/decide.ts): never taken for an action.
+ */
+function hookDecision(answer: unknown): Decision {
+  const rule = 'policy.decide hook';
+  if (isPolicyAction(answer)) return decision(answer, rule);
+  const action = (answer as { action?: unknown } | null)?.action;
+  if (answer === null || typeof answer !== 'object' || !isPolicyAction(action))
+    throw new ConfigurationError(
+      `policy.decide returned ${shown(answer)}, which is not an action; return "allow", "ask", "deny" or undefined, or an object such as { action: "ask", approvers: ["finance-leads"] }.`,
+    );
+  const unknown = Object.keys(answer).filter(
+    (key) => key !== 'action' && !(ANSWERER_KEYS as readonly string[]).includes(key),
+  );
+  if (unknown.length > 0)
+    throw new ConfigurationError(
+      `policy.decide returned ${shown(answer)}: ${unknown.join(', ')} is not part of a decision; it has action, approvers, separateFrom and quorum.`,
+    );
+  return decision(action, rule, answerersOf(answer as AnswererOptions, action, rule));
+}
+
+const RULE_KEYS = new Set(['match', 'action', 'when', ...ANSWERER_KEYS]);
+
 function compileRules(rules: readonly PolicyRule[], kind: string): readonly CompiledRule[] {
   if (!Array.isArray(rules as unknown))
     throw new ConfigurationError(`Policy rules must be an array of { match, action, when? }.`);
@@ -241,11 +270,17 @@ function compileRules(rules: readonly PolicyRule[], kind: string): readonly Comp
         `Policy ${label}: "${rule.match}" has no "/"; rules name tools as "toolset/tool", such as "${rule.match}/*" or "*/${rule.match}".`,
       );
     }
+    // Refused, not ignored: a misspelt `approver` would otherwise let anyone answer.
+    const unknown = Object.keys(rule).filter((key) => !RULE_KEYS.has(key));
+    if (unknown.length > 0)
+      throw new ConfigurationError(
+        `Policy ${label}: ${unknown.map((key) => JSON.stringify(key)).join(', ')} is not part of a rule; a rule has match, action, when, approvers, separateFrom and quorum.`,
+      );
     checkWhen(rule.when, label);
     const matchRef = glob(rule.match);
     return {
       rule,
-      decision: decision(rule.action, label),
+      decision: decision(rule.action, label, answerersOf(rule, rule.action, label)),
       matches: rule.match === '*' || rule.match === '**' ? () => true : matchRef,
       ...(rule.when?.resources === undefined ? {} : { resources: rule.when.resources.map(glob) }),
     };
@@ -298,8 +333,8 @@ const DEFAULTS = Object.freeze({
   outside: decision('ask', `labels: the run carries "${OUTSIDE}", so a tool that is not read-only asks a person`),
 });
 
-function decision(action: PolicyAction, rule: string): Decision {
-  return Object.freeze({ action, rule });
+function decision(action: PolicyAction, rule: string, answerers?: Answerers): Decision {
+  return Object.freeze({ action, rule, ...(answerers === undefined ? {} : { answerers }) });
 }
 
 /** The most restrictive of `decided` and the matching rules among `rules` (deny > ask > allow). */
@@ -313,8 +348,15 @@ function strictest(
   return decided;
 }
 
+/**
+ * The more restrictive decision. Two asks that each name who may answer both hold: the person must
+ * satisfy every rule's groups, and the larger quorum counts.
+ */
 function stricter(current: Decision | undefined, next: Decision): Decision {
-  return current === undefined || SEVERITY.get(next.action)! > SEVERITY.get(current.action)! ? next : current;
+  if (current === undefined || SEVERITY.get(next.action)! > SEVERITY.get(current.action)!) return next;
+  if (current.action !== 'ask' || next.action !== 'ask' || next.answerers === undefined) return current;
+  if (current.answerers === undefined) return next;
+  return decision('ask', `${current.rule} and ${next.rule}`, mergeAnswerers(current.answerers, next.answerers));
 }
 
 /** A value a developer gave, for a message: JSON, cut short (a hook may return anything). */

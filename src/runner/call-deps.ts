@@ -4,6 +4,7 @@ import type { EventBus } from '../telemetry/event-bus.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { isRepeatable } from '../tools/tool.js';
 import type { BudgetHolds } from './budget-holds.js';
+import type { CallLimits } from './call-limits.js';
 import type { AttemptSettings, CallAttempts } from './call-attempts.js';
 import type { CallJournal } from './call-journal.js';
 import type { CallOutcomes } from './call-outcomes.js';
@@ -26,6 +27,8 @@ export interface CallDeps {
   readonly outcomes: CallOutcomes;
   readonly leases: RunLeases;
   readonly budgets: BudgetHolds;
+  /** `maxCalls`: calls per tool per run. */
+  readonly limits: CallLimits;
   readonly grants: RunGrants;
   readonly remembered: RememberedKeys;
   readonly attempts: CallAttempts;

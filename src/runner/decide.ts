@@ -8,6 +8,7 @@ import {
   fromEarlierTurns,
   NO_RESOURCES,
   prepareCall,
+  requesterOf,
   unknownActionAnswer,
   type PreparedCall,
 } from './prepared-call.js';
@@ -90,6 +91,7 @@ function prepared(call: AdmittedCall, decision: Decision): PreparedCall {
     signal: request.signal,
     reporter: request.reporter,
     caller: callerOf(request),
+    requester: requesterOf(request),
     decision,
   });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import type { Answerers } from '../policy/answerers.js';
 import type { CallRecord, CallState, InboxRecord, ParkedKind, Store } from '../store/store.js';
 import { writeCall } from '../store/journal-writes.js';
 import { mergeLabels } from '../tools/call-tool.js';
@@ -51,16 +52,31 @@ export class ParkedCalls {
   ): Promise<ToolAnswer> {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
-    // The journal first: a crash between the two leaves a parked call whose item recovery puts back.
+    const answerers = kind === 'approval' ? p.decision?.answerers : undefined;
+    const approval =
+      answerers === undefined && p.requester === undefined
+        ? undefined
+        : {
+            ...(answerers === undefined ? {} : { answerers }),
+            ...(p.requester === undefined ? {} : { requester: p.requester }),
+          };
+    // The journal first: a crash between the two leaves a parked call whose item recovery puts back (with
+    // who may answer it, so a restored item is never anyone's).
     const written = await this.journal.writeCall(
-      { ...this.journal.recordOf(p, 'parked', 0, answer), inboxId },
+      { ...this.journal.recordOf(p, 'parked', 0, approval === undefined ? answer : { ...answer, approval }), inboxId },
       expected,
     );
     if (!written) return this.journal.journaledAnswer(p.run, p.call, p.arguments);
     if (expected === undefined) this.outcomes.called(p, p.decision);
     const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail);
-    // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node.
-    await this.store.putInboxItem(kind === 'approval' ? { ...item, inputSchema: p.entry.tool.inputSchema } : item);
+    // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node; and
+    // who may answer it, and whom it was asked for, so every door holds answers to the same rule.
+    await this.store.putInboxItem({
+      ...item,
+      ...(kind === 'approval' ? { inputSchema: p.entry.tool.inputSchema } : {}),
+      ...(answerers === undefined ? {} : { answerers }),
+      ...(p.requester === undefined ? {} : { requester: p.requester }),
+    });
     this.outcomes.parked(p, inboxId, kind, reason, p.spent.microUsd);
     return answer;
   }
@@ -95,8 +111,9 @@ export class ParkedCalls {
   /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
   async restoreInboxItem(record: CallRecord): Promise<void> {
     if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
-    await this.store.putInboxItem(
-      this.inboxItem(
+    const { answerers, requester } = record.answer.approval ?? {};
+    await this.store.putInboxItem({
+      ...this.inboxItem(
         record.inboxId,
         record.answer.kind,
         record.answer.reason,
@@ -105,7 +122,9 @@ export class ParkedCalls {
         undefined,
         record.answer.detail,
       ),
-    );
+      ...(answerers === undefined ? {} : { answerers: answerers as Answerers }),
+      ...(requester === undefined ? {} : { requester }),
+    });
   }
 
   /**

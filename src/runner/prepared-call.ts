@@ -24,6 +24,13 @@ export interface CallRequest {
   /** Who called, for the tool's `ctx.caller`: set by the MCP server and agents; `{ door: 'app' }` when absent. */
   readonly caller?: ToolCaller;
   /**
+   * The person the call is made for (an agent's `onBehalfOf`); the caller's `principal` when absent. An
+   * approval it asks for records them as `requester`, and a rule's `separateFrom` keeps them from answering.
+   */
+  readonly onBehalfOf?: string;
+  /** The most calls of each tool matching a pattern in this run, such as `{ 'orders/refund_order': 3 }`. */
+  readonly maxCalls?: Readonly<Record<string, number>>;
+  /**
    * Earlier turns of the conversation whose labels the run started with (their text is in the prompt):
    * an approval the call asks for names them.
    */
@@ -48,6 +55,8 @@ export interface PreparedCall {
   readonly signal?: AbortSignal | undefined;
   readonly reporter?: CallReporter | undefined;
   readonly caller: ToolCaller;
+  /** The person the call is made for, recorded on the inbox item it parks as (see `CallRequest.onBehalfOf`). */
+  readonly requester?: string | undefined;
   /**
    * What the tool reported spending on this call so far in micro-dollars (kept in its journal entry),
    * whether an attempt ran here (its cost is then known), and its measures.
@@ -85,6 +94,7 @@ export interface CallFields {
   readonly reporter?: CallReporter | undefined;
   /** `{ door: 'resumed' }` when absent: a call run after its request is gone. */
   readonly caller?: ToolCaller | undefined;
+  readonly requester?: string | undefined;
   /** What the journal says the call spent in earlier attempts (a call taken over). */
   readonly spentMicroUsd?: number;
   readonly decision?: Decision | undefined;
@@ -97,6 +107,11 @@ const FROM_APP: ToolCaller = Object.freeze({ door: 'app' });
 /** The caller of a new call: the request's, else the app's code. */
 export function callerOf(request: CallRequest): ToolCaller {
   return request.caller ?? FROM_APP;
+}
+
+/** The person a call is made for: the request's `onBehalfOf`, else the principal its door's auth established. */
+export function requesterOf(request: CallRequest): string | undefined {
+  return request.onBehalfOf ?? request.caller?.principal;
 }
 
 /** The one place a prepared call is made: every field in one literal, so each call has the same shape. */
@@ -115,6 +130,7 @@ export function prepareCall(f: CallFields): PreparedCall {
     signal: f.signal,
     reporter: f.reporter,
     caller: f.caller ?? RESUMED,
+    requester: f.requester,
     spent: { microUsd: f.spentMicroUsd ?? 0 },
     decision: f.decision,
     edited: f.edited,

@@ -18,6 +18,7 @@ import type { CallDeps } from './call-deps.js';
 import { CallsInFlight } from './calls-in-flight.js';
 import type { CallRef } from './call-failures.js';
 import { CallJournal } from './call-journal.js';
+import { CallLimits } from './call-limits.js';
 import type { CallListener } from './call-listener.js';
 import { CallOutcomes } from './call-outcomes.js';
 import { Deadlines } from './deadlines.js';
@@ -101,6 +102,7 @@ export class ToolRunner {
       outcomes,
       leases,
       budgets: this.budgets,
+      limits: new CallLimits(store, clock),
       grants: this.grants,
       remembered: new RememberedKeys(store, clock, timers, o.rememberMs),
       attempts: new CallAttempts(

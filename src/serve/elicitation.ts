@@ -50,6 +50,8 @@ export async function askClientUser(ask: ClientQuestion): Promise<'set_aside' | 
   const { inbox, by, send, signal } = ask;
   const item = await inbox.get(ask.inboxId);
   if (item === undefined || item.status !== 'pending' || item.kind !== 'approval') return undefined;
+  // A rule that names who may answer (or keeps the requester out) is for people in the inbox, not the client.
+  if (item.answerers !== undefined) return undefined;
   let args = JSON.stringify(item.arguments, null, 2) ?? 'null';
   if (args.length > MAX_ARGUMENTS_CHARS)
     args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n[${args.length - MAX_ARGUMENTS_CHARS} more characters not shown]`;

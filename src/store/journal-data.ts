@@ -84,6 +84,13 @@ const contentPart: z.ZodType<ContentPart> = z.union([
   }),
 ]);
 
+/** Who may answer an approval, as a rule said (see `Answerers`). */
+const answerers = z.object({
+  groups: z.array(z.array(z.string())).optional(),
+  separateFrom: z.literal('requester').optional(),
+  quorum: z.number().optional(),
+});
+
 const inboxKind = enumOf<InboxKind>()(['approval', 'park', 'in_doubt', 'tool_change', 'question', 'authorize']);
 
 /**
@@ -129,6 +136,7 @@ const TOOL_ANSWER = z.discriminatedUnion('status', [
     inboxId: z.string().optional(),
     reason: z.string(),
     labels,
+    approval: z.object({ answerers: answerers.optional(), requester: z.string().optional() }).optional(),
   }),
 ]) as z.ZodType<ToolAnswer>;
 
@@ -155,6 +163,10 @@ const INBOX_RECORD = z.object({
   scope: z.enum(['call', 'run']).optional(),
   allowIf: z.array(z.string()).optional(),
   escalatedAt: z.number().optional(),
+  answerers: answerers.optional(),
+  requester: z.string().optional(),
+  approvals: z.array(z.object({ by: z.string(), digest: z.string(), at: z.number() })).optional(),
+  revision: z.number().optional(),
 }) as z.ZodType<InboxRecord>;
 
 /**

@@ -123,8 +123,10 @@ export class MemoryStore implements FullStore {
     this.inbox.set(item.id, item);
   }
 
-  async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
-    if (this.inbox.get(item.id)?.status !== expected) return false;
+  async updateInboxItem(item: InboxRecord, expected: InboxStatus, expectedRevision?: number): Promise<boolean> {
+    const now = this.inbox.get(item.id);
+    if (now?.status !== expected) return false;
+    if (expectedRevision !== undefined && (now.revision ?? 0) !== expectedRevision) return false;
     this.inbox.set(item.id, item);
     return true;
   }

@@ -31,6 +31,9 @@ export const STATEMENTS = {
   putInbox: `INSERT INTO {s}.inbox (id, status, created_at, item, run) VALUES ($1, $2, $3, $4::json, $5)
     ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, item = EXCLUDED.item, run = EXCLUDED.run`,
   updateInbox: 'UPDATE {s}.inbox SET status = $2, created_at = $3, item = $4::json WHERE id = $1 AND status = $5',
+  // An answer toward a quorum: only if nobody wrote the item since it was read.
+  updateInboxRevision: `UPDATE {s}.inbox SET status = $2, created_at = $3, item = $4::json
+    WHERE id = $1 AND status = $5 AND coalesce((item->>'revision')::bigint, 0) = $6`,
   getRemembered:
     'SELECT digest, answer::text AS answer, expires_at FROM {s}.remembered WHERE key = $1 AND expires_at > $2',
   putRemembered: `INSERT INTO {s}.remembered (key, digest, answer, expires_at) VALUES ($1, $2, $3::json, $4)

@@ -149,8 +149,10 @@ export class PostgresStore implements FullStore {
     ]);
   }
 
-  async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
+  async updateInboxItem(item: InboxRecord, expected: InboxStatus, expectedRevision?: number): Promise<boolean> {
     const values = [item.id, item.status, item.createdAt, inboxJson(item), expected];
+    if (expectedRevision !== undefined)
+      return (await this.count('update an inbox item', 'updateInboxRevision', [...values, expectedRevision])) === 1;
     return (await this.count('update an inbox item', 'updateInbox', values)) === 1;
   }
 

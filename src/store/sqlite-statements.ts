@@ -52,6 +52,9 @@ const STATEMENTS = {
   putInbox: `INSERT INTO inbox (id, status, created_at, item) VALUES (?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, item = excluded.item`,
   updateInbox: 'UPDATE inbox SET status = ?, created_at = ?, item = ? WHERE id = ? AND status = ?',
+  // An answer toward a quorum: only if nobody wrote the item since it was read.
+  updateInboxRevision: `UPDATE inbox SET status = ?, created_at = ?, item = ?
+     WHERE id = ? AND status = ? AND coalesce(json_extract(item, '$.revision'), 0) = ?`,
   getRemembered: 'SELECT digest, answer, expires_at FROM remembered WHERE key = ? AND expires_at > ?',
   putRemembered: `INSERT INTO remembered (key, digest, answer, expires_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, answer = excluded.answer, expires_at = excluded.expires_at`,

@@ -249,10 +249,18 @@ export class SqliteStore implements FullStore {
     });
   }
 
-  async updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean> {
-    return this.run(
-      'update an inbox item',
-      () => this.sql.updateInbox.run(item.status, item.createdAt, inboxJson(item), item.id, expected).changes === 1,
+  async updateInboxItem(item: InboxRecord, expected: InboxStatus, expectedRevision?: number): Promise<boolean> {
+    return this.run('update an inbox item', () =>
+      expectedRevision === undefined
+        ? this.sql.updateInbox.run(item.status, item.createdAt, inboxJson(item), item.id, expected).changes === 1
+        : this.sql.updateInboxRevision.run(
+            item.status,
+            item.createdAt,
+            inboxJson(item),
+            item.id,
+            expected,
+            expectedRevision,
+          ).changes === 1,
     );
   }
 

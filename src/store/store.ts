@@ -1,3 +1,4 @@
+import type { Answerers } from '../policy/answerers.js';
 import type { ToolAnswer } from '../tools/result.js';
 
 /**
@@ -47,7 +48,11 @@ export interface Store {
   listInbox(options?: { readonly all?: boolean }): Promise<InboxRecord[]>;
   putInboxItem(item: InboxRecord): Promise<void>;
   /** Replaces the item if its status is still `expected`; false if someone answered first. */
-  updateInboxItem(item: InboxRecord, expected: InboxStatus): Promise<boolean>;
+  /**
+   * Replaces the item if it is still `expected` (and, given `expectedRevision`, its stored `revision`,
+   * 0 when absent, is that one); false when another write came first.
+   */
+  updateInboxItem(item: InboxRecord, expected: InboxStatus, expectedRevision?: number): Promise<boolean>;
 
   /**
    * What the agent has spent, in micro-dollars (millionths of a dollar), so ten $0.10 costs add up to
@@ -318,6 +323,22 @@ export interface InboxRecord {
   readonly allowIf?: readonly string[];
   /** When the item was escalated for having waited `escalateAfterMs`. */
   readonly escalatedAt?: number;
+  /** Who may answer, as the rule that asked says (`approvers`, `separateFrom`, `quorum`); anyone signed in when absent. */
+  readonly answerers?: Answerers;
+  /** The person the call was made for (`onBehalfOf`, the MCP caller, the Nest user). */
+  readonly requester?: string;
+  /** Approvals given so far toward a `quorum`, each for the arguments' digest the person saw. */
+  readonly approvals?: readonly InboxApproval[];
+  /** Raised by every write through the inbox, so two answers that read the same item cannot both count (0 when absent). */
+  readonly revision?: number;
+}
+
+/** One person's approval toward an item's quorum. */
+export interface InboxApproval {
+  readonly by: string;
+  /** The digest of the arguments they approved: the item's, or the changed ones'. */
+  readonly digest: string;
+  readonly at: number;
 }
 
 /** A call's claim on an idempotency key while its tool runs (`@Idempotent({ remember: true })`). */

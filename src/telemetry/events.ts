@@ -90,6 +90,12 @@ export interface ToolAnsweredEvent extends CallEventBase {
   readonly edited?: boolean;
   /** The approval also lets later calls of the tool in this run go (`scope: 'run'`). */
   readonly scope?: 'run';
+  /**
+   * For an item that needs a `quorum`: how many people have approved its arguments so far. Below
+   * `quorum`, the item still waits and nothing ran.
+   */
+  readonly approvals?: number;
+  readonly quorum?: number;
 }
 
 /** A parked call has waited `escalateAfterMs` without an answer: tell someone else. */

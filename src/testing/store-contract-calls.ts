@@ -299,6 +299,26 @@ export function callsContract({ withStore }: ContractContext): void {
         assert.equal((await store.getInboxItem(item.id))?.by, `person-${results.indexOf(true)}`);
       }));
 
+    it('writes an item given an expected revision only over that revision, so one of 10 racing writes wins', () =>
+      withStore(async (store) => {
+        const item = inboxItem({});
+        await store.putInboxItem(item);
+        const counted = (by: string, revision: number): InboxRecord => ({
+          ...item,
+          approvals: [{ by, digest: item.digest, at: 1 }],
+          revision,
+        });
+        const results = await Promise.all(
+          range(10).map((i) => store.updateInboxItem(counted(`person-${i}`, 1), 'pending', 0)),
+        );
+        assert.equal(results.filter(Boolean).length, 1);
+        const now = await store.getInboxItem(item.id);
+        assert.deepEqual(now, counted(`person-${results.indexOf(true)}`, 1));
+        assert.equal(await store.updateInboxItem(counted('late', 1), 'pending', 0), false);
+        assert.equal(await store.updateInboxItem({ ...now!, status: 'approved', revision: 2 }, 'pending', 1), true);
+        assert.equal((await store.getInboxItem(item.id))?.status, 'approved');
+      }));
+
     it('refuses to update an item that does not exist', () =>
       withStore(async (store) => {
         const item = inboxItem({ status: 'approved' });

@@ -144,6 +144,11 @@ export type ToolAnswer =
       readonly inboxId?: string;
       readonly reason: string;
       readonly labels: readonly string[];
+      /**
+       * @internal Who may answer, and whom the call was for, as the journal keeps them: an item a crash
+       * lost is put back with them, never as anyone's to answer.
+       */
+      readonly approval?: { readonly answerers?: unknown; readonly requester?: string };
     };
 
 /** A call a person approved with changed arguments: what it was sent with, what it ran with, and who changed them. */

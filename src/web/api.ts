@@ -1,13 +1,35 @@
 import type { Clock } from '../clock.js';
-import { ConflictError, InvalidAnswerError, InvalidArgumentsError, NotFoundError, StoreError } from '../errors.js';
+import {
+  ConflictError,
+  InvalidAnswerError,
+  InvalidArgumentsError,
+  NotFoundError,
+  NotPermittedError,
+  StoreError,
+} from '../errors.js';
+import { whoMayAnswer, whyNotTheirs } from '../inbox/permissions.js';
 import type { ApproveOptions, Inbox } from '../inbox/inbox.js';
 import { readRun } from '../inbox/run-view.js';
 import type { InboxRecord, Store } from '../store/store.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { WebError } from './http.js';
 
-/** An inbox item as the API lists it: the record and how long it has waited. */
-export type WebItem = InboxRecord & { readonly ageMs: number };
+/**
+ * An inbox item as the API lists it: the record, how long it has waited, and whether the person asking
+ * may answer it (`notYours` says why not; `whoMayAnswer` who may, when a rule names them).
+ */
+export type WebItem = InboxRecord & {
+  readonly ageMs: number;
+  readonly mayAnswer: boolean;
+  readonly notYours?: string;
+  readonly whoMayAnswer?: string;
+};
+
+/** Who asks: their name, recorded as `by`, and their groups. */
+export interface WebPerson {
+  readonly by: string;
+  readonly groups: readonly string[];
+}
 
 /** What an answer returns: the same shape as `wardrik approve|deny|answer --json`. */
 export interface WebAnswer {
@@ -19,8 +41,11 @@ export interface WebAnswer {
   readonly agent: string;
   readonly run: string;
   readonly call: string;
-  /** True when the call waits for a node that offers its tool to run it (at that node's next recovery). */
+  /** True when the call waits for a node that offers its tool to run it (at that node's next recovery), or for more approvals. */
   readonly pending: boolean;
+  /** For an item that needs a quorum: how many people approved so far, and how many must. */
+  readonly approvals?: number;
+  readonly quorum?: number;
   readonly answer: ToolAnswer;
 }
 
@@ -39,7 +64,11 @@ export class InboxApi {
   ) {}
 
   /** Pending items, oldest first; or answered ones, most recently answered first (at most `limit`, 200). */
-  async items(which: 'pending' | 'answered', limit = 50): Promise<{ items: WebItem[]; now: number }> {
+  async items(
+    which: 'pending' | 'answered',
+    limit: number,
+    person: WebPerson,
+  ): Promise<{ items: WebItem[]; now: number }> {
     const now = this.clock.now();
     const found = await guard(() => (which === 'pending' ? this.inbox.list() : this.store.listInbox({ all: true })));
     const chosen =
@@ -49,13 +78,13 @@ export class InboxApi {
             .filter((item) => item.status !== 'pending')
             .sort((a, b) => (b.answeredAt ?? 0) - (a.answeredAt ?? 0))
             .slice(0, Math.min(Math.max(1, limit), MAX_ANSWERED));
-    return { items: chosen.map((item) => ({ ...item, ageMs: Math.max(0, now - item.createdAt) })), now };
+    return { items: chosen.map((item) => webItem(item, now, person)), now };
   }
 
-  async item(id: string): Promise<WebItem> {
+  async item(id: string, person: WebPerson): Promise<WebItem> {
     const item = await guard(() => this.inbox.get(id));
     if (item === undefined) throw notFound(id);
-    return { ...item, ageMs: Math.max(0, this.clock.now() - item.createdAt) };
+    return webItem(item, this.clock.now(), person);
   }
 
   /** A run's timeline, as `wardrik show --json` gives it. */
@@ -70,7 +99,7 @@ export class InboxApi {
     return found;
   }
 
-  async approve(id: string, by: string, body: Record<string, unknown>): Promise<WebAnswer> {
+  async approve(id: string, person: WebPerson, body: Record<string, unknown>): Promise<WebAnswer> {
     const digest = body.digest;
     if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) {
       throw new WebError(
@@ -91,12 +120,12 @@ export class InboxApi {
           ', or deny it with a reason.',
       );
     }
-    return this.report(item, 'approved', by, () =>
-      this.inbox.approve(id, { by, digest, ...approvalChanges(id, body) }),
+    return this.report(item, 'approved', person.by, () =>
+      this.inbox.approve(id, { ...person, digest, ...approvalChanges(id, body) }),
     );
   }
 
-  async deny(id: string, by: string, body: Record<string, unknown>): Promise<WebAnswer> {
+  async deny(id: string, person: WebPerson, body: Record<string, unknown>): Promise<WebAnswer> {
     const reason = body.reason;
     if (typeof reason !== 'string' || reason.trim() === '')
       throw new WebError(
@@ -111,10 +140,10 @@ export class InboxApi {
         `The reason is ${reason.length} characters; keep it under 4 000, the model reads all of it.`,
       );
     const item = await this.pending(id, 'deny');
-    return this.report(item, 'denied', by, () => this.inbox.deny(id, { reason, by }));
+    return this.report(item, 'denied', person.by, () => this.inbox.deny(id, { ...person, reason }));
   }
 
-  async answer(id: string, by: string, body: Record<string, unknown>): Promise<WebAnswer> {
+  async answer(id: string, person: WebPerson, body: Record<string, unknown>): Promise<WebAnswer> {
     if (!('value' in body))
       throw new WebError(
         400,
@@ -137,8 +166,8 @@ export class InboxApi {
         `Inbox item "${id}" is a call a crash left in doubt; say whether it happened: {"value":{"happened":true,"result":…}} records the result without running it, {"value":{"happened":false}} runs it now, once.`,
       );
     }
-    return this.report(item, item.kind === 'in_doubt' && happened === false ? 'approved' : 'answered', by, () =>
-      this.inbox.answer(id, value, { by }),
+    return this.report(item, item.kind === 'in_doubt' && happened === false ? 'approved' : 'answered', person.by, () =>
+      this.inbox.answer(id, value, person),
     );
   }
 
@@ -168,7 +197,22 @@ export class InboxApi {
       throw error;
     }
     const { id, kind, tool, agent, run, call } = item;
-    return { id, status, by, kind, tool, agent, run, call, pending: answer.status === 'parked', answer };
+    const quorum = item.answerers?.quorum;
+    const approvals =
+      quorum === undefined ? undefined : (await this.inbox.get(id).catch(() => undefined))?.approvals?.length;
+    return {
+      id,
+      status,
+      by,
+      kind,
+      tool,
+      agent,
+      run,
+      call,
+      pending: answer.status === 'parked',
+      answer,
+      ...(quorum === undefined || approvals === undefined ? {} : { approvals, quorum }),
+    };
   }
 }
 
@@ -242,8 +286,21 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof InvalidArgumentsError) throw new WebError(400, 'invalid_arguments', error.message);
     if (error instanceof InvalidAnswerError) throw new WebError(400, 'usage', error.message);
     if (error instanceof ConflictError) throw new WebError(409, 'conflict', error.message);
+    if (error instanceof NotPermittedError) throw new WebError(403, 'not_permitted', error.message);
     if (error instanceof StoreError)
       throw new WebError(503, 'store', `The store failed: ${error.message} Try again in a moment.`);
     throw error;
   }
+}
+
+/** The item as `person` sees it: how long it waited, and whether it is theirs to answer (and if not, why). */
+function webItem(item: InboxRecord, now: number, person: WebPerson): WebItem {
+  const why = item.status === 'pending' ? whyNotTheirs(item, person) : undefined;
+  return {
+    ...item,
+    ageMs: Math.max(0, now - item.createdAt),
+    mayAnswer: item.status === 'pending' && why === undefined,
+    ...(why === undefined ? {} : { notYours: why }),
+    ...(item.answerers === undefined ? {} : { whoMayAnswer: whoMayAnswer(item) }),
+  };
 }

@@ -16,7 +16,11 @@ export interface Person {
   readonly key: string;
   /** Sent a bearer token rather than a cookie: a browser never attaches one on its own, so no CSRF token is needed. */
   readonly bearer: boolean;
+  /** The groups their sign-in says they are in (a people file's, or the app's login's): checked against `approvers`. */
+  readonly groups: readonly string[];
 }
+
+const NO_GROUPS: readonly string[] = Object.freeze([]);
 
 export const SESSION_COOKIE = 'wardrik_session';
 export const CSRF_HEADER = 'x-wardrik-csrf';
@@ -36,7 +40,10 @@ const MAX_APP_NAME = 200;
  * and must not come from another site.
  */
 export class WebAuth {
-  private readonly sessions = new Map<string, { readonly name: string; readonly expiresAt: number }>();
+  private readonly sessions = new Map<
+    string,
+    { readonly name: string; readonly groups: readonly string[]; readonly expiresAt: number }
+  >();
   private readonly csrfKey = randomBytes(32);
 
   constructor(
@@ -51,18 +58,22 @@ export class WebAuth {
     const id = cookies(request).get(SESSION_COOKIE);
     const session = id === undefined ? undefined : this.sessions.get(id);
     if (id !== undefined && session !== undefined) {
-      if (session.expiresAt > this.clock.now()) return { name: session.name, key: `session:${id}`, bearer: false };
+      if (session.expiresAt > this.clock.now())
+        return { name: session.name, key: `session:${id}`, bearer: false, groups: session.groups };
       this.sessions.delete(id);
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
     if (bearer !== undefined && this.signsIn) {
       // A bearer token is a guess at the same secrets as the sign-in form's: the same count slows both.
       const holder = await this.holder(request, bearer);
-      if (holder !== undefined) return { name: holder.name, key: `bearer:${holder.name}`, bearer: true };
+      if (holder !== undefined)
+        return { name: holder.name, key: `bearer:${holder.name}`, bearer: true, groups: holder.groups };
     }
     if (this.settings.authenticate === undefined) return undefined;
-    const name = await this.settings.authenticate(request);
-    if (name === undefined || name === null) return undefined;
+    const found = await this.settings.authenticate(request);
+    if (found === undefined || found === null) return undefined;
+    const name = typeof found === 'object' ? (found as { id?: unknown }).id : found;
+    const groups = typeof found === 'object' ? appGroups((found as { groups?: unknown }).groups) : NO_GROUPS;
     const printable = typeof name === 'string' ? printableLine(name).trim() : '';
     if (printable === '' || printable.length > MAX_APP_NAME || isWardrikName(printable)) {
       const what =
@@ -76,11 +87,11 @@ export class WebAuth {
       throw new WebError(
         500,
         'configuration',
-        `inboxWeb: authenticate returned ${what}; return a name of 1 to ${MAX_APP_NAME} printable characters, or nothing (and none starting with "wardrik", the name Wardrik records for itself).`,
+        `inboxWeb: authenticate returned ${what}; return a name of 1 to ${MAX_APP_NAME} printable characters, or nothing (and none starting with "wardrik", the name Wardrik records for itself); or { id: name, groups: [...] }.`,
       );
     }
     // The name is recorded as `by` and printed by `wardrik inbox`: one line, as a sign-in name is.
-    return { name: printable, key: `person:${printable}`, bearer: false };
+    return { name: printable, key: `person:${printable}`, bearer: false, groups };
   }
 
   /**
@@ -115,7 +126,7 @@ export class WebAuth {
     const now = this.clock.now();
     this.sweep(now);
     const id = randomBytes(24).toString('base64url');
-    this.sessions.set(id, { name, expiresAt: now + this.settings.sessionMs });
+    this.sessions.set(id, { name, groups: holder.groups, expiresAt: now + this.settings.sessionMs });
     return sessionCookie(
       id,
       cookiePath,
@@ -133,15 +144,18 @@ export class WebAuth {
    * Whose token `given` is: the named person's, or the shared token's holder; `undefined` for nobody,
    * after the wait the guess limiter gives a wrong guess from this address. A right token waits for nothing.
    */
-  private async holder(request: IncomingMessage, given: string): Promise<{ name: string; named: boolean } | undefined> {
+  private async holder(
+    request: IncomingMessage,
+    given: string,
+  ): Promise<{ name: string; named: boolean; groups: readonly string[] } | undefined> {
     const { token, people } = this.settings;
     // An empty token is nobody's, whatever a people file lists (its SHA-256 is what an unset $TOKEN hashes to).
     if (given !== '' && people !== undefined) {
       // Looked up by hash: the time a lookup takes tells nothing of a token, only of its SHA-256.
-      const name = people.get(createHash('sha256').update(given).digest('hex'));
-      if (name !== undefined) return { name, named: true };
+      const person = people.get(createHash('sha256').update(given).digest('hex'));
+      if (person !== undefined) return { name: person.id, named: true, groups: person.groups };
     } else if (given !== '' && token !== undefined && sameSecret(given, token))
-      return { name: TOKEN_HOLDER, named: false };
+      return { name: TOKEN_HOLDER, named: false, groups: NO_GROUPS };
     await this.guesses.wrong(clientAddress(request, this.settings.http.trustProxy), request.socket);
     return undefined;
   }
@@ -218,4 +232,16 @@ function sessionCookie(value: string, path: string, maxAgeSeconds: number, secur
 
 function secure(request: IncomingMessage, publicUrl: string | undefined): boolean {
   return (request.socket as { encrypted?: boolean }).encrypted === true || publicUrl?.startsWith('https:') === true;
+}
+
+/** The groups the app's login gave: a list of names; anything else is the app's bug, said as a 500. */
+function appGroups(groups: unknown): readonly string[] {
+  if (groups === undefined) return NO_GROUPS;
+  if (Array.isArray(groups) && groups.length <= 1_000 && groups.every((group) => typeof group === 'string'))
+    return Object.freeze([...(groups as string[])]);
+  throw new WebError(
+    500,
+    'configuration',
+    'inboxWeb: authenticate returned groups that are not a list of group names; return { id, groups: ["finance-leads"] }.',
+  );
 }

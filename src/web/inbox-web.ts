@@ -278,6 +278,7 @@ export class InboxWeb {
         csrfHeader: CSRF_HEADER,
         pollMs: this.settings.pollMs,
         signOut: person.key.startsWith('session:'),
+        groups: person.groups,
       };
     }
     if (path === '/api/items') {
@@ -290,7 +291,7 @@ export class InboxWeb {
           `status=${status} is not one the API knows: "pending" (the default) or "answered".`,
         );
       const limit = Number(query.get('limit') ?? 50);
-      return this.api.items(status, Number.isInteger(limit) ? limit : 50);
+      return this.api.items(status, Number.isInteger(limit) ? limit : 50, answerer(person));
     }
     const item = /^\/api\/items\/([^/]+)(?:\/(approve|deny|answer))?$/.exec(path);
     if (item !== null) {
@@ -298,13 +299,13 @@ export class InboxWeb {
       const verb = item[2];
       if (verb === undefined) {
         allow(method, 'GET');
-        return this.api.item(id);
+        return this.api.item(id, answerer(person));
       }
       allow(method, 'POST');
       const body = await readJson(request, this.parts.timers);
-      if (verb === 'approve') return this.api.approve(id, person.name, body);
-      if (verb === 'deny') return this.api.deny(id, person.name, body);
-      return this.api.answer(id, person.name, body);
+      if (verb === 'approve') return this.api.approve(id, answerer(person), body);
+      if (verb === 'deny') return this.api.deny(id, answerer(person), body);
+      return this.api.answer(id, answerer(person), body);
     }
     const run = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (run !== null) {
@@ -403,4 +404,9 @@ function decoded(segment: string): string {
 function allow(method: string, ...methods: string[]): void {
   if (!methods.includes(method))
     throw new WebError(405, 'method_not_allowed', `${method} is not allowed here; use ${methods.join(' or ')}.`);
+}
+
+/** The signed-in person as the inbox checks answers: their name as `by`, and their groups. */
+function answerer(person: Person): { readonly by: string; readonly groups: readonly string[] } {
+  return { by: person.name, groups: person.groups };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { ConfigurationError } from '../errors.js';
 import { httpServerSettings, type HttpServerOptions, type HttpServerSettings } from '../http/server-options.js';
 import { numberOptions, readNumbers, timerRule, type NumberPaths, type NumberRule } from '../options.js';
-import { peopleByTokenHash, readPeopleFile, type InboxPersonOptions } from './people.js';
+import { peopleByTokenHash, readPeopleFile, type InboxPersonOptions, type NamedPerson } from './people.js';
 import { webhookKey } from './webhook-signature.js';
 
 /**
@@ -10,7 +10,15 @@ import { webhookKey } from './webhook-signature.js';
  * nothing when nobody is signed in. It may read cookies or headers the app's middleware set; it is
  * called on every request, so keep it cheap.
  */
-export type Authenticate = (request: IncomingMessage) => string | undefined | null | Promise<string | undefined | null>;
+export type Authenticate = (
+  request: IncomingMessage,
+) => string | AuthenticatedPerson | undefined | null | Promise<string | AuthenticatedPerson | undefined | null>;
+
+/** A person as the app's login knows them: `id` is recorded as `by`; `groups` are checked against rules' `approvers`. */
+export interface AuthenticatedPerson {
+  readonly id: string;
+  readonly groups?: readonly string[];
+}
 
 /** A webhook that hears of every item that starts waiting (Slack and Teams incoming webhooks show its `text`). */
 export interface WebhookOptions {
@@ -73,8 +81,8 @@ export interface InboxWebSettings {
   readonly authenticate?: Authenticate;
   readonly token?: string;
   readonly tokenGenerated: boolean;
-  /** Named people: who each token's SHA-256 (hex) belongs to. */
-  readonly people?: ReadonlyMap<string, string>;
+  /** Named people: who each token's SHA-256 (hex) belongs to, with their groups. */
+  readonly people?: ReadonlyMap<string, NamedPerson>;
   readonly publicUrl?: string;
   readonly basePath?: string;
   readonly origins: readonly string[];
@@ -177,7 +185,7 @@ export function inboxWebSettings(
 function peopleOf(
   options: InboxWebOptions,
   env: Readonly<Record<string, string | undefined>>,
-): ReadonlyMap<string, string> | undefined {
+): ReadonlyMap<string, NamedPerson> | undefined {
   if (options.people !== undefined) return peopleByTokenHash(options.people, 'inboxWeb');
   const file = env.WARDRIK_WEB_PEOPLE;
   return file === undefined || file === ''

@@ -13,36 +13,44 @@ export interface InboxPersonOptions {
   readonly id: string;
   /** The hex SHA-256 of their token (64 hex digits). The token is at least 16 characters. */
   readonly tokenSha256: string;
+  /** The groups they are in, checked against policy rules' `approvers`, such as `['finance-leads']`. */
+  readonly groups?: readonly string[];
+}
+
+/** A named person as a token finds them: their id and groups. */
+export interface NamedPerson {
+  readonly id: string;
+  readonly groups: readonly string[];
 }
 
 const MAX_ID = 80;
 const MAX_PEOPLE = 10_000;
 /** A people file is a short list; more than this is not one. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
-const PERSON_KEYS = new Set(['id', 'tokenSha256']);
+const PERSON_KEYS = new Set(['id', 'tokenSha256', 'groups']);
 /** What `printf %s "$TOKEN" | sha256sum` prints when TOKEN is unset: no person's token. */
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /** The people checked: who each token's hash belongs to. `source` names where they came from in messages. */
-export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<string, string> {
+export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<string, NamedPerson> {
   if (!Array.isArray(people) || people.length === 0 || people.length > MAX_PEOPLE) {
     throw new ConfigurationError(
       `${source}: people is a list of 1 to ${MAX_PEOPLE} people, such as [{ "id": "ana", "tokenSha256": "<64 hex digits>" }].`,
     );
   }
-  const byHash = new Map<string, string>();
+  const byHash = new Map<string, NamedPerson>();
   const ids = new Set<string>();
   people.forEach((person: unknown, index) => {
     const at = `${source}: people[${index}]`;
     if (person === null || typeof person !== 'object' || Array.isArray(person))
       throw new ConfigurationError(`${at} is not an object; give { "id": "ana", "tokenSha256": "<64 hex digits>" }.`);
     const unknown = Object.keys(person).filter((key) => !PERSON_KEYS.has(key));
-    // Refused, not ignored: a key this version does not enforce (groups, say) must not be read as granting more.
+    // Refused, not ignored: a key this version does not enforce (roles, say) must not be read as granting more.
     if (unknown.length > 0)
       throw new ConfigurationError(
-        `${at} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; a person has "id" and "tokenSha256".`,
+        `${at} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; a person has "id", "tokenSha256" and "groups".`,
       );
-    const { id, tokenSha256 } = person as Record<string, unknown>;
+    const { id, tokenSha256, groups } = person as Record<string, unknown>;
     if (
       typeof id !== 'string' ||
       id.length > MAX_ID ||
@@ -72,12 +80,26 @@ export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<
       );
     if (byHash.has(hash))
       throw new ConfigurationError(
-        `${at}: ${JSON.stringify(id)} has the same token as ${JSON.stringify(byHash.get(hash))}; give each person a token of their own.`,
+        `${at}: ${JSON.stringify(id)} has the same token as ${JSON.stringify(byHash.get(hash)!.id)}; give each person a token of their own.`,
       );
     ids.add(id);
-    byHash.set(hash, id);
+    byHash.set(hash, Object.freeze({ id, groups: groupsOf(groups, `${at}.groups`) }));
   });
   return byHash;
+}
+
+/** A person's groups, checked: a list of names, such as ["finance-leads"]; none when absent. */
+export function groupsOf(groups: unknown, at: string): readonly string[] {
+  if (groups === undefined) return Object.freeze([]);
+  if (
+    !Array.isArray(groups) ||
+    groups.length > 1_000 ||
+    !groups.every((group) => typeof group === 'string' && group.trim() !== '' && group.length <= 100)
+  )
+    throw new ConfigurationError(
+      `${at} must be a list of group names of 1 to 100 characters, such as ["finance-leads"]; got ${JSON.stringify(groups)?.slice(0, 100)}.`,
+    );
+  return Object.freeze([...(groups as string[])]);
 }
 
 /**

@@ -74,6 +74,17 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/errors.test.ts', 'test/inbox/inbox.test.ts'],
   },
   {
+    name: 'approvers-only',
+    file: 'src/inbox/inbox.ts',
+    tests: ['test/inbox/approvers.test.ts', 'test/web/approvers.test.ts'],
+  },
+  {
+    name: 'quorum-compare-and-set',
+    file: 'src/inbox/inbox.ts',
+    instead: "if (!(await this.store.updateInboxItem({ ...counted, revision: revision + 1 }, 'pending'))) throw RACED;",
+    tests: ['test/inbox/approvers.test.ts', 'test/inbox/quorum-nodes.test.ts'],
+  },
+  {
     name: 'journal-compare-and-set',
     file: 'src/store/memory-store.ts',
     tests: ['test/store/memory-store.test.ts'],

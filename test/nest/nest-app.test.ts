@@ -116,8 +116,14 @@ for (const adapter of ['express', 'fastify'] as const) {
         const approve = async (who: 'bob' | 'carol') => {
           // As the page does: the CSRF token from the session, bound to the person the guard let in.
           const session = await fetch(new URL('/inbox/api/session', url), { headers: bearer(who) });
-          const { csrfToken, person } = (await session.json()) as { csrfToken: string; person: string };
+          const { csrfToken, person, groups } = (await session.json()) as {
+            csrfToken: string;
+            person: string;
+            groups: string[];
+          };
           assert.equal(person, who);
+          // The guard's request.user.roles are the person's groups, checked against rules' approvers.
+          assert.deepEqual(groups, who === 'bob' ? ['support'] : ['support', 'approver']);
           return fetch(new URL(`/inbox/api/items/${encodeURIComponent(inboxId)}/approve`, url), {
             method: 'POST',
             headers: {
@@ -136,6 +142,7 @@ for (const adapter of ['express', 'fastify'] as const) {
         assert.equal(approved.status, 200, await approved.clone().text());
         const item = await app.get(Wardrik).inbox.get(inboxId);
         assert.equal(item?.by, 'carol');
+        assert.equal(item?.requester, 'support-bot', "the MCP caller the guard let in is the item's requester");
         assert.equal(repository.refunds.length, before + 1);
         assert.equal(repository.refunds.at(-1)?.amountCents, 1200);
         // Logged through Nest's Logger.

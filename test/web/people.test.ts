@@ -126,8 +126,16 @@ describe('Who answers in the inbox', () => {
           // What `printf %s "$TOKEN" | sha256sum` gives with TOKEN unset: an empty form field would sign in as ana.
           [[{ id: 'ana', tokenSha256: sha256('') }], /people\[0\]\.tokenSha256 is the SHA-256 of an empty token/],
           [
-            [{ id: 'ana', tokenSha256: sha256(ANA), groups: ['ops'] }],
-            /people\[0\] has "groups", which this version of Wardrik does not know/,
+            [{ id: 'ana', tokenSha256: sha256(ANA), roles: ['ops'] }],
+            /people\[0\] has "roles", which this version of Wardrik does not know/,
+          ],
+          [
+            [{ id: 'ana', tokenSha256: sha256(ANA), groups: 'ops' }],
+            /people\[0\]\.groups must be a list of group names/,
+          ],
+          [
+            [{ id: 'ana', tokenSha256: sha256(ANA), groups: [''] }],
+            /people\[0\]\.groups must be a list of group names/,
           ],
           [[{ id: 'line\nbreak', tokenSha256: sha256(ANA) }], /people\[0\]\.id must be 1 to 80 printable characters/],
           [[], /people is a list of 1 to 10000 people/],

@@ -187,17 +187,33 @@
     const note = el('p', { class: 'result', role: 'status' });
     const li = el(
       'li',
-      { class: `item kind-${item.kind}`, id: `item-${item.id}`, 'data-inbox-id': item.id, tabindex: '-1', 'aria-labelledby': `title-${item.id}` },
+      { class: `item kind-${item.kind}`, id: `item-${item.id}`, 'data-inbox-id': item.id, 'data-revision': String(item.revision ?? 0), tabindex: '-1', 'aria-labelledby': `title-${item.id}` },
       el('h3', { id: `title-${item.id}` }, el('span', { class: 'kind', text: item.kind }), ' ', el('span', { class: 'tool', text: item.tool }), el('span', { class: 'kind-note', text: ` — ${KIND_NOTES[item.kind] ?? item.kind}` })),
       meta(item),
       labelList(item.labels),
       el('h4', { text: 'Arguments, exactly as the call has them' }),
       prettyJson(item.arguments),
       el('p', { class: 'digest', title: item.digest }, `Digest ${item.digest.slice(0, 16)}… (an approval is bound to exactly these arguments)`),
-      actions(item, note),
+      approvalsSoFar(item),
+      // An item another group answers, or one asked for by this person, shows why, and no buttons.
+      item.mayAnswer === false ? el('p', { class: 'not-yours', role: 'note', text: `Not yours to answer: ${item.notYours}. Who may answer it: ${item.whoMayAnswer ?? 'anyone signed in'}.` }) : actions(item, note),
       note,
     );
     return li;
+  }
+
+  /** Who may answer, the changed arguments awaiting others' approval, and who approved them so far. */
+  function approvalsSoFar(item) {
+    if (item.whoMayAnswer === undefined && item.edited === undefined) return el('div', { class: 'answerers' });
+    const given = item.approvals || [];
+    const quorum = (item.answerers && item.answerers.quorum) || 1;
+    return el(
+      'div',
+      { class: 'answerers' },
+      item.whoMayAnswer === undefined ? [] : el('p', { class: 'who-may-answer', text: `Who may answer: ${item.whoMayAnswer}.` }),
+      item.edited === undefined ? [] : [el('h4', { text: `Changed by ${item.edited.by ?? 'a person'}: approving approves these arguments instead` }), prettyJson(item.edited.arguments)],
+      quorum > 1 ? el('p', { class: 'approvals', text: `Approved so far: ${given.length === 0 ? 'nobody' : given.map((a) => a.by).join(', ')} (${given.length} of ${quorum}).` }) : [],
+    );
   }
 
   function actions(item, note) {
@@ -210,7 +226,12 @@
       try {
         const result = await api('POST', `api/items/${encodeURIComponent(item.id)}/${verb}`, body());
         const head = `${result.status[0].toUpperCase()}${result.status.slice(1)} by ${result.by}: ${item.tool} (${item.id}).`;
-        const tail = result.pending ? ` It runs on the next node that offers ${item.tool}; the agent's turn then goes on.` : ` The call answered: ${answerText(result.answer)}`;
+        const waitsForOthers = result.quorum !== undefined && result.approvals < result.quorum;
+        const tail = waitsForOthers
+          ? ` ${result.answer.reason}`
+          : result.pending
+            ? ` It runs on the next node that offers ${item.tool}; the agent's turn then goes on.`
+            : ` The call answered: ${answerText(result.answer)}`;
         status(head + tail, false);
         await refresh();
       } catch (error) {
@@ -230,7 +251,9 @@
     }
     if (item.kind === 'approval' || item.kind === 'tool_change') {
       const approve = el('button', { type: 'submit', class: 'approve', text: item.kind === 'tool_change' ? 'Accept the new definition' : 'Approve' });
-      forms.push(el('form', { class: 'approve-form', onsubmit: act('approve', () => ({ digest: item.digest }), approve) }, approve));
+      // Arguments a person changed while others must still approve are what an approval now approves.
+      const digest = item.edited === undefined ? item.digest : item.edited.digest;
+      forms.push(el('form', { class: 'approve-form', onsubmit: act('approve', () => ({ digest }), approve) }, approve));
     } else if (item.kind === 'park') {
       const value = el('textarea', { id: `value-${id}`, name: 'value', rows: '2', required: true });
       const as = el('select', { id: `as-${id}`, name: 'as' }, el('option', { value: 'text', text: 'as text' }), el('option', { value: 'json', text: 'as JSON' }));
@@ -298,7 +321,7 @@
     const how = `${item.status}${item.by === undefined ? '' : ` by ${item.by}`}${item.answeredAt === undefined ? '' : ` at ${when(item.answeredAt)}`}`;
     return el(
       'li',
-      { class: `item answered status-${item.status}`, id: `item-${item.id}`, 'data-inbox-id': item.id, tabindex: '-1' },
+      { class: `item answered status-${item.status}`, id: `item-${item.id}`, 'data-inbox-id': item.id, 'data-revision': String(item.revision ?? 0), tabindex: '-1' },
       el('h3', {}, el('span', { class: `answer answer-${item.status}`, text: how }), ' · ', el('span', { class: 'kind', text: item.kind }), ' ', el('span', { class: 'tool', text: item.tool })),
       meta(item),
       labelList(item.labels),
@@ -319,6 +342,12 @@
     let previous = null;
     for (const item of items) {
       let node = present.has(item.id) ? list.querySelector(`[data-inbox-id="${CSS.escape(item.id)}"]`) : null;
+      // An item someone approved toward its quorum, or changed, since it was drawn is drawn again.
+      if (node !== null && node.getAttribute('data-revision') !== String(item.revision ?? 0)) {
+        const fresh = render(item);
+        node.replaceWith(fresh);
+        node = fresh;
+      }
       if (node === null) node = render(item);
       else {
         const age = node.querySelector('.age');
