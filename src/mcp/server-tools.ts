@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
 import { CallContext } from '../runner/call-context.js';
 import { argumentChecker } from '../tools/arguments.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
