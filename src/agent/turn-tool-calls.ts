@@ -99,17 +99,20 @@ export class TurnToolCalls {
       const answer = await this.untilAnsweredOrAsking(
         d,
         id,
-        this.runner.run({
-          agent: rt.id,
-          run: d.run,
-          call: { id, name: call.name, arguments: call.input },
-          ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
-          ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
-          tools: rt.options.tools,
-          signal: d.signal,
-          caller: AGENT_CALLER,
-          ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
-        }),
+        // The tool span is current while the call runs: a call to an MCP server carries it as its traceparent.
+        this.tracing.within(span, () =>
+          this.runner.run({
+            agent: rt.id,
+            run: d.run,
+            call: { id, name: call.name, arguments: call.input },
+            ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
+            ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
+            tools: rt.options.tools,
+            signal: d.signal,
+            caller: AGENT_CALLER,
+            ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
+          }),
+        ),
       );
       for (const label of answer.labels) d.labelsRead?.add(label);
       span.set({ 'wardrik.tool.status': answer.status });

@@ -2,38 +2,12 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, ROOT_CONTEXT, trace, TraceFlags, type Context, type ContextManager } from '@opentelemetry/api';
+import { context, trace, TraceFlags } from '@opentelemetry/api';
 import type { ToolAnswer } from '../../src/index.js';
 import { startModernHttp } from './fixtures/modern-http.js';
 import { harness, type Harness } from './helpers.js';
+import { StorageContextManager } from './storage-context.js';
 import { eventually } from '../eventually.js';
-
-/** An OpenTelemetry context manager over AsyncLocalStorage, as the SDK's own (not installed here) is. */
-class StorageContextManager implements ContextManager {
-  private readonly storage = new AsyncLocalStorage<Context>();
-  active(): Context {
-    return this.storage.getStore() ?? ROOT_CONTEXT;
-  }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
-    ctx: Context,
-    fn: F,
-    thisArg?: ThisParameterType<F>,
-    ...args: A
-  ): ReturnType<F> {
-    return this.storage.run(ctx, () => fn.apply(thisArg, args));
-  }
-  bind<T>(_ctx: Context, target: T): T {
-    return target;
-  }
-  enable(): this {
-    return this;
-  }
-  disable(): this {
-    this.storage.disable();
-    return this;
-  }
-}
 
 const MODERN_STDIO = fileURLToPath(new URL('./fixtures/modern-stdio.js', import.meta.url));
 const modernStdio = { stdio: { command: process.execPath, args: [MODERN_STDIO] } };
