@@ -120,6 +120,29 @@ describe('A 2026-07-28 MCP server (SDK v2 McpServer) over Streamable HTTP', () =
     }
   });
 
+  it('declines its questions under elicitation: decline, and stops a server that asks round after round', async () => {
+    const fixture = await startModernHttp();
+    const h = await harness({
+      servers: { m: { transport: { http: { url: fixture.url } }, elicitation: 'decline' } },
+    });
+    try {
+      await h.toolsChanged('m', 5);
+      const answer = await h.call('m__greet');
+      assert.equal(answer.status, 'error', JSON.stringify(answer));
+      assert.match(answer.status === 'error' ? answer.message : '', /still asked for input after 10 rounds/);
+      // The first ask and ten retries, each declined at once; nothing reached the inbox.
+      assert.equal(fixture.state.greetings.length, 11);
+      assert.deepEqual(
+        fixture.state.greetings.slice(1).map((g) => g.state),
+        Array(10).fill('asked-for-name'),
+      );
+      assert.deepEqual(await h.wardrik.inbox.list(), []);
+    } finally {
+      await h.close();
+      await fixture.close();
+    }
+  });
+
   it('sends the current span as traceparent in the request _meta', async () => {
     // What an app's tracing SDK installs: a context that follows async calls.
     const manager = new StorageContextManager();
