@@ -14,6 +14,7 @@ import { ChildTransport } from './child-transport.js';
 import { closeQuietly, describeFailure, listAll, openAttempt, type Opened } from './connection-attempt.js';
 import type { ConnectionSettings, ConnectionState } from './connection-settings.js';
 import type { MessageTooLarge } from './message-limit.js';
+import { paramHeaders, type ParamHeader } from './param-headers.js';
 import type { PinnedFetch } from './pinned-fetch.js';
 import { answerInputRequired, isInputRequired, type CallParams, type InputRequired } from './input-required.js';
 
@@ -89,7 +90,8 @@ export class ServerConnection {
   /**
    * Calls a tool once and reads its result with `read`. Rejects with `UnavailableError` for transient
    * failures, a plain Error for the server's refusal. `during` is the Wardrik call it is, which the
-   * server's questions meanwhile may belong to. Not an async function: on every MCP call's path, its
+   * server's questions meanwhile may belong to; `headers`, the arguments it mirrors into HTTP headers
+   * (SEP-2243). Not an async function: on every MCP call's path, its
    * frame would cost more than the rest of this method.
    */
   callTool<T>(
@@ -99,13 +101,14 @@ export class ServerConnection {
     read: (result: CallToolResult) => T,
     repeatable = true,
     during?: CallInFlight,
+    headers?: readonly ParamHeader[],
   ): Promise<T> {
     if (this.state === 'connecting' && this.connecting !== undefined) {
       return untilSettledOrAborted(this.connecting, signal).then(() =>
-        this.send(name, args, signal, read, repeatable, during),
+        this.send(name, args, signal, read, repeatable, during, headers),
       );
     }
-    return this.send(name, args, signal, read, repeatable, during);
+    return this.send(name, args, signal, read, repeatable, during, headers);
   }
 
   private send<T>(
@@ -115,6 +118,7 @@ export class ServerConnection {
     read: (result: CallToolResult) => T,
     repeatable: boolean,
     during: CallInFlight | undefined,
+    headers: readonly ParamHeader[] | undefined,
   ): Promise<T> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const client = this.client;
@@ -127,6 +131,11 @@ export class ServerConnection {
       );
     }
     const links = this.links;
+    // Arguments a tool marks `x-mcp-header` go in `Mcp-Param-*` headers too, to a 2026-07-28 server over HTTP.
+    const mirrored =
+      headers !== undefined && links?.modern === true && this.fetcher !== undefined
+        ? paramHeaders(headers, args)
+        : undefined;
     // A lost answer (see CallLinks) stops the SDK's request with this signal; only over HTTP can one be lost.
     const lost = links !== undefined && this.fetcher !== undefined ? new AbortController() : undefined;
     const stopped = lost === undefined ? undefined : (): void => lost.abort(signal.reason);
@@ -141,6 +150,7 @@ export class ServerConnection {
         // sends the cancellation; the SDK's own 60 s timer must not fire first.
         timeout: NO_SDK_TIMEOUT,
         allowInputRequired: true,
+        ...(mirrored === undefined ? {} : { headers: mirrored }),
       }) as Promise<CallToolResult | InputRequired>;
     const onLost = lost === undefined ? undefined : () => lost.abort(new ResponseLost(LOST));
     const once = (params: CallParams): Promise<CallToolResult | InputRequired> =>

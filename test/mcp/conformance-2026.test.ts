@@ -4,15 +4,17 @@ import { clientScenarios } from './conformance/client-scenarios.js';
 
 /**
  * The client scenarios of protocol revision 2026-07-28 in @modelcontextprotocol/conformance 0.2.0-alpha.12
- * that Wardrik's hub passes. Not here (see docs/mcp-client.md, "Conformance"): the SEP-2243 header
- * scenarios (http-custom-headers, http-invalid-tool-headers), json-schema-2020-12-preservation (the
- * model sees a tool's schema without `$schema`) and auth/authorization-server-migration.
+ * that Wardrik's hub passes. Not here (see docs/mcp-client.md, "What the conformance suite says"):
+ * json-schema-2020-12-preservation (the model sees a tool's schema without `$schema`) and
+ * auth/authorization-server-migration.
  */
 describe('MCP conformance: 2026-07-28 client scenarios', () =>
   clientScenarios([
     'request-metadata',
     'sep-2322-client-request-state',
     'http-standard-headers',
+    'http-custom-headers',
+    'http-invalid-tool-headers',
     'json-schema-ref-no-deref',
   ]));
 

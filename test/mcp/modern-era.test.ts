@@ -33,7 +33,7 @@ describe('A 2026-07-28 MCP server (SDK v2 McpServer) over Streamable HTTP', () =
     const fixture = await startModernHttp();
     const h = await harness({ servers: { m: { transport: { http: { url: fixture.url } } } } });
     try {
-      await h.toolsChanged('m', 5);
+      await h.toolsChanged('m', 6);
       const answers = await Promise.all(['a', 'b', 'c'].map((text) => h.call('m__echo', { text })));
       assert.deepEqual(answers.map(ok), ['echo: a', 'echo: b', 'echo: c']);
       assert.ok(fixture.methods.includes('server/discover'), fixture.methods.join());
@@ -49,11 +49,37 @@ describe('A 2026-07-28 MCP server (SDK v2 McpServer) over Streamable HTTP', () =
     const fixture = await startModernHttp();
     const h = await harness({ servers: { m: { transport: { http: { url: fixture.url } }, gated: false } } });
     try {
-      await h.toolsChanged('m', 5);
+      await h.toolsChanged('m', 6);
       const from = h.mark();
       ok(await h.call('m__grow'));
-      await h.toolsChanged('m', 6, from);
+      await h.toolsChanged('m', 7, from);
       assert.equal(ok(await h.call('m__grown')), 'here');
+    } finally {
+      await h.close();
+      await fixture.close();
+    }
+  });
+
+  it('sends x-mcp-header arguments as Mcp-Param-* headers, and never calls a tool that declares one wrongly', async () => {
+    const fixture = await startModernHttp();
+    const h = await harness({ servers: { m: { transport: { http: { url: fixture.url } } } } });
+    try {
+      const skipped = h.until((e) => e.type === 'tool.skipped' && e.tool === 'misdeclared');
+      await h.toolsChanged('m', 6);
+      const event = await skipped;
+      assert.match(
+        event.type === 'tool.skipped' ? event.reason : '',
+        /x-mcp-header "Data" on a "object" property; only string, integer and boolean ones may/,
+      );
+      assert.deepEqual(h.wardrik.tools(['m/misdeclared']), []);
+      const routed = await Promise.all(['eu-west', 'Köln '].map((region) => h.call('m__route', { region })));
+      assert.deepEqual(routed.map(ok), ['routed to eu-west', 'routed to Köln ']);
+      // Not plain ASCII (or space at an end): base64 between the sentinels. The server checked both.
+      assert.deepEqual(fixture.state.regionHeaders.sort(), [
+        `=?base64?${Buffer.from('Köln ').toString('base64')}?=`,
+        'eu-west',
+      ]);
+      assert.equal(fixture.state.runs.get('misdeclared'), undefined);
     } finally {
       await h.close();
       await fixture.close();
@@ -65,7 +91,7 @@ describe('A 2026-07-28 MCP server (SDK v2 McpServer) over Streamable HTTP', () =
     fixture.dropAnswersOf.add('charge');
     const h = await harness({ servers: { m: { transport: { http: { url: fixture.url } }, gated: false } } });
     try {
-      await h.toolsChanged('m', 5);
+      await h.toolsChanged('m', 6);
       const [charges, echoes] = await Promise.all([
         Promise.all([1, 2, 3, 4].map((cents) => h.call('m__charge', { cents }, { run: `r-charge-${cents}` }))),
         Promise.all(['x', 'y'].map((text) => h.call('m__echo', { text }, { run: 'r-echo' }))),
@@ -93,7 +119,7 @@ describe('A 2026-07-28 MCP server (SDK v2 McpServer) over Streamable HTTP', () =
     const fixture = await startModernHttp();
     const h = await harness({ servers: { m: { transport: { http: { url: fixture.url } } } } });
     try {
-      await h.toolsChanged('m', 5);
+      await h.toolsChanged('m', 6);
       const calls = [h.call('m__greet', {}, { run: 'r-1' }), h.call('m__greet', {}, { run: 'r-2' })];
       const items = await questions(h, 2);
       // No request waits at the server while a person thinks: each asking round was answered at once.
@@ -126,7 +152,7 @@ describe('A 2026-07-28 MCP server (SDK v2 McpServer) over Streamable HTTP', () =
       servers: { m: { transport: { http: { url: fixture.url } }, elicitation: 'decline' } },
     });
     try {
-      await h.toolsChanged('m', 5);
+      await h.toolsChanged('m', 6);
       const answer = await h.call('m__greet');
       assert.equal(answer.status, 'error', JSON.stringify(answer));
       assert.match(answer.status === 'error' ? answer.message : '', /still asked for input after 10 rounds/);
@@ -150,7 +176,7 @@ describe('A 2026-07-28 MCP server (SDK v2 McpServer) over Streamable HTTP', () =
     const fixture = await startModernHttp();
     const h = await harness({ servers: { m: { transport: { http: { url: fixture.url } } } } });
     try {
-      await h.toolsChanged('m', 5);
+      await h.toolsChanged('m', 6);
       assert.equal(ok(await h.call('m__trace')), 'none', 'no span, no traceparent');
       const span = trace.wrapSpanContext({
         traceId: '0af7651916cd43dd8448eb211c80319c',
@@ -171,14 +197,14 @@ describe('A 2026-07-28 MCP server (SDK v2 serveStdio) over stdio', () => {
   it('is spoken to in its own era: calls, list changes on subscriptions/listen, and input_required questions', async () => {
     const h = await harness({ servers: { s: { transport: modernStdio, gated: false } } });
     try {
-      await h.toolsChanged('s', 6);
+      await h.toolsChanged('s', 7);
       assert.deepEqual(
         (await Promise.all(['a', 'b'].map((text) => h.call('s__echo', { text }, { run: 'r-echo' })))).map(ok),
         ['echo: a', 'echo: b'],
       );
       const from = h.mark();
       ok(await h.call('s__grow', {}, { run: 'r-grow' }));
-      await h.toolsChanged('s', 7, from);
+      await h.toolsChanged('s', 8, from);
       const greeting = h.call('s__greet', {}, { run: 'r-g' });
       const [item] = await questions(h);
       assert.equal(item!.run, 'r-g');

@@ -91,12 +91,18 @@ try {
     failed++;
   }
   for (const entry of wardrik.tools(['c/*'])) {
-    const schema = entry.inputSchema as { properties?: Record<string, { type?: string }> };
+    const schema = entry.inputSchema as { properties?: Record<string, { type?: string }>; required?: string[] };
+    // SEP-2243's header scenario checks values that need base64 in a header, and arguments left out.
+    const headers = scenario === 'http-custom-headers';
+    const omitted = (key: string): boolean =>
+      headers && entry.name.includes('null') && !(schema.required ?? []).includes(key);
     const args = Object.fromEntries(
-      Object.entries(schema.properties ?? {}).map(([key, property]) => [
-        key,
-        property.type === 'string' ? 'x' : property.type === 'boolean' ? true : 1,
-      ]),
+      Object.entries(schema.properties ?? {})
+        .filter(([key]) => !omitted(key))
+        .map(([key, property]) => [
+          key,
+          property.type === 'string' ? (headers ? 'Grüße aus Köln' : 'x') : property.type === 'boolean' ? true : 1,
+        ]),
     );
     // A call refused for want of a (wider) sign-in did not run: once the person signed in, it is made again.
     for (let attempt = 1; ; attempt++) {
