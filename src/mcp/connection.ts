@@ -1,4 +1,6 @@
 import {
+  SdkError,
+  SdkErrorCode,
   StreamableHTTPClientTransport,
   type CallToolResult,
   type Client,
@@ -40,6 +42,8 @@ export class ServerConnection {
   private fetcher: PinnedFetch | undefined;
   /** Which call the connection's questions belong to (see `CallLinks`); one per client, as request ids are. */
   private links: CallLinks | undefined;
+  /** The server ended the era probe by exiting: it is connected to with the 2025-11-25 handshake only. */
+  private legacyOnly = false;
   /** The `subscriptions/listen` stream of a 2026-07-28 connection. */
   private subscription: McpSubscription | undefined;
   /** Increases with each attempt and on close: callbacks of an older connection are ignored. */
@@ -229,7 +233,10 @@ export class ServerConnection {
           generation,
           (transport instanceof ChildTransport ? transport.exit : undefined) ?? 'the connection closed',
         );
-      await client.connect(transport, { timeout: this.settings.timing.connectTimeoutMs });
+      await client.connect(transport, {
+        timeout: this.settings.timing.connectTimeoutMs,
+        ...(this.legacyOnly ? { prior: { kind: 'legacy' as const } } : {}),
+      });
       if (generation !== this.generation) throw new Stale();
       this.client = client;
       this.transport = transport;
@@ -253,6 +260,19 @@ export class ServerConnection {
         await closeQuietly(opened.client, opened.transport, opened.fetcher);
       if (error instanceof Stale || generation !== this.generation) return;
       const exit = opened?.transport instanceof ChildTransport ? opened.transport.exit : undefined;
+      // A stdio server that exits on the probe (as servers built on the Rust SDK exit on any request
+      // before `initialize`) speaks 2025-11-25: it is started again at once, straight to the handshake.
+      if (
+        !this.legacyOnly &&
+        exit !== undefined &&
+        error instanceof SdkError &&
+        error.code === SdkErrorCode.EraNegotiationFailed
+      ) {
+        this.legacyOnly = true;
+        await this.release(false);
+        this.retryTimer = this.settings.timers.after(0, () => void this.connectNow(), { background: true });
+        return;
+      }
       await this.release(false);
       this.fail(describeFailure(this.tooLarge?.generation === generation ? this.tooLarge.error : error, exit));
     }

@@ -1,15 +1,17 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import type { ToolAnswer } from '../../src/index.js';
 import { startModernHttp } from './fixtures/modern-http.js';
-import { harness, type Harness } from './helpers.js';
+import { harness, lines, tempDir, type Harness } from './helpers.js';
 import { StorageContextManager } from './storage-context.js';
 import { eventually } from '../eventually.js';
 
 const MODERN_STDIO = fileURLToPath(new URL('./fixtures/modern-stdio.js', import.meta.url));
+const STRICT_STDIO = fileURLToPath(new URL('./fixtures/strict-start-server.js', import.meta.url));
 const modernStdio = { stdio: { command: process.execPath, args: [MODERN_STDIO] } };
 
 const ok = (answer: ToolAnswer): unknown => {
@@ -189,6 +191,29 @@ describe('A 2026-07-28 MCP server (SDK v2 McpServer) over Streamable HTTP', () =
       context.disable();
       await h.close();
       await fixture.close();
+    }
+  });
+});
+
+describe('A 2025-11-25 stdio server that exits on a request before initialize (as Rust SDK servers do)', () => {
+  it('is started again at once and connected with the 2025 handshake, without a warning', async () => {
+    const starts = join(tempDir(), 'starts');
+    const h = await harness({
+      servers: {
+        r: { transport: { stdio: { command: process.execPath, args: [STRICT_STDIO], env: { STARTS_FILE: starts } } } },
+      },
+    });
+    try {
+      await h.toolsChanged('r', 1);
+      assert.equal(ok(await h.call('r__echo', { text: 'hi' })), 'echo: hi');
+      // One start ended by the probe, one that stays.
+      assert.deepEqual(lines(starts), ['start', 'start']);
+      assert.deepEqual(
+        h.events.filter((e) => e.type === 'warning'),
+        [],
+      );
+    } finally {
+      await h.close();
     }
   });
 });
