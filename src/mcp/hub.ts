@@ -93,8 +93,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
           `MCP server "${name}" of hub "${this.name}" has the name of ${other}; toolset names must be unique, so rename one.`,
         );
     }
-    // Before the first request goes out: each carries the current trace's `traceparent`, when the app traces.
-    await loadTraceContext();
+    await loadTraceContext(); // before any request: each carries the current span's `traceparent`
     for (const [name, options] of this.settings.configured) this.open(name, options, false, 0);
     if (this.services.store !== undefined) {
       try {
