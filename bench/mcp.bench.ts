@@ -1,5 +1,5 @@
 // MCP calls through Wardrik (`wardrik.runner.run`: resolve, check arguments against the server's JSON
-// Schema, decide, journal, call, journal) against a raw SDK `client.callTool` to the same server, over
+// Schema, decide, journal, call, journal) against a raw SDK v2 `client.callTool` to the same server, over
 // stdio and Streamable HTTP, one call at a time and 32 at once (issue 6 targets: ≤ 1.10x raw over
 // stdio, ≤ 1.05x over HTTP, ≥ 0.9 of raw throughput at 32). Memory store; the servers are the test
 // fixture, each in its own process.
@@ -12,9 +12,8 @@ import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Wardrik, type McpTransportOptions } from '../src/index.js';
 import { CallContext } from '../src/runner/call-context.js';
 import { countListenerWarnings, measureInTurns, reportPairs, type PairResult } from './lib.js';

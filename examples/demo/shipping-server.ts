@@ -5,9 +5,8 @@
 // (a note starting "ERROR: " is answered as the tool's error), and SHIPPING_LOG a file every call's
 // arguments are appended to: what reached the server.
 import { appendFileSync, readFileSync } from 'node:fs';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Server, type ListToolsResult } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
 const demoParcels: Record<string, string> = {
   ord_1001:
@@ -18,7 +17,7 @@ const log = process.env.SHIPPING_LOG;
 
 const server = new Server({ name: 'shipping', version: '1.0.0' }, { capabilities: { tools: {} } });
 
-server.setRequestHandler(ListToolsRequestSchema, () => ({
+server.setRequestHandler('tools/list', (): ListToolsResult => ({
   tools: [
     {
       name: 'track_parcel',
@@ -34,7 +33,7 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
   ],
 }));
 
-server.setRequestHandler(CallToolRequestSchema, (request) => {
+server.setRequestHandler('tools/call', (request) => {
   const args = request.params.arguments ?? {};
   if (log !== undefined) appendFileSync(log, `${JSON.stringify(args)}\n`);
   const orderId = String(args.order_id);
@@ -52,5 +51,6 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
   return { content: [{ type: 'text', text: status }] };
 });
 
-await server.connect(new StdioServerTransport());
+// Both protocol eras: 2026-07-28 clients and 2025-11-25 ones (the SDK v2's stdio entry).
+serveStdio(() => server);
 process.stdin.on('end', () => process.exit(0));

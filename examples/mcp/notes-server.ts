@@ -1,13 +1,12 @@
 // A small MCP server, the kind a team already has: notes you can search and add. Built with the MCP
-// SDK's low-level `Server` so it publishes plain JSON Schemas; run over stdio by `hub.ts`.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+// SDK's (v2) low-level `Server` so it publishes plain JSON Schemas; run over stdio by `hub.ts`.
+import { Server, type ListToolsResult } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
 const notes = ['Deploys freeze on Fridays.', 'The on-call rota is in the wiki.'];
 const server = new Server({ name: 'notes', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
 
-server.setRequestHandler(ListToolsRequestSchema, () => ({
+server.setRequestHandler('tools/list', (): ListToolsResult => ({
   tools: [
     {
       name: 'search_notes',
@@ -28,7 +27,7 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
   ],
 }));
 
-server.setRequestHandler(CallToolRequestSchema, (request) => {
+server.setRequestHandler('tools/call', (request) => {
   const args = (request.params.arguments ?? {}) as { word?: string; text?: string };
   if (request.params.name === 'search_notes') {
     const found = notes.filter((note) => note.toLowerCase().includes(String(args.word).toLowerCase()));
@@ -43,5 +42,6 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
   return { content: [{ type: 'text', text: `No tool ${request.params.name}.` }], isError: true };
 });
 
-await server.connect(new StdioServerTransport());
+// Both protocol eras: 2026-07-28 clients and 2025-11-25 ones (the SDK v2's stdio entry).
+serveStdio(() => server);
 process.stdin.on('end', () => process.exit(0));

@@ -74,6 +74,16 @@ export class AgentTracing {
     });
   }
 
+  /**
+   * Runs `fn` with `span` as the current span, so that what it calls (an MCP hub sending `traceparent`)
+   * continues the trace. Takes effect where the app installed a context manager, as OpenTelemetry SDKs do.
+   */
+  within<T>(span: TraceSpan, fn: () => T): T {
+    const api = this.api;
+    if (api === undefined || !(span instanceof OtelSpan)) return fn();
+    return api.context.with(api.trace.setSpan(api.context.active(), span.span), fn);
+  }
+
   private start(
     parent: TraceSpan | undefined,
     name: string,

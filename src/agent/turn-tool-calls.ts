@@ -3,7 +3,7 @@ import type { ToolRunner } from '../runner/tool-runner.js';
 import { answerText, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import type { ParkedCall } from './agent.js';
 import { toolMessage, type ModelStepData, type ToolsStepData } from './messages.js';
-import type { AgentTracing } from './tracing.js';
+import type { AgentTracing, TraceSpan } from './tracing.js';
 import type { TurnJournal } from './turn-journal.js';
 import { notLoadedAnswer, type DeferredTools } from './deferred-tools.js';
 import { SEARCH_TOOL } from './tool-search.js';
@@ -94,33 +94,39 @@ export class TurnToolCalls {
     });
   }
 
-  private async runOne(d: LiveTurn, call: ModelStepData['calls'][number], index: number): Promise<ToolAnswer> {
+  /** The search tool's answer, a refusal of a deferred tool not loaded, or the runner's answer. */
+  private answer(d: LiveTurn, call: ModelStepData['calls'][number], id: string, span: TraceSpan): Promise<ToolAnswer> {
+    if (d.deferred.size > 0 && call.name === SEARCH_TOOL)
+      return this.deferredTools.search(d, parseArguments(call.input));
+    if (d.deferred.has(call.name) && !d.refs.has(call.name)) return Promise.resolve(notLoadedAnswer(call.name));
     const { rt } = d;
+    return this.untilAnsweredOrAsking(
+      d,
+      id,
+      // The tool span is current while the call runs: a call to an MCP server carries it as its traceparent.
+      this.tracing.within(span, () =>
+        this.runner.run({
+          agent: rt.id,
+          run: d.run,
+          call: { id, name: call.name, arguments: call.input },
+          ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
+          ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
+          tools: d.callable,
+          signal: d.signal,
+          caller: AGENT_CALLER,
+          ...(rt.options.onBehalfOf === undefined ? {} : { onBehalfOf: rt.options.onBehalfOf }),
+          ...(rt.options.maxCalls === undefined ? {} : { maxCalls: rt.options.maxCalls }),
+          ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
+        }),
+      ),
+    );
+  }
+
+  private async runOne(d: LiveTurn, call: ModelStepData['calls'][number], index: number): Promise<ToolAnswer> {
     const id = callId(index, call.id);
     const span = this.tracing.tool(d.span, call.name, id, d.refs.get(call.name)?.description);
     try {
-      const answer =
-        d.deferred.size > 0 && call.name === SEARCH_TOOL
-          ? await this.deferredTools.search(d, parseArguments(call.input))
-          : d.deferred.has(call.name) && !d.refs.has(call.name)
-            ? notLoadedAnswer(call.name)
-            : await this.untilAnsweredOrAsking(
-                d,
-                id,
-                this.runner.run({
-                  agent: rt.id,
-                  run: d.run,
-                  call: { id, name: call.name, arguments: call.input },
-                  ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
-                  ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
-                  tools: d.callable,
-                  signal: d.signal,
-                  caller: AGENT_CALLER,
-                  ...(rt.options.onBehalfOf === undefined ? {} : { onBehalfOf: rt.options.onBehalfOf }),
-                  ...(rt.options.maxCalls === undefined ? {} : { maxCalls: rt.options.maxCalls }),
-                  ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
-                }),
-              );
+      const answer = await this.answer(d, call, id, span);
       for (const label of answer.labels) d.labelsRead?.add(label);
       span.set({ 'wardrik.tool.status': answer.status });
       if (answer.status === 'error') span.fail(answer.code, answer.message);

@@ -1,6 +1,13 @@
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/client';
 import { EgressRefusedError, MAY_HAVE_HAPPENED, UnavailableError } from '../errors.js';
 import { OUTSIDE } from '../policy/policy.js';
 import { LabelledFailure, ToolResult } from '../tools/result.js';
@@ -147,9 +154,10 @@ export class MalformedResult extends Error {
 /**
  * What the SDK's client checks a call's result with, in place of its own zod schema: the same shape,
  * checked where it lies. Zod builds a copy of every result as it checks it, about 5 KB and several µs a
- * call (a third of all an MCP call allocated). It has the one method the SDK reads from a schema that
- * is not zod 4's, `safeParse`. A content part of a type this MCP version does not know is let through
- * (shown to the model as `[type content]`), so a newer server's results still read.
+ * call (a third of all an MCP call allocated). The SDK reads it as a Standard Schema; its check throws
+ * `MalformedResult`, which the SDK passes on as the call's rejection. A content part of a type this MCP
+ * version does not know is let through (shown to the model as `[type content]`), so a newer server's
+ * results still read.
  */
 export const CALL_RESULT = {
   safeParse(value: unknown): { success: true; data: CallToolResult } | { success: false; error: MalformedResult } {
@@ -158,11 +166,21 @@ export const CALL_RESULT = {
       ? { success: true, data: value as CallToolResult }
       : { success: false, error: new MalformedResult(problem) };
   },
+  '~standard': {
+    version: 1 as const,
+    vendor: 'wardrik',
+    validate(value: unknown): { value: CallToolResult } {
+      const problem = resultProblem(value);
+      if (problem !== undefined) throw new MalformedResult(problem);
+      return { value: value as CallToolResult };
+    },
+  },
 };
 
 function resultProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return 'the result is not an object';
-  const { content, structuredContent, isError } = value;
+  // `structuredContent` may be any JSON value (SEP-2106), as the SDK's own check has it.
+  const { content, isError } = value;
   if (content !== undefined) {
     if (!Array.isArray(content)) return '"content" is not a list';
     for (let i = 0; i < content.length; i++) {
@@ -170,7 +188,6 @@ function resultProblem(value: unknown): string | undefined {
       if (problem !== undefined) return `content[${i}]: ${problem}`;
     }
   }
-  if (structuredContent !== undefined && !isRecord(structuredContent)) return '"structuredContent" is not an object';
   if (isError !== undefined && typeof isError !== 'boolean') return '"isError" is not true or false';
   return undefined;
 }
@@ -205,21 +222,51 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * The answer to a call was lost on its way: the response stream of its request (Streamable HTTP) ended
+ * before the answer came, with no way to resume it (SEP-2575, protocol 2026-07-28). The server may have
+ * run the call. The connection itself is fine; the request is never sent again here.
+ */
+export class ResponseLost extends Error {
+  override readonly name = 'ResponseLost';
+}
+
+/**
+ * A 2026-07-28 server answered a call `input_required` with a request Wardrik does not answer (only
+ * elicitation is offered, and only where the server's options allow it), or asked round after round.
+ */
+export class UnansweredInput extends Error {
+  override readonly name = 'UnansweredInput';
+}
+
+/** SDK errors that are the server's (or this call's) own answer, the same on any connection. */
+const ANSWERS: ReadonlySet<string> = new Set([
+  SdkErrorCode.InvalidResult,
+  SdkErrorCode.RequestTimeout,
+  SdkErrorCode.UnsupportedResultType,
+  SdkErrorCode.InputRequiredRoundsExceeded,
+  SdkErrorCode.CapabilityNotSupported,
+  SdkErrorCode.MethodNotSupportedByProtocolVersion,
+]);
+
 /** Whether a failed call means the connection itself is gone (so the hub reconnects). */
 export function isConnectionFailure(error: unknown): boolean {
   // A result that does not fit MCP's shape is the server's answer to this call, the same every time.
-  if (error instanceof MalformedResult) return false;
-  if (error instanceof McpError) return (error.code as ErrorCode) === ErrorCode.ConnectionClosed;
-  if (error instanceof StreamableHTTPError) return error.code === undefined || error.code === 404 || error.code >= 500;
+  if (error instanceof MalformedResult || error instanceof ResponseLost || error instanceof UnansweredInput)
+    return false;
+  if (error instanceof ProtocolError) return false;
+  if (error instanceof SdkHttpError) return !(error.status > 0) || error.status === 404 || error.status >= 500;
+  if (error instanceof SdkError) return !ANSWERS.has(error.code);
   return !(error instanceof EgressRefusedError);
 }
 
 /**
  * What a failed call throws. The server refusing the request itself (bad parameters, unknown method) is
- * the call's error; an egress refusal too. Everything else — a dropped connection, a time-out, a server
- * error, the process dying, an HTTP failure — is `UnavailableError`, which the runner retries only for
- * repeatable tools: a call that may have reached the server is never sent again here. For a tool that is
- * not `repeatable`, a failure after which the call may have run tells the model not to call it again.
+ * the call's error; an egress refusal too. Everything else — a dropped connection, a lost response, a
+ * time-out, a server error, the process dying, an HTTP failure — is `UnavailableError`, which the runner
+ * retries only for repeatable tools: a call that may have reached the server is never sent again here. For
+ * a tool that is not `repeatable`, a failure after which the call may have run tells the model not to call
+ * it again.
  */
 export function callFailure(error: unknown, where: string, detail: string | undefined, repeatable = true): Error {
   const inDoubt = (what: string): string =>
@@ -232,42 +279,49 @@ export function callFailure(error: unknown, where: string, detail: string | unde
       { cause: error },
     );
   }
-  if (error instanceof MalformedResult) {
+  if (error instanceof UnansweredInput) return new Error(`${where} ${error.message}`, { cause: error });
+  if (error instanceof ResponseLost) {
+    return new UnavailableError(inDoubt(`${where}: the answer was lost (${error.message})`), { cause: error });
+  }
+  if (error instanceof MalformedResult || (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult)) {
     return new Error(
       `${where} answered with a result that is not valid MCP (${(error as Error).message}); the server needs fixing.`,
       { cause: error },
     );
   }
-  if (error instanceof McpError) {
-    switch (error.code as ErrorCode) {
-      case ErrorCode.InvalidParams:
-      case ErrorCode.InvalidRequest:
-      case ErrorCode.MethodNotFound:
-      case ErrorCode.ParseError:
+  if (error instanceof ProtocolError) {
+    switch (error.code as ProtocolErrorCode) {
+      case ProtocolErrorCode.InvalidParams:
+      case ProtocolErrorCode.InvalidRequest:
+      case ProtocolErrorCode.MethodNotFound:
+      case ProtocolErrorCode.ParseError:
         return new Error(`${where} refused the call: ${error.message}`, { cause: error });
-      case ErrorCode.ConnectionClosed:
-        return new UnavailableError(
-          inDoubt(`${where}: the connection closed during the call${detail === undefined ? '' : ` (${detail})`}`),
-          { cause: error },
-        );
-      case ErrorCode.RequestTimeout:
-        return new UnavailableError(inDoubt(`${where} did not answer in time`), { cause: error });
       default:
         return new UnavailableError(`${where} failed with a server error: ${error.message}. Try again later.`, {
           cause: error,
         });
     }
   }
-  if (
-    error instanceof StreamableHTTPError &&
-    error.code !== undefined &&
-    error.code >= 400 &&
-    error.code < 500 &&
-    error.code !== 404 &&
-    error.code !== 408 &&
-    error.code !== 429
-  ) {
-    return new Error(`${where} refused the request (HTTP ${error.code}): ${error.message}`, { cause: error });
+  if (error instanceof SdkHttpError) {
+    const status = error.status;
+    if (status >= 400 && status < 500 && status !== 404 && status !== 408 && status !== 429)
+      return new Error(`${where} refused the request (HTTP ${status}): ${error.message}`, { cause: error });
+  } else if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.ConnectionClosed:
+        return new UnavailableError(
+          inDoubt(`${where}: the connection closed during the call${detail === undefined ? '' : ` (${detail})`}`),
+          { cause: error },
+        );
+      case SdkErrorCode.RequestTimeout:
+        return new UnavailableError(inDoubt(`${where} did not answer in time`), { cause: error });
+      case SdkErrorCode.InputRequiredRoundsExceeded:
+        return new Error(`${where} asked for input more times than Wardrik answers in one call: ${error.message}`, {
+          cause: error,
+        });
+      default:
+        break;
+    }
   }
   const message = error instanceof Error ? error.message : String(error);
   return new UnavailableError(

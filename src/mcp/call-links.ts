@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client';
 import type { CallContext } from '../runner/call-context.js';
 
 /** A call of a server's tool under way, which a question the server asks meanwhile belongs to. */
@@ -23,6 +23,17 @@ export interface QuestionLink {
 /** Questions related over HTTP whose handler has not run yet: a server that never lets one run cannot grow this. */
 const MAX_RELATED = 256;
 const ELICIT = Buffer.from('"elicitation/create"');
+const RESULT = Buffer.from('"result"');
+const ERROR = Buffer.from('"error"');
+const EVENT_ID = Buffer.from('\nid:');
+
+/** What sees an SSE response stream of a POST holding one `tools/call`, as it passes and when it ends. */
+export interface ResponseStreamWatch {
+  /** Whole events of the stream, before the SDK reads them. */
+  events(events: Buffer): void;
+  /** The stream ended, closed or failed; called once. */
+  ended(): void;
+}
 
 /**
  * Which call of a server's tool a request the server sends during it (a question) belongs to, as far as
@@ -36,21 +47,33 @@ const ELICIT = Buffer.from('"elicitation/create"');
  *   call in flight it is that call; with several the question is linked to none of them, rather than to
  *   a guess: it is shown with all of them, no call's time-out pauses and no turn parks on it.
  *
- * A call's request id is learnt as it is sent: `sending` names the call around `client.callTool`, which
+ * A call's request id is learnt as it is sent: `sending` names the call around the SDK's request, which
  * hands its `tools/call` to the transport synchronously, and `sent` (the transport's send) notes its id.
+ *
+ * It also tells when the answer to a call was lost (Streamable HTTP): the SSE stream answering its POST
+ * ended without the answer, and the SDK will not resume it, because the connection speaks 2026-07-28
+ * (where a broken stream loses the request, SEP-2575) or because the server gave the stream no event ids
+ * to resume from. The call's `onLost` is told; it is never sent again here.
  */
 export class CallLinks {
   /** Calls in flight by the id of their `tools/call` request, oldest first. */
   private readonly calls = new Map<RequestId, CallInFlight>();
   /** Server request id → the id of the call whose response stream carried it. */
   private readonly related = new Map<RequestId, RequestId>();
-  private next: CallInFlight | undefined;
+  /** What to tell when the answer to a call in flight is lost, by its request id. */
+  private readonly losers = new Map<RequestId, () => void>();
+  private next: { readonly call: CallInFlight | undefined; readonly onLost: (() => void) | undefined } | undefined;
   private sentId: RequestId | undefined;
+  /** The connection speaks 2026-07-28: a response stream is never resumed. */
+  modern = false;
 
-  /** Runs `send` (one `client.callTool`) as `call`'s, and forgets the call once the returned promise settles. */
-  sending<T>(call: CallInFlight | undefined, send: () => Promise<T>): Promise<T> {
-    if (call === undefined) return send();
-    this.next = call;
+  /**
+   * Runs `send` (one SDK request for `tools/call`) as `call`'s, with `onLost` told if its answer is lost,
+   * and forgets both once the returned promise settles.
+   */
+  sending<T>(call: CallInFlight | undefined, send: () => Promise<T>, onLost?: () => void): Promise<T> {
+    if (call === undefined && onLost === undefined) return send();
+    this.next = { call, onLost };
     this.sentId = undefined;
     let sent: Promise<T>;
     try {
@@ -62,6 +85,7 @@ export class CallLinks {
     if (id === undefined) return sent;
     const forget = (): void => {
       this.calls.delete(id);
+      this.losers.delete(id);
     };
     sent.then(forget, forget);
     return sent;
@@ -71,16 +95,39 @@ export class CallLinks {
   sent(message: JSONRPCMessage): void {
     if (this.next === undefined || !('method' in message) || message.method !== 'tools/call' || !('id' in message))
       return;
-    this.calls.set(message.id, this.next);
+    const { call, onLost } = this.next;
+    if (call !== undefined) this.calls.set(message.id, call);
+    if (onLost !== undefined) this.losers.set(message.id, onLost);
     this.sentId = message.id;
     this.next = undefined;
   }
 
-  /** Reads SSE `events` (whole ones) that answer the POST of `requestBody`, noting the questions among them. */
-  relate(events: Buffer, requestBody: string): void {
-    if (events.indexOf(ELICIT) === -1) return;
-    const call = callRequestId(requestBody);
-    if (call === undefined) return;
+  /** A watch on the SSE stream answering the POST of `requestBody`, when that holds one `tools/call`. */
+  watch(requestBody: string): ResponseStreamWatch | undefined {
+    const id = callRequestId(requestBody);
+    if (id === undefined) return undefined;
+    let answered = false;
+    let resumable = false;
+    let over = false;
+    return {
+      events: (events) => {
+        if (!resumable && (events.indexOf(EVENT_ID) !== -1 || events.subarray(0, 3).toString('latin1') === 'id:'))
+          resumable = true;
+        if (events.indexOf(ELICIT) !== -1) this.relateTo(id, events);
+        if (!answered && (events.indexOf(RESULT) !== -1 || events.indexOf(ERROR) !== -1))
+          answered = answers(events, id);
+      },
+      ended: () => {
+        if (over) return;
+        over = true;
+        if (answered || (resumable && !this.modern)) return;
+        this.losers.get(id)?.();
+      },
+    };
+  }
+
+  /** Notes the questions among SSE `events` (whole ones) answering the POST of the call `call`. */
+  private relateTo(call: RequestId, events: Buffer): void {
     for (const data of eventData(events.toString('utf8'))) {
       let message: unknown;
       try {
@@ -106,6 +153,19 @@ export class CallLinks {
     if (this.calls.size === 1) return { call: this.calls.values().next().value, candidates: [] };
     return { call: undefined, candidates: [...this.calls.values()] };
   }
+}
+
+/** Whether SSE `events` hold the response (a result or an error) to the request `id`. */
+function answers(events: Buffer, id: RequestId): boolean {
+  for (const data of eventData(events.toString('utf8'))) {
+    try {
+      const message = JSON.parse(data) as { id?: unknown; result?: unknown; error?: unknown } | null;
+      if (message?.id === id && (message.result !== undefined || message.error !== undefined)) return true;
+    } catch {
+      // not JSON: the SDK refuses it too
+    }
+  }
+  return false;
 }
 
 /** The id of the one `tools/call` request in a POST body, if it holds one. */

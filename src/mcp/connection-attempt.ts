@@ -1,8 +1,10 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type Tool as McpTool,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { CallLinks } from './call-links.js';
 import { ChildTransport } from './child-transport.js';
 import type { ConnectionSettings } from './connection-settings.js';
@@ -10,7 +12,8 @@ import { EgressRefusedError } from '../errors.js';
 import type { ResolvedAddress } from './egress.js';
 import type { MessageTooLarge } from './message-limit.js';
 import { pinnedFetch, type PinnedFetch } from './pinned-fetch.js';
-import { TOOLS_PAGE } from './tool-listing.js';
+import { TOOLS_PAGE, type ToolsPage } from './tool-listing.js';
+import { withTraceparent } from './trace-context.js';
 
 /** What one connection attempt opened. */
 export interface Opened {
@@ -20,12 +23,15 @@ export interface Opened {
   readonly links: CallLinks;
 }
 
-/** The transport, with each message it sends shown to `links` first (a call's request id is learnt there). */
+/**
+ * The transport, with each message it sends shown to `links` first (a call's request id is learnt there),
+ * and each request carrying the current trace's `traceparent` in its `_meta` (SEP-414).
+ */
 function noteSent<T extends Transport>(transport: T, links: CallLinks): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     links.sent(message);
-    return send(message, options);
+    return send(withTraceparent(message), options);
   };
   return transport;
 }
@@ -90,7 +96,7 @@ export async function openAttempt(
   const fetcher = pinnedFetch(egress, first, {
     maxBytes: maxMessageBytes,
     onTooLarge,
-    relate: (events, body) => links.relate(events, body),
+    watch: (body) => links.watch(body),
   });
   const requestHeaders: Record<string, string> = { ...headers };
   if (secret !== undefined) requestHeaders.authorization = `Bearer ${secret}`;
@@ -104,16 +110,26 @@ export async function openAttempt(
   return { client, transport: noteSent(transport, links), fetcher, links };
 }
 
-/** A client that offers elicitation (form and URL mode) when the server's option allows it; `links` says which call a question belongs to. */
+/**
+ * A client that speaks both protocol eras: it probes with `server/discover` and falls back to the
+ * `initialize` handshake of a 2025-11-25 server. It offers elicitation (form and URL mode) when the server's
+ * option allows it. A 2025 server asks with an `elicitation/create` request, answered here (`links` says
+ * which call it belongs to); a 2026-07-28 server answers the call `input_required`, which the connection
+ * answers itself (see `ServerConnection`), so the SDK's own fulfilment is off.
+ */
 function newClient(elicitation: ConnectionSettings['elicitation'], links: CallLinks): Client {
   const client = new Client(
     { name: 'wardrik', version: '0.1.0' },
-    { capabilities: elicitation === undefined ? {} : { elicitation: { form: {}, url: {} } } },
+    {
+      capabilities: elicitation === undefined ? {} : { elicitation: { form: {}, url: {} } },
+      versionNegotiation: { mode: 'auto' },
+      inputRequired: { autoFulfill: false },
+    },
   );
-  if (elicitation === 'decline') client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
+  if (elicitation === 'decline') client.setRequestHandler('elicitation/create', () => ({ action: 'decline' }));
   else if (elicitation !== undefined)
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      elicitation(request.params, extra.signal, links.linkOf(extra.requestId)),
+    client.setRequestHandler('elicitation/create', (request, ctx) =>
+      elicitation(request.params, ctx.mcpReq.signal, links.linkOf(ctx.mcpReq.id)),
     );
   return client;
 }
@@ -123,11 +139,11 @@ export async function listAll(client: Client, timeoutMs: number): Promise<McpToo
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
     // Not client.listTools(): see TOOLS_PAGE for what it costs with a hostile server.
-    const result = await client.request(
+    const result = (await client.request(
       { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
       TOOLS_PAGE,
       { timeout: timeoutMs },
-    );
+    )) as ToolsPage;
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (cursor === undefined) break;

@@ -1,5 +1,5 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { ElicitRequest, ElicitResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { ElicitRequest, ElicitResult, Tool as McpTool } from '@modelcontextprotocol/client';
 import type { Timers } from '../clock.js';
 import type { QuestionLink } from './call-links.js';
 import type { CredentialProvider } from './credentials.js';

@@ -1,28 +1,33 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ToolListChangedNotificationSchema,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
   type CallToolResult,
-  type CallToolResultSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Client,
+  type McpSubscription,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { delay, MAX_TIMER_MS, type Timer } from '../clock.js';
 import { UnavailableError } from '../errors.js';
 import { backoffDelay } from '../runner/transient.js';
-import { CALL_RESULT, callFailure, isConnectionFailure } from './adapt.js';
+import { CALL_RESULT, callFailure, isConnectionFailure, ResponseLost } from './adapt.js';
 import type { CallInFlight, CallLinks } from './call-links.js';
 import { ChildTransport } from './child-transport.js';
 import { closeQuietly, describeFailure, listAll, openAttempt, type Opened } from './connection-attempt.js';
 import type { ConnectionSettings, ConnectionState } from './connection-settings.js';
 import type { MessageTooLarge } from './message-limit.js';
+import { paramHeaders, type ParamHeader } from './param-headers.js';
 import type { PinnedFetch } from './pinned-fetch.js';
+import { answerInputRequired, isInputRequired, type CallParams, type InputRequired } from './input-required.js';
 
 /** The SDK's largest request time-out; the runner's own time-out and the call's signal stop calls first. */
 const NO_SDK_TIMEOUT = MAX_TIMER_MS;
 
 /**
- * One server's connection, kept up on its own: it connects, lists the tools, re-lists them on
- * `notifications/tools/list_changed` (a burst is listed once), and when the connection fails or drops
+ * One server's connection, kept up on its own: it connects in the protocol era the server speaks
+ * (2026-07-28, else the 2025-11-25 handshake), lists the tools, re-lists them on
+ * `notifications/tools/list_changed` (a burst is listed once; on a 2026-07-28 server these come on the
+ * `subscriptions/listen` stream it opens), and when the connection fails or drops
  * it reports no tools and tries again with exponential backoff and jitter, never more than
  * `maxDelayMs` (60 s at most) apart. Each attempt builds a fresh transport; the one before is closed
  * first (a stdio server's process is ended and reaped).
@@ -37,6 +42,10 @@ export class ServerConnection {
   private fetcher: PinnedFetch | undefined;
   /** Which call the connection's questions belong to (see `CallLinks`); one per client, as request ids are. */
   private links: CallLinks | undefined;
+  /** The server ended the era probe by exiting: it is connected to with the 2025-11-25 handshake only. */
+  private legacyOnly = false;
+  /** The `subscriptions/listen` stream of a 2026-07-28 connection. */
+  private subscription: McpSubscription | undefined;
   /** Increases with each attempt and on close: callbacks of an older connection are ignored. */
   private generation = 0;
   private failures = 0;
@@ -85,7 +94,8 @@ export class ServerConnection {
   /**
    * Calls a tool once and reads its result with `read`. Rejects with `UnavailableError` for transient
    * failures, a plain Error for the server's refusal. `during` is the Wardrik call it is, which the
-   * server's questions meanwhile may belong to. Not an async function: on every MCP call's path, its
+   * server's questions meanwhile may belong to; `headers`, the arguments it mirrors into HTTP headers
+   * (SEP-2243). Not an async function: on every MCP call's path, its
    * frame would cost more than the rest of this method.
    */
   callTool<T>(
@@ -95,13 +105,14 @@ export class ServerConnection {
     read: (result: CallToolResult) => T,
     repeatable = true,
     during?: CallInFlight,
+    headers?: readonly ParamHeader[],
   ): Promise<T> {
     if (this.state === 'connecting' && this.connecting !== undefined) {
       return untilSettledOrAborted(this.connecting, signal).then(() =>
-        this.send(name, args, signal, read, repeatable, during),
+        this.send(name, args, signal, read, repeatable, during, headers),
       );
     }
-    return this.send(name, args, signal, read, repeatable, during);
+    return this.send(name, args, signal, read, repeatable, during, headers);
   }
 
   private send<T>(
@@ -111,6 +122,7 @@ export class ServerConnection {
     read: (result: CallToolResult) => T,
     repeatable: boolean,
     during: CallInFlight | undefined,
+    headers: readonly ParamHeader[] | undefined,
   ): Promise<T> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const client = this.client;
@@ -122,29 +134,58 @@ export class ServerConnection {
         ),
       );
     }
-    // CALL_RESULT stands in for the SDK's zod schema (see there): the type admits only the SDK's own.
-    const call = (): Promise<CallToolResult> =>
-      client.callTool(
-        { name, arguments: args as Record<string, unknown> },
-        CALL_RESULT as unknown as typeof CallToolResultSchema,
-        {
-          signal,
-          // The runner's time-out (the server's timeoutMs, as the tool's `timeout`) aborts `signal`, which
-          // sends the cancellation; the SDK's own 60 s timer must not fire first.
-          timeout: NO_SDK_TIMEOUT,
-        },
-      ) as Promise<CallToolResult>;
-    const sent = during === undefined || this.links === undefined ? call() : this.links.sending(during, call);
-    return sent.then(read, (error: unknown) => {
-      // Stopped or timed out by the runner: the SDK has sent notifications/cancelled; the runner answers.
-      if (signal.aborted) throw signal.reason ?? error;
-      if (this.tooLarge?.generation === generation)
-        throw tooLargeFailure(`${this.where} (tool "${name}")`, this.tooLarge.error);
-      const detail = this.transport instanceof ChildTransport ? this.transport.exit : undefined;
-      const failure = callFailure(error, `${this.where} (tool "${name}")`, detail, repeatable);
-      if (isConnectionFailure(error)) this.dropped(generation, (error as Error)?.message ?? String(error));
-      throw failure;
-    });
+    const links = this.links;
+    // Arguments a tool marks `x-mcp-header` go in `Mcp-Param-*` headers too, to a 2026-07-28 server over HTTP.
+    const mirrored =
+      headers !== undefined && links?.modern === true && this.fetcher !== undefined
+        ? paramHeaders(headers, args)
+        : undefined;
+    // A lost answer (see CallLinks) stops the SDK's request with this signal; only over HTTP can one be lost.
+    const lost = links !== undefined && this.fetcher !== undefined ? new AbortController() : undefined;
+    const stopped = lost === undefined ? undefined : (): void => lost.abort(signal.reason);
+    if (stopped !== undefined) signal.addEventListener('abort', stopped, { once: true });
+    const callSignal = lost === undefined ? signal : lost.signal;
+    // CALL_RESULT stands in for the SDK's zod schema (see there). `allowInputRequired`: a 2026-07-28 server's
+    // questions come back as the call's result, answered below (the SDK's own fulfilment is off).
+    const request = (params: CallParams): Promise<CallToolResult | InputRequired> =>
+      client.request({ method: 'tools/call', params }, CALL_RESULT, {
+        signal: callSignal,
+        // The runner's time-out (the server's timeoutMs, as the tool's `timeout`) aborts `signal`, which
+        // sends the cancellation; the SDK's own 60 s timer must not fire first.
+        timeout: NO_SDK_TIMEOUT,
+        allowInputRequired: true,
+        ...(mirrored === undefined ? {} : { headers: mirrored }),
+      }) as Promise<CallToolResult | InputRequired>;
+    const onLost = lost === undefined ? undefined : () => lost.abort(new ResponseLost(LOST));
+    const once = (params: CallParams): Promise<CallToolResult | InputRequired> =>
+      links === undefined ? request(params) : links.sending(during, () => request(params), onLost);
+    const first: CallParams = { name, arguments: args as Record<string, unknown> };
+    return once(first)
+      .then((result) =>
+        isInputRequired(result)
+          ? answerInputRequired(result, {
+              params: first,
+              send: once,
+              ask: this.settings.elicitation,
+              link: { call: during, candidates: [] },
+              signal,
+            })
+          : result,
+      )
+      .finally(() => {
+        if (stopped !== undefined) signal.removeEventListener('abort', stopped);
+      })
+      .then(read, (error: unknown) => {
+        // Stopped or timed out by the runner: the SDK has sent notifications/cancelled; the runner answers.
+        if (signal.aborted) throw signal.reason ?? error;
+        if (this.tooLarge?.generation === generation)
+          throw tooLargeFailure(`${this.where} (tool "${name}")`, this.tooLarge.error);
+        const cause = lost?.signal.aborted === true ? (lost.signal.reason as ResponseLost) : error;
+        const detail = this.transport instanceof ChildTransport ? this.transport.exit : undefined;
+        const failure = callFailure(cause, `${this.where} (tool "${name}")`, detail, repeatable);
+        if (isConnectionFailure(cause)) this.dropped(generation, (cause as Error)?.message ?? String(cause));
+        throw failure;
+      });
   }
 
   /** Closes the connection for good: timers cleared, the transport closed, a stdio process reaped. */
@@ -186,18 +227,25 @@ export class ServerConnection {
       this.opening = opened;
       if (generation !== this.generation) throw new Stale();
       const { client, transport } = opened;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleList(generation));
+      client.setNotificationHandler('notifications/tools/list_changed', () => this.scheduleList(generation));
       client.onclose = () =>
         this.dropped(
           generation,
           (transport instanceof ChildTransport ? transport.exit : undefined) ?? 'the connection closed',
         );
-      await client.connect(transport, { timeout: this.settings.timing.connectTimeoutMs });
+      await client.connect(transport, {
+        timeout: this.settings.timing.connectTimeoutMs,
+        ...(this.legacyOnly ? { prior: { kind: 'legacy' as const } } : {}),
+      });
       if (generation !== this.generation) throw new Stale();
       this.client = client;
       this.transport = transport;
       this.fetcher = opened.fetcher;
       this.links = opened.links;
+      if (client.getProtocolEra() === 'modern') {
+        opened.links.modern = true;
+        this.subscription = await this.listen(client, generation);
+      }
       const tools = await listAll(client, this.settings.timing.connectTimeoutMs);
       if (generation !== this.generation) throw new Stale();
       this.state = 'connected';
@@ -212,9 +260,39 @@ export class ServerConnection {
         await closeQuietly(opened.client, opened.transport, opened.fetcher);
       if (error instanceof Stale || generation !== this.generation) return;
       const exit = opened?.transport instanceof ChildTransport ? opened.transport.exit : undefined;
+      // A stdio server that exits on the probe (as servers built on the Rust SDK exit on any request
+      // before `initialize`) speaks 2025-11-25: it is started again at once, straight to the handshake.
+      if (
+        !this.legacyOnly &&
+        exit !== undefined &&
+        error instanceof SdkError &&
+        error.code === SdkErrorCode.EraNegotiationFailed
+      ) {
+        this.legacyOnly = true;
+        await this.release(false);
+        this.retryTimer = this.settings.timers.after(0, () => void this.connectNow(), { background: true });
+        return;
+      }
       await this.release(false);
       this.fail(describeFailure(this.tooLarge?.generation === generation ? this.tooLarge.error : error, exit));
     }
+  }
+
+  /**
+   * Opens the `subscriptions/listen` stream of a 2026-07-28 server that announces tool list changes: the
+   * one channel it sends `notifications/tools/list_changed` on. When the stream ends unasked, changes may
+   * have been missed, so the connection is treated as dropped: it reconnects, re-lists and listens again.
+   */
+  private async listen(client: Client, generation: number): Promise<McpSubscription | undefined> {
+    if (client.getServerCapabilities()?.tools?.listChanged !== true) return undefined;
+    const subscription = await client.listen(
+      { toolsListChanged: true },
+      { timeout: this.settings.timing.connectTimeoutMs },
+    );
+    void subscription.closed.then((how) => {
+      if (how !== 'local') this.dropped(generation, `the server ended its subscriptions/listen stream (${how})`);
+    });
+    return subscription;
   }
 
   /** Builds a client and a transport for one attempt; past the message limit, the attempt or connection ends. */
@@ -296,11 +374,13 @@ export class ServerConnection {
 
   /** Closes the current client and transport, if any. */
   private async release(polite: boolean): Promise<void> {
-    const { client, transport, fetcher } = this;
+    const { client, transport, fetcher, subscription } = this;
     this.client = undefined;
     this.transport = undefined;
     this.fetcher = undefined;
     this.links = undefined;
+    this.subscription = undefined;
+    await subscription?.close().catch(() => {});
     if (client === undefined || transport === undefined) return;
     if (polite && transport instanceof StreamableHTTPClientTransport) {
       // Tell the server the session is over, without letting a slow server hold the close up.
@@ -314,6 +394,9 @@ export class ServerConnection {
 }
 
 class Stale extends Error {}
+
+const LOST =
+  'the stream carrying it ended before the answer came, and cannot be resumed (under 2026-07-28, SEP-2575, never)';
 
 /** What a call dropped because the server passed the message limit answers: not transient, never retried. */
 function tooLargeFailure(where: string, error: MessageTooLarge): Error {

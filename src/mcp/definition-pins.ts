@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { Clock } from '../clock.js';
 import type { McpServerRecords, Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';

@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { every, type Timer } from '../clock.js';
 import { ClosedError, ConfigurationError, ConflictError, NotFoundError } from '../errors.js';
 import { MemoryStore } from '../store/memory-store.js';
@@ -23,6 +23,7 @@ import {
 
 export { toolsetClaims, type ToolsetClaims } from './toolset-claims.js';
 
+import { loadTraceContext } from './trace-context.js';
 import type { McpHubServices, McpServerStatus, McpToolsOptions, ServerEntry } from './hub-types.js';
 export type { McpHubServices, McpServerStatus, McpToolsOptions } from './hub-types.js';
 
@@ -92,6 +93,7 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
           `MCP server "${name}" of hub "${this.name}" has the name of ${other}; toolset names must be unique, so rename one.`,
         );
     }
+    await loadTraceContext(); // before any request: each carries the current span's `traceparent`
     for (const [name, options] of this.settings.configured) this.open(name, options, false, 0);
     if (this.services.store !== undefined) {
       try {

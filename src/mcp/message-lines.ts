@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 
 /** What `MessageLines` finds in the bytes it is given, in the order they came. */
 export interface MessageLinesHandlers {

@@ -5,6 +5,7 @@ import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { EgressRefusedError } from '../errors.js';
+import type { ResponseStreamWatch } from './call-links.js';
 import type { EgressCheck, ResolvedAddress } from './egress.js';
 import { cappedBody, type MessageTooLarge } from './message-limit.js';
 
@@ -22,8 +23,11 @@ export interface PinnedFetch {
 export interface MessageCap {
   readonly maxBytes: number;
   readonly onTooLarge: (error: MessageTooLarge) => void;
-  /** Sees the whole SSE events answering a POST, with the POST's body: a question is related to the call it came during (see `CallLinks`). */
-  readonly relate?: (events: Buffer, requestBody: string) => void;
+  /**
+   * A watch on the SSE stream answering a POST, given the POST's body: it sees the stream's whole events
+   * (a question is related to the call it came during) and its end (an answer lost). See `CallLinks`.
+   */
+  readonly watch?: (requestBody: string) => ResponseStreamWatch | undefined;
 }
 
 /**
@@ -139,13 +143,27 @@ function request(
         const empty = method === 'HEAD' || status === 204 || status === 205 || status === 304;
         if (empty) res.resume();
         const sent = init.body;
-        const relate =
-          cap?.relate !== undefined && method === 'POST' && typeof sent === 'string'
-            ? (events: Buffer) => cap.relate!(events, sent)
+        const watch =
+          !empty && cap?.watch !== undefined && method === 'POST' && typeof sent === 'string' && isEventStream(res)
+            ? cap.watch(sent)
             : undefined;
+        if (watch !== undefined) {
+          const ended = (): void => watch.ended();
+          res.once('end', ended);
+          res.once('close', ended);
+        }
         const body = empty
           ? null
-          : webBody(cap === undefined ? res : cappedBody(res, cap.maxBytes, cap.onTooLarge, relate));
+          : webBody(
+              cap === undefined
+                ? res
+                : cappedBody(
+                    res,
+                    cap.maxBytes,
+                    cap.onTooLarge,
+                    watch === undefined ? undefined : (events: Buffer) => watch.events(events),
+                  ),
+            );
         resolve(
           new Response(body as unknown as ConstructorParameters<typeof Response>[0], {
             status,
@@ -169,6 +187,10 @@ function request(
       reject(new TypeError('The pinned fetch sends only string, byte or form (URLSearchParams) bodies.'));
     }
   });
+}
+
+function isEventStream(res: http.IncomingMessage): boolean {
+  return (res.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
 }
 
 /**

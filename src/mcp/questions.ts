@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { delay, type Clock, type Timers } from '../clock.js';
 import type { QuestionDetail } from '../inbox/question.js';
 import { OUTSIDE } from '../policy/policy.js';

@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
 import { CallContext } from '../runner/call-context.js';
 import { argumentChecker } from '../tools/arguments.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
@@ -7,6 +7,7 @@ import type { ServerConnection } from './connection.js';
 import type { DefinitionPins, ToolGate } from './definition-pins.js';
 import type { CallInFlight } from './call-links.js';
 import type { McpServerOptions } from './options.js';
+import { scanParamHeaders } from './param-headers.js';
 import { outputSchemaProblem, structuredOutput } from './tool-listing.js';
 
 /** How many tools are adapted between two turns of the event loop. */
@@ -137,6 +138,10 @@ export class ServerTools {
         return labelled(result, outputOf(result, maxResultChars, where));
       };
     }
+    // A tool whose x-mcp-header declarations the protocol does not allow must not be called (SEP-2243).
+    const scan = scanParamHeaders(tool.inputSchema);
+    if (!scan.ok) throw new Error(`its input schema's x-mcp-header declarations are invalid: ${scan.reason}`);
+    const headers = scan.headers.length === 0 ? undefined : scan.headers;
     const title = tool.title ?? tool.annotations?.title;
     const repeatable = annotations.readOnly === true || annotations.idempotent === true;
     const gate = this.gate(tool.name);
@@ -160,7 +165,8 @@ export class ServerTools {
               context: runner,
             }
           : undefined;
-        const call = (): Promise<unknown> => connection.callTool(tool.name, args, signal, read, repeatable, during);
+        const call = (): Promise<unknown> =>
+          connection.callTool(tool.name, args, signal, read, repeatable, during, headers);
         return gate.change !== undefined ? pins.gated(gate, call) : call();
       },
     });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/client';
 import type { Clock } from '../clock.js';
 import { EgressRefusedError, NotFoundError } from '../errors.js';
 import type { InboxRecord, McpServerRecords, Store } from '../store/store.js';
@@ -69,7 +69,7 @@ export class SignIns {
   }
 
   /**
-   * Completes a sign-in from the URL the person's browser was sent back to (`?code=…&state=…`): the
+   * Completes a sign-in from the URL the person's browser was sent back to (`?code=…&state=…&iss=…`): the
    * code is exchanged for tokens (kept encrypted in the store) and the `authorize` item is answered.
    * Returns the server's name. Throws `NotFoundError` when no sign-in waits for that state.
    */
@@ -100,9 +100,12 @@ export class SignIns {
     }
     const fetcher = pinnedFetch(found.runtime ? this.check : undefined);
     try {
+      // `iss` (RFC 9207): the SDK checks it names the authorization server the person was sent to.
+      const iss = callback.searchParams.get('iss');
       const result = await auth(this.provider(found), {
         serverUrl: found.url,
         authorizationCode: code,
+        ...(iss === null ? {} : { iss }),
         fetchFn: fetcher.fetch,
       });
       if (result !== 'AUTHORIZED')

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import type { CallToolResult, ListToolsResultSchema, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
 import { compiledSchema, schemaProblem, toolsAjv } from '../tools/json-schema.js';
 
 /**
@@ -11,15 +11,23 @@ import { compiledSchema, schemaProblem, toolsAjv } from '../tools/json-schema.js
  * compiled on its first result (`structuredOutput`).
  */
 export const TOOLS_PAGE = {
-  safeParse(
-    value: unknown,
-  ): { success: true; data: { tools: McpTool[]; nextCursor?: string } } | { success: false; error: Error } {
-    const problem = pageProblem(value);
-    return problem === undefined
-      ? { success: true, data: value as { tools: McpTool[]; nextCursor?: string } }
-      : { success: false, error: new Error(`The tools/list answer is not valid MCP: ${problem}.`) };
+  '~standard': {
+    version: 1 as const,
+    vendor: 'wardrik',
+    validate(value: unknown): { value: ToolsPage } | { issues: [{ message: string }] } {
+      const problem = pageProblem(value);
+      return problem === undefined
+        ? { value: value as ToolsPage }
+        : { issues: [{ message: `The tools/list answer is not valid MCP: ${problem}.` }] };
+    },
   },
-} as unknown as typeof ListToolsResultSchema;
+};
+
+/** One page of a server's tools. */
+export interface ToolsPage {
+  readonly tools: McpTool[];
+  readonly nextCursor?: string;
+}
 
 function pageProblem(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'it is not an object';

@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CallToolResultSchema, ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/client';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import { callTool, defineTool, isTransient, Unavailable } from '../../src/index.js';
 import {
   annotationsOf,
@@ -128,9 +135,9 @@ describe('MCP results as answers', () => {
 describe('MCP call failures', () => {
   it('are transient for dropped connections, time-outs, server errors and unreachable servers', () => {
     for (const error of [
-      new McpError(ErrorCode.ConnectionClosed, 'Connection closed'),
-      new McpError(ErrorCode.RequestTimeout, 'Request timed out'),
-      new McpError(ErrorCode.InternalError, 'kaboom'),
+      new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'),
+      new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
+      new ProtocolError(ProtocolErrorCode.InternalError, 'kaboom'),
       new TypeError('fetch failed'),
     ]) {
       const failure = callFailure(error, 'MCP server "s"', undefined);
@@ -140,7 +147,11 @@ describe('MCP call failures', () => {
   });
 
   it("are the call's own error when the server refuses the request", () => {
-    const failure = callFailure(new McpError(ErrorCode.InvalidParams, 'bad a'), 'MCP server "s"', undefined);
+    const failure = callFailure(
+      new ProtocolError(ProtocolErrorCode.InvalidParams, 'bad a'),
+      'MCP server "s"',
+      undefined,
+    );
     assert.equal(failure instanceof Unavailable, false);
     assert.match(failure.message, /refused the call/);
   });
@@ -157,7 +168,7 @@ describe('MCP call failures', () => {
       'MCP server "s" (tool "t") answered with a result that is not valid MCP (content[0]: "text" is not a string); the server needs fixing.',
     );
     assert.equal(isConnectionFailure(error), false);
-    assert.equal(isConnectionFailure(new McpError(ErrorCode.ConnectionClosed, 'Connection closed')), true);
+    assert.equal(isConnectionFailure(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')), true);
   });
 });
 
@@ -179,6 +190,8 @@ describe('CALL_RESULT, the check of a call result', () => {
       ],
     },
     { content: [{ type: 'resource_link', uri: 'file:///a', name: 'a' }], structuredContent: { n: 1 } },
+    // Any JSON value since SEP-2106 (SDK v2), a list included.
+    { content: [], structuredContent: [1] },
   ];
   const invalid: [unknown, string][] = [
     [null, 'the result is not an object'],
@@ -192,7 +205,6 @@ describe('CALL_RESULT, the check of a call result', () => {
       'content[0]: "resource" needs a "uri" and a "text" or "blob"',
     ],
     [{ content: [{ type: 'resource_link', uri: 'file:///a' }] }, 'content[0]: "uri" or "name" is not a string'],
-    [{ content: [], structuredContent: [1] }, '"structuredContent" is not an object'],
     [{ content: [], isError: 'yes' }, '"isError" is not true or false'],
   ];
 

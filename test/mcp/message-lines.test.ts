@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { MessageLines } from '../../src/mcp/message-lines.js';
 import { MAX_MESSAGE_BYTES } from '../../src/mcp/message-limit.js';
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { ServerConnection } from '../../src/mcp/connection.js';
 import type { DefinitionPins } from '../../src/mcp/definition-pins.js';
 import { ServerTools } from '../../src/mcp/server-tools.js';

@@ -9,7 +9,7 @@ import { it } from 'node:test';
 const CLIENT = fileURLToPath(new URL('./wardrik-client.js', import.meta.url));
 const HOOK = fileURLToPath(new URL('../../serve/conformance/register.js', import.meta.url));
 const SUITE = join(
-  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')),
+  dirname(createRequire(import.meta.url).resolve('conformance-next/package.json')),
   'dist',
   'index.js',
 );

@@ -37,9 +37,14 @@ const wardrik = await Wardrik.create({
   },
 });
 let calling = true;
+let signInRefused = false;
+/** Sign-ins already opened: a person opens each once (a callback the hub refuses leaves its item pending). */
+const opened = new Set<string>();
 const person = (async () => {
   while (calling) {
     for (const item of await wardrik.inbox.list()) {
+      if (item.kind === 'authorize' && opened.has(item.id)) continue;
+      if (item.kind === 'authorize') opened.add(item.id);
       if (item.kind === 'question')
         await wardrik.inbox.answer(item.id, { action: 'accept', content: {} }, { by: 'conformance' }).catch(() => {});
       if (item.kind === 'authorize') {
@@ -49,7 +54,11 @@ const person = (async () => {
           await wardrik
             .mcp()
             .completeSignIn(back, { by: 'conformance' })
-            .catch((error: Error) => process.stderr.write(`sign-in: ${error.message}\n`));
+            .catch((error: Error) => {
+              // Refused (an issuer check): the server stays signed out, so nothing is waited for.
+              signInRefused = true;
+              process.stderr.write(`sign-in: ${error.message}\n`);
+            });
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -57,9 +66,21 @@ const person = (async () => {
 })();
 /** Resolves once the server is connected, or after `ms` (the caller then sees it is not). */
 const connected = (ms: number): Promise<unknown> =>
-  eventually('the server to connect', () => wardrik.mcp().status()[0]?.state === 'connected', {
+  eventually('the server to connect', () => signInRefused || wardrik.mcp().status()[0]?.state === 'connected', {
     timeoutMs: ms,
   }).catch(() => undefined);
+/**
+ * Calls Wardrik refuses by design in some scenarios, where the suite's checks are about something else
+ * and pass: such a call must be refused (an error answer), and one that runs counts as a failure.
+ * - sep-2322-client-request-state: a 2026-07-28 result without `resultType` breaks a MUST; the SDK
+ *   rejects it, and Wardrik answers the call as not valid MCP.
+ * - json-schema-ref-no-deref: the input schema `$ref`s an outside URL, which Wardrik never fetches (the
+ *   check is that it does not), so the arguments cannot be checked and the tool never runs.
+ */
+const REFUSED: Record<string, readonly string[]> = {
+  'sep-2322-client-request-state': ['c__test_mrtr_no_result_type'],
+  'json-schema-ref-no-deref': ['c__lookup_user'],
+};
 let failed = 0;
 try {
   // Not connected in time is reported just below, as a failure of the scenario.
@@ -70,12 +91,18 @@ try {
     failed++;
   }
   for (const entry of wardrik.tools(['c/*'])) {
-    const schema = entry.inputSchema as { properties?: Record<string, { type?: string }> };
+    const schema = entry.inputSchema as { properties?: Record<string, { type?: string }>; required?: string[] };
+    // SEP-2243's header scenario checks values that need base64 in a header, and arguments left out.
+    const headers = scenario === 'http-custom-headers';
+    const omitted = (key: string): boolean =>
+      headers && entry.name.includes('null') && !(schema.required ?? []).includes(key);
     const args = Object.fromEntries(
-      Object.entries(schema.properties ?? {}).map(([key, property]) => [
-        key,
-        property.type === 'string' ? 'x' : property.type === 'boolean' ? true : 1,
-      ]),
+      Object.entries(schema.properties ?? {})
+        .filter(([key]) => !omitted(key))
+        .map(([key, property]) => [
+          key,
+          property.type === 'string' ? (headers ? 'Grüße aus Köln' : 'x') : property.type === 'boolean' ? true : 1,
+        ]),
     );
     // A call refused for want of a (wider) sign-in did not run: once the person signed in, it is made again.
     for (let attempt = 1; ; attempt++) {
@@ -85,6 +112,10 @@ try {
         call: { id: entry.name, name: entry.name, arguments: args },
       });
       process.stdout.write(`${entry.name}: ${JSON.stringify(answer)}\n`);
+      if (REFUSED[scenario]?.includes(entry.name) === true) {
+        if (answer.status !== 'error') failed++;
+        break;
+      }
       if (answer.status === 'ok') break;
       if (attempt === 3 || answer.status !== 'error' || !answer.message.includes('asks for a sign-in')) {
         failed++;
