@@ -1,6 +1,7 @@
 import { ConflictError, InvalidAnswerError, StoreError, type ConflictData } from '../errors.js';
 import { argumentsDigest } from '../runner/digest.js';
-import type { InboxKind, InboxRecord } from '../store/store.js';
+import type { InboxKind, InboxRecord, InboxStatus } from '../store/store.js';
+import type { ToolAnsweredEvent } from '../telemetry/events.js';
 import { whoMayAnswer, type Answerer } from './permissions.js';
 
 /** How the inbox's answers are checked and counted: options, scopes, quorums, and retrying a raced write. */
@@ -135,4 +136,26 @@ export function countApproval(
 /** `1 more person`, `2 more people`. */
 export function morePeople(count: number): string {
   return `${count} more ${count === 1 ? 'person' : 'people'}`;
+}
+
+/** The `tool.answered` event of an answer; `toward` for an approval counted toward a quorum. */
+export function answeredEvent(
+  item: InboxRecord,
+  status: Exclude<InboxStatus, 'pending'>,
+  by: string | undefined,
+  toward?: { readonly approvals: number; readonly quorum: number },
+): Omit<ToolAnsweredEvent, 'time'> {
+  return {
+    type: 'tool.answered',
+    agent: item.agent,
+    run: item.run,
+    call: item.call,
+    tool: item.tool,
+    inboxId: item.id,
+    answer: status,
+    ...(by === undefined ? {} : { by }),
+    ...(item.edited === undefined ? {} : { edited: true }),
+    ...(item.scope === 'run' ? { scope: 'run' as const } : {}),
+    ...(toward === undefined ? {} : toward),
+  };
 }

@@ -12,6 +12,7 @@ import { errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
 import type { JsonSchema } from '../tools/tool.js';
 import {
   answeredData,
+  answeredEvent,
   countApproval,
   KIND_NAMES,
   morePeople,
@@ -139,7 +140,7 @@ export class Inbox {
     const revision = item.revision ?? 0;
     // Guard (quorum-compare-and-set): an approval toward a quorum is written only over the item it counted from.
     if (!(await this.store.updateInboxItem({ ...counted, revision: revision + 1 }, 'pending', revision))) throw RACED;
-    this.answered(counted, 'approved', by, { approvals: given, quorum });
+    this.events.emit(answeredEvent(counted, 'approved', by, { approvals: given, quorum }));
     const reason = `${by} approved ${edited === undefined ? 'this call' : 'this call with changed arguments'} (${given} of ${quorum}); it runs once ${morePeople(quorum - given)} ${quorum - given === 1 ? 'approves' : 'approve'} the same arguments. Who may answer it: ${whoMayAnswer(item)}.`;
     return { status: 'parked', kind: 'approval', inboxId: item.id, reason, labels: item.labels };
   }
@@ -423,28 +424,7 @@ export class Inbox {
         `Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`,
       );
     }
-    this.answered(item, status, by);
-  }
-
-  private answered(
-    item: InboxItem,
-    status: Exclude<InboxStatus, 'pending'>,
-    by: string | undefined,
-    toward?: { readonly approvals: number; readonly quorum: number },
-  ): void {
-    this.events.emit({
-      type: 'tool.answered',
-      agent: item.agent,
-      run: item.run,
-      call: item.call,
-      tool: item.tool,
-      inboxId: item.id,
-      answer: status,
-      ...(by === undefined ? {} : { by }),
-      ...(item.edited === undefined ? {} : { edited: true }),
-      ...(item.scope === 'run' ? { scope: 'run' as const } : {}),
-      ...(toward === undefined ? {} : toward),
-    });
+    this.events.emit(answeredEvent(item, status, by));
   }
 }
 
