@@ -107,6 +107,11 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO wardrik_started_runs (run, calls) SELECT run, count(*) FROM calls WHERE state = 'started' GROUP BY run;
    DROP INDEX calls_waiting;
    CREATE INDEX calls_parked ON calls (updated_at) WHERE state = 'parked';`,
+  // 11: a turn's end writes one index page less. wardrik_turns_finished_at (finished turns by time,
+  // migration 5) was made for retention, but SQLite finds finished turns through wardrik_turns_by_status
+  // (three seeks by status, oldest created first) and no statement read it, while every turn that
+  // finished wrote a page of it.
+  `DROP INDEX wardrik_turns_finished_at;`,
 ];
 
 export function currentVersion(db: SqliteDatabase): number {

@@ -17,9 +17,9 @@ const WALK_CHUNK = 256;
 const YOUNG_IN_A_ROW = 1_000;
 
 const STATEMENTS = {
-  // Finished turns through the partial index of finished turns by time.
+  // Finished turns through the index of turns by status: a seek for each finished status, oldest created first.
   finishedTurns: `SELECT run FROM wardrik_turns r
-     WHERE status IN ('done', 'failed', 'budget_spent') AND updated_at < @before AND ${QUIET} LIMIT @limit`,
+     WHERE status IN ('done', 'failed', 'budget_spent') AND updated_at < @before AND ${QUIET} LIMIT +@limit`,
   // Runs of calls only (made through runner.run, or served over MCP) are found by walking the calls in
   // the order first written (rowid), a chunk at a time: no index of calls by state or time is kept for
   // this, since each would cost a page a commit.

@@ -10,7 +10,16 @@ const qualified = columns
   .join(', ');
 const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
 
-/** Every statement the SQLite store runs, by name. */
+/**
+ * Every statement the SQLite store runs, by name.
+ *
+ * A parameter the planner reads while it plans makes SQLite compile the statement again whenever it is
+ * bound anew, that is at every run (some 40 000-60 000 instructions, more than the query itself): a bare
+ * `LIMIT ?`, and a parameter compared in a WHERE whose ORDER BY or partial index the planner weighs
+ * (SQLite 3.53 and 3.54, as both drivers ship it). Such a parameter is written `+?`, an expression the
+ * planner leaves to run time: the same value and the same plan (or a CTE, as in listWaitingCalls). The
+ * agent-start history read (lastFinishedTurns) was compiled again at every turn.
+ */
 const STATEMENTS = {
   getCall: `SELECT ${columns} FROM calls WHERE run = ? AND call = ?`,
   insertCall: `INSERT INTO calls (${columns})
@@ -29,12 +38,12 @@ const STATEMENTS = {
          WHERE c.state = 'started' AND (SELECT state FROM wanted) = 'started'
        UNION ALL
        SELECT ${columns}, rowid AS seq FROM calls WHERE state = 'parked' AND (SELECT state FROM wanted) = 'parked')
-     ORDER BY updated_at, seq LIMIT ?`,
-  listCalls: `SELECT ${columns} FROM calls WHERE state = ? ORDER BY updated_at, rowid LIMIT ?`,
+     ORDER BY updated_at, seq LIMIT +?`,
+  listCalls: `SELECT ${columns} FROM calls WHERE state = +? ORDER BY updated_at, rowid LIMIT +?`,
   // A run's calls in the order first written (an update keeps the rowid).
-  listRunCalls: `SELECT ${columns} FROM calls WHERE run = ? ORDER BY rowid LIMIT ?`,
+  listRunCalls: `SELECT ${columns} FROM calls WHERE run = +? ORDER BY rowid LIMIT +?`,
   // `+state`: through the primary key by run, never by state (which would read every waiting call).
-  listRunCallsInState: `SELECT ${columns} FROM calls WHERE run = ? AND +state = ? ORDER BY rowid LIMIT ?`,
+  listRunCallsInState: `SELECT ${columns} FROM calls WHERE run = +? AND +state = +? ORDER BY rowid LIMIT +?`,
   // Runs from their calls and their turns, most recent first; a turn's row alone says its status.
   listRuns: `SELECT run, max(agent) AS agent, max(status) AS status, sum(calls) AS calls, sum(parked) AS parked,
        sum(cost) AS cost_micro_usd, min(first_at) AS first_at, max(last_at) AS last_at
@@ -44,7 +53,7 @@ const STATEMENTS = {
        FROM calls WHERE ? IS NULL OR agent = ? GROUP BY run, agent
        UNION ALL
        SELECT run, agent, status, 0, 0, NULL, created_at, updated_at FROM wardrik_turns WHERE ? IS NULL OR agent = ?)
-     GROUP BY run ORDER BY last_at DESC, run LIMIT ?`,
+     GROUP BY run ORDER BY last_at DESC, run LIMIT +?`,
   getInbox: 'SELECT item FROM inbox WHERE id = ?',
   listInboxPending: `SELECT item FROM inbox WHERE status = 'pending' ORDER BY created_at, seq`,
   listInboxAll: 'SELECT item FROM inbox ORDER BY created_at, seq',
@@ -81,7 +90,7 @@ const STATEMENTS = {
   putToolCost: `INSERT INTO wardrik_tool_costs (tool, max_micro_usd) VALUES (?, ?)
      ON CONFLICT (tool) DO UPDATE SET max_micro_usd = max(max_micro_usd, excluded.max_micro_usd)`,
   addLabel: 'INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING',
-  getLabels: 'SELECT label FROM labels WHERE run = ? ORDER BY seq',
+  getLabels: 'SELECT label FROM labels WHERE run = +? ORDER BY seq',
   // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
   // otherwise nothing changes (changes = 0). SQLite's write lock makes racing nodes take turns.
   leaseRun: `INSERT INTO wardrik_leases (run, node, until) VALUES (?, ?, ?)
@@ -108,7 +117,7 @@ const STATEMENTS = {
   updateTurnWhole:
     'UPDATE wardrik_turns SET agent = ?, status = ?, version = ?, data = ?, created_at = ?, updated_at = ? WHERE run = ? AND version = ?',
   // Oldest first; rowid breaks ties in the order the turns were first written.
-  listTurns: `SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT ?`,
+  listTurns: `SELECT ${turnColumns} FROM wardrik_turns ORDER BY created_at, rowid LIMIT +?`,
   // An agent's turns (no index of turns by agent is kept, migration 10): its finished ones through the
   // partial index of finished turns by agent, the others through the index by status, then in order.
   listTurnsByAgent: `WITH wanted (agent) AS (SELECT ?)
@@ -118,8 +127,8 @@ const STATEMENTS = {
        UNION ALL
        SELECT ${turnColumns}, rowid AS seq FROM wardrik_turns
          WHERE status IN ('running', 'parked') AND agent = (SELECT agent FROM wanted))
-     ORDER BY created_at, seq LIMIT ?`,
-  listTurnsByStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE status = ? ORDER BY created_at, rowid LIMIT ?`,
+     ORDER BY created_at, seq LIMIT +?`,
+  listTurnsByStatus: `SELECT ${turnColumns} FROM wardrik_turns WHERE status = +? ORDER BY created_at, rowid LIMIT +?`,
   listTurnsByAgentStatus: `WITH wanted (agent, status) AS (SELECT ?, ?)
      SELECT ${turnColumns} FROM (
        SELECT ${turnColumns}, rowid AS seq FROM wardrik_turns
@@ -129,7 +138,7 @@ const STATEMENTS = {
        SELECT ${turnColumns}, rowid AS seq FROM wardrik_turns
          WHERE status = (SELECT status FROM wanted) AND status IN ('running', 'parked')
            AND agent = (SELECT agent FROM wanted))
-     ORDER BY created_at, seq LIMIT ?`,
+     ORDER BY created_at, seq LIMIT +?`,
   // A step is the row (no << 32) + idx of its run's number (migration 9); nothing is inserted while the
   // run has no number yet, which numberRun then gives it.
   appendStep: `INSERT INTO wardrik_steps (id, data, created_at) SELECT (no << 32) + ?, ?, ? FROM wardrik_step_runs WHERE run = ?
@@ -137,12 +146,12 @@ const STATEMENTS = {
   numberRun: 'INSERT INTO wardrik_step_runs (run) VALUES (?) ON CONFLICT (run) DO NOTHING',
   // The run's range of rowids, in order.
   listSteps: `SELECT r.run, s.id & 4294967295 AS idx, s.data, s.created_at FROM wardrik_step_runs r, wardrik_steps s
-     WHERE r.run = ? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32 ORDER BY s.id`,
+     WHERE r.run = +? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32 ORDER BY s.id`,
   // Newest first through the partial index of finished turns (its WHERE repeats the index's).
   lastFinishedTurns: `SELECT ${turnColumns} FROM wardrik_turns
-     WHERE agent = ? AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
+     WHERE agent = +? AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, rowid DESC LIMIT +?`,
   // BINARY collation: byte order of UTF-8, the same as comparing code points.
-  listMcpServers: 'SELECT hub, name, options, updated_at FROM wardrik_mcp_servers WHERE hub = ? ORDER BY name',
+  listMcpServers: 'SELECT hub, name, options, updated_at FROM wardrik_mcp_servers WHERE hub = +? ORDER BY name',
   putMcpServer: `INSERT INTO wardrik_mcp_servers (hub, name, options, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (hub, name) DO UPDATE SET options = excluded.options, updated_at = excluded.updated_at`,
   deleteMcpServer: 'DELETE FROM wardrik_mcp_servers WHERE hub = ? AND name = ?',

@@ -36,8 +36,12 @@ storeContract(
   { durable: true, synchronous: true, clock: time.contract },
 );
 
-/** Undoes migration 10 on a new file: what a version-9 Wardrik left (calls_waiting over started and parked calls, turns by agent). */
-const TO_VERSION_9 = `DROP TABLE wardrik_started_runs; DROP INDEX calls_parked;
+/** Undoes migration 11 on a new file: what a version-10 Wardrik left (an index of finished turns by time). */
+const TO_VERSION_10 = `CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+  DELETE FROM wardrik_migrations WHERE version >= 11;`;
+
+/** Undoes migrations 11 and 10 on a new file: what a version-9 Wardrik left (calls_waiting over started and parked calls, turns by agent). */
+const TO_VERSION_9 = `${TO_VERSION_10} DROP TABLE wardrik_started_runs; DROP INDEX calls_parked;
   CREATE INDEX calls_waiting ON calls (state, updated_at) WHERE state IN ('started', 'parked');
   CREATE INDEX wardrik_turns_by_agent ON wardrik_turns (agent, created_at);
   DELETE FROM wardrik_migrations WHERE version >= 10;`;
@@ -89,6 +93,7 @@ describe('SqliteStore', () => {
           { version: 8 },
           { version: 9 },
           { version: 10 },
+          { version: 11 },
         ]);
       } finally {
         db.close();
@@ -153,6 +158,7 @@ describe('SqliteStore', () => {
           { version: 8 },
           { version: 9 },
           { version: 10 },
+          { version: 11 },
         ]);
       } finally {
         db.close();
@@ -167,7 +173,7 @@ describe('SqliteStore', () => {
       old.close();
       assert.throws(
         () => new SqliteStore({ path: older, readonly: true }),
-        /version 3, older than this Wardrik needs \(10\).*Fix: open it once without the readonly option/,
+        /version 3, older than this Wardrik needs \(11\).*Fix: open it once without the readonly option/,
       );
     });
 
@@ -188,6 +194,60 @@ describe('SqliteStore', () => {
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
         await store.close();
+      }
+    });
+
+    it('upgrades a version-10 file, dropping the index of finished turns by time; retention still finds them', async () => {
+      const path = join(dir, 'v10.db');
+      const turn = (run: string, status: 'running' | 'done', updatedAt: number) => ({
+        run,
+        agent: 'a',
+        status,
+        version: 0,
+        data: { run },
+        createdAt: updatedAt,
+        updatedAt,
+      });
+      const written = new SqliteStore({ path });
+      await writeTurn(written, turn('run-old', 'done', 10), undefined);
+      await writeTurn(written, turn('run-young', 'done', 500), undefined);
+      await writeTurn(written, turn('run-going', 'running', 5), undefined);
+      await written.close();
+      const db = new Database(path);
+      db.exec(TO_VERSION_10);
+      db.close();
+      const store = new SqliteStore({ path });
+      try {
+        assert.deepEqual(
+          (await store.lastFinishedTurns('a', 5)).map((record) => record.run),
+          ['run-old', 'run-young'],
+        );
+        assert.deepEqual(await store.prune({ before: 100 }), {
+          runs: 1,
+          turns: 1,
+          steps: 0,
+          calls: 0,
+          inbox: 0,
+          labels: 0,
+          leases: 0,
+          holds: 0,
+        });
+        assert.equal(await store.getTurn('run-old'), undefined);
+        assert.equal((await store.getTurn('run-going'))?.status, 'running');
+      } finally {
+        await store.close();
+      }
+      const upgraded = new Database(path, { readonly: true });
+      try {
+        const indexes = upgraded.prepare(
+          `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'wardrik_turns'`,
+        );
+        assert.ok(!(indexes.all() as { name: string }[]).some((row) => row.name === 'wardrik_turns_finished_at'));
+        assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
+          version: 11,
+        });
+      } finally {
+        upgraded.close();
       }
     });
 
@@ -425,6 +485,7 @@ describe('SqliteStore', () => {
           { version: 8 },
           { version: 9 },
           { version: 10 },
+          { version: 11 },
         ]);
       } finally {
         check.close();
@@ -646,6 +707,34 @@ describe('SqliteStore', () => {
           ['run-1'],
         );
         assert.deepEqual(await store.listTurns({ agent: 'a' }), []);
+      } finally {
+        await store.close();
+      }
+    });
+    it('finishes a turn writing three b-trees of turns: the table, turns by status and finished turns by agent', async () => {
+      const path = join(dir, 'turn-end-pages.db');
+      const store = new SqliteStore({ path });
+      try {
+        const turn = {
+          run: 'run-1',
+          agent: 'a',
+          status: 'running' as const,
+          version: 0,
+          data: { n: 0 },
+          createdAt: 10,
+          updatedAt: 10,
+        };
+        await writeTurn(store, turn, undefined);
+        const done = { ...turn, status: 'done' as const, version: 1, updatedAt: 20 };
+        const trees = await treesWritten(path, () => writeTurn(store, done, 0));
+        assert.deepEqual(
+          Object.keys(trees)
+            .filter((tree) => tree.includes('turns'))
+            .sort(),
+          ['wardrik_turns', 'wardrik_turns_by_status', 'wardrik_turns_finished'],
+          `pages written: ${JSON.stringify(trees)}`,
+        );
+        assert.deepEqual(await store.lastFinishedTurns('a', 1), [done]);
       } finally {
         await store.close();
       }
