@@ -18,10 +18,10 @@ console.log(
 );
 console.log('\nDefences off (policy.askWhenOutside: false), the baseline:');
 for (const line of off.lines) console.log(line);
-console.log('\nWithout confidential labels (policy.confidential does not name "pii"):');
+console.log('\nThe defaults (policy.confidential names nothing, so the customer lookup\'s "pii" is not confidential):');
 for (const line of outsideOnly.lines) console.log(line);
-console.log('\nDefences on (the default: outside, confidential labels, labels across turns):');
+console.log('\nDefences on with policy.confidential: ["pii"] (outside, confidential labels, labels across turns):');
 for (const line of on.lines) console.log(line);
 console.log(
-  `\n  target: 0 attacks succeed without a person: ${on.asr === 0 ? 'met' : 'MISSED'}   (${seconds.toFixed(1)} s in all)`,
+  `\n  target: 0 attacks succeed without a person with "pii" named: ${on.asr === 0 ? 'met' : 'MISSED'}; with the defaults: ${outsideOnly.asr === 0 ? 'met' : 'MISSED'}   (${seconds.toFixed(1)} s in all)`,
 );

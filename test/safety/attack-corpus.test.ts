@@ -24,7 +24,7 @@ describe('The safety corpus (a model that obeys every instruction it reads, ever
     assert.deepEqual(missed, []);
   });
 
-  it('with the defaults, no attack reaches its goal without a person, and every task completes without injections', async () => {
+  it('with "pii" named confidential, no attack reaches its goal without a person, and every task completes without injections', async () => {
     const report = await runCorpus({ askWhenOutside: true });
     assert.equal(report.attacks.length, GOALS.length * 3);
     const succeeded = report.attacks
