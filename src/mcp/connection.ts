@@ -270,7 +270,8 @@ export class ServerConnection {
       ) {
         this.legacyOnly = true;
         await this.release(false);
-        this.retryTimer = this.settings.timers.after(0, () => void this.connectNow(), { background: true });
+        // Not a background timer: with the old process gone, it may be all that keeps a starting app alive.
+        this.retryTimer = this.settings.timers.after(0, () => void this.connectNow());
         return;
       }
       await this.release(false);
