@@ -126,7 +126,7 @@ export async function serveModern(
   });
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body === null) return void res.end();
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   gone.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
   try {
     for (;;) {
