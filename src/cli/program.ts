@@ -241,6 +241,10 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     )
     .option('--token-env <name>', 'with --http: the environment variable holding the bearer token clients must send')
     .option('--unauthenticated', 'with --http: serve without a token (loopback, one user)')
+    .option(
+      '--state-key-env <name>',
+      'the environment variable holding the secret (32+ characters, the same on every node) that signs what 2026-07-28 clients carry instead of a session',
+    )
     .option('--wait-ms <ms>', 'how long a call that waits for a person is held open', positiveInteger)
     .option('--progress-ms <ms>', 'how often a held call sends the client a progress notification', positiveInteger)
     .option(

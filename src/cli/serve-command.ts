@@ -22,6 +22,7 @@ export interface ServeCommandOptions {
   readonly agent?: string;
   readonly config?: string;
   readonly tokenEnv?: string;
+  readonly stateKeyEnv?: string;
   readonly unauthenticated?: boolean;
   readonly waitMs?: number;
   readonly progressMs?: number;
@@ -57,6 +58,7 @@ export async function serve(
   const { serve: served = {}, ...creating } = configured?.config ?? {};
   const agent = options.agent ?? served.agent;
   const authenticate = listen === undefined ? undefined : httpAuthentication(ctx, options, agent ?? 'mcp');
+  const stateKey = stateKeyFrom(ctx, options.stateKeyEnv);
   const toolsets = loaded.classes.map((entry) => entry.toolsetClass);
   const tools = loaded.values.length === 0 ? {} : { [options.toolset]: loaded.values.map((value) => value.tool) };
   const wardrik = await configuredBy(configured, () =>
@@ -77,6 +79,7 @@ export async function serve(
         ...(names === undefined ? {} : { names }),
         ...(agent === undefined ? {} : { agent }),
         ...(authenticate === undefined ? {} : { authenticate }),
+        ...(stateKey === undefined ? {} : { stateKey }),
         approvals: {
           ...served.approvals,
           ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
@@ -137,6 +140,18 @@ function hostPort(value: string): { host: string; port: number } {
   if (match === null || port > 65_535)
     throw new CliError(ExitCode.usage, `--http takes HOST:PORT, such as 127.0.0.1:3000; got ${JSON.stringify(value)}.`);
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+/** --state-key-env NAME: the secret that signs 2026-07-28 conversations and waiting calls, read from the environment. */
+function stateKeyFrom(ctx: CommandContext, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const key = ctx.io.env[name];
+  if (key === undefined || key.length < 32)
+    throw new CliError(
+      ExitCode.usage,
+      `--state-key-env ${name}: that environment variable is ${key === undefined ? 'not set' : 'shorter than 32 characters'}; set it to a long random secret, the same on every node.`,
+    );
+  return key;
 }
 
 /** --token-env NAME: one bearer token, read from the environment (never from argv, which `ps` shows). */

@@ -12,7 +12,9 @@ import { GuessLimiter } from '../http/guess-limiter.js';
 import { lingerAfterAnswer } from '../http/lingering-close.js';
 import { boundToLoopback, hostRefusal, isLoopbackOrigin } from '../http/host-check.js';
 import { limitedServer, type HttpServerSettings } from '../http/server-options.js';
+import type { McpHttpHandler as McpHttpHandler2026 } from '@modelcontextprotocol/server';
 import { connectWithDirectRequests } from './direct-requests.js';
+import { claimsModernEra, serveModern } from './eras.js';
 import type { ServeAuthenticateOptions, ServeSettings } from './options.js';
 import type { ServeSession } from './session.js';
 
@@ -28,8 +30,9 @@ interface HttpSession {
 }
 
 /**
- * Streamable HTTP for one server: one SDK transport and one `ServeSession` per MCP session, found by
- * the `mcp-session-id` header. Before a request reaches a session it passes, in order: the Host and
+ * Streamable HTTP for one server, both eras on one URL: a request with the 2026-07-28 per-request
+ * envelope goes to the stateless handler; 2025-era ones get one SDK transport and one `ServeSession`
+ * per MCP session, found by the `mcp-session-id` header. Before a request reaches a session it passes, in order: the Host and
  * Origin allow-lists (DNS-rebinding protection), the bearer token (unless the server is explicitly
  * unauthenticated; wrong ones are answered late past a few per client address), and the body limit
  * (a server without tokens also counts every body against the cap on unauthenticated bytes). Idle
@@ -51,6 +54,8 @@ export class HttpSessions {
   constructor(
     private readonly settings: ServeSettings,
     private readonly open: () => ServeSession,
+    /** The 2026-07-28 handler, for requests that carry the per-request envelope (stateless: no session). */
+    private readonly modern: () => McpHttpHandler2026,
     authenticate: ServeAuthenticateOptions | false,
     private readonly deps: {
       /** Reports a problem a developer should see (a `warning` event). */
@@ -96,6 +101,8 @@ export class HttpSessions {
               );
       if (body === NO_BODY) return;
       const id = req.headers['mcp-session-id'];
+      if (typeof id !== 'string' && req.method === 'POST' && claimsModernEra(body))
+        return await serveModern(this.modern(), req, res, body);
       if (typeof id === 'string') return await this.forward(id, req, res, body);
       if (req.method === 'POST' && isInitializeRequest(body)) return await this.start(req, res, body);
       reject(res, 400, 'Bad Request: no mcp-session-id header. Start a session with an initialize request first.');

@@ -7,11 +7,17 @@ import type { Inbox } from '../inbox/inbox.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
 import type { ToolCatalog } from '../tools/catalog.js';
+import { createMcpHandler, type McpHttpHandler, type Server as ModernServer } from '@modelcontextprotocol/server';
+import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import { newRunId } from '../run-ids.js';
 import { connectWithDirectRequests } from './direct-requests.js';
+import { connectByEra, nodeRequests } from './eras.js';
 import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
+import { SealedTokens } from './sealed.js';
+import { StatelessServing } from './stateless.js';
 import { ServedTools } from './naming.js';
 import { serverSettings, type ServeOptions, type ServeSettings } from './options.js';
-import { ServeSession } from './session.js';
+import { ServeSession, type SessionDeps } from './session.js';
 import { StdioLines } from './stdio-lines.js';
 import { ServeTaskStore } from './tasks.js';
 
@@ -38,8 +44,11 @@ export interface ListenOptions {
 /**
  * Wardrik as an MCP server (`wardrik.mcpServer(options)`): the chosen tools, served over Streamable
  * HTTP (`listen`, or `handler()` mounted in an app) and any SDK server transport, stdio included
- * (`connect`). Each session is its own run; every call goes through the runner. The served list
- * follows the catalog: each session is sent `notifications/tools/list_changed` when it changes.
+ * (`connect`), to clients of both protocol eras on the same URL or connection:
+ * - 2025-11-25 (`initialize`, sessions): each session is its own run, on SDK v1's sessionful server;
+ * - 2026-07-28 (stateless, per-request envelope): SDK v2, see `StatelessServing`.
+ * Every call goes through the runner. The served list follows the catalog: each session is sent
+ * `notifications/tools/list_changed` when it changes, and each open `subscriptions/listen` stream too.
  */
 export class WardrikMcpServer {
   private readonly settings: ServeSettings;
@@ -47,6 +56,11 @@ export class WardrikMcpServer {
   private readonly sessions = new Set<ServeSession>();
   private readonly unwatch: () => void;
   private http: HttpSessions | undefined;
+  private readonly stateless: StatelessServing;
+  private modernHttp: McpHttpHandler | undefined;
+  /** 2026-07-28 connections over stdio (or another transport), and their pinned servers. */
+  private readonly modernConnections = new Set<StdioServerHandle>();
+  private readonly modernServers = new Set<ModernServer>();
   private readonly listening: HttpServer[] = [];
   private announcing = false;
   private closed = false;
@@ -59,6 +73,7 @@ export class WardrikMcpServer {
     this.settings = serverSettings(options);
     this.served = new ServedTools(deps.catalog, this.settings.tools, this.settings.names, deps.warn);
     this.unwatch = deps.catalog.onChange(() => this.catalogChanged());
+    this.stateless = new StatelessServing(this.sessionDeps(undefined), new SealedTokens(this.settings.stateKey));
   }
 
   /**
@@ -71,12 +86,45 @@ export class WardrikMcpServer {
     transport: Transport = new StdioLines(process.stdin, process.stdout, MAX_MESSAGE_BYTES),
   ): Promise<void> {
     this.assertOpen();
-    const session = this.open();
-    if (transport.sessionId !== undefined) session.run = transport.sessionId;
-    // What the connection reports (a line that is not JSON-RPC, a message over the limit that closes
-    // it) reaches the developer: without this, the SDK's Server drops it and a closed connection says nothing.
-    session.server.onerror = (error) => this.deps.warn(`The MCP connection reported: ${error.message}`);
-    await connectWithDirectRequests(session.server, transport);
+    await connectByEra(
+      transport,
+      async (legacy) => {
+        const session = this.open();
+        if (legacy.sessionId !== undefined) session.run = legacy.sessionId;
+        // What the connection reports (a line that is not JSON-RPC, a message over the limit that closes
+        // it) reaches the developer: without this, the SDK's Server drops it and a closed connection says nothing.
+        session.server.onerror = (error) => this.deps.warn(`The MCP connection reported: ${error.message}`);
+        await connectWithDirectRequests(session.server, legacy);
+      },
+      async (modern) => {
+        // The connection is the conversation: calls without a conversation token share its run.
+        const run = modern.sessionId ?? newRunId();
+        const handle = serveStdio(
+          () => {
+            const server = this.stateless.server({ run });
+            this.modernServers.add(server);
+            const closing = server.onclose;
+            server.onclose = () => {
+              closing?.();
+              this.modernServers.delete(server);
+            };
+            return server;
+          },
+          {
+            legacy: 'reject',
+            transport: modern as unknown as NonNullable<Parameters<typeof serveStdio>[1]>['transport'],
+            onerror: (error) => this.deps.warn(`The MCP connection reported: ${error.message}`),
+          },
+        );
+        this.modernConnections.add(handle);
+        const closed = modern.onclose;
+        modern.onclose = () => {
+          closed?.();
+          this.modernConnections.delete(handle);
+        };
+      },
+      this.deps.warn,
+    );
   }
 
   /**
@@ -91,7 +139,13 @@ export class WardrikMcpServer {
         'mcpServer over HTTP needs authenticate: { verifier } to check bearer tokens, or authenticate: false to serve without them (only behind something that does, or on loopback for one user).',
       );
     }
-    this.http ??= new HttpSessions(this.settings, () => this.open(), authenticate, this.deps);
+    this.http ??= new HttpSessions(
+      this.settings,
+      () => this.open(),
+      () => this.modernHandler(),
+      authenticate,
+      this.deps,
+    );
     return this.http.handle;
   }
 
@@ -121,6 +175,9 @@ export class WardrikMcpServer {
     this.closed = true;
     this.unwatch();
     await this.http?.close();
+    await this.modernHttp?.close();
+    await Promise.all([...this.modernConnections].map((handle) => handle.close().catch(() => {})));
+    this.modernConnections.clear();
     await Promise.all([...this.sessions].map((session) => session.server.close().catch(() => {})));
     this.sessions.clear();
     await Promise.all(
@@ -134,11 +191,24 @@ export class WardrikMcpServer {
     );
   }
 
-  private open(): ServeSession {
-    // Tasks per session: sessions without a transport session id (stdio, connect()) would otherwise all
-    // see, in one shared store, every other's tasks and their results.
-    const tasks = new ServeTaskStore();
-    const session = new ServeSession({
+  /** The 2026-07-28 HTTP handler: a fresh v2 server for each request (they are stateless). */
+  private modernHandler(): McpHttpHandler {
+    this.modernHttp ??= createMcpHandler(
+      (context) => {
+        const request = context.requestInfo === undefined ? undefined : nodeRequests.get(context.requestInfo);
+        return this.stateless.server(request === undefined ? {} : { request });
+      },
+      {
+        legacy: 'reject',
+        maxRequestBodySize: this.settings.maxBodyBytes,
+        onerror: (error) => this.deps.warn(`An MCP request was refused or failed: ${error.message}`),
+      },
+    );
+    return this.modernHttp;
+  }
+
+  private sessionDeps(tasks: ServeTaskStore | undefined): SessionDeps {
+    return {
       runner: this.deps.runner,
       store: this.deps.store,
       inbox: this.deps.inbox,
@@ -146,9 +216,16 @@ export class WardrikMcpServer {
       timers: this.deps.timers,
       served: this.served,
       settings: this.settings,
-      tasks,
+      ...(tasks === undefined ? {} : { tasks }),
       warn: this.deps.warn,
-    });
+    };
+  }
+
+  private open(): ServeSession {
+    // Tasks per session: sessions without a transport session id (stdio, connect()) would otherwise all
+    // see, in one shared store, every other's tasks and their results.
+    const tasks = new ServeTaskStore();
+    const session = new ServeSession(this.sessionDeps(tasks));
     this.sessions.add(session);
     const closing = session.server.onclose;
     session.server.onclose = () => {
@@ -167,6 +244,8 @@ export class WardrikMcpServer {
       this.announcing = false;
       if (this.closed || !this.served.refresh()) return;
       for (const session of this.sessions) session.server.sendToolListChanged().catch(() => {});
+      this.modernHttp?.notify.toolsChanged();
+      for (const server of this.modernServers) server.sendToolListChanged().catch(() => {});
     });
   }
 

@@ -67,6 +67,13 @@ export interface ServeOptions {
   readonly budgetUsd?: number;
   readonly approvals?: ServeApprovalOptions;
   readonly http?: ServeHttpOptions;
+  /**
+   * The secret (at least 32 characters) that signs what 2026-07-28 clients carry between requests in
+   * place of a session: the conversation (`_meta['wardrik/conversation']`) and a waiting call's
+   * `requestState`. Give every node that serves the same clients the same one: a retry may reach any of
+   * them. A random one per server unless given (then only the node that answered can take the retry).
+   */
+  readonly stateKey?: string;
 }
 
 /** How a call that waits for a person is answered. */
@@ -136,6 +143,7 @@ export interface ServeSettings extends NumberSettings<typeof SERVE_NUMBERS> {
   readonly viaElicitation: boolean;
   readonly server: HttpServerSettings;
   readonly allowedOrigins: readonly string[] | undefined;
+  readonly stateKey: string | undefined;
 }
 
 export const SERVE_DEFAULTS = defaultsOf(SERVE_NUMBERS);
@@ -195,6 +203,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     viaElicitation: via(approvals.via),
     server: httpServerSettings('mcpServer: http', http),
     allowedOrigins: hosts('allowedOrigins', http.allowedOrigins),
+    stateKey: stateKey(options.stateKey),
   });
 }
 
@@ -205,4 +214,13 @@ function via(value: unknown): boolean {
       `mcpServer: approvals.via is 'elicitation' or left out; got ${JSON.stringify(value)}.`,
     );
   return true;
+}
+
+function stateKey(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || Buffer.byteLength(value) < 32)
+    throw new ConfigurationError(
+      'mcpServer: stateKey is a secret string of at least 32 characters (such as 32 random bytes in hex), the same on every node; or leave it out for a random one per server.',
+    );
+  return value;
 }

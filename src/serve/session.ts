@@ -31,6 +31,7 @@ import type { ServeSettings } from './options.js';
 import { callResult, waitingResult } from './results.js';
 import { SameCalls, type SessionCall } from './same-calls.js';
 import { storeFailureResult } from './store-failures.js';
+import { servedCallSpan } from './trace-context.js';
 
 /** What every session of one server shares. */
 export interface SessionDeps {
@@ -211,27 +212,35 @@ export class ServeSession {
     const progressToken = request.params._meta?.progressToken;
     const agent = this.agent ?? (await this.identity(extra));
     const reporter = new SessionReporter(this, extra, progressToken, tool.name);
+    // The caller's trace context (SEP-414): the call's span is a child of the client's.
+    const span = await servedCallSpan(request.params._meta, tool.name);
     const call = this.calls.start(tool.entry.ref, args, how.signal, (id) =>
-      this.deps.runner.run({
-        agent,
-        run: this.run,
-        call: { id, name: tool.entry.ref, arguments: args },
-        signal: how.signal,
-        reporter,
-        caller: this.caller(extra),
-        ...this.limits,
-      }),
+      span.within(() =>
+        this.deps.runner.run({
+          agent,
+          run: this.run,
+          call: { id, name: tool.entry.ref, arguments: args },
+          signal: how.signal,
+          reporter,
+          caller: this.caller(extra),
+          ...this.limits,
+        }),
+      ),
     );
     let answer: ToolAnswer;
     try {
       answer = await call.answer;
+      span.settled(answer.status);
     } catch (error) {
+      span.settled('error');
       this.calls.settled(call, undefined);
       // The client is told whether the call ran (and which inbox item settles it); the developer, the cause.
       const told = await storeFailureResult(this.deps.runner, this.deps.store, this.run, call.id, error);
       if (told === undefined) throw error;
       this.deps.warn(`A served call of ${tool.name} failed inside the server: ${(error as Error).message}`);
       return told;
+    } finally {
+      span.end();
     }
     this.calls.settled(call, answer);
     if (answer.status === 'parked') return await this.waitForPerson(answer, call, progressToken, extra, how);

@@ -6,6 +6,10 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from '@modelcontextprotocol/client';
+import {
   defineTool,
   ToolResult,
   Tokens,
@@ -129,4 +133,47 @@ export async function serving(options: Partial<ServeOptions> = {}, wardrikOption
 export function text(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((part) => part.text ?? `[${part.type}]`).join('\n');
+}
+
+/** What a 2026-07-28 client sends and gets back beside a tool's own result. */
+export interface ModernMeta {
+  readonly 'wardrik/conversation'?: string;
+  readonly 'wardrik/inbox'?: string;
+  readonly 'wardrik/labels'?: readonly string[];
+}
+
+/** A result of a 2026-07-28 `tools/call`: complete, or `input_required` with the state to retry with. */
+export type ModernResult = {
+  readonly resultType?: 'input_required';
+  readonly requestState?: string;
+  readonly isError?: boolean;
+  readonly structuredContent?: unknown;
+  readonly content?: unknown;
+  readonly _meta?: ModernMeta;
+};
+
+/**
+ * A v2 SDK client pinned to MCP 2026-07-28 (no fallback to the 2025 handshake), in manual
+ * multi-round-trip mode: an `input_required` answer comes back to the test, which retries it itself.
+ */
+export async function modernClient(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<
+  ModernClient & { call(name: string, args: unknown, extra?: Record<string, unknown>): Promise<ModernResult> }
+> {
+  const client = new ModernClient(
+    { name: 'modern-client', version: '2.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false } },
+  );
+  await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers } }));
+  return Object.assign(client, {
+    call: async (name: string, args: unknown, extra: Record<string, unknown> = {}) =>
+      (await client.callTool(
+        { name, arguments: args as Record<string, unknown>, ...extra },
+        {
+          allowInputRequired: true,
+        },
+      )) as ModernResult,
+  });
 }

@@ -1,0 +1,141 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
+
+/** The `_meta` key every 2026-07-28 request carries: the per-request envelope's protocol version. */
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * Whether a message claims the 2026-07-28 era: a single request or notification whose `_meta` carries
+ * the per-request envelope's protocol version. 2025-era messages (an `initialize`, anything in a
+ * session) never do: that key's prefix is reserved in 2025-11-25 too.
+ */
+export function claimsModernEra(message: unknown): boolean {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return false;
+  const meta = (message as { params?: { _meta?: unknown } }).params?._meta;
+  return (
+    meta !== null && typeof meta === 'object' && (meta as Record<string, unknown>)[PROTOCOL_VERSION_META] !== undefined
+  );
+}
+
+/**
+ * Serves one connection in the era its first message opens: `legacy` gets the transport for a
+ * 2025-era opening (`initialize`), `modern` for a 2026-07-28 one (`server/discover` or any request with
+ * the envelope). Each gets a transport that replays the first message and passes on every other.
+ */
+export async function connectByEra(
+  transport: Transport,
+  legacy: (transport: Transport) => Promise<void>,
+  modern: (transport: Transport) => Promise<void>,
+  warn: (message: string) => void,
+): Promise<void> {
+  const handover = new Handover(transport);
+  let decided = false;
+  transport.onmessage = (message) => {
+    if (decided) return handover.deliver(message);
+    decided = true;
+    handover.deliver(message);
+    (claimsModernEra(message) ? modern : legacy)(handover).catch((error: unknown) =>
+      warn(`The MCP connection could not start: ${(error as Error)?.message ?? String(error)}`),
+    );
+  };
+  // Whoever listened for the close before (`wardrik serve` waits for it to exit) still hears it.
+  const closed = transport.onclose;
+  transport.onclose = () => {
+    closed?.();
+    handover.onclose?.();
+  };
+  transport.onerror = (error) =>
+    handover.onerror !== undefined ? handover.onerror(error) : warn(`The MCP connection reported: ${error.message}`);
+  await transport.start();
+}
+
+/** The connection as the chosen era's server sees it: messages held until it is listening, then passed on. */
+class Handover implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private held: JSONRPCMessage[] | undefined = [];
+
+  constructor(private readonly inner: Transport) {}
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  deliver(message: JSONRPCMessage): void {
+    if (this.held !== undefined) this.held.push(message);
+    else this.onmessage?.(message);
+  }
+
+  /** Already started: what came before the server listened is passed on once its connect has finished. */
+  async start(): Promise<void> {
+    setImmediate(() => {
+      const held = this.held ?? [];
+      this.held = undefined;
+      for (const message of held) this.onmessage?.(message);
+    });
+  }
+
+  send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/** The Node request a 2026-07-28 handler's web `Request` was made from, for the identify hook. */
+export const nodeRequests = new WeakMap<Request, IncomingMessage>();
+
+/**
+ * Serves one HTTP request with the SDK's web-standard handler (`createMcpHandler`), from the body already
+ * read and the token already checked: the response's status, headers and body (a JSON body, or an SSE
+ * stream for a call that reports progress or for `subscriptions/listen`) go to `res`. A client that
+ * goes away aborts the request, which cancels its call or closes its subscription.
+ */
+export async function serveModern(
+  handler: McpHttpHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort(new Error('The MCP client went away.'));
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'content-length' || name === 'transfer-encoding' || name.startsWith(':'))
+      continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
+    method: req.method ?? 'POST',
+    headers,
+    signal: gone.signal,
+  });
+  nodeRequests.set(request, req);
+  const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+  const response = await handler.fetch(request, {
+    parsedBody: body,
+    ...(auth === undefined ? {} : { authInfo: auth }),
+  });
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body === null) return void res.end();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
+  gone.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await once(res, 'drain', { signal: gone.signal });
+    }
+  } catch {
+    // The client went away mid-stream: nothing more to send.
+  }
+  res.end();
+}
