@@ -1,6 +1,6 @@
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 
-type OtelApi = typeof import('@opentelemetry/api');
+import { loadOtelApi, type OtelApi } from '../telemetry/otel-api.js';
 
 /** A span as the turn loop uses it; a no-op when OpenTelemetry is not installed. */
 export interface TraceSpan {
@@ -11,17 +11,6 @@ export interface TraceSpan {
 }
 
 const NOOP_SPAN: TraceSpan = Object.freeze({ set() {}, fail() {}, end() {} });
-
-let loading: Promise<OtelApi | undefined> | undefined;
-
-/** Loads `@opentelemetry/api` once, on first use; undefined when the app does not have it. */
-function loadApi(): Promise<OtelApi | undefined> {
-  loading ??= import('@opentelemetry/api').then(
-    (api) => api,
-    () => undefined,
-  );
-  return loading;
-}
 
 /**
  * OpenTelemetry spans for turns, model calls and tool calls, named and attributed after the GenAI
@@ -36,7 +25,7 @@ export class AgentTracing {
   /** Loads the API if the app has it; call before the first span. */
   async ready(): Promise<void> {
     if (this.api !== undefined) return;
-    this.api = await loadApi();
+    this.api = await loadOtelApi();
     this.tracer = this.api?.trace.getTracer('wardrik');
   }
 

@@ -1,29 +1,20 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-
-type OtelApi = typeof import('@opentelemetry/api');
+import { loadedOtelApi, loadOtelApi } from '../telemetry/otel-api.js';
 
 /** The `_meta` key of W3C trace context in MCP requests (SEP-414). */
 export const TRACEPARENT_META = 'traceparent';
-
-let api: OtelApi | undefined;
-let loading: Promise<void> | undefined;
 
 /**
  * Loads `@opentelemetry/api` once, if the app has it (a hub calls it as it starts): from then on each
  * request sent to an MCP server carries the current span's trace context. Without it, nothing is added.
  */
-export function loadTraceContext(): Promise<void> {
-  loading ??= import('@opentelemetry/api').then(
-    (loaded) => {
-      api = loaded;
-    },
-    () => undefined,
-  );
-  return loading;
+export async function loadTraceContext(): Promise<void> {
+  await loadOtelApi();
 }
 
 /** The W3C `traceparent` of the span current where a request is sent, or `undefined` when there is none. */
 export function currentTraceparent(): string | undefined {
+  const api = loadedOtelApi();
   if (api === undefined) return undefined;
   const span = api.trace.getSpanContext(api.context.active());
   if (span === undefined || !api.trace.isSpanContextValid(span)) return undefined;
@@ -35,7 +26,7 @@ export function currentTraceparent(): string | undefined {
  * current; any `traceparent` already there stays. Other messages, and requests outside a trace, unchanged.
  */
 export function withTraceparent(message: JSONRPCMessage): JSONRPCMessage {
-  if (api === undefined || !('method' in message) || !('id' in message)) return message;
+  if (!('method' in message) || !('id' in message)) return message;
   const traceparent = currentTraceparent();
   if (traceparent === undefined) return message;
   const params = (message.params ?? {}) as { _meta?: Record<string, unknown> };

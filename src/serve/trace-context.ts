@@ -1,15 +1,4 @@
-type OtelApi = typeof import('@opentelemetry/api');
-
-let loading: Promise<OtelApi | undefined> | undefined;
-
-/** Loads `@opentelemetry/api` once; undefined when the app does not have it. */
-function loadApi(): Promise<OtelApi | undefined> {
-  loading ??= import('@opentelemetry/api').then(
-    (api) => api,
-    () => undefined,
-  );
-  return loading;
-}
+import { loadOtelApi } from '../telemetry/otel-api.js';
 
 /** A served call's span; every method a no-op when OpenTelemetry is not installed or not sampling. */
 export interface ServedCallSpan {
@@ -35,7 +24,7 @@ const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-([0-9a-
  * agent through a hub into this server. A malformed `traceparent` is ignored: the span starts a trace.
  */
 export async function servedCallSpan(meta: Record<string, unknown> | undefined, tool: string): Promise<ServedCallSpan> {
-  const api = await loadApi();
+  const api = await loadOtelApi();
   if (api === undefined) return NOOP;
   let parent = api.context.active();
   const traceparent = meta?.traceparent;

@@ -1,5 +1,6 @@
 import type { Attributes, BatchObservableCallback, Counter, Histogram, Meter } from '@opentelemetry/api';
 import type { Clock } from '../clock.js';
+import { loadOtelApi } from './otel-api.js';
 import type { InboxKind, InboxRecord } from '../store/store.js';
 import type { EventBus } from './event-bus.js';
 import type { WardrikEvent } from './events.js';
@@ -40,12 +41,8 @@ export function registeredMeterProvider(): boolean {
 /** Starts the metrics when the app has a MeterProvider; returns how to stop them, or `undefined`. */
 export async function startMetrics(sources: MetricSources): Promise<(() => void) | undefined> {
   if (!registeredMeterProvider()) return undefined;
-  let api: typeof import('@opentelemetry/api');
-  try {
-    api = await import('@opentelemetry/api');
-  } catch {
-    return undefined; // a registry without the package: an SDK of its own; nothing to report to
-  }
+  const api = await loadOtelApi();
+  if (api === undefined) return undefined; // a registry without the package: an SDK of its own; nothing to report to
   return new WardrikMetrics(api.metrics.getMeter('wardrik'), sources).stop;
 }
 
