@@ -22,6 +22,7 @@ import type { CallReporter, LogLevel, ToolCaller } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { MAX_TIMER_MS, type Clock, type Timers } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
+import { FAILED_INSIDE, warnFailedInside } from './failed-inside.js';
 import { awaitAnswer } from './approvals.js';
 import { CALL_METHOD_ONLY, callRequest } from './call-params.js';
 import { askClientUser, canElicit, NOT_ASKED_AFTER_OUTSIDE, readOutside } from './elicitation.js';
@@ -151,13 +152,8 @@ export class ServeSession {
     } catch (error) {
       // The SDK would send the message as it is: an identify hook's or a store's may name a token or a host.
       if (error instanceof McpError) throw error;
-      this.deps.warn(
-        `A served call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`,
-      );
-      throw new McpError(
-        ErrorCode.InternalError,
-        "The call failed inside the server; its cause is in the server's log. Call again later.",
-      );
+      warnFailedInside(this.deps.warn, `A served call of ${tool.name}`, error);
+      throw new McpError(ErrorCode.InternalError, FAILED_INSIDE);
     } finally {
       this.inFlight--;
     }
@@ -185,11 +181,9 @@ export class ServeSession {
     void this.answer(request, tool, extra, { signal, waitMs: MAX_TIMER_MS, onWaiting })
       .then((result) => taskStore.storeTaskResult(task.taskId, 'completed', result))
       .catch((error: unknown) => {
-        this.deps.warn(
-          `A served task's call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`,
-        );
+        warnFailedInside(this.deps.warn, `A served task's call of ${tool.name}`, error);
         return taskStore.storeTaskResult(task.taskId, 'failed', {
-          content: [{ type: 'text', text: 'The call failed inside the server.' }],
+          content: [{ type: 'text', text: FAILED_INSIDE }],
           isError: true,
         });
       })
@@ -237,7 +231,7 @@ export class ServeSession {
       // The client is told whether the call ran (and which inbox item settles it); the developer, the cause.
       const told = await storeFailureResult(this.deps.runner, this.deps.store, this.run, call.id, error);
       if (told === undefined) throw error;
-      this.deps.warn(`A served call of ${tool.name} failed inside the server: ${(error as Error).message}`);
+      warnFailedInside(this.deps.warn, `A served call of ${tool.name}`, error);
       return told;
     } finally {
       span.end();

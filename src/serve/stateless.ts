@@ -16,6 +16,7 @@ import {
 import { newRunId } from '../run-ids.js';
 import type { CallReporter, LogLevel, ToolCaller } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
+import { FAILED_INSIDE, warnFailedInside } from './failed-inside.js';
 import type { SessionDeps } from './session.js';
 import type { ServedTool } from './naming.js';
 import { callResult } from './results.js';
@@ -108,7 +109,7 @@ export class StatelessServing {
       } catch (error) {
         const told = await storeFailureResult(this.deps.runner, this.deps.store, run, id, error);
         if (told === undefined) throw error;
-        this.deps.warn(`A served call of ${tool.name} failed inside the server: ${(error as Error).message}`);
+        warnFailedInside(this.deps.warn, `A served call of ${tool.name}`, error);
         return told as CallToolResult;
       }
       span.settled(answer.status);
@@ -130,13 +131,8 @@ export class StatelessServing {
     } catch (error) {
       span.settled('error');
       if (error instanceof ProtocolError) throw error;
-      this.deps.warn(
-        `A served call of ${tool.name} failed inside the server: ${(error as Error)?.message ?? String(error)}`,
-      );
-      throw new ProtocolError(
-        ProtocolErrorCode.InternalError,
-        "The call failed inside the server; its cause is in the server's log. Call again later.",
-      );
+      warnFailedInside(this.deps.warn, `A served call of ${tool.name}`, error);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, FAILED_INSIDE);
     } finally {
       span.end();
     }
