@@ -231,7 +231,8 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         const next = agent.result(seeded.turn.run);
         await seeded.node.recover();
         const turn = await next;
-        assert.equal(turn.status, 'done');
+        // The turn's error, if any, is the only trace of why a resumed turn failed: show it with the status.
+        assert.deepEqual({ status: turn.status, error: turn.error }, { status: 'done', error: undefined });
         assert.equal(turn.text, '[scripted] Refunded.');
       });
     });
