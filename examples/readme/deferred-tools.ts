@@ -17,6 +17,8 @@ const wardrik = await Wardrik.create({
     ],
   },
   store: 'memory:',
+  // The provider's search below needs the provider's key; nothing is sent to it here.
+  agents: { providers: { anthropic: { apiKey: process.env.ANTHROPIC_API_KEY ?? 'your-key' } } },
 });
 const model = scriptedModel([
   { toolCalls: [{ name: 'wardrik__search_tools', arguments: { query: 'open a GitHub issue' } }] },
@@ -26,4 +28,14 @@ const turn = await wardrik
   .startAgent({ id: 'desk', model, tools: ['orders/*'], deferred: ['github/*', 'crm/*'] })
   .send('File an issue about the broken mug.');
 console.log(turn.text);
+
+// The same deferred tools, searched by the provider's own tool search (docs/agents.md, "The provider's own search").
+const native = wardrik.startAgent({
+  id: 'desk-native',
+  model: 'anthropic:claude-sonnet-4-5',
+  tools: ['orders/*'],
+  deferred: ['github/*'],
+  toolSearch: 'provider',
+});
+console.log(native.id);
 await wardrik.close();

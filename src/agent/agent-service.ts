@@ -12,6 +12,7 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { Agent, type SendOptions, type TurnResult } from './agent.js';
 import { ConversationHistory } from './conversation-history.js';
 import { DeferredTools } from './deferred-tools.js';
+import { providerSearchFor } from './provider-search.js';
 import { ModelCalls } from './model-calls.js';
 import { isLanguageModel, modelName, type LanguageModel } from './language-model.js';
 import { describe, type ModelRegistry } from './model-registry.js';
@@ -140,16 +141,22 @@ export class AgentService {
     if (options.maxCalls !== undefined)
       requireCapability(this.store, 'RememberedResults', `Agent "${id}"'s maxCalls`, 'leave maxCalls out');
     const colon = spec.indexOf(':');
+    const provider = spec.slice(0, colon);
     const rt: Runtime = {
       id,
       options: Object.freeze({ ...options, tools: Object.freeze([...options.tools]) }),
       spec,
-      provider: spec.slice(0, colon),
+      provider,
       modelId: spec.slice(colon + 1),
       model,
       price,
       maxSteps: numbers.maxSteps,
       historyTurns: numbers.historyTurns,
+      search:
+        options.toolSearch === 'provider'
+          ? // A model instance names its API (openai.chat or openai.responses); a spec only the vendor.
+            providerSearchFor(`Agent "${id}"`, typeof options.model === 'string' ? provider : options.model.provider)
+          : undefined,
       history: undefined,
     };
     this.agents.set(id, rt);

@@ -2,7 +2,8 @@ import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message }
 import type { Policy } from '../policy/policy.js';
 import type { ToolCatalog, CatalogEntry } from '../tools/catalog.js';
 import { errorAnswer, okAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
-import type { StepData } from './messages.js';
+import type { ModelStepData, StepData } from './messages.js';
+import type { ProviderSearch } from './provider-search.js';
 import {
   loadedBy,
   SEARCH_LIMIT,
@@ -12,11 +13,11 @@ import {
   ToolIndex,
   type SearchAnswer,
 } from './tool-search.js';
-import type { LiveTurn, Runtime } from './turn-state.js';
+import type { LiveTurn, ModelTool, Runtime } from './turn-state.js';
 
 /** The tools of one turn: those sent to the model, and those it may load with the search tool. */
 export interface TurnTools {
-  readonly tools: LanguageModelV3FunctionTool[];
+  readonly tools: ModelTool[];
   readonly readOnly: Set<string>;
   readonly refs: Map<string, { readonly ref: string; readonly description: string }>;
   /** Deferred tools by model name; empty for an agent without `deferred`. */
@@ -54,6 +55,7 @@ export class DeferredTools {
       callable: [...rt.options.tools],
     };
     if (deferred.size === 0) return turn;
+    if (rt.search !== undefined) return this.forProviderSearch(rt, rt.search, turn, history, steps);
     turn.tools.push({
       type: 'function',
       name: SEARCH_TOOL,
@@ -68,6 +70,50 @@ export class DeferredTools {
       if (entry !== undefined && !this.deniedNow(rt, entry)) load(turn, entry);
     }
     return turn;
+  }
+
+  /**
+   * The turn's tools with the provider's own search: every deferred tool the policy does not deny now is sent
+   * marked as deferred, beside the provider's search tool; what the provider's searches in the prompt loaded
+   * may be called (see provider-search.ts).
+   */
+  private forProviderSearch(
+    rt: Runtime,
+    search: ProviderSearch,
+    turn: TurnTools,
+    history: readonly LanguageModelV3Message[],
+    steps: readonly StepData[],
+  ): TurnTools {
+    for (const entry of turn.deferred.values())
+      if (!this.deniedNow(rt, entry)) turn.tools.push({ ...definition(entry), providerOptions: search.deferred });
+    turn.tools.push(search.tool);
+    for (const name of providerSearched(search, history)) this.allow(rt, turn, name);
+    for (const step of steps) if (step.kind === 'model') this.loadFound(rt, turn, step);
+    return turn;
+  }
+
+  /**
+   * Lets the turn call what the provider's searches in a model step loaded: called when the step comes, before
+   * its calls run, and for each journaled step when a turn is taken up.
+   */
+  loadFound(
+    rt: Runtime,
+    turn: Pick<TurnTools, 'tools' | 'readOnly' | 'refs' | 'callable' | 'deferred'>,
+    step: ModelStepData,
+  ): void {
+    if (rt.search === undefined) return;
+    for (const found of step.searches ?? [])
+      if (found.error !== true) for (const name of rt.search.loadedBy(found.result)) this.allow(rt, turn, name);
+  }
+
+  /** A deferred tool a provider's search loaded, callable from now on; never one the policy denies now. */
+  private allow(
+    rt: Runtime,
+    turn: Pick<TurnTools, 'tools' | 'readOnly' | 'refs' | 'callable' | 'deferred'>,
+    name: string,
+  ): void {
+    const entry = turn.deferred.get(name);
+    if (entry !== undefined && !this.deniedNow(rt, entry)) load(turn, entry, false);
   }
 
   /**
@@ -152,13 +198,17 @@ function definition(entry: CatalogEntry): LanguageModelV3FunctionTool {
   };
 }
 
-/** Adds a deferred tool to the turn's tools, once. */
+/**
+ * Adds a deferred tool to the turn's tools, once: callable, and sent to the model unless the provider's search
+ * has it already.
+ */
 function load(
   turn: Pick<TurnTools, 'tools' | 'readOnly' | 'refs' | 'callable'>,
   entry: CatalogEntry | undefined,
+  send = true,
 ): void {
   if (entry === undefined || turn.refs.has(entry.name)) return;
-  turn.tools.push(definition(entry));
+  if (send) turn.tools.push(definition(entry));
   turn.refs.set(entry.name, { ref: entry.ref, description: entry.tool.description });
   if (entry.tool.annotations.readOnly === true) turn.readOnly.add(entry.name);
   turn.callable.push(entry.ref);
@@ -177,6 +227,18 @@ function searchedBefore(history: readonly LanguageModelV3Message[], steps: reado
     if (step.kind !== 'tools') continue;
     for (const result of step.results)
       if (result.name === SEARCH_TOOL && !result.error) names.push(...loadedBy(result.text));
+  }
+  return names;
+}
+
+/** The tool names the provider's searches loaded, in the earlier turns' messages (their assistant parts). */
+function providerSearched(search: ProviderSearch, history: readonly LanguageModelV3Message[]): string[] {
+  const names: string[] = [];
+  for (const message of history) {
+    if (message.role !== 'assistant') continue;
+    for (const part of message.content)
+      if (part.type === 'tool-result' && part.toolName === search.tool.name && part.output.type === 'json')
+        names.push(...search.loadedBy(part.output.value));
   }
   return names;
 }

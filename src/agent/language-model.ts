@@ -3,10 +3,12 @@ import type {
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
   LanguageModelV3Message,
+  LanguageModelV3ToolResultPart,
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
   LanguageModelV4Message,
+  LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
 
 /** A model of either AI SDK provider line: V4 (AI SDK 7 providers) or V3 (AI SDK 6 providers). */
@@ -62,7 +64,13 @@ function toV4(message: LanguageModelV3Message): LanguageModelV4Message {
     case 'assistant':
       return {
         role: 'assistant',
-        content: message.content.map((part) => (part.type === 'tool-call' ? part : text(part, 'assistant'))),
+        content: message.content.map((part) =>
+          part.type === 'tool-call'
+            ? part
+            : part.type === 'tool-result'
+              ? providerResult(part)
+              : text(part, 'assistant'),
+        ),
       };
     case 'tool':
       return {
@@ -76,6 +84,19 @@ function toV4(message: LanguageModelV3Message): LanguageModelV4Message {
         }),
       };
   }
+}
+
+/** A result of the provider's own tool (its tool search) in an assistant message: JSON, spelt alike on both lines. */
+function providerResult(part: LanguageModelV3ToolResultPart): LanguageModelV4ToolResultPart {
+  if (part.output.type !== 'json' && part.output.type !== 'error-json')
+    throw new Error(`Wardrik writes no ${part.output.type} result of a provider's tool`);
+  return {
+    type: 'tool-result',
+    toolCallId: part.toolCallId,
+    toolName: part.toolName,
+    output: part.output,
+    ...(part.providerOptions === undefined ? {} : { providerOptions: part.providerOptions }),
+  };
 }
 
 function text(part: { type: string; text?: string }, role: string): { type: 'text'; text: string } {

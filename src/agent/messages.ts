@@ -1,4 +1,5 @@
-import type { LanguageModelV3Message, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
+import type { JSONValue, LanguageModelV3Message, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
+import type { JournaledSearch } from './provider-search.js';
 import type { ModelUsage } from './pricing.js';
 
 /**
@@ -16,6 +17,8 @@ export interface ModelStepData {
   readonly text: string;
   /** Tool calls in the model's order; `input` is the JSON text the model produced. */
   readonly calls: readonly { readonly id: string; readonly name: string; readonly input: string }[];
+  /** The provider's own tool searches in the answer (`toolSearch: 'provider'`), sent back with it; else absent. */
+  readonly searches?: readonly JournaledSearch[];
   readonly finishReason: string;
   readonly usage: ModelUsage;
   readonly usd: number;
@@ -38,6 +41,27 @@ export function userMessage(text: string): LanguageModelV3Message {
 export function assistantMessage(step: ModelStepData): LanguageModelV3Message {
   const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
   if (step.text !== '') content.push({ type: 'text', text: step.text });
+  for (const search of step.searches ?? []) {
+    content.push({
+      type: 'tool-call',
+      toolCallId: search.id,
+      toolName: search.name,
+      input: parseInput(search.input),
+      providerExecuted: true,
+      ...(search.callMetadata === undefined ? {} : { providerOptions: search.callMetadata }),
+    });
+    if (search.result !== undefined)
+      content.push({
+        type: 'tool-result',
+        toolCallId: search.id,
+        toolName: search.name,
+        output:
+          search.error === true
+            ? { type: 'error-json', value: search.result as JSONValue }
+            : { type: 'json', value: search.result as JSONValue },
+        ...(search.resultMetadata === undefined ? {} : { providerOptions: search.resultMetadata }),
+      });
+  }
   for (const call of step.calls)
     content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: parseInput(call.input) });
   return { role: 'assistant', content };

@@ -6,6 +6,7 @@ import { backoffDelay, isTransient, sleep } from '../runner/transient.js';
 import { generate, type LanguageModel, type ModelAnswer, type ModelCall } from './language-model.js';
 import type { ModelStepData } from './messages.js';
 import type { ModelRegistry } from './model-registry.js';
+import { isSearchPart, type JournaledSearch, type ProviderSearch } from './provider-search.js';
 import { Pricing, type ModelPrice, type ModelUsage } from './pricing.js';
 import type { AgentTracing } from './tracing.js';
 import type { LiveTurn } from './turn-state.js';
@@ -64,7 +65,7 @@ export class ModelCalls {
       const started = performance.now();
       try {
         const result = await generate(model, options);
-        const step = modelStep(rt.spec, result, rt.price);
+        const step = modelStep(rt.spec, result, rt.price, rt.search);
         span.set({
           'gen_ai.response.model': result.response?.modelId ?? rt.modelId,
           ...(result.response?.id === undefined ? {} : { 'gen_ai.response.id': result.response.id }),
@@ -108,14 +109,37 @@ export class ModelCalls {
 }
 
 /** A model response as the journal keeps it. */
-function modelStep(spec: string, result: ModelAnswer, price: ModelPrice | undefined): ModelStepData {
+function modelStep(
+  spec: string,
+  result: ModelAnswer,
+  price: ModelPrice | undefined,
+  search: ProviderSearch | undefined,
+): ModelStepData {
   let text = '';
   const calls: { id: string; name: string; input: string }[] = [];
+  const searches = new Map<string, JournaledSearch>();
   for (const part of result.content) {
     if (part.type === 'text') text += part.text;
     // Arguments too long to be within the limits are journaled (and run) as a note that is refused as too large.
     else if (part.type === 'tool-call' && part.providerExecuted !== true)
       calls.push({ id: part.toolCallId, name: part.toolName, input: journaledArgumentsText(part.input) });
+    else if (part.type === 'tool-call' && isSearchPart(search, part.toolName))
+      searches.set(part.toolCallId, {
+        id: part.toolCallId,
+        name: part.toolName,
+        input: journaledArgumentsText(part.input),
+        ...(part.providerMetadata === undefined ? {} : { callMetadata: part.providerMetadata }),
+      });
+    else if (part.type === 'tool-result' && isSearchPart(search, part.toolName)) {
+      const call = searches.get(part.toolCallId);
+      if (call !== undefined)
+        searches.set(part.toolCallId, {
+          ...call,
+          result: part.result,
+          ...(part.isError === true ? { error: true } : {}),
+          ...(part.providerMetadata === undefined ? {} : { resultMetadata: part.providerMetadata }),
+        });
+    }
   }
   const input = result.usage.inputTokens;
   const cacheRead = input.cacheRead ?? 0;
@@ -131,6 +155,7 @@ function modelStep(spec: string, result: ModelAnswer, price: ModelPrice | undefi
     model: spec,
     text,
     calls,
+    ...(searches.size === 0 ? {} : { searches: [...searches.values()] }),
     finishReason: result.finishReason.unified,
     usage,
     usd: price === undefined ? 0 : Pricing.usd(price, usage),

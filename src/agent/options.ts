@@ -25,6 +25,13 @@ export interface AgentOptions {
    * (docs/agents.md, "Thousands of tools"). Such as `['github/*', 'crm/*']`.
    */
   readonly deferred?: readonly string[];
+  /**
+   * Who searches the deferred tools: `'wardrik'` (the default), Wardrik's own `wardrik__search_tools`; or
+   * `'provider'`, the model provider's own tool search (Anthropic's Messages API, OpenAI's Responses API),
+   * to which the deferred tools the policy does not deny are sent marked for deferred loading. Either way a
+   * loaded tool is called through the runner, and a deferred tool no search loaded is refused unrun.
+   */
+  readonly toolSearch?: 'wardrik' | 'provider';
   /** The agent's own policy rules, applied with Wardrik's (the most restrictive wins). */
   readonly policy?: readonly PolicyRule[];
   /** Dollars the agent may spend, on models and tools together; no model call or paid tool starts past it. */
@@ -126,6 +133,14 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentS
       `${where}: deferred must be an array of patterns such as ["github/*"]: tools the model loads with the search tool.`,
     );
   }
+  if (options.toolSearch !== undefined && options.toolSearch !== 'wardrik' && options.toolSearch !== 'provider')
+    throw new ConfigurationError(
+      `${where}: toolSearch is "wardrik" (Wardrik's own search tool, the default) or "provider" (the model provider's); got ${JSON.stringify(options.toolSearch)?.slice(0, 80)}.`,
+    );
+  if (options.toolSearch === 'provider' && (options.deferred === undefined || options.deferred.length === 0))
+    throw new ConfigurationError(
+      `${where}: toolSearch "provider" searches the agent's deferred tools, and it has none: add deferred: ["github/*"] (the tools to load on demand), or leave toolSearch out.`,
+    );
   for (const pattern of [...(options.tools as unknown[]), ...((options.deferred ?? []) as unknown[])]) {
     if (
       typeof pattern !== 'string' ||

@@ -4,6 +4,7 @@ import type { StepRecord, TurnRecord } from '../store/store.js';
 import type { ParkedCall } from './agent.js';
 import type { StepData } from './messages.js';
 import type { ModelUsage } from './pricing.js';
+import type { JournaledSearch } from './provider-search.js';
 
 /** `TurnRecord.data`: what a turn is about and where it stands. Plain JSON. */
 export interface TurnData {
@@ -49,12 +50,25 @@ const USAGE: z.ZodType<ModelUsage> = z.object({
   cacheWriteTokens: z.number(),
 });
 
+const METADATA = z.record(z.string(), z.record(z.string(), z.json()));
+
+const SEARCH: z.ZodType<JournaledSearch> = z.object({
+  id: z.string(),
+  name: z.string(),
+  input: z.string(),
+  result: z.json().optional(),
+  error: z.boolean().optional(),
+  callMetadata: METADATA.optional(),
+  resultMetadata: METADATA.optional(),
+});
+
 const STEP_DATA: z.ZodType<StepData> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('model'),
     model: z.string(),
     text: z.string(),
     calls: z.array(z.object({ id: z.string(), name: z.string(), input: z.string() })),
+    searches: z.array(SEARCH).optional(),
     finishReason: z.string(),
     usage: USAGE,
     usd: z.number(),

@@ -1,4 +1,8 @@
-import type { LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Message,
+  LanguageModelV3ProviderTool,
+} from '@ai-sdk/provider';
 import type { LanguageModel } from './language-model.js';
 import type { JournalBatch } from '../runner/journal-batch.js';
 import type { TurnRecord, TurnStatus } from '../store/store.js';
@@ -7,8 +11,12 @@ import type { StepData } from './messages.js';
 import type { CatalogEntry } from '../tools/catalog.js';
 import type { AgentOptions } from './options.js';
 import type { ModelPrice } from './pricing.js';
+import type { ProviderSearch } from './provider-search.js';
 import type { TraceSpan } from './tracing.js';
 import { turnDataOf, type EarlierTurn } from './turn-data.js';
+
+/** A tool as the model is sent it: a function of the catalog's, or the provider's own tool search. */
+export type ModelTool = LanguageModelV3FunctionTool | LanguageModelV3ProviderTool;
 
 /** An agent as the service keeps it: its checked options and how to reach its model. */
 export interface Runtime {
@@ -22,6 +30,8 @@ export interface Runtime {
   readonly price: ModelPrice | undefined;
   readonly maxSteps: number;
   readonly historyTurns: number;
+  /** The provider's tool search, with `toolSearch: 'provider'`; else undefined (Wardrik's own, if deferred). */
+  readonly search: ProviderSearch | undefined;
   /** Finished turns, oldest first, loaded from the store on first use and kept up to date. */
   history: Promise<HistoryEntry[]> | undefined;
 }
@@ -50,7 +60,7 @@ export interface LiveTurn {
   text: string;
   spentUsd: number;
   /** The tools sent to the model; a search adds what it loads (see `DeferredTools`). */
-  readonly tools: LanguageModelV3FunctionTool[];
+  readonly tools: ModelTool[];
   readonly readOnly: Set<string>;
   readonly refs: Map<string, { readonly ref: string; readonly description: string }>;
   /** Deferred tools by model name, loaded only by the search tool; empty without `deferred`. */

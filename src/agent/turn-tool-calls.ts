@@ -34,6 +34,7 @@ export class TurnToolCalls {
    * in between only repeats them.
    */
   async runStep(d: LiveTurn, step: ModelStepData, index: number): Promise<ParkedCall[]> {
+    this.deferredTools.loadFound(d.rt, d, step);
     const answers: ToolAnswer[] = [];
     const calls = step.calls;
     const parked: ParkedCall[] = [];
@@ -96,7 +97,7 @@ export class TurnToolCalls {
 
   /** The search tool's answer, a refusal of a deferred tool not loaded, or the runner's answer. */
   private answer(d: LiveTurn, call: ModelStepData['calls'][number], id: string, span: TraceSpan): Promise<ToolAnswer> {
-    if (d.deferred.size > 0 && call.name === SEARCH_TOOL)
+    if (d.deferred.size > 0 && d.rt.search === undefined && call.name === SEARCH_TOOL)
       return this.deferredTools.search(d, parseArguments(call.input));
     if (d.deferred.has(call.name) && !d.refs.has(call.name)) return Promise.resolve(notLoadedAnswer(call.name));
     const { rt } = d;
