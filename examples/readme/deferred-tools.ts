@@ -38,4 +38,8 @@ const native = wardrik.startAgent({
   toolSearch: 'provider',
 });
 console.log(native.id);
+
+// docs/mcp-server.md: the same catalog served, GitHub's and the CRM's tools found with wardrik__search_tools.
+const server = wardrik.mcpServer({ tools: ['**'], deferred: ['github/*', 'crm/*'] });
+await server.close();
 await wardrik.close();

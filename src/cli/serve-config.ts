@@ -51,6 +51,7 @@ const SERVE_KEYS: Readonly<Record<keyof NonNullable<ServeConfig['serve']>, true>
   approvals: true,
   http: true,
   stateKey: true,
+  deferred: true,
 };
 /** Options of the library the command sets itself, and what to do instead. */
 const SET_BY_THE_COMMAND: Readonly<Record<string, string>> = {

@@ -323,7 +323,8 @@ export class Wardrik {
    */
   mcpServer(options: ServeOptions): WardrikMcpServer {
     if (this.closed) throw new ConfigurationError('This Wardrik is closed; mcpServer needs an open one.');
-    if (options.policy !== undefined) this.container.resolve(Tokens.Policy).prepare(options.policy);
+    const policy = this.container.resolve(Tokens.Policy);
+    if (options.policy !== undefined) policy.prepare(options.policy);
     const store = this.container.resolve(Tokens.Store);
     const warn = (message: string) => this.bus.emit({ type: 'warning', message });
     const server = new WardrikMcpServer(
@@ -332,6 +333,7 @@ export class Wardrik {
         store,
         inbox: this.inbox,
         catalog: this.catalog,
+        policy,
         clock: this.container.resolve(Tokens.Clock),
         timers: this.container.resolve(Tokens.Timers),
         warn,

@@ -6,6 +6,7 @@ import { MAX_MESSAGE_BYTES } from '../mcp/message-limit.js';
 import type { Inbox } from '../inbox/inbox.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
+import type { Policy } from '../policy/policy.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { createMcpHandler, type McpHttpHandler, type Server as ModernServer } from '@modelcontextprotocol/server';
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
@@ -16,6 +17,7 @@ import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
 import { SealedTokens } from './sealed.js';
 import { StatelessServing } from './stateless.js';
 import { ServedTools } from './naming.js';
+import { ServedSearch } from './served-search.js';
 import { serverSettings, type ServeOptions, type ServeSettings } from './options.js';
 import { ServeSession, type SessionDeps } from './session.js';
 import { StdioLines } from './stdio-lines.js';
@@ -27,6 +29,8 @@ export interface McpServerDeps {
   readonly store: Store;
   readonly inbox: Inbox;
   readonly catalog: ToolCatalog;
+  /** Decides which tools each caller is listed and found (a tool its policy denies never is). */
+  readonly policy: Policy;
   /** Where waits for a person's answer, idle sessions and held wrong guesses read the time and set timers. */
   readonly clock: Clock;
   readonly timers: Timers;
@@ -53,6 +57,7 @@ export interface ListenOptions {
 export class WardrikMcpServer {
   private readonly settings: ServeSettings;
   private readonly served: ServedTools;
+  private readonly search: ServedSearch;
   private readonly sessions = new Set<ServeSession>();
   private readonly unwatch: () => void;
   private http: HttpSessions | undefined;
@@ -71,7 +76,8 @@ export class WardrikMcpServer {
     options: ServeOptions,
   ) {
     this.settings = serverSettings(options);
-    this.served = new ServedTools(deps.catalog, this.settings.tools, this.settings.names, deps.warn);
+    this.served = new ServedTools(deps.catalog, this.settings, deps.warn);
+    this.search = new ServedSearch(this.served, deps.policy, this.settings.policy);
     this.unwatch = deps.catalog.onChange(() => this.catalogChanged());
     this.stateless = new StatelessServing(this.sessionDeps(undefined), new SealedTokens(this.settings.stateKey));
   }
@@ -215,6 +221,7 @@ export class WardrikMcpServer {
       clock: this.deps.clock,
       timers: this.deps.timers,
       served: this.served,
+      search: this.search,
       settings: this.settings,
       ...(tasks === undefined ? {} : { tasks }),
       warn: this.deps.warn,

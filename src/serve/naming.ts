@@ -2,11 +2,15 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigurationError } from '../errors.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { closestNames } from '../tools/names.js';
+import type { ServeSettings } from './options.js';
+import { SERVED_SEARCH_DEFINITION, SERVED_SEARCH_TOOL } from './served-search-tool.js';
 
 /** A served tool: the name clients call it by, and the catalog entry it runs. */
 export interface ServedTool {
   readonly name: string;
   readonly entry: CatalogEntry;
+  /** Served but not listed: found with the search tool (`deferred`). */
+  readonly deferred: boolean;
 }
 
 /**
@@ -16,14 +20,18 @@ export interface ServedTool {
  */
 export class ServedTools {
   private current:
-    { readonly byName: ReadonlyMap<string, ServedTool>; readonly listing: readonly McpTool[] } | undefined;
+    | {
+        readonly byName: ReadonlyMap<string, ServedTool>;
+        readonly listing: readonly McpTool[];
+        readonly deferred: readonly ServedTool[];
+      }
+    | undefined;
   /** Bare names two tools claimed after start-up: the first keeps it; said once per name. */
   private readonly clashes = new Set<string>();
 
   constructor(
     private readonly catalog: ToolCatalog,
-    private readonly patterns: readonly string[],
-    private readonly names: 'qualified' | 'bare',
+    private readonly settings: Pick<ServeSettings, 'tools' | 'deferred' | 'names'>,
     private readonly warn: (message: string) => void,
   ) {
     // At start-up a clash of bare names is refused: a client would not know which tool it calls.
@@ -43,9 +51,14 @@ export class ServedTools {
     return this.read().byName.get(name);
   }
 
-  /** The `tools/list` answer's tools. */
+  /** The `tools/list` answer's tools, every caller's: the listed ones, and the search tool if any is deferred. */
   listing(): readonly McpTool[] {
     return this.read().listing;
+  }
+
+  /** The deferred tools: served, not listed, found with the search tool. */
+  deferred(): readonly ServedTool[] {
+    return this.read().deferred;
   }
 
   /** Up to three served names closest to `name`, for an unknown tool's error. */
@@ -60,25 +73,41 @@ export class ServedTools {
 
   private build(strict: boolean): string | undefined {
     const byName = new Map<string, ServedTool>();
-    for (const entry of this.catalog.select(this.patterns)) {
-      const name = this.names === 'bare' ? entry.ref.slice(entry.toolset.length + 1) : entry.name;
+    const { tools, deferred, names } = this.settings;
+    const add = (entry: CatalogEntry, isDeferred: boolean): string | undefined => {
+      const name = names === 'bare' ? entry.ref.slice(entry.toolset.length + 1) : entry.name;
       const other = byName.get(name);
-      if (other !== undefined) {
-        const message = `Two served tools would both be called "${name}" with names: 'bare' (${other.entry.ref} and ${entry.ref}). Serve them with names: 'qualified', or narrow tools so only one matches.`;
+      if (other?.entry === entry) return undefined; // matched by a deferred pattern and a listed one: deferred
+      if (other !== undefined || name === SERVED_SEARCH_TOOL) {
+        const message = `Two served tools would both be called "${name}" with names: 'bare' (${other?.entry.ref ?? 'the search tool'} and ${entry.ref}). Serve them with names: 'qualified', or narrow tools so only one matches.`;
         if (strict) return message;
-        if (!this.clashes.has(name)) this.warn(`${message} Until then ${other.entry.ref} keeps the name.`);
+        if (!this.clashes.has(name))
+          this.warn(`${message} Until then ${other?.entry.ref ?? 'the search tool'} keeps the name.`);
         this.clashes.add(name);
-        continue;
+        return undefined;
       }
-      byName.set(name, { name, entry });
+      byName.set(name, { name, entry, deferred: isDeferred });
+      return undefined;
+    };
+    for (const entry of deferred.length === 0 ? [] : this.catalog.select(deferred)) {
+      const clash = add(entry, true);
+      if (clash !== undefined) return clash;
     }
-    this.current = { byName, listing: Object.freeze([...byName.values()].map(listed)) };
+    for (const entry of this.catalog.select(tools)) {
+      const clash = add(entry, false);
+      if (clash !== undefined) return clash;
+    }
+    const all = [...byName.values()];
+    const hidden = all.filter((tool) => tool.deferred);
+    const listing = all.filter((tool) => !tool.deferred).map(listedTool);
+    if (hidden.length > 0) listing.push(SERVED_SEARCH_DEFINITION);
+    this.current = { byName, listing: Object.freeze(listing), deferred: Object.freeze(hidden) };
     return undefined;
   }
 }
 
 /** A tool as `tools/list` gives it: Wardrik's annotations mapped back to MCP's four hints. */
-function listed({ name, entry }: ServedTool): McpTool {
+export function listedTool({ name, entry }: ServedTool): McpTool {
   const { tool } = entry;
   const a = tool.annotations;
   const hints: Record<string, unknown> = {};

@@ -40,6 +40,12 @@ export interface ServeOptions {
   /** Patterns of the tools to serve, as agents take them: `orders/*`, `github/*`, `orders/find_order`. */
   readonly tools: readonly string[];
   /**
+   * Patterns of tools served but not listed, for large catalogs: clients are listed `wardrik__search_tools`
+   * instead, which finds them by what they do (docs/mcp-server.md, "Large catalogs"). Such as `['github/*']`;
+   * a tool both `tools` and `deferred` match is deferred, so `tools: ['**'], deferred: ['github/*']` serves all.
+   */
+  readonly deferred?: readonly string[];
+  /**
    * The names clients see: `qualified` (the default, `orders__find_order`) or `bare` (`find_order`,
    * refused at start-up when two served tools would share one). Stable: clients' saved prompts use them.
    */
@@ -132,6 +138,7 @@ export const SERVE_NUMBERS = numberOptions<ServeOptions, `http.${NumberPaths<Htt
 /** The options with their defaults, checked. */
 export interface ServeSettings extends NumberSettings<typeof SERVE_NUMBERS> {
   readonly tools: readonly string[];
+  readonly deferred: readonly string[];
   readonly names: 'qualified' | 'bare';
   readonly name: string;
   readonly version: string;
@@ -163,6 +170,11 @@ export function serverSettings(options: ServeOptions): ServeSettings {
       "mcpServer: tools is a list of tool patterns to serve, such as tools: ['orders/*']; serving nothing is refused.",
     );
   }
+  const { deferred = [] } = options;
+  if (!Array.isArray(deferred as unknown) || !deferred.every((t) => typeof t === 'string' && t !== ''))
+    throw new ConfigurationError(
+      "mcpServer: deferred is a list of tool patterns served but not listed, such as deferred: ['github/*']: clients find them with wardrik__search_tools.",
+    );
   if (names !== 'qualified' && names !== 'bare')
     throw new ConfigurationError(`mcpServer: names is "qualified" or "bare"; got ${JSON.stringify(names)}.`);
   if (identify !== undefined && typeof identify !== 'function')
@@ -191,6 +203,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
   const numbers = readNumbers('mcpServer: ', options, SERVE_NUMBERS);
   return Object.freeze({
     tools: Object.freeze([...tools]),
+    deferred: Object.freeze([...deferred]),
     names,
     name: text('name', options.name, 'wardrik'),
     version: text('version', options.version, '0.1.0'),

@@ -27,6 +27,8 @@ import { awaitAnswer } from './approvals.js';
 import { CALL_METHOD_ONLY, callRequest } from './call-params.js';
 import { askClientUser, canElicit, NOT_ASKED_AFTER_OUTSIDE, readOutside } from './elicitation.js';
 import type { ServedTool, ServedTools } from './naming.js';
+import { badQueryResult, searchResult, type ServedSearch } from './served-search.js';
+import { SERVED_SEARCH_TOOL } from './served-search-tool.js';
 import type { ServeTaskStore } from './tasks.js';
 import type { ServeSettings } from './options.js';
 import { callResult, waitingResult } from './results.js';
@@ -43,6 +45,7 @@ export interface SessionDeps {
   readonly clock: Clock;
   readonly timers: Timers;
   readonly served: ServedTools;
+  readonly search: ServedSearch;
   readonly settings: ServeSettings;
   /** Where task-augmented calls keep their tasks; absent, calls are never tasks. */
   readonly tasks?: ServeTaskStore;
@@ -51,6 +54,9 @@ export interface SessionDeps {
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The most found tools a session lists besides the server's own. */
+const MAX_FOUND = 100;
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -86,6 +92,8 @@ export class ServeSession {
   /** The call ids of this session's calls: a repeat of one waiting for a person joins it. */
   private readonly calls = new SameCalls();
   private logLevel: LoggingLevel | undefined;
+  /** Deferred tools this session's searches found, listed to it from then on (at most `MAX_FOUND`). */
+  private readonly found = new Map<string, ServedTool>();
   /** Aborted when the session closes: its tasks stop with it. */
   private readonly closing = new AbortController();
 
@@ -108,7 +116,9 @@ export class ServeSession {
       },
     );
     this.server.onclose = () => this.closing.abort(new Error('The MCP session closed.'));
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...deps.served.listing()] }));
+    this.server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+      tools: await deps.search.listingFor(this.agent ?? (await this.identity(extra)), this.foundTools()),
+    }));
     // Protocol's own registration, not Server's: Server wraps tools/call to parse the request twice and
     // the result once more with zod, and every result here is built by callResult in MCP's shape. That
     // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too). The
@@ -128,6 +138,7 @@ export class ServeSession {
   private async call(request: CallToolRequest, extra: Extra): Promise<CallToolResult | CreateTaskResult> {
     const { settings, served } = this.deps;
     const name = request.params.name;
+    if (name === SERVED_SEARCH_TOOL && served.deferred().length > 0) return this.searchTools(request, extra);
     const tool = served.get(name);
     if (tool === undefined) {
       // Served names are at most 64 characters: a longer one is cut before it is compared or echoed.
@@ -157,6 +168,32 @@ export class ServeSession {
     } finally {
       this.inFlight--;
     }
+  }
+
+  /** The search tool: what it finds is listed to this session from then on, and `tools/list_changed` says so. */
+  private async searchTools(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+    const agent = this.agent ?? (await this.identity(extra));
+    let searched;
+    try {
+      searched = await this.deps.search.search(agent, request.params.arguments);
+    } catch (error) {
+      if (error instanceof RangeError) return badQueryResult(error);
+      throw error;
+    }
+    const before = this.found.size;
+    for (const tool of searched.found) {
+      this.found.delete(tool.name);
+      this.found.set(tool.name, tool);
+      // The oldest found first out: a session that searches all day keeps a bounded listing.
+      if (this.found.size > MAX_FOUND) this.found.delete(this.found.keys().next().value!);
+    }
+    if (this.found.size !== before || searched.found.length > 0) void this.server.sendToolListChanged().catch(() => {});
+    return searchResult(searched.answer);
+  }
+
+  /** The tools this session's searches found that are still served as they were. */
+  private foundTools(): ServedTool[] {
+    return [...this.found.values()].filter((tool) => this.deps.served.get(tool.name)?.entry === tool.entry);
   }
 
   /**

@@ -19,6 +19,8 @@ import type { ToolAnswer } from '../tools/result.js';
 import { FAILED_INSIDE, warnFailedInside } from './failed-inside.js';
 import type { SessionDeps } from './session.js';
 import type { ServedTool } from './naming.js';
+import { badQueryResult, searchResult } from './served-search.js';
+import { SERVED_SEARCH_TOOL } from './served-search-tool.js';
 import { callResult } from './results.js';
 import { argumentsDigest, CONVERSATION_META, type Sealed, type SealedTokens } from './sealed.js';
 import { storeFailureResult } from './store-failures.js';
@@ -55,7 +57,7 @@ export class StatelessServing {
 
   /** A v2 server for one request or connection. */
   server(place: StatelessPlace): Server {
-    const { settings, served } = this.deps;
+    const { settings } = this.deps;
     const server = new Server(
       { name: settings.name, version: settings.version },
       {
@@ -64,7 +66,9 @@ export class StatelessServing {
         ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
       },
     );
-    server.setRequestHandler('tools/list', () => ({ tools: served.listing() as Tool[] }));
+    server.setRequestHandler('tools/list', async (_request, ctx) => ({
+      tools: (await this.deps.search.listingFor(await this.identity(ctx, place))) as Tool[],
+    }));
     server.setRequestHandler('tools/call', (request, ctx) => this.call(request, ctx, place));
     return server;
   }
@@ -76,6 +80,13 @@ export class StatelessServing {
   ): Promise<CallToolResult | InputRequiredResult> {
     const { served } = this.deps;
     const name = request.params.name;
+    // Found tools are called by name: without a session, nothing is listed to one caller alone.
+    if (name === SERVED_SEARCH_TOOL && served.deferred().length > 0) {
+      const searched = await this.deps.search
+        .search(await this.identity(ctx, place), request.params.arguments)
+        .catch((error: unknown) => (error instanceof RangeError ? error : Promise.reject(error)));
+      return searched instanceof RangeError ? badQueryResult(searched) : searchResult(searched.answer);
+    }
     const tool = served.get(name);
     if (tool === undefined) {
       const shown = name.slice(0, 80);
