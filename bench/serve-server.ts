@@ -1,8 +1,9 @@
-// The servers `serve.bench.ts` compares, one per process: the same `echo` tool served by the MCP SDK's
-// own McpServer (over the SDK's StdioServerTransport) or by Wardrik's mcpServer (memory store, read-only
+// The servers `serve.bench.ts` compares, one per process: the same `echo` tool served by the MCP SDK v2's
+// own McpServer (`sdk2`: serveStdio, or createMcpHandler behind node:http; both protocol eras), by SDK v1's
+// McpServer (`sdk`, 2025-11-25 only, for reference) or by Wardrik's mcpServer (memory store, read-only
 // tool: allowed, journaled, labelled; over its own stdio transport, as `wardrik serve --stdio` serves,
-// or, for reference, `wardrik-sdk-stdio`, over the SDK's).
-//   node serve-server.js sdk|wardrik|wardrik-sdk-stdio stdio|http   (http: prints the port on stdout; stops when stdin closes)
+// or, for reference, `wardrik-sdk-stdio`, over SDK v1's).
+//   node serve-server.js sdk2|sdk|wardrik|wardrik-sdk-stdio stdio|http   (http: prints the port on stdout; stops when stdin closes)
 import 'reflect-metadata';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,10 +12,12 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, McpServer as McpServerV2, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { defineTool, Wardrik } from '../src/index.js';
 
-const [which, kind] = process.argv.slice(2) as ['sdk' | 'wardrik' | 'wardrik-sdk-stdio', 'stdio' | 'http'];
+const [which, kind] = process.argv.slice(2) as ['sdk2' | 'sdk' | 'wardrik' | 'wardrik-sdk-stdio', 'stdio' | 'http'];
 
 function sdkServer(): McpServer {
   const server = new McpServer({ name: 'sdk', version: '1.0.0' });
@@ -28,7 +31,50 @@ function sdkServer(): McpServer {
   return server;
 }
 
-if (which === 'sdk') {
+function sdk2Server(): McpServerV2 {
+  const server = new McpServerV2({ name: 'sdk2', version: '1.0.0' });
+  server.registerTool(
+    'echo',
+    {
+      description: 'Echoes its text.',
+      inputSchema: z.object({ text: z.string() }),
+      annotations: { readOnlyHint: true },
+    },
+    ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
+  return server;
+}
+
+/** SDK v2's web-standard handler behind node:http, as an app without a framework serves it. */
+function nodeHttp(handler: McpHttpHandler) {
+  return createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers = new Headers();
+      for (const [key, value] of Object.entries(req.headers))
+        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+      const response = await handler.fetch(
+        new Request(`http://${req.headers.host}${req.url}`, {
+          method: req.method,
+          headers,
+          ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+        }),
+      );
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (response.body !== null) for await (const chunk of response.body) res.write(chunk);
+      res.end();
+    })().catch(() => res.destroy());
+  });
+}
+
+if (which === 'sdk2') {
+  if (kind === 'stdio') void serveStdio(sdk2Server);
+  else {
+    const http = nodeHttp(createMcpHandler(sdk2Server));
+    http.listen(0, '127.0.0.1', () => console.log((http.address() as AddressInfo).port));
+  }
+} else if (which === 'sdk') {
   if (kind === 'stdio') {
     await sdkServer().connect(new StdioServerTransport());
   } else {

@@ -1,7 +1,9 @@
 // A tool call to Wardrik's MCP server (`wardrik.mcpServer`: session, runner — resolve, check, decide,
 // journal, run, journal — and the result with its labels) against the same tool served by the MCP
-// SDK's own McpServer, from the SDK's Client, over stdio and Streamable HTTP, one call at a time and 32
-// at once (targets: ≤ 1.10x the SDK's time one at a time, ≥ 0.9 of its throughput at 32).
+// SDK v2's own McpServer, over stdio and Streamable HTTP, in both protocol eras (a 2025-11-25 client,
+// SDK v1's Client; a 2026-07-28 one, SDK v2's Client pinned to it), one call at a time and 32 at once
+// (targets: ≤ 1.10x the SDK's time one at a time, ≥ 0.9 of its throughput at 32). SDK v1's McpServer,
+// which Wardrik's 2025 sessions still build on, is a third row for reference in the 2025 era.
 // Each server runs in its own process (bench/serve-server.ts); as in mcp.bench.ts, each comparison is
 // made on several fresh pairs of server processes and the target is held to the median pair. Over stdio
 // each side uses its own transport, as its users get it: the SDK's StdioServerTransport for McpServer,
@@ -16,6 +18,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { countListenerWarnings, measureInTurns, median, reportPairs, type PairResult } from './lib.js';
 
 const listenerWarnings = countListenerWarnings();
@@ -23,32 +30,72 @@ const listenerWarnings = countListenerWarnings();
 const SERVER = fileURLToPath(new URL('./serve-server.js', import.meta.url));
 const CONCURRENCY = 32;
 
-type Which = 'sdk' | 'wardrik' | 'wardrik-sdk-stdio';
+type Which = 'sdk2' | 'sdk' | 'wardrik' | 'wardrik-sdk-stdio';
 const NAMES: Record<Which, string> = {
-  sdk: 'SDK McpServer',
+  sdk2: 'SDK v2 McpServer',
+  sdk: 'SDK v1 McpServer',
   wardrik: 'wardrik.mcpServer',
-  'wardrik-sdk-stdio': "wardrik.mcpServer on the SDK's stdio transport",
+  'wardrik-sdk-stdio': "wardrik.mcpServer on SDK v1's stdio transport",
 };
+/** The protocol era a client speaks: 2025-11-25 (SDK v1's Client) or 2026-07-28 (SDK v2's, pinned). */
+type Era = '2025' | '2026';
 
-/** A client connected to a fresh server process of `which` kind. */
+/** What a benchmark call needs of a client of either SDK. */
+interface BenchClient {
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function eraClient(era: Era): {
+  client: BenchClient;
+  connect(transport: 'stdio' | URL, args?: string[]): Promise<number | undefined>;
+} {
+  if (era === '2025') {
+    const c = new Client({ name: 'bench', version: '1.0.0' });
+    return {
+      client: c,
+      async connect(to, args = []) {
+        if (to !== 'stdio') return void (await c.connect(new StreamableHTTPClientTransport(to)));
+        const transport = new StdioClientTransport({ command: process.execPath, args });
+        await c.connect(transport);
+        return transport.pid ?? undefined;
+      },
+    };
+  }
+  const c = new ModernClient(
+    { name: 'bench', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  return {
+    client: c,
+    async connect(to, args = []) {
+      if (to !== 'stdio') return void (await c.connect(new ModernHttpTransport(to)));
+      const transport = new ModernStdioTransport({ command: process.execPath, args });
+      await c.connect(transport);
+      return transport.pid ?? undefined;
+    },
+  };
+}
+
+/** A client of `era` connected to a fresh server process of `which` kind. */
 async function connect(
   which: Which,
   kind: 'stdio' | 'http',
-): Promise<{ client: Client; pid: number | undefined; close: () => Promise<void> }> {
-  const client = new Client({ name: 'bench', version: '1.0.0' });
+  era: Era,
+): Promise<{ client: BenchClient; pid: number | undefined; close: () => Promise<void> }> {
+  const { client: c, connect: open } = eraClient(era);
   if (kind === 'stdio') {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER, which, kind] });
-    await client.connect(transport);
-    return { client, pid: transport.pid ?? undefined, close: () => client.close() };
+    const pid = await open('stdio', [SERVER, which, kind]);
+    return { client: c, pid, close: () => c.close() };
   }
   const child: ChildProcess = spawn(process.execPath, [SERVER, which, kind], { stdio: ['pipe', 'pipe', 'inherit'] });
   const [port] = (await once(child.stdout!, 'data')) as [Buffer];
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port.toString().trim()}/mcp`)));
+  await open(new URL(`http://127.0.0.1:${port.toString().trim()}/mcp`));
   return {
-    client,
+    client: c,
     pid: child.pid,
     close: async () => {
-      await client.close();
+      await c.close();
       child.stdin!.end();
       await once(child, 'exit');
     },
@@ -70,7 +117,7 @@ function cpuNs(pid: number | undefined): number | undefined {
 /** One server process of a pair, its client, and how many calls were made to it. */
 interface Side {
   readonly which: Which;
-  readonly client: Client;
+  readonly client: BenchClient;
   readonly pid: number | undefined;
   readonly close: () => Promise<void>;
   calls: number;
@@ -79,14 +126,20 @@ interface Side {
 /** Each side's server CPU time per call, in µs, for one pair: one call at a time, then 32 at once. */
 type CpuPerCall = { one: number[]; many: number[] };
 
-async function measurePair(kind: 'stdio' | 'http', cpu: CpuPerCall[]): Promise<PairResult> {
-  const whiches: Which[] = kind === 'stdio' ? ['sdk', 'wardrik', 'wardrik-sdk-stdio'] : ['sdk', 'wardrik'];
+/** The servers compared: SDK v2's (the baseline), Wardrik's, and for reference in the 2025 era SDK v1's. */
+function whichesOf(kind: 'stdio' | 'http', era: Era): Which[] {
+  if (era === '2026') return ['sdk2', 'wardrik'];
+  return kind === 'stdio' ? ['sdk2', 'wardrik', 'sdk', 'wardrik-sdk-stdio'] : ['sdk2', 'wardrik', 'sdk'];
+}
+
+async function measurePair(kind: 'stdio' | 'http', era: Era, cpu: CpuPerCall[]): Promise<PairResult> {
+  const whiches = whichesOf(kind, era);
   const sides: Side[] = [];
-  for (const which of whiches) sides.push({ which, ...(await connect(which, kind)), calls: 0 });
+  for (const which of whiches) sides.push({ which, ...(await connect(which, kind, era)), calls: 0 });
   const call = (side: Side) => () => {
     side.calls++;
     return side.client.callTool({ name: 'echo', arguments: { text: 'hello' } }).then((result) => {
-      if (result.isError === true) throw new Error(JSON.stringify(result));
+      if ((result as { isError?: boolean }).isError === true) throw new Error(JSON.stringify(result));
     });
   };
   const batch = (op: () => Promise<unknown>) => () => Promise.all(Array.from({ length: CONCURRENCY }, op));
@@ -101,13 +154,16 @@ async function measurePair(kind: 'stdio' | 'http', cpu: CpuPerCall[]): Promise<P
   };
   const [one, cpuOne] = await withCpu(() =>
     measureInTurns(
-      sides.map((side) => ({ name: `${NAMES[side.which]}, ${kind}, 1 at a time`, op: call(side) })),
+      sides.map((side) => ({ name: `${NAMES[side.which]}, ${kind} ${era}, 1 at a time`, op: call(side) })),
       { rounds: 11, perRound: kind === 'stdio' ? 200 : 100 },
     ),
   );
   const [many, cpuMany] = await withCpu(() =>
     measureInTurns(
-      sides.map((side) => ({ name: `${NAMES[side.which]}, ${kind}, ${CONCURRENCY} at once`, op: batch(call(side)) })),
+      sides.map((side) => ({
+        name: `${NAMES[side.which]}, ${kind} ${era}, ${CONCURRENCY} at once`,
+        op: batch(call(side)),
+      })),
       { rounds: 11, perRound: kind === 'stdio' ? 40 : 10 },
     ),
   );
@@ -117,26 +173,32 @@ async function measurePair(kind: 'stdio' | 'http', cpu: CpuPerCall[]): Promise<P
 }
 
 /** Prints each side's median server CPU per call over the pairs, and its ratio to the SDK's. */
-function reportCpu(kind: 'stdio' | 'http', cpu: readonly CpuPerCall[]): void {
+function reportCpu(kind: 'stdio' | 'http', era: Era, cpu: readonly CpuPerCall[]): void {
   if (cpu.some((pair) => pair.one.some(Number.isNaN))) return;
+  const whiches = whichesOf(kind, era);
   for (const phase of ['one', 'many'] as const) {
     const medians = cpu[0]![phase].map((_, side) => median(cpu.map((pair) => pair[phase][side]!)));
     const label = phase === 'one' ? '1 at a time' : `${CONCURRENCY} at once`;
-    const whiches: Which[] = ['sdk', 'wardrik', 'wardrik-sdk-stdio'];
     console.log(
-      `  server CPU per call, ${kind}, ${label} (median of pairs): ${medians.map((us, side) => `${NAMES[whiches[side]!]} ${us.toFixed(1)} µs (${(us / medians[0]!).toFixed(2)}x)`).join(', ')}`,
+      `  server CPU per call, ${kind} ${era}, ${label} (median of pairs): ${medians.map((us, side) => `${NAMES[whiches[side]!]} ${us.toFixed(1)} µs (${(us / medians[0]!).toFixed(2)}x)`).join(', ')}`,
     );
   }
 }
 
-for (const [kind, pairs] of [
-  ['stdio', 7],
-  ['http', 5],
+for (const [kind, era, pairs] of [
+  ['stdio', '2025', 5],
+  ['stdio', '2026', 5],
+  ['http', '2025', 4],
+  ['http', '2026', 4],
 ] as const) {
   const results: PairResult[] = [];
   const cpu: CpuPerCall[] = [];
-  for (let pair = 0; pair < pairs; pair++) results.push(await measurePair(kind, cpu));
-  reportPairs(`Served over ${kind}`, results, { target: 1.1, concurrency: CONCURRENCY, baseline: "the SDK's" });
-  reportCpu(kind, cpu);
+  for (let pair = 0; pair < pairs; pair++) results.push(await measurePair(kind, era, cpu));
+  reportPairs(`Served over ${kind}, MCP ${era === '2025' ? '2025-11-25' : '2026-07-28'}`, results, {
+    target: 1.1,
+    concurrency: CONCURRENCY,
+    baseline: "SDK v2's",
+  });
+  reportCpu(kind, era, cpu);
 }
 listenerWarnings.printCount();
