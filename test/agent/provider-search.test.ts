@@ -6,14 +6,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigurationError, defineTool, Wardrik, type ToolDefinition, type WardrikOptions } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { githubTools } from '../github-tools.js';
 import { anthropicError, fakeApi, openaiError, type FakeReply, type FakeRequest } from './fake-providers.js';
 
 // This file runs in its own process: the keys and base URLs below are this test's alone.
 for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL'])
   delete process.env[name];
 
-/** An order desk (sent), and GitHub's tools (deferred): one to open issues, one the policy denies, filler. */
-function catalog(opened: string[]): Record<string, ToolDefinition[]> {
+/** An order desk (sent), and GitHub's tools (deferred). */
+function catalog(opened: string[], deleted?: { count: number }): Record<string, ToolDefinition[]> {
   return {
     shop: [
       defineTool({
@@ -23,26 +24,7 @@ function catalog(opened: string[]): Record<string, ToolDefinition[]> {
         run: () => 'o1',
       }),
     ],
-    gh: [
-      defineTool({
-        name: 'create_issue',
-        description: 'Opens a new GitHub issue in the repository.',
-        input: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
-        run: (args: { title: string }) => {
-          opened.push(args.title);
-          return 'issue #7';
-        },
-      }),
-      defineTool({ name: 'delete_repository', description: 'Deletes a repository.', run: () => 'gone' }),
-      ...Array.from({ length: 30 }, (_, i) =>
-        defineTool({
-          name: `report_${i}`,
-          description: `Builds report ${i}.`,
-          annotations: { readOnly: true },
-          run: () => 'r',
-        }),
-      ),
-    ],
+    gh: githubTools(opened, deleted),
   };
 }
 
@@ -181,13 +163,8 @@ describe("Deferred tools searched by the provider's own tool search (toolSearch:
 
   it('never runs a tool the policy denies, even when the provider says a search loaded it', async () => {
     const opened: string[] = [];
-    let deleted = 0;
-    const tools = catalog(opened);
-    tools.gh![1] = defineTool({
-      name: 'delete_repository',
-      description: 'Deletes a repository.',
-      run: () => String(++deleted),
-    });
+    const deleted = { count: 0 };
+    const tools = catalog(opened, deleted);
     replies = [
       message([
         ...search('srvtoolu_9', 'delete', ['gh__delete_repository']),
@@ -199,7 +176,7 @@ describe("Deferred tools searched by the provider's own tool search (toolSearch:
     const wardrik = await Wardrik.create({ ...options(opened), tools });
     const turn = await wardrik.startAgent(agentOptions).send('Delete the repository.');
     assert.equal(turn.status, 'done', turn.error);
-    assert.equal(deleted, 0);
+    assert.equal(deleted.count, 0);
     assert.match(resultOf(api.requests[1]!, 'toolu_9'), /did not run/);
     await wardrik.close();
   });

@@ -1,35 +1,12 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigurationError, defineTool, Wardrik, type PolicyInput } from '../../src/index.js';
+import { ConfigurationError, Wardrik, type PolicyInput } from '../../src/index.js';
 import { eventually } from '../eventually.js';
+import { githubTools } from '../github-tools.js';
 import { modernClient, orderTools, serving, type Ledger } from './helpers.js';
 
 const SEARCH = 'wardrik__search_tools';
-
-/** GitHub's tools: one to open issues, one every policy denies, and many reports to search among. */
-function githubTools(opened: string[]) {
-  return [
-    defineTool({
-      name: 'create_issue',
-      description: 'Opens a new GitHub issue in the repository.',
-      input: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
-      run: (args: { title: string }) => {
-        opened.push(args.title);
-        return 'issue #7';
-      },
-    }),
-    defineTool({ name: 'delete_repository', description: 'Deletes a GitHub repository.', run: () => 'gone' }),
-    ...Array.from({ length: 30 }, (_, i) =>
-      defineTool({
-        name: `report_${i}`,
-        description: `Builds quarterly report ${i}.`,
-        annotations: { readOnly: true },
-        run: () => 'r',
-      }),
-    ),
-  ];
-}
 
 /** A server listing the order desk, deferring GitHub's tools; the caller is named by the `x-caller` header. */
 async function catalogServer() {
