@@ -89,6 +89,7 @@ export class RunGrants {
     const args = (query.arguments ?? {}) as Record<string, unknown>;
     for (const grant of grants) {
       if (grant.agent !== query.agent || grant.tool !== query.tool) continue;
+      // Guard (grant-ends-on-gating-label): a label that can change the tool's decision, new since, asks again.
       if (query.labels.some((label) => !grant.labels.includes(label) && query.gate.has(label))) continue;
       if (!Object.entries(grant.fields).every(([field, digest]) => argumentsDigest(args[field] ?? null) === digest))
         continue;

@@ -16,6 +16,8 @@ const ONLY_CONFIDENTIAL: readonly string[] = Object.freeze([CONFIDENTIAL]);
  */
 export function answerLabels(own: readonly string[], carried: readonly string[] = []): readonly string[] {
   const labels = carried.length === 0 ? own : own.length === 0 ? carried : [...new Set([...own, ...carried])];
-  if (labels.length === 0) return ONLY_CONFIDENTIAL;
-  return labels.some((label) => ALREADY_SAID.has(label)) ? labels : Object.freeze([...labels, CONFIDENTIAL]);
+  const said = labels.some((label) => ALREADY_SAID.has(label));
+  // Guard (own-data-confidential): what a tool says nothing about counts as the user's data.
+  if (!said) return labels.length === 0 ? ONLY_CONFIDENTIAL : Object.freeze([...labels, CONFIDENTIAL]);
+  return labels;
 }
