@@ -63,8 +63,10 @@ export interface PolicyOptions {
    */
   readonly askWhenOutside?: boolean;
   /**
-   * Labels that mark confidential data, besides `confidential` itself, such as `['pii']`. Once a run
-   * carries one of them and `outside`, a call of a tool that reaches outside (`openWorld`, or whose
+   * Labels that mark confidential data, besides `confidential` itself, such as `['pii']`. Every answer of
+   * the app's own tools and of trusted MCP servers carries `confidential` unless its labels say `public`,
+   * `outside` or `confidential`, so this is needed only to name finer labels. Once a run carries one of
+   * them and `outside`, a call of a tool that reaches outside (`openWorld`, or whose
    * answers are labelled `outside`: every tool of an untrusted MCP server) asks a person, whatever an
    * allow rule says, so injected text cannot send what the run read to a URL or a query. A run that
    * only read outside text keeps browsing freely.
