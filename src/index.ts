@@ -84,6 +84,7 @@ export type {
   AnswererOptions,
   Answerers,
   Decision,
+  LabelGate,
   PolicyAction,
   PolicyHook,
   PolicyHookDecision,

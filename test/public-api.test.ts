@@ -160,6 +160,7 @@ describe('The public API', () => {
       'JournalWrite',
       'JsonSchema',
       'LabelAddedEvent',
+      'LabelGate',
       'LanguageModel',
       'ListenOptions',
       'LogLevel',

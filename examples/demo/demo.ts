@@ -1,6 +1,7 @@
 // `npm start`: an order-desk agent, end to end. It looks an order up (a decorated toolset), tracks the
 // parcel (an MCP server of its own over stdio, whose answers are labelled `outside`), and asks to refund
-// it, which parks for a person. Approve or deny it from another terminal with the `wardrik` command;
+// it, which parks for a person. Run again in the same directory, the earlier turn's text is in the prompt
+// (the carrier's, outside, and the order, confidential), so sending the order id to the carrier asks first too. Approve or deny it from another terminal with the `wardrik` command;
 // this process picks the answer up from the store (recoverMs: 300) and finishes the turn.
 // Offline it plays a scripted model and says so; with ANTHROPIC_API_KEY set it asks claude-haiku-4-5.
 import 'reflect-metadata';
@@ -80,7 +81,10 @@ for (const tool of wardrik.tools()) {
 say(
   '  (shipping__track_parcel comes from the MCP server "shipping" over stdio; it is not trusted, so its answers are labelled "outside")',
 );
-say('Policy: rule 1 (orders/refund_order ask): refunds wait for a person. Read-only tools run.');
+say(
+  'Policy: rule 1 (orders/refund_order ask): refunds wait for a person. Read-only tools run, but one that reaches\n' +
+    "        outside (the carrier's) asks once the run has read both outside text and the app's own data.",
+);
 const older = (await wardrik.inbox.list()).length;
 if (older > 0) say(`Note:   ${older} item(s) from earlier runs already wait in the inbox (${wardrikCommand} inbox).`);
 
@@ -119,7 +123,11 @@ function narrate(event: WardrikEvent): void {
     case 'label.added':
       return say(
         `  label    the run now carries ${event.labels.map((label) => `"${label}"`).join(', ')} (from ${event.tool})` +
-          (event.labels.includes('outside') ? ': from here on, any call that changes something asks a person' : ''),
+          (event.labels.includes('outside')
+            ? ': from here on, any call that changes something asks a person'
+            : event.labels.includes('confidential')
+              ? ": the app's own data; once the run also reads outside text, a tool that reaches outside asks a person"
+              : ''),
       );
     case 'tool.parked':
       parkedCalls.add(event.call);
@@ -176,6 +184,13 @@ function orderDesk(call: ScriptedCall): ScriptedStep {
     return {
       text: 'Found ord_1001 (a Blue mug). Checking its parcel.',
       toolCalls: [{ name: 'shipping__track_parcel', arguments: { order_id: 'ord_1001' } }],
+      usage,
+    };
+  }
+  if (result?.toolName === 'shipping__track_parcel' && text.startsWith('A person')) {
+    return {
+      text: `I could not check the parcel (${text}). Refunding ord_1001 in full, as the customer reports it broken.`,
+      toolCalls: [{ name: 'orders__refund_order', arguments: { orderId: 'ord_1001' } }],
       usage,
     };
   }

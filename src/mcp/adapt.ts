@@ -96,8 +96,10 @@ const LABEL = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * The output with the labels the server put on its result, so that `outside` read by a service behind
- * an MCP hop still gates side effects here. Read from any server, trusted or not (a label only ever
- * restricts); the server's word is bounded: at most 16 labels of 1 to 64 plain characters, the rest ignored.
+ * an MCP hop still gates side effects here. Read from any server, trusted or not: a label restricts, but
+ * for `public`, which only a trusted server's answer can use to leave `confidential` off (an untrusted
+ * server's answers are `outside` whatever it says). The server's word is bounded: at most 16 labels of 1
+ * to 64 plain characters, the rest ignored.
  */
 export function labelled(result: CallToolResult, output: unknown): unknown {
   const labels = labelsOf(result);

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import { numberOption } from '../options.js';
 import { glob } from '../tools/glob.js';
+import { CONFIDENTIAL, OUTSIDE } from '../tools/labels.js';
 import type { Annotations } from '../tools/tool.js';
 import { ANSWERER_KEYS, answerersOf, mergeAnswerers, type AnswererOptions, type Answerers } from './answerers.js';
 
@@ -62,8 +63,10 @@ export interface PolicyOptions {
    */
   readonly askWhenOutside?: boolean;
   /**
-   * Labels that mark confidential data, besides `confidential` itself, such as `['pii']`. Once a run
-   * carries one of them and `outside`, a call of a tool that reaches outside (`openWorld`, or whose
+   * Labels that mark confidential data, besides `confidential` itself, such as `['pii']`. Every answer of
+   * the app's own tools and of trusted MCP servers carries `confidential` unless its labels say `public`,
+   * `outside` or `confidential`, so this is needed only to name finer labels. Once a run carries one of
+   * them and `outside`, a call of a tool that reaches outside (`openWorld`, or whose
    * answers are labelled `outside`: every tool of an untrusted MCP server) asks a person, whatever an
    * allow rule says, so injected text cannot send what the run read to a URL or a query. A run that
    * only read outside text keeps browsing freely.
@@ -80,6 +83,12 @@ export interface PolicyOptions {
    */
   readonly escalateAfterMs?: number;
 }
+
+/** Labels a policy decides from, for one tool (see `Policy.labelsThatGate`). */
+export type LabelGate = Pick<ReadonlySet<string>, 'has'>;
+
+/** Every label gates: for a policy that may decide from any. */
+export const EVERY_LABEL: LabelGate = Object.freeze({ has: () => true });
 
 export interface Decision {
   readonly action: PolicyAction;
@@ -112,9 +121,7 @@ const ACTIONS = '"allow", "ask" or "deny"';
 function isPolicyAction(value: unknown): value is PolicyAction {
   return typeof value === 'string' && SEVERITY.has(value as PolicyAction);
 }
-export const OUTSIDE = 'outside';
-/** The label that marks confidential data whatever a policy names (`@Labels('confidential')`). */
-export const CONFIDENTIAL = 'confidential';
+export { CONFIDENTIAL, OUTSIDE } from '../tools/labels.js';
 
 /** Decides deny / ask / allow for each call. Rules are checked and compiled once, at start-up. */
 export class Policy {
@@ -198,6 +205,22 @@ export class Policy {
     return reachesOutside(input.annotations) ? (this.exfiltration(input.labels) ?? decided) : decided;
   }
 
+  /**
+   * The labels whose arrival in a run can change this policy's decision on a tool, so a person's
+   * approval for the rest of the run lasts while the run gains none of them: `outside`; the confidential
+   * labels, only for a tool that reaches outside (reading an order does not end a refund's approval); any
+   * label a rule for the tool names. With a `decide` hook, which may look at any label, every label.
+   */
+  labelsThatGate(tool: string, annotations: Annotations, agentRules?: readonly PolicyRule[]): LabelGate {
+    if (this.options.decide !== undefined) return EVERY_LABEL;
+    const gating = new Set<string>([OUTSIDE]);
+    if (reachesOutside(annotations)) for (const label of this.confidential) gating.add(label);
+    const rules = agentRules === undefined ? this.rules : [...this.rules, ...this.compiled(agentRules)];
+    for (const { rule, matches } of rules)
+      if (matches(tool)) for (const label of rule.when?.labels ?? []) gating.add(label);
+    return gating;
+  }
+
   /** The decision for a call that reaches outside from a run carrying `outside`: ask, if the run also holds confidential data. */
   private exfiltration(labels: readonly string[]): Decision | undefined {
     const held = labels.filter((label) => this.confidential.has(label));
@@ -205,7 +228,7 @@ export class Policy {
     const named = held.map((label) => `"${label}"`).join(', ');
     return decision(
       'ask',
-      `labels: the run carries "${OUTSIDE}" and confidential ${named}, so a tool that reaches outside asks a person`,
+      `labels: the run carries "${OUTSIDE}" and confidential data (labelled ${named}), so a tool that reaches outside asks a person`,
     );
   }
 }

@@ -1,4 +1,4 @@
-import type { Decision } from '../policy/policy.js';
+import { EVERY_LABEL, type Decision, type LabelGate, type Policy } from '../policy/policy.js';
 import { errorAnswer } from '../tools/result.js';
 import type { AdmittedCall, EndedEarly } from './admit.js';
 import type { CallDeps } from './call-deps.js';
@@ -60,7 +60,14 @@ function verdictOf(deps: CallDeps, call: AdmittedCall, decision: Decision): Mayb
       return { run: prepared(call, decision) };
     case 'ask':
       return deps.grants
-        .find({ agent: request.agent, run: request.run, tool: entry.ref, arguments: sent, labels })
+        .find({
+          agent: request.agent,
+          run: request.run,
+          tool: entry.ref,
+          arguments: sent,
+          labels,
+          gate: gateOf(deps, call),
+        })
         .then((granted) =>
           granted !== undefined
             ? { run: prepared(call, granted) }
@@ -94,6 +101,13 @@ function prepared(call: AdmittedCall, decision: Decision): PreparedCall {
     requester: requesterOf(request),
     decision,
   });
+}
+
+/** The labels that end a run grant for the call's tool; every label for a policy that cannot say (fail closed). */
+function gateOf(deps: CallDeps, call: AdmittedCall): LabelGate {
+  const policy = deps.policy as Partial<Policy>;
+  if (typeof policy.labelsThatGate !== 'function') return EVERY_LABEL;
+  return policy.labelsThatGate(call.entry.ref, call.entry.tool.annotations, call.request.policy);
 }
 
 /** Fail closed: a policy that cannot decide lets nothing run; the developer is told what broke. */

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Decision } from '../policy/policy.js';
+import type { Decision, LabelGate } from '../policy/policy.js';
 import type { InboxRecord, Store } from '../store/store.js';
 import { hasCapability, requireCapability } from '../store/capabilities.js';
 import { okAnswer } from '../tools/result.js';
@@ -8,7 +8,8 @@ import { argumentsDigest } from './digest.js';
 /**
  * A person's approval with `scope: 'run'`: later calls of the same tool, by the same agent in the same
  * run, go without asking, as long as the fields in `allowIf` equal the approved call's, and the run
- * carries no label it did not carry when the person approved (new outside text asks again).
+ * gained no label since the person approved that can change the policy's decision on the tool (new
+ * outside text asks again; a confidential read ends it only for a tool that reaches outside).
  */
 export interface RunGrant {
   readonly agent: string;
@@ -28,6 +29,8 @@ export interface GrantQuery {
   readonly tool: string;
   readonly arguments: unknown;
   readonly labels: readonly string[];
+  /** The labels whose arrival ends a grant for this tool (`Policy.labelsThatGate`). */
+  readonly gate: LabelGate;
 }
 
 const VERSION = 1;
@@ -86,7 +89,8 @@ export class RunGrants {
     const args = (query.arguments ?? {}) as Record<string, unknown>;
     for (const grant of grants) {
       if (grant.agent !== query.agent || grant.tool !== query.tool) continue;
-      if (!query.labels.every((label) => grant.labels.includes(label))) continue;
+      // Guard (grant-ends-on-gating-label): a label that can change the tool's decision, new since, asks again.
+      if (query.labels.some((label) => !grant.labels.includes(label) && query.gate.has(label))) continue;
       if (!Object.entries(grant.fields).every(([field, digest]) => argumentsDigest(args[field] ?? null) === digest))
         continue;
       const scope =

@@ -4,6 +4,7 @@ import { WardrikError } from '../errors.js';
 import type { FieldIssue } from '../errors.js';
 import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult } from './arguments.js';
 import { checkAmount, type ToolContext } from './context.js';
+import { answerLabels } from './labels.js';
 import { closestNames } from './names.js';
 import {
   errorAnswer,
@@ -128,7 +129,10 @@ function uncheckable(error: unknown): CheckResult {
   return { ok: false, issues: [{ path: '(arguments)', message: `cannot be checked: ${(error as Error).message}` }] };
 }
 
-/** The answer for what a tool returned: its output with its labels, or a park. */
+/**
+ * The answer for what a tool returned: its output with its labels (`confidential` unless they say
+ * otherwise, see `answerLabels`), or a park.
+ */
 export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
   const own = tool.annotations.labels ?? NO_LABELS;
   if (value instanceof ParkRequest) {
@@ -137,12 +141,12 @@ export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
       : { status: 'parked', kind: value.kind, reason: value.reason, labels: own, detail: value.detail };
   }
   if (value instanceof ToolResult) {
-    const labels = mergeLabels(own, value.labels);
+    const labels = answerLabels(own, value.labels);
     return value.content === undefined
       ? okAnswer(value.output, labels)
       : { status: 'ok', output: value.output, labels, content: value.content };
   }
-  return okAnswer(value, own);
+  return okAnswer(value, answerLabels(own));
 }
 
 /** The answer for what a tool threw: its message, for the model to act on. */
@@ -151,7 +155,7 @@ export function failureAnswer(tool: ToolDefinition, error: unknown): ToolAnswer 
     error instanceof WardrikError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'failed';
   const message = error instanceof Error ? error.message : String(error);
   const own = tool.annotations.labels ?? NO_LABELS;
-  const labels = error instanceof LabelledFailure ? mergeLabels(own, error.labels) : own;
+  const labels = answerLabels(own, error instanceof LabelledFailure ? error.labels : NO_LABELS);
   return errorAnswer(code, message === '' ? `Tool "${tool.name}" failed without a message.` : message, labels);
 }
 

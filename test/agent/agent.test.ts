@@ -49,6 +49,7 @@ describe('Agent', () => {
           'model.called',
           'tool.called',
           'tool.decided',
+          'label.added',
           'tool.succeeded',
           'cost',
           'model.called',

@@ -69,7 +69,7 @@ for (const [storeName, storeUrl] of stores) {
         assert.deepEqual(await send(wardrik, tool), {
           status: 'ok',
           output: tool === 'read' ? 'read' : 'refunded',
-          labels: [],
+          labels: ['confidential'],
         });
         await wardrik.close();
       });
@@ -159,7 +159,7 @@ describe('two nodes on one PostgreSQL', () => {
     assert.deepEqual(await a.runner.run({ agent: 'a', run: 'run-9', call: { id: 'c1', name: 't__email' } }), {
       status: 'ok',
       output: 'sent',
-      labels: [],
+      labels: ['confidential'],
     });
     await a.close();
     await b.close();

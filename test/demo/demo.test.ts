@@ -58,12 +58,12 @@ function startDemo(extraEnv: Record<string, string> = {}) {
     get output() {
       return output;
     },
-    /** The inbox id in the approve command the demo tells the person to type. */
+    /** The inbox id in the `nth` approve command (from 1) the demo tells the person to type. */
     // Once it says it waits: everything it prints before waiting (both commands) has arrived by then.
-    approveId: () =>
-      until('print the approve command and wait', () =>
-        output.includes('Waiting for the answer')
-          ? /approve: +node \S+ approve ([0-9a-f-]{36})/.exec(output)?.[1]
+    approveId: (nth = 1) =>
+      until(`print approve command ${nth} and wait`, () =>
+        output.split('Waiting for the answer').length > nth
+          ? [...output.matchAll(/approve: +node \S+ approve ([0-9a-f-]{36})/g)][nth - 1]?.[1]
           : undefined,
       ),
     exit: () =>
@@ -92,6 +92,9 @@ describe('The demo (npm start)', () => {
       assert.match(demo.output, /policy {3}orders\/find_order: ALLOW \(default: read-only tools run\)/);
       assert.match(demo.output, /cost {5}model step: \$0\.\d{6} · agent order-desk total \$0\.\d{6} of its \$5 budget/);
       assert.match(demo.output, /answer {3}shipping__track_parcel -> Delivered on 27 Nov/);
+      assert.match(demo.output, /label {4}the run now carries "confidential" \(from orders\/find_order\)/);
+      // A fresh directory: the carrier gets the order id unasked, as the run has read no outside text yet.
+      assert.match(demo.output, /policy {3}shipping\/track_parcel: ALLOW/);
       assert.match(demo.output, /label {4}the run now carries "outside" \(from shipping\/track_parcel\)/);
       assert.match(demo.output, /policy {3}orders\/refund_order: ASK \(rule 1 \(orders\/refund_order ask\)\)/);
       assert.match(demo.output, /parked {3}orders\/refund_order waits for a person \(approval\)/);
@@ -114,10 +117,20 @@ describe('The demo (npm start)', () => {
     }
   });
 
-  it('runs again in the same directory, and tells the model when the person denies the refund', async () => {
+  it('runs again in the same directory: asks before the carrier gets the order id, and tells the model when the person denies the refund', async () => {
     const demo = startDemo();
     try {
-      const id = await demo.approveId();
+      // The first run's turn is in the prompt: the carrier's text (outside) and the order (confidential),
+      // so the call that would send the order id to the untrusted carrier asks a person first.
+      const tracking = await demo.approveId();
+      assert.match(
+        demo.output,
+        /policy {3}shipping\/track_parcel: ASK \(labels: the run carries "outside" and confidential data \(labelled "confidential"\)/,
+      );
+      assert.match(demo.output, /parked {3}shipping\/track_parcel waits for a person/);
+      exits0(await wardrik(['approve', tracking, '--by', 'sam'], { cwd }));
+      const id = await demo.approveId(2);
+      assert.match(demo.output, /parked {3}orders\/refund_order waits for a person/);
       const denied = await wardrik(['deny', id, '--reason', 'Ask for a photo first', '--by', 'sam'], { cwd });
       assert.equal(denied.code, 0, denied.stderr);
       const { code } = await demo.exit();
@@ -154,7 +167,9 @@ describe('The demo (npm start)', () => {
     const api = await fakeApi((_request, index) => replies[Math.min(index, replies.length - 1)]!);
     const demo = startDemo({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: `${api.url}/v1` });
     try {
-      const id = await demo.approveId();
+      // Earlier runs' turns are in the prompt, so the tracking asks first, then the refund.
+      exits0(await wardrik(['approve', await demo.approveId()], { cwd }));
+      const id = await demo.approveId(2);
       assert.match(demo.output, /Model: {2}anthropic:claude-haiku-4-5 \(ANTHROPIC_API_KEY is set\)\./);
       assert.doesNotMatch(demo.output, /SCRIPTED/);
       exits0(await wardrik(['approve', id], { cwd }));

@@ -123,7 +123,13 @@ describe('The seams: a service the app registers under its token is the one Ward
       const subscription = wardrik.events$.subscribe((event) => seen.push(event.type));
       await call('c1');
       subscription.unsubscribe();
-      assert.deepEqual(bus.types, ['recovery.finished', 'tool.called', 'tool.decided', 'tool.succeeded']);
+      assert.deepEqual(bus.types, [
+        'recovery.finished',
+        'tool.called',
+        'tool.decided',
+        'label.added',
+        'tool.succeeded',
+      ]);
       // The start-up recovery pass's report went to those listening then (the metrics), not replayed later.
       assert.deepEqual(seen, bus.types.slice(1));
       assert.equal(wardrik.container.resolve(Tokens.Events), bus);

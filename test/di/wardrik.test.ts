@@ -85,7 +85,7 @@ describe('Wardrik.create and dependency injection', () => {
       assert.deepEqual(await callTool(toolsOf(wardrik), { name: 'hello' }), {
         status: 'ok',
         output: 'Hi #1',
-        labels: [],
+        labels: ['confidential'],
       });
     } finally {
       await wardrik.close();

@@ -96,6 +96,16 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/policy/fail-closed.test.ts'],
   },
   {
+    name: 'own-data-confidential',
+    file: 'src/tools/labels.ts',
+    tests: ['test/policy/safe-defaults.test.ts', 'test/safety/attack-corpus.test.ts'],
+  },
+  {
+    name: 'grant-ends-on-gating-label',
+    file: 'src/runner/run-grants.ts',
+    tests: ['test/policy/safe-defaults.test.ts', 'test/inbox/run-scope.test.ts'],
+  },
+  {
     name: 'restored-run-named',
     file: 'src/openai-agents/sdk-calls.ts',
     instead: 'if (false)',

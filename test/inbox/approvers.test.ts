@@ -179,7 +179,7 @@ describe('Four eyes (quorum)', () => {
     );
     assert.equal(ran.count, 0);
     const second = await h.wardrik.inbox.approve(id, { ...lead('carla'), digest });
-    assert.deepEqual(second, { status: 'ok', output: 'paid 5', labels: [] });
+    assert.deepEqual(second, { status: 'ok', output: 'paid 5', labels: ['confidential'] });
     const item = (await h.wardrik.inbox.get(id))!;
     assert.equal(item.status, 'approved');
     assert.deepEqual(

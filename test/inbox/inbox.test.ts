@@ -57,7 +57,7 @@ describe('Inbox', () => {
     const { h, ran } = await refundDesk();
     const id = inboxId(await h.call('refund', { cents: 500 }, { id: 'r1' }));
     const answer = await h.wardrik.inbox.approve(id, { by: 'dana' });
-    assert.deepEqual(answer, { status: 'ok', output: 'refunded 500', labels: [] });
+    assert.deepEqual(answer, { status: 'ok', output: 'refunded 500', labels: ['confidential'] });
     assert.deepEqual(ran.calls, [[500, 'run-1:r1']]);
     assert.equal((await h.wardrik.inbox.get(id))?.status, 'approved');
     assert.equal((await h.wardrik.inbox.get(id))?.by, 'dana');

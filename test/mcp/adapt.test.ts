@@ -83,7 +83,7 @@ describe('MCP input schemas', () => {
     assert.deepEqual(await callTool([add], { name: 'add', arguments: { a: 1 } }), {
       status: 'ok',
       output: 2,
-      labels: [],
+      labels: ['confidential'],
     });
     const bad = await callTool([add], { name: 'add', arguments: { a: 'one' } });
     assert.equal(bad.status, 'error');

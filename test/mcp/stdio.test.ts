@@ -68,7 +68,11 @@ describe('MCP over stdio', () => {
       const h = await harness({ servers: { fx: { transport: stdio(), trusted: true, gated: false } } });
       try {
         assert.equal(h.events.filter((e) => e.type === 'tool.skipped').length, 0);
-        assert.deepEqual(await h.call('fx__add', { a: 2, b: 3 }), { status: 'ok', output: { sum: 5 }, labels: [] });
+        assert.deepEqual(await h.call('fx__add', { a: 2, b: 3 }), {
+          status: 'ok',
+          output: { sum: 5 },
+          labels: ['confidential'],
+        });
         const bad = await h.call('fx__add', { a: 'two', b: 3 });
         assert.equal(bad.status === 'error' && bad.code, 'invalid_arguments');
       } finally {
@@ -76,10 +80,14 @@ describe('MCP over stdio', () => {
       }
     });
 
-    it("does not label a trusted server's answers", async () => {
+    it("labels a trusted server's answers confidential, as the app's own data, not outside", async () => {
       const h = await harness({ servers: { fx: { transport: stdio(), trusted: true } } });
       try {
-        assert.deepEqual(await h.call('fx__echo', { text: 'x' }), { status: 'ok', output: 'echo: x', labels: [] });
+        assert.deepEqual(await h.call('fx__echo', { text: 'x' }), {
+          status: 'ok',
+          output: 'echo: x',
+          labels: ['confidential'],
+        });
       } finally {
         await h.close();
       }

@@ -20,7 +20,7 @@ describe('Policy: confidential labels and tools that reach outside', () => {
     const decision = await new Policy({ confidential: ['pii'] }).decide(input({ labels: ['pii', 'outside'] }));
     assert.deepEqual(decision, {
       action: 'ask',
-      rule: 'labels: the run carries "outside" and confidential "pii", so a tool that reaches outside asks a person',
+      rule: 'labels: the run carries "outside" and confidential data (labelled "pii"), so a tool that reaches outside asks a person',
     });
     const tagged = await new Policy().decide(input({ labels: ['outside', 'confidential'] }));
     assert.equal(tagged.action, 'ask', '"confidential" counts without being named');
@@ -105,9 +105,13 @@ describe('Policy: confidential labels and tools that reach outside', () => {
       assert.equal((await h.call('customer')).status, 'ok');
       const parked = await h.call('fetch');
       assert.equal(parked.status, 'parked');
-      assert.match(parked.status === 'parked' ? parked.reason : '', /carries "outside" and confidential "pii"/);
+      // The app's own tools' answers count as confidential by default, besides the "pii" they say.
+      assert.match(
+        parked.status === 'parked' ? parked.reason : '',
+        /carries "outside" and confidential data \(labelled "confidential", "pii"\)/,
+      );
       const item = (await h.wardrik.inbox.list())[0];
-      assert.deepEqual([...(item?.labels ?? [])].sort(), ['outside', 'pii']);
+      assert.deepEqual([...(item?.labels ?? [])].sort(), ['confidential', 'outside', 'pii']);
       assert.equal(fetched.count, 1);
       // Another run, holding only the confidential data, fetches unasked.
       assert.equal((await h.call('customer', {}, { run: 'run-2' })).status, 'ok');

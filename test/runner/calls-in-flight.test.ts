@@ -97,7 +97,11 @@ describe('ToolRunner with many calls at once', () => {
     );
     // Once they have ended, nothing is counted as running: a repeat gets the journaled answer without running.
     for (const n of ids) assert.equal(h.wardrik.runner.isRunning('run-1', `call-${n}`), false);
-    assert.deepEqual(await h.call('slow', { n: 3 }, { id: 'call-3' }), { status: 'ok', output: 6, labels: [] });
+    assert.deepEqual(await h.call('slow', { n: 3 }, { id: 'call-3' }), {
+      status: 'ok',
+      output: 6,
+      labels: ['confidential'],
+    });
     assert.equal(ran.count, ids.length);
     await h.close();
   });

@@ -105,7 +105,7 @@ for (const [name, url] of stores) {
           assert.equal(report.inDoubt, 0, 'node B parked a call node A is running');
           assert.equal(report.skipped, 1, 'node B left the run to node A, which holds it');
           refund.finish();
-          assert.deepEqual(await answer, { status: 'ok', output: 're_1', labels: [] });
+          assert.deepEqual(await answer, { status: 'ok', output: 're_1', labels: ['confidential'] });
           assert.equal((await b.store.getCall('run-1', 'c1'))?.state, 'succeeded');
           assert.deepEqual(await b.wardrik.inbox.list(), [], 'nothing waits for a person');
           assert.deepEqual(refund.ran, ['refund']);

@@ -119,7 +119,7 @@ for (const [name, makeStore] of stores) {
       const parked = await wardrik.runner.run({ agent: 'a', run: 'run-1', call: { id: 'e1', name: 't__slow_email' } });
       assert.equal(parked.status, 'parked');
       const answer = await wardrik.inbox.approve(parked.status === 'parked' ? parked.inboxId! : '');
-      assert.deepEqual(answer, { status: 'ok', output: 'email', labels: [] });
+      assert.deepEqual(answer, { status: 'ok', output: 'email', labels: ['confidential'] });
       // A pass starts after any under way ended: one that took the call for a crashed one has run it by then.
       await wardrik.recover();
       assert.equal(ran.count, 1, 'one email');

@@ -160,7 +160,7 @@ for (const [name, url] of stores) {
         const next = await call('c2');
         assert.deepEqual(
           next,
-          { status: 'ok', output: 're_1', labels: [] },
+          { status: 'ok', output: 're_1', labels: ['confidential'] },
           `the session's next call was refused: ${JSON.stringify(next)}`,
         );
         m.mayRelease.resolve();

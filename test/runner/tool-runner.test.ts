@@ -128,7 +128,7 @@ describe('ToolRunner', () => {
         }),
       ]);
       const answer = await h.call('flaky');
-      assert.deepEqual(answer, { status: 'ok', output: 'done', labels: [] });
+      assert.deepEqual(answer, { status: 'ok', output: 'done', labels: ['confidential'] });
       assert.equal(signals.length, 3);
       assert.deepEqual(
         signals.map((s) => s.aborted),
@@ -243,7 +243,7 @@ describe('ToolRunner', () => {
         status: 'error',
         code: 'failed',
         message: 'No order ord_9. Order IDs look like ord_1234.',
-        labels: [],
+        labels: ['confidential'],
       });
       assert.equal(ran.count, 1);
       await h.close();
@@ -302,7 +302,8 @@ describe('ToolRunner', () => {
         Array.from({ length: 5 }, () => h.call('charge', { text: 'x' }, { idempotencyKey: 'k2' })),
       );
       assert.equal(ran.count, 1);
-      for (const answer of answers) assert.deepEqual(answer, { status: 'ok', output: 'charged x', labels: [] });
+      for (const answer of answers)
+        assert.deepEqual(answer, { status: 'ok', output: 'charged x', labels: ['confidential'] });
       await h.close();
     });
 
@@ -346,7 +347,7 @@ describe('ToolRunner', () => {
       // The repeat is no new call: no events say one was made.
       assert.deepEqual(
         h.events.filter((e) => 'call' in e && e.call === 'same').map((e) => e.type),
-        ['tool.called', 'tool.decided', 'tool.succeeded'],
+        ['tool.called', 'tool.decided', 'label.added', 'tool.succeeded'],
       );
       await h.close();
     });
@@ -665,10 +666,13 @@ describe('ToolRunner', () => {
       const web = await h.call('web');
       assert.deepEqual(web, { status: 'ok', output: 'page', labels: ['outside', 'pii'] });
       await h.call('look');
-      assert.deepEqual(seen, [[], ['outside', 'pii']]);
+      // The first look's own answer counts as the app's data: confidential.
+      assert.deepEqual(seen, [[], ['confidential', 'outside', 'pii']]);
       const added = h.events.filter((e) => e.type === 'label.added');
-      assert.equal(added.length, 1);
-      assert.deepEqual(added[0]!.type === 'label.added' ? added[0]!.labels : [], ['outside', 'pii']);
+      assert.deepEqual(
+        added.map((e) => (e.type === 'label.added' ? e.labels : [])),
+        [['confidential'], ['outside', 'pii']],
+      );
       await h.close();
     });
 

@@ -24,7 +24,8 @@ describe("WardrikMcpServer with approvals: { via: 'elicitation' }", () => {
       assert.equal(asked.length, 1);
       assert.match(asked[0]!.message, /orders\/refund/);
       assert.match(asked[0]!.message, /"id": "o-77"/);
-      assert.match(asked[0]!.message, /Labels on this conversation: none/);
+      // The order it read is the app's own data.
+      assert.match(asked[0]!.message, /Labels on this conversation: confidential\n/);
       const [item] = await s.store.listInbox({ all: true });
       assert.equal(item!.status, 'approved');
       assert.equal(item!.by, 'desk');

@@ -95,7 +95,7 @@ describe('WardrikMcpServer over HTTP', () => {
           }),
         });
         assert.equal(hijack.status, 403);
-        assert.deepEqual(await s.store.getLabels(alice.session), []);
+        assert.deepEqual(await s.store.getLabels(alice.session), ['confidential'], "alice's own read, not bob's page");
       } finally {
         await s.close();
       }

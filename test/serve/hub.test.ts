@@ -34,7 +34,7 @@ describe('A Wardrik hub in front of a Wardrik server', () => {
         call: { id: 'c1', name: 'svc__orders__refund', arguments: { id: 'o-2' } },
       });
       assert.deepEqual(clean.status === 'ok' && clean.output, 'refunded o-2');
-      assert.deepEqual(clean.labels, ['money']);
+      assert.deepEqual(clean.labels, ['money', 'confidential']);
       const read = await hub.runner.run({
         agent: 'a',
         run: 'r1',

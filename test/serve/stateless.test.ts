@@ -140,7 +140,7 @@ describe('mcpServer for MCP 2026-07-28 clients (stateless)', () => {
           { id: 'o-1' },
           { _meta: { 'wardrik/conversation': before } },
         );
-        assert.deepEqual(await itemLabels(s.store, replayed), ['outside']);
+        assert.deepEqual(await itemLabels(s.store, replayed), ['confidential', 'outside']);
         await client.close();
       } finally {
         await s.close();

@@ -32,7 +32,7 @@ describe('WardrikMcpServer, with task-augmented calls (MCP tasks)', () => {
         else assert.fail(`unexpected ${JSON.stringify(message)}`);
       }
       assert.equal(text(result), 'refunded o-9');
-      assert.deepEqual(result!._meta?.['wardrik/labels'], ['money']);
+      assert.deepEqual(result!._meta?.['wardrik/labels'], ['money', 'confidential']);
       assert.equal(statuses[0], 'working');
       assert.deepEqual(s.ledger.refunds, ['o-9']);
       assert.equal((await s.wardrik.inbox.list()).length, 0);

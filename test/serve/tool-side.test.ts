@@ -47,7 +47,7 @@ describe('ctx.progress and ctx.log', () => {
       description: 'Reports.',
       run: (_args, ctx) => (ctx.progress(1, 2), ctx.log('info', 'hi'), 'done'),
     });
-    assert.deepEqual(await callTool([tool], { name: 't' }), { status: 'ok', output: 'done', labels: [] });
+    assert.deepEqual(await callTool([tool], { name: 't' }), { status: 'ok', output: 'done', labels: ['confidential'] });
   });
 
   it("reach the reporter a runner call was given, from the tool's own code", async () => {

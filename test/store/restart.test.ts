@@ -61,7 +61,11 @@ describe('a Wardrik on SQLite, closed and opened again', () => {
     const second = await Wardrik.create(options);
     const [item] = await second.inbox.list();
     assert.deepEqual([item?.call, item?.tool, item?.status], ['c1', 't/refund', 'pending']);
-    assert.deepEqual(await second.inbox.approve(item!.id), { status: 'ok', output: 'refunded', labels: [] });
+    assert.deepEqual(await second.inbox.approve(item!.id), {
+      status: 'ok',
+      output: 'refunded',
+      labels: ['confidential'],
+    });
     const again = await second.runner.run({
       agent: 'a',
       run: 'r2',
@@ -71,7 +75,7 @@ describe('a Wardrik on SQLite, closed and opened again', () => {
     });
     assert.deepEqual(
       again,
-      { status: 'ok', output: 'charge #1', labels: [] },
+      { status: 'ok', output: 'charge #1', labels: ['confidential'] },
       'the remembered result answers, nothing runs',
     );
     const spent = await second.runner.run({
@@ -88,8 +92,9 @@ describe('a Wardrik on SQLite, closed and opened again', () => {
     );
     assert.deepEqual(await second.runner.run({ agent: 'a', run: 'r1', call: { id: 'c6', name: 't__look' } }), {
       status: 'ok',
-      output: ['outside'],
-      labels: [],
+      // The charge's answer (the app's own data) and the page, both read before the restart.
+      output: ['confidential', 'outside'],
+      labels: ['confidential'],
     });
     assert.equal(charges, 1);
     await second.close();

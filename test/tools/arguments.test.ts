@@ -106,7 +106,7 @@ describe('Argument checking', () => {
     it('passes the tool an instance of the DTO, nested DTOs included', async () => {
       const { tool, received } = recorder(ShipArgs);
       const answer = await callTool([tool], { name: 'ship', arguments: valid });
-      assert.deepEqual(answer, { status: 'ok', output: 'shipped', labels: [] });
+      assert.deepEqual(answer, { status: 'ok', output: 'shipped', labels: ['confidential'] });
       const args = received[0] as ShipArgs;
       assert.ok(args instanceof ShipArgs);
       assert.ok(args.address instanceof Address);
@@ -328,7 +328,7 @@ describe('Argument checking', () => {
       assert.deepEqual(await callTool([tool], { name: 'notify', arguments: { email: 'a@example.com', count: 2 } }), {
         status: 'ok',
         output: 'sent to a@example.com',
-        labels: [],
+        labels: ['confidential'],
       });
     });
 

@@ -55,16 +55,24 @@ describe('callTool', () => {
       assert.deepEqual(await call(tool('t', (a) => ({ echoed: a.text }))), {
         status: 'ok',
         output: { echoed: 'hi' },
-        labels: [],
+        labels: ['confidential'],
       });
     });
 
     it('answers a returned string as the output', async () => {
-      assert.deepEqual(await call(tool('t', (a) => a.text.toUpperCase())), { status: 'ok', output: 'HI', labels: [] });
+      assert.deepEqual(await call(tool('t', (a) => a.text.toUpperCase())), {
+        status: 'ok',
+        output: 'HI',
+        labels: ['confidential'],
+      });
     });
 
     it('awaits an async tool', async () => {
-      assert.deepEqual(await call(tool('t', async (a) => a.text)), { status: 'ok', output: 'hi', labels: [] });
+      assert.deepEqual(await call(tool('t', async (a) => a.text)), {
+        status: 'ok',
+        output: 'hi',
+        labels: ['confidential'],
+      });
     });
 
     it('answers a thrown error with its message, as failed', async () => {
@@ -77,7 +85,7 @@ describe('callTool', () => {
         status: 'error',
         code: 'failed',
         message: 'No order for pi_9; IDs look like pi_123.',
-        labels: [],
+        labels: ['confidential'],
       });
     });
 
@@ -117,7 +125,7 @@ describe('callTool', () => {
     });
 
     it("labels a plain answer with the tool's own labels", async () => {
-      assert.deepEqual((await call(tool('t', () => 'x', ['web']))).labels, ['web']);
+      assert.deepEqual((await call(tool('t', () => 'x', ['web']))).labels, ['web', 'confidential']);
     });
 
     it('answers park(reason) as parked with the reason', async () => {

@@ -36,7 +36,7 @@ describe('defineTool', () => {
     assert.deepEqual(await callTool([greet], { name: 'greet', arguments: { name: 'Ada' } }), {
       status: 'ok',
       output: 'Hello, Ada',
-      labels: [],
+      labels: ['confidential'],
     });
   });
 

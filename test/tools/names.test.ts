@@ -112,7 +112,11 @@ describe('Tool names', () => {
       .resolve(Tokens.Catalog)
       .entries()
       .map((e) => e.tool);
-    assert.deepEqual(await callTool(tools, { name: 'find_order' }), { status: 'ok', output: 'found', labels: [] });
+    assert.deepEqual(await callTool(tools, { name: 'find_order' }), {
+      status: 'ok',
+      output: 'found',
+      labels: ['confidential'],
+    });
     const events = (await startupEvents(wardrik)).filter((e): e is ToolSkippedEvent => e.type === 'tool.skipped');
     assert.deepEqual(
       events.map((e) => [e.toolset, e.tool]),

@@ -95,7 +95,7 @@ describe('wardrik.tool', () => {
         assert.deepEqual(await h.call('workers__find_order', { payment_intent: 'pi_123' }), {
           status: 'ok',
           output: orders.byPaymentIntent('pi_123'),
-          labels: [],
+          labels: ['confidential'],
         });
       } finally {
         await h.close();
@@ -248,7 +248,7 @@ describe('wardrik.tool', () => {
           (await Promise.all(calls)).map((answer) => answer.status),
           ['ok', 'ok'],
         );
-        assert.deepEqual(other, { status: 'ok', output: orders.byPaymentIntent('pi_3'), labels: [] });
+        assert.deepEqual(other, { status: 'ok', output: orders.byPaymentIntent('pi_3'), labels: ['confidential'] });
       } finally {
         await h.close();
       }
@@ -374,7 +374,7 @@ describe('wardrik.tool', () => {
         assert.deepEqual(await h.call('workers__enrich', { email: 'ada@example.com' }), {
           status: 'ok',
           output: { email: 'ada@example.com', company: 'Acme' },
-          labels: [],
+          labels: ['confidential'],
         });
         assert.deepEqual(
           h.of('cost').map((e) => [e.agent, e.source, e.usd, e.totalMicroUsd]),
@@ -406,7 +406,7 @@ describe('wardrik.tool', () => {
         assert.deepEqual(await h.call('workers__summarise', { text: 'abcdef' }), {
           status: 'ok',
           output: 'abc',
-          labels: [],
+          labels: ['confidential'],
         });
         assert.deepEqual(h.of('tool.succeeded')[0]!.measures, [{ unit: 'tokens', amount: 6 }]);
         assert.deepEqual(
@@ -472,12 +472,12 @@ describe('wardrik.tool', () => {
         assert.deepEqual(await h.call('workers__refund_order', { orderId: 'ord_1' }), {
           status: 'ok',
           output: 'refund_order ord_1',
-          labels: [],
+          labels: ['confidential'],
         });
         assert.deepEqual(await h.call('workers__find_order', { orderId: 'ord_1' }), {
           status: 'ok',
           output: 'find_order ord_1',
-          labels: [],
+          labels: ['confidential'],
         });
         assert.deepEqual(errorOf(await h.call('workers__charge', { orderId: 'ord_1' })), {
           code: 'unavailable',

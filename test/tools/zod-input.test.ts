@@ -48,7 +48,11 @@ describe('defineTool with a Zod object input (issue 28)', () => {
         run: 'r1',
         call: { id: 'c1', name: 'workers__find_order', arguments: { payment_intent: 'pi_123' } },
       });
-      assert.deepEqual(answer, { status: 'ok', output: { id: 'ord_1', payment_intent: 'pi_123' }, labels: [] });
+      assert.deepEqual(answer, {
+        status: 'ok',
+        output: { id: 'ord_1', payment_intent: 'pi_123' },
+        labels: ['confidential'],
+      });
     } finally {
       await wardrik.close();
     }
@@ -103,7 +107,7 @@ describe('Zod input', () => {
       name: 'ship',
       arguments: { orderId: 'ord_1', lines: [{ sku: 'a', qty: 2 }] },
     });
-    assert.deepEqual(answer, { status: 'ok', output: 'ord_1 STANDARD 1', labels: [] });
+    assert.deepEqual(answer, { status: 'ok', output: 'ord_1 STANDARD 1', labels: ['confidential'] });
   });
 
   it('answers the model with every failing field, in the words DTO answers use, and does not run', async () => {
@@ -149,7 +153,7 @@ describe('Zod input', () => {
     assert.deepEqual(await callTool([tool], { name: 'async_check', arguments: { code: 'ok' } }), {
       status: 'ok',
       output: 'ok',
-      labels: [],
+      labels: ['confidential'],
     });
     assert.match(
       message(await callTool([tool], { name: 'async_check', arguments: { code: 'no' } })),
@@ -217,7 +221,7 @@ describe('other Standard Schemas', () => {
     assert.deepEqual(await callTool([tool], { name: 'invite', arguments: { email: 'a@b.co' } }), {
       status: 'ok',
       output: 'a@b.co x1',
-      labels: [],
+      labels: ['confidential'],
     });
     const refused = message(await callTool([tool], { name: 'invite', arguments: { email: 'x', count: 0 } }));
     assert.match(refused, /- email: .*\(got "x"\)/);
@@ -244,7 +248,7 @@ describe('other Standard Schemas', () => {
     assert.deepEqual(await callTool([tool], { name: 'describe_only', arguments: { id: 'ab' } }), {
       status: 'ok',
       output: 'ab',
-      labels: [],
+      labels: ['confidential'],
     });
     assert.match(
       message(await callTool([tool], { name: 'describe_only', arguments: { id: 'a' } })),

@@ -45,7 +45,7 @@ describe('The mounted-inbox example', () => {
         run: 'r1',
         call: 'c1',
         pending: false,
-        answer: { status: 'ok', output: { refunded: 'ord_7' }, labels: [] },
+        answer: { status: 'ok', output: { refunded: 'ord_7' }, labels: ['confidential'] },
       });
     } finally {
       await app.close();
