@@ -1,6 +1,7 @@
 import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Policy } from '../policy/policy.js';
 import type { ToolCatalog, CatalogEntry } from '../tools/catalog.js';
+import { isServerTool, type ToolRef } from '../tools/tool-origin.js';
 import { errorAnswer, okAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import type { StepData } from './messages.js';
 import {
@@ -18,7 +19,7 @@ import type { LiveTurn, Runtime } from './turn-state.js';
 export interface TurnTools {
   readonly tools: LanguageModelV3FunctionTool[];
   readonly readOnly: Set<string>;
-  readonly refs: Map<string, { readonly ref: string; readonly description: string }>;
+  readonly refs: Map<string, ToolRef>;
   /** Deferred tools by model name; empty for an agent without `deferred`. */
   readonly deferred: ReadonlyMap<string, CatalogEntry>;
   /** What the runner lets the turn call: the agent's patterns and each loaded tool. */
@@ -49,7 +50,7 @@ export class DeferredTools {
     const turn: TurnTools = {
       tools: sent.map(definition),
       readOnly: new Set(sent.filter((entry) => entry.tool.annotations.readOnly === true).map((entry) => entry.name)),
-      refs: new Map(sent.map((entry) => [entry.name, { ref: entry.ref, description: entry.tool.description }])),
+      refs: new Map(sent.map((entry) => [entry.name, toolRef(entry)])),
       deferred,
       callable: [...rt.options.tools],
     };
@@ -152,6 +153,10 @@ function definition(entry: CatalogEntry): LanguageModelV3FunctionTool {
   };
 }
 
+function toolRef(entry: CatalogEntry): ToolRef {
+  return { ref: entry.ref, description: entry.tool.description, extension: isServerTool(entry.tool) };
+}
+
 /** Adds a deferred tool to the turn's tools, once. */
 function load(
   turn: Pick<TurnTools, 'tools' | 'readOnly' | 'refs' | 'callable'>,
@@ -159,7 +164,7 @@ function load(
 ): void {
   if (entry === undefined || turn.refs.has(entry.name)) return;
   turn.tools.push(definition(entry));
-  turn.refs.set(entry.name, { ref: entry.ref, description: entry.tool.description });
+  turn.refs.set(entry.name, toolRef(entry));
   if (entry.tool.annotations.readOnly === true) turn.readOnly.add(entry.name);
   turn.callable.push(entry.ref);
 }

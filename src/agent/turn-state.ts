@@ -8,6 +8,7 @@ import type { CatalogEntry } from '../tools/catalog.js';
 import type { AgentOptions } from './options.js';
 import type { ModelPrice } from './pricing.js';
 import type { TraceSpan } from './tracing.js';
+import type { ToolRef } from '../tools/tool-origin.js';
 import { turnDataOf, type EarlierTurn } from './turn-data.js';
 
 /** An agent as the service keeps it: its checked options and how to reach its model. */
@@ -52,7 +53,7 @@ export interface LiveTurn {
   /** The tools sent to the model; a search adds what it loads (see `DeferredTools`). */
   readonly tools: LanguageModelV3FunctionTool[];
   readonly readOnly: Set<string>;
-  readonly refs: Map<string, { readonly ref: string; readonly description: string }>;
+  readonly refs: Map<string, ToolRef>;
   /** Deferred tools by model name, loaded only by the search tool; empty without `deferred`. */
   readonly deferred: ReadonlyMap<string, CatalogEntry>;
   /** What the runner lets the turn call: the agent's patterns and each tool a search loaded. */

@@ -33,6 +33,10 @@ import { callResult, waitingResult } from './results.js';
 import { SameCalls, type SessionCall } from './same-calls.js';
 import { storeFailureResult } from './store-failures.js';
 import { servedCallSpan } from './trace-context.js';
+import { networkAttributes, onInitialized, timedOperation } from './operation-timing.js';
+import { toolCallAttributes } from '../telemetry/mcp-metrics.js';
+import { isServerTool } from '../tools/tool-origin.js';
+import type { Attributes } from '@opentelemetry/api';
 
 /** What every session of one server shares. */
 export interface SessionDeps {
@@ -77,6 +81,10 @@ export class ServeSession {
   run: string = newRunId();
   /** Set by the HTTP layer when the session starts: the request that opened it. */
   request: IncomingMessage | undefined;
+  /** Set when the session is served over the process's stdio. */
+  overStdio = false;
+  /** The protocol version `initialize` agreed on. */
+  private protocolVersion: string | undefined;
   /** The agent this session's calls run as, once known. */
   private agent: string | undefined;
   private identifying: Promise<string> | undefined;
@@ -108,7 +116,13 @@ export class ServeSession {
       },
     );
     this.server.onclose = () => this.closing.abort(new Error('The MCP session closed.'));
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...deps.served.listing()] }));
+    this.server.setRequestHandler(ListToolsRequestSchema, () =>
+      timedOperation(
+        () => this.operation('tools/list'),
+        () => ({ tools: [...deps.served.listing()] }),
+      ),
+    );
+    onInitialized(this.server, (version) => (this.protocolVersion = version));
     // Protocol's own registration, not Server's: Server wraps tools/call to parse the request twice and
     // the result once more with zod, and every result here is built by callResult in MCP's shape. That
     // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too). The
@@ -116,13 +130,26 @@ export class ServeSession {
     Protocol.prototype.setRequestHandler.call(
       this.server,
       CALL_METHOD_ONLY,
-      (request: { method: 'tools/call'; params?: unknown }, extra: Extra) => this.call(callRequest(request), extra),
+      (request: { method: 'tools/call'; params?: unknown }, extra: Extra) =>
+        timedOperation(
+          () => this.operation('tools/call', (request.params as { name?: unknown } | undefined)?.name),
+          () => this.call(callRequest(request), extra),
+        ),
     );
     // This session's own level (one Server per session): logs go on the stream of the call that made them.
     this.server.setRequestHandler(SetLevelRequestSchema, (request) => {
       this.logLevel = request.params.level;
       return {};
     });
+  }
+
+  /** The MCP conventions' attributes of this session's requests of `method` (of `tool`, for a call). */
+  private operation(method: string, tool?: unknown): Attributes {
+    return {
+      ...(typeof tool === 'string' ? toolCallAttributes(tool) : { 'mcp.method.name': method }),
+      ...networkAttributes(this.request !== undefined ? 'http' : this.overStdio ? 'stdio' : undefined),
+      ...(this.protocolVersion === undefined ? {} : { 'mcp.protocol.version': this.protocolVersion }),
+    };
   }
 
   private async call(request: CallToolRequest, extra: Extra): Promise<CallToolResult | CreateTaskResult> {
@@ -207,7 +234,12 @@ export class ServeSession {
     const agent = this.agent ?? (await this.identity(extra));
     const reporter = new SessionReporter(this, extra, progressToken, tool.name);
     // The caller's trace context (SEP-414): the call's span is a child of the client's.
-    const span = await servedCallSpan(request.params._meta, tool.name);
+    const span = await servedCallSpan(request.params._meta, tool.name, {
+      ...this.operation('tools/call', tool.name),
+      ...(this.request === undefined ? {} : { 'mcp.session.id': this.run }),
+      'jsonrpc.request.id': String(extra.requestId),
+      ...(isServerTool(tool.entry.tool) ? { 'gen_ai.tool.type': 'extension' } : {}),
+    });
     const call = this.calls.start(tool.entry.ref, args, how.signal, (id) =>
       span.within(() =>
         this.deps.runner.run({
