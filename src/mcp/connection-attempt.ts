@@ -14,7 +14,7 @@ import type { MessageTooLarge } from './message-limit.js';
 import { pinnedFetch, type PinnedFetch } from './pinned-fetch.js';
 import { TOOLS_PAGE, type ToolsPage } from './tool-listing.js';
 import { withTraceparent } from './trace-context.js';
-import { OperationTiming } from './operation-timing.js';
+import { timeRequests } from './operation-timing.js';
 import { mcpOperationMetrics } from '../telemetry/mcp-metrics.js';
 import type { Attributes } from '@opentelemetry/api';
 
@@ -29,9 +29,11 @@ export interface Opened {
 /**
  * The transport, with each message it sends shown to `links` first (a call's request id is learnt there),
  * and each request carrying the current trace's `traceparent` in its `_meta` (SEP-414). With a
- * MeterProvider, each request is timed (`mcp.client.operation.duration`).
+ * MeterProvider, each request the client makes is timed (`mcp.client.operation.duration`).
  */
 function noteSent<T extends Transport>(transport: T, links: CallLinks, client: Client, peer: Attributes): T {
+  const metrics = mcpOperationMetrics();
+  if (metrics !== undefined) timeRequests(client, metrics.client, peer);
   const send = transport.send.bind(transport);
   const connection = (): Attributes => {
     const version = client.getNegotiatedProtocolVersion();
@@ -42,21 +44,9 @@ function noteSent<T extends Transport>(transport: T, links: CallLinks, client: C
       ...(session === undefined ? {} : { 'mcp.session.id': session }),
     };
   };
-  const metrics = mcpOperationMetrics();
-  if (metrics === undefined) {
-    transport.send = (message, options) => {
-      links.sent(message);
-      return send(withTraceparent(message, connection), options);
-    };
-    return transport;
-  }
-  const timing = new OperationTiming(metrics.client, peer, () => client.getNegotiatedProtocolVersion());
-  // Set before the client connects, which calls them before its own.
-  transport.onmessage = (message) => timing.received(message);
-  transport.onclose = () => timing.closed();
   transport.send = (message, options) => {
     links.sent(message);
-    return timing.sent(message, send(withTraceparent(message, connection), options));
+    return send(withTraceparent(message, connection), options);
   };
   return transport;
 }

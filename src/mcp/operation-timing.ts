@@ -1,78 +1,54 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, type Client } from '@modelcontextprotocol/client';
 import type { Attributes, Histogram } from '@opentelemetry/api';
 import { responseError } from '../telemetry/mcp-metrics.js';
 
-/** Requests awaiting their response on one connection, timed; past this many, new ones are not timed. */
-const MAX_PENDING = 10_000;
+/** Not operations with an answer to wait for: the listen stream lasts as long as the connection. */
+const UNTIMED = new Set(['subscriptions/listen']);
 
 /**
- * `mcp.client.operation.duration` for one connection's requests: timed from the transport's send to the
- * response the transport hands the SDK, with the method, the tool of a `tools/call`, the protocol
- * version, the transport's attributes and, on failure, `error.type`: the JSON-RPC error code, `tool_error`
- * (a result with `isError`), `cancelled` (the hub sent `notifications/cancelled`: the runner stopped or
- * timed the call out), `connection_closed` (it closed with the request unanswered), or `_OTHER` (it could
- * not be sent). The era probe (`server/discover`) is not timed: the SDK keeps its answer from the transport's
- * listeners.
+ * Records `mcp.client.operation.duration` for each request `client` makes (the SDK's own, such as
+ * `initialize`, and the connection's `tools/list` and `tools/call`): from the request to its answer, with
+ * the method, the tool of a `tools/call`, the protocol version, `peer` (the transport's attributes and
+ * `wardrik.mcp.server`) and, on failure, `error.type`: the JSON-RPC error's code, `tool_error` (a result
+ * with `isError`), `cancelled` (the runner stopped it or timed it out), `timeout`, `connection_closed`, or
+ * `_OTHER`. The era probe (`server/discover`), which the SDK sends on its own path, is not timed.
  */
-export class OperationTiming {
-  private readonly pending = new Map<RequestId, { readonly start: number; readonly attributes: Attributes }>();
+export function timeRequests(client: Client, histogram: Histogram, peer: Attributes): void {
+  const request = client.request.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const timed = (...args: unknown[]): Promise<unknown> => {
+    const sent = request(...args);
+    const message = args[0] as { method?: unknown; params?: { name?: unknown } } | undefined;
+    const method = message?.method;
+    if (typeof method !== 'string' || UNTIMED.has(method)) return sent;
+    const start = performance.now();
+    const tool = method === 'tools/call' ? message?.params?.name : undefined;
+    const record = (failure: Attributes | undefined, negotiated?: unknown): void => {
+      const version = typeof negotiated === 'string' ? negotiated : client.getNegotiatedProtocolVersion();
+      histogram.record((performance.now() - start) / 1000, {
+        ...peer,
+        'mcp.method.name': method,
+        ...(typeof tool === 'string' ? { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool } : {}),
+        ...(version === undefined ? {} : { 'mcp.protocol.version': version }),
+        ...failure,
+      });
+    };
+    const signal = (args[2] as { signal?: AbortSignal } | undefined)?.signal;
+    sent.then(
+      (result) => record(responseError({ result }), (result as { protocolVersion?: unknown }).protocolVersion),
+      (error: unknown) => record(failureOf(error, signal)),
+    );
+    return sent;
+  };
+  client.request = timed as Client['request'];
+}
 
-  constructor(
-    private readonly histogram: Histogram,
-    /** The connection's own attributes: transport, server address, `wardrik.mcp.server`. */
-    private readonly peer: Attributes,
-    /** The protocol version the connection negotiated, once it has. */
-    private readonly version: () => string | undefined,
-  ) {}
-
-  /** A message goes out; `sending` is the transport's send of it. */
-  sent(message: JSONRPCMessage, sending: Promise<void>): Promise<void> {
-    if (!('method' in message)) return sending;
-    if (!('id' in message)) {
-      if (message.method === 'notifications/cancelled') {
-        const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        if (id !== undefined) this.ended(id, { 'error.type': 'cancelled' });
-      }
-      return sending;
-    }
-    if (message.method === 'server/discover' || this.pending.size >= MAX_PENDING) return sending;
-    const attributes: Attributes = { 'mcp.method.name': message.method };
-    const tool = message.method === 'tools/call' ? (message.params as { name?: unknown } | undefined)?.name : undefined;
-    if (typeof tool === 'string') {
-      attributes['gen_ai.operation.name'] = 'execute_tool';
-      attributes['gen_ai.tool.name'] = tool;
-    }
-    const id = message.id;
-    this.pending.set(id, { start: performance.now(), attributes });
-    return sending.catch((error: unknown) => {
-      this.ended(id, { 'error.type': '_OTHER' });
-      throw error;
-    });
+/** The `error.type` of a request that failed. */
+function failureOf(error: unknown, signal: AbortSignal | undefined): Attributes {
+  if (error instanceof ProtocolError) return responseError({ error: { code: error.code } })!;
+  if (signal?.aborted === true) return { 'error.type': 'cancelled' };
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout) return { 'error.type': 'timeout' };
+    if (error.code === SdkErrorCode.ConnectionClosed) return { 'error.type': 'connection_closed' };
   }
-
-  /** A message comes in, before the SDK reads it. */
-  received(message: JSONRPCMessage): void {
-    if ('method' in message || !('id' in message) || message.id === undefined) return;
-    const response = message as { id: RequestId; error?: { code?: unknown }; result?: unknown };
-    const negotiated = (response.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    this.ended(response.id, responseError(response), typeof negotiated === 'string' ? negotiated : undefined);
-  }
-
-  /** The connection closed: what it never answered ended with it. */
-  closed(): void {
-    for (const id of [...this.pending.keys()]) this.ended(id, { 'error.type': 'connection_closed' });
-  }
-
-  private ended(id: RequestId, failure: Attributes | undefined, negotiated?: string): void {
-    const pending = this.pending.get(id);
-    if (pending === undefined) return;
-    this.pending.delete(id);
-    const version = negotiated ?? this.version();
-    this.histogram.record((performance.now() - pending.start) / 1000, {
-      ...this.peer,
-      ...pending.attributes,
-      ...(version === undefined ? {} : { 'mcp.protocol.version': version }),
-      ...failure,
-    });
-  }
+  return { 'error.type': '_OTHER' };
 }

@@ -331,7 +331,8 @@ class RequestReporter implements CallReporter {
 
 /** The MCP conventions' attributes of a request: `method`'s, the protocol version its envelope names, the transport. */
 function operation(ctx: ServerContext, place: StatelessPlace, method: Attributes): Attributes {
-  const version = ctx.mcpReq._meta?.[PROTOCOL_VERSION_META];
+  // The SDK lifts the envelope's keys out of `_meta` into `envelope`.
+  const version = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META];
   return {
     ...method,
     ...networkAttributes(place.over),
