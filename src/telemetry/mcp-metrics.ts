@@ -1,6 +1,5 @@
-import type { Attributes, Histogram, MeterProvider } from '@opentelemetry/api';
-import { registeredMeterProvider } from './metrics.js';
-import { loadedOtelApi } from './otel-api.js';
+import type { Attributes, Histogram } from '@opentelemetry/api';
+import { instrumentsOfProvider } from './meter-cache.js';
 
 /**
  * The MCP semantic conventions' operation metrics (docs/events.md): `mcp.client.operation.duration` for
@@ -16,34 +15,21 @@ export interface McpOperationMetrics {
 /** The conventions' bucket boundaries for both, in seconds. */
 const MCP_SECONDS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
-/** The instruments of the provider registered now: a test (or an app) may replace it. */
-let current: { readonly provider: MeterProvider; readonly metrics: McpOperationMetrics } | undefined;
-
 /** The MCP histograms, or `undefined` when there is no MeterProvider to record them to. */
-export function mcpOperationMetrics(): McpOperationMetrics | undefined {
-  if (!registeredMeterProvider()) return undefined;
-  const api = loadedOtelApi();
-  if (api === undefined) return undefined;
-  const provider = api.metrics.getMeterProvider();
-  if (current?.provider === provider) return current.metrics;
-  const meter = provider.getMeter('wardrik');
-  const metrics: McpOperationMetrics = {
-    client: meter.createHistogram('mcp.client.operation.duration', {
-      description:
-        'The duration of the MCP request as observed on the sender from the time it was sent until the response is received.',
-      unit: 's',
-      advice: { explicitBucketBoundaries: MCP_SECONDS },
-    }),
-    server: meter.createHistogram('mcp.server.operation.duration', {
-      description:
-        'MCP request duration as observed on the receiver from the time it was received until the result is sent.',
-      unit: 's',
-      advice: { explicitBucketBoundaries: MCP_SECONDS },
-    }),
-  };
-  current = { provider, metrics };
-  return metrics;
-}
+export const mcpOperationMetrics = instrumentsOfProvider<McpOperationMetrics>((meter) => ({
+  client: meter.createHistogram('mcp.client.operation.duration', {
+    description:
+      'The duration of the MCP request as observed on the sender from the time it was sent until the response is received.',
+    unit: 's',
+    advice: { explicitBucketBoundaries: MCP_SECONDS },
+  }),
+  server: meter.createHistogram('mcp.server.operation.duration', {
+    description:
+      'MCP request duration as observed on the receiver from the time it was received until the result is sent.',
+    unit: 's',
+    advice: { explicitBucketBoundaries: MCP_SECONDS },
+  }),
+}));
 
 /** The attributes of a `tools/call` operation (and its span), after the conventions. */
 export function toolCallAttributes(tool: string): Attributes {
