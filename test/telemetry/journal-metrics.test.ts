@@ -33,7 +33,10 @@ async function commits(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const point of (metric?.dataPoints ?? []) as DataPoint<Histogram>[]) {
     assert.deepEqual(Object.keys(point.attributes).sort(), ['wardrik.outcome', 'wardrik.store']);
-    counts.set(`${point.attributes['wardrik.store']}/${point.attributes['wardrik.outcome']}`, point.value.count);
+    counts.set(
+      `${String(point.attributes['wardrik.store'])}/${String(point.attributes['wardrik.outcome'])}`,
+      point.value.count,
+    );
   }
   return counts;
 }
