@@ -1,6 +1,7 @@
 import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Policy } from '../policy/policy.js';
 import type { ToolCatalog, CatalogEntry } from '../tools/catalog.js';
+import { isServerTool, type ToolRef } from '../tools/tool-origin.js';
 import { errorAnswer, okAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import type { ModelStepData, StepData } from './messages.js';
 import type { ProviderSearch } from './provider-search.js';
@@ -19,7 +20,7 @@ import type { LiveTurn, ModelTool, Runtime } from './turn-state.js';
 export interface TurnTools {
   readonly tools: ModelTool[];
   readonly readOnly: Set<string>;
-  readonly refs: Map<string, { readonly ref: string; readonly description: string }>;
+  readonly refs: Map<string, ToolRef>;
   /** Deferred tools by model name; empty for an agent without `deferred`. */
   readonly deferred: ReadonlyMap<string, CatalogEntry>;
   /** What the runner lets the turn call: the agent's patterns and each loaded tool. */
@@ -50,7 +51,7 @@ export class DeferredTools {
     const turn: TurnTools = {
       tools: sent.map(definition),
       readOnly: new Set(sent.filter((entry) => entry.tool.annotations.readOnly === true).map((entry) => entry.name)),
-      refs: new Map(sent.map((entry) => [entry.name, { ref: entry.ref, description: entry.tool.description }])),
+      refs: new Map(sent.map((entry) => [entry.name, toolRef(entry)])),
       deferred,
       callable: [...rt.options.tools],
     };
@@ -198,6 +199,10 @@ function definition(entry: CatalogEntry): LanguageModelV3FunctionTool {
   };
 }
 
+function toolRef(entry: CatalogEntry): ToolRef {
+  return { ref: entry.ref, description: entry.tool.description, extension: isServerTool(entry.tool) };
+}
+
 /**
  * Adds a deferred tool to the turn's tools, once: callable, and sent to the model unless the provider's search
  * has it already.
@@ -209,7 +214,7 @@ function load(
 ): void {
   if (entry === undefined || turn.refs.has(entry.name)) return;
   if (send) turn.tools.push(definition(entry));
-  turn.refs.set(entry.name, { ref: entry.ref, description: entry.tool.description });
+  turn.refs.set(entry.name, toolRef(entry));
   if (entry.tool.annotations.readOnly === true) turn.readOnly.add(entry.name);
   turn.callable.push(entry.ref);
 }

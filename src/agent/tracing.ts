@@ -1,6 +1,8 @@
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 
 import { loadOtelApi, type OtelApi } from '../telemetry/otel-api.js';
+import { markToolSpan } from '../telemetry/tool-spans.js';
+import type { ToolRef } from '../tools/tool-origin.js';
 
 /** A span as the turn loop uses it; a no-op when OpenTelemetry is not installed. */
 export interface TraceSpan {
@@ -52,15 +54,20 @@ export class AgentTracing {
     });
   }
 
-  /** A tool call (`execute_tool`), a child of the turn. */
-  tool(parent: TraceSpan, name: string, callId: string, description: string | undefined): TraceSpan {
-    return this.start(parent, `execute_tool ${name}`, 'INTERNAL', {
+  /**
+   * A tool call (`execute_tool`), a child of the turn: of type `extension` for an MCP server's tool (whose
+   * hub adds the `mcp.*` attributes as it sends the call), else `function`.
+   */
+  tool(parent: TraceSpan, name: string, callId: string, tool: ToolRef | undefined): TraceSpan {
+    const span = this.start(parent, `execute_tool ${name}`, 'INTERNAL', {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': name,
       'gen_ai.tool.call.id': callId,
-      'gen_ai.tool.type': 'function',
-      ...(description === undefined ? {} : { 'gen_ai.tool.description': description }),
+      'gen_ai.tool.type': tool?.extension === true ? 'extension' : 'function',
+      ...(tool === undefined ? {} : { 'gen_ai.tool.description': tool.description }),
     });
+    if (span instanceof OtelSpan) markToolSpan(span.span);
+    return span;
   }
 
   /**

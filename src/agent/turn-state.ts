@@ -13,6 +13,7 @@ import type { AgentOptions } from './options.js';
 import type { ModelPrice } from './pricing.js';
 import type { ProviderSearch } from './provider-search.js';
 import type { TraceSpan } from './tracing.js';
+import type { ToolRef } from '../tools/tool-origin.js';
 import { turnDataOf, type EarlierTurn } from './turn-data.js';
 
 /** A tool as the model is sent it: a function of the catalog's, or the provider's own tool search. */
@@ -62,7 +63,7 @@ export interface LiveTurn {
   /** The tools sent to the model; a search adds what it loads (see `DeferredTools`). */
   readonly tools: ModelTool[];
   readonly readOnly: Set<string>;
-  readonly refs: Map<string, { readonly ref: string; readonly description: string }>;
+  readonly refs: Map<string, ToolRef>;
   /** Deferred tools by model name, loaded only by the search tool; empty without `deferred`. */
   readonly deferred: ReadonlyMap<string, CatalogEntry>;
   /** What the runner lets the turn call: the agent's patterns and each tool a search loaded. */

@@ -125,7 +125,7 @@ export class TurnToolCalls {
 
   private async runOne(d: LiveTurn, call: ModelStepData['calls'][number], index: number): Promise<ToolAnswer> {
     const id = callId(index, call.id);
-    const span = this.tracing.tool(d.span, call.name, id, d.refs.get(call.name)?.description);
+    const span = this.tracing.tool(d.span, call.name, id, d.refs.get(call.name));
     try {
       const answer = await this.answer(d, call, id, span);
       for (const label of answer.labels) d.labelsRead?.add(label);

@@ -14,6 +14,9 @@ import type { MessageTooLarge } from './message-limit.js';
 import { pinnedFetch, type PinnedFetch } from './pinned-fetch.js';
 import { TOOLS_PAGE, type ToolsPage } from './tool-listing.js';
 import { withTraceparent } from './trace-context.js';
+import { timeRequests } from './operation-timing.js';
+import { mcpOperationMetrics } from '../telemetry/mcp-metrics.js';
+import type { Attributes } from '@opentelemetry/api';
 
 /** What one connection attempt opened. */
 export interface Opened {
@@ -25,13 +28,25 @@ export interface Opened {
 
 /**
  * The transport, with each message it sends shown to `links` first (a call's request id is learnt there),
- * and each request carrying the current trace's `traceparent` in its `_meta` (SEP-414).
+ * and each request carrying the current trace's `traceparent` in its `_meta` (SEP-414). With a
+ * MeterProvider, each request the client makes is timed (`mcp.client.operation.duration`).
  */
-function noteSent<T extends Transport>(transport: T, links: CallLinks): T {
+function noteSent<T extends Transport>(transport: T, links: CallLinks, client: Client, peer: Attributes): T {
+  const metrics = mcpOperationMetrics();
+  if (metrics !== undefined) timeRequests(client, metrics.client, peer);
   const send = transport.send.bind(transport);
+  const connection = (): Attributes => {
+    const version = client.getNegotiatedProtocolVersion();
+    const session = transport.sessionId;
+    return {
+      ...peer,
+      ...(version === undefined ? {} : { 'mcp.protocol.version': version }),
+      ...(session === undefined ? {} : { 'mcp.session.id': session }),
+    };
+  };
   transport.send = (message, options) => {
     links.sent(message);
-    return send(withTraceparent(message), options);
+    return send(withTraceparent(message, connection), options);
   };
   return transport;
 }
@@ -56,6 +71,7 @@ export async function openAttempt(
   }
   const links = new CallLinks();
   const client = newClient(settings.elicitation, links);
+  const peer: Attributes = { 'wardrik.mcp.server': server };
   if ('stdio' in options.transport) {
     if (runtime && check !== undefined) {
       throw new EgressRefusedError(
@@ -74,7 +90,12 @@ export async function openAttempt(
       onTooLarge,
       timers,
     });
-    return { client, transport: noteSent(transport, links), fetcher: undefined, links };
+    return {
+      client,
+      transport: noteSent(transport, links, client, { ...peer, 'network.transport': 'pipe' }),
+      fetcher: undefined,
+      links,
+    };
   }
   const { url: text, headers } = options.transport.http;
   const url = new URL(text);
@@ -107,7 +128,14 @@ export async function openAttempt(
     fetch: fetcher.fetch,
     ...(authProvider === undefined ? {} : { authProvider }),
   });
-  return { client, transport: noteSent(transport, links), fetcher, links };
+  const http: Attributes = {
+    ...peer,
+    'network.transport': 'tcp',
+    'network.protocol.name': 'http',
+    'server.address': url.hostname,
+    'server.port': Number(url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : url.port),
+  };
+  return { client, transport: noteSent(transport, links, client, http), fetcher, links };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/clie
 import { CallContext } from '../runner/call-context.js';
 import { argumentChecker } from '../tools/arguments.js';
 import { defineTool, type ToolDefinition } from '../tools/tool.js';
+import { markServerTool } from '../tools/tool-origin.js';
 import { annotationsOf, describeTool, inputSchemaOf, labelled, outputOf } from './adapt.js';
 import type { ServerConnection } from './connection.js';
 import type { DefinitionPins, ToolGate } from './definition-pins.js';
@@ -170,6 +171,7 @@ export class ServerTools {
         return gate.change !== undefined ? pins.gated(gate, call) : call();
       },
     });
+    markServerTool(definition);
     argumentChecker(definition); // its schema is read here, a slice at a time, not all at once in the catalog
     return definition;
   }

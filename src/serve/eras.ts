@@ -5,7 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 
 /** The `_meta` key every 2026-07-28 request carries: the per-request envelope's protocol version. */
-const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
 /**
  * Whether a message claims the 2026-07-28 era: a single request or notification whose `_meta` carries

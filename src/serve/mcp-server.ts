@@ -97,6 +97,7 @@ export class WardrikMcpServer {
       async (legacy) => {
         const session = this.open();
         if (legacy.sessionId !== undefined) session.run = legacy.sessionId;
+        session.overStdio = transport instanceof StdioLines;
         // What the connection reports (a line that is not JSON-RPC, a message over the limit that closes
         // it) reaches the developer: without this, the SDK's Server drops it and a closed connection says nothing.
         session.server.onerror = (error) => this.deps.warn(`The MCP connection reported: ${error.message}`);
@@ -107,7 +108,10 @@ export class WardrikMcpServer {
         const run = modern.sessionId ?? newRunId();
         const handle = serveStdio(
           () => {
-            const server = this.stateless.server({ run });
+            const server = this.stateless.server({
+              run,
+              ...(transport instanceof StdioLines ? { over: 'stdio' } : {}),
+            });
             this.modernServers.add(server);
             const closing = server.onclose;
             server.onclose = () => {
@@ -202,7 +206,7 @@ export class WardrikMcpServer {
     this.modernHttp ??= createMcpHandler(
       (context) => {
         const request = context.requestInfo === undefined ? undefined : nodeRequests.get(context.requestInfo);
-        return this.stateless.server(request === undefined ? {} : { request });
+        return this.stateless.server(request === undefined ? { over: 'http' } : { request, over: 'http' });
       },
       {
         legacy: 'reject',

@@ -20,9 +20,13 @@ export function searchResult(answer: ServedSearchAnswer): {
 }
 
 /** A search's query that is not one: the model can correct it. */
-export function badQueryResult(error: RangeError): { content: { type: 'text'; text: string }[]; isError: true } {
-  return { content: [{ type: 'text', text: error.message }], isError: true };
+export function badQueryResult(message: string): { content: { type: 'text'; text: string }[]; isError: true } {
+  return { content: [{ type: 'text', text: message }], isError: true };
 }
+
+/** A search's outcome: what it found, or why the query is not one. */
+export type ServedSearchOutcome =
+  { readonly answer: ServedSearchAnswer; readonly found: ServedTool[] } | { readonly badQuery: string };
 
 /**
  * A server's catalog as each caller sees it (docs/mcp-server.md, "Large catalogs"): `tools/list` holds only
@@ -53,15 +57,12 @@ export class ServedSearch {
   }
 
   /** Runs the search tool for `agent`: the best deferred matches its policy does not deny. */
-  async search(
-    agent: string,
-    args: unknown,
-  ): Promise<{ readonly answer: ServedSearchAnswer; readonly found: ServedTool[] }> {
+  async search(agent: string, args: unknown): Promise<ServedSearchOutcome> {
     const query = (args as { query?: unknown } | null)?.query;
     if (typeof query !== 'string' || query.trim() === '' || query.length > 500)
-      throw new RangeError(
-        `${SERVED_SEARCH_TOOL} takes { "query": "what the tool should do" }, a text of 1 to 500 characters.`,
-      );
+      return {
+        badQuery: `${SERVED_SEARCH_TOOL} takes { "query": "what the tool should do" }, a text of 1 to 500 characters.`,
+      };
     const deferred = this.served.deferred();
     if (this.index?.of !== deferred)
       this.index = { of: deferred, index: new ToolIndex(deferred.map((tool) => tool.entry)) };

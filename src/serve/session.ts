@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallRequest, ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
-import type { CallReporter, LogLevel, ToolCaller } from '../tools/context.js';
+import type { LogLevel, ToolCaller } from '../tools/context.js';
 import type { ToolAnswer } from '../tools/result.js';
 import { MAX_TIMER_MS, type Clock, type Timers } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
@@ -27,6 +27,7 @@ import { awaitAnswer } from './approvals.js';
 import { CALL_METHOD_ONLY, callRequest } from './call-params.js';
 import { askClientUser, canElicit, NOT_ASKED_AFTER_OUTSIDE, readOutside } from './elicitation.js';
 import type { ServedTool, ServedTools } from './naming.js';
+import { FoundTools } from './found-tools.js';
 import { badQueryResult, searchResult, type ServedSearch } from './served-search.js';
 import { SERVED_SEARCH_TOOL } from './served-search-tool.js';
 import type { ServeTaskStore } from './tasks.js';
@@ -35,6 +36,11 @@ import { callResult, waitingResult } from './results.js';
 import { SameCalls, type SessionCall } from './same-calls.js';
 import { storeFailureResult } from './store-failures.js';
 import { servedCallSpan } from './trace-context.js';
+import { SessionReporter } from './session-reporter.js';
+import { networkAttributes, onInitialized, timedOperation } from './operation-timing.js';
+import { toolCallAttributes } from '../telemetry/mcp-metrics.js';
+import { isServerTool } from '../tools/tool-origin.js';
+import type { Attributes } from '@opentelemetry/api';
 
 /** What every session of one server shares. */
 export interface SessionDeps {
@@ -54,9 +60,6 @@ export interface SessionDeps {
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** The most found tools a session lists besides the server's own. */
-const MAX_FOUND = 100;
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -83,6 +86,10 @@ export class ServeSession {
   run: string = newRunId();
   /** Set by the HTTP layer when the session starts: the request that opened it. */
   request: IncomingMessage | undefined;
+  /** Set when the session is served over the process's stdio. */
+  overStdio = false;
+  /** The protocol version `initialize` agreed on. */
+  private protocolVersion: string | undefined;
   /** The agent this session's calls run as, once known. */
   private agent: string | undefined;
   private identifying: Promise<string> | undefined;
@@ -92,8 +99,8 @@ export class ServeSession {
   /** The call ids of this session's calls: a repeat of one waiting for a person joins it. */
   private readonly calls = new SameCalls();
   private logLevel: LoggingLevel | undefined;
-  /** Deferred tools this session's searches found, listed to it from then on (at most `MAX_FOUND`). */
-  private readonly found = new Map<string, ServedTool>();
+  /** Deferred tools this session's searches found, listed to it from then on. */
+  private readonly found = new FoundTools();
   /** Aborted when the session closes: its tasks stop with it. */
   private readonly closing = new AbortController();
 
@@ -116,9 +123,18 @@ export class ServeSession {
       },
     );
     this.server.onclose = () => this.closing.abort(new Error('The MCP session closed.'));
-    this.server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
-      tools: await deps.search.listingFor(this.agent ?? (await this.identity(extra)), this.foundTools()),
-    }));
+    this.server.setRequestHandler(ListToolsRequestSchema, (_request, extra) =>
+      timedOperation(
+        () => this.operation('tools/list'),
+        async () => ({
+          tools: await deps.search.listingFor(
+            this.agent ?? (await this.identity(extra)),
+            this.found.current(deps.served),
+          ),
+        }),
+      ),
+    );
+    onInitialized(this.server, (version) => (this.protocolVersion = version));
     // Protocol's own registration, not Server's: Server wraps tools/call to parse the request twice and
     // the result once more with zod, and every result here is built by callResult in MCP's shape. That
     // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too). The
@@ -126,13 +142,26 @@ export class ServeSession {
     Protocol.prototype.setRequestHandler.call(
       this.server,
       CALL_METHOD_ONLY,
-      (request: { method: 'tools/call'; params?: unknown }, extra: Extra) => this.call(callRequest(request), extra),
+      (request: { method: 'tools/call'; params?: unknown }, extra: Extra) =>
+        timedOperation(
+          () => this.operation('tools/call', (request.params as { name?: unknown } | undefined)?.name),
+          () => this.call(callRequest(request), extra),
+        ),
     );
     // This session's own level (one Server per session): logs go on the stream of the call that made them.
     this.server.setRequestHandler(SetLevelRequestSchema, (request) => {
       this.logLevel = request.params.level;
       return {};
     });
+  }
+
+  /** The MCP conventions' attributes of this session's requests of `method` (of `tool`, for a call). */
+  private operation(method: string, tool?: unknown): Attributes {
+    return {
+      ...(typeof tool === 'string' ? toolCallAttributes(tool) : { 'mcp.method.name': method }),
+      ...networkAttributes(this.request !== undefined ? 'http' : this.overStdio ? 'stdio' : undefined),
+      ...(this.protocolVersion === undefined ? {} : { 'mcp.protocol.version': this.protocolVersion }),
+    };
   }
 
   private async call(request: CallToolRequest, extra: Extra): Promise<CallToolResult | CreateTaskResult> {
@@ -172,28 +201,14 @@ export class ServeSession {
 
   /** The search tool: what it finds is listed to this session from then on, and `tools/list_changed` says so. */
   private async searchTools(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
-    const agent = this.agent ?? (await this.identity(extra));
-    let searched;
-    try {
-      searched = await this.deps.search.search(agent, request.params.arguments);
-    } catch (error) {
-      if (error instanceof RangeError) return badQueryResult(error);
-      throw error;
-    }
-    const before = this.found.size;
-    for (const tool of searched.found) {
-      this.found.delete(tool.name);
-      this.found.set(tool.name, tool);
-      // The oldest found first out: a session that searches all day keeps a bounded listing.
-      if (this.found.size > MAX_FOUND) this.found.delete(this.found.keys().next().value!);
-    }
-    if (this.found.size !== before || searched.found.length > 0) void this.server.sendToolListChanged().catch(() => {});
+    const searched = await this.deps.search.search(
+      this.agent ?? (await this.identity(extra)),
+      request.params.arguments,
+    );
+    if ('badQuery' in searched) return badQueryResult(searched.badQuery);
+    this.found.add(searched.found);
+    if (searched.found.length > 0) void this.server.sendToolListChanged().catch(() => {});
     return searchResult(searched.answer);
-  }
-
-  /** The tools this session's searches found that are still served as they were. */
-  private foundTools(): ServedTool[] {
-    return [...this.found.values()].filter((tool) => this.deps.served.get(tool.name)?.entry === tool.entry);
   }
 
   /**
@@ -244,7 +259,12 @@ export class ServeSession {
     const agent = this.agent ?? (await this.identity(extra));
     const reporter = new SessionReporter(this, extra, progressToken, tool.name);
     // The caller's trace context (SEP-414): the call's span is a child of the client's.
-    const span = await servedCallSpan(request.params._meta, tool.name);
+    const span = await servedCallSpan(request.params._meta, tool.name, {
+      ...this.operation('tools/call', tool.name),
+      ...(this.request === undefined ? {} : { 'mcp.session.id': this.run }),
+      'jsonrpc.request.id': String(extra.requestId),
+      ...(isServerTool(tool.entry.tool) ? { 'gen_ai.tool.type': 'extension' } : {}),
+    });
     const call = this.calls.start(tool.entry.ref, args, how.signal, (id) =>
       span.within(() =>
         this.deps.runner.run({
@@ -344,7 +364,6 @@ export class ServeSession {
     return callResult(final);
   }
 
-  /** The agent this session's calls run as, decided at its first call and kept. */
   /** What the tool's `ctx.caller` says: the principal the HTTP auth set (never the client's word), and its name. */
   private caller(extra: Extra): ToolCaller {
     const principal = extra.authInfo?.clientId;
@@ -388,35 +407,6 @@ export class ServeSession {
   notify(extra: Extra, notification: ServerNotification): void {
     // A notification that cannot be sent (the client went away) must not fail the call.
     extra.sendNotification(notification).catch(() => {});
-  }
-}
-
-/** Where a call's `ctx.progress` and `ctx.log` go: its own request's stream, when the client asked for them. */
-class SessionReporter implements CallReporter {
-  constructor(
-    private readonly session: ServeSession,
-    private readonly extra: Extra,
-    private readonly progressToken: string | number | undefined,
-    private readonly logger: string,
-  ) {}
-
-  progress(progress: number, total: number | undefined, message: string | undefined): void {
-    const progressToken = this.progressToken;
-    if (progressToken === undefined) return;
-    this.session.notify(this.extra, {
-      method: 'notifications/progress',
-      params: {
-        progressToken,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message }),
-      },
-    });
-  }
-
-  log(level: LogLevel, data: unknown): void {
-    if (!this.session.logs(level)) return;
-    this.session.notify(this.extra, { method: 'notifications/message', params: { level, logger: this.logger, data } });
   }
 }
 

@@ -25,6 +25,11 @@ import { callResult } from './results.js';
 import { argumentsDigest, CONVERSATION_META, type Sealed, type SealedTokens } from './sealed.js';
 import { storeFailureResult } from './store-failures.js';
 import { servedCallSpan } from './trace-context.js';
+import { PROTOCOL_VERSION_META } from './eras.js';
+import { networkAttributes, timedOperation } from './operation-timing.js';
+import { toolCallAttributes } from '../telemetry/mcp-metrics.js';
+import { isServerTool } from '../tools/tool-origin.js';
+import type { Attributes } from '@opentelemetry/api';
 
 /** Where one 2026-07-28 server instance serves: one HTTP request, or one stdio connection. */
 export interface StatelessPlace {
@@ -32,6 +37,8 @@ export interface StatelessPlace {
   readonly request?: IncomingMessage;
   /** The run calls without a conversation token join: the connection's, over stdio; a new one per call over HTTP. */
   readonly run?: string;
+  /** How it is reached, for the MCP metrics' and spans' `network.*` attributes. */
+  readonly over?: 'http' | 'stdio';
 }
 
 type ParkedAnswer = Extract<ToolAnswer, { status: 'parked' }>;
@@ -66,10 +73,18 @@ export class StatelessServing {
         ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
       },
     );
-    server.setRequestHandler('tools/list', async (_request, ctx) => ({
-      tools: (await this.deps.search.listingFor(await this.identity(ctx, place))) as Tool[],
-    }));
-    server.setRequestHandler('tools/call', (request, ctx) => this.call(request, ctx, place));
+    server.setRequestHandler('tools/list', (_request, ctx) =>
+      timedOperation(
+        () => operation(ctx, place, { 'mcp.method.name': 'tools/list' }),
+        async () => ({ tools: (await this.deps.search.listingFor(await this.identity(ctx, place))) as Tool[] }),
+      ),
+    );
+    server.setRequestHandler('tools/call', (request, ctx) =>
+      timedOperation(
+        () => operation(ctx, place, toolCallAttributes(request.params.name)),
+        () => this.call(request, ctx, place),
+      ),
+    );
     return server;
   }
 
@@ -82,10 +97,8 @@ export class StatelessServing {
     const name = request.params.name;
     // Found tools are called by name: without a session, nothing is listed to one caller alone.
     if (name === SERVED_SEARCH_TOOL && served.deferred().length > 0) {
-      const searched = await this.deps.search
-        .search(await this.identity(ctx, place), request.params.arguments)
-        .catch((error: unknown) => (error instanceof RangeError ? error : Promise.reject(error)));
-      return searched instanceof RangeError ? badQueryResult(searched) : searchResult(searched.answer);
+      const searched = await this.deps.search.search(await this.identity(ctx, place), request.params.arguments);
+      return 'badQuery' in searched ? badQueryResult(searched.badQuery) : searchResult(searched.answer);
     }
     const tool = served.get(name);
     if (tool === undefined) {
@@ -99,7 +112,11 @@ export class StatelessServing {
     const agent = await this.identity(ctx, place);
     const args = request.params.arguments ?? {};
     const state = ctx.mcpReq.requestState<Sealed>();
-    const span = await servedCallSpan(ctx.mcpReq._meta, tool.name);
+    const span = await servedCallSpan(ctx.mcpReq._meta, tool.name, {
+      ...operation(ctx, place, toolCallAttributes(tool.name)),
+      'jsonrpc.request.id': String(ctx.mcpReq.id),
+      ...(isServerTool(tool.entry.tool) ? { 'gen_ai.tool.type': 'extension' } : {}),
+    });
     try {
       if (state !== undefined) return await this.retry(state, tool, args, agent, ctx);
       const run = await this.conversation(ctx, agent, place);
@@ -317,4 +334,15 @@ class RequestReporter implements CallReporter {
   log(level: LogLevel, data: unknown): void {
     this.ctx.mcpReq.log(level as LoggingLevel, data, this.logger).catch(() => {});
   }
+}
+
+/** The MCP conventions' attributes of a request: `method`'s, the protocol version its envelope names, the transport. */
+function operation(ctx: ServerContext, place: StatelessPlace, method: Attributes): Attributes {
+  // The SDK lifts the envelope's keys out of `_meta` into `envelope`.
+  const version = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META];
+  return {
+    ...method,
+    ...networkAttributes(place.over),
+    ...(typeof version === 'string' ? { 'mcp.protocol.version': version } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import type { Attributes } from '@opentelemetry/api';
 import { loadOtelApi } from '../telemetry/otel-api.js';
 
 /** A served call's span; every method a no-op when OpenTelemetry is not installed or not sampling. */
@@ -22,8 +23,13 @@ const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-([0-9a-
  * The span of a call an MCP client made (`execute_tool {tool}`, kind SERVER), a child of the caller's
  * span when the request's `_meta` carries a valid `traceparent` (SEP-414), so one trace runs from the
  * agent through a hub into this server. A malformed `traceparent` is ignored: the span starts a trace.
+ * `attributes` are the MCP conventions' (`mcp.method.name`, `mcp.protocol.version`, `mcp.session.id` …).
  */
-export async function servedCallSpan(meta: Record<string, unknown> | undefined, tool: string): Promise<ServedCallSpan> {
+export async function servedCallSpan(
+  meta: Record<string, unknown> | undefined,
+  tool: string,
+  attributes: Attributes,
+): Promise<ServedCallSpan> {
   const api = await loadOtelApi();
   if (api === undefined) return NOOP;
   let parent = api.context.active();
@@ -43,7 +49,12 @@ export async function servedCallSpan(meta: Record<string, unknown> | undefined, 
     `execute_tool ${tool}`,
     {
       kind: api.SpanKind.SERVER,
-      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.type': 'function' },
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': tool,
+        'gen_ai.tool.type': 'function',
+        ...attributes,
+      },
     },
     parent,
   );

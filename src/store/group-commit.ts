@@ -1,3 +1,5 @@
+import { journalCommitDuration } from '../telemetry/journal-metrics.js';
+
 /** What one caller's batch came to in a shared commit: its own results, or the error that failed it. */
 export type BatchOutcome<R> = { readonly results: R[] } | { readonly error: unknown };
 
@@ -42,6 +44,8 @@ export class GroupCommit<W, R> {
     private readonly maxInFlight = 1,
     /** Who a batch is from (its run); given, a lone writer's batches commit without waiting for the loop. */
     private readonly writerOf?: (writes: readonly W[]) => unknown,
+    /** The store, as `wardrik.journal.commit.duration` names it. */
+    private readonly store = 'sqlite',
   ) {}
 
   add(writes: readonly W[]): Promise<R[]> {
@@ -78,22 +82,32 @@ export class GroupCommit<W, R> {
       const batches = this.waiting;
       this.waiting = [];
       this.noteWriters(batches);
+      const timing = journalCommitDuration();
+      const start = timing === undefined ? 0 : performance.now();
+      const timed = (outcome: 'ok' | 'failed'): void =>
+        timing?.record((performance.now() - start) / 1000, { 'wardrik.store': this.store, 'wardrik.outcome': outcome });
       let outcomes: BatchOutcome<R>[] | Promise<BatchOutcome<R>[]>;
       try {
         outcomes = this.commit(batches.map((batch) => batch.writes));
       } catch (error) {
+        timed('failed');
         for (const batch of batches) batch.reject(error);
         continue;
       }
       if (!(outcomes instanceof Promise)) {
+        timed('ok');
         settle(batches, outcomes);
         continue;
       }
       this.inFlight++;
       void outcomes
         .then(
-          (answered) => settle(batches, answered),
+          (answered) => {
+            timed('ok');
+            settle(batches, answered);
+          },
           (error: unknown) => {
+            timed('failed');
             for (const batch of batches) batch.reject(error);
           },
         )

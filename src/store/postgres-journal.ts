@@ -39,7 +39,7 @@ export class PostgresJournal {
     private readonly failure: (error: unknown) => Error,
     maxInFlight: number,
   ) {
-    this.groups = new GroupCommit((batches) => this.commit(batches), maxInFlight);
+    this.groups = new GroupCommit((batches) => this.commit(batches), maxInFlight, undefined, 'postgres');
   }
 
   write(writes: readonly JournalWrite[]): Promise<boolean[]> {

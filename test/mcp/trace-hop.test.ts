@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { context, trace } from '@opentelemetry/api';
+import { context, createTraceState, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
@@ -38,6 +38,22 @@ describe('A trace across the MCP hop', () => {
       assert.ok(span, 'the tool call has its span');
       const { traceId, spanId } = span.spanContext();
       assert.deepEqual(fixture.state.traceparents, [`00-${traceId}-${spanId}-01`]);
+      assert.deepEqual(fixture.state.tracestates, [], 'no tracestate when the trace has none');
+
+      // A turn under the app's own span (an incoming request's, with a vendor's tracestate) keeps both.
+      const incoming = trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        spanId: '00f067aa0ba902b7',
+        traceFlags: 1,
+        isRemote: true,
+        traceState: createTraceState('vendor=1'),
+      });
+      const again = scriptedModel([{ toolCalls: [{ name: 'm__trace', id: 't2' }] }, { text: 'done' }]);
+      await context.with(incoming, () =>
+        wardrik.startAgent({ id: 'tracer2', model: again, tools: ['m/*'] }).send('go'),
+      );
+      assert.equal(fixture.state.traceparents[1]?.split('-')[1], '4bf92f3577b34da6a3ce929d0e0e4736');
+      assert.deepEqual(fixture.state.tracestates, ['vendor=1']);
     } finally {
       await wardrik.close();
       await fixture.close();
