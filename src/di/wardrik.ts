@@ -334,6 +334,7 @@ export class Wardrik {
         catalog: this.catalog,
         clock: this.container.resolve(Tokens.Clock),
         timers: this.container.resolve(Tokens.Timers),
+        confidential: this.container.resolve(Tokens.Policy).confidential,
         warn,
       },
       options,
