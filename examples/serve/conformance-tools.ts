@@ -100,6 +100,16 @@ export const conformanceTools = [
       return 'Logging test completed.';
     },
   }),
+  // The 2026-07-28 suite's probe that a call whose request set no `_meta` log level gets no log messages.
+  defineTool({
+    name: 'test_logging_tool',
+    description: 'Logs once.',
+    annotations: { readOnly: true },
+    run: (_args, ctx) => {
+      ctx.log('info', 'A log message only a request that asked for logs may see');
+      return 'Logged.';
+    },
+  }),
   defineTool({
     name: 'json_schema_2020_12_tool',
     description: 'Tool with JSON Schema 2020-12 features',
@@ -107,8 +117,19 @@ export const conformanceTools = [
     input: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      $defs: {
+        address: {
+          $anchor: 'address',
+          type: 'object',
+          properties: { street: { type: 'string' }, city: { type: 'string' } },
+        },
+      },
       properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      // Composition and conditional keywords, which the 2026-07-28 suite checks are passed on unchanged.
+      allOf: [{ anyOf: [{ required: ['name'] }, { required: ['address'] }, { maxProperties: 0 }] }],
+      if: { required: ['address'] },
+      then: { required: ['name'] },
+      else: {},
       additionalProperties: false,
     },
     run: (args: { name?: string }) => `Hello ${args.name ?? 'there'}.`,

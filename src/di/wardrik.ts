@@ -336,6 +336,7 @@ export class Wardrik {
         policy,
         clock: this.container.resolve(Tokens.Clock),
         timers: this.container.resolve(Tokens.Timers),
+        confidential: this.container.resolve(Tokens.Policy).confidential,
         warn,
       },
       options,

@@ -9,10 +9,10 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/client';
 import { EgressRefusedError, MAY_HAVE_HAPPENED, UnavailableError } from '../errors.js';
-import { OUTSIDE } from '../policy/policy.js';
+import { CONFIDENTIAL, OUTSIDE } from '../policy/policy.js';
 import { LabelledFailure, ToolResult } from '../tools/result.js';
 import type { Annotations, JsonSchema } from '../tools/tool.js';
-import { LABELS_META } from './labels-meta.js';
+import { LABELS_META, TRUST_ANNOTATIONS_META } from './labels-meta.js';
 
 /** What decides a tool's annotations besides the server's own hints. */
 export interface AnnotationRules {
@@ -96,10 +96,12 @@ const LABEL = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * The output with the labels the server put on its result, so that `outside` read by a service behind
- * an MCP hop still gates side effects here. Read from any server, trusted or not: a label restricts, but
- * for `public`, which only a trusted server's answer can use to leave `confidential` off (an untrusted
- * server's answers are `outside` whatever it says). The server's word is bounded: at most 16 labels of 1
- * to 64 plain characters, the rest ignored.
+ * an MCP hop still gates side effects here. Read from any server, trusted or not, in two forms: Wardrik's
+ * `wardrik/labels` (at most 16 labels of 1 to 64 plain characters, the rest ignored), and the draft trust
+ * annotations on the result or any content block (`untrusted: true` → `outside`, `sensitive: true` →
+ * `confidential`; any other value, key or `false` adds nothing). A label restricts, but for `public`, which
+ * only a trusted server's answer can use to leave `confidential` off (an untrusted server's answers are
+ * `outside` whatever it says). Neither form can take a label away: what a call carries otherwise stays.
  */
 export function labelled(result: CallToolResult, output: unknown): unknown {
   const labels = labelsOf(result);
@@ -108,8 +110,22 @@ export function labelled(result: CallToolResult, output: unknown): unknown {
 
 function labelsOf(result: CallToolResult): readonly string[] {
   const meta = result._meta?.[LABELS_META];
-  if (!Array.isArray(meta) || meta.length === 0) return [];
-  return meta.slice(0, MAX_LABELS).filter((label): label is string => typeof label === 'string' && LABEL.test(label));
+  const named = Array.isArray(meta)
+    ? meta.slice(0, MAX_LABELS).filter((label): label is string => typeof label === 'string' && LABEL.test(label))
+    : [];
+  const annotated = new Set<string>();
+  annotate(result._meta, annotated);
+  if (Array.isArray(result.content))
+    for (const part of result.content) annotate((part as { _meta?: Record<string, unknown> } | null)?._meta, annotated);
+  return annotated.size === 0 ? named : [...new Set([...named, ...annotated])];
+}
+
+/** Adds the labels a trust-annotations claim in `meta` makes (only `true` claims count). */
+function annotate(meta: Record<string, unknown> | undefined, into: Set<string>): void {
+  const claims = meta?.[TRUST_ANNOTATIONS_META] as { untrusted?: unknown; sensitive?: unknown } | null | undefined;
+  if (claims === null || typeof claims !== 'object') return;
+  if (claims.untrusted === true) into.add(OUTSIDE);
+  if (claims.sensitive === true) into.add(CONFIDENTIAL);
 }
 
 function textOf(result: CallToolResult): string {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 
 /** The `_meta` key every 2026-07-28 request carries: the per-request envelope's protocol version. */
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
@@ -17,6 +17,32 @@ export function claimsModernEra(message: unknown): boolean {
   const meta = (message as { params?: { _meta?: unknown } }).params?._meta;
   return (
     meta !== null && typeof meta === 'object' && (meta as Record<string, unknown>)[PROTOCOL_VERSION_META] !== undefined
+  );
+}
+
+/** One value of an HTTP header, if the request has it. */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Whether a POST without a session id belongs to the 2026-07-28 handler, by the SDK's own classification:
+ * a request with the envelope, and also one whose `MCP-Protocol-Version` header names 2026-07-28 or later
+ * but whose envelope is missing or broken, which that handler answers -32602 with the request's id (a
+ * 2025 path would only say that no session was opened). A 2025 client's first request, `initialize`, and
+ * everything without envelope or modern header stay on the 2025 path.
+ */
+export function postGoesToModernEra(req: IncomingMessage, body: unknown): boolean {
+  if (claimsModernEra(body)) return true;
+  return (
+    classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: header(req, 'mcp-protocol-version'),
+      mcpMethodHeader: header(req, 'mcp-method'),
+      mcpNameHeader: header(req, 'mcp-name'),
+      body,
+    }).kind !== 'legacy'
   );
 }
 

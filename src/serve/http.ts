@@ -14,7 +14,7 @@ import { boundToLoopback, hostRefusal, isLoopbackOrigin } from '../http/host-che
 import { limitedServer, type HttpServerSettings } from '../http/server-options.js';
 import type { McpHttpHandler as McpHttpHandler2026 } from '@modelcontextprotocol/server';
 import { connectWithDirectRequests } from './direct-requests.js';
-import { claimsModernEra, serveModern } from './eras.js';
+import { postGoesToModernEra, serveModern } from './eras.js';
 import type { ServeAuthenticateOptions, ServeSettings } from './options.js';
 import type { ServeSession } from './session.js';
 
@@ -101,11 +101,18 @@ export class HttpSessions {
               );
       if (body === NO_BODY) return;
       const id = req.headers['mcp-session-id'];
-      if (typeof id !== 'string' && req.method === 'POST' && claimsModernEra(body))
+      if (typeof id !== 'string' && req.method === 'POST' && postGoesToModernEra(req, body))
         return await serveModern(this.modern(), req, res, body);
       if (typeof id === 'string') return await this.forward(id, req, res, body);
       if (req.method === 'POST' && isInitializeRequest(body)) return await this.start(req, res, body);
-      reject(res, 400, 'Bad Request: no mcp-session-id header. Start a session with an initialize request first.');
+      reject(
+        res,
+        400,
+        'Bad Request: no mcp-session-id header. Start a session with an initialize request first, or send the 2026-07-28 per-request _meta envelope.',
+        -32000,
+        undefined,
+        requestIdOf(body),
+      );
     } catch (error) {
       // The client learns nothing of the cause; the developer is told (a warning event).
       this.deps.warn(`An MCP request failed inside the server: ${(error as Error)?.message ?? String(error)}`);
@@ -416,12 +423,25 @@ function ownerOf(req: IncomingMessage): string | undefined {
  * Answers an error; with `closeOn`, the connection is closed after it rather than read on (a body refused
  * unread), cut on those timers once the client had time to read the answer.
  */
-function reject(res: ServerResponse, status: number, message: string, code = -32000, closeOn?: Timers): void {
+/** The id of a single JSON-RPC request, for an error that answers it; null otherwise (JSON-RPC's rule). */
+function requestIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null | undefined)?.id;
+  return !Array.isArray(body) && (typeof id === 'string' || typeof id === 'number') ? id : null;
+}
+
+function reject(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  code = -32000,
+  closeOn?: Timers,
+  id: string | number | null = null,
+): void {
   if (res.headersSent) return void res.end();
   if (closeOn !== undefined && res.socket !== null) lingerAfterAnswer(res.socket, closeOn);
   res.writeHead(status, {
     'content-type': 'application/json',
     ...(closeOn !== undefined ? { connection: 'close' } : {}),
   });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }

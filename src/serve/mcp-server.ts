@@ -34,6 +34,8 @@ export interface McpServerDeps {
   /** Where waits for a person's answer, idle sessions and held wrong guesses read the time and set timers. */
   readonly clock: Clock;
   readonly timers: Timers;
+  /** The labels the policy counts as confidential. */
+  readonly confidential: ReadonlySet<string>;
   /** Reports a problem a developer should see (a `warning` event). */
   readonly warn: (message: string) => void;
 }
@@ -227,6 +229,7 @@ export class WardrikMcpServer {
       served: this.served,
       search: this.search,
       settings: this.settings,
+      confidential: this.deps.confidential,
       ...(tasks === undefined ? {} : { tasks }),
       warn: this.deps.warn,
     };

@@ -53,6 +53,8 @@ export interface SessionDeps {
   readonly served: ServedTools;
   readonly search: ServedSearch;
   readonly settings: ServeSettings;
+  /** The labels the policy counts as confidential: results that carry one are marked `sensitive`. */
+  readonly confidential: ReadonlySet<string>;
   /** Where task-augmented calls keep their tasks; absent, calls are never tasks. */
   readonly tasks?: ServeTaskStore;
   /** Reports a failure inside the server to the developer (a `warning` event); the client is not told its cause. */
@@ -286,7 +288,14 @@ export class ServeSession {
       span.settled('error');
       this.calls.settled(call, undefined);
       // The client is told whether the call ran (and which inbox item settles it); the developer, the cause.
-      const told = await storeFailureResult(this.deps.runner, this.deps.store, this.run, call.id, error);
+      const told = await storeFailureResult(
+        this.deps.runner,
+        this.deps.store,
+        this.run,
+        call.id,
+        error,
+        this.deps.confidential,
+      );
       if (told === undefined) throw error;
       warnFailedInside(this.deps.warn, `A served call of ${tool.name}`, error);
       return told;
@@ -295,7 +304,7 @@ export class ServeSession {
     }
     this.calls.settled(call, answer);
     if (answer.status === 'parked') return await this.waitForPerson(answer, call, progressToken, extra, how);
-    return callResult(answer);
+    return callResult(answer, this.deps.confidential);
   }
 
   /**
@@ -359,9 +368,9 @@ export class ServeSession {
               }),
           }),
     });
-    if (final === undefined) return waitingResult(answer);
+    if (final === undefined) return waitingResult(answer, this.deps.confidential);
     this.calls.answered(call);
-    return callResult(final);
+    return callResult(final, this.deps.confidential);
   }
 
   /** What the tool's `ctx.caller` says: the principal the HTTP auth set (never the client's word), and its name. */

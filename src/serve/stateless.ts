@@ -135,7 +135,14 @@ export class StatelessServing {
           }),
         );
       } catch (error) {
-        const told = await storeFailureResult(this.deps.runner, this.deps.store, run, id, error);
+        const told = await storeFailureResult(
+          this.deps.runner,
+          this.deps.store,
+          run,
+          id,
+          error,
+          this.deps.confidential,
+        );
         if (told === undefined) throw error;
         warnFailedInside(this.deps.warn, `A served call of ${tool.name}`, error);
         return told as CallToolResult;
@@ -231,7 +238,7 @@ export class StatelessServing {
     return {
       ...result,
       _meta: {
-        ...callResult(answer)._meta,
+        ...callResult(answer, this.deps.confidential)._meta,
         [CONVERSATION_META]: conversation,
         'wardrik/waiting': `Waiting for a person${answer.inboxId === undefined ? '' : ` (inbox item ${answer.inboxId})`}: ${answer.reason} Nothing has run yet; retry with this requestState for its result.`,
         ...(answer.inboxId === undefined ? {} : { 'wardrik/inbox': answer.inboxId }),
@@ -240,7 +247,7 @@ export class StatelessServing {
   }
 
   private async result(answer: ToolAnswer, run: string, agent: string, ctx: ServerContext): Promise<CallToolResult> {
-    const result = callResult(answer) as CallToolResult;
+    const result = callResult(answer, this.deps.confidential) as CallToolResult;
     const conversation = await this.tokens.seal({ kind: 'conversation', run, agent }, ctx);
     return { ...result, _meta: { ...result._meta, [CONVERSATION_META]: conversation } };
   }

@@ -24,6 +24,7 @@ export async function storeFailureResult(
   run: string,
   call: string,
   error: unknown,
+  confidential: ReadonlySet<string>,
 ): Promise<CallToolResult | undefined> {
   if (!(error instanceof StoreError) || error.ran === undefined) return undefined;
   if (!error.ran) return { content: [{ type: 'text', text: NOT_RUN }], isError: true };
@@ -35,9 +36,9 @@ export async function storeFailureResult(
     }
     const answer = record?.answer;
     if (answer?.status === 'parked' && answer.kind === 'in_doubt' && answer.inboxId !== undefined)
-      return inDoubtResult(`${RAN}, `, answer.inboxId, answer.labels);
+      return inDoubtResult(`${RAN}, `, answer.inboxId, answer.labels, confidential);
     if (answer !== undefined && (record?.state === 'succeeded' || record?.state === 'failed'))
-      return callResult(answer);
+      return callResult(answer, confidential);
   } catch {
     // The store is still down (or the run busy elsewhere): recovery parks the call once it can.
   }

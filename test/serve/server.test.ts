@@ -86,7 +86,10 @@ describe('WardrikMcpServer', () => {
       assert.deepEqual(result.structuredContent, { id: 'o-7', status: 'shipped' });
       assert.deepEqual(result._meta, { 'wardrik/labels': ['confidential'] });
       const web = await client.callTool({ name: 'orders__read_web', arguments: {} });
-      assert.deepEqual(web._meta, { 'wardrik/labels': ['outside'] });
+      assert.deepEqual(web._meta, {
+        'wardrik/labels': ['outside'],
+        'io.modelcontextprotocol/trust-annotations': { untrusted: true },
+      });
     });
 
     it('journals the call under the configured agent, in the session as its run', async () => {

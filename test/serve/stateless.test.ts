@@ -79,6 +79,33 @@ describe('mcpServer for MCP 2026-07-28 clients (stateless)', () => {
     }
   });
 
+  it('answers a request with no session and no envelope by its id: -32602 when its header names 2026-07-28', async () => {
+    const s = await serving();
+    const post = async (id: number, headers: Record<string, string>, params: unknown) => {
+      const response = await fetch(s.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params }),
+      });
+      return { status: response.status, body: (await response.json()) as { id?: unknown; error?: { code?: number } } };
+    };
+    try {
+      const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' };
+      const bare = await post(7, modern, {});
+      assert.deepEqual([bare.status, bare.body.id, bare.body.error?.code], [400, 7, -32602], JSON.stringify(bare));
+      const noVersion = await post(8, modern, { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } });
+      assert.deepEqual([noVersion.status, noVersion.body.id, noVersion.body.error?.code], [400, 8, -32602]);
+      // No era named at all: the 2025 path says to open a session, to this request's id.
+      const unnamed = await post(9, {}, {});
+      assert.deepEqual([unnamed.status, unnamed.body.id, unnamed.body.error?.code], [400, 9, -32000]);
+      // A 2025-11-25 client still opens its session with initialize.
+      const legacy = await s.client();
+      assert.equal(typeof legacy.session, 'string');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('sends tools/list_changed on an open subscriptions/listen stream when the served tools change', async () => {
     const s = await serving({ tools: ['orders/*', 'extra/*'] });
     try {
