@@ -224,6 +224,8 @@ describe('The public API', () => {
       'ServeHttpOptions',
       'ServeOptions',
       'SkippedTool',
+      'SlackOptions',
+      'SlackPersonOptions',
       'SpendHold',
       'SpendHolds',
       'SqliteStoreOptions',
