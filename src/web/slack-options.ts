@@ -77,7 +77,8 @@ export function slackSettings(options: SlackOptions, env: Readonly<Record<string
 }
 
 function slackPeople(people: unknown): ReadonlyMap<string, NamedPerson> {
-  const entries = people !== null && typeof people === 'object' && !Array.isArray(people) ? Object.entries(people) : [];
+  const entries: [string, unknown][] =
+    people !== null && typeof people === 'object' && !Array.isArray(people) ? Object.entries(people) : [];
   if (entries.length === 0 || entries.length > MAX_PEOPLE)
     throw new ConfigurationError(
       `inboxWeb: slack.people maps Slack user ids to people, 1 to ${MAX_PEOPLE} of them: { U0123ABCD: { id: 'ana', groups: ['finance-leads'] } } (a user's profile, ⋮, Copy member ID).`,

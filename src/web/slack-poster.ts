@@ -107,7 +107,8 @@ export class SlackPoster {
       return;
     }
     this.posted.add(item.id);
-    const posted: PostedMessage = { channel: String(answer.channel ?? this.settings.channel), ts: String(answer.ts) };
+    const channel = typeof answer.channel === 'string' ? answer.channel : this.settings.channel;
+    const posted: PostedMessage = { channel, ts: typeof answer.ts === 'string' ? answer.ts : '' };
     await this.remembered
       .putRemembered({
         key,

@@ -56,7 +56,7 @@ export class SlackWebApi {
       const answer = JSON.parse(text) as Record<string, unknown>;
       if (answer.ok !== true)
         throw new SlackCallError(
-          `Slack's ${method} refused: ${String(answer.error ?? 'no error given').slice(0, 200)}${hint(answer.error)}`,
+          `Slack's ${method} refused: ${typeof answer.error === 'string' ? answer.error.slice(0, 200) : 'no error given'}${hint(answer.error)}`,
         );
       return answer;
     } catch (error) {
