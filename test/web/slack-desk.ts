@@ -19,6 +19,11 @@ const PEOPLE = {
   [USERS.erin]: { id: 'erin', groups: ['finance-leads'] },
 };
 
+/** The inbox's Slack options, against the fake Web API at `apiUrl`. */
+export function slackOptions(apiUrl: string) {
+  return { signingSecret: SIGNING_SECRET, botToken: BOT_TOKEN, channel: CHANNEL, people: PEOPLE, apiUrl };
+}
+
 /** One call to the fake Web API: the method, its JSON body, and whether it came with the bot token. */
 export interface SlackCall {
   readonly method: string;
@@ -164,6 +169,7 @@ export async function slackDesk(store: string, quorum = 1) {
   const { url: base } = await web.listen();
   const interactions = new URL('slack/interactions', base).toString();
   return {
+    store,
     node,
     slack,
     paid,
