@@ -39,6 +39,8 @@ export interface SlackCall {
 export async function fakeSlack() {
   const calls: SlackCall[] = [];
   let ts = 1_700_000_000;
+  /** While held, answers wait: a Slack that is slow to answer. */
+  let held: (() => void)[] | undefined;
   const server: Server = createServer((request, response) => {
     let text = '';
     request.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -52,7 +54,9 @@ export async function fakeSlack() {
           ? { ok: true, channel: body.channel, ts: `${++ts}.000100` }
           : { ok: true };
       calls.push({ method, body, authorized, answer });
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      const respond = () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      if (held === undefined) respond();
+      else held.push(respond);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,6 +65,12 @@ export async function fakeSlack() {
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,
     of: (method: string) => calls.filter((call) => call.method === method),
+    hold: () => void (held = []),
+    release: () => {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const respond of waiting) respond();
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -169,6 +169,25 @@ describe('Slack approvals', () => {
     }
   });
 
+  it('answers at most 100 presses at once while Slack is slow, and tells Slack to try later past that (503)', async () => {
+    const desk = await slackDesk(stores.url());
+    try {
+      const message = await desk.posted(await desk.park());
+      desk.slack.hold();
+      const first = await Promise.all(Array.from({ length: 100 }, () => desk.press('U0MALLORY', message, 'approve')));
+      assert.deepEqual(new Set(first.map((answer) => answer.status)), new Set([200]));
+      const over = await desk.press('U0MALLORY', message, 'approve');
+      assert.equal(over.status, 503);
+      assert.match(over.text, /Too many Slack presses are being answered at once/);
+      desk.slack.release();
+      await eventually('all told', () => desk.slack.of('chat.postEphemeral').length === 100);
+      assert.equal((await desk.press('U0MALLORY', message, 'approve')).status, 200);
+    } finally {
+      desk.slack.release();
+      await desk.close();
+    }
+  });
+
   it('refuses a body over 128 KB unread, and a press with no signature', async () => {
     const desk = await slackDesk(stores.url());
     try {
