@@ -1,7 +1,11 @@
+import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigurationError } from '../../src/index.js';
+import { startRefundDesk } from '../../examples/web/slack-approvals.js';
 import { slackSettings, type SlackOptions } from '../../src/web/slack-options.js';
+import { eventually } from '../eventually.js';
+import { BOT_TOKEN, CHANNEL, fakeSlack, pressBody, sendSigned, SIGNING_SECRET } from './slack-desk.js';
 
 const GOOD: SlackOptions = {
   signingSecret: 'slack-signing-secret-0123456789ab',
@@ -49,6 +53,39 @@ describe('inboxWeb({ slack }) options', () => {
         (error: unknown) => error instanceof ConfigurationError && why.test(error.message),
         JSON.stringify(change),
       );
+    }
+  });
+});
+
+describe('The Slack example', () => {
+  it('posts a refund to the channel, and a finance lead approves it from Slack', async () => {
+    const slack = await fakeSlack();
+    const desk = await startRefundDesk({
+      store: 'memory:',
+      port: 0,
+      slack: { signingSecret: SIGNING_SECRET, botToken: BOT_TOKEN, channel: CHANNEL, apiUrl: slack.apiUrl },
+    });
+    try {
+      const parked = await desk.wardrik.runner.run({
+        agent: 'support',
+        run: 'r1',
+        call: { id: 'c1', name: 'shop__refund', arguments: { orderId: 'ord_7' } },
+        onBehalfOf: 'bob@example.com',
+      });
+      assert.equal(parked.status, 'parked');
+      const posted = await eventually('posted', () => slack.of('chat.postMessage')[0]);
+      const message = { ...posted.body, ts: posted.answer.ts };
+      const interactions = new URL('slack/interactions', desk.url).toString();
+      assert.equal((await sendSigned(interactions, pressBody('U0123ANA', message, 'approve'))).status, 200);
+      const update = await eventually('updated', () => slack.of('chat.update')[0]);
+      assert.match(JSON.stringify(update.body.blocks), /Approved by ana@example\.com at /);
+      assert.equal(
+        (await desk.wardrik.inbox.get(parked.status === 'parked' ? parked.inboxId! : ''))!.status,
+        'approved',
+      );
+    } finally {
+      await desk.close();
+      await slack.close();
     }
   });
 });
