@@ -1,9 +1,12 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import type { InboxWeb } from '../../src/index.js';
 import { eventually } from '../eventually.js';
 import { sqliteStores } from './helpers.js';
-import { CHANNEL, pressBody, sendSigned, signatureOf, slackDesk, USERS } from './slack-desk.js';
+import { CHANNEL, pressBody, sendSigned, signatureOf, slackDesk, slackOptions, USERS } from './slack-desk.js';
 
 const stores = sqliteStores();
 after(() => stores.removeAll());
@@ -184,6 +187,44 @@ describe('Slack approvals', () => {
       assert.equal((await desk.press('U0MALLORY', message, 'approve')).status, 200);
     } finally {
       desk.slack.release();
+      await desk.close();
+    }
+  });
+
+  it('takes the raw text a body parser in front left on req.body, and refuses a parsed object it cannot check', async () => {
+    const desk = await slackDesk(stores.url());
+    let handler: InboxWeb['handler'] = () => undefined;
+    // An app whose parser reads every body first: as text on one path, as an object on the other.
+    const app = createServer((request, response) => {
+      let text = '';
+      request.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      request.on('end', () => {
+        const parsed = request.url === '/object';
+        Object.assign(request, {
+          body: parsed ? Object.fromEntries(new URLSearchParams(text)) : text,
+          url: '/slack/interactions',
+        });
+        handler(request, response);
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    // Mounted, not listening: Slack starts once the inbox knows its address, publicUrl.
+    handler = desk.node.inboxWeb({
+      token: 'inbox-token-0123456789abcdef',
+      publicUrl: `${origin}/`,
+      slack: slackOptions(desk.slack.apiUrl),
+    }).handler;
+    try {
+      const message = await desk.posted(await desk.park());
+      const body = pressBody(USERS.carla, message, 'approve');
+      const refused = await sendSigned(`${origin}/object`, body);
+      assert.equal(refused.status, 400);
+      assert.match(refused.text, /kept no raw text, so its signature cannot be checked/);
+      assert.equal((await sendSigned(`${origin}/text`, body)).status, 200);
+      await eventually('the call ran', () => desk.paid.length === 1);
+    } finally {
+      await new Promise<void>((resolve) => app.close(() => resolve()));
       await desk.close();
     }
   });
