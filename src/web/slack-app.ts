@@ -63,6 +63,13 @@ export class SlackApp {
       throw new WebError(405, 'method_not_allowed', `${method} is not allowed here; Slack POSTs interactions.`);
     if (!/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? '')))
       throw new WebError(415, 'usage', 'Slack sends interactions as application/x-www-form-urlencoded.');
+    if (this.pageUrl === undefined)
+      throw new WebError(
+        503,
+        'not_started',
+        'Slack approvals start when the inbox knows its address (publicUrl, or listen()).',
+        true,
+      );
     const body = await this.rawBody(request);
     const now = this.parts.clock.now();
     const checked = verifySlackRequest(this.settings.signingSecret, request, body, now);
@@ -80,17 +87,11 @@ export class SlackApp {
     if (!seen.claimed)
       throw new WebError(401, 'unauthenticated', 'This Slack request was taken before (the same signature): a replay.');
     const press = parsePress(new URLSearchParams(body).get('payload'));
-    if (this.pageUrl === undefined)
-      throw new WebError(
-        503,
-        'not_started',
-        'Slack approvals start when the inbox knows its address (publicUrl, or listen()).',
-      );
     if (this.presses.size >= MAX_PRESSES)
       throw new WebError(503, 'busy', 'Too many Slack presses are being answered at once; press again in a moment.');
     send(response, 200, 'text/plain; charset=utf-8', '');
     if (press === undefined) return;
-    const answering = this.answer(press, this.pageUrl).finally(() => this.presses.delete(answering));
+    const answering = this.answer(press, this.pageUrl!).finally(() => this.presses.delete(answering));
     this.presses.add(answering);
   }
 

@@ -74,19 +74,23 @@ export class SlackPoster {
       if (this.posted.has(item.id)) continue;
       const wait = this.pausedUntil - this.parts.clock.now();
       if (wait > 0 && !(await this.sleep(wait))) return;
-      await this.post(item);
+      // One failure a scan: a Slack that refuses every post is not asked again for each item.
+      if (!(await this.post(item))) return;
     }
   }
 
-  /** Posts the item unless it was posted (here, or as the store remembers) or another node is posting it. */
-  private async post(item: InboxRecord): Promise<void> {
+  /**
+   * Posts the item unless it was posted (here, or as the store remembers) or another node is posting it;
+   * false when Slack did not take it.
+   */
+  private async post(item: InboxRecord): Promise<boolean> {
     const key = this.keyPrefix + item.id;
     const now = this.parts.clock.now();
     const claim = { key, digest: item.digest, owner: this.owner, expiresAt: now + CLAIM_MS };
     const outcome = await this.remembered.claimRemembered(claim, now);
     if (!outcome.claimed) {
       if ('remembered' in outcome) this.posted.add(item.id);
-      return;
+      return true;
     }
     let answer: Record<string, unknown>;
     try {
@@ -104,7 +108,7 @@ export class SlackPoster {
         this.warn(
           `could not post inbox item "${item.id}" (${item.tool}): ${(error as Error).message}. Trying again in ${this.pollMs} ms while it waits.`,
         );
-      return;
+      return false;
     }
     this.posted.add(item.id);
     const channel = typeof answer.channel === 'string' ? answer.channel : this.settings.channel;
@@ -121,6 +125,7 @@ export class SlackPoster {
           `posted inbox item "${item.id}" but could not record that in the store (${(error as Error).message}); another node may post it again.`,
         ),
       );
+    return true;
   }
 
   private sleep(ms: number): Promise<boolean> {

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineTool, ToolResult, Wardrik, type ToolAnswer, type WardrikEvent } from '../../src/index.js';
+import {
+  defineTool,
+  ToolResult,
+  Wardrik,
+  type SlackOptions,
+  type ToolAnswer,
+  type WardrikEvent,
+} from '../../src/index.js';
 import { eventually } from '../eventually.js';
 
 export const SIGNING_SECRET = 'slack-signing-secret-0123456789ab';
@@ -131,7 +138,7 @@ export async function sendSigned(
  * A payables node that offers `pay` under a rule only finance leads answer (not the requester), with
  * `quorum`, and the inbox with Slack on the same Wardrik, so an approval runs the call here at once.
  */
-export async function slackDesk(store: string, quorum = 1) {
+export async function slackDesk(store: string, quorum = 1, changes: Partial<SlackOptions> = {}) {
   const slack = await fakeSlack();
   const paid: number[] = [];
   const node = await Wardrik.create({
@@ -168,13 +175,7 @@ export async function slackDesk(store: string, quorum = 1) {
   const web = node.inboxWeb({
     token: 'inbox-token-0123456789abcdef',
     pollMs: 50,
-    slack: {
-      signingSecret: SIGNING_SECRET,
-      botToken: BOT_TOKEN,
-      channel: CHANNEL,
-      people: PEOPLE,
-      apiUrl: slack.apiUrl,
-    },
+    slack: { ...slackOptions(slack.apiUrl), ...changes },
   });
   const { url: base } = await web.listen();
   const interactions = new URL('slack/interactions', base).toString();

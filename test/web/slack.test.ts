@@ -229,6 +229,25 @@ describe('Slack approvals', () => {
     }
   });
 
+  it('tells of a post Slack refused in a warning naming the fix, and tries one post a scan until Slack takes it', async () => {
+    const desk = await slackDesk(stores.url(), 1, { botToken: 'xoxb-not-this-apps-token' });
+    try {
+      const ids = [await desk.park(101), await desk.park(102), await desk.park(103)];
+      await eventually('four tries', () => desk.slack.of('chat.postMessage').length >= 4);
+      // Each scan stops at its first refusal: the first item in the list is tried again, the others wait behind it.
+      const tried = desk.slack.of('chat.postMessage').map((call) => ids.find((id) => textOf(call.body).includes(id)));
+      assert.ok(desk.slack.of('chat.postMessage').every((call) => !call.authorized));
+      assert.equal(new Set(tried.slice(0, 4)).size, 1, JSON.stringify(tried));
+      const warning = desk.events.find((event) => event.type === 'warning' && event.message.includes(tried[0]!));
+      assert.match(
+        (warning as { message: string }).message,
+        /could not post inbox item .*: Slack's chat\.postMessage refused: invalid_auth \(check slack\.botToken/,
+      );
+    } finally {
+      await desk.close();
+    }
+  });
+
   it('refuses a body over 128 KB unread, and a press with no signature', async () => {
     const desk = await slackDesk(stores.url());
     try {
