@@ -98,6 +98,7 @@ export type { Answerer } from './inbox/permissions.js';
 export type { InboxWeb, InboxWebListenOptions } from './web/inbox-web.js';
 export type { Authenticate, AuthenticatedPerson, InboxWebOptions, WebhookOptions } from './web/options.js';
 export type { InboxPersonOptions } from './web/people.js';
+export type { SlackOptions, SlackPersonOptions } from './web/slack-options.js';
 export type { HttpServerOptions } from './http/server-options.js';
 export type { WebAnswer, WebItem } from './web/api.js';
 export type { InboxWaitingMessage } from './web/webhook-message.js';

@@ -225,6 +225,8 @@ describe('The public API', () => {
       'ServeHttpOptions',
       'ServeOptions',
       'SkippedTool',
+      'SlackOptions',
+      'SlackPersonOptions',
       'SpendHold',
       'SpendHolds',
       'SqliteStoreOptions',

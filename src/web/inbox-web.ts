@@ -14,6 +14,7 @@ import type { InboxWebParts } from './inbox-web-parts.js';
 import { WebhookNotifier } from './notifier.js';
 import { inboxWebSettings, pageUrl, type InboxWebOptions, type InboxWebSettings } from './options.js';
 import { asset, inboxPage, signInPage } from './page.js';
+import { SlackApp } from './slack-app.js';
 
 export type { InboxWebParts } from './inbox-web-parts.js';
 
@@ -30,7 +31,7 @@ export interface InboxWebListenOptions {
  *
  * Routes, relative to where it is mounted: `GET /` the page (or the sign-in form); `POST sign-in`,
  * `POST sign-out`; `GET api/session`, `GET api/items[?status=answered]`, `GET api/items/ID`,
- * `GET api/runs/RUN`; `POST api/items/ID/approve|deny|answer`.
+ * `GET api/runs/RUN`; `POST api/items/ID/approve|deny|answer`; with `slack`, `POST slack/interactions`.
  */
 export class InboxWeb {
   /** The request handler to mount; it answers every request itself (404 for paths it does not know). */
@@ -44,6 +45,7 @@ export class InboxWeb {
   private readonly ownHosts: readonly string[];
   private proxyWarned = false;
   private notifier: WebhookNotifier | undefined;
+  private readonly slack: SlackApp | undefined;
   private server: Server | undefined;
   private closed = false;
 
@@ -62,6 +64,8 @@ export class InboxWeb {
     this.handler = (request, response) => {
       this.handle(request, response).catch((error: unknown) => this.fail(response, error));
     };
+    if (this.settings.slack !== undefined) this.slack = new SlackApp(this.settings.slack, this.api, parts, this.budget);
+    if (this.settings.publicUrl !== undefined) this.slack?.start(this.settings.publicUrl, this.settings.pollMs);
     if (this.settings.webhook !== undefined) {
       if (this.settings.publicUrl !== undefined) this.startNotifier(this.settings.publicUrl);
       else {
@@ -119,6 +123,7 @@ export class InboxWeb {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = pageUrl(`http://${host}:${address.port}/`);
     if (this.settings.webhook !== undefined && this.notifier === undefined) this.startNotifier(url);
+    if (this.settings.publicUrl === undefined) this.slack?.start(url, this.settings.pollMs);
     return { url };
   }
 
@@ -128,6 +133,7 @@ export class InboxWeb {
     this.closed = true;
     this.guesses.close();
     await this.notifier?.close();
+    await this.slack?.close();
     const server = this.server;
     if (server !== undefined) {
       await new Promise<void>((resolve) => {
@@ -216,6 +222,8 @@ export class InboxWeb {
       }
     }
     if (path === '/oauth/callback') return this.signInCallback(request, response, method);
+    // Slack's own signature vouches for a press, not a person's sign-in.
+    if (path === '/slack/interactions' && this.slack !== undefined) return this.slack.handle(request, response, method);
     if (!path.startsWith('/api/') && path !== '/sign-out')
       throw new WebError(404, 'not_found', `Nothing at "${path}" here; the inbox page is at "${mount}/".`);
     const person = await this.auth.who(request);

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../errors.js';
 import { httpServerSettings, type HttpServerOptions, type HttpServerSettings } from '../http/server-options.js';
 import { numberOptions, readNumbers, timerRule, type NumberPaths, type NumberRule } from '../options.js';
 import { peopleByTokenHash, readPeopleFile, type InboxPersonOptions, type NamedPerson } from './people.js';
+import { slackSettings, type SlackOptions, type SlackSettings } from './slack-options.js';
 import { webhookKey } from './webhook-signature.js';
 
 /**
@@ -68,6 +69,11 @@ export interface InboxWebOptions {
   readonly origins?: readonly string[];
   /** Tell people when an item starts waiting, on any node sharing the store. */
   readonly notify?: { readonly webhook?: WebhookOptions };
+  /**
+   * Answer approvals from Slack: each one that starts waiting is posted to `channel` with Approve and Deny
+   * buttons, answered at `slack/interactions` under the inbox (the Slack app's Interactivity Request URL).
+   */
+  readonly slack?: SlackOptions;
   /** How often the page and the notifier look for new items: 2 000 ms unless set. */
   readonly pollMs?: number;
   /** How long a signed-in session lasts: 12 hours unless set. */
@@ -87,6 +93,7 @@ export interface InboxWebSettings {
   readonly basePath?: string;
   readonly origins: readonly string[];
   readonly webhook?: WebhookSettings;
+  readonly slack?: SlackSettings;
   readonly pollMs: number;
   readonly sessionMs: number;
   readonly http: HttpServerSettings;
@@ -165,6 +172,7 @@ export function inboxWebSettings(
   }
   const given = options.notify?.webhook;
   const webhook = given === undefined ? undefined : webhookSettings(given);
+  const slack = options.slack === undefined ? undefined : slackSettings(options.slack, env);
   const numbers = readNumbers('inboxWeb: ', options, WEB_NUMBERS);
   return {
     ...(authenticate === undefined ? {} : { authenticate }),
@@ -175,6 +183,7 @@ export function inboxWebSettings(
     ...(basePath === undefined || basePath === '' ? {} : { basePath }),
     origins,
     ...(webhook === undefined ? {} : { webhook }),
+    ...(slack === undefined ? {} : { slack }),
     pollMs: numbers.pollMs,
     sessionMs: numbers.sessionMs,
     http: httpServerSettings('inboxWeb: http', options.http),

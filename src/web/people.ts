@@ -50,22 +50,8 @@ export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<
       throw new ConfigurationError(
         `${at} has ${unknown.map((key) => JSON.stringify(key)).join(', ')}, which this version of Wardrik does not know; a person has "id", "tokenSha256" and "groups".`,
       );
-    const { id, tokenSha256, groups } = person as Record<string, unknown>;
-    if (
-      typeof id !== 'string' ||
-      id.length > MAX_ID ||
-      id.trim() === '' ||
-      printableLine(id) !== id ||
-      id.trim() !== id
-    ) {
-      throw new ConfigurationError(
-        `${at}.id must be 1 to ${MAX_ID} printable characters on one line, without spaces at either end; got ${JSON.stringify(id)?.slice(0, 100)}.`,
-      );
-    }
-    if (isWardrikName(id))
-      throw new ConfigurationError(
-        `${at}.id ${JSON.stringify(id)} looks like a name Wardrik records for itself; give the person another id.`,
-      );
+    const { tokenSha256, groups } = person as Record<string, unknown>;
+    const id = personId((person as Record<string, unknown>).id, `${at}.id`);
     if (ids.has(id))
       throw new ConfigurationError(`${at}.id ${JSON.stringify(id)} is listed twice; each person once, with one token.`);
     if (typeof tokenSha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(tokenSha256)) {
@@ -86,6 +72,26 @@ export function peopleByTokenHash(people: unknown, source: string): ReadonlyMap<
     byHash.set(hash, Object.freeze({ id, groups: groupsOf(groups, `${at}.groups`) }));
   });
   return byHash;
+}
+
+/** A person's id, checked: recorded as `by`, so one line of printable text, and not a name Wardrik records for itself. */
+export function personId(id: unknown, at: string): string {
+  if (
+    typeof id !== 'string' ||
+    id.length > MAX_ID ||
+    id.trim() === '' ||
+    printableLine(id) !== id ||
+    id.trim() !== id
+  ) {
+    throw new ConfigurationError(
+      `${at} must be 1 to ${MAX_ID} printable characters on one line, without spaces at either end; got ${JSON.stringify(id)?.slice(0, 100)}.`,
+    );
+  }
+  if (isWardrikName(id))
+    throw new ConfigurationError(
+      `${at} ${JSON.stringify(id)} looks like a name Wardrik records for itself; give the person another id.`,
+    );
+  return id;
 }
 
 /** A person's groups, checked: a list of names, such as ["finance-leads"]; none when absent. */
