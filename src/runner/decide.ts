@@ -12,7 +12,8 @@ import {
   unknownActionAnswer,
   type PreparedCall,
 } from './prepared-call.js';
-import type { Maybe } from './maybe.js';
+import { then, type Maybe } from './maybe.js';
+import { auditVerdict } from './audit-decision.js';
 
 /** What the policy made of a call: run it, park it for a person (with why), or end it unrun. */
 export type Verdict =
@@ -22,9 +23,18 @@ export type Verdict =
  * Stage 2, decide: the policy sees what the call touches (`@Resources`) and its run's labels, and
  * allows, asks or denies. An `ask` that a person already granted for the rest of the run (`scope:
  * 'run'`) runs. Fail closed: a policy that throws, cannot see what the call touches, or answers an
- * action that is none of the three lets nothing run.
+ * action that is none of the three lets nothing run. With an audit trail, the verdict is appended to it
+ * before anything acts on it.
  */
 export function decide(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
+  let verdict = judge(deps, call);
+  const audit = deps.audit;
+  // Guard (verdict-audited): with an audit trail, no verdict is acted on before it is in the trail.
+  if (audit !== undefined) verdict = then(verdict, (decided) => auditVerdict(audit, call, decided));
+  return verdict;
+}
+
+function judge(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
   const { request, entry, base, sent, args, labels } = call;
   const annotations = entry.tool.annotations;
   let resources: readonly string[] = NO_RESOURCES;
