@@ -59,6 +59,7 @@ export class ChainCheck {
     }
     if (entryHash(record) !== record.hash)
       return this.fail(seq, 'changed', `entry ${seq} was changed or moved: its content no longer matches its hash`);
+    // Guard (audit-chain-linked): an entry rewritten with a hash recomputed breaks the link the next one holds.
     if (before !== undefined && record.prev !== before.hash)
       return this.fail(
         before.seq,

@@ -287,6 +287,7 @@ export class PostgresStore implements FullStore {
   }
 
   async appendAudit(seal: (head: AuditHead) => readonly AuditRecord[]): Promise<readonly AuditRecord[]> {
+    // Guard (audit-one-appender): appends on every node take turns, so each reads the head the last one wrote.
     return this.locked('append to the audit trail', AUDIT_LOCK, (run) => appendAuditLocked(run, seal));
   }
 
