@@ -134,6 +134,10 @@ export { openStore } from './store/open-store.js';
 export { hasCapability } from './store/capabilities.js';
 export type { StoreCapabilities, StoreCapability } from './store/capabilities.js';
 export type { RetentionOptions } from './store/retention.js';
+export type { AuditHead, AuditListOptions, AuditLog, AuditRecord } from './store/audit-log.js';
+export type { AuditOptions } from './audit/options.js';
+export { verifyAudit } from './audit/audit-verify.js';
+export type { AuditProblem, AuditVerification } from './audit/audit-verify.js';
 export type {
   CallListOptions,
   CallRecord,

@@ -55,6 +55,7 @@ const OPTIONS: Readonly<Record<string, Range>> = {
   // An age compared with rows' times, never waited on by a timer.
   'retention.finishedAfterMs': { min: 0, infinity: true },
   'retention.everyMs': timer({ min: 1 }, { infinity: true }),
+  'audit.keepForMs': { min: 1, infinity: true },
   // An item's wait, compared with its age.
   'policy.approvalTtlMs': { above: 0 },
   'policy.escalateAfterMs': { above: 0 },

@@ -91,6 +91,7 @@ describe('The public API', () => {
       'publicOnly',
       'putPrivate',
       'updatePrivate',
+      'verifyAudit',
       'verifyWebhook',
     ]);
   });
@@ -109,6 +110,13 @@ describe('The public API', () => {
       'AnswererOptions',
       'Answerers',
       'ApproveOptions',
+      'AuditHead',
+      'AuditListOptions',
+      'AuditLog',
+      'AuditOptions',
+      'AuditProblem',
+      'AuditRecord',
+      'AuditVerification',
       'Authenticate',
       'AuthenticatedPerson',
       'CallEventBase',

@@ -5,6 +5,8 @@ import { classify, ExitCode, type ExitCodeValue } from './errors.js';
 import type { ApproveFlags } from './inbox-commands.js';
 import type { McpAddOptions } from './mcp-commands.js';
 import { age, prune } from './prune-command.js';
+import { since } from './audit-since.js';
+import type { AuditListOptions } from '../store/audit-log.js';
 import type { ServeCommandOptions } from './serve-command.js';
 import type { WebCommandOptions } from './web-command.js';
 
@@ -16,6 +18,7 @@ Exit codes:
   3  not found: no such inbox item, run, module or MCP server
   4  conflict: already answered, or the digest is not the call's (nothing was done)
   5  store unreachable or failing: a missing SQLite file, PostgreSQL down, a disk error
+  6  the audit trail does not verify: an entry was changed, removed or moved
 
 The store is --store URL, else $WARDRIK_STORE, else ${DEFAULT_STORE} (as the library).
 Options --store and --json go before or after the command; for \`answer\`, whose own
@@ -168,6 +171,21 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--dry-run', 'say what would be deleted, and delete nothing')
     .action(async (options: { olderThan?: number; dryRun?: boolean }, command: Command) =>
       prune(context(command), options),
+    );
+
+  const audit = program
+    .command('audit')
+    .description('the audit trail of decisions and answers (audit in Wardrik.create)');
+  common(audit.command('export').description('write the trail as JSON lines, one entry a line, oldest first'))
+    .option('--since <n|time>', 'from this entry number, or entries recorded at or after this ISO time', since)
+    .action(async (options: { since?: AuditListOptions }, command: Command) =>
+      (await import('./audit-commands.js')).auditExport(context(command), options),
+    );
+  common(audit.command('verify').description('recompute the chain and signatures; name the first entry tampered with'))
+    .option('--signing-key <name>', 'the environment variable holding the key, to check signatures too')
+    .option('--file <path>', 'check an export of wardrik audit export rather than the store')
+    .action(async (options: { signingKey?: string; file?: string }, command: Command) =>
+      (await import('./audit-commands.js')).auditVerify(context(command), options),
     );
 
   common(

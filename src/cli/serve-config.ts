@@ -36,6 +36,7 @@ const CONFIG_KEYS: Readonly<Record<keyof ServeConfig, true>> = {
   mcp: true,
   agents: true,
   retention: true,
+  audit: true,
   serve: true,
 };
 const SERVE_KEYS: Readonly<Record<keyof NonNullable<ServeConfig['serve']>, true>> = {

@@ -34,6 +34,8 @@ import type { InboxWeb } from '../web/inbox-web.js';
 import type { InboxWebOptions } from '../web/options.js';
 import { WardrikMcpServer } from '../serve/mcp-server.js';
 import type { ServeOptions } from '../serve/options.js';
+import type { AuditOptions } from '../audit/options.js';
+import { startAudit } from './audit.js';
 import { buildHubs, completeSignIn, findHub } from './hubs.js';
 import { repeat } from './repeat.js';
 import { buildServices, refuseBuiltServices, registerServices, resolveSeams, type Services } from './services.js';
@@ -80,6 +82,8 @@ export interface WardrikOptions {
   readonly agents?: AgentsOptions;
   /** How long finished runs are kept before a background pass deletes them: 30 days. */
   readonly retention?: RetentionOptions;
+  /** A hash-chained trail of every decision and answer (docs/approvals.md); none unless given (`{}`). */
+  readonly audit?: AuditOptions;
 }
 
 /**
@@ -93,6 +97,7 @@ export class Wardrik {
   /** Stop the timers of the recovery and retention passes. */
   private stopRecovering: () => void = () => undefined;
   private stopPruning: () => void = () => undefined;
+  private stopAudit: () => Promise<void> = async () => undefined;
   /** Stops the OpenTelemetry metrics, when the app has a MeterProvider. */
   private stopMetrics: () => void = () => undefined;
   /** Recovery passes (the runner's, then the agents'), one at a time, also when `recoverMs` is shorter than a pass. */
@@ -178,10 +183,8 @@ export class Wardrik {
       const { catalog, toolsetNames } = wardrik;
       registerToolsets({ container: child, catalog, events: bus, toolsetNames }, options.toolsets, options.tools);
       const rememberingTool = catalog.select().find((entry) => entry.tool.annotations.remember === true)?.ref;
-      checkStartupNeeds(child.resolve(Tokens.Store), {
-        retention: times.finishedAfterMs !== Infinity,
-        rememberingTool,
-      });
+      checkStartupNeeds(store, { retention: times.finishedAfterMs !== Infinity, rememberingTool });
+      wardrik.stopAudit = await startAudit(wardrik.services, options.audit, times.pruneEveryMs);
       // Before the first recovery pass and call, so the metrics count them.
       wardrik.stopMetrics =
         (await startMetrics({ bus, clock: child.resolve(Tokens.Clock), waiting: () => wardrik.inbox.list() })) ??
@@ -355,6 +358,7 @@ export class Wardrik {
     await this.recoveries.stop();
     this.stopMetrics();
     await this.retention.stop();
+    await this.stopAudit();
     await Promise.all(this.webs.map((web) => web.close()));
     await Promise.all(this.servers.map((server) => server.close()));
     await this.agents.close();

@@ -25,6 +25,8 @@ import {
   type DenyOptions,
 } from './inbox-answers.js';
 import { checkPermitted, whoMayAnswer, type Answerer } from './permissions.js';
+import { answerNote, escalationNote, EXPIRED_BY, type AuditNote } from './audit-answers.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 
 export type { ApproveOptions, DenyOptions } from './inbox-answers.js';
 import { questionOf, questionResponse } from './question.js';
@@ -38,6 +40,9 @@ export type InboxItem = InboxRecord;
  * those the person saw (`digest`), runs nothing and throws a `ConflictError` saying why.
  */
 export class Inbox {
+  /** @internal Where answers, expiries and escalations are recorded (`audit` in `Wardrik.create`). */
+  audit?: AuditTrail;
+
   /** @internal */
   constructor(
     private readonly store: Store,
@@ -140,6 +145,7 @@ export class Inbox {
     const revision = item.revision ?? 0;
     // Guard (quorum-compare-and-set): an approval toward a quorum is written only over the item it counted from.
     if (!(await this.store.updateInboxItem({ ...counted, revision: revision + 1 }, 'pending', revision))) throw RACED;
+    await this.note(answerNote(counted, 'approved', by, { approvals: given, quorum }));
     this.events.emit(answeredEvent(counted, 'approved', by, { approvals: given, quorum }));
     const reason = `${by} approved ${edited === undefined ? 'this call' : 'this call with changed arguments'} (${given} of ${quorum}); it runs once ${morePeople(quorum - given)} ${quorum - given === 1 ? 'approves' : 'approve'} the same arguments. Who may answer it: ${whoMayAnswer(item)}.`;
     return { status: 'parked', kind: 'approval', inboxId: item.id, reason, labels: item.labels };
@@ -322,6 +328,7 @@ export class Inbox {
           const escalated = { ...item, escalatedAt: this.clock.now(), revision: revision + 1 };
           // Raced by an answer: the next pass looks again.
           if (!(await this.store.updateInboxItem(escalated, 'pending', revision))) continue;
+          await this.note(escalationNote(item, waitedMs));
           this.events.emit({
             type: 'inbox.escalated',
             agent: item.agent,
@@ -424,9 +431,11 @@ export class Inbox {
         `Inbox item "${item.id}" was already ${now?.status ?? 'answered'} by someone else; nothing ran.`,
       );
     }
+    await this.note(answerNote(next, status, by));
     this.events.emit(answeredEvent(item, status, by));
   }
-}
 
-/** Who answers an item whose time ran out, as the inbox records it. */
-const EXPIRED_BY = 'wardrik (policy.approvalTtlMs)';
+  private async note(note: AuditNote): Promise<void> {
+    await this.audit?.record(note.kind, note.data);
+  }
+}

@@ -1,3 +1,4 @@
+import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Policy } from '../policy/policy.js';
 import type { Store } from '../store/store.js';
 import type { EventBus } from '../telemetry/event-bus.js';
@@ -33,6 +34,8 @@ export interface CallDeps {
   readonly remembered: RememberedKeys;
   readonly attempts: CallAttempts;
   readonly parked: ParkedCalls;
+  /** Where each verdict is recorded (`audit` in `Wardrik.create`); none unless set, after construction. */
+  audit?: AuditTrail;
 }
 
 /** The longest a call of this tool can take, every attempt and wait included: how long its holds and claims live. */

@@ -12,7 +12,9 @@ import {
   unknownActionAnswer,
   type PreparedCall,
 } from './prepared-call.js';
-import type { Maybe } from './maybe.js';
+import { then, type Maybe } from './maybe.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
+import { argumentsDigest } from './digest.js';
 
 /** What the policy made of a call: run it, park it for a person (with why), or end it unrun. */
 export type Verdict =
@@ -22,9 +24,18 @@ export type Verdict =
  * Stage 2, decide: the policy sees what the call touches (`@Resources`) and its run's labels, and
  * allows, asks or denies. An `ask` that a person already granted for the rest of the run (`scope:
  * 'run'`) runs. Fail closed: a policy that throws, cannot see what the call touches, or answers an
- * action that is none of the three lets nothing run.
+ * action that is none of the three lets nothing run. With an audit trail, the verdict is appended to it
+ * before anything acts on it.
  */
 export function decide(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
+  let verdict = judge(deps, call);
+  const audit = deps.audit;
+  // Guard (verdict-audited): with an audit trail, no verdict is acted on before it is in the trail.
+  if (audit !== undefined) verdict = then(verdict, (decided) => auditVerdict(audit, call, decided));
+  return verdict;
+}
+
+function judge(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
   const { request, entry, base, sent, args, labels } = call;
   const annotations = entry.tool.annotations;
   let resources: readonly string[] = NO_RESOURCES;
@@ -119,4 +130,37 @@ function undecided(deps: CallDeps, call: AdmittedCall, error: unknown): EndedEar
   });
   const message = `The policy could not decide on this call, so it did not run (${cause}). Tell the user it needs a person.`;
   return { base: call.base, sent: call.sent, ended: errorAnswer('failed', message) };
+}
+
+/**
+ * Appends the policy's verdict on a call to the audit trail, when there is one, before anything acts on it:
+ * a verdict that cannot be audited fails the call (the store's error is thrown), so nothing runs unrecorded.
+ */
+function auditVerdict(audit: AuditTrail | undefined, call: AdmittedCall, verdict: Verdict): Maybe<Verdict> {
+  if (audit === undefined) return verdict;
+  return audit.record('decision', decisionData(call, verdict)).then(() => verdict);
+}
+
+/** A `decision` entry's data: the call, its arguments' digest, what was decided, by which rule, and why. */
+function decisionData(call: AdmittedCall, verdict: Verdict): Record<string, unknown> {
+  const { request, base } = call;
+  const requester = requesterOf(request);
+  const entry = {
+    agent: base.agent,
+    run: base.run,
+    call: base.call,
+    tool: base.tool,
+    digest: argumentsDigest(call.sent ?? null),
+    labels: call.labels,
+    ...(requester === undefined ? {} : { requester }),
+    ...(request.caller === undefined ? {} : { door: request.caller.door }),
+  };
+  if ('run' in verdict) return { ...entry, action: 'allow', rule: verdict.run.decision?.rule };
+  if ('ask' in verdict) {
+    const { decision } = verdict.ask;
+    return { ...entry, action: 'ask', rule: decision?.rule, reason: verdict.reason, answerers: decision?.answerers };
+  }
+  const answer = verdict.ended;
+  const reason = answer.status === 'error' ? answer.message : undefined;
+  return { ...entry, action: 'deny', rule: verdict.decision?.rule ?? '(no rule decided)', reason };
 }

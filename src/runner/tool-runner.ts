@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Clock, Timers } from '../clock.js';
 import { StoreError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
@@ -118,6 +119,11 @@ export class ToolRunner {
       parked: new ParkedCalls(store, journal, outcomes, clock),
     };
     this.recoveries = new PassQueue(() => recoveryPass(this, store, events, clock));
+  }
+
+  /** @internal Records every verdict of the policy in `trail` from now on (`audit` in `Wardrik.create`). */
+  auditTo(trail: AuditTrail): void {
+    this.deps.audit = trail;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js';
+import type { AuditLog } from './audit-log.js';
 import type { McpServerRecords, Pruning, RememberedResults, SpendHolds, Store } from './store.js';
 
 /**
@@ -10,10 +11,11 @@ export const STORE_CAPABILITIES: Readonly<Record<StoreCapability, readonly strin
   SpendHolds: ['holdSpend', 'releaseSpend'],
   Pruning: ['prune'],
   McpServerRecords: ['listMcpServers', 'putMcpServer', 'deleteMcpServer'],
+  AuditLog: ['appendAudit', 'listAudit', 'pruneAudit'],
 };
 
 /** A capability's name (see `StoreCapabilities`). */
-export type StoreCapability = 'RememberedResults' | 'SpendHolds' | 'Pruning' | 'McpServerRecords';
+export type StoreCapability = 'RememberedResults' | 'SpendHolds' | 'Pruning' | 'McpServerRecords' | 'AuditLog';
 
 /** The interface each capability name stands for. */
 export interface StoreCapabilities {
@@ -21,6 +23,7 @@ export interface StoreCapabilities {
   readonly SpendHolds: SpendHolds;
   readonly Pruning: Pruning;
   readonly McpServerRecords: McpServerRecords;
+  readonly AuditLog: AuditLog;
 }
 
 /** Whether `store` implements `capability`: every one of its methods is there. */

@@ -1,5 +1,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import { NO_LABELS } from '../tools/result.js';
+import type { AuditHead, AuditListOptions, AuditRecord } from './audit-log.js';
+import { MemoryAudit } from './memory-audit.js';
 import { summariseRuns } from './memory-runs.js';
 import {
   FINISHED_TURNS as FINISHED,
@@ -52,6 +54,7 @@ export class MemoryStore implements FullStore {
   private readonly turns = new Map<string, TurnRecord>();
   private readonly steps = new Map<string, Map<number, StepRecord>>();
   private readonly mcpServers = new Map<string, McpServerRecord>();
+  private readonly audit = new MemoryAudit();
   /** Each run's call ids, in the order first written: what a run's deletion and its timeline read. */
   private readonly runCalls = new Map<string, string[]>();
   /**
@@ -377,6 +380,21 @@ export class MemoryStore implements FullStore {
       }
     }
     return report;
+  }
+
+  async appendAudit(seal: (head: AuditHead) => readonly AuditRecord[]): Promise<readonly AuditRecord[]> {
+    return this.audit.append(seal);
+  }
+
+  async listAudit(options?: AuditListOptions): Promise<AuditRecord[]> {
+    return this.audit.list(options);
+  }
+
+  async pruneAudit(
+    before: number,
+    checkpoint: (head: AuditHead, last: AuditRecord, removed: number) => AuditRecord,
+  ): Promise<number> {
+    return this.audit.prune(before, checkpoint);
   }
 
   async close(): Promise<void> {}

@@ -371,4 +371,9 @@ export const MIGRATIONS: readonly string[] = [
      RETURN took;
    END $row$;`,
   JOURNAL_ONE_ENCODING,
+  // The audit trail (audit-log.ts): hash-chained entries in position order. `data` is text, not json:
+  // the entry's canonical JSON exactly as written.
+  `CREATE TABLE {s}.wardrik_audit (
+     seq bigint PRIMARY KEY, at double precision NOT NULL, kind text NOT NULL, data text NOT NULL,
+     prev text NOT NULL, hash text NOT NULL, signature text);`,
 ];

@@ -2,6 +2,7 @@
 
 const CALL_COLUMNS =
   'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_micro_usd';
+const AUDIT_COLUMNS = 'seq, at, kind, data, prev, hash, signature';
 const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
 
 /** A run may go when nothing in it waits (no parked or started call) and nothing in it was written since $1. */
@@ -106,4 +107,12 @@ export const STATEMENTS = {
   putMcpServer: `INSERT INTO {s}.wardrik_mcp_servers (hub, name, options, updated_at) VALUES ($1, $2, $3::json, $4)
     ON CONFLICT (hub, name) DO UPDATE SET options = EXCLUDED.options, updated_at = EXCLUDED.updated_at`,
   deleteMcpServer: 'DELETE FROM {s}.wardrik_mcp_servers WHERE hub = $1 AND name = $2',
+  // The audit trail (postgres-audit.ts), read and written under its advisory lock.
+  auditHead: 'SELECT seq, hash FROM {s}.wardrik_audit ORDER BY seq DESC LIMIT 1',
+  auditInsert: `INSERT INTO {s}.wardrik_audit (${AUDIT_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::double precision[],
+    $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+  auditList: `SELECT ${AUDIT_COLUMNS} FROM {s}.wardrik_audit WHERE seq >= $1 AND at >= $2 ORDER BY seq LIMIT $3`,
+  auditLastBefore: `SELECT ${AUDIT_COLUMNS} FROM {s}.wardrik_audit WHERE at < $1 AND seq < $2 ORDER BY seq DESC LIMIT 1`,
+  auditDeleteThrough:
+    'WITH gone AS (DELETE FROM {s}.wardrik_audit WHERE seq <= $1 RETURNING 1) SELECT count(*) AS removed FROM gone',
 } as const;

@@ -1,3 +1,6 @@
+import type { AuditHead, AuditListOptions, AuditRecord } from './audit-log.js';
+import { auditOf, type AuditRow } from './audit-rows.js';
+import { appendAuditLocked, AUDIT_LOCK, auditListValues, pruneAuditLocked } from './postgres-audit.js';
 import type { Pool, QueryResultRow } from 'pg';
 import { ConfigurationError, StoreError } from '../errors.js';
 import { answerJson, inboxJson, inboxOf, mcpServerOptionsJson } from './journal-data.js';
@@ -281,6 +284,22 @@ export class PostgresStore implements FullStore {
 
   async deleteMcpServer(hub: string, name: string): Promise<boolean> {
     return (await this.count('delete an MCP server', 'deleteMcpServer', [hub, name])) === 1;
+  }
+
+  async appendAudit(seal: (head: AuditHead) => readonly AuditRecord[]): Promise<readonly AuditRecord[]> {
+    // Guard (audit-one-appender): appends on every node take turns, so each reads the head the last one wrote.
+    return this.locked('append to the audit trail', AUDIT_LOCK, (run) => appendAuditLocked(run, seal));
+  }
+
+  async listAudit(options: AuditListOptions = {}): Promise<AuditRecord[]> {
+    return (await this.query<AuditRow>('read the audit trail', 'auditList', auditListValues(options))).map(auditOf);
+  }
+
+  async pruneAudit(
+    before: number,
+    checkpoint: (head: AuditHead, last: AuditRecord, removed: number) => AuditRecord,
+  ): Promise<number> {
+    return this.locked('prune the audit trail', AUDIT_LOCK, (run) => pruneAuditLocked(run, before, checkpoint));
   }
 
   async close(): Promise<void> {

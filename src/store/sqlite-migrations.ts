@@ -112,6 +112,11 @@ export const MIGRATIONS: readonly string[] = [
   // (three seeks by status, oldest created first) and no statement read it, while every turn that
   // finished wrote a page of it.
   `DROP INDEX wardrik_turns_finished_at;`,
+  // 12: the audit trail (audit-log.ts): hash-chained entries in position order, appended at the end of
+  // their rowid b-tree. `data` is the entry's canonical JSON; no index, since only exports and retention read it.
+  `CREATE TABLE wardrik_audit (
+     seq INTEGER PRIMARY KEY, at REAL NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
+     prev TEXT NOT NULL, hash TEXT NOT NULL, signature TEXT);`,
 ];
 
 export function currentVersion(db: SqliteDatabase): number {

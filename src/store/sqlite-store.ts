@@ -32,6 +32,8 @@ import { storeError } from './sqlite-errors.js';
 import { sqlitePruner } from './sqlite-retention.js';
 import { appendStepRow } from './sqlite-steps.js';
 import { sqliteClaims, type SqliteClaims } from './sqlite-claims.js';
+import { sqliteAudit, type SqliteAudit } from './sqlite-audit.js';
+import type { AuditHead, AuditListOptions, AuditRecord } from './audit-log.js';
 import { prepare, type SqliteStatements } from './sqlite-statements.js';
 import type {
   CallListOptions,
@@ -110,6 +112,7 @@ export class SqliteStore implements FullStore {
   private readonly sql: SqliteStatements;
   /** Claims on remembered keys and budget holds: each reads, then writes, holding the write lock. */
   private readonly claims: SqliteClaims;
+  private readonly audit: SqliteAudit;
   /** Batches of different runs ready in the same tick share one transaction. */
   private readonly groups: GroupCommit<JournalWrite, boolean>;
   private readonly pruneTx: (options: PruneOptions) => PruneReport;
@@ -145,6 +148,7 @@ export class SqliteStore implements FullStore {
       }
       this.sql = prepare(this.db);
       this.claims = sqliteClaims(this.db, this.sql);
+      this.audit = sqliteAudit(this.db);
       const commit = sqliteJournalCommit(
         this.db,
         this.sql,
@@ -355,6 +359,21 @@ export class SqliteStore implements FullStore {
 
   async deleteMcpServer(hub: string, name: string): Promise<boolean> {
     return this.run('delete an MCP server', () => this.sql.deleteMcpServer.run(hub, name).changes === 1);
+  }
+
+  async appendAudit(seal: (head: AuditHead) => readonly AuditRecord[]): Promise<readonly AuditRecord[]> {
+    return this.run('append to the audit trail', () => this.audit.append(seal));
+  }
+
+  async listAudit(options: AuditListOptions = {}): Promise<AuditRecord[]> {
+    return this.run('read the audit trail', () => this.audit.list(options));
+  }
+
+  async pruneAudit(
+    before: number,
+    checkpoint: (head: AuditHead, last: AuditRecord, removed: number) => AuditRecord,
+  ): Promise<number> {
+    return this.run('prune the audit trail', () => this.audit.prune(before, checkpoint));
   }
 
   async close(): Promise<void> {

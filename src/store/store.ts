@@ -1,4 +1,5 @@
 import type { Answerers } from '../policy/answerers.js';
+import type { AuditLog } from './audit-log.js';
 import type { ToolAnswer } from '../tools/result.js';
 
 /**
@@ -7,7 +8,8 @@ import type { ToolAnswer } from '../tools/result.js';
  * core a store implements: one write, `writeJournal`, and the reads. Every single write Wardrik makes
  * (a call's state, a step, a turn, spend, labels, a lease) is a batch of one through `writeJournal`
  * (see journal-writes.ts), so a store encodes each write once. What only some features need is in the
- * capability interfaces below (`RememberedResults`, `SpendHolds`, `Pruning`, `McpServerRecords`): a
+ * capability interfaces below (`RememberedResults`, `SpendHolds`, `Pruning`, `McpServerRecords`, and
+ * `AuditLog` in audit-log.ts): a
  * store implements those it can, and Wardrik refuses at start-up, naming the capability, a feature whose
  * store lacks it.
  *
@@ -155,7 +157,7 @@ export interface McpServerRecords {
 }
 
 /** A store with every capability: what `MemoryStore`, `SqliteStore` and `PostgresStore` are. */
-export type FullStore = Store & RememberedResults & SpendHolds & Pruning & McpServerRecords;
+export type FullStore = Store & RememberedResults & SpendHolds & Pruning & McpServerRecords & AuditLog;
 
 /**
  * A call's hot journal operations, answered at once. With them a call reaches its tool without

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { hasCapability, STORE_CAPABILITIES, type StoreCapability } from '../store/capabilities.js';
 import { leaseRun } from '../store/journal-writes.js';
 import type { FullStore, Store } from '../store/store.js';
+import { auditContract } from './store-contract-audit.js';
 import { batchesContract } from './store-contract-batches.js';
 import { callsContract } from './store-contract-calls.js';
 import { journalContract } from './store-contract-journal.js';
@@ -62,6 +63,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>, opt
     rememberedContract(context);
     recordsContract(context);
     valuesContract(context);
+    auditContract(context);
   });
 }
 

@@ -106,6 +106,24 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/policy/safe-defaults.test.ts', 'test/inbox/run-scope.test.ts'],
   },
   {
+    name: 'verdict-audited',
+    file: 'src/runner/decide.ts',
+    instead: 'if (false)',
+    tests: ['test/audit/audit-trail.test.ts'],
+  },
+  {
+    name: 'audit-chain-linked',
+    file: 'src/audit/audit-verify.ts',
+    instead: 'if (false)',
+    tests: ['test/audit/audit-verify.test.ts'],
+  },
+  {
+    name: 'audit-one-appender',
+    file: 'src/store/postgres-store.ts',
+    instead: "return this.locked('append to the audit trail', undefined, (run) => appendAuditLocked(run, seal));",
+    tests: ['test/audit/audit-nodes.test.ts'],
+  },
+  {
     name: 'restored-run-named',
     file: 'src/openai-agents/sdk-calls.ts',
     instead: 'if (false)',

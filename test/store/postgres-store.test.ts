@@ -48,7 +48,7 @@ function toVersion9(schema: string): string {
   const s = `"${schema}"`;
   const nine = MIGRATIONS[8]!;
   const functions = nine.slice(nine.indexOf('CREATE FUNCTION')).replaceAll('{s}', s);
-  return `DROP FUNCTION ${s}.wardrik_journal; ${functions}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 10`;
+  return `DROP TABLE ${s}.wardrik_audit; DROP FUNCTION ${s}.wardrik_journal; ${functions}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 10`;
 }
 
 /** Undoes migrations 10 and 9 on a new schema: what a version-8 Wardrik left (leases' times from the nodes' clocks). */
@@ -138,6 +138,7 @@ describe('PostgresStore', () => {
           { version: 8 },
           { version: 9 },
           { version: 10 },
+          { version: 11 },
         ]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
@@ -174,7 +175,7 @@ describe('PostgresStore', () => {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 10 }]);
+      assert.deepEqual(rows, [{ version: 11 }]);
     });
 
     it('upgrades a version-7 schema, through the function of single values and back to one encoding: rows written before are answered, moved on and read as before', async () => {
@@ -258,7 +259,7 @@ describe('PostgresStore', () => {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 10 }]);
+      assert.deepEqual(rows, [{ version: 11 }]);
     });
 
     it('upgrades a version-6 schema, adding the journal function: calls, turns and leases are written and answered as before', async () => {
@@ -311,7 +312,7 @@ describe('PostgresStore', () => {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 10 }]);
+      assert.deepEqual(rows, [{ version: 11 }]);
     });
 
     it("upgrades a version-5 schema, dropping calls_by_run: a run's calls still list in the order first written", async () => {
@@ -407,6 +408,7 @@ describe('PostgresStore', () => {
           { version: 8 },
           { version: 9 },
           { version: 10 },
+          { version: 11 },
         ]);
       } finally {
         await store.close();
@@ -421,7 +423,7 @@ describe('PostgresStore', () => {
       await assert.rejects(store.start(), {
         name: 'StoreError',
         message:
-          /version 99, newer than this Wardrik knows \(10\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/,
+          /version 99, newer than this Wardrik knows \(11\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/,
       });
       await store.close();
     });

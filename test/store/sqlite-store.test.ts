@@ -37,7 +37,7 @@ storeContract(
 );
 
 /** Undoes migration 11 on a new file: what a version-10 Wardrik left (an index of finished turns by time). */
-const TO_VERSION_10 = `CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+const TO_VERSION_10 = `DROP TABLE wardrik_audit; CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
   DELETE FROM wardrik_migrations WHERE version >= 11;`;
 
 /** Undoes migrations 11 and 10 on a new file: what a version-9 Wardrik left (calls_waiting over started and parked calls, turns by agent). */
@@ -94,6 +94,7 @@ describe('SqliteStore', () => {
           { version: 9 },
           { version: 10 },
           { version: 11 },
+          { version: 12 },
         ]);
       } finally {
         db.close();
@@ -159,6 +160,7 @@ describe('SqliteStore', () => {
           { version: 9 },
           { version: 10 },
           { version: 11 },
+          { version: 12 },
         ]);
       } finally {
         db.close();
@@ -173,7 +175,7 @@ describe('SqliteStore', () => {
       old.close();
       assert.throws(
         () => new SqliteStore({ path: older, readonly: true }),
-        /version 3, older than this Wardrik needs \(11\).*Fix: open it once without the readonly option/,
+        /version 3, older than this Wardrik needs \(12\).*Fix: open it once without the readonly option/,
       );
     });
 
@@ -244,7 +246,7 @@ describe('SqliteStore', () => {
         );
         assert.ok(!(indexes.all() as { name: string }[]).some((row) => row.name === 'wardrik_turns_finished_at'));
         assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
-          version: 11,
+          version: 12,
         });
       } finally {
         upgraded.close();
@@ -486,6 +488,7 @@ describe('SqliteStore', () => {
           { version: 9 },
           { version: 10 },
           { version: 11 },
+          { version: 12 },
         ]);
       } finally {
         check.close();
