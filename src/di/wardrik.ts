@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createRequire } from 'node:module';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { provideStore } from './provide-store.js';
 import type { Observable } from 'rxjs';
 import type { Agent } from '../agent/agent.js';
 import type { AgentService } from '../agent/agent-service.js';
@@ -15,7 +16,6 @@ import type { PolicyOptions } from '../policy/policy.js';
 import { PassQueue } from '../runner/pass-queue.js';
 import { startMetrics } from '../telemetry/metrics.js';
 import type { RecoveryReport, RunnerOptions, ToolRunner } from '../runner/tool-runner.js';
-import { openStore, redact } from '../store/open-store.js';
 import { checkStartupNeeds, requireCapability } from '../store/capabilities.js';
 import {
   DEFAULT_FINISHED_AFTER_MS,
@@ -44,14 +44,8 @@ import { registerToolsets, type ToolsetEntry } from './toolsets.js';
 
 export type { ToolsetClass, ToolsetEntry } from './toolsets.js';
 
-/** The store when none is given: embedded and durable, with no server to run. The `wardrik` command's default too. */
-export const DEFAULT_STORE = 'sqlite:.wardrik/wardrik.db';
+export { DEFAULT_STORE } from './provide-store.js';
 const DEFAULT_RECOVER_MS = 60_000;
-
-/** A store as a message names it: its URL without a password, or its class. */
-function storeName(store: string | Store): string {
-  return typeof store === 'string' ? `"${redact(store)}"` : `a ${(store as object)?.constructor?.name ?? 'Store'}`;
-}
 
 /** What `Wardrik.create` takes. */
 export interface WardrikOptions {
@@ -425,28 +419,4 @@ function passTimes(options: WardrikOptions): PassTimes {
       timerRule({ min: 1 }, true),
     ),
   };
-}
-
-/**
- * The store, given one way: the app's registered under `Tokens.Store` (the app's to close), or the `store`
- * option's, opened here when it is a URL (Wardrik's to close). Both at once is refused.
- */
-async function provideStore(
-  parent: DependencyContainer,
-  child: DependencyContainer,
-  given: WardrikOptions['store'],
-): Promise<{ readonly store: Store; readonly ownsStore: boolean }> {
-  if (parent.isRegistered(Tokens.Store, true)) {
-    if (given !== undefined) {
-      // Refused rather than one of them ignored: calls and turns would go to a store the app did not mean.
-      throw new ConfigurationError(
-        `Wardrik.create was given both store (${storeName(given)}) and a container that already holds a Store ` +
-          `(${storeName(parent.resolve(Tokens.Store))}, registered under Tokens.Store). Pass one: leave out ` +
-          "store to use the container's, or register the other one in the container.",
-      );
-    }
-    return { store: child.resolve(Tokens.Store), ownsStore: false };
-  }
-  const store = typeof given === 'object' && given !== null ? given : await openStore(given ?? DEFAULT_STORE);
-  return { store, ownsStore: true };
 }
