@@ -39,7 +39,7 @@ export function periodOf(plan: BudgetPlan | undefined, now: number): string {
  * whole-life budget, else the agent and the period, so each period's spend starts at nothing.
  */
 export function accountOf(agent: string, period: string): string {
-  return period === WHOLE_LIFE ? agent : `${agent}\u0000${period}`;
+  return period === WHOLE_LIFE ? agent : JSON.stringify(['budget', agent, period]);
 }
 
 const formats = new Map<string, Intl.DateTimeFormat>();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { toMicroUsd, toUsd } from '../money.js';
 import { requireCapability } from '../store/capabilities.js';
@@ -16,7 +17,6 @@ const PERIOD_FLAG_MS = 62 * 24 * 60 * 60 * 1000;
 export class BudgetWarnings {
   /** Accounts this node has seen warned, so their later calls read nothing. */
   private readonly warned = new Set<string>();
-  private readonly owner = `budget-warning:${Math.random().toString(36).slice(2)}`;
 
   constructor(
     private readonly store: Store,
@@ -35,7 +35,9 @@ export class BudgetWarnings {
     const claims = requireCapability(this.store, 'RememberedResults', 'budget.warnAt');
     const key = `wardrik:budget-warning:${JSON.stringify([agent, period])}`;
     const expiresAt = period === WHOLE_LIFE ? Number.MAX_SAFE_INTEGER : now + PERIOD_FLAG_MS;
-    const outcome = await claims.claimRemembered({ key, digest: '', owner: this.owner, expiresAt }, now);
+    // Each attempt claims as an owner of its own: a store hands a claim back to the owner that holds it.
+    const owner = `budget-warning:${randomUUID()}`;
+    const outcome = await claims.claimRemembered({ key, digest: '', owner, expiresAt }, now);
     this.warned.add(account);
     // Guard (warn-once): only the claim's winner emits.
     if (!outcome.claimed) return;
