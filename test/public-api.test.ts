@@ -101,6 +101,7 @@ describe('The public API', () => {
     const typesOnly = exports.map((symbol) => symbol.name).filter((name) => !values.has(name));
     assert.deepEqual(typesOnly.sort(), [
       'Agent',
+      'AgentBudget',
       'AgentOptions',
       'AgentService',
       'AgentsOptions',
@@ -111,6 +112,7 @@ describe('The public API', () => {
       'ApproveOptions',
       'Authenticate',
       'AuthenticatedPerson',
+      'BudgetWarningEvent',
       'CallEventBase',
       'CallListOptions',
       'CallRecord',
