@@ -173,6 +173,7 @@ export type { Agent, ParkedCall, SendOptions, TurnOutcome, TurnResult } from './
 export type { AgentService } from './agent/agent-service.js';
 export { AGENT_DEFAULTS } from './agent/options.js';
 export type { AgentOptions, AgentsOptions } from './agent/options.js';
+export type { AgentBudget } from './runner/budget-periods.js';
 export { ModelRegistry } from './agent/model-registry.js';
 export type { ModelFactory, ModelProvider, ModelsOptions, ProviderSettings } from './agent/model-registry.js';
 export type { LanguageModel } from './agent/language-model.js';
@@ -195,6 +196,7 @@ export { EventBus } from './telemetry/event-bus.js';
 export type {
   CallEventBase,
   CostEvent,
+  BudgetWarningEvent,
   EventInput,
   InboxEscalatedEvent,
   LabelAddedEvent,

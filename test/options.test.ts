@@ -85,6 +85,7 @@ const OPTIONS: Readonly<Record<string, Range>> = {
   'inboxWeb.notify.webhook.retry.baseDelayMs': { min: 1 },
   'inboxWeb.notify.webhook.retry.maxDelayMs': timer({ min: 1 }),
   'mcpServer.budgetUsd': { min: 0 },
+  'mcpServer.maxCalls.*': { min: 1, max: 10_000, whole: true },
   'mcpServer.approvals.waitMs': timer({ min: 0 }, { whole: true }),
   'mcpServer.approvals.progressMs': timer({ min: 1 }, { whole: true }),
   'mcpServer.approvals.checkMs': timer({ min: 1 }, { whole: true }),

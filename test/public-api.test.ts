@@ -102,6 +102,7 @@ describe('The public API', () => {
     const typesOnly = exports.map((symbol) => symbol.name).filter((name) => !values.has(name));
     assert.deepEqual(typesOnly.sort(), [
       'Agent',
+      'AgentBudget',
       'AgentOptions',
       'AgentService',
       'AgentsOptions',
@@ -119,6 +120,7 @@ describe('The public API', () => {
       'AuditVerification',
       'Authenticate',
       'AuthenticatedPerson',
+      'BudgetWarningEvent',
       'CallEventBase',
       'CallListOptions',
       'CallRecord',

@@ -110,6 +110,8 @@ export class AgentService {
     if (this.closed) throw new ConfigurationError('This Wardrik is closed; create a new one to start agents.');
     const numbers = checkAgentOptions(options, this.policy);
     const { id } = options;
+    // A budget by period is counted like budgetUsd, in the period's account (see BudgetHolds.plan).
+    if (options.budget !== undefined) options = { ...options, budgetUsd: options.budget.usd };
     if (this.agents.has(id)) {
       throw new ConfigurationError(
         `Agent "${id}" is already started on this Wardrik; keep the Agent startAgent returned, or give this one another id.`,
@@ -140,6 +142,8 @@ export class AgentService {
       requireCapability(this.store, 'SpendHolds', `Agent "${id}"'s budget (budgetUsd)`, 'leave budgetUsd out');
     if (options.maxCalls !== undefined)
       requireCapability(this.store, 'RememberedResults', `Agent "${id}"'s maxCalls`, 'leave maxCalls out');
+    if (numbers.budget?.warnAt !== undefined)
+      requireCapability(this.store, 'RememberedResults', `Agent "${id}"'s budget.warnAt`, 'leave warnAt out');
     const colon = spec.indexOf(':');
     const provider = spec.slice(0, colon);
     const rt: Runtime = {
@@ -160,6 +164,7 @@ export class AgentService {
       history: undefined,
     };
     this.agents.set(id, rt);
+    if (numbers.budget !== undefined) this.runner.budgets.plan(id, numbers.budget);
     if (!this.listening) {
       this.runner.listen(this.recovery);
       this.listening = true;

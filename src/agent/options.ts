@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import { countRule, defaultsOf, numberOptions, readNumbers, timerRule, type NumberSettings } from '../options.js';
 import type { Policy, PolicyRule } from '../policy/policy.js';
+import { checkBudget, type AgentBudget, type BudgetPlan } from '../runner/budget-periods.js';
 import { checkCallLimits } from '../runner/call-limits.js';
 import { checkPrice, type ModelPrice, type PriceTable } from './pricing.js';
 import type { LanguageModel } from './language-model.js';
@@ -36,6 +37,12 @@ export interface AgentOptions {
   readonly policy?: readonly PolicyRule[];
   /** Dollars the agent may spend, on models and tools together; no model call or paid tool starts past it. */
   readonly budgetUsd?: number;
+  /**
+   * The agent's budget by period, such as `{ usd: 50, per: 'day', timeZone: 'Europe/Berlin', warnAt: 0.8 }`:
+   * spend in the current day or month counts, and a new one starts afresh (docs/agents.md, "Budgets").
+   * Instead of `budgetUsd`, not with it.
+   */
+  readonly budget?: AgentBudget;
   /** Model calls per turn before the turn ends as failed: 20. */
   readonly maxSteps?: number;
   /** How many earlier finished turns the model sees: 20; 0 makes every turn stand alone. */
@@ -78,6 +85,16 @@ export const AGENT_NUMBERS = numberOptions<AgentOptions, `price.${string}`>()({
     rule: { above: 0, unit: 'dollars' },
     hint: 'Give one such as 2, or leave it out for no budget.',
   },
+  budgetPerPeriodUsd: {
+    path: 'budget.usd',
+    rule: { above: 0, unit: 'dollars' },
+    hint: 'Give the dollars of each period, such as 50.',
+  },
+  budgetWarnAt: {
+    path: 'budget.warnAt',
+    rule: { above: 0, max: 1 },
+    hint: 'Give the share of budget.usd that warns, such as 0.8, or leave it out.',
+  },
   maxSteps: { path: 'maxSteps', default: 20, rule: countRule(1, 10_000) },
   historyTurns: { path: 'historyTurns', default: 20, rule: countRule(0, 10_000) },
   maxOutputTokens: { path: 'maxOutputTokens', rule: countRule(1, 10_000_000) },
@@ -95,7 +112,7 @@ export const AGENTS_NUMBERS = numberOptions<AgentsOptions>()({
 export const AGENT_DEFAULTS = Object.freeze({ ...defaultsOf(AGENT_NUMBERS), ...defaultsOf(AGENTS_NUMBERS) });
 
 /** An agent's numbers, checked, with their defaults. */
-export type AgentSettings = NumberSettings<typeof AGENT_NUMBERS>;
+export type AgentSettings = NumberSettings<typeof AGENT_NUMBERS> & { readonly budget?: BudgetPlan };
 
 const AGENT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const TOOL_PATTERN = /^[A-Za-z0-9_*?-]+\/[A-Za-z0-9_*?-]+$/;
@@ -107,7 +124,7 @@ const TOOL_PATTERN = /^[A-Za-z0-9_*?-]+\/[A-Za-z0-9_*?-]+$/;
 export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentSettings {
   if (options === null || typeof options !== 'object') {
     throw new ConfigurationError(
-      'startAgent takes { id, model, tools, deferred?, instructions?, policy?, budgetUsd?, maxSteps? }.',
+      'startAgent takes { id, model, tools, deferred?, instructions?, policy?, budget?, maxSteps? }.',
     );
   }
   const { id } = options;
@@ -158,6 +175,7 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentS
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new ConfigurationError(`${where}: instructions must be a string (the system prompt).`);
   }
+  const budget = checkBudget(where, options.budget, options.budgetUsd);
   const numbers = readNumbers(`${where}: `, options, AGENT_NUMBERS);
   if (options.price !== undefined) checkPrice(`${where} price`, options.price);
   if (options.policy !== undefined) {
@@ -165,7 +183,7 @@ export function checkAgentOptions(options: AgentOptions, policy: Policy): AgentS
       throw new ConfigurationError(`${where}: policy must be an array of rules { match, action, when? }.`);
     policy.prepare(options.policy);
   }
-  return numbers;
+  return budget === undefined ? numbers : { ...numbers, budget };
 }
 
 /** The numbers of `Wardrik.create({ agents })`, checked at start-up. */

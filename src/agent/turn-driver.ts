@@ -209,7 +209,7 @@ export class TurnDriver {
       }
       const budget = rt.options.budgetUsd;
       if (budget !== undefined) {
-        const spent = toUsd(await this.store.getSpend(rt.id));
+        const spent = toUsd(await this.store.getSpend(this.budgets.accountNow(rt.id).account));
         if (spent >= budget) {
           return this.endTurn(
             d,
@@ -245,7 +245,8 @@ export class TurnDriver {
   /** Calls the model and journals its step; under a budget, holding part of it meanwhile (`undefined`: the budget is spent). */
   private nextModelStep(d: LiveTurn, budgetUsd: number | undefined): Promise<ModelStepData | ModelFailure | undefined> {
     let cost: number | undefined;
-    const step = async (): Promise<ModelStepData | ModelFailure> => {
+    const step = async (account?: string): Promise<ModelStepData | ModelFailure> => {
+      d.spendAccount = account;
       const result = await this.modelCalls.next(d);
       if ('failed' in result) return result;
       await this.journal.recordModelStep(d, result);
@@ -255,7 +256,7 @@ export class TurnDriver {
       cost = toMicroUsd(result.usd);
       return result;
     };
-    if (budgetUsd === undefined) return step();
+    if (budgetUsd === undefined) return step(undefined);
     const { rt } = d;
     const hold = modelHold(
       { agent: rt.id, run: d.run, step: d.modelSteps + 1, spec: rt.spec },

@@ -32,7 +32,11 @@ export class TurnJournal {
     if (rt.price !== undefined) {
       const microUsd = toMicroUsd(step.usd);
       // A step that cost nothing (a free or scripted model) changes no total: nothing written.
-      if (microUsd > 0) d.journal.hold({ spend: { agent: rt.id, microUsd } });
+      if (microUsd > 0) {
+        d.journal.hold({ spend: { agent: rt.id, microUsd } });
+        if (d.spendAccount !== undefined && d.spendAccount !== rt.id)
+          d.journal.hold({ spend: { agent: d.spendAccount, microUsd } });
+      }
       d.spentUsd += step.usd;
       // The total is read only for a cost event someone listens to: what the store has, and what this turn holds for it.
       if (this.events.listening) {

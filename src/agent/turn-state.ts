@@ -60,6 +60,8 @@ export interface LiveTurn {
   modelMs: number;
   text: string;
   spentUsd: number;
+  /** The budget's account the model call under way holds in (a period's), which its spend is added to too. */
+  spendAccount?: string | undefined;
   /** The tools sent to the model; a search adds what it loads (see `DeferredTools`). */
   readonly tools: ModelTool[];
   readonly readOnly: Set<string>;

@@ -49,6 +49,7 @@ const SERVE_KEYS: Readonly<Record<keyof NonNullable<ServeConfig['serve']>, true>
   agent: true,
   policy: true,
   budgetUsd: true,
+  maxCalls: true,
   approvals: true,
   http: true,
   stateKey: true,

@@ -77,7 +77,7 @@ function labelsUnlessSpent(deps: CallDeps, request: CallRequest, base: CallRef):
       deps.journal.withHeldLabels(run, sync !== undefined ? sync.getLabels(run) : deps.store.getLabels(run)),
     );
     if (budgetUsd === undefined) return labels instanceof Promise ? labels.catch(failed) : labels;
-    return Promise.all([deps.store.getSpend(request.agent), labels]).then(
+    return Promise.all([deps.store.getSpend(deps.budgets.accountNow(request.agent).account), labels]).then(
       ([spend, known]) => (spend >= toMicroUsd(budgetUsd) ? 'spent' : known),
       failed,
     );

@@ -2,7 +2,10 @@ import type { Clock, Timers } from '../clock.js';
 import { toMicroUsd } from '../money.js';
 import type { Store } from '../store/store.js';
 import { requireCapability } from '../store/capabilities.js';
+import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolAnswer } from '../tools/result.js';
+import { accountOf, periodOf, type BudgetPlan } from './budget-periods.js';
+import { BudgetWarnings } from './budget-warnings.js';
 import { storeFailure, type CallRef } from './call-failures.js';
 
 /** A budgeted call about to start: its budget, its tool's declared maximum, and how long it can take at most (its node may die meanwhile). */
@@ -24,12 +27,32 @@ export interface HoldRequest extends CallRef {
 export class BudgetHolds {
   /** Calls waiting here for a tool of unknown cost to finish its call, by `agent \u0000 tool`. */
   private readonly waiting = new Map<string, Set<() => void>>();
+  /** Agents whose budget has a period or a warning (`startAgent({ budget })`); others count their whole life. */
+  private readonly plans = new Map<string, BudgetPlan>();
+  private readonly warnings: BudgetWarnings;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly timers: Timers,
-  ) {}
+    events: EventBus,
+  ) {
+    this.warnings = new BudgetWarnings(store, clock, events);
+  }
+
+  /** Counts `agent`'s spend by the plan's period from now on (an agent's `budget`), on this node. */
+  plan(agent: string, plan: BudgetPlan): void {
+    this.plans.set(agent, plan);
+  }
+
+  /**
+   * Where `agent`'s spend counts now: the store key of its spend and holds (the agent's id, or the
+   * agent and the current period) and the period's name.
+   */
+  accountNow(agent: string): { readonly account: string; readonly period: string } {
+    const period = periodOf(this.plans.get(agent), this.clock.now());
+    return { account: accountOf(agent, period), period };
+  }
 
   private holds() {
     return requireCapability(this.store, 'SpendHolds', 'an agent budget', 'leave the budget out');
@@ -39,33 +62,40 @@ export class BudgetHolds {
    * Runs a call (a tool's, or a model's) holding part of the budget, and gives the hold back when it ends. A call that may not
    * start is answered by `refuse`: `spent` (the budget is used up) or `stopped` (the caller's signal
    * aborted while it waited for a call of unknown cost). `cost` says, once the call ends, what it cost
-   * in micro-dollars if its tool ran (then that tool's cost is known), or `undefined`.
+   * in micro-dollars if its tool ran (then that tool's cost is known), or `undefined`. `run` is told the
+   * account the hold is in: the call's spend is added to it too (see `addSpend`), so a call that ends
+   * in the next period still counts where it held.
    */
   async within<T = ToolAnswer>(
     request: HoldRequest,
-    run: () => Promise<T>,
+    run: (account: string) => Promise<T>,
     refuse: (why: 'spent' | 'stopped') => Promise<T>,
     cost: () => number | undefined,
   ): Promise<T> {
     const id = JSON.stringify([request.run, request.call]);
+    const { account, period } = this.accountNow(request.agent);
     let held: 'held' | 'spent' | 'stopped';
     try {
-      held = await this.hold(id, request);
+      held = await this.hold(id, account, request);
     } catch (error) {
       throw storeFailure(request, 'hold part of its budget', error);
     }
     // Guard (within-budget): no call starts without its hold on the budget.
     if (held !== 'held') return refuse(held);
     try {
-      return await run();
+      return await run(account);
     } finally {
       // A hold the store fails to give back lapses at its expiry: the call's answer stands.
-      await this.release(request.agent, id, request.tool, cost()).catch(() => undefined);
+      await this.release(account, id, request.tool, cost()).catch(() => undefined);
+      const warnAt = this.plans.get(request.agent)?.warnAt;
+      // A warning the store fails to flag is tried again by the next call.
+      if (warnAt !== undefined)
+        await this.warnings.check(request.agent, account, period, request.budgetUsd, warnAt).catch(() => undefined);
     }
   }
 
-  private async hold(id: string, request: HoldRequest): Promise<'held' | 'spent' | 'stopped'> {
-    const { agent, tool, holdMs, signal } = request;
+  private async hold(id: string, agent: string, request: HoldRequest): Promise<'held' | 'spent' | 'stopped'> {
+    const { tool, holdMs, signal } = request;
     const budgetMicroUsd = toMicroUsd(request.budgetUsd);
     const maxMicroUsd = request.maxCostUsd === undefined ? undefined : toMicroUsd(request.maxCostUsd);
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 200)) {

@@ -179,7 +179,7 @@ export class CallAttempts {
     for (const usd of costs) {
       const microUsd = toMicroUsd(usd);
       p.spent.microUsd += microUsd;
-      const totalMicroUsd = await addSpend(this.store, p.agent, microUsd);
+      const totalMicroUsd = await addSpend(this.store, p.agent, microUsd, p.spent.account);
       this.events.emit({
         type: 'cost',
         agent: p.agent,

@@ -18,7 +18,10 @@ export function holdBudget(
   const maxCostUsd = p.entry.tool.annotations.maxCostUsd;
   return deps.budgets.within(
     { ...ref(p), budgetUsd, maxCostUsd, holdMs: holdMs(deps, p.entry), signal: p.signal },
-    run,
+    (account) => {
+      p.spent.account = account;
+      return run();
+    },
     (why) => refuse(why === 'spent' ? budgetAnswer(budgetUsd) : stoppedAnswer(p)),
     () => (p.spent.ran === true ? p.spent.microUsd : undefined),
   );

@@ -61,7 +61,8 @@ export interface PreparedCall {
    * What the tool reported spending on this call so far in micro-dollars (kept in its journal entry),
    * whether an attempt ran here (its cost is then known), and its measures.
    */
-  readonly spent: { microUsd: number; ran?: boolean; measures?: Measure[] };
+  /** What the call spent; `account`: the budget's account its hold is in, which its spend is added to too. */
+  readonly spent: { microUsd: number; ran?: boolean; measures?: Measure[]; account?: string };
   /** The policy's decision for a new call, announced once its first journal write shows it is new. */
   readonly decision?: Decision;
   /** A person approved it with other arguments: its answer says so. */

@@ -91,7 +91,7 @@ export class ToolRunner {
     const outcomes = new CallOutcomes(store, events, leases);
     const journal = new CallJournal(store, outcomes, clock);
     this.leases = leases;
-    this.budgets = new BudgetHolds(store, clock, timers);
+    this.budgets = new BudgetHolds(store, clock, timers, events);
     this.grants = new RunGrants(store, clock);
     this.deps = {
       catalog,

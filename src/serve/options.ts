@@ -14,6 +14,7 @@ import {
   type NumberSettings,
 } from '../options.js';
 import type { PolicyRule } from '../policy/policy.js';
+import { checkCallLimits } from '../runner/call-limits.js';
 
 /** Who is calling, as far as the server knows when a session starts. */
 export interface ServeClientInfo {
@@ -71,6 +72,12 @@ export interface ServeOptions {
   readonly policy?: readonly PolicyRule[];
   /** Each agent's budget in US dollars: at or over it, no served call starts. */
   readonly budgetUsd?: number;
+  /**
+   * The most calls of each tool matching a pattern in one session (a 2025-11-25 client) or one
+   * conversation (a 2026-07-28 client), such as `{ 'orders/refund_order': 3 }`: counted across nodes in the
+   * store; a call past it is answered denied, unrun.
+   */
+  readonly maxCalls?: Readonly<Record<string, number>>;
   readonly approvals?: ServeApprovalOptions;
   readonly http?: ServeHttpOptions;
   /**
@@ -123,7 +130,10 @@ export interface ServeHttpOptions extends HttpServerOptions {
 }
 
 /** The number options of `mcpServer`, each declared once: where in `ServeOptions`, default and range. */
-export const SERVE_NUMBERS = numberOptions<ServeOptions, `http.${NumberPaths<HttpServerOptions>}`>()({
+export const SERVE_NUMBERS = numberOptions<
+  ServeOptions,
+  `http.${NumberPaths<HttpServerOptions>}` | `maxCalls.${string}`
+>()({
   budgetUsd: { path: 'budgetUsd', rule: { min: 0, unit: 'US dollars' } },
   waitMs: { path: 'approvals.waitMs', default: 50_000, rule: countRule(0, MAX_TIMER_MS) },
   progressMs: { path: 'approvals.progressMs', default: 10_000, rule: countRule(1, MAX_TIMER_MS) },
@@ -147,6 +157,7 @@ export interface ServeSettings extends NumberSettings<typeof SERVE_NUMBERS> {
   readonly agent: string;
   readonly authenticate: ServeAuthenticateOptions | false | undefined;
   readonly policy: readonly PolicyRule[] | undefined;
+  readonly maxCalls?: Readonly<Record<string, number>>;
   readonly viaElicitation: boolean;
   readonly server: HttpServerSettings;
   readonly allowedOrigins: readonly string[] | undefined;
@@ -201,6 +212,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     return Object.freeze([...(value as string[])]);
   };
   const numbers = readNumbers('mcpServer: ', options, SERVE_NUMBERS);
+  checkCallLimits(options.maxCalls, 'mcpServer');
   return Object.freeze({
     tools: Object.freeze([...tools]),
     deferred: Object.freeze([...deferred]),
@@ -212,6 +224,7 @@ export function serverSettings(options: ServeOptions): ServeSettings {
     agent: text('agent', options.agent, 'mcp'),
     authenticate,
     policy: options.policy,
+    ...(options.maxCalls === undefined ? {} : { maxCalls: Object.freeze({ ...options.maxCalls }) }),
     ...numbers,
     viaElicitation: via(approvals.via),
     server: httpServerSettings('mcpServer: http', http),

@@ -96,7 +96,7 @@ export class ServeSession {
   private agent: string | undefined;
   private identifying: Promise<string> | undefined;
   /** The server's rules and budget, the same on every call. */
-  private readonly limits: Pick<CallRequest, 'policy' | 'budgetUsd'>;
+  private readonly limits: Pick<CallRequest, 'policy' | 'budgetUsd' | 'maxCalls'>;
   private inFlight = 0;
   /** The call ids of this session's calls: a repeat of one waiting for a person joins it. */
   private readonly calls = new SameCalls();
@@ -111,6 +111,8 @@ export class ServeSession {
     this.limits = {
       ...(settings.policy === undefined ? {} : { policy: settings.policy }),
       ...(settings.budgetUsd === undefined ? {} : { budgetUsd: settings.budgetUsd }),
+      ...(settings.maxCalls === undefined ? {} : { maxCalls: settings.maxCalls }),
+      ...(settings.maxCalls === undefined ? {} : { maxCalls: settings.maxCalls }),
     };
     this.server = new Server(
       { name: settings.name, version: settings.version },

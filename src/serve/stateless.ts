@@ -294,6 +294,7 @@ function limits(deps: SessionDeps) {
   return {
     ...(settings.policy === undefined ? {} : { policy: settings.policy }),
     ...(settings.budgetUsd === undefined ? {} : { budgetUsd: settings.budgetUsd }),
+    ...(settings.maxCalls === undefined ? {} : { maxCalls: settings.maxCalls }),
   };
 }
 

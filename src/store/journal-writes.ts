@@ -39,13 +39,17 @@ export async function releaseRun(store: Store, run: string, node: string): Promi
 }
 
 /**
- * Adds to an agent's spend (integer micro-dollars) and returns the total right after it. The write and the
+ * Adds to an agent's spend (integer micro-dollars), and in the same batch to its budget's period
+ * `account` when that is another key, and returns the agent's total right after it. The write and the
  * read are one step among this process's adds for the agent (they take turns), so each add here answers a
  * total of its own; another node's spend committed meanwhile is in it too.
  */
-export function addSpend(store: Store, agent: string, microUsd: number): Promise<number> {
+export function addSpend(store: Store, agent: string, microUsd: number, account?: string): Promise<number> {
   return inTurn(store, `spend\u0000${agent}`, async () => {
-    await store.writeJournal([{ spend: { agent, microUsd } }]);
+    await store.writeJournal([
+      { spend: { agent, microUsd } },
+      ...(account === undefined || account === agent ? [] : [{ spend: { agent: account, microUsd } }]),
+    ]);
     return store.getSpend(agent);
   });
 }

@@ -142,6 +142,20 @@ export interface CostEvent {
   readonly time: number;
 }
 
+/**
+ * An agent's spend in a period (`period`: `'2026-12-04'`, `'2026-12'`, or `'life'` for a whole-life
+ * budget) reached `warnAt` of its budget: emitted once a period, by one node.
+ */
+export interface BudgetWarningEvent {
+  readonly type: 'budget.warning';
+  readonly agent: string;
+  readonly period: string;
+  readonly spentUsd: number;
+  readonly limitUsd: number;
+  readonly warnAt: number;
+  readonly time: number;
+}
+
 /** A toolset's tools changed; `count` is how many it offers now (0 while its MCP server is down). */
 export interface ToolsChangedEvent {
   readonly type: 'tools.changed';
@@ -293,6 +307,7 @@ export type WardrikEvent =
   | NotifyFailedEvent
   | LabelAddedEvent
   | CostEvent
+  | BudgetWarningEvent
   | ToolsChangedEvent
   | ToolChangedEvent
   | ToolProgressEvent
