@@ -40,6 +40,12 @@ export class CedarPolicies {
     this.setId = `wardrik-${++sets}`;
     const parsed = this.cedar.preparsePolicySet(this.setId, { staticPolicies: text });
     if (parsed.type === 'failure') throw invalid(text, parsed.errors[0], undefined, this.ids);
+    // The schema holds the actions' groups (`action in Wardrik::Action::"orders"`): parsed once, like the policies.
+    const preparsed = this.cedar.preparseSchema(this.setId, schema.json);
+    if (preparsed.type === 'failure')
+      throw new ConfigurationError(
+        `The Cedar schema Wardrik made from the toolsets was refused: ${preparsed.errors[0]?.message}.`,
+      );
     this.noPermit = decision('ask', 'cedar: no policy permits this call, so it asks a person');
   }
 
@@ -86,6 +92,7 @@ export class CedarPolicies {
       context,
       entities,
       preparsedPolicySetId: this.setId,
+      preparsedSchemaName: this.setId,
       validateRequest: false,
     });
     if (answer.type === 'failure')
