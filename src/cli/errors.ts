@@ -28,6 +28,8 @@ export const ExitCode = Object.freeze({
   conflict: 4,
   /** The store could not be opened or used: a missing SQLite file, PostgreSQL down, a disk error. */
   store: 5,
+  /** `wardrik policy test`: a row's decision is not the one it expects. */
+  mismatch: 6,
 });
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -95,4 +97,5 @@ const CODES: Readonly<Record<ExitCodeValue, string>> = {
   3: 'not_found',
   4: 'conflict',
   5: 'store',
+  6: 'mismatch',
 };

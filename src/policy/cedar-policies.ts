@@ -92,7 +92,8 @@ export class CedarPolicies {
       context,
       entities,
       preparsedPolicySetId: this.setId,
-      preparsedSchemaName: this.setId,
+      // A tool the schema does not know (an MCP server's, one added at run time) is decided without it.
+      ...(this.argumentTypes.has(action.id) ? { preparsedSchemaName: this.setId } : {}),
       validateRequest: false,
     });
     if (answer.type === 'failure')
