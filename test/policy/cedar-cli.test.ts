@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { Wardrik } from '../../src/index.js';
 import { cedarSchema } from '../../src/policy/cedar-schema.js';
 import { ToolCatalog } from '../../src/tools/catalog.js';
 import { describeToolset } from '../../src/tools/toolset.js';
@@ -170,5 +171,33 @@ describe('wardrik policy, as a child process', () => {
     const result = await wardrik(['policy', 'test', table, '--module', MODULE, '--policies', bad]);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /line 2, policy "policy1"/);
+  });
+
+  it('wardrik inbox shows the policy that asked', async () => {
+    const file = join(dir, 'inbox.db');
+    const app = await Wardrik.create({
+      store: `sqlite:${file}`,
+      recoverMs: Infinity,
+      toolsets: [OrderTools],
+      policy: { cedar: { policies }, rules: [{ match: 'orders/find', action: 'ask', approvers: ['leads'] }] },
+    });
+    try {
+      const run = (id: string, name: string, args: unknown) =>
+        app.runner.run({ agent: 'support', run: 'r', call: { id, name, arguments: args } });
+      assert.equal((await run('a', 'orders__refund', { orderId: 'o-1', amount: 200, items: 1 })).status, 'parked');
+      assert.equal((await run('b', 'orders__find', { orderId: 'o-1' })).status, 'parked');
+    } finally {
+      await app.close();
+    }
+    const listed = await wardrik(['inbox', '--store', `sqlite:${file}`]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /decided by: cedar: no policy permits this call, so it asks a person/);
+    assert.match(listed.stdout, /decided by: rule 1 \(orders\/find ask\)/);
+    const json = await wardrik(['inbox', '--store', `sqlite:${file}`, '--json']);
+    const items = (JSON.parse(json.stdout) as { items: { call: string; decidedBy?: string }[] }).items;
+    assert.deepEqual(items.map((item) => [item.call, item.decidedBy]).sort(), [
+      ['a', 'cedar: no policy permits this call, so it asks a person'],
+      ['b', 'rule 1 (orders/find ask)'],
+    ]);
   });
 });
