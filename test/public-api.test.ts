@@ -120,6 +120,7 @@ describe('The public API', () => {
       'CapabilityContext',
       'CapabilityProvider',
       'CatalogEntry',
+      'CedarPolicyOptions',
       'ClaimOutcome',
       'Clock',
       'ConflictArguments',

@@ -3,7 +3,7 @@ import { numberOption } from '../options.js';
 import { glob } from '../tools/glob.js';
 import type { Annotations } from '../tools/tool.js';
 import { CedarPolicies, type CedarPolicyOptions } from './cedar-policies.js';
-import type { CedarTool } from './cedar-schema.js';
+import type { CatalogEntry } from '../tools/catalog.js';
 import type { Decision, PolicyAction, PolicyInput } from './decision.js';
 import { ANSWERER_KEYS, answerersOf, mergeAnswerers, type AnswererOptions, type Answerers } from './answerers.js';
 
@@ -150,7 +150,7 @@ export class Policy {
    * Builds the Cedar policies, when `cedar` is set, against these tools' schema (Wardrik.create calls it
    * once its toolsets are registered): a policy that does not parse or fit the schema fails start-up.
    */
-  useTools(tools: readonly CedarTool[]): void {
+  useTools(tools: readonly CatalogEntry[]): void {
     if (this.options.cedar !== undefined) this.cedar = new CedarPolicies(this.options.cedar, tools);
   }
 
