@@ -143,6 +143,30 @@ describe('Cedar policies through the runner', () => {
     }
   });
 
+  it('decides a tool the schema does not know (added at run time) without the schema', async () => {
+    const h = await cedarWardrik({
+      policy: {
+        // A tool the schema lacks cannot be named (validation refuses it); policies on every action reach it.
+        cedar: {
+          policies:
+            '@id("late") permit (principal == Wardrik::Agent::"support", action, resource) when { context.labels.isEmpty() };',
+        },
+      },
+    });
+    try {
+      h.wardrik.tool({ name: 'late', description: 'Added later.', run: () => 'late ran' });
+      const answer = await h.call('workers__late', {});
+      assert.equal(answer.status, 'ok', JSON.stringify(answer));
+      assert.deepEqual(h.decided.at(-1), {
+        call: h.decided.at(-1)?.call,
+        rule: 'cedar policy "late"',
+        decision: 'allow',
+      });
+    } finally {
+      await h.close();
+    }
+  });
+
   it('decides 200 calls at once, each by its own arguments', async () => {
     const h = await cedarWardrik();
     try {
