@@ -83,6 +83,7 @@ export { Policy } from './policy/policy.js';
 export type {
   AnswererOptions,
   Answerers,
+  CedarPolicyOptions,
   Decision,
   LabelGate,
   PolicyAction,

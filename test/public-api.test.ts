@@ -130,6 +130,7 @@ describe('The public API', () => {
       'CapabilityContext',
       'CapabilityProvider',
       'CatalogEntry',
+      'CedarPolicyOptions',
       'ClaimOutcome',
       'Clock',
       'ConflictArguments',

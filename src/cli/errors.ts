@@ -30,6 +30,8 @@ export const ExitCode = Object.freeze({
   store: 5,
   /** The audit trail does not verify: an entry was changed, removed or moved (`wardrik audit verify`). */
   tampered: 6,
+  /** `wardrik policy test`: a row's decision is not the one it expects. */
+  mismatch: 7,
 });
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -98,4 +100,5 @@ const CODES: Readonly<Record<ExitCodeValue, string>> = {
   4: 'conflict',
   5: 'store',
   6: 'tampered',
+  7: 'mismatch',
 };

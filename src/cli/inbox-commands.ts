@@ -43,6 +43,7 @@ function describeItem(item: InboxRecord, now: number): string {
     `  arguments: ${compact(item.arguments, 400)}`,
     `  labels:    ${list(item.labels)}`,
     `  reason:    ${item.reason}`,
+    ...(item.decidedBy === undefined ? [] : [`  decided by: ${item.decidedBy}`]),
     `  agent ${item.agent} · run ${item.run} · call ${item.call} · digest ${item.digest}`,
   ];
   if (item.edited !== undefined)

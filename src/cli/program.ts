@@ -19,6 +19,7 @@ Exit codes:
   4  conflict: already answered, or the digest is not the call's (nothing was done)
   5  store unreachable or failing: a missing SQLite file, PostgreSQL down, a disk error
   6  the audit trail does not verify: an entry was changed, removed or moved
+  7  wardrik policy test: a row's decision is not the one it expects
 
 The store is --store URL, else $WARDRIK_STORE, else ${DEFAULT_STORE} (as the library).
 Options --store and --json go before or after the command; for \`answer\`, whose own
@@ -197,6 +198,33 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCodeV
     .option('--toolset <name>', 'the toolset name to show defineTool values under', 'tools')
     .action(async (module: string, options: { toolset: string }, command: Command) =>
       (await import('./tools-command.js')).tools(context(command), module, options),
+    );
+
+  const policy = program
+    .command('policy')
+    .description('Cedar policies: the schema they are checked against, and tables of example calls');
+  policy
+    .command('schema')
+    .description("print the Cedar schema (JSON) generated from a module's toolsets")
+    .argument('<module>', 'path of a compiled module that exports toolsets')
+    .option('--toolset <name>', 'the toolset name of defineTool values', 'tools')
+    .option('--json', 'print one line of JSON, for scripts')
+    .action(async (module: string, options: { toolset: string }, command: Command) =>
+      (await import('./policy-commands.js')).policySchema(context(command), module, options),
+    );
+  policy
+    .command('test')
+    .description('decide each example call of a table (JSON array or JSON lines) and print pass or fail per row')
+    .argument(
+      '<table>',
+      'rows such as {"tool":"orders/refund","arguments":{…},"labels":[],"agent":"support","expected":"allow"}',
+    )
+    .requiredOption('--module <module>', 'the compiled module with the toolsets (and its wardrikOptions.policy)')
+    .option('--policies <file>', "the .cedar file to test (else the module's wardrikOptions.policy.cedar)")
+    .option('--toolset <name>', 'the toolset name of defineTool values', 'tools')
+    .option('--json', 'print one line of JSON, for scripts')
+    .action(async (table: string, options: { module: string; policies?: string; toolset: string }, command: Command) =>
+      (await import('./policy-commands.js')).policyTest(context(command), table, options),
     );
 
   common(

@@ -176,6 +176,8 @@ export class Wardrik {
       }
       const { catalog, toolsetNames } = wardrik;
       registerToolsets({ container: child, catalog, events: bus, toolsetNames }, options.toolsets, options.tools);
+      // Cedar policies are checked against the schema of the tools just registered (a seam Policy may not have them).
+      if (options.policy?.cedar !== undefined) wardrik.services.policy.useTools(catalog.select());
       const rememberingTool = catalog.select().find((entry) => entry.tool.annotations.remember === true)?.ref;
       checkStartupNeeds(store, { retention: times.finishedAfterMs !== Infinity, rememberingTool });
       wardrik.stopAudit = await startAudit(wardrik.services, options.audit, times.pruneEveryMs);

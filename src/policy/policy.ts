@@ -3,11 +3,14 @@ import { numberOption } from '../options.js';
 import { glob } from '../tools/glob.js';
 import { CONFIDENTIAL, OUTSIDE } from '../tools/labels.js';
 import type { Annotations } from '../tools/tool.js';
+import { CedarPolicies, type CedarPolicyOptions } from './cedar-policies.js';
+import type { CatalogEntry } from '../tools/catalog.js';
+import type { Decision, PolicyAction, PolicyInput } from './decision.js';
 import { ANSWERER_KEYS, answerersOf, mergeAnswerers, type AnswererOptions, type Answerers } from './answerers.js';
 
 export type { AnswererOptions, Answerers } from './answerers.js';
-
-export type PolicyAction = 'allow' | 'ask' | 'deny';
+export type { Decision, PolicyAction, PolicyInput } from './decision.js';
+export type { CedarPolicyOptions } from './cedar-policies.js';
 
 /**
  * A rule: for calls to tools matching `match` (a glob on `toolset/tool`, such as `orders/*`), and that
@@ -30,18 +33,6 @@ export interface PolicyRule extends AnswererOptions {
   };
 }
 
-/** What a policy decides from. */
-export interface PolicyInput {
-  readonly agent: string;
-  readonly run: string;
-  /** `toolset/tool` */
-  readonly tool: string;
-  readonly annotations: Annotations;
-  readonly arguments: unknown;
-  readonly labels: readonly string[];
-  readonly resources: readonly string[];
-}
-
 /** What a `decide` hook may answer besides a bare action: an `ask` naming who may answer it. */
 export interface PolicyHookDecision extends AnswererOptions {
   readonly action: PolicyAction;
@@ -55,6 +46,12 @@ export type PolicyHook = (
 export interface PolicyOptions {
   readonly rules?: readonly PolicyRule[];
   readonly decide?: PolicyHook;
+  /**
+   * Policies written in Cedar, validated at start-up against the schema Wardrik generates from the
+   * registered toolsets (`wardrik policy schema`). A `forbid` denies, a `permit` allows, and a call no
+   * policy permits asks a person. With `rules` too, see `decide` for how the two combine.
+   */
+  readonly cedar?: CedarPolicyOptions;
   /**
    * Once a run carries `outside` (text nobody on the agent's side wrote), every call that is not
    * read-only asks a person, whatever an allow rule says; and once it carries `outside` and a
@@ -90,14 +87,6 @@ export type LabelGate = Pick<ReadonlySet<string>, 'has'>;
 /** Every label gates: for a policy that may decide from any. */
 export const EVERY_LABEL: LabelGate = Object.freeze({ has: () => true });
 
-export interface Decision {
-  readonly action: PolicyAction;
-  /** Which rule decided, for the `tool.decided` event. */
-  readonly rule: string;
-  /** For `ask`: who may answer, when a rule or the hook says (`approvers`, `separateFrom`, `quorum`). */
-  readonly answerers?: Answerers;
-}
-
 interface CompiledRule {
   readonly rule: PolicyRule;
   /** What the rule decides when it matches, naming the rule. */
@@ -126,6 +115,7 @@ export { CONFIDENTIAL, OUTSIDE } from '../tools/labels.js';
 /** Decides deny / ask / allow for each call. Rules are checked and compiled once, at start-up. */
 export class Policy {
   private readonly rules: readonly CompiledRule[];
+  private cedar: CedarPolicies | undefined;
   private readonly agentRules = new WeakMap<readonly PolicyRule[], readonly CompiledRule[]>();
   /** The labels that mark confidential data: `confidential` and those the options name. */
   readonly confidential: ReadonlySet<string>;
@@ -163,6 +153,14 @@ export class Policy {
     return this.options.askWhenOutside !== false;
   }
 
+  /**
+   * Builds the Cedar policies, when `cedar` is set, against these tools' schema (Wardrik.create calls it
+   * once its toolsets are registered): a policy that does not parse or fit the schema fails start-up.
+   */
+  useTools(tools: readonly CatalogEntry[]): void {
+    if (this.options.cedar !== undefined) this.cedar = new CedarPolicies(this.options.cedar, tools);
+  }
+
   /** Checks an agent's own rules; call at start-up so a typo fails then. */
   prepare(rules: readonly PolicyRule[]): void {
     this.compiled(rules);
@@ -174,18 +172,33 @@ export class Policy {
     return compiled;
   }
 
-  /** The decision for a call; synchronous unless a `decide` hook is set, since this runs on every call. */
+  /**
+   * The decision for a call; synchronous unless a `decide` hook is set, since this runs on every call.
+   * In order: the strictest of the rules, the agent's rules and the hook; then Cedar's decision, which
+   * stands alone when no rule matched and otherwise joins them (deny > ask > allow: a deny from either
+   * wins, and either asking asks); then the defaults when neither decided; then the `outside` labels.
+   */
   decide(input: PolicyInput, agentRules?: readonly PolicyRule[]): Decision | Promise<Decision> {
     let decided = strictest(this.rules, input, undefined);
     if (agentRules !== undefined && agentRules.length > 0) {
       decided = strictest(this.compiled(agentRules), input, decided);
     }
     const hook = this.options.decide;
-    if (hook === undefined) return this.conclude(input, decided);
+    if (hook === undefined) return this.conclude(input, this.withCedar(input, decided));
     return Promise.resolve(hook(input)).then((answer) => {
       if (answer !== undefined) decided = stricter(decided, hookDecision(answer));
-      return this.conclude(input, decided);
+      return this.conclude(input, this.withCedar(input, decided));
     });
+  }
+
+  private withCedar(input: PolicyInput, decided: Decision | undefined): Decision | undefined {
+    if (this.options.cedar === undefined) return decided;
+    // Fail closed (runner/decide.ts): Cedar policies that were never checked against the tools decide nothing.
+    if (this.cedar === undefined)
+      throw new ConfigurationError(
+        'policy.cedar is set but its policies were not built: Wardrik.create builds them once the toolsets are registered; a Policy made by hand must call useTools(tools) first.',
+      );
+    return stricter(decided, this.cedar.decide(input));
   }
 
   /** The default when no rule matched, then the outside-label rules. */

@@ -48,7 +48,16 @@ function judge(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
   let deciding: Maybe<Decision>;
   try {
     deciding = deps.policy.decide(
-      { agent: request.agent, run: request.run, tool: entry.ref, annotations, arguments: args, labels, resources },
+      {
+        agent: request.agent,
+        run: request.run,
+        tool: entry.ref,
+        annotations,
+        arguments: args,
+        labels,
+        resources,
+        onBehalfOf: requesterOf(request),
+      },
       request.policy,
     );
   } catch (error) {

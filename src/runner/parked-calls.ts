@@ -53,12 +53,14 @@ export class ParkedCalls {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     const answerers = kind === 'approval' ? p.decision?.answerers : undefined;
+    const decidedBy = kind === 'approval' ? p.decision?.rule : undefined;
     const approval =
-      answerers === undefined && p.requester === undefined
+      answerers === undefined && p.requester === undefined && decidedBy === undefined
         ? undefined
         : {
             ...(answerers === undefined ? {} : { answerers }),
             ...(p.requester === undefined ? {} : { requester: p.requester }),
+            ...(decidedBy === undefined ? {} : { decidedBy }),
           };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back (with
     // who may answer it, so a restored item is never anyone's).
@@ -76,6 +78,7 @@ export class ParkedCalls {
       ...(kind === 'approval' ? { inputSchema: p.entry.tool.inputSchema } : {}),
       ...(answerers === undefined ? {} : { answerers }),
       ...(p.requester === undefined ? {} : { requester: p.requester }),
+      ...(decidedBy === undefined ? {} : { decidedBy }),
     });
     this.outcomes.parked(p, inboxId, kind, reason, p.spent.microUsd);
     return answer;
@@ -111,7 +114,7 @@ export class ParkedCalls {
   /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
   async restoreInboxItem(record: CallRecord): Promise<void> {
     if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
-    const { answerers, requester } = record.answer.approval ?? {};
+    const { answerers, requester, decidedBy } = record.answer.approval ?? {};
     await this.store.putInboxItem({
       ...this.inboxItem(
         record.inboxId,
@@ -124,6 +127,7 @@ export class ParkedCalls {
       ),
       ...(answerers === undefined ? {} : { answerers: answerers as Answerers }),
       ...(requester === undefined ? {} : { requester }),
+      ...(decidedBy === undefined ? {} : { decidedBy }),
     });
   }
 

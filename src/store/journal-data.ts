@@ -136,7 +136,9 @@ const TOOL_ANSWER = z.discriminatedUnion('status', [
     inboxId: z.string().optional(),
     reason: z.string(),
     labels,
-    approval: z.object({ answerers: answerers.optional(), requester: z.string().optional() }).optional(),
+    approval: z
+      .object({ answerers: answerers.optional(), requester: z.string().optional(), decidedBy: z.string().optional() })
+      .optional(),
   }),
 ]) as z.ZodType<ToolAnswer>;
 
@@ -167,6 +169,7 @@ const INBOX_RECORD = z.object({
   requester: z.string().optional(),
   approvals: z.array(z.object({ by: z.string(), digest: z.string(), at: z.number() })).optional(),
   revision: z.number().optional(),
+  decidedBy: z.string().optional(),
 }) as z.ZodType<InboxRecord>;
 
 /**

@@ -333,6 +333,8 @@ export interface InboxRecord {
   readonly approvals?: readonly InboxApproval[];
   /** Raised by every write through the inbox, so two answers that read the same item cannot both count (0 when absent). */
   readonly revision?: number;
+  /** For an approval: the rule or policy that asked, as the decision named it (`rule 2 (orders/* ask)`, `cedar policy "refunds"`). */
+  readonly decidedBy?: string;
 }
 
 /** One person's approval toward an item's quorum. */

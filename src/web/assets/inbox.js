@@ -180,6 +180,7 @@
       el('dd', {}, el('time', { class: 'age', datetime: new Date(item.createdAt).toISOString(), text: `${when(item.createdAt)} (${ago(item.ageMs)})` })),
       el('dt', { text: 'Reason' }),
       el('dd', { text: item.reason }),
+      ...(item.decidedBy ? [el('dt', { text: 'Decided by' }), el('dd', { class: 'decided-by', text: item.decidedBy })] : []),
     );
   }
 
