@@ -3,7 +3,7 @@ import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { checkArguments, invalidArgumentsAnswer, notFoundAnswer, parseArguments } from '../tools/call-tool.js';
 import { glob } from '../tools/glob.js';
 import type { ToolAnswer } from '../tools/result.js';
-import { toMicroUsd } from '../money.js';
+import { toMicroUsd, toUsd } from '../money.js';
 import type { CallDeps } from './call-deps.js';
 import { readOnlyStore, storeFailure, type CallRef } from './call-failures.js';
 import { budgetAnswer, type CallRequest } from './prepared-call.js';
@@ -19,6 +19,8 @@ export interface AdmittedCall {
   /** The checked arguments the tool receives (a DTO instance for DTO tools). */
   readonly args: unknown;
   readonly labels: readonly string[];
+  /** The agent's spend when the call has a budget (what the policy sees as `budget`); else undefined. */
+  readonly spentUsd?: number;
 }
 
 /** A call that ends before it runs, with the answer its journal entry gets. */
@@ -57,16 +59,25 @@ export function admit(deps: CallDeps, request: CallRequest): Maybe<AdmittedCall 
   const sent = parsed.value;
   return then(checkArguments(entry.tool, sent), (checked) => {
     if (!checked.ok) return { base, sent, ended: invalidArgumentsAnswer(entry.name, checked.issues) };
-    return then(labelsUnlessSpent(deps, request, base), (labels) =>
-      labels === 'spent'
+    return then(labelsUnlessSpent(deps, request, base), (read) =>
+      read === 'spent'
         ? { base, sent, ended: budgetAnswer(request.budgetUsd!) }
-        : { request, entry, base, sent, args: checked.value, labels },
+        : { request, entry, base, sent, args: checked.value, ...read },
     );
   });
 }
 
-/** The run's labels, or `spent` when the agent's budget is used up (a cheap early answer; `holdBudget` holds it). */
-function labelsUnlessSpent(deps: CallDeps, request: CallRequest, base: CallRef): Maybe<readonly string[] | 'spent'> {
+/** The run's labels, and for a call with a budget the agent's spend so far. */
+interface LabelsAndSpend {
+  readonly labels: readonly string[];
+  readonly spentUsd?: number;
+}
+
+/**
+ * The run's labels (and the agent's spend, for a call with a budget), or `spent` when the budget is used up
+ * (a cheap early answer; `holdBudget` holds it).
+ */
+function labelsUnlessSpent(deps: CallDeps, request: CallRequest, base: CallRef): Maybe<LabelsAndSpend | 'spent'> {
   const { run, budgetUsd } = request;
   const failed = (error: unknown): never => {
     throw storeFailure(base, `read ${budgetUsd === undefined ? '' : "the agent's spend and "}the run's labels`, error);
@@ -76,9 +87,10 @@ function labelsUnlessSpent(deps: CallDeps, request: CallRequest, base: CallRef):
     const labels = deps.leases.labelsOf(run, () =>
       deps.journal.withHeldLabels(run, sync !== undefined ? sync.getLabels(run) : deps.store.getLabels(run)),
     );
-    if (budgetUsd === undefined) return labels instanceof Promise ? labels.catch(failed) : labels;
+    if (budgetUsd === undefined)
+      return labels instanceof Promise ? labels.then((known) => ({ labels: known }), failed) : { labels };
     return Promise.all([deps.store.getSpend(deps.budgets.accountNow(request.agent).account), labels]).then(
-      ([spend, known]) => (spend >= toMicroUsd(budgetUsd) ? 'spent' : known),
+      ([spend, known]) => (spend >= toMicroUsd(budgetUsd) ? 'spent' : { labels: known, spentUsd: toUsd(spend) }),
       failed,
     );
   } catch (error) {

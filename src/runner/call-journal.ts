@@ -154,9 +154,19 @@ export function recordedAnswer(record: CallRecord, args: unknown): ToolAnswer {
       `Call "${record.call}" was already made with other arguments; use a new call id for a new call.`,
     );
   }
-  if (record.answer !== undefined) return record.answer;
+  if (record.answer !== undefined) return withoutApproval(record.answer);
   return errorAnswer(
     'conflict',
     `Call "${record.call}" is already running; wait for its answer instead of calling again.`,
   );
+}
+
+/**
+ * A parked answer as its caller got it: `approval` (who may answer, the requester, what decided) is the journal's,
+ * kept so recovery can rebuild the inbox item, never part of the answer a caller is given.
+ */
+function withoutApproval(answer: ToolAnswer): ToolAnswer {
+  if (answer.status !== 'parked' || !('approval' in answer)) return answer;
+  const { approval: _kept, ...given } = answer as ToolAnswer & { readonly approval?: unknown };
+  return given as ToolAnswer;
 }

@@ -57,6 +57,9 @@ function judge(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
         labels,
         resources,
         onBehalfOf: requesterOf(request),
+        ...(call.spentUsd === undefined || request.budgetUsd === undefined
+          ? {}
+          : { budget: { spentUsd: call.spentUsd, limitUsd: request.budgetUsd } }),
       },
       request.policy,
     );

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
   ConfigurationError,
+  defineTool,
   Tokens,
   Wardrik,
   type ToolAnswer,
@@ -238,5 +239,37 @@ describe('Cedar policies at start-up', () => {
   it('refuses two policies with the same id', async () => {
     const text = `@id("a") permit (principal, action, resource);\n@id("a") forbid (principal, action, resource);`;
     await assert.rejects(cedarWardrik({ policy: { cedar: { policies: text } } }), /@id\("a"\) is given twice/);
+  });
+
+  it("sees the agent's spend against its budget as context.budget", async () => {
+    const paid = defineTool({
+      name: 'paid',
+      description: 'Costs ten cents.',
+      annotations: { readOnly: true },
+      run: (_args: unknown, ctx) => {
+        ctx.cost(0.1);
+        return 'done';
+      },
+    });
+    const policies =
+      '@id("under-15-cents") permit (principal, action, resource)\n' +
+      'when { context has budget && context.budget.spentUsd.lessThan(decimal("0.15")) };';
+    const wardrik = await Wardrik.create({
+      store: 'memory:',
+      recoverMs: Infinity,
+      tools: { shop: [paid] },
+      policy: { cedar: { policies } },
+    });
+    try {
+      const call = (id: string) =>
+        wardrik.runner.run({ agent: 'a', run: 'r', call: { id, name: 'shop__paid', arguments: {} }, budgetUsd: 1 });
+      // Spent $0, then $0.10: permitted; then $0.20: no policy permits, so a person is asked.
+      assert.deepEqual(
+        [(await call('c1')).status, (await call('c2')).status, (await call('c3')).status],
+        ['ok', 'ok', 'parked'],
+      );
+    } finally {
+      await wardrik.close();
+    }
   });
 });
