@@ -35,7 +35,10 @@ describe('WardrikMcpServer, when a call must wait for a person', () => {
       await s.wardrik.inbox.approve(item!.id, { by: 'ana' });
       const result = await calling;
       assert.equal(text(result), 'refunded o-1');
-      assert.deepEqual(result._meta, { 'wardrik/labels': ['money', 'confidential'] });
+      assert.deepEqual(result._meta, {
+        'wardrik/labels': ['money', 'confidential'],
+        'io.modelcontextprotocol/trust-annotations': { sensitive: true },
+      });
       assert.deepEqual(s.ledger.refunds, ['o-1']);
     } finally {
       await s.close();

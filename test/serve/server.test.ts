@@ -84,7 +84,10 @@ describe('WardrikMcpServer', () => {
       assert.equal(result.isError, undefined);
       assert.deepEqual(JSON.parse(text(result)), { id: 'o-7', status: 'shipped' });
       assert.deepEqual(result.structuredContent, { id: 'o-7', status: 'shipped' });
-      assert.deepEqual(result._meta, { 'wardrik/labels': ['confidential'] });
+      assert.deepEqual(result._meta, {
+        'wardrik/labels': ['confidential'],
+        'io.modelcontextprotocol/trust-annotations': { sensitive: true },
+      });
       const web = await client.callTool({ name: 'orders__read_web', arguments: {} });
       assert.deepEqual(web._meta, {
         'wardrik/labels': ['outside'],
@@ -221,7 +224,10 @@ describe('WardrikMcpServer', () => {
         assert.match(text(parked), /waiting for a person/);
         const ran = await clean.callTool({ name: 'orders__refund', arguments: { id: 'o-2' } });
         assert.equal(text(ran), 'refunded o-2');
-        assert.deepEqual(ran._meta, { 'wardrik/labels': ['money', 'confidential'] });
+        assert.deepEqual(ran._meta, {
+          'wardrik/labels': ['money', 'confidential'],
+          'io.modelcontextprotocol/trust-annotations': { sensitive: true },
+        });
         assert.deepEqual(s.ledger.refunds, ['o-2']);
       } finally {
         await s.close();

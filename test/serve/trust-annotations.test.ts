@@ -16,10 +16,18 @@ const customer = defineTool({
   run: () => ({ name: 'Ada', email: 'ada@example.com' }),
 });
 
+/** A tool whose answers are public: no claim either way. */
+const hours = defineTool({
+  name: 'opening_hours',
+  description: 'Says when the shop is open.',
+  annotations: { readOnly: true, labels: ['public'] },
+  run: () => '9 to 5',
+});
+
 describe('Labels on the wire as the draft MCP trust annotations', () => {
   it('the server marks outside results untrusted and confidential ones sensitive, to clients of both eras', async () => {
     const s = await serving({ tools: ['orders/*', 'crm/*'] }, { policy: { confidential: ['pii'] } });
-    s.wardrik.container.resolve(Tokens.Catalog).set('crm', [customer]);
+    s.wardrik.container.resolve(Tokens.Catalog).set('crm', [customer, hours]);
     try {
       const legacy = await s.client();
       const modern = await modernClient(s.url);
@@ -27,6 +35,7 @@ describe('Labels on the wire as the draft MCP trust annotations', () => {
         ['orders__read_web', {}],
         ['crm__customer', {}],
         ['orders__find_order', { id: 'o-1' }],
+        ['crm__opening_hours', {}],
       ] as const;
       for (const era of ['2025-11-25', '2026-07-28']) {
         const metas = [];
@@ -39,13 +48,14 @@ describe('Labels on the wire as the draft MCP trust annotations', () => {
         }
         assert.deepEqual(
           metas.map((meta) => meta[KEY]),
-          [{ untrusted: true }, { sensitive: true }, undefined],
+          // The app's own data is confidential unless its tool says public (the defaults).
+          [{ untrusted: true }, { sensitive: true }, { sensitive: true }, undefined],
           era,
         );
         // Wardrik's own labels still go beside them, every one.
         assert.deepEqual(
           metas.map((meta) => meta['wardrik/labels']),
-          [['outside'], ['pii'], []],
+          [['outside'], ['pii', 'confidential'], ['confidential'], ['public']],
           era,
         );
       }
@@ -70,7 +80,7 @@ describe('Labels on the wire as the draft MCP trust annotations', () => {
         hub.runner.run({ agent: 'a', run: `r-${id}`, call: { id, name, arguments: args } });
       assert.deepEqual((await run('c1', 'svc__orders__read_web', {})).labels, ['outside']);
       assert.deepEqual([...(await run('c2', 'svc__crm__customer', {})).labels].sort(), ['confidential', 'pii']);
-      assert.deepEqual((await run('c3', 'svc__orders__find_order', { id: 'o-1' })).labels, []);
+      assert.deepEqual((await run('c3', 'svc__orders__find_order', { id: 'o-1' })).labels, ['confidential']);
     } finally {
       await hub.close();
       await s.close();
@@ -119,8 +129,9 @@ describe('Labels on the wire as the draft MCP trust annotations', () => {
             assert.equal(answer.status, 'ok', JSON.stringify(answer));
             labels[name] = [...answer.labels].sort();
           }
-          // An untrusted server's results carry `outside` whatever they say; a trusted one's only when they say so.
-          const own = trusted ? [] : ['outside'];
+          // An untrusted server's results carry `outside` whatever they say; a trusted one's are the app's own
+          // data, `confidential`, unless they say `outside`.
+          const own = trusted ? ['confidential'] : ['outside'];
           const sorted = (list: string[]) => [...new Set(list)].sort();
           assert.deepEqual(
             labels,

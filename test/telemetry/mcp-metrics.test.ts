@@ -55,7 +55,18 @@ describe('MCP operation metrics (mcp.client/server.operation.duration)', () => {
   });
 
   it('time each call a hub sends and a server answers, in both eras, exactly once each under concurrency', async () => {
-    const s = await serving({ policy: [{ match: 'orders/read_web', action: 'deny' }] });
+    // Denied by its arguments, so the tool is listed (a caller is never listed a tool denied whatever they are).
+    const s = await serving(
+      {},
+      {
+        policy: {
+          decide: ({ tool, arguments: args }) =>
+            tool === 'orders/find_order' && String((args as { id?: unknown }).id).startsWith('o-deny')
+              ? 'deny'
+              : undefined,
+        },
+      },
+    );
     const hub = await Wardrik.create({
       store: 'memory:',
       recoverMs: Infinity,
@@ -63,15 +74,15 @@ describe('MCP operation metrics (mcp.client/server.operation.duration)', () => {
     });
     try {
       const port = Number(new URL(s.url).port);
-      const call = (tool: string, i: number) =>
+      const call = (id: string, i: number) =>
         hub.runner.run({
           agent: 'a',
           run: `run-${i}`,
-          call: { id: `c-${i}`, name: `s__orders__${tool}`, arguments: tool === 'find_order' ? { id: `o-${i}` } : {} },
+          call: { id: `c-${i}`, name: 's__orders__find_order', arguments: { id } },
         });
       const answers = await Promise.all([
-        ...Array.from({ length: 8 }, (_, i) => call('find_order', i)),
-        ...Array.from({ length: 3 }, (_, i) => call('read_web', 10 + i)),
+        ...Array.from({ length: 8 }, (_, i) => call(`o-${i}`, i)),
+        ...Array.from({ length: 3 }, (_, i) => call(`o-deny-${i}`, 10 + i)),
       ]);
       assert.deepEqual(
         answers.map((answer) => answer.status),
@@ -100,7 +111,7 @@ describe('MCP operation metrics (mcp.client/server.operation.duration)', () => {
         'mcp.protocol.version': MODERN,
       };
       const found = { ...peer, ...CALL, 'gen_ai.tool.name': 'orders__find_order' };
-      const denied = { ...peer, ...CALL, 'gen_ai.tool.name': 'orders__read_web', 'error.type': 'tool_error' };
+      const denied = { ...found, 'error.type': 'tool_error' };
       assert.equal(count(client, found), 8);
       assert.equal(count(client, denied), 3);
       assert.ok(count(client, { ...peer, 'mcp.method.name': 'tools/list' }) >= 1, 'the listing is timed too');
@@ -115,7 +126,10 @@ describe('MCP operation metrics (mcp.client/server.operation.duration)', () => {
       const http = { 'network.transport': 'tcp', 'network.protocol.name': 'http' };
       const modern = { ...http, 'mcp.protocol.version': MODERN, ...CALL };
       assert.equal(count(server, { ...modern, 'gen_ai.tool.name': 'orders__find_order' }), 8);
-      assert.equal(count(server, { ...modern, 'gen_ai.tool.name': 'orders__read_web', 'error.type': 'tool_error' }), 3);
+      assert.equal(
+        count(server, { ...modern, 'gen_ai.tool.name': 'orders__find_order', 'error.type': 'tool_error' }),
+        3,
+      );
       const old = { ...http, 'mcp.protocol.version': '2025-11-25', ...CALL };
       assert.equal(count(server, { ...old, 'gen_ai.tool.name': 'orders__find_order' }), 2);
       assert.equal(count(server, { ...old, 'gen_ai.tool.name': 'orders__find_order', 'error.type': 'tool_error' }), 1);
