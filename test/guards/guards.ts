@@ -124,6 +124,16 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/audit/audit-nodes.test.ts'],
   },
   {
+    name: 'warn-at-threshold',
+    file: 'src/runner/budget-warnings.ts',
+    tests: ['test/runner/period-budgets.test.ts'],
+  },
+  {
+    name: 'warn-once',
+    file: 'src/runner/budget-warnings.ts',
+    tests: ['test/runner/period-budgets.test.ts'],
+  },
+  {
     name: 'restored-run-named',
     file: 'src/openai-agents/sdk-calls.ts',
     instead: 'if (false)',
