@@ -5,20 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { metrics } from '@opentelemetry/api';
-import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
+import { TestReader } from './test-reader.js';
+import { MeterProvider, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { defineTool, Wardrik } from '../../src/index.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { loadOtelApi } from '../../src/telemetry/otel-api.js';
-
-/** A reader the test collects from when it wants, as an exporter's timer would. */
-class TestReader extends MetricReader {
-  protected onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 // This file runs in its own process, so the global meter provider is this test's alone.
 const reader = new TestReader();

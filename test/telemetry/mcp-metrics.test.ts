@@ -3,20 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { metrics } from '@opentelemetry/api';
 import { filter, firstValueFrom } from 'rxjs';
-import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
+import { TestReader } from './test-reader.js';
+import { MeterProvider, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { Wardrik } from '../../src/index.js';
 import { FAST } from '../mcp/helpers.js';
 import { modernClient, serving } from '../serve/helpers.js';
-
-/** A reader the test collects from when it wants, as an exporter's timer would. */
-class TestReader extends MetricReader {
-  protected onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 // This file runs in its own process, so the global meter provider is this test's alone.
 const reader = new TestReader();

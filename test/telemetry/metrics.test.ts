@@ -2,20 +2,11 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { metrics } from '@opentelemetry/api';
-import { MeterProvider, MetricReader, type DataPoint, type MetricData } from '@opentelemetry/sdk-metrics';
+import { TestReader } from './test-reader.js';
+import { MeterProvider, type DataPoint, type MetricData } from '@opentelemetry/sdk-metrics';
 import { defineTool, Wardrik } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { registeredMeterProvider } from '../../src/telemetry/metrics.js';
-
-/** A reader the test collects from when it wants, as an exporter's timer would. */
-class TestReader extends MetricReader {
-  protected onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 // This file runs in its own process, so the global meter provider is this test's alone.
 const reader = new TestReader();
