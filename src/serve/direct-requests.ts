@@ -1,8 +1,6 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest, Server, Transport } from '@modelcontextprotocol/server';
 
-/** The SDK Protocol's own dispatch of one request (`_onrequest`, SDK 1.32), which `connect` wires to the transport. */
+/** The SDK Protocol's own dispatch of one request (`_onrequest`, SDK 2.x as in 1.x), which `connect` wires to the transport. */
 type RequestDispatch = (request: JSONRPCRequest, extra: Parameters<NonNullable<Transport['onmessage']>>[1]) => void;
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { classifyInboundRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 
 /** The `_meta` key every 2026-07-28 request carries: the per-request envelope's protocol version. */

@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/server';
 import type { Clock, Timers } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { MAX_MESSAGE_BYTES } from '../mcp/message-limit.js';
