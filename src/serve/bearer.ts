@@ -39,9 +39,12 @@ export function bearerCheck(
         },
       });
     } catch (error) {
+      // Written in this tick: a held answer released by the server's close must leave before its sockets go.
       const answer = bearerAuthChallengeResponse(error, challenge);
+      const body =
+        error instanceof OAuthError ? error : new OAuthError(OAuthErrorCode.ServerError, 'Internal Server Error');
       res.writeHead(answer.status, Object.fromEntries(answer.headers));
-      res.end(await answer.text());
+      res.end(JSON.stringify(body.toResponseObject()));
       return false;
     }
     (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
