@@ -55,7 +55,9 @@ export function bearerCheck(
 /** The verifier's refusal as SDK v2's `invalid_token` error, whichever SDK's error class it threw. */
 function asInvalidToken(error: unknown): OAuthError | undefined {
   // SDK v1's errors name their code `errorCode`; v2's, `code`.
-  if ((error as { errorCode?: unknown } | null)?.errorCode === OAuthErrorCode.InvalidToken)
-    return new OAuthError(OAuthErrorCode.InvalidToken, (error as Error).message);
-  return error instanceof OAuthError && error.code === OAuthErrorCode.InvalidToken ? error : undefined;
+  const v1Code: unknown = (error as { errorCode?: unknown } | null)?.errorCode;
+  if (v1Code === INVALID_TOKEN) return new OAuthError(OAuthErrorCode.InvalidToken, (error as Error).message);
+  return error instanceof OAuthError && String(error.code) === INVALID_TOKEN ? error : undefined;
 }
+
+const INVALID_TOKEN: string = OAuthErrorCode.InvalidToken;

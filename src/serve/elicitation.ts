@@ -68,27 +68,27 @@ export async function askClientUser(ask: ClientQuestion): Promise<'set_aside' | 
   let answer: { action?: string; content?: { approve?: unknown; reason?: unknown } };
   try {
     answer = (await send(
-        {
-          method: 'elicitation/create',
-          params: {
-            mode: 'form',
-            message,
-            requestedSchema: {
-              type: 'object',
-              properties: {
-                approve: {
-                  type: 'boolean',
-                  title: 'Approve this call',
-                  description: 'Yes runs it once, exactly as shown; no refuses it.',
-                },
-                reason: { type: 'string', title: 'Why (when refusing)', maxLength: 500 },
+      {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              approve: {
+                type: 'boolean',
+                title: 'Approve this call',
+                description: 'Yes runs it once, exactly as shown; no refuses it.',
               },
-              required: ['approve'],
+              reason: { type: 'string', title: 'Why (when refusing)', maxLength: 500 },
             },
+            required: ['approve'],
           },
         },
-        signal,
-      )) as typeof answer;
+      },
+      signal,
+    )) as typeof answer;
   } catch {
     return undefined; // the client could not ask: the item waits for anyone else
   }

@@ -51,7 +51,7 @@ export interface ListenOptions {
  * Wardrik as an MCP server (`wardrik.mcpServer(options)`): the chosen tools, served over Streamable
  * HTTP (`listen`, or `handler()` mounted in an app) and any SDK server transport, stdio included
  * (`connect`), to clients of both protocol eras on the same URL or connection:
- * - 2025-11-25 (`initialize`, sessions): each session is its own run, on SDK v1's sessionful server;
+ * - 2025-11-25 (`initialize`, sessions): each session is its own run, on SDK v2's `Server` and session transport;
  * - 2026-07-28 (stateless, per-request envelope): SDK v2, see `StatelessServing`.
  * Every call goes through the runner. The served list follows the catalog: each session is sent
  * `notifications/tools/list_changed` when it changes, and each open `subscriptions/listen` stream too.

@@ -126,7 +126,10 @@ export class ServeSession {
       timedOperation(
         () => this.operation('tools/list'),
         async () => ({
-          tools: await deps.search.listingFor(this.agent ?? (await this.identity(ctx)), this.found.current(deps.served)),
+          tools: await deps.search.listingFor(
+            this.agent ?? (await this.identity(ctx)),
+            this.found.current(deps.served),
+          ),
         }),
       ),
     );
@@ -220,8 +223,7 @@ export class ServeSession {
     });
     const signal = AbortSignal.any([tasks.track(task.taskId), this.closing.signal]);
     this.inFlight++;
-    const onWaiting = (message: string): void =>
-      tasks.updateTaskStatus(task.taskId, 'working', message);
+    const onWaiting = (message: string): void => tasks.updateTaskStatus(task.taskId, 'working', message);
     void this.answer(request, tool, extra, { signal, waitMs: MAX_TIMER_MS, onWaiting })
       .then((result) => tasks.storeTaskResult(task.taskId, 'completed', result))
       .catch((error: unknown) => {

@@ -110,7 +110,10 @@ export class ServeTaskStore {
         await this.changeOf(kept, ctx.mcpReq.signal);
         kept = found(taskId, `Task not found: ${taskId}`);
       }
-      const result = kept.result ?? { content: [] };
+      const result = kept.result;
+      // A cancelled task has no result, and says so as SDK v1's store did.
+      if (result === undefined)
+        throw new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} has no result stored`);
       return { ...result, _meta: { ...result._meta, [RELATED_TASK_META]: { taskId } } };
     });
     server.setRequestHandler('tasks/list', { params: CURSOR }, ({ cursor }) => {
