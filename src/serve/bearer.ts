@@ -56,6 +56,7 @@ export function bearerCheck(
 function asInvalidToken(error: unknown): OAuthError | undefined {
   // SDK v1's errors name their code `errorCode`; v2's, `code`.
   const v1Code: unknown = (error as { errorCode?: unknown } | null)?.errorCode;
+  // Guard (v1-token-refusal): a verifier written for SDK v1 refuses with a 401, counted as a wrong guess.
   if (v1Code === INVALID_TOKEN) return new OAuthError(OAuthErrorCode.InvalidToken, (error as Error).message);
   return error instanceof OAuthError && String(error.code) === INVALID_TOKEN ? error : undefined;
 }

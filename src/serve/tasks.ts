@@ -61,6 +61,7 @@ export class ServeTaskStore {
   /** Ends the task with `result`; a task that ended already (cancelled meanwhile) keeps its end. */
   storeTaskResult(taskId: string, status: 'completed' | 'failed', result: CallToolResult): void {
     const kept = this.tasks.get(taskId);
+    // Guard (task-end-kept): a cancelled task stays cancelled, whatever its call answers after.
     if (kept === undefined || terminal(kept.task.status)) return;
     kept.result = result;
     this.setStatus(kept, status, undefined);

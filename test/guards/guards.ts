@@ -139,4 +139,16 @@ export const GUARDS: readonly Guard[] = [
     instead: 'if (false)',
     tests: ['test/openai-agents/openai-agents.test.ts'],
   },
+  {
+    name: 'task-end-kept',
+    file: 'src/serve/tasks.ts',
+    instead: 'if (kept === undefined)',
+    tests: ['test/serve/task-methods.test.ts'],
+  },
+  {
+    name: 'v1-token-refusal',
+    file: 'src/serve/bearer.ts',
+    instead: 'if (false)',
+    tests: ['test/serve/doors.test.ts'],
+  },
 ];
