@@ -108,7 +108,6 @@ export class ServeSession {
       ...(settings.policy === undefined ? {} : { policy: settings.policy }),
       ...(settings.budgetUsd === undefined ? {} : { budgetUsd: settings.budgetUsd }),
       ...(settings.maxCalls === undefined ? {} : { maxCalls: settings.maxCalls }),
-      ...(settings.maxCalls === undefined ? {} : { maxCalls: settings.maxCalls }),
     };
     this.server = new SessionServer(
       { name: settings.name, version: settings.version },
