@@ -89,7 +89,9 @@ const STATEMENTS = {
   getToolCost: 'SELECT max_micro_usd FROM wardrik_tool_costs WHERE tool = ?',
   putToolCost: `INSERT INTO wardrik_tool_costs (tool, max_micro_usd) VALUES (?, ?)
      ON CONFLICT (tool) DO UPDATE SET max_micro_usd = max(max_micro_usd, excluded.max_micro_usd)`,
-  addLabel: 'INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING',
+  // A label's seq is one more than its run's last (migration 13): a run has a few labels, all in one leaf.
+  addLabel: `INSERT INTO labels (run, label, seq) SELECT ?, ?, coalesce(max(seq), 0) + 1 FROM labels WHERE run = +?
+     ON CONFLICT (run, label) DO NOTHING`,
   getLabels: 'SELECT label FROM labels WHERE run = +? ORDER BY seq',
   // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
   // otherwise nothing changes (changes = 0). SQLite's write lock makes racing nodes take turns.

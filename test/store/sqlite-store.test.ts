@@ -12,7 +12,15 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { JournalWrite } from '../../src/store/store.js';
 import { walFrames } from './commit-counters.js';
 import { settableClock, storeContract } from '../../src/testing/index.js';
-import { addSpend, appendStep, leaseRun, releaseRun, writeCall, writeTurn } from '../../src/store/journal-writes.js';
+import {
+  addLabels,
+  addSpend,
+  appendStep,
+  leaseRun,
+  releaseRun,
+  writeCall,
+  writeTurn,
+} from '../../src/store/journal-writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,8 +44,13 @@ storeContract(
   { durable: true, synchronous: true, clock: time.contract },
 );
 
-/** Undoes migration 11 on a new file: what a version-10 Wardrik left (an index of finished turns by time). */
-const TO_VERSION_10 = `DROP TABLE wardrik_audit; CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+/** Undoes migration 13 on a new file: what a version-12 Wardrik left (labels in an AUTOINCREMENT table beside their key's index). */
+const TO_VERSION_12 = `DROP TABLE labels;
+  CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));
+  DELETE FROM wardrik_migrations WHERE version >= 13;`;
+
+/** Undoes migrations 13 to 11 on a new file: what a version-10 Wardrik left (an index of finished turns by time). */
+const TO_VERSION_10 = `${TO_VERSION_12} DROP TABLE wardrik_audit; CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
   DELETE FROM wardrik_migrations WHERE version >= 11;`;
 
 /** Undoes migrations 11 and 10 on a new file: what a version-9 Wardrik left (calls_waiting over started and parked calls, turns by agent). */
@@ -95,6 +108,7 @@ describe('SqliteStore', () => {
           { version: 10 },
           { version: 11 },
           { version: 12 },
+          { version: 13 },
         ]);
       } finally {
         db.close();
@@ -161,6 +175,7 @@ describe('SqliteStore', () => {
           { version: 10 },
           { version: 11 },
           { version: 12 },
+          { version: 13 },
         ]);
       } finally {
         db.close();
@@ -175,7 +190,7 @@ describe('SqliteStore', () => {
       old.close();
       assert.throws(
         () => new SqliteStore({ path: older, readonly: true }),
-        /version 3, older than this Wardrik needs \(12\).*Fix: open it once without the readonly option/,
+        /version 3, older than this Wardrik needs \(13\).*Fix: open it once without the readonly option/,
       );
     });
 
@@ -196,6 +211,46 @@ describe('SqliteStore', () => {
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
         await store.close();
+      }
+    });
+
+    it("upgrades a version-12 file, keeping each run's labels in the order first written; new ones follow them", async () => {
+      const path = join(dir, 'labels-v12.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      try {
+        db.exec(TO_VERSION_12);
+        // The old table's seq is one sequence over every run: a's labels are 1 and 3, b's is 2.
+        const add = db.prepare('INSERT INTO labels (run, label) VALUES (?, ?)');
+        for (const [run, label] of [
+          ['run-a', 'pii'],
+          ['run-b', 'outside'],
+          ['run-a', 'external'],
+        ])
+          add.run(run, label);
+      } finally {
+        db.close();
+      }
+      const store = new SqliteStore({ path });
+      try {
+        assert.deepEqual(await store.getLabels('run-a'), ['pii', 'external']);
+        assert.deepEqual(await store.getLabels('run-b'), ['outside']);
+        assert.deepEqual(await addLabels(store, 'run-a', ['external', 'secret', 'outside']), ['secret', 'outside']);
+        assert.deepEqual(await store.getLabels('run-a'), ['pii', 'external', 'secret', 'outside']);
+        assert.deepEqual(await store.getLabels('run-b'), ['outside']);
+      } finally {
+        await store.close();
+      }
+      const upgraded = new Database(path, { readonly: true });
+      try {
+        const table = upgraded.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'labels'`).get();
+        assert.match((table as { sql: string }).sql, /WITHOUT ROWID/);
+        assert.deepEqual(upgraded.prepare(`SELECT name FROM sqlite_sequence WHERE name = 'labels'`).all(), []);
+        assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
+          version: 13,
+        });
+      } finally {
+        upgraded.close();
       }
     });
 
@@ -246,7 +301,7 @@ describe('SqliteStore', () => {
         );
         assert.ok(!(indexes.all() as { name: string }[]).some((row) => row.name === 'wardrik_turns_finished_at'));
         assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
-          version: 12,
+          version: 13,
         });
       } finally {
         upgraded.close();
@@ -489,6 +544,7 @@ describe('SqliteStore', () => {
           { version: 10 },
           { version: 11 },
           { version: 12 },
+          { version: 13 },
         ]);
       } finally {
         check.close();
@@ -612,6 +668,19 @@ describe('SqliteStore', () => {
           wardrik_leases: 1,
         });
         assert.deepEqual(await treesWritten(path, () => releaseRun(store, 'run-1', 'node-a')), { wardrik_leases: 1 });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('adds a label with one page: the b-tree of its key, with no index beside it nor a sequence to bump', async () => {
+      const path = join(dir, 'label-pages.db');
+      const store = new SqliteStore({ path });
+      try {
+        await addLabels(store, 'run-1', ['outside']);
+        assert.deepEqual(await treesWritten(path, () => addLabels(store, 'run-2', ['outside'])), { labels: 1 });
+        assert.deepEqual(await treesWritten(path, () => addLabels(store, 'run-1', ['pii', 'secret'])), { labels: 1 });
+        assert.deepEqual(await store.getLabels('run-1'), ['outside', 'pii', 'secret']);
       } finally {
         await store.close();
       }
