@@ -90,7 +90,8 @@ const STATEMENTS = {
   putToolCost: `INSERT INTO wardrik_tool_costs (tool, max_micro_usd) VALUES (?, ?)
      ON CONFLICT (tool) DO UPDATE SET max_micro_usd = max(max_micro_usd, excluded.max_micro_usd)`,
   // A label's seq is one more than its run's last (migration 13): a run has a few labels, all in one leaf.
-  addLabel: `INSERT INTO labels (run, label, seq) SELECT ?, ?, coalesce(max(seq), 0) + 1 FROM labels WHERE run = +?
+  // In VALUES, not INSERT ... SELECT: a SELECT from the table written is first copied to a temporary one.
+  addLabel: `INSERT INTO labels (run, label, seq) VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM labels WHERE run = +?))
      ON CONFLICT (run, label) DO NOTHING`,
   getLabels: 'SELECT label FROM labels WHERE run = +? ORDER BY seq',
   // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
