@@ -126,6 +126,14 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO wardrik_labels (run, label, seq) SELECT run, label, seq FROM labels;
    DROP TABLE labels;
    ALTER TABLE wardrik_labels RENAME TO labels;`,
+  // 14: a run's first step writes one page less. Run numbers (migration 9) were a rowid table beside the
+  // index of their UNIQUE run; now they are the run's key b-tree (WITHOUT ROWID). A new number is one
+  // more than the highest numbered run's, read from the last step row (its high bits) in one seek: every
+  // numbered run has a step, numbered in the same transaction, and retention deletes both together.
+  `CREATE TABLE wardrik_step_runs_keyed (run TEXT PRIMARY KEY, no INTEGER NOT NULL) WITHOUT ROWID;
+   INSERT INTO wardrik_step_runs_keyed (run, no) SELECT run, no FROM wardrik_step_runs;
+   DROP TABLE wardrik_step_runs;
+   ALTER TABLE wardrik_step_runs_keyed RENAME TO wardrik_step_runs;`,
 ];
 
 export function currentVersion(db: SqliteDatabase): number {

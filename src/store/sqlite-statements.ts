@@ -146,7 +146,9 @@ const STATEMENTS = {
   // run has no number yet, which numberRun then gives it.
   appendStep: `INSERT INTO wardrik_steps (id, data, created_at) SELECT (no << 32) + ?, ?, ? FROM wardrik_step_runs WHERE run = ?
      ON CONFLICT DO NOTHING`,
-  numberRun: 'INSERT INTO wardrik_step_runs (run) VALUES (?) ON CONFLICT (run) DO NOTHING',
+  // One more than the highest run number, the high bits of the last step row (migration 14): a seek, not a scan.
+  numberRun: `INSERT INTO wardrik_step_runs (run, no) VALUES (?, coalesce((SELECT max(id) FROM wardrik_steps) >> 32, 0) + 1)
+     ON CONFLICT (run) DO NOTHING`,
   // The run's range of rowids, in order.
   listSteps: `SELECT r.run, s.id & 4294967295 AS idx, s.data, s.created_at FROM wardrik_step_runs r, wardrik_steps s
      WHERE r.run = +? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32 ORDER BY s.id`,

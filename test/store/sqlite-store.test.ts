@@ -44,8 +44,14 @@ storeContract(
   { durable: true, synchronous: true, clock: time.contract },
 );
 
-/** Undoes migration 13 on a new file: what a version-12 Wardrik left (labels in an AUTOINCREMENT table beside their key's index). */
-const TO_VERSION_12 = `DROP TABLE labels;
+/** Undoes migration 14, keeping the run numbers: what a version-13 Wardrik left (run numbers in a rowid table beside the index of their run). */
+const TO_VERSION_13 = `CREATE TABLE wardrik_step_runs_rowid (no INTEGER PRIMARY KEY, run TEXT NOT NULL UNIQUE);
+  INSERT INTO wardrik_step_runs_rowid (no, run) SELECT no, run FROM wardrik_step_runs;
+  DROP TABLE wardrik_step_runs; ALTER TABLE wardrik_step_runs_rowid RENAME TO wardrik_step_runs;
+  DELETE FROM wardrik_migrations WHERE version >= 14;`;
+
+/** Undoes migrations 14 and 13 on a new file: what a version-12 Wardrik left (labels in an AUTOINCREMENT table beside their key's index). */
+const TO_VERSION_12 = `${TO_VERSION_13} DROP TABLE labels;
   CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));
   DELETE FROM wardrik_migrations WHERE version >= 13;`;
 
@@ -109,6 +115,7 @@ describe('SqliteStore', () => {
           { version: 11 },
           { version: 12 },
           { version: 13 },
+          { version: 14 },
         ]);
       } finally {
         db.close();
@@ -176,6 +183,7 @@ describe('SqliteStore', () => {
           { version: 11 },
           { version: 12 },
           { version: 13 },
+          { version: 14 },
         ]);
       } finally {
         db.close();
@@ -190,7 +198,7 @@ describe('SqliteStore', () => {
       old.close();
       assert.throws(
         () => new SqliteStore({ path: older, readonly: true }),
-        /version 3, older than this Wardrik needs \(13\).*Fix: open it once without the readonly option/,
+        /version 3, older than this Wardrik needs \(14\).*Fix: open it once without the readonly option/,
       );
     });
 
@@ -211,6 +219,63 @@ describe('SqliteStore', () => {
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
         await store.close();
+      }
+    });
+
+    it('upgrades a version-13 file, keeping its run numbers: steps read as before, a new run numbered after them', async () => {
+      const path = join(dir, 'step-runs-v13.db');
+      const step = (run: string, index: number) => ({
+        run,
+        index,
+        data: { text: `${run} ${index}` },
+        createdAt: index,
+      });
+      const older = new SqliteStore({ path });
+      try {
+        for (const [run, index] of [
+          ['run-a', 0],
+          ['run-b', 0],
+          ['run-a', 1],
+          ['run-b', 1],
+        ] as const)
+          assert.equal(await appendStep(older, step(run, index)), true);
+      } finally {
+        await older.close();
+      }
+      const db = new Database(path);
+      try {
+        db.exec(TO_VERSION_13);
+      } finally {
+        db.close();
+      }
+      const store = new SqliteStore({ path });
+      try {
+        assert.equal(await appendStep(store, step('run-c', 0)), true);
+        assert.equal(await appendStep(store, step('run-a', 2)), true);
+        assert.equal(await appendStep(store, step('run-a', 2)), false);
+        for (const [run, count] of [
+          ['run-a', 3],
+          ['run-b', 2],
+          ['run-c', 1],
+        ] as const)
+          assert.deepEqual(
+            (await store.listSteps(run)).map((read) => read.data),
+            Array.from({ length: count }, (_, index) => ({ text: `${run} ${index}` })),
+          );
+      } finally {
+        await store.close();
+      }
+      const upgraded = new Database(path, { readonly: true });
+      try {
+        assert.deepEqual(upgraded.prepare('SELECT run, no FROM wardrik_step_runs ORDER BY no').all(), [
+          { run: 'run-a', no: 1 },
+          { run: 'run-b', no: 2 },
+          { run: 'run-c', no: 3 },
+        ]);
+        const table = upgraded.prepare(`SELECT sql FROM sqlite_master WHERE name = 'wardrik_step_runs'`).get();
+        assert.match((table as { sql: string }).sql, /WITHOUT ROWID/);
+      } finally {
+        upgraded.close();
       }
     });
 
@@ -247,7 +312,7 @@ describe('SqliteStore', () => {
         assert.match((table as { sql: string }).sql, /WITHOUT ROWID/);
         assert.deepEqual(upgraded.prepare(`SELECT name FROM sqlite_sequence WHERE name = 'labels'`).all(), []);
         assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
-          version: 13,
+          version: 14,
         });
       } finally {
         upgraded.close();
@@ -301,7 +366,7 @@ describe('SqliteStore', () => {
         );
         assert.ok(!(indexes.all() as { name: string }[]).some((row) => row.name === 'wardrik_turns_finished_at'));
         assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
-          version: 13,
+          version: 14,
         });
       } finally {
         upgraded.close();
@@ -545,6 +610,7 @@ describe('SqliteStore', () => {
           { version: 11 },
           { version: 12 },
           { version: 13 },
+          { version: 14 },
         ]);
       } finally {
         check.close();
@@ -670,6 +736,51 @@ describe('SqliteStore', () => {
           wardrik_leases: 1,
         });
         assert.deepEqual(await treesWritten(path, () => releaseRun(store, 'run-1', 'node-a')), { wardrik_leases: 1 });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('numbers a run with its first step in one page of run numbers, after the highest, and again after retention', async () => {
+      const path = join(dir, 'run-number-pages.db');
+      const store = new SqliteStore({ path });
+      const step = (run: string, index: number) => ({ run, index, data: { text: 'a step' }, createdAt: 1 });
+      const done = (run: string) => ({
+        run,
+        agent: 'a',
+        status: 'done' as const,
+        version: 0,
+        data: {},
+        createdAt: 1,
+        updatedAt: 1,
+      });
+      try {
+        for (const run of ['run-1', 'run-2', 'run-3']) await writeTurn(store, done(run), undefined);
+        for (const run of ['run-1', 'run-2']) await appendStep(store, step(run, 0));
+        const trees = await treesWritten(path, () => appendStep(store, step('run-3', 0)));
+        assert.equal(trees.wardrik_step_runs, 1);
+        assert.equal(trees.sqlite_autoindex_wardrik_step_runs_1, undefined);
+        const numbers = (): unknown[] => {
+          const db = new Database(path, { readonly: true });
+          try {
+            return db.prepare('SELECT run, no FROM wardrik_step_runs ORDER BY no').all();
+          } finally {
+            db.close();
+          }
+        };
+        assert.deepEqual(numbers(), [
+          { run: 'run-1', no: 1 },
+          { run: 'run-2', no: 2 },
+          { run: 'run-3', no: 3 },
+        ]);
+        // Retention takes a run's steps with its number, so a number is never shared by two runs' steps.
+        assert.equal((await store.prune({ before: 2 })).runs, 3);
+        await appendStep(store, step('run-4', 0));
+        assert.deepEqual(numbers(), [{ run: 'run-4', no: 1 }]);
+        assert.deepEqual(
+          (await store.listSteps('run-4')).map((read) => read.index),
+          [0],
+        );
       } finally {
         await store.close();
       }
