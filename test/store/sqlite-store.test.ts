@@ -786,6 +786,44 @@ describe('SqliteStore', () => {
       }
     });
 
+    it('numbers ten runs apart when their first steps are written at once (one commit among them)', async () => {
+      const path = join(dir, 'run-numbers-at-once.db');
+      const store = new SqliteStore({ path });
+      try {
+        const runs = Array.from({ length: 10 }, (_, i) => `run-${i}`);
+        const before = walFrames(path).filter((frame) => frame.commit).length;
+        const written = await Promise.all(
+          runs.flatMap((run) =>
+            [0, 1].map((index) => appendStep(store, { run, index, data: { run, index }, createdAt: 1 })),
+          ),
+        );
+        assert.ok(written.every(Boolean));
+        assert.ok(walFrames(path).filter((frame) => frame.commit).length - before < runs.length, 'runs shared commits');
+        for (const run of runs)
+          assert.deepEqual(
+            (await store.listSteps(run)).map((step) => step.data),
+            [
+              { run, index: 0 },
+              { run, index: 1 },
+            ],
+          );
+        const db = new Database(path, { readonly: true });
+        try {
+          const numbers = (db.prepare('SELECT no FROM wardrik_step_runs').all() as { no: number }[]).map(
+            (row) => row.no,
+          );
+          assert.deepEqual(
+            numbers.sort((a, b) => a - b),
+            Array.from({ length: 10 }, (_, i) => i + 1),
+          );
+        } finally {
+          db.close();
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
     it('adds a label with one page: the b-tree of its key, with no index beside it nor a sequence to bump', async () => {
       const path = join(dir, 'label-pages.db');
       const store = new SqliteStore({ path });
