@@ -16,6 +16,7 @@ export interface WireResult {
   readonly requestState?: string;
   readonly isError?: boolean;
   readonly content?: { type: string; text?: string }[];
+  readonly structuredContent?: unknown;
   readonly result?: WireResult;
   readonly _meta?: Record<string, unknown>;
 }
