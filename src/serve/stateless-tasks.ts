@@ -11,6 +11,7 @@ import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 import type { CallRecord } from '../store/store.js';
 import type { SessionDeps } from './session.js';
 import { CONVERSATION_META, type Sealed, type SealedTokens } from './sealed.js';
+import { FAILED_INSIDE, warnFailedInside } from './failed-inside.js';
 
 /** The 2026-07-28 tasks extension (SEP-2663): a client declares it in a request's `clientCapabilities`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -23,6 +24,9 @@ const POLL_INTERVAL_MS = 1000;
 
 /** A task lives as long as its sealed id: a week (a person may take a weekend to answer). */
 const TASK_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** How many failed calls a node remembers for `tasks/get` (each is also a warning). */
+const MAX_FAILED = 1000;
 
 /** Who the inbox names as having refused a parked call whose task the client cancelled. */
 const CANCELLED_BY = 'mcp-client (task cancelled)';
@@ -61,6 +65,11 @@ type MakeResult = (answer: ToolAnswer, run: string, agent: string, ctx: ServerCo
 export class StatelessTasks {
   /** The calls this node is running as tasks, by `run/call`: `tasks/cancel` aborts them here. */
   private readonly running = new Map<string, AbortController>();
+  /**
+   * Calls whose run failed inside the server here (the store, not the tool), by `run/call`: their task is
+   * `failed` on this node; on another, `working` until recovery takes the run. The latest few only.
+   */
+  private readonly failed = new Set<string>();
 
   constructor(
     private readonly deps: SessionDeps,
@@ -78,7 +87,7 @@ export class StatelessTasks {
     this.running.set(key, stop);
     const createdAt = Date.now();
     const settled = task.start(stop.signal).finally(() => this.running.delete(key));
-    settled.catch(() => undefined); // told to the client by `tasks/get` (the call stays `working`) and to the caller below
+    settled.catch((error: unknown) => this.failedHere(key, error));
     const first = await Promise.race([settled, pause(TASK_AFTER_MS)]);
     if (first !== undefined && first.status !== 'parked') return this.result(first, task.run, task.agent, ctx);
     // Durable before it is told: a task id `tasks/get` could not find would be a lie.
@@ -115,6 +124,8 @@ export class StatelessTasks {
       pollIntervalMs: POLL_INTERVAL_MS,
     };
     const answer = record.answer;
+    if (record.state === 'started' && this.failed.has(`${task.run}/${task.call}`))
+      return { ...base, status: 'failed' satisfies TaskStatus, error: { code: -32603, message: FAILED_INSIDE } };
     if (answer !== undefined && (record.state === 'succeeded' || record.state === 'failed')) {
       // Only `tasks/cancel` aborts a task's call (it is not tied to the request that started it).
       if (answer.status === 'error' && answer.code === 'aborted')
@@ -143,6 +154,7 @@ export class StatelessTasks {
     this.running.get(`${task.run}/${task.call}`)?.abort(new Error('The client cancelled the task.'));
     if (record.state === 'parked' && record.inboxId !== undefined) {
       const item = await this.deps.store.getInboxItem(record.inboxId);
+      // Guard (cancelled-task-never-runs): the item is refused, so no later approval can run the call.
       if (item?.status === 'pending') {
         const refused = { ...item, status: 'denied' as const, by: CANCELLED_BY, answeredAt: Date.now() };
         if (await this.deps.store.updateInboxItem(refused, 'pending', item.revision)) {
@@ -186,6 +198,12 @@ export class StatelessTasks {
         "This taskId names a call this server's store does not have (was the store reset?). Call the tool again.",
       );
     return record;
+  }
+
+  private failedHere(key: string, error: unknown): void {
+    warnFailedInside(this.deps.warn, 'A served task', error);
+    this.failed.add(key);
+    if (this.failed.size > MAX_FAILED) this.failed.delete(this.failed.values().next().value!);
   }
 
   private async opened(taskId: unknown, agent: string, ctx: ServerContext): Promise<SealedTask> {

@@ -147,7 +147,7 @@ export class StatelessServing {
             ...limits(this.deps),
           }),
         );
-      // A client with the tasks extension gets a task for a call that waits: it outlives this request.
+      // Guard (tasks-only-when-declared): a client without the extension keeps input_required; a task would be foreign to it.
       if (declaresTasks(ctx)) return (await this.tasks.start({ run, call: id, agent, start }, ctx)) as CallToolResult;
       let answer: ToolAnswer;
       try {
