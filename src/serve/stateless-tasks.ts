@@ -92,6 +92,8 @@ export class StatelessTasks {
     if (first !== undefined && first.status !== 'parked') return this.result(first, task.run, task.agent, ctx);
     // Durable before it is told: a task id `tasks/get` could not find would be a lie.
     while ((await this.deps.store.getCall(task.run, task.call)) === undefined) {
+      // The client went away before it was told: the call goes on, as a task nobody polls.
+      if (ctx.mcpReq.signal.aborted) throw new ProtocolError(ProtocolErrorCode.InternalError, 'The client went away.');
       const answer = await Promise.race([settled, pause(20)]);
       if (answer !== undefined && answer.status !== 'parked') return this.result(answer, task.run, task.agent, ctx);
     }
