@@ -88,13 +88,13 @@ export class StatelessTasks {
     const createdAt = Date.now();
     const settled = task.start(stop.signal).finally(() => this.running.delete(key));
     settled.catch((error: unknown) => this.failedHere(key, error));
-    const first = await Promise.race([settled, pause(TASK_AFTER_MS)]);
+    const first = await within(settled, TASK_AFTER_MS);
     if (first !== undefined && first.status !== 'parked') return this.result(first, task.run, task.agent, ctx);
     // Durable before it is told: a task id `tasks/get` could not find would be a lie.
     while ((await this.deps.store.getCall(task.run, task.call)) === undefined) {
       // The client went away before it was told: the call goes on, as a task nobody polls.
       if (ctx.mcpReq.signal.aborted) throw new ProtocolError(ProtocolErrorCode.InternalError, 'The client went away.');
-      const answer = await Promise.race([settled, pause(20)]);
+      const answer = await within(settled, 20);
       if (answer !== undefined && answer.status !== 'parked') return this.result(answer, task.run, task.agent, ctx);
     }
     const sealed: SealedTask = { kind: 'task', run: task.run, call: task.call, agent: task.agent, at: createdAt };
@@ -228,7 +228,15 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** Resolves `undefined` after `ms`, without keeping the process alive for it. */
-function pause(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(resolve, ms, undefined).unref());
+/** The answer if it comes within `ms`, else `undefined`; the timer goes as soon as either happens. */
+async function within(answer: Promise<ToolAnswer>, ms: number): Promise<ToolAnswer | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      answer,
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
