@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Wardrik } from '../../src/index.js';
+import { MemoryStore, Wardrik, type JournalWrite } from '../../src/index.js';
+import { withoutSync } from '../runner/helpers.js';
 import { eventually } from '../eventually.js';
 import { scratchStores } from '../crash/scratch-stores.js';
 import { orderTools, serving, type Ledger } from './helpers.js';
@@ -96,6 +97,42 @@ describe('mcpServer: the tasks extension for 2026-07-28 clients that declare it'
       assert.equal((await client.cancel(created.taskId!)).resultType, 'complete');
       await client.close();
     } finally {
+      await s.close();
+    }
+  });
+
+  it('a task whose call failed inside the server (its journal write) is failed, with no result', async () => {
+    const real = new MemoryStore();
+    let failing = false;
+    const store = withoutSync(real, {
+      writeJournal: (writes: readonly JournalWrite[]) =>
+        failing && writes.some((write) => 'call' in write && write.call.state !== 'started')
+          ? Promise.reject(new Error('connection terminated unexpectedly'))
+          : real.writeJournal(writes),
+    });
+    const s = await serving({ stateKey: KEY }, { store });
+    const warnings: string[] = [];
+    const subscription = s.wardrik.events$.subscribe(
+      (event) => event.type === 'warning' && warnings.push(event.message),
+    );
+    try {
+      const client = await TasksClient.connect(s.url);
+      const created = await client.call('orders__slow', { tag: 'broken' });
+      assert.equal(created.resultType, 'task');
+      failing = true; // the stopped call's answer cannot be written
+      await client.cancel(created.taskId!);
+      const done = (await settled(client, created.taskId!)) as WireResult & { error?: { code: number } };
+      assert.equal(done.status, 'failed', JSON.stringify(done));
+      assert.equal(done.error?.code, -32603);
+      assert.equal(done.result, undefined);
+      assert.ok(
+        warnings.some((warning) => /A served task/.test(warning)),
+        warnings.join('\n'),
+      );
+      await client.close();
+    } finally {
+      subscription.unsubscribe();
+      failing = false;
       await s.close();
     }
   });
