@@ -59,6 +59,8 @@ type ParkedAnswer = Extract<ToolAnswer, { status: 'parked' }>;
  *   and its inbox item. A retry with it reads the journal: the result once a person answered (the call
  *   run, by recovery, on whichever node the retry reaches), or `input_required` again. A retry never
  *   starts the call: it runs at most once, whatever the client retries.
+ * - with the tasks extension declared in the request, that call (or one still running after
+ *   `TASK_AFTER_MS`) answers a task instead, sealed the same way (see `StatelessTasks`).
  */
 export class StatelessServing {
   private readonly tasks: StatelessTasks;
