@@ -21,7 +21,9 @@ export type Sealed =
       readonly tool: string;
       readonly args: string;
       readonly inbox?: string;
-    };
+    }
+  /** A task of the tasks extension (its `taskId`): the call it runs, and when it was created (ms). */
+  | { readonly kind: 'task'; readonly run: string; readonly call: string; readonly agent: string; readonly at: number };
 
 /** Where a result's conversation token goes, and where a client sends it back. */
 export const CONVERSATION_META = 'wardrik/conversation';

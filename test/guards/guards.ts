@@ -151,4 +151,16 @@ export const GUARDS: readonly Guard[] = [
     instead: 'if (false)',
     tests: ['test/serve/doors.test.ts'],
   },
+  {
+    name: 'tasks-only-when-declared',
+    file: 'src/serve/stateless.ts',
+    instead: 'if (true)',
+    tests: ['test/serve/stateless-tasks.test.ts'],
+  },
+  {
+    name: 'cancelled-task-never-runs',
+    file: 'src/serve/stateless-tasks.ts',
+    instead: 'if (false) {',
+    tests: ['test/serve/stateless-tasks.test.ts'],
+  },
 ];
