@@ -242,7 +242,8 @@ function decimalComparison(
 function attribute(value: CedarValue, name: string, r: CompiledRequest): CedarValue {
   const record = fields(value, r);
   if (record === undefined) throw new CedarEvalError(`entity ${(value as Uid).key} does not exist`);
-  if (!Object.hasOwn(record, name)) throw new CedarEvalError(`${typeName(value)} does not have the attribute ${name}`);
+  if (!Object.hasOwn(record, name))
+    throw new CedarEvalError(`${typeName(value)} does not have the attribute \`${name}\``);
   return record[name]!;
 }
 

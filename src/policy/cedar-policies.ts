@@ -176,11 +176,17 @@ export class CedarPolicies {
 
   /** Wardrik's decision from Cedar's answer, naming the policy that decided by its `@id`. */
   private decisionOf({ decision: effect, diagnostics }: CedarResponse): Decision {
-    const reason = diagnostics.reason.map((id) => this.ids.get(id) ?? id);
+    // Cedar reports the determining policies as a set, in no fixed order: the first written names the decision.
+    const reason = (
+      diagnostics.reason.length > 1 ? [...diagnostics.reason].sort(byWrittenOrder) : diagnostics.reason
+    ).map((id) => this.ids.get(id) ?? id);
     if (effect === 'deny' && reason.length > 0) return decision('deny', `cedar policy "${reason[0]}"`);
     // A policy that fails on this call (an attribute it reads is absent) is skipped by Cedar: a forbid among
     // them might have denied, so the call asks a person rather than run on the others' permit.
-    const failed = diagnostics.errors[0];
+    const failed =
+      diagnostics.errors.length > 1
+        ? [...diagnostics.errors].sort((a, b) => byWrittenOrder(a.policyId, b.policyId))[0]
+        : diagnostics.errors[0];
     if (failed !== undefined) {
       const id = this.ids.get(failed.policyId) ?? failed.policyId;
       return decision(
@@ -215,6 +221,11 @@ export class CedarPolicies {
 }
 
 let sets = 0;
+
+/** Cedar's ids (`policy2` before `policy10`) in the order the policies are written. */
+function byWrittenOrder(a: string, b: string): number {
+  return Number(a.slice(6)) - Number(b.slice(6));
+}
 
 /** A call's value as Cedar's JSON writes it, cut to `type`; `undefined` when it does not fit (left out). */
 function valueOf(value: unknown, type: CedarType, dec: (value: number) => unknown): unknown {
@@ -284,17 +295,21 @@ function policyParts(cedar: CedarWasm, text: string): PolicyPart[] {
   const parts = cedar.policySetTextToParts(text);
   if (parts.type === 'failure') throw invalid(text, parts.errors[0], undefined, new Map());
   const seen = new Set<string>();
+  // Cedar names the policies policy0, policy1 … in the order written, but gives their parts back sorted
+  // by that name as text (policy0, policy1, policy10, policy11 …, policy2): the k-th part is the k-th name.
+  const cedarIds = parts.policies.map((_, index) => `policy${index}`).sort();
   return parts.policies.map((policy, index) => {
     const json = cedar.policyToJson(policy);
     const named = json.type === 'success' ? json.json.annotations?.id : undefined;
-    const id = named ?? `policy${index}`;
+    const cedarId = cedarIds[index]!;
+    const id = named ?? cedarId;
     if (seen.has(id))
       throw new ConfigurationError(
         `Cedar policy ids must be unique: @id("${id}") is given twice. Fix: rename one of them.`,
       );
     seen.add(id);
     return {
-      cedarId: `policy${index}`,
+      cedarId,
       id,
       json: json.type === 'success' ? (json.json as unknown as PolicyJson) : undefined,
     };
