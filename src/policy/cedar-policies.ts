@@ -297,6 +297,7 @@ function policyParts(cedar: CedarWasm, text: string): PolicyPart[] {
   const seen = new Set<string>();
   // Cedar names the policies policy0, policy1 … in the order written, but gives their parts back sorted
   // by that name as text (policy0, policy1, policy10, policy11 …, policy2): the k-th part is the k-th name.
+  // Guard (cedar-ids-as-parsed): with eleven policies or more, each @id must name the policy Cedar means.
   const cedarIds = parts.policies.map((_, index) => `policy${index}`).sort();
   return parts.policies.map((policy, index) => {
     const json = cedar.policyToJson(policy);

@@ -36,6 +36,7 @@ const I64_MIN = -(2n ** 63n);
 
 /** A long operation's result: exact when a safe integer, an overflow error beyond 64 bits, else not ours. */
 export function long(result: number, exact: () => bigint): number {
+  // Guard (cedar-long-exact): a long past 2^53 is rounded in JS: an overflow errs, the rest goes to cedar-wasm.
   if (Number.isSafeInteger(result)) return result;
   const big = exact();
   if (big > I64_MAX || big < I64_MIN) throw new CedarEvalError('integer overflow');
