@@ -134,6 +134,18 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/runner/period-budgets.test.ts'],
   },
   {
+    name: 'cedar-long-exact',
+    file: 'src/policy/cedar-values.ts',
+    instead: 'return result;',
+    tests: ['test/policy/cedar-differential.test.ts'],
+  },
+  {
+    name: 'cedar-ids-as-parsed',
+    file: 'src/policy/cedar-policies.ts',
+    instead: 'const cedarIds = parts.policies.map((_, index) => `policy${index}`);',
+    tests: ['test/policy/cedar-differential.test.ts'],
+  },
+  {
     name: 'restored-run-named',
     file: 'src/openai-agents/sdk-calls.ts',
     instead: 'if (false)',
