@@ -95,8 +95,10 @@ const timings = await measureInTurns(
 );
 
 console.log(`\nOne policy decision (median of rounds; load average ${loadavg()[0]!.toFixed(1)}: figures grow with it)`);
-for (const timing of timings) {
-  const verdict = timing.ns <= TARGET_NS ? 'target ≤ 20 µs: met' : 'target ≤ 20 µs: MISSED';
+for (const [i, timing] of timings.entries()) {
+  // (d) and (e), cedar-wasm, are what a policy set outside the compiled subset falls back to: shown, not held.
+  const verdict =
+    i >= 3 ? 'the fallback, for reference' : timing.ns <= TARGET_NS ? 'target ≤ 20 µs: met' : 'target ≤ 20 µs: MISSED';
   console.log(`  ${timing.name.padEnd(40)} ${format(timing.ns).padStart(10)}   ${verdict}`);
 }
 const [rulesTiming, compiled, , wasm] = timings;
