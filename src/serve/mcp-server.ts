@@ -12,6 +12,7 @@ import { createMcpHandler, type McpHttpHandler, type Server as ModernServer } fr
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { newRunId } from '../run-ids.js';
 import { connectWithDirectRequests } from './direct-requests.js';
+import { withDirectEnvelopedRequests } from './direct-enveloped-requests.js';
 import { connectByEra, nodeRequests } from './eras.js';
 import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
 import { SealedTokens } from './sealed.js';
@@ -110,10 +111,9 @@ export class WardrikMcpServer {
         const run = modern.sessionId ?? newRunId();
         const handle = serveStdio(
           () => {
-            const server = this.stateless.server({
-              run,
-              ...(transport instanceof StdioLines ? { over: 'stdio' } : {}),
-            });
+            const server = withDirectEnvelopedRequests(
+              this.stateless.server({ run, ...(transport instanceof StdioLines ? { over: 'stdio' } : {}) }),
+            );
             this.modernServers.add(server);
             const closing = server.onclose;
             server.onclose = () => {
