@@ -101,6 +101,21 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/policy/safe-defaults.test.ts', 'test/safety/attack-corpus.test.ts'],
   },
   {
+    name: 'outside-value-held',
+    file: 'src/tools/value-table.ts',
+    tests: ['test/safety/value-labels.test.ts'],
+  },
+  {
+    name: 'outside-argument-asks',
+    file: 'src/tools/value-decision.ts',
+    tests: ['test/safety/value-labels.test.ts'],
+  },
+  {
+    name: 'reader-reveals-few-bits',
+    file: 'src/tools/value-reader.ts',
+    tests: ['test/safety/value-labels.test.ts'],
+  },
+  {
     name: 'grant-ends-on-gating-label',
     file: 'src/runner/run-grants.ts',
     tests: ['test/policy/safe-defaults.test.ts', 'test/inbox/run-scope.test.ts'],
