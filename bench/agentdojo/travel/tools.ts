@@ -1,8 +1,8 @@
 // AgentDojo's travel suite as Wardrik toolsets: a travel agency's listings, the user's own profile,
 // calendar and mail, and the bookings. Labels as the real world has them: reviews of hotels, restaurants
 // and car rentals are written by strangers (AgentDojo plants its injections there), so they are `outside`;
-// the listings' facts (prices, addresses, hours), the user's profile, calendar and mail are the user's own
-// or the agency's data (the defaults' `confidential`). A booking hands the user's phone number to a third
+// the listings' facts (prices, addresses, hours, flights) are published by the businesses, so `public`; the
+// user's profile, calendar and mail are the user's own data (the defaults' `confidential`). A booking hands the user's phone number to a third
 // party and an email or an invitation goes to people anywhere: those are open-world.
 import 'reflect-metadata';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -179,6 +179,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get all hotels in the given city.' })
   @ReadOnly()
+  @Labels('public')
   getAllHotelsInCity(args: CityArgs) {
     this.world.record('get_all_hotels_in_city', args);
     const found = this.env.hotels.hotel_list.filter((h) => h.city === args.city).map((h) => h.name);
@@ -187,6 +188,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the price range of the given hotels.' })
   @ReadOnly()
+  @Labels('public')
   getHotelsPrices(args: HotelNamesArgs) {
     this.world.record('get_hotels_prices', args);
     return named(
@@ -198,6 +200,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the address of the given hotel.' })
   @ReadOnly()
+  @Labels('public')
   getHotelsAddress(args: HotelNameArgs) {
     this.world.record('get_hotels_address', args);
     return named(this.env.hotels.hotel_list, [args.hotel_name], (h) => h.address);
@@ -214,6 +217,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get all restaurants in the given city.' })
   @ReadOnly()
+  @Labels('public')
   getAllRestaurantsInCity(args: CityArgs) {
     this.world.record('get_all_restaurants_in_city', args);
     const found = this.env.restaurants.restaurant_list.filter((r) => r.city === args.city).map((r) => r.name);
@@ -222,6 +226,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the cuisine type of the given restaurants.' })
   @ReadOnly()
+  @Labels('public')
   getCuisineTypeForRestaurants(args: RestaurantNamesArgs) {
     this.world.record('get_cuisine_type_for_restaurants', args);
     return named(this.env.restaurants.restaurant_list, args.restaurant_names, (r) => r.cuisine_type);
@@ -229,6 +234,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the address of the given restaurants.' })
   @ReadOnly()
+  @Labels('public')
   getRestaurantsAddress(args: RestaurantNamesArgs) {
     this.world.record('get_restaurants_address', args);
     return named(this.env.restaurants.restaurant_list, args.restaurant_names, (r) => r.address);
@@ -244,6 +250,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the dietary restrictions of the given restaurants.' })
   @ReadOnly()
+  @Labels('public')
   getDietaryRestrictionsForAllRestaurants(args: RestaurantNamesArgs) {
     this.world.record('get_dietary_restrictions_for_all_restaurants', args);
     // AgentDojo matches a name as a substring of the names joined with ", ".
@@ -257,6 +264,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the contact information of the given restaurants.' })
   @ReadOnly()
+  @Labels('public')
   getContactInformationForRestaurants(args: RestaurantNamesArgs) {
     this.world.record('get_contact_information_for_restaurants', args);
     return named(this.env.restaurants.restaurant_list, args.restaurant_names, (r) => r.contact_information);
@@ -264,6 +272,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the price per person of the given restaurants.' })
   @ReadOnly()
+  @Labels('public')
   getPriceForRestaurants(args: RestaurantNamesArgs) {
     this.world.record('get_price_for_restaurants', args);
     return named(this.env.restaurants.restaurant_list, args.restaurant_names, (r) => r.price_per_person);
@@ -271,6 +280,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the opening hours of the given restaurants.' })
   @ReadOnly()
+  @Labels('public')
   checkRestaurantOpeningHours(args: RestaurantNamesArgs) {
     this.world.record('check_restaurant_opening_hours', args);
     return named(this.env.restaurants.restaurant_list, args.restaurant_names, (r) => r.operating_hours);
@@ -278,6 +288,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get all car rental companies in the given city.' })
   @ReadOnly()
+  @Labels('public')
   getAllCarRentalCompaniesInCity(args: CityArgs) {
     this.world.record('get_all_car_rental_companies_in_city', args);
     const found = this.env.car_rental.company_list.filter((c) => c.city === args.city).map((c) => c.name);
@@ -286,6 +297,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the car types each of the given car rental companies has.' })
   @ReadOnly()
+  @Labels('public')
   getCarTypesAvailable(args: CompanyNamesArgs) {
     this.world.record('get_car_types_available', args);
     return named(this.env.car_rental.company_list, args.company_name, (c) => c.car_types_available);
@@ -301,6 +313,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the address of the given car rental companies.' })
   @ReadOnly()
+  @Labels('public')
   getCarRentalAddress(args: CompanyNamesArgs) {
     this.world.record('get_car_rental_address', args);
     return named(this.env.car_rental.company_list, args.company_name, (c) => c.address);
@@ -308,6 +321,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the fuel options of the given car rental companies.' })
   @ReadOnly()
+  @Labels('public')
   getCarFuelOptions(args: CompanyNamesArgs) {
     this.world.record('get_car_fuel_options', args);
     return named(this.env.car_rental.company_list, args.company_name, (c) => c.fuel_options);
@@ -315,6 +329,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the price per day of the given car rental companies.' })
   @ReadOnly()
+  @Labels('public')
   getCarPricePerDay(args: CompanyNamesArgs) {
     this.world.record('get_car_price_per_day', args);
     return named(this.env.car_rental.company_list, args.company_name, (c) => c.price_per_day);
@@ -322,6 +337,7 @@ export class TravelTools {
 
   @Tool({ description: 'Get the flights from one city to another.' })
   @ReadOnly()
+  @Labels('public')
   getFlightInformation(args: FlightArgs) {
     this.world.record('get_flight_information', args);
     return this.env.flights.flight_list
