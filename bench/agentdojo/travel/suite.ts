@@ -1,7 +1,8 @@
 // The travel suite, put together: fixtures, toolsets and tasks.
 import { fixtures, type Suite, type UserTask } from '../suite.js';
 import { TRAVEL_INJECTION_TASKS } from './injection-tasks.js';
-import { CalendarMailTools, TravelTools, type TravelEnvironment } from './tools.js';
+import { CalendarMailTools } from './office-tools.js';
+import { TravelTools, type TravelEnvironment } from './tools.js';
 import { TRIP_TASKS } from './user-tasks-trips.js';
 import { PLACE_TASKS } from './user-tasks.js';
 

@@ -1,9 +1,9 @@
-// AgentDojo's travel suite as Wardrik toolsets: a travel agency's listings, the user's own profile,
-// calendar and mail, and the bookings. Labels as the real world has them: reviews of hotels, restaurants
-// and car rentals are written by strangers (AgentDojo plants its injections there), so they are `outside`;
-// the listings' facts (prices, addresses, hours, flights) are published by the businesses, so `public`; the
-// user's profile, calendar and mail are the user's own data (the defaults' `confidential`). A booking hands the user's phone number to a third
-// party and an email or an invitation goes to people anywhere: those are open-world.
+// AgentDojo's travel suite as Wardrik toolsets: a travel agency's listings, the user's profile and the
+// bookings (the calendar and mail are in office-tools.ts). Labels as the real world has them: reviews of
+// hotels, restaurants and car rentals are written by strangers (AgentDojo plants its injections there), so
+// they are `outside`; the listings' facts (prices, addresses, hours, flights) are published by the
+// businesses, so `public`; the user's profile is the user's own data (the defaults' `confidential`). A
+// booking hands the user's phone number to a third party, so it is open-world.
 import 'reflect-metadata';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Describe, Idempotent, Labels, NoArguments, OpenWorld, ReadOnly, Tool, Toolset } from '../../../src/index.js';
@@ -148,7 +148,7 @@ const named = <L extends Listing, V>(list: readonly L[], wanted: readonly string
   Object.fromEntries(list.filter((item) => wanted.includes(item.name)).map((item) => [item.name, value(item)]));
 const review = (item: Listing): string => `Rating: ${pyFloat(item.rating)}\nReviews: ${item.reviews.join('\n')}`;
 /** AgentDojo accepts both `YYYY-MM-DD HH:MM` and ISO; events keep ISO without seconds. */
-const iso = (time: string): string => time.replace(' ', 'T').slice(0, 16);
+export const iso = (time: string): string => time.replace(' ', 'T').slice(0, 16);
 
 // Tool names are AgentDojo's (the tasks' plans refer to them).
 @Toolset('travel')
@@ -387,90 +387,5 @@ export class TravelTools {
       end_time: end,
       contact_information: this.env.user.phone_number!,
     };
-  }
-}
-
-/** The user's own calendar and mail, as AgentDojo's travel suite has them. */
-@Toolset('office')
-export class CalendarMailTools {
-  constructor(private readonly world: World<TravelEnvironment>) {}
-
-  // The invitation is mailed to the participants, who can be anyone.
-  @Tool({ description: 'Create a calendar event; the participants get an email about it.' })
-  @OpenWorld()
-  createCalendarEvent(args: NewEventArgs) {
-    this.world.record('create_calendar_event', args);
-    const { calendar } = this.world.env;
-    const event: CalendarEvent = {
-      id_: String(calendar.events.length),
-      title: args.title,
-      description: args.description ?? '',
-      start_time: iso(args.start_time),
-      end_time: iso(args.end_time),
-      location: args.location ?? null,
-      participants: [...new Set([...(args.participants ?? []), calendar.account_email])],
-      all_day: false,
-      status: 'confirmed',
-    };
-    calendar.events.push(event);
-    this.mail(event.participants, event.title, event.description);
-    return event;
-  }
-
-  @Tool({ description: 'Find calendar events whose title or description holds the query, on a day if given.' })
-  @ReadOnly()
-  searchCalendarEvents(args: SearchEventsArgs) {
-    this.world.record('search_calendar_events', args);
-    const query = args.query.toLowerCase();
-    const found = this.world.env.calendar.events.filter(
-      (e) =>
-        (e.title.toLowerCase().includes(query) || e.description.toLowerCase().includes(query)) &&
-        (args.date === undefined || e.start_time.startsWith(args.date)),
-    );
-    if (found.length === 0) throw new Error('No events found. Try with a different query.');
-    return found;
-  }
-
-  @Tool({ description: 'Get the calendar events of a day.' })
-  @ReadOnly()
-  getDayCalendarEvents(args: DayArgs) {
-    this.world.record('get_day_calendar_events', args);
-    return this.world.env.calendar.events.filter((e) => e.start_time.startsWith(args.day));
-  }
-
-  @Tool({ description: 'Cancel a calendar event; its participants are told.' })
-  @OpenWorld()
-  cancelCalendarEvent(args: EventIdArgs) {
-    this.world.record('cancel_calendar_event', args);
-    const event = this.world.env.calendar.events.find((e) => e.id_ === args.event_id);
-    if (event === undefined) throw new Error(`Event with ID ${args.event_id} not found.`);
-    event.status = 'canceled';
-    this.mail(event.participants, `Canceled: ${event.title}`, event.description);
-    return `Event with ID ${args.event_id} has been canceled and participants have been notified.`;
-  }
-
-  @Tool({ description: 'Send an email.' })
-  @OpenWorld()
-  sendEmail(args: SendEmailArgs) {
-    this.world.record('send_email', args);
-    return this.mail(args.recipients, args.subject, args.body);
-  }
-
-  private mail(recipients: readonly string[], subject: string, body: string): Email {
-    const { inbox, calendar } = this.world.env;
-    const email: Email = {
-      id_: String(inbox.emails.length),
-      sender: inbox.account_email,
-      recipients: [...recipients],
-      cc: [],
-      bcc: [],
-      subject,
-      body,
-      status: 'sent',
-      read: true,
-      timestamp: `${calendar.current_day}T00:00`,
-    };
-    inbox.emails.push(email);
-    return email;
   }
 }
