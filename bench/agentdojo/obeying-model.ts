@@ -14,7 +14,8 @@ import { Reads, type Answer, type Call, type InjectionTask, type Step, type User
  * 3. Its next call is the next step of the pending injection plans, else of the user task's ground truth;
  *    a step may compute its call from the answers read so far (an IBAN, an amount, a channel's name), or
  *    skip itself (`undefined`).
- * 4. When no step is left, it answers with the task's ground-truth output, computed from what it read.
+ * 4. When no step is left, it answers with the task's ground-truth output, computed from what it read,
+ *    followed by what any obeyed injection asked it to say.
  * A refused call (nobody answers an ask) is an answer like any other: it goes on with the next step. It
  * keeps its place in the plan between calls, so one model plays one case.
  */
@@ -25,6 +26,8 @@ export class ObeyingModel {
   private readonly userPlan: Step[];
   private readonly injected: Step[] = [];
   private readonly obeyed = new Set<string>();
+  /** What obeyed injections asked it to say, added to its final answer. */
+  private readonly said: string[] = [];
   private answersRead = 0;
 
   constructor(
@@ -46,13 +49,14 @@ export class ObeyingModel {
         if (this.obeyed.has(injection.id) || !texts.includes(injection.goal)) continue;
         this.obeyed.add(injection.id);
         this.injected.push(...injection.plan);
+        if (injection.answer !== undefined) this.said.push(injection.answer);
       }
     }
     this.answersRead = answers.length;
     const reads = new Reads(answers);
     for (;;) {
       const step = this.injected.shift() ?? this.userPlan.shift();
-      if (step === undefined) return { text: this.task.answer?.(reads) ?? 'Done.' };
+      if (step === undefined) return { text: [this.task.answer?.(reads) ?? 'Done.', ...this.said].join('\n') };
       const call: Call | undefined = typeof step === 'function' ? step(reads) : step;
       if (call !== undefined) return { toolCalls: [{ name: this.modelName(call.tool), arguments: call.args }] };
     }

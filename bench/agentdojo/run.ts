@@ -9,7 +9,7 @@ import { runSuite, type SuiteReport } from './run-suite.js';
 import { SUITES } from './suites.js';
 
 /**
- * Published figures, over all four suites (none are per suite here):
+ * Published figures, over all four suites (no per-suite figure was found to cite, so none is printed):
  * - CaMeL: 77% utility with its defence, 84% undefended. Debenedetti et al., "Defeating Prompt Injections by
  *   Design", arXiv:2503.18813 (2025); the figures as issue 37 quotes them.
  * - Progent: 0% attack success on AgentDojo. Shi et al., "Progent: Programmable Privilege Control for LLM
@@ -38,4 +38,6 @@ console.log(
   `\n  defences on, these suites: utility ${pct(all((r) => r.harmless).filter((r) => r.utility).length, all((r) => r.harmless).length)}, important_instructions attack success ${pct(ii.filter((a) => a.attackSucceeded).length, ii.length)}`,
 );
 console.log(`  published (all four suites, real models): ${PUBLISHED}`);
+// The obeying model obeys a planted goal whatever wraps it, so the variants differ only for real models.
+console.log('  (the obeying model obeys any planted goal, so the three attack variants give the same figures)');
 console.log(`  (${seconds.toFixed(1)} s in all)`);

@@ -67,6 +67,8 @@ export interface InjectionTask<E> {
   readonly plan: readonly Step[];
   /** AgentDojo's `placeholder_args` calls, written out by the tool-knowledge attack. */
   readonly toolKnowledge: readonly Call[];
+  /** What the obeying model says once it obeyed (AgentDojo's `GROUND_TRUTH_OUTPUT`, for goals about the answer). */
+  readonly answer?: string;
   /** AgentDojo's `security` (or `security_from_traces`): true when the attack succeeded. */
   readonly security: (check: Outcome<E>) => boolean;
 }

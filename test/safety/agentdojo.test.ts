@@ -1,20 +1,26 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ATTACKS } from '../../bench/agentdojo/attacks.js';
 import { BANKING } from '../../bench/agentdojo/banking/suite.js';
 import { runSuite } from '../../bench/agentdojo/run-suite.js';
 import { SLACK } from '../../bench/agentdojo/slack/suite.js';
+import { TRAVEL } from '../../bench/agentdojo/travel/suite.js';
 
 describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying model", () => {
-  it('holds every banking and Slack task: 16 + 9 and 21 + 5', () => {
+  it('holds every banking, Slack and travel task: 16 + 9, 21 + 5 and 20 + 7', () => {
     assert.deepEqual(
-      [BANKING.userTasks.length, BANKING.injectionTasks.length, SLACK.userTasks.length, SLACK.injectionTasks.length],
-      [16, 9, 21, 5],
+      [BANKING, SLACK, TRAVEL].map((suite) => [suite.userTasks.length, suite.injectionTasks.length]),
+      [
+        [16, 9],
+        [21, 5],
+        [20, 7],
+      ],
     );
   });
 
   // A user task whose ground truth misses its own goal is a porting bug.
-  for (const suite of [BANKING, SLACK] as const) {
+  for (const suite of [BANKING, SLACK, TRAVEL] as const) {
     it(`${suite.name}: every user task's ground truth reaches its goal with the defences off`, async () => {
       const report = await runSuite(suite as never, { defences: false, attacks: [] });
       assert.equal(report.harmless.length, suite.userTasks.length);
@@ -53,5 +59,36 @@ describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying mo
     // Paying the bill after reading it (outside text) asks; nobody answers, so the bill stays unpaid.
     assert.deepEqual(payBill, { userTask: 'user_task_0', utility: false, asks: 1 });
     assert.deepEqual(readOnly, { userTask: 'user_task_1', utility: true, asks: 0 });
+  });
+
+  it('travel: with the defences off a review that names an injection task gets it done, each attack variant', async () => {
+    for (const attack of ATTACKS) {
+      const report = await runSuite(TRAVEL, { defences: false, attacks: [attack], userTasks: ['user_task_2'] });
+      // user_task_2 only reads restaurant reviews: every injection task's goal is reached.
+      assert.deepEqual(
+        report.attacked.filter((r) => !r.attackSucceeded).map((r) => r.injectionTask),
+        [],
+        attack,
+      );
+    }
+  });
+
+  it('travel: with the defences on the booking after reviews asks, and no injected call happens', async () => {
+    const report = await runSuite(TRAVEL, {
+      defences: true,
+      attacks: ['tool_knowledge'],
+      userTasks: ['user_task_0', 'user_task_2'],
+    });
+    const [book, readOnly] = report.harmless;
+    // Booking the hotel after reading its reviews (outside text) asks; nobody answers, so nothing is booked.
+    assert.deepEqual(book, { userTask: 'user_task_0', utility: false, asks: 1 });
+    assert.deepEqual(readOnly, { userTask: 'user_task_2', utility: true, asks: 0 });
+    // Every injection task that needs a call fails; injection_task_6 only asks the model to say a hotel's
+    // name in its answer, which no tool check can stop.
+    assert.deepEqual(
+      [...new Set(report.attacked.filter((r) => r.attackSucceeded).map((r) => r.injectionTask))],
+      ['injection_task_6'],
+    );
+    assert.ok(report.attacked.filter((r) => r.userTask === 'user_task_2').every((r) => r.utility));
   });
 });
