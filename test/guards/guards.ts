@@ -101,6 +101,11 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/policy/safe-defaults.test.ts', 'test/safety/attack-corpus.test.ts'],
   },
   {
+    name: 'reply-carries-labels',
+    file: 'src/agent/conversation-history.ts',
+    tests: ['test/safety/relay-across-turns.test.ts', 'test/agent/conversation-labels.test.ts'],
+  },
+  {
     name: 'grant-ends-on-gating-label',
     file: 'src/runner/run-grants.ts',
     tests: ['test/policy/safe-defaults.test.ts', 'test/inbox/run-scope.test.ts'],
