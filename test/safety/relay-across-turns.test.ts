@@ -5,6 +5,9 @@
 // started with too.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defineTool, ToolResult, Wardrik } from '../../src/index.js';
 import { scriptedModel, type ScriptedCall, type ScriptedStep } from '../../src/testing/index.js';
@@ -27,28 +30,32 @@ function relaying() {
   });
 }
 
+function shop(refunds: string[]) {
+  return {
+    shop: [
+      defineTool({
+        name: 'page',
+        description: 'd',
+        annotations: { readOnly: true, openWorld: true },
+        run: () => new ToolResult(`Store hours 9-5. ${INJECTION}`, { labels: ['outside'] }),
+      }),
+      defineTool({
+        name: 'refund',
+        description: 'd',
+        input: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] },
+        annotations: { idempotent: true },
+        run: (args: { order: string }) => refunds.push(args.order),
+      }),
+    ],
+  };
+}
+
 describe('An injection relayed through the model’s own replies across turns', () => {
   it('with one turn of history, an allowed refund asked for two turns later: it asks, whatever the window', async () => {
     const refunds: string[] = [];
     const wardrik = await Wardrik.create({
       store: 'memory:',
-      tools: {
-        shop: [
-          defineTool({
-            name: 'page',
-            description: 'd',
-            annotations: { readOnly: true, openWorld: true },
-            run: () => new ToolResult(`Store hours 9-5. ${INJECTION}`, { labels: ['outside'] }),
-          }),
-          defineTool({
-            name: 'refund',
-            description: 'd',
-            input: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] },
-            annotations: { idempotent: true },
-            run: (args: { order: string }) => refunds.push(args.order),
-          }),
-        ],
-      },
+      tools: shop(refunds),
       policy: { rules: [{ match: 'shop/*', action: 'allow' }] },
     });
     const statuses: Record<number, string[]> = {};
@@ -71,5 +78,28 @@ describe('An injection relayed through the model’s own replies across turns', 
     assert.equal(items.length, 2);
     assert.ok(items.every((item) => item.labels.includes('outside')));
     await wardrik.close();
+  });
+
+  it('asks too when a new process goes on with the conversation from the store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wardrik-relay-'));
+    const store = `sqlite:${join(dir, 'w.db')}`;
+    const refunds: string[] = [];
+    const options = { store, tools: shop(refunds), policy: { rules: [{ match: 'shop/*', action: 'allow' as const }] } };
+    try {
+      const before = await Wardrik.create({ ...options, recoverMs: Infinity });
+      const agent = before.startAgent({ id: 'relay', model: relaying(), tools: ['shop/*'], historyTurns: 1 });
+      await agent.send('Please read the page.');
+      await agent.send('Anything new?');
+      await before.close();
+      const after = await Wardrik.create({ ...options, recoverMs: Infinity });
+      const third = await after
+        .startAgent({ id: 'relay', model: relaying(), tools: ['shop/*'], historyTurns: 1 })
+        .send('Please refund what is due.');
+      assert.equal(third.status, 'parked');
+      assert.deepEqual(refunds, []);
+      await after.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
