@@ -103,6 +103,7 @@ export const GUARDS: readonly Guard[] = [
   {
     name: 'reply-carries-labels',
     file: 'src/agent/conversation-history.ts',
+    instead: 'return [...read].sort();',
     tests: ['test/safety/relay-across-turns.test.ts', 'test/agent/conversation-labels.test.ts'],
   },
   {
