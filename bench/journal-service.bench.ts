@@ -70,11 +70,11 @@ function rawCommits(): [Database.Database, () => void] {
 }
 
 /**
- * The pages and commits in a SQLite file's write-ahead log, read as SQLite wrote it: each frame is a page,
- * and a frame that carries the database size ends a commit. Frames of an earlier generation of the log
- * (other salts) are left out, so the count holds until a checkpoint restarts the log.
+ * The pages in a SQLite file's write-ahead log, frame by frame, read as SQLite wrote it: each frame is a
+ * page, and a frame that carries the database size ends a commit. Frames of an earlier generation of the
+ * log (other salts) are left out, so the count holds until a checkpoint restarts the log.
  */
-function walPages(path: string): { pages: number; commits: number } {
+function walFrames(path: string): { page: number; commit: boolean }[] {
   const wal = `${path}-wal`;
   const fd = openSync(wal, 'r');
   try {
@@ -83,17 +83,30 @@ function walPages(path: string): { pages: number; commits: number } {
     const [pageSize, salt1, salt2] = [header.readUInt32BE(8), header.readUInt32BE(16), header.readUInt32BE(20)];
     const size = statSync(wal).size;
     const frame = Buffer.alloc(24);
-    let pages = 0;
-    let commits = 0;
+    const frames: { page: number; commit: boolean }[] = [];
     for (let at = 32; at + 24 + pageSize <= size; at += 24 + pageSize) {
       readSync(fd, frame, 0, 24, at);
       if (frame.readUInt32BE(8) !== salt1 || frame.readUInt32BE(12) !== salt2) break;
-      pages++;
-      if (frame.readUInt32BE(4) !== 0) commits++;
+      frames.push({ page: frame.readUInt32BE(0), commit: frame.readUInt32BE(4) !== 0 });
     }
-    return { pages, commits };
+    return frames;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Which b-tree (table or index, "(interior)" for its inner pages) each page of a SQLite file belongs to. */
+function treeOfPage(path: string): Map<number, string> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT pageno, name, pagetype FROM dbstat').all() as {
+      pageno: number;
+      name: string;
+      pagetype: string;
+    }[];
+    return new Map(rows.map((row) => [row.pageno, row.pagetype === 'internal' ? `${row.name} (interior)` : row.name]));
+  } finally {
+    db.close();
   }
 }
 
@@ -107,14 +120,23 @@ async function pagesPerTurn(): Promise<void> {
   const [wardrik, turn] = await service(`sqlite:${path}`);
   try {
     await turn();
-    const before = walPages(path);
+    const before = walFrames(path).length;
     for (let i = 0; i < 10; i++) await turn();
-    const after = walPages(path);
-    const pages = (after.pages - before.pages) / 10;
-    const commits = (after.commits - before.commits) / 10;
+    const frames = walFrames(path).slice(before);
+    const pages = frames.length / 10;
+    const commits = frames.filter((frame) => frame.commit).length / 10;
     console.log(
       `\nSQLite log per ${CALLS}-call turn: ${pages.toFixed(1)} pages in ${commits.toFixed(1)} commits (${(pages / commits).toFixed(2)} pages a commit)`,
     );
+    // Where those pages go: page 1 is the file's header (its size, rewritten when the file grows).
+    const trees = treeOfPage(path);
+    const byTree = new Map<string, number>();
+    for (const { page } of frames) {
+      const tree = page === 1 ? 'page 1 (header)' : (trees.get(page) ?? `page ${page}`);
+      byTree.set(tree, (byTree.get(tree) ?? 0) + 1);
+    }
+    const shares = [...byTree].sort((a, b) => b[1] - a[1]).map(([tree, n]) => `${tree} ${(n / 10).toFixed(1)}`);
+    console.log(`  by b-tree: ${shares.join(', ')}`);
   } finally {
     await wardrik.close();
   }

@@ -3,7 +3,7 @@
 // SDK v2's own McpServer, over stdio and Streamable HTTP, in both protocol eras (a 2025-11-25 client,
 // SDK v1's Client; a 2026-07-28 one, SDK v2's Client pinned to it), one call at a time and 32 at once
 // (targets: ≤ 1.10x the SDK's time one at a time, ≥ 0.9 of its throughput at 32). SDK v1's McpServer,
-// which Wardrik's 2025 sessions still build on, is a third row for reference in the 2025 era.
+// which 2025 servers still run and Wardrik's sessions built on before, is a third row for reference.
 // Each server runs in its own process (bench/serve-server.ts); as in mcp.bench.ts, each comparison is
 // made on several fresh pairs of server processes and the target is held to the median pair. Over stdio
 // each side uses its own transport, as its users get it: the SDK's StdioServerTransport for McpServer,

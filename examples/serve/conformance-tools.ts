@@ -134,4 +134,40 @@ export const conformanceTools = [
     },
     run: (args: { name?: string }) => `Hello ${args.name ?? 'there'}.`,
   }),
+  // The tasks extension's fixtures (a client that declares it gets a task for a call not done in 500 ms).
+  defineTool({
+    name: 'greet',
+    description: 'Greets at once.',
+    input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    annotations: { readOnly: true },
+    run: (args: { name: string }) => `Hello, ${args.name}!`,
+  }),
+  defineTool({
+    name: 'slow_compute',
+    description: 'Takes `seconds` seconds, unless cancelled.',
+    input: {
+      type: 'object',
+      properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } },
+      required: ['seconds'],
+    },
+    annotations: { readOnly: true },
+    run: async (args: { seconds: number; label?: string }, ctx) => {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, args.seconds * 1000);
+        ctx.signal.addEventListener('abort', () => (clearTimeout(timer), reject(ctx.signal.reason as Error)), {
+          once: true,
+        });
+      });
+      return `Computed ${args.label ?? 'it'} in ${args.seconds} s.`;
+    },
+  }),
+  defineTool({
+    name: 'failing_job',
+    description: 'Fails after a second.',
+    annotations: { readOnly: true },
+    run: async () => {
+      await sleep(1000);
+      throw new Error('This job always fails.');
+    },
+  }),
 ];

@@ -5,8 +5,7 @@
 import 'reflect-metadata';
 import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { OAuthError, OAuthErrorCode, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { Wardrik } from '../../src/index.js';
 import { OrderTools } from '../orders/order-tools.js';
 
@@ -18,7 +17,7 @@ const verifier: OAuthTokenVerifier = {
     const expected = Buffer.from(process.env.MCP_TOKEN ?? '');
     const given = Buffer.from(token);
     if (expected.length < 16 || given.length !== expected.length || !timingSafeEqual(given, expected))
-      throw new InvalidTokenError('Unknown token.');
+      throw new OAuthError(OAuthErrorCode.InvalidToken, 'Unknown token.');
     return { token, clientId: 'support-desk', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
   },
 };

@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { OAuthError, OAuthErrorCode, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { systemClock, type Clock } from '../clock.js';
 import { Wardrik } from '../di/wardrik.js';
 import { ConfigurationError } from '../errors.js';
@@ -188,7 +187,7 @@ export function tokenVerifier(token: string, agent: string, clock: Clock = syste
     verifyAccessToken(given: string) {
       const actual = Buffer.from(given);
       if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
-        return Promise.reject(new InvalidTokenError('The bearer token is not valid.'));
+        return Promise.reject(new OAuthError(OAuthErrorCode.InvalidToken, 'The bearer token is not valid.'));
       // A shared token does not expire; requireBearerAuth wants a time, so an hour from each check.
       return Promise.resolve({
         token: given,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Inject, Req, Res, UseGuards, UseInterceptors, type Type } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { WardrikMcpServer } from '../serve/mcp-server.js';
 import type { InboxWeb } from '../web/inbox-web.js';
 import type { WardrikRoute, WardrikRoutes } from './options.js';

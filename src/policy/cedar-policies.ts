@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigurationError } from '../errors.js';
 import { cedarSchema, CEDAR_NAMESPACE, type CedarRecordType, type CedarTool, type CedarType } from './cedar-schema.js';
+import { CompiledCedar, type CedarResponse, type PolicyJson } from './cedar-compiled.js';
+import type { CedarEntityData, CompiledRequest } from './cedar-compile.js';
+import { decimalOf, Uid, Unsupported, type CedarRecord } from './cedar-values.js';
 import { loadCedar, type CedarError, type CedarUid, type CedarWasm } from './cedar-wasm.js';
 import type { Decision, PolicyInput } from './decision.js';
 
@@ -22,13 +25,24 @@ export class CedarPolicies {
   private readonly ids: ReadonlyMap<string, string>;
   private readonly argumentTypes: ReadonlyMap<string, CedarRecordType>;
   private readonly noPermit: Decision;
+  /** Each known tool's group (`orders/refund` is in `Action::"orders"`), as the schema declares it. */
+  private readonly groups: ReadonlyMap<string, string>;
+  /**
+   * The policies compiled to JavaScript, when every one of them is in the subset the compiler covers;
+   * otherwise undefined, and cedar-wasm decides every call.
+   */
+  readonly compiled: CompiledCedar | undefined;
+  /** Why the policies are not compiled, when they are not (for the docs' "fallback" and the tests). */
+  readonly notCompiled: string | undefined;
 
   constructor(options: CedarPolicyOptions, tools: readonly CedarTool[]) {
     const text = policyText(options);
     this.cedar = loadCedar();
     const schema = cedarSchema(tools);
     this.argumentTypes = schema.argumentTypes;
-    this.ids = policyIds(this.cedar, text);
+    const parts = policyParts(this.cedar, text);
+    this.ids = new Map(parts.map((part) => [part.cedarId, part.id]));
+    this.groups = new Map(tools.map((tool) => [tool.ref, tool.toolset]));
     const checked = this.cedar.validate({
       schema: schema.json,
       policies: { staticPolicies: text },
@@ -47,13 +61,78 @@ export class CedarPolicies {
         `The Cedar schema Wardrik made from the toolsets was refused: ${preparsed.errors[0]?.message}.`,
       );
     this.noPermit = decision('ask', 'cedar: no policy permits this call, so it asks a person');
+    [this.compiled, this.notCompiled] = compiledOrWhy(parts);
   }
 
   /** Cedar's decision on a call, once per resource it touches: a forbid denies, all permitted allows, else it asks. */
   decide(input: PolicyInput): Decision {
+    let allowed: Decision | undefined;
+    let asked: Decision | undefined;
+    for (const response of this.responses(input)) {
+      const one = this.decisionOf(response);
+      if (one.action === 'deny') return one;
+      if (one.action === 'ask') asked ??= one;
+      else allowed ??= one;
+    }
+    return asked ?? allowed!;
+  }
+
+  /**
+   * Cedar's answers for a call, one per resource (one for the tool when it names none): from the compiled
+   * policies, or from cedar-wasm when they are not compiled or meet a value they cannot hold exactly.
+   */
+  responses(input: PolicyInput): CedarResponse[] {
+    if (this.compiled !== undefined) {
+      try {
+        return this.compiledResponses(input, this.compiled);
+      } catch (error) {
+        if (!(error instanceof Unsupported)) throw error;
+      }
+    }
+    return this.wasmResponses(input);
+  }
+
+  /** The compiled evaluator's answers (throws `Unsupported` when it would have to guess). */
+  compiledResponses(input: PolicyInput, compiled: CompiledCedar): CedarResponse[] {
+    const principal = new Uid(`${CEDAR_NAMESPACE}::Agent`, input.agent);
+    const action = new Uid(`${CEDAR_NAMESPACE}::Action`, input.tool);
+    const context = this.context(input, decimalOf) as CedarRecord;
+    const entities = new Map<string, CedarEntityData>();
+    entities.set(
+      principal.key,
+      input.onBehalfOf === undefined
+        ? { attrs: {}, ancestors: [] }
+        : {
+            attrs: { onBehalfOf: input.onBehalfOf },
+            ancestors: [new Uid(`${CEDAR_NAMESPACE}::Person`, input.onBehalfOf).key],
+          },
+    );
+    // Actions are entities only through the schema, which knows the tools registered at start-up.
+    const group = this.groups.get(input.tool);
+    if (group !== undefined && this.argumentTypes.has(input.tool))
+      entities.set(action.key, { attrs: {}, ancestors: [new Uid(`${CEDAR_NAMESPACE}::Action`, group).key] });
+    if (input.resources.length === 0) {
+      const resource = new Uid(`${CEDAR_NAMESPACE}::Tool`, input.tool);
+      return [compiled.authorize({ principal, action, resource, context, entities })];
+    }
+    return input.resources.map((name) => {
+      const resource = new Uid(`${CEDAR_NAMESPACE}::Resource`, name);
+      const request: CompiledRequest = {
+        principal,
+        action,
+        resource,
+        context,
+        entities: new Map(entities).set(resource.key, { attrs: { name }, ancestors: [] }),
+      };
+      return compiled.authorize(request);
+    });
+  }
+
+  /** cedar-wasm's answers: the request serialised across the WebAssembly boundary, once per resource. */
+  wasmResponses(input: PolicyInput): CedarResponse[] {
     const principal: CedarUid = { type: `${CEDAR_NAMESPACE}::Agent`, id: input.agent };
     const action: CedarUid = { type: `${CEDAR_NAMESPACE}::Action`, id: input.tool };
-    const context = this.context(input);
+    const context = this.context(input, decimal);
     const agent = {
       uid: principal,
       attrs: input.onBehalfOf === undefined ? {} : { onBehalfOf: input.onBehalfOf },
@@ -61,21 +140,15 @@ export class CedarPolicies {
     };
     if (input.resources.length === 0) {
       const resource = { type: `${CEDAR_NAMESPACE}::Tool`, id: input.tool };
-      return this.authorize(principal, action, resource, context, [agent]);
+      return [this.authorize(principal, action, resource, context, [agent])];
     }
-    let allowed: Decision | undefined;
-    let asked: Decision | undefined;
-    for (const name of input.resources) {
+    return input.resources.map((name) => {
       const resource = { type: `${CEDAR_NAMESPACE}::Resource`, id: name };
-      const one = this.authorize(principal, action, resource, context, [
+      return this.authorize(principal, action, resource, context, [
         agent,
         { uid: resource, attrs: { name }, parents: [] },
       ]);
-      if (one.action === 'deny') return one;
-      if (one.action === 'ask') asked ??= one;
-      else allowed ??= one;
-    }
-    return asked ?? allowed!;
+    });
   }
 
   private authorize(
@@ -84,7 +157,7 @@ export class CedarPolicies {
     resource: CedarUid,
     context: Readonly<Record<string, unknown>>,
     entities: readonly { uid: CedarUid; attrs: Readonly<Record<string, unknown>>; parents: readonly CedarUid[] }[],
-  ): Decision {
+  ): CedarResponse {
     const answer = this.cedar.statefulIsAuthorized({
       principal,
       action,
@@ -98,12 +171,22 @@ export class CedarPolicies {
     });
     if (answer.type === 'failure')
       throw new Error(`Cedar could not decide: ${answer.errors[0]?.message ?? 'no reason given'}`);
-    const { decision: effect, diagnostics } = answer.response;
-    const reason = diagnostics.reason.map((id) => this.ids.get(id) ?? id);
+    return answer.response;
+  }
+
+  /** Wardrik's decision from Cedar's answer, naming the policy that decided by its `@id`. */
+  private decisionOf({ decision: effect, diagnostics }: CedarResponse): Decision {
+    // Cedar reports the determining policies as a set, in no fixed order: the first written names the decision.
+    const reason = (
+      diagnostics.reason.length > 1 ? [...diagnostics.reason].sort(byWrittenOrder) : diagnostics.reason
+    ).map((id) => this.ids.get(id) ?? id);
     if (effect === 'deny' && reason.length > 0) return decision('deny', `cedar policy "${reason[0]}"`);
     // A policy that fails on this call (an attribute it reads is absent) is skipped by Cedar: a forbid among
     // them might have denied, so the call asks a person rather than run on the others' permit.
-    const failed = diagnostics.errors[0];
+    const failed =
+      diagnostics.errors.length > 1
+        ? [...diagnostics.errors].sort((a, b) => byWrittenOrder(a.policyId, b.policyId))[0]
+        : diagnostics.errors[0];
     if (failed !== undefined) {
       const id = this.ids.get(failed.policyId) ?? failed.policyId;
       return decision(
@@ -114,7 +197,8 @@ export class CedarPolicies {
     return effect === 'allow' ? decision('allow', `cedar policy "${reason[0]}"`) : this.noPermit;
   }
 
-  private context(input: PolicyInput): Record<string, unknown> {
+  /** The request's context; `dec` writes a decimal (Cedar's JSON for cedar-wasm, a `Decimal` when compiled). */
+  private context(input: PolicyInput, dec: (value: number) => unknown): Record<string, unknown> {
     const a = input.annotations;
     const types = this.argumentTypes.get(input.tool);
     return {
@@ -128,18 +212,23 @@ export class CedarPolicies {
         ...(typeof a.gated === 'boolean' ? { gated: a.gated } : {}),
       },
       // A tool the schema does not know (an MCP server's) passes no arguments: there is no type to cut them to.
-      arguments: types === undefined ? {} : (valueOf(input.arguments, types) ?? {}),
+      arguments: types === undefined ? {} : (valueOf(input.arguments, types, dec) ?? {}),
       ...(input.budget === undefined
         ? {}
-        : { budget: { spentUsd: decimal(input.budget.spentUsd), limitUsd: decimal(input.budget.limitUsd) } }),
+        : { budget: { spentUsd: dec(input.budget.spentUsd), limitUsd: dec(input.budget.limitUsd) } }),
     };
   }
 }
 
 let sets = 0;
 
+/** Cedar's ids (`policy2` before `policy10`) in the order the policies are written. */
+function byWrittenOrder(a: string, b: string): number {
+  return Number(a.slice(6)) - Number(b.slice(6));
+}
+
 /** A call's value as Cedar's JSON writes it, cut to `type`; `undefined` when it does not fit (left out). */
-function valueOf(value: unknown, type: CedarType): unknown {
+function valueOf(value: unknown, type: CedarType, dec: (value: number) => unknown): unknown {
   switch (type.type) {
     case 'String':
       return typeof value === 'string' ? value : undefined;
@@ -148,17 +237,17 @@ function valueOf(value: unknown, type: CedarType): unknown {
     case 'Long':
       return Number.isSafeInteger(value) ? value : undefined;
     case 'Extension':
-      return typeof value === 'number' ? decimal(value) : undefined;
+      return typeof value === 'number' ? dec(value) : undefined;
     case 'Set': {
       if (!Array.isArray(value)) return undefined;
-      const items = value.map((item) => valueOf(item, type.element));
+      const items = value.map((item) => valueOf(item, type.element, dec));
       return items.includes(undefined) ? undefined : items;
     }
     case 'Record': {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
       const record: Record<string, unknown> = {};
       for (const name of Object.keys(type.attributes)) {
-        const item = valueOf((value as Record<string, unknown>)[name], type.attributes[name]!);
+        const item = valueOf((value as Record<string, unknown>)[name], type.attributes[name]!, dec);
         if (item !== undefined) record[name] = item;
       }
       return record;
@@ -192,24 +281,54 @@ function policyText(options: CedarPolicyOptions): string {
   return readFileSync(path, 'utf8');
 }
 
-/** Cedar's ids (`policy0`, in the order written) to each policy's `@id("…")`, or its Cedar id when unnamed. */
-function policyIds(cedar: CedarWasm, text: string): ReadonlyMap<string, string> {
+interface PolicyPart {
+  /** Cedar's id: `policy0` … in the order written. */
+  readonly cedarId: string;
+  /** The policy's `@id("…")`, or its Cedar id when unnamed. */
+  readonly id: string;
+  /** The policy in Cedar's JSON form, or undefined when Cedar would not give it. */
+  readonly json: PolicyJson | undefined;
+}
+
+/** Each policy's ids and JSON form, in the order written; a duplicate `@id` is a start-up error. */
+function policyParts(cedar: CedarWasm, text: string): PolicyPart[] {
   const parts = cedar.policySetTextToParts(text);
   if (parts.type === 'failure') throw invalid(text, parts.errors[0], undefined, new Map());
-  const ids = new Map<string, string>();
   const seen = new Set<string>();
-  parts.policies.forEach((policy, index) => {
+  // Cedar names the policies policy0, policy1 … in the order written, but gives their parts back sorted
+  // by that name as text (policy0, policy1, policy10, policy11 …, policy2): the k-th part is the k-th name.
+  // Guard (cedar-ids-as-parsed): with eleven policies or more, each @id must name the policy Cedar means.
+  const cedarIds = parts.policies.map((_, index) => `policy${index}`).sort();
+  return parts.policies.map((policy, index) => {
     const json = cedar.policyToJson(policy);
     const named = json.type === 'success' ? json.json.annotations?.id : undefined;
-    const id = named ?? `policy${index}`;
+    const cedarId = cedarIds[index]!;
+    const id = named ?? cedarId;
     if (seen.has(id))
       throw new ConfigurationError(
         `Cedar policy ids must be unique: @id("${id}") is given twice. Fix: rename one of them.`,
       );
     seen.add(id);
-    ids.set(`policy${index}`, id);
+    return {
+      cedarId,
+      id,
+      json: json.type === 'success' ? (json.json as unknown as PolicyJson) : undefined,
+    };
   });
-  return ids;
+}
+
+/** The policies compiled, or why not: one outside the compiler's subset sends them all to cedar-wasm. */
+function compiledOrWhy(parts: readonly PolicyPart[]): [CompiledCedar | undefined, string | undefined] {
+  try {
+    const policies = parts.map(({ cedarId, json }) => {
+      if (json === undefined) throw new Unsupported(`policy ${cedarId} has no JSON form`);
+      return { id: cedarId, json };
+    });
+    return [new CompiledCedar(policies), undefined];
+  } catch (error) {
+    // Whatever the compiler cannot take, cedar-wasm still decides: slower, never a guess.
+    return [undefined, (error as Error).message];
+  }
 }
 
 /** A Cedar error as a start-up error naming the line (and the policy, when Cedar says which). */

@@ -1,12 +1,18 @@
-import { CallToolRequestSchema, ErrorCode, McpError, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolRequest,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/server';
 
 /**
- * What the SDK's Protocol parses a `tools/call` request with before the server reads it: only its
- * method, the rest kept as sent. `callRequest` checks the rest by hand: the SDK's full schema costs a
- * served call more than its own work, and a request it refused was answered -32603 (internal error)
- * with zod's text, where JSON-RPC wants -32602 (invalid params).
+ * The params of a `tools/call` request as sent, unparsed (a Standard Schema that accepts anything):
+ * `callRequest` checks them by hand. The SDK's full schema costs a served call more than its own work,
+ * and a request it refused was answered -32603 (internal error), where JSON-RPC wants -32602.
  */
-export const CALL_METHOD_ONLY = CallToolRequestSchema.pick({ method: true }).loose();
+export const ANY_PARAMS: StandardSchemaV1<unknown, unknown> = {
+  '~standard': { version: 1, vendor: 'wardrik', validate: (value) => ({ value }) },
+};
 
 /**
  * A `tools/call` request as MCP's schema defines it, or a JSON-RPC invalid-params error naming the
@@ -32,11 +38,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function invalid(field: string, wanted: string, got: unknown): McpError {
+function invalid(field: string, wanted: string, got: unknown): ProtocolError {
   const kind =
     got === null ? 'null' : Array.isArray(got) ? 'an array' : got === undefined ? 'nothing' : `a ${typeof got}`;
-  return new McpError(
-    ErrorCode.InvalidParams,
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
     `Invalid tools/call request: ${field} must be ${wanted}; got ${kind}. Nothing ran; send it again corrected.`,
   );
 }

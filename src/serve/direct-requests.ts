@@ -1,8 +1,6 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest, Server, Transport } from '@modelcontextprotocol/server';
 
-/** The SDK Protocol's own dispatch of one request (`_onrequest`, SDK 1.32), which `connect` wires to the transport. */
+/** The SDK Protocol's own dispatch of one request (`_onrequest`, SDK 2.x as in 1.x), which `connect` wires to the transport. */
 type RequestDispatch = (request: JSONRPCRequest, extra: Parameters<NonNullable<Transport['onmessage']>>[1]) => void;
 
 /**
@@ -18,21 +16,32 @@ type RequestDispatch = (request: JSONRPCRequest, extra: Parameters<NonNullable<T
  * odd field — goes through the Protocol's own checks as before. If the SDK's dispatch is not there (a
  * different SDK version), nothing is changed.
  */
-export async function connectWithDirectRequests(server: Server, transport: Transport): Promise<void> {
+export async function connectWithDirectRequests(
+  server: Server,
+  transport: Transport,
+  direct: (message: JSONRPCMessage) => message is JSONRPCRequest = isPlainRequest,
+  connect: (transport: Transport) => Promise<void> = (to) => server.connect(to),
+): Promise<void> {
   const before = transport.onmessage;
-  await server.connect(transport);
+  await connect(transport);
   const dispatch = (server as unknown as { _onrequest?: RequestDispatch })._onrequest;
   const checked = transport.onmessage;
   // Another listener set before connect is called by the Protocol's wrapper: leave that wrapper alone.
   if (before !== undefined || checked === undefined || typeof dispatch !== 'function') return;
   transport.onmessage = (message, extra) => {
-    if (isPlainRequest(message)) dispatch.call(server, message, extra);
+    if (direct(message)) dispatch.call(server, message, extra);
     else checked(message, extra);
   };
 }
 
-/** Whether `message` is a request MCP's JSON-RPC request schema accepts, with no `_meta` to check. */
-export function isPlainRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+/**
+ * Whether `message` is a request MCP's JSON-RPC request schema accepts, with no `_meta` to check, or
+ * one `metaChecked` has checked as the schema would.
+ */
+export function isPlainRequest(
+  message: JSONRPCMessage,
+  metaChecked: (meta: unknown) => boolean = () => false,
+): message is JSONRPCRequest {
   const { jsonrpc, id, method, params } = message as {
     jsonrpc?: unknown;
     id?: unknown;
@@ -46,7 +55,7 @@ export function isPlainRequest(message: JSONRPCMessage): message is JSONRPCReque
     (params === null ||
       typeof params !== 'object' ||
       Array.isArray(params) ||
-      (params as { _meta?: unknown })._meta !== undefined)
+      ((params as { _meta?: unknown })._meta !== undefined && !metaChecked((params as { _meta?: unknown })._meta)))
   )
     return false;
   // The schema is strict: any other key (`result`, `error`, anything) is for the Protocol's checks.

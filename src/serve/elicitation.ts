@@ -1,10 +1,13 @@
-import { ElicitResultSchema, type ClientCapabilities, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, ElicitRequest, ElicitResult } from '@modelcontextprotocol/server';
 import { ConflictError } from '../errors.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { OUTSIDE } from '../policy/policy.js';
 
-/** Sends the client an `elicitation/create` request on the call's own stream (the handler's `sendRequest`). */
-export type SendElicitation = (request: ElicitRequest, signal: AbortSignal) => Promise<unknown>;
+/**
+ * Sends the client an `elicitation/create` request on the call's own stream (the handler's
+ * `ctx.mcpReq.send`, which checks the answer against MCP's schema).
+ */
+export type SendElicitation = (request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>;
 
 const MAX_ARGUMENTS_CHARS = 4_000;
 
@@ -64,30 +67,28 @@ export async function askClientUser(ask: ClientQuestion): Promise<'set_aside' | 
   ].join('\n\n');
   let answer: { action?: string; content?: { approve?: unknown; reason?: unknown } };
   try {
-    answer = ElicitResultSchema.parse(
-      await send(
-        {
-          method: 'elicitation/create',
-          params: {
-            mode: 'form',
-            message,
-            requestedSchema: {
-              type: 'object',
-              properties: {
-                approve: {
-                  type: 'boolean',
-                  title: 'Approve this call',
-                  description: 'Yes runs it once, exactly as shown; no refuses it.',
-                },
-                reason: { type: 'string', title: 'Why (when refusing)', maxLength: 500 },
+    answer = (await send(
+      {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              approve: {
+                type: 'boolean',
+                title: 'Approve this call',
+                description: 'Yes runs it once, exactly as shown; no refuses it.',
               },
-              required: ['approve'],
+              reason: { type: 'string', title: 'Why (when refusing)', maxLength: 500 },
             },
+            required: ['approve'],
           },
         },
-        signal,
-      ),
-    ) as typeof answer;
+      },
+      signal,
+    )) as typeof answer;
   } catch {
     return undefined; // the client could not ask: the item waits for anyone else
   }

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { classifyInboundRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, type AuthInfo, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 
 /** The `_meta` key every 2026-07-28 request carries: the per-request envelope's protocol version. */
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
@@ -117,14 +117,18 @@ class Handover implements Transport {
 /** The Node request a 2026-07-28 handler's web `Request` was made from, for the identify hook. */
 export const nodeRequests = new WeakMap<Request, IncomingMessage>();
 
+/** A web-standard MCP handler: SDK v2's `createMcpHandler().fetch`, or a session transport's `handleRequest`. */
+export type WebHandler = (request: Request, options?: McpHandlerRequestOptions) => Promise<Response>;
+
 /**
- * Serves one HTTP request with the SDK's web-standard handler (`createMcpHandler`), from the body already
- * read and the token already checked: the response's status, headers and body (a JSON body, or an SSE
- * stream for a call that reports progress or for `subscriptions/listen`) go to `res`. A client that
- * goes away aborts the request, which cancels its call or closes its subscription.
+ * Serves one HTTP request with one of the SDK's web-standard handlers (the 2026-07-28 `createMcpHandler`,
+ * or a 2025-11-25 session's transport), from the body already read and the token already checked: the
+ * response's status, headers and body (a JSON body, or an SSE stream for a call that reports progress,
+ * for `subscriptions/listen` or a session's GET stream) go to `res`. A client that goes away aborts the
+ * request and stops reading its stream (which closes a subscription).
  */
-export async function serveModern(
-  handler: McpHttpHandler,
+export async function serveWeb(
+  handle: WebHandler,
   req: IncomingMessage,
   res: ServerResponse,
   body: unknown,
@@ -146,12 +150,14 @@ export async function serveModern(
   });
   nodeRequests.set(request, req);
   const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth;
-  const response = await handler.fetch(request, {
+  const response = await handle(request, {
     parsedBody: body,
     ...(auth === undefined ? {} : { authInfo: auth }),
   });
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body === null) return void res.end();
+  // An SSE stream (a session's GET) may say nothing for long: its client learns at once that it is open.
+  res.flushHeaders();
   const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   gone.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
   try {

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpHttpHandler as McpHttpHandler2026,
+} from '@modelcontextprotocol/server';
 import type { Clock, Timer, Timers } from '../clock.js';
 import { BodyBudget } from '../http/body-budget.js';
 import { clientAddress, untrustedProxyHeader } from '../http/client-address.js';
@@ -12,9 +14,9 @@ import { GuessLimiter } from '../http/guess-limiter.js';
 import { lingerAfterAnswer } from '../http/lingering-close.js';
 import { boundToLoopback, hostRefusal, isLoopbackOrigin } from '../http/host-check.js';
 import { limitedServer, type HttpServerSettings } from '../http/server-options.js';
-import type { McpHttpHandler as McpHttpHandler2026 } from '@modelcontextprotocol/server';
 import { connectWithDirectRequests } from './direct-requests.js';
-import { postGoesToModernEra, serveModern } from './eras.js';
+import { postGoesToModernEra, serveWeb } from './eras.js';
+import { bearerCheck } from './bearer.js';
 import type { ServeAuthenticateOptions, ServeSettings } from './options.js';
 import type { ServeSession } from './session.js';
 
@@ -23,7 +25,7 @@ export type McpRequestHandler = (req: IncomingMessage, res: ServerResponse) => P
 
 interface HttpSession {
   readonly session: ServeSession;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
   /** The verified client that opened it: a request with another client's token cannot use it. */
   readonly owner: string | undefined;
   idle: Timer | undefined;
@@ -31,7 +33,8 @@ interface HttpSession {
 
 /**
  * Streamable HTTP for one server, both eras on one URL: a request with the 2026-07-28 per-request
- * envelope goes to the stateless handler; 2025-era ones get one SDK transport and one `ServeSession`
+ * envelope goes to the stateless handler; 2025-era ones get one SDK v2 session transport
+ * (`WebStandardStreamableHTTPServerTransport`, served from Node by `serveWeb`) and one `ServeSession`
  * per MCP session, found by the `mcp-session-id` header. Before a request reaches a session it passes, in order: the Host and
  * Origin allow-lists (DNS-rebinding protection), the bearer token (unless the server is explicitly
  * unauthenticated; wrong ones are answered late past a few per client address), and the body limit
@@ -102,7 +105,7 @@ export class HttpSessions {
       if (body === NO_BODY) return;
       const id = req.headers['mcp-session-id'];
       if (typeof id !== 'string' && req.method === 'POST' && postGoesToModernEra(req, body))
-        return await serveModern(this.modern(), req, res, body);
+        return await serveWeb(this.modern().fetch, req, res, body);
       if (typeof id === 'string') return await this.forward(id, req, res, body);
       if (req.method === 'POST' && isInitializeRequest(body)) return await this.start(req, res, body);
       reject(
@@ -150,7 +153,7 @@ export class HttpSessions {
       return reject(res, 403, 'This session was opened by another client; start your own with initialize.');
     this.touch(id, entry);
     this.stopWhenGone(entry.transport, req, res, body);
-    await entry.transport.handleRequest(req, res, body);
+    await serveWeb((request, options) => entry.transport.handleRequest(request, options), req, res, body);
   }
 
   private async start(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -172,8 +175,10 @@ export class HttpSessions {
     this.count(owner, 1);
     const session = this.open();
     session.request = req;
-    const transport: StreamableHTTPServerTransport = new (await httpTransport())({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      // As SDK v1's transport did: no comment frames on a quiet stream.
+      keepAliveMs: 0,
       onsessioninitialized: (sid) => {
         session.run = sid;
         const entry: HttpSession = { session, transport, owner, idle: undefined };
@@ -187,7 +192,7 @@ export class HttpSessions {
     };
     try {
       await connectWithDirectRequests(session.server, transport);
-      await transport.handleRequest(req, res, body);
+      await serveWeb((request, options) => transport.handleRequest(request, options), req, res, body);
     } finally {
       this.opening--;
       // Refused before it began (a missing Accept header, a bad protocol version): nothing else would close it.
@@ -225,7 +230,7 @@ export class HttpSessions {
    * if it had sent notifications/cancelled for each (the SDK then aborts their handlers' signals).
    */
   private stopWhenGone(
-    transport: StreamableHTTPServerTransport,
+    transport: WebStandardStreamableHTTPServerTransport,
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
@@ -343,14 +348,6 @@ async function readBody(
 }
 
 /**
- * The SDK's Streamable HTTP transport, imported when the first session starts: it brings Hono's Node
- * adapter, which a server on stdio never needs at start-up (startup.bench.ts).
- */
-async function httpTransport(): Promise<typeof StreamableHTTPServerTransport> {
-  return (await import('@modelcontextprotocol/sdk/server/streamableHttp.js')).StreamableHTTPServerTransport;
-}
-
-/**
  * A body a parser in front already read: an object as it is; text or bytes (express.text(), raw()) parsed
  * here, held to the same limit. Answers 413 or 400 itself (and gives NO_BODY) when it is not JSON.
  */
@@ -366,53 +363,6 @@ function parsedJson(res: ServerResponse, parsed: unknown, max: number): unknown 
     reject(res, 400, 'Parse error: the request body is not JSON.', -32700);
     return NO_BODY;
   }
-}
-
-/**
- * `requireBearerAuth` on a plain Node response: true when the token is good (and `req.auth` is set). A
- * token the verifier refuses waits for `wrong(req)` before its 401 is sent; a good one waits for nothing.
- */
-function bearerCheck(
-  options: ServeAuthenticateOptions,
-  wrong: (req: IncomingMessage) => Promise<void>,
-): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
-  // Typed as Express middleware, whose types are not installed: called here with look-alikes of req and res.
-  const middleware = async (req: IncomingMessage) =>
-    (await import('@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js')).requireBearerAuth({
-      verifier: {
-        verifyAccessToken: (token) =>
-          options.verifier.verifyAccessToken(token).catch(async (error: unknown) => {
-            if (error instanceof InvalidTokenError) await wrong(req);
-            throw error;
-          }),
-      },
-      ...(options.requiredScopes === undefined ? {} : { requiredScopes: [...options.requiredScopes] }),
-      ...(options.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: options.resourceMetadataUrl }),
-    }) as unknown as (req: unknown, res: unknown, next: () => void) => Promise<void>;
-  return async (req, res) => {
-    let passed = false;
-    const reply = {
-      set(name: string, value: string) {
-        res.setHeader(name, value);
-        return reply;
-      },
-      status(code: number) {
-        res.statusCode = code;
-        return reply;
-      },
-      json(body: unknown) {
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify(body));
-        return reply;
-      },
-    };
-    await (
-      await middleware(req)
-    )(req, reply, () => {
-      passed = true;
-    });
-    return passed;
-  };
 }
 
 function ownerOf(req: IncomingMessage): string | undefined {

@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/server';
 import type { Clock, Timers } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { MAX_MESSAGE_BYTES } from '../mcp/message-limit.js';
@@ -12,6 +12,7 @@ import { createMcpHandler, type McpHttpHandler, type Server as ModernServer } fr
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { newRunId } from '../run-ids.js';
 import { connectWithDirectRequests } from './direct-requests.js';
+import { withDirectEnvelopedRequests } from './direct-enveloped-requests.js';
 import { connectByEra, nodeRequests } from './eras.js';
 import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
 import { SealedTokens } from './sealed.js';
@@ -51,7 +52,7 @@ export interface ListenOptions {
  * Wardrik as an MCP server (`wardrik.mcpServer(options)`): the chosen tools, served over Streamable
  * HTTP (`listen`, or `handler()` mounted in an app) and any SDK server transport, stdio included
  * (`connect`), to clients of both protocol eras on the same URL or connection:
- * - 2025-11-25 (`initialize`, sessions): each session is its own run, on SDK v1's sessionful server;
+ * - 2025-11-25 (`initialize`, sessions): each session is its own run, on SDK v2's `Server` and session transport;
  * - 2026-07-28 (stateless, per-request envelope): SDK v2, see `StatelessServing`.
  * Every call goes through the runner. The served list follows the catalog: each session is sent
  * `notifications/tools/list_changed` when it changes, and each open `subscriptions/listen` stream too.
@@ -110,10 +111,9 @@ export class WardrikMcpServer {
         const run = modern.sessionId ?? newRunId();
         const handle = serveStdio(
           () => {
-            const server = this.stateless.server({
-              run,
-              ...(transport instanceof StdioLines ? { over: 'stdio' } : {}),
-            });
+            const server = withDirectEnvelopedRequests(
+              this.stateless.server({ run, ...(transport instanceof StdioLines ? { over: 'stdio' } : {}) }),
+            );
             this.modernServers.add(server);
             const closing = server.onclose;
             server.onclose = () => {

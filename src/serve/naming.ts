@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { ConfigurationError } from '../errors.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { closestNames } from '../tools/names.js';

@@ -1,9 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  InitializeRequestSchema,
-  type InitializeRequest,
-  type InitializeResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { InitializeRequest, InitializeResult, Server } from '@modelcontextprotocol/server';
 import type { Attributes } from '@opentelemetry/api';
 import { mcpOperationMetrics, responseError } from '../telemetry/mcp-metrics.js';
 
@@ -44,13 +39,13 @@ export function timedOperation<R>(attributes: () => Attributes, handle: () => R 
 
 /**
  * Tells `noted` the protocol version a 2025-era session's `initialize` agreed on, by answering it with
- * the SDK's own handler (SDK 1.x's `_oninitialize`); if that is not there, nothing changes.
+ * the SDK's own handler (`_oninitialize`, in SDK 2.x as in 1.x); if that is not there, nothing changes.
  */
 export function onInitialized(server: Server, noted: (version: string) => void): void {
   type Initialize = (request: InitializeRequest) => Promise<InitializeResult>;
   const initialize = (server as unknown as { _oninitialize?: Initialize })._oninitialize;
   if (typeof initialize !== 'function') return;
-  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+  server.setRequestHandler('initialize', async (request) => {
     const result = await initialize.call(server, request);
     noted(result.protocolVersion);
     return result;

@@ -1,7 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo, Implementation, OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { MAX_TIMER_MS } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
 import { httpServerSettings, type HttpServerOptions, type HttpServerSettings } from '../http/server-options.js';

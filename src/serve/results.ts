@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { MAY_HAVE_HAPPENED } from '../errors.js';
 import { LABELS_META, TRUST_ANNOTATIONS_META } from '../mcp/labels-meta.js';
 import { OUTSIDE } from '../policy/policy.js';

@@ -21,7 +21,9 @@ export type Sealed =
       readonly tool: string;
       readonly args: string;
       readonly inbox?: string;
-    };
+    }
+  /** A task of the tasks extension (its `taskId`): the call it runs, and when it was created (ms). */
+  | { readonly kind: 'task'; readonly run: string; readonly call: string; readonly agent: string; readonly at: number };
 
 /** Where a result's conversation token goes, and where a client sends it back. */
 export const CONVERSATION_META = 'wardrik/conversation';
@@ -51,6 +53,12 @@ interface Envelope {
  */
 export class SealedTokens {
   private readonly key: Buffer;
+  // What an HMAC already computed, since one was most of a served call's CPU after the tool's own work
+  // (each is a pure function of the key, so remembering changes no answer): clients' tags, tokens
+  // sealed by envelope, and tokens whose MAC was checked (expiry and client are still checked each time).
+  private readonly tags = new Map<string, string>();
+  private readonly sealed = new Map<string, string>();
+  private readonly verified = new Map<string, Envelope>();
 
   constructor(key: string | undefined) {
     this.key = key === undefined ? randomBytes(32) : Buffer.from(key, 'utf8');
@@ -58,8 +66,16 @@ export class SealedTokens {
 
   seal(payload: Sealed, ctx: ServerContext): Promise<string> {
     const envelope: Envelope = { p: payload, exp: Math.floor(Date.now() / 1000) + TTL_SECONDS, b: this.bind(ctx) };
-    const body = Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64url');
-    return Promise.resolve(`${PREFIX}${body}.${this.mac(PREFIX + body).toString('base64url')}`);
+    const json = JSON.stringify(envelope);
+    // The same envelope in the same second makes the same token: a connection's calls share one.
+    let token = this.sealed.get(json);
+    if (token === undefined) {
+      const body = Buffer.from(json, 'utf8').toString('base64url');
+      token = `${PREFIX}${body}.${this.mac(PREFIX + body).toString('base64url')}`;
+      remember(this.sealed, json, token);
+      remember(this.verified, token, envelope);
+    }
+    return Promise.resolve(token);
   }
 
   /** The SDK's `requestState.verify` hook: throws on a forged, expired or another client's token. */
@@ -85,16 +101,23 @@ export class SealedTokens {
       throw new Error('The token is malformed.');
     const dot = token.lastIndexOf('.');
     if (dot <= PREFIX.length) throw new Error('The token is malformed.');
-    const body = token.slice(PREFIX.length, dot);
-    const mac = Buffer.from(token.slice(dot + 1), 'base64url');
-    const expected = this.mac(PREFIX + body);
-    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) throw new Error('The token is forged.');
-    const envelope = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Envelope;
+    const envelope = this.verified.get(token) ?? this.checked(token, dot);
     if (!(envelope.exp >= Math.floor(Date.now() / 1000))) throw new Error('The token has expired.');
     const tag = Buffer.from(this.bind(ctx));
     const given = Buffer.from(String(envelope.b));
     if (given.length !== tag.length || !timingSafeEqual(given, tag)) throw new Error("The token is another client's.");
     return envelope.p;
+  }
+
+  /** The envelope of a token whose MAC is this server's (remembered: a client sends its token back on every call). */
+  private checked(token: string, dot: number): Envelope {
+    const body = token.slice(PREFIX.length, dot);
+    const mac = Buffer.from(token.slice(dot + 1), 'base64url');
+    const expected = this.mac(PREFIX + body);
+    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) throw new Error('The token is forged.');
+    const envelope = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Envelope;
+    remember(this.verified, token, envelope);
+    return envelope;
   }
 
   private mac(text: string): Buffer {
@@ -103,10 +126,23 @@ export class SealedTokens {
 
   /** The client's tag: a keyed hash of its verified id, so a token names no client in the clear. */
   private bind(ctx: ServerContext): string {
-    return this.mac(`bind:${boundTo(ctx)}`)
-      .subarray(0, 16)
-      .toString('base64url');
+    const client = boundTo(ctx);
+    let tag = this.tags.get(client);
+    if (tag === undefined) {
+      tag = this.mac(`bind:${client}`).subarray(0, 16).toString('base64url');
+      remember(this.tags, client, tag);
+    }
+    return tag;
   }
+}
+
+/** How many of each a `SealedTokens` remembers: enough for the clients of a busy second, bounded for memory. */
+const REMEMBERED = 512;
+
+/** Remembers `value` under `key`, forgetting the oldest entry past `REMEMBERED`. */
+function remember<K, V>(memo: Map<K, V>, key: K, value: V): void {
+  if (memo.size >= REMEMBERED) memo.delete(memo.keys().next().value as K);
+  memo.set(key, value);
 }
 
 /** A token is a few hundred bytes; anything much longer is not one of ours. */

@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { SEARCH_TOOL, SEARCH_TOOL_SCHEMA } from '../agent/tool-search.js';
 
 /** The served search tool's name: the agents' own (docs/agents.md), so one name means one thing. */

@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { SEARCH_LIMIT, ToolIndex } from '../agent/tool-search.js';
 import type { Policy, PolicyRule } from '../policy/policy.js';
 import { NO_LABELS } from '../tools/result.js';

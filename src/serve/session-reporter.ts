@@ -1,8 +1,7 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerContext, ServerNotification } from '@modelcontextprotocol/server';
 import type { CallReporter, LogLevel } from '../tools/context.js';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 /** What a reporter needs of its session: whether the client wants a log level, and a way to notify it. */
 export interface ReportingSession {

@@ -1,21 +1,16 @@
 import { newRunId } from '../run-ids.js';
 import type { IncomingMessage } from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  ElicitResultSchema,
-  SetLevelRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
   type CallToolRequest,
   type CallToolResult,
   type CreateTaskResult,
   type ElicitRequest,
   type LoggingLevel,
+  type ServerContext,
   type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import type { CallRequest, ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';
 import type { LogLevel, ToolCaller } from '../tools/context.js';
@@ -24,7 +19,8 @@ import { MAX_TIMER_MS, type Clock, type Timers } from '../clock.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { FAILED_INSIDE, warnFailedInside } from './failed-inside.js';
 import { awaitAnswer } from './approvals.js';
-import { CALL_METHOD_ONLY, callRequest } from './call-params.js';
+import { ANY_PARAMS, callRequest } from './call-params.js';
+import { SessionServer } from './session-server.js';
 import { askClientUser, canElicit, NOT_ASKED_AFTER_OUTSIDE, readOutside } from './elicitation.js';
 import type { ServedTool, ServedTools } from './naming.js';
 import { FoundTools } from './found-tools.js';
@@ -61,7 +57,7 @@ export interface SessionDeps {
   readonly warn: (message: string) => void;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -83,7 +79,7 @@ const LEVELS: readonly LoggingLevel[] = [
  * inbox item and gets its one result (see `SameCalls`).
  */
 export class ServeSession {
-  readonly server: Server;
+  readonly server: SessionServer;
   /** The run this session's calls belong to: the MCP session id over HTTP, a fresh id otherwise. */
   run: string = newRunId();
   /** Set by the HTTP layer when the session starts: the request that opened it. */
@@ -112,9 +108,8 @@ export class ServeSession {
       ...(settings.policy === undefined ? {} : { policy: settings.policy }),
       ...(settings.budgetUsd === undefined ? {} : { budgetUsd: settings.budgetUsd }),
       ...(settings.maxCalls === undefined ? {} : { maxCalls: settings.maxCalls }),
-      ...(settings.maxCalls === undefined ? {} : { maxCalls: settings.maxCalls }),
     };
-    this.server = new Server(
+    this.server = new SessionServer(
       { name: settings.name, version: settings.version },
       {
         capabilities: {
@@ -122,41 +117,37 @@ export class ServeSession {
           logging: {},
           ...(deps.tasks === undefined ? {} : { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } }),
         },
-        ...(deps.tasks === undefined ? {} : { taskStore: deps.tasks }),
         ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
       },
     );
     this.server.onclose = () => this.closing.abort(new Error('The MCP session closed.'));
-    this.server.setRequestHandler(ListToolsRequestSchema, (_request, extra) =>
+    this.server.setRequestHandler('tools/list', (_request, ctx) =>
       timedOperation(
         () => this.operation('tools/list'),
         async () => ({
           tools: await deps.search.listingFor(
-            this.agent ?? (await this.identity(extra)),
+            this.agent ?? (await this.identity(ctx)),
             this.found.current(deps.served),
           ),
         }),
       ),
     );
     onInitialized(this.server, (version) => (this.protocolVersion = version));
-    // Protocol's own registration, not Server's: Server wraps tools/call to parse the request twice and
-    // the result once more with zod, and every result here is built by callResult in MCP's shape. That
-    // wrap was the largest cost a served call had over the SDK's own McpServer (which has it too). The
-    // request's params are checked by hand (callRequest), which also answers a malformed one -32602.
-    Protocol.prototype.setRequestHandler.call(
-      this.server,
-      CALL_METHOD_ONLY,
-      (request: { method: 'tools/call'; params?: unknown }, extra: Extra) =>
-        timedOperation(
-          () => this.operation('tools/call', (request.params as { name?: unknown } | undefined)?.name),
-          () => this.call(callRequest(request), extra),
-        ),
+    // Any params taken as sent (SessionServer skips the SDK's own parse of the request and of the result:
+    // every result here is built by callResult in MCP's shape, and that parse was the largest cost a served
+    // call had over the SDK's own McpServer). callRequest checks them by hand and answers a malformed one -32602.
+    this.server.setRequestHandler('tools/call', { params: ANY_PARAMS }, (params, ctx) =>
+      timedOperation(
+        () => this.operation('tools/call', (params as { name?: unknown } | undefined)?.name),
+        () => this.call(callRequest({ method: 'tools/call', params }), ctx),
+      ),
     );
     // This session's own level (one Server per session): logs go on the stream of the call that made them.
-    this.server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    this.server.setRequestHandler('logging/setLevel', (request) => {
       this.logLevel = request.params.level;
       return {};
     });
+    deps.tasks?.serve(this.server);
   }
 
   /** The MCP conventions' attributes of this session's requests of `method` (of `tool`, for a call). */
@@ -177,8 +168,8 @@ export class ServeSession {
       // Served names are at most 64 characters: a longer one is cut before it is compared or echoed.
       const shown = name.slice(0, 80);
       const closest = served.closest(shown);
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool "${shown}".${closest.length > 0 ? ` The closest: ${closest.join(', ')}.` : ' This server offers no tools.'}`,
       );
     }
@@ -192,12 +183,12 @@ export class ServeSession {
     try {
       // The SDK's signal aborts on notifications/cancelled and when the connection closes; the HTTP
       // layer turns a client gone mid-request into a cancel too.
-      return await this.answer(request, tool, extra, { signal: extra.signal, waitMs: settings.waitMs });
+      return await this.answer(request, tool, extra, { signal: extra.mcpReq.signal, waitMs: settings.waitMs });
     } catch (error) {
       // The SDK would send the message as it is: an identify hook's or a store's may name a token or a host.
-      if (error instanceof McpError) throw error;
+      if (error instanceof ProtocolError) throw error;
       warnFailedInside(this.deps.warn, `A served call of ${tool.name}`, error);
-      throw new McpError(ErrorCode.InternalError, FAILED_INSIDE);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, FAILED_INSIDE);
     } finally {
       this.inFlight--;
     }
@@ -225,25 +216,24 @@ export class ServeSession {
     extra: Extra,
     tasks: ServeTaskStore,
   ): Promise<CreateTaskResult> {
-    const taskStore = extra.taskStore!;
-    const task = await taskStore.createTask({
+    const task = tasks.createTask({
       ttl: request.params.task?.ttl ?? null,
       pollInterval: this.deps.settings.checkMs,
     });
     const signal = AbortSignal.any([tasks.track(task.taskId), this.closing.signal]);
     this.inFlight++;
-    const onWaiting = (message: string): void =>
-      void taskStore.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
+    const onWaiting = (message: string): void => tasks.updateTaskStatus(task.taskId, 'working', message);
     void this.answer(request, tool, extra, { signal, waitMs: MAX_TIMER_MS, onWaiting })
-      .then((result) => taskStore.storeTaskResult(task.taskId, 'completed', result))
+      .then((result) => tasks.storeTaskResult(task.taskId, 'completed', result))
       .catch((error: unknown) => {
+        // Cancelled meanwhile: the task keeps that end, and nothing failed inside.
+        if (tasks.getTask(task.taskId)?.status === 'cancelled') return;
         warnFailedInside(this.deps.warn, `A served task's call of ${tool.name}`, error);
-        return taskStore.storeTaskResult(task.taskId, 'failed', {
+        tasks.storeTaskResult(task.taskId, 'failed', {
           content: [{ type: 'text', text: FAILED_INSIDE }],
           isError: true,
         });
       })
-      .catch(() => {}) // the task was cancelled or expired meanwhile
       .finally(() => {
         this.inFlight--;
         tasks.untrack(task.taskId);
@@ -266,7 +256,7 @@ export class ServeSession {
     const span = await servedCallSpan(request.params._meta, tool.name, {
       ...this.operation('tools/call', tool.name),
       ...(this.request === undefined ? {} : { 'mcp.session.id': this.run }),
-      'jsonrpc.request.id': String(extra.requestId),
+      'jsonrpc.request.id': String(extra.mcpReq.id),
       ...(isServerTool(tool.entry.tool) ? { 'gen_ai.tool.type': 'extension' } : {}),
     });
     const call = this.calls.start(tool.entry.ref, args, how.signal, (id) =>
@@ -334,7 +324,7 @@ export class ServeSession {
     how.onWaiting?.(reason);
     if (asksClient) {
       const send = (elicit: ElicitRequest, signal: AbortSignal) =>
-        extra.sendRequest(elicit, ElicitResultSchema, { signal, timeout: how.waitMs });
+        extra.mcpReq.send(elicit, { signal, timeout: how.waitMs });
       const inboxId = answer.inboxId!;
       if (
         (await askClientUser({
@@ -377,7 +367,7 @@ export class ServeSession {
 
   /** What the tool's `ctx.caller` says: the principal the HTTP auth set (never the client's word), and its name. */
   private caller(extra: Extra): ToolCaller {
-    const principal = extra.authInfo?.clientId;
+    const principal = extra.http?.authInfo?.clientId;
     const client = this.server.getClientVersion()?.name;
     return Object.freeze({
       door: 'mcp',
@@ -389,7 +379,7 @@ export class ServeSession {
   private identity(extra: Extra): Promise<string> {
     const { identify, agent } = this.deps.settings;
     return (this.identifying ??= (async () => {
-      const auth = extra.authInfo;
+      const auth = extra.http?.authInfo;
       const id =
         identify === undefined
           ? (auth?.clientId ?? agent)
@@ -399,8 +389,8 @@ export class ServeSession {
               ...clientOf(this.server),
             });
       if (typeof id !== 'string' || id === '')
-        throw new McpError(
-          ErrorCode.InternalError,
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
           'The server could not tell who this client is (its identify hook gave no agent id); fix the server.',
         );
       return (this.agent = id);
@@ -417,7 +407,7 @@ export class ServeSession {
 
   notify(extra: Extra, notification: ServerNotification): void {
     // A notification that cannot be sent (the client went away) must not fail the call.
-    extra.sendNotification(notification).catch(() => {});
+    extra.mcpReq.notify(notification).catch(() => {});
   }
 }
 
@@ -430,7 +420,7 @@ interface Waiting {
   readonly onWaiting?: (reason: string) => void;
 }
 
-function clientOf(server: Server): { client?: NonNullable<ReturnType<Server['getClientVersion']>> } {
+function clientOf(server: SessionServer): { client?: NonNullable<ReturnType<SessionServer['getClientVersion']>> } {
   const client = server.getClientVersion();
   return client === undefined ? {} : { client };
 }

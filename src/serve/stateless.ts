@@ -4,13 +4,15 @@ import {
   inputRequired,
   ProtocolError,
   ProtocolErrorCode,
-  Server,
+  type Server,
   type CallToolRequest,
   type CallToolResult,
   type Implementation,
   type InputRequiredResult,
   type LoggingLevel,
+  type Result,
   type ServerContext,
+  type StandardSchemaV1,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { newRunId } from '../run-ids.js';
@@ -29,6 +31,8 @@ import { PROTOCOL_VERSION_META } from './eras.js';
 import { networkAttributes, timedOperation } from './operation-timing.js';
 import { toolCallAttributes } from '../telemetry/mcp-metrics.js';
 import { isServerTool } from '../tools/tool-origin.js';
+import { declaresTasks, StatelessTasks, TASKS_EXTENSION } from './stateless-tasks.js';
+import { TaskServer } from './task-server.js';
 import type { Attributes } from '@opentelemetry/api';
 
 /** Where one 2026-07-28 server instance serves: one HTTP request, or one stdio connection. */
@@ -55,20 +59,26 @@ type ParkedAnswer = Extract<ToolAnswer, { status: 'parked' }>;
  *   and its inbox item. A retry with it reads the journal: the result once a person answered (the call
  *   run, by recovery, on whichever node the retry reaches), or `input_required` again. A retry never
  *   starts the call: it runs at most once, whatever the client retries.
+ * - with the tasks extension declared in the request, that call (or one still running after
+ *   `TASK_AFTER_MS`) answers a task instead, sealed the same way (see `StatelessTasks`).
  */
 export class StatelessServing {
+  private readonly tasks: StatelessTasks;
+
   constructor(
     private readonly deps: SessionDeps,
     private readonly tokens: SealedTokens,
-  ) {}
+  ) {
+    this.tasks = new StatelessTasks(deps, tokens, (answer, run, agent, ctx) => this.result(answer, run, agent, ctx));
+  }
 
   /** A v2 server for one request or connection. */
   server(place: StatelessPlace): Server {
     const { settings } = this.deps;
-    const server = new Server(
+    const server = new TaskServer(
       { name: settings.name, version: settings.version },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: { tools: { listChanged: true }, logging: {}, extensions: { [TASKS_EXTENSION]: {} } },
         requestState: { verify: this.tokens.verify },
         ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
       },
@@ -85,6 +95,12 @@ export class StatelessServing {
         () => this.call(request, ctx, place),
       ),
     );
+    // The tasks extension (SEP-2663): no `tasks/list` or `tasks/result` there (the SDK answers -32601).
+    for (const [method, answer] of TASK_METHODS)
+      server.setRequestHandler(method, { params: TASK_PARAMS }, async (params, ctx) => {
+        StatelessTasks.requireDeclared(ctx, method);
+        return answer(this.tasks, params.taskId, await this.identity(ctx, place), ctx);
+      });
     return server;
   }
 
@@ -121,19 +137,23 @@ export class StatelessServing {
       if (state !== undefined) return await this.retry(state, tool, args, agent, ctx);
       const run = await this.conversation(ctx, agent, place);
       const id = `call-${newRunId()}`;
-      let answer: ToolAnswer;
-      try {
-        answer = await span.within(() =>
+      const start = (signal: AbortSignal) =>
+        span.within(() =>
           this.deps.runner.run({
             agent,
             run,
             call: { id, name: tool.entry.ref, arguments: args },
-            signal: ctx.mcpReq.signal,
+            signal,
             reporter: new RequestReporter(ctx, tool.name),
             caller: caller(ctx),
             ...limits(this.deps),
           }),
         );
+      // Guard (tasks-only-when-declared): a client without the extension keeps input_required; a task would be foreign to it.
+      if (declaresTasks(ctx)) return (await this.tasks.start({ run, call: id, agent, start }, ctx)) as CallToolResult;
+      let answer: ToolAnswer;
+      try {
+        answer = await start(ctx.mcpReq.signal);
       } catch (error) {
         const told = await storeFailureResult(
           this.deps.runner,
@@ -288,6 +308,24 @@ export class StatelessServing {
     return id;
   }
 }
+
+/** The tasks methods' params: `taskId` is checked by `StatelessTasks` (an unknown one is -32602, as the extension asks). */
+const TASK_PARAMS: StandardSchemaV1<{ taskId?: unknown }> = {
+  '~standard': {
+    version: 1,
+    vendor: 'wardrik',
+    validate: (value: unknown) => ({ value: (value ?? {}) as { taskId?: unknown } }),
+  },
+};
+
+type TaskMethod = (tasks: StatelessTasks, taskId: unknown, agent: string, ctx: ServerContext) => Promise<Result>;
+
+/** The extension's methods (SEP-2663); it has no `tasks/list` or `tasks/result`, which the SDK answers -32601. */
+const TASK_METHODS: readonly (readonly [string, TaskMethod])[] = [
+  ['tasks/get', (tasks, id, agent, ctx) => tasks.get(id, agent, ctx)],
+  ['tasks/cancel', (tasks, id, agent, ctx) => tasks.cancel(id, agent, ctx)],
+  ['tasks/update', (tasks, id, agent, ctx) => tasks.update(id, agent, ctx)],
+];
 
 function limits(deps: SessionDeps) {
   const { settings } = deps;

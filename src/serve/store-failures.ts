@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { MAY_HAVE_HAPPENED, StoreError } from '../errors.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { Store } from '../store/store.js';

@@ -117,6 +117,23 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE wardrik_audit (
      seq INTEGER PRIMARY KEY, at REAL NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
      prev TEXT NOT NULL, hash TEXT NOT NULL, signature TEXT);`,
+  // 13: a label added writes one page, not three. Labels were a rowid table (AUTOINCREMENT, so each insert
+  // also rewrote sqlite_sequence) beside the index of UNIQUE (run, label); now they are that key's b-tree
+  // (WITHOUT ROWID), and `seq` orders a run's labels as first written: one more than the run's last, read
+  // from the run's few rows in the same insert (sqlite-statements.ts).
+  `CREATE TABLE wardrik_labels (
+     run TEXT NOT NULL, label TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (run, label)) WITHOUT ROWID;
+   INSERT INTO wardrik_labels (run, label, seq) SELECT run, label, seq FROM labels;
+   DROP TABLE labels;
+   ALTER TABLE wardrik_labels RENAME TO labels;`,
+  // 14: a run's first step writes one page less. Run numbers (migration 9) were a rowid table beside the
+  // index of their UNIQUE run; now they are the run's key b-tree (WITHOUT ROWID). A new number is one
+  // more than the highest numbered run's, read from the last step row (its high bits) in one seek: every
+  // numbered run has a step, numbered in the same transaction, and retention deletes both together.
+  `CREATE TABLE wardrik_step_runs_keyed (run TEXT PRIMARY KEY, no INTEGER NOT NULL) WITHOUT ROWID;
+   INSERT INTO wardrik_step_runs_keyed (run, no) SELECT run, no FROM wardrik_step_runs;
+   DROP TABLE wardrik_step_runs;
+   ALTER TABLE wardrik_step_runs_keyed RENAME TO wardrik_step_runs;`,
 ];
 
 export function currentVersion(db: SqliteDatabase): number {

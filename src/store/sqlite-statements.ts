@@ -89,7 +89,10 @@ const STATEMENTS = {
   getToolCost: 'SELECT max_micro_usd FROM wardrik_tool_costs WHERE tool = ?',
   putToolCost: `INSERT INTO wardrik_tool_costs (tool, max_micro_usd) VALUES (?, ?)
      ON CONFLICT (tool) DO UPDATE SET max_micro_usd = max(max_micro_usd, excluded.max_micro_usd)`,
-  addLabel: 'INSERT INTO labels (run, label) VALUES (?, ?) ON CONFLICT (run, label) DO NOTHING',
+  // A label's seq is one more than its run's last (migration 13): a run has a few labels, all in one leaf.
+  // In VALUES, not INSERT ... SELECT: a SELECT from the table written is first copied to a temporary one.
+  addLabel: `INSERT INTO labels (run, label, seq) VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM labels WHERE run = +?))
+     ON CONFLICT (run, label) DO NOTHING`,
   getLabels: 'SELECT label FROM labels WHERE run = +? ORDER BY seq',
   // One statement: the upsert's WHERE lets the holder renew and anyone take a free or expired lease;
   // otherwise nothing changes (changes = 0). SQLite's write lock makes racing nodes take turns.
@@ -143,7 +146,9 @@ const STATEMENTS = {
   // run has no number yet, which numberRun then gives it.
   appendStep: `INSERT INTO wardrik_steps (id, data, created_at) SELECT (no << 32) + ?, ?, ? FROM wardrik_step_runs WHERE run = ?
      ON CONFLICT DO NOTHING`,
-  numberRun: 'INSERT INTO wardrik_step_runs (run) VALUES (?) ON CONFLICT (run) DO NOTHING',
+  // One more than the highest run number, the high bits of the last step row (migration 14): a seek, not a scan.
+  numberRun: `INSERT INTO wardrik_step_runs (run, no) VALUES (?, coalesce((SELECT max(id) FROM wardrik_steps) >> 32, 0) + 1)
+     ON CONFLICT (run) DO NOTHING`,
   // The run's range of rowids, in order.
   listSteps: `SELECT r.run, s.id & 4294967295 AS idx, s.data, s.created_at FROM wardrik_step_runs r, wardrik_steps s
      WHERE r.run = +? AND s.id >= r.no << 32 AND s.id < (r.no + 1) << 32 ORDER BY s.id`,

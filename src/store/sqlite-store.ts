@@ -425,8 +425,10 @@ export class SqliteStore implements FullStore {
       return this.leaseRunRow(run, node, ttlMs, whileStarted);
     }
     if ('spend' in write) this.sql.addSpend.get(write.spend.agent, write.spend.microUsd);
-    else if ('labels' in write) for (const label of write.labels.labels) this.sql.addLabel.run(write.labels.run, label);
-    else this.sql.releaseRun.run(write.release.run, write.release.node);
+    else if ('labels' in write) {
+      const { run, labels } = write.labels;
+      for (const label of labels) this.sql.addLabel.run(run, label, run);
+    } else this.sql.releaseRun.run(write.release.run, write.release.node);
     return true;
   }
 

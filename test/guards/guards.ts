@@ -107,6 +107,21 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/relay-across-turns.test.ts', 'test/agent/conversation-labels.test.ts'],
   },
   {
+    name: 'outside-value-held',
+    file: 'src/tools/value-table.ts',
+    tests: ['test/safety/value-labels.test.ts'],
+  },
+  {
+    name: 'outside-argument-asks',
+    file: 'src/tools/value-decision.ts',
+    tests: ['test/safety/value-labels.test.ts'],
+  },
+  {
+    name: 'reader-reveals-few-bits',
+    file: 'src/tools/value-reader.ts',
+    tests: ['test/safety/value-labels.test.ts'],
+  },
+  {
     name: 'grant-ends-on-gating-label',
     file: 'src/runner/run-grants.ts',
     tests: ['test/policy/safe-defaults.test.ts', 'test/inbox/run-scope.test.ts'],
@@ -140,9 +155,45 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/runner/period-budgets.test.ts'],
   },
   {
+    name: 'cedar-long-exact',
+    file: 'src/policy/cedar-values.ts',
+    instead: 'return result;',
+    tests: ['test/policy/cedar-differential.test.ts'],
+  },
+  {
+    name: 'cedar-ids-as-parsed',
+    file: 'src/policy/cedar-policies.ts',
+    instead: 'const cedarIds = parts.policies.map((_, index) => `policy${index}`);',
+    tests: ['test/policy/cedar-differential.test.ts'],
+  },
+  {
     name: 'restored-run-named',
     file: 'src/openai-agents/sdk-calls.ts',
     instead: 'if (false)',
     tests: ['test/openai-agents/openai-agents.test.ts'],
+  },
+  {
+    name: 'task-end-kept',
+    file: 'src/serve/tasks.ts',
+    instead: 'if (kept === undefined)',
+    tests: ['test/serve/task-methods.test.ts'],
+  },
+  {
+    name: 'v1-token-refusal',
+    file: 'src/serve/bearer.ts',
+    instead: 'if (false)',
+    tests: ['test/serve/doors.test.ts'],
+  },
+  {
+    name: 'tasks-only-when-declared',
+    file: 'src/serve/stateless.ts',
+    instead: 'if (true)',
+    tests: ['test/serve/stateless-tasks.test.ts'],
+  },
+  {
+    name: 'cancelled-task-never-runs',
+    file: 'src/serve/stateless-tasks.ts',
+    instead: 'if (false) {',
+    tests: ['test/serve/stateless-tasks.test.ts'],
   },
 ];

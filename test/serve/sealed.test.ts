@@ -49,4 +49,34 @@ describe('SealedTokens: what a 2026-07-28 client carries, signed', () => {
     const sealed = await Promise.all(payloads.map((payload) => tokens.seal(payload, ctx)));
     assert.deepEqual(await Promise.all(sealed.map((token) => tokens.open(token, ctx))), payloads);
   });
+
+  it('gives the same token for the same envelope, and still checks what it remembers', async () => {
+    const tokens = new SealedTokens('k'.repeat(32));
+    const alice = ctxOf('alice');
+    const [first, second] = await Promise.all([
+      tokens.seal(conversation, alice),
+      tokens.seal({ ...conversation }, alice),
+    ]);
+    assert.equal(first, second, 'one payload, one client, one second: one token');
+    assert.notEqual(await tokens.seal(conversation, ctxOf('bob')), first, "another client's differs");
+    assert.notEqual(await tokens.seal({ ...conversation, run: 'r-2' }, alice), first, 'another run differs');
+    assert.equal(await tokens.open(first, ctxOf('bob')), undefined, 'a remembered token is still bound to its client');
+    const now = Date.now;
+    Date.now = () => now() + 8 * 24 * 3600 * 1000;
+    try {
+      assert.equal(await tokens.open(first, alice), undefined, 'a remembered token still expires');
+      assert.notEqual(await tokens.seal(conversation, alice), first, 'a later second seals a new token');
+    } finally {
+      Date.now = now;
+    }
+    // More tokens than it remembers: the first ones are checked again from their MAC, and still open.
+    const many = await Promise.all(
+      Array.from({ length: 1500 }, (_, i) => tokens.seal({ kind: 'conversation', run: `r-${i}`, agent: 'a' }, alice)),
+    );
+    const opened = await Promise.all(many.map((token) => tokens.open(token, alice)));
+    assert.deepEqual(
+      opened.map((payload) => payload?.run),
+      many.map((_, i) => `r-${i}`),
+    );
+  });
 });

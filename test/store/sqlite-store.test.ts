@@ -12,7 +12,15 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { JournalWrite } from '../../src/store/store.js';
 import { walFrames } from './commit-counters.js';
 import { settableClock, storeContract } from '../../src/testing/index.js';
-import { addSpend, appendStep, leaseRun, releaseRun, writeCall, writeTurn } from '../../src/store/journal-writes.js';
+import {
+  addLabels,
+  addSpend,
+  appendStep,
+  leaseRun,
+  releaseRun,
+  writeCall,
+  writeTurn,
+} from '../../src/store/journal-writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,8 +44,19 @@ storeContract(
   { durable: true, synchronous: true, clock: time.contract },
 );
 
-/** Undoes migration 11 on a new file: what a version-10 Wardrik left (an index of finished turns by time). */
-const TO_VERSION_10 = `DROP TABLE wardrik_audit; CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
+/** Undoes migration 14, keeping the run numbers: what a version-13 Wardrik left (run numbers in a rowid table beside the index of their run). */
+const TO_VERSION_13 = `CREATE TABLE wardrik_step_runs_rowid (no INTEGER PRIMARY KEY, run TEXT NOT NULL UNIQUE);
+  INSERT INTO wardrik_step_runs_rowid (no, run) SELECT no, run FROM wardrik_step_runs;
+  DROP TABLE wardrik_step_runs; ALTER TABLE wardrik_step_runs_rowid RENAME TO wardrik_step_runs;
+  DELETE FROM wardrik_migrations WHERE version >= 14;`;
+
+/** Undoes migrations 14 and 13 on a new file: what a version-12 Wardrik left (labels in an AUTOINCREMENT table beside their key's index). */
+const TO_VERSION_12 = `${TO_VERSION_13} DROP TABLE labels;
+  CREATE TABLE labels (seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, label TEXT NOT NULL, UNIQUE (run, label));
+  DELETE FROM wardrik_migrations WHERE version >= 13;`;
+
+/** Undoes migrations 13 to 11 on a new file: what a version-10 Wardrik left (an index of finished turns by time). */
+const TO_VERSION_10 = `${TO_VERSION_12} DROP TABLE wardrik_audit; CREATE INDEX wardrik_turns_finished_at ON wardrik_turns (updated_at) WHERE status IN ('done', 'failed', 'budget_spent');
   DELETE FROM wardrik_migrations WHERE version >= 11;`;
 
 /** Undoes migrations 11 and 10 on a new file: what a version-9 Wardrik left (calls_waiting over started and parked calls, turns by agent). */
@@ -95,6 +114,8 @@ describe('SqliteStore', () => {
           { version: 10 },
           { version: 11 },
           { version: 12 },
+          { version: 13 },
+          { version: 14 },
         ]);
       } finally {
         db.close();
@@ -161,6 +182,8 @@ describe('SqliteStore', () => {
           { version: 10 },
           { version: 11 },
           { version: 12 },
+          { version: 13 },
+          { version: 14 },
         ]);
       } finally {
         db.close();
@@ -175,7 +198,7 @@ describe('SqliteStore', () => {
       old.close();
       assert.throws(
         () => new SqliteStore({ path: older, readonly: true }),
-        /version 3, older than this Wardrik needs \(12\).*Fix: open it once without the readonly option/,
+        /version 3, older than this Wardrik needs \(14\).*Fix: open it once without the readonly option/,
       );
     });
 
@@ -196,6 +219,103 @@ describe('SqliteStore', () => {
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
       } finally {
         await store.close();
+      }
+    });
+
+    it('upgrades a version-13 file, keeping its run numbers: steps read as before, a new run numbered after them', async () => {
+      const path = join(dir, 'step-runs-v13.db');
+      const step = (run: string, index: number) => ({
+        run,
+        index,
+        data: { text: `${run} ${index}` },
+        createdAt: index,
+      });
+      const older = new SqliteStore({ path });
+      try {
+        for (const [run, index] of [
+          ['run-a', 0],
+          ['run-b', 0],
+          ['run-a', 1],
+          ['run-b', 1],
+        ] as const)
+          assert.equal(await appendStep(older, step(run, index)), true);
+      } finally {
+        await older.close();
+      }
+      const db = new Database(path);
+      try {
+        db.exec(TO_VERSION_13);
+      } finally {
+        db.close();
+      }
+      const store = new SqliteStore({ path });
+      try {
+        assert.equal(await appendStep(store, step('run-c', 0)), true);
+        assert.equal(await appendStep(store, step('run-a', 2)), true);
+        assert.equal(await appendStep(store, step('run-a', 2)), false);
+        for (const [run, count] of [
+          ['run-a', 3],
+          ['run-b', 2],
+          ['run-c', 1],
+        ] as const)
+          assert.deepEqual(
+            (await store.listSteps(run)).map((read) => read.data),
+            Array.from({ length: count }, (_, index) => ({ text: `${run} ${index}` })),
+          );
+      } finally {
+        await store.close();
+      }
+      const upgraded = new Database(path, { readonly: true });
+      try {
+        assert.deepEqual(upgraded.prepare('SELECT run, no FROM wardrik_step_runs ORDER BY no').all(), [
+          { run: 'run-a', no: 1 },
+          { run: 'run-b', no: 2 },
+          { run: 'run-c', no: 3 },
+        ]);
+        const table = upgraded.prepare(`SELECT sql FROM sqlite_master WHERE name = 'wardrik_step_runs'`).get();
+        assert.match((table as { sql: string }).sql, /WITHOUT ROWID/);
+      } finally {
+        upgraded.close();
+      }
+    });
+
+    it("upgrades a version-12 file, keeping each run's labels in the order first written; new ones follow them", async () => {
+      const path = join(dir, 'labels-v12.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      try {
+        db.exec(TO_VERSION_12);
+        // The old table's seq is one sequence over every run: a's labels are 1 and 3, b's is 2.
+        const add = db.prepare('INSERT INTO labels (run, label) VALUES (?, ?)');
+        for (const [run, label] of [
+          ['run-a', 'pii'],
+          ['run-b', 'outside'],
+          ['run-a', 'external'],
+        ])
+          add.run(run, label);
+      } finally {
+        db.close();
+      }
+      const store = new SqliteStore({ path });
+      try {
+        assert.deepEqual(await store.getLabels('run-a'), ['pii', 'external']);
+        assert.deepEqual(await store.getLabels('run-b'), ['outside']);
+        assert.deepEqual(await addLabels(store, 'run-a', ['external', 'secret', 'outside']), ['secret', 'outside']);
+        assert.deepEqual(await store.getLabels('run-a'), ['pii', 'external', 'secret', 'outside']);
+        assert.deepEqual(await store.getLabels('run-b'), ['outside']);
+      } finally {
+        await store.close();
+      }
+      const upgraded = new Database(path, { readonly: true });
+      try {
+        const table = upgraded.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'labels'`).get();
+        assert.match((table as { sql: string }).sql, /WITHOUT ROWID/);
+        assert.deepEqual(upgraded.prepare(`SELECT name FROM sqlite_sequence WHERE name = 'labels'`).all(), []);
+        assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
+          version: 14,
+        });
+      } finally {
+        upgraded.close();
       }
     });
 
@@ -246,7 +366,7 @@ describe('SqliteStore', () => {
         );
         assert.ok(!(indexes.all() as { name: string }[]).some((row) => row.name === 'wardrik_turns_finished_at'));
         assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
-          version: 12,
+          version: 14,
         });
       } finally {
         upgraded.close();
@@ -489,6 +609,8 @@ describe('SqliteStore', () => {
           { version: 10 },
           { version: 11 },
           { version: 12 },
+          { version: 13 },
+          { version: 14 },
         ]);
       } finally {
         check.close();
@@ -608,10 +730,108 @@ describe('SqliteStore', () => {
         assert.deepEqual(await treesWritten(path, () => leaseRun(store, 'run-1', 'node-a', 100)), {
           wardrik_leases: 1,
         });
-        assert.deepEqual(await treesWritten(path, () => leaseRun(store, 'run-1', 'node-a', 100)), {
+        // Renewed for longer, so the row changes even within the same millisecond: SQLite writes no page
+        // for a row rewritten exactly as it was (which made this test fail now and then).
+        assert.deepEqual(await treesWritten(path, () => leaseRun(store, 'run-1', 'node-a', 200)), {
           wardrik_leases: 1,
         });
         assert.deepEqual(await treesWritten(path, () => releaseRun(store, 'run-1', 'node-a')), { wardrik_leases: 1 });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('numbers a run with its first step in one page of run numbers, after the highest, and again after retention', async () => {
+      const path = join(dir, 'run-number-pages.db');
+      const store = new SqliteStore({ path });
+      const step = (run: string, index: number) => ({ run, index, data: { text: 'a step' }, createdAt: 1 });
+      const done = (run: string) => ({
+        run,
+        agent: 'a',
+        status: 'done' as const,
+        version: 0,
+        data: {},
+        createdAt: 1,
+        updatedAt: 1,
+      });
+      try {
+        for (const run of ['run-1', 'run-2', 'run-3']) await writeTurn(store, done(run), undefined);
+        for (const run of ['run-1', 'run-2']) await appendStep(store, step(run, 0));
+        const trees = await treesWritten(path, () => appendStep(store, step('run-3', 0)));
+        assert.equal(trees.wardrik_step_runs, 1);
+        assert.equal(trees.sqlite_autoindex_wardrik_step_runs_1, undefined);
+        const numbers = (): unknown[] => {
+          const db = new Database(path, { readonly: true });
+          try {
+            return db.prepare('SELECT run, no FROM wardrik_step_runs ORDER BY no').all();
+          } finally {
+            db.close();
+          }
+        };
+        assert.deepEqual(numbers(), [
+          { run: 'run-1', no: 1 },
+          { run: 'run-2', no: 2 },
+          { run: 'run-3', no: 3 },
+        ]);
+        // Retention takes a run's steps with its number, so a number is never shared by two runs' steps.
+        assert.equal((await store.prune({ before: 2 })).runs, 3);
+        await appendStep(store, step('run-4', 0));
+        assert.deepEqual(numbers(), [{ run: 'run-4', no: 1 }]);
+        assert.deepEqual(
+          (await store.listSteps('run-4')).map((read) => read.index),
+          [0],
+        );
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('numbers ten runs apart when their first steps are written at once (one commit among them)', async () => {
+      const path = join(dir, 'run-numbers-at-once.db');
+      const store = new SqliteStore({ path });
+      try {
+        const runs = Array.from({ length: 10 }, (_, i) => `run-${i}`);
+        const before = walFrames(path).filter((frame) => frame.commit).length;
+        const written = await Promise.all(
+          runs.flatMap((run) =>
+            [0, 1].map((index) => appendStep(store, { run, index, data: { run, index }, createdAt: 1 })),
+          ),
+        );
+        assert.ok(written.every(Boolean));
+        assert.ok(walFrames(path).filter((frame) => frame.commit).length - before < runs.length, 'runs shared commits');
+        for (const run of runs)
+          assert.deepEqual(
+            (await store.listSteps(run)).map((step) => step.data),
+            [
+              { run, index: 0 },
+              { run, index: 1 },
+            ],
+          );
+        const db = new Database(path, { readonly: true });
+        try {
+          const numbers = (db.prepare('SELECT no FROM wardrik_step_runs').all() as { no: number }[]).map(
+            (row) => row.no,
+          );
+          assert.deepEqual(
+            numbers.sort((a, b) => a - b),
+            Array.from({ length: 10 }, (_, i) => i + 1),
+          );
+        } finally {
+          db.close();
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('adds a label with one page: the b-tree of its key, with no index beside it nor a sequence to bump', async () => {
+      const path = join(dir, 'label-pages.db');
+      const store = new SqliteStore({ path });
+      try {
+        await addLabels(store, 'run-1', ['outside']);
+        assert.deepEqual(await treesWritten(path, () => addLabels(store, 'run-2', ['outside'])), { labels: 1 });
+        assert.deepEqual(await treesWritten(path, () => addLabels(store, 'run-1', ['pii', 'secret'])), { labels: 1 });
+        assert.deepEqual(await store.getLabels('run-1'), ['outside', 'pii', 'secret']);
       } finally {
         await store.close();
       }

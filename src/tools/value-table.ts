@@ -1,0 +1,141 @@
+import { UsageError } from '../errors.js';
+import { OUTSIDE } from './labels.js';
+
+/** Where a held value came from: the tool whose answer (or reader field) it is, and a word on its shape. */
+export interface ValueSource {
+  readonly tool: string;
+  readonly what: string;
+}
+
+/** One held value: the real value, its labels and its source; only the handle is shown to the planner. */
+export interface HeldValue {
+  readonly handle: string;
+  readonly value: unknown;
+  readonly labels: readonly string[];
+  readonly source: ValueSource;
+}
+
+/** Which part of a call's arguments a held value reached, for the approval's "which argument came from where". */
+export interface ValueUse {
+  readonly path: string;
+  readonly handle: string;
+  readonly source: ValueSource;
+  readonly labels: readonly string[];
+}
+
+/** A call's arguments with every handle replaced by its value, and the labels those values bring. */
+export interface ResolvedArguments {
+  readonly args: unknown;
+  readonly labels: readonly string[];
+  readonly uses: readonly ValueUse[];
+}
+
+/** What the journal keeps of a run's table, so a recovered run hands out the same handles again. */
+export interface ValueTableSnapshot {
+  readonly next: number;
+  readonly held: readonly HeldValue[];
+  readonly steered: readonly string[];
+}
+
+const HANDLE = /\$outside_\d+/g;
+
+/**
+ * A run's held values (`labels: 'values'`): outside text is kept here and the planning model sees only a
+ * handle such as `$outside_3`. A tool may receive handles in its arguments; `resolve` puts the real values
+ * back at call time and returns the labels they carry, so a call's arguments have labels of their own.
+ * One table per run: handles are numbered per run, so a handle from another run never resolves.
+ */
+export class ValueTable {
+  private next: number;
+  private readonly held = new Map<string, HeldValue>();
+  /** Labels that reached the planner in clear (revealed reader fields): every later choice depends on them. */
+  private readonly steeredBy = new Set<string>();
+
+  constructor(snapshot?: ValueTableSnapshot) {
+    this.next = snapshot?.next ?? 1;
+    for (const held of snapshot?.held ?? []) this.held.set(held.handle, held);
+    for (const label of snapshot?.steered ?? []) this.steeredBy.add(label);
+  }
+
+  /** Keeps a value and gives the handle the planner sees in its place. */
+  hold(value: unknown, labels: readonly string[], source: ValueSource): string {
+    const handle = `$outside_${this.next++}`;
+    this.held.set(handle, Object.freeze({ handle, value, labels: Object.freeze([...labels]), source }));
+    return handle;
+  }
+
+  /**
+   * What the planner is shown of a tool's answer. An answer labelled `outside`, or one computed from
+   * arguments that held outside values (a tool that echoes its input), is held and replaced by its handle
+   * with a short note of where it came from; any other answer is shown as it is.
+   */
+  conceal(answer: unknown, labels: readonly string[], source: ValueSource, argumentLabels: readonly string[] = []) {
+    const joined = [...new Set([...labels, ...argumentLabels])];
+    // Guard (outside-value-held): outside text, and what a tool made of it, reaches the planner only as a handle.
+    if (!joined.includes(OUTSIDE)) return { shown: answer, labels: joined };
+    const handle = this.hold(answer, joined, source);
+    return { shown: { handle, from: source.tool, type: source.what, labels: joined }, labels: joined };
+  }
+
+  /** Marks that the planner has read a few bits of outside data in clear: its later choices depend on them. */
+  steer(labels: readonly string[]): void {
+    for (const label of labels) this.steeredBy.add(label);
+  }
+
+  /** The labels that may have chosen any call from now on (empty while the planner has read no outside data). */
+  steered(): readonly string[] {
+    return [...this.steeredBy];
+  }
+
+  value(handle: string): HeldValue {
+    const held = this.held.get(handle);
+    if (held === undefined) {
+      throw new UsageError(
+        `The handle "${handle}" is not one this run handed out: handles are made per run by Wardrik when outside ` +
+          `text arrives. Pass a handle exactly as a tool answer showed it, or the text itself if the user gave it.`,
+      );
+    }
+    return held;
+  }
+
+  /**
+   * The call's arguments with each handle replaced by its value. A string that is exactly a handle becomes
+   * the value (any type); a handle inside a longer string is replaced by the value's text, and the whole
+   * string carries the value's labels, so building a new string around a handle launders nothing.
+   */
+  resolve(args: unknown): ResolvedArguments {
+    const uses: ValueUse[] = [];
+    const walk = (node: unknown, path: string): unknown => {
+      if (typeof node === 'string') return this.substitute(node, path, uses);
+      if (Array.isArray(node)) return node.map((item, index) => walk(item, `${path}[${index}]`));
+      if (node !== null && typeof node === 'object') {
+        return Object.fromEntries(
+          Object.entries(node).map(([key, item]) => [key, walk(item, path === '' ? key : `${path}.${key}`)]),
+        );
+      }
+      return node;
+    };
+    const resolved = walk(args, '');
+    const labels = [...new Set(uses.flatMap((use) => use.labels))];
+    return { args: resolved, labels, uses };
+  }
+
+  snapshot(): ValueTableSnapshot {
+    return { next: this.next, held: [...this.held.values()], steered: [...this.steeredBy] };
+  }
+
+  private substitute(text: string, path: string, uses: ValueUse[]): unknown {
+    const found = text.match(HANDLE);
+    if (found === null) return text;
+    for (const handle of found) {
+      const held = this.value(handle);
+      uses.push({ path: path === '' ? '(arguments)' : path, handle, source: held.source, labels: held.labels });
+    }
+    if (found.length === 1 && found[0] === text) return this.value(text).value;
+    return text.replace(HANDLE, (handle) => asText(this.value(handle).value));
+  }
+}
+
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
