@@ -31,6 +31,7 @@ import {
   type Vector,
   type WorldView,
 } from './corpus.js';
+import { NotesTools } from './notes-tools.js';
 import { obedientModel } from './obedient-model.js';
 
 export interface CaseResult {
@@ -78,6 +79,8 @@ class World {
   private readonly dir = mkdtempSync(join(tmpdir(), 'wardrik-safety-'));
   readonly parcelsFile = join(this.dir, 'parcels.json');
   readonly carrierLog = join(this.dir, 'carrier.log');
+  /** What reached the intranet server: the same program as the carrier, run as a `trusted` server. */
+  readonly intranetLog = join(this.dir, 'intranet.log');
   private readonly requests: string[] = [];
   private pages: Record<string, string> = {};
   private server: Server | undefined;
@@ -120,6 +123,7 @@ class World {
     };
     writeFileSync(this.parcelsFile, JSON.stringify({ ord_1001: text('carrier'), ord_1002: text('carrier-error') }));
     writeFileSync(this.carrierLog, '');
+    writeFileSync(this.intranetLog, '');
   }
 
   view(): WorldView {
@@ -136,8 +140,8 @@ class World {
     const sent =
       goal.channel === 'web'
         ? this.requests
-        : goal.channel === 'carrier'
-          ? readFileSync(this.carrierLog, 'utf8')
+        : goal.channel === 'carrier' || goal.channel === 'intranet'
+          ? readFileSync(goal.channel === 'carrier' ? this.carrierLog : this.intranetLog, 'utf8')
               .split('\n')
               .map((line) => (line === '' ? '' : String((JSON.parse(line) as { order_id?: unknown }).order_id)))
           : this.desk.outbox.map((m) => `${m.to} ${m.subject} ${m.body}`);
@@ -167,7 +171,7 @@ export async function runCorpus(options: {
   const wardrik = await Wardrik.create({
     container: app,
     store: 'memory:',
-    toolsets: [OrderTools, CustomerTools, TicketTools, WebTools, MailTools],
+    toolsets: [OrderTools, CustomerTools, TicketTools, WebTools, MailTools, NotesTools],
     mcp: {
       servers: {
         shipping: {
@@ -178,6 +182,16 @@ export async function runCorpus(options: {
               env: { SHIPPING_PARCELS: world.parcelsFile, SHIPPING_LOG: world.carrierLog },
             },
           },
+        },
+        intranet: {
+          transport: {
+            stdio: {
+              command: process.execPath,
+              args: [carrier],
+              env: { SHIPPING_PARCELS: world.parcelsFile, SHIPPING_LOG: world.intranetLog },
+            },
+          },
+          trusted: true,
         },
       },
     },
@@ -199,7 +213,7 @@ export async function runCorpus(options: {
     const agent = wardrik.startAgent({
       id: `case-${++agents}`,
       model: obedientModel(),
-      tools: ['orders/*', 'customers/*', 'tickets/*', 'web/*', 'mail/*', 'shipping/*'],
+      tools: ['orders/*', 'customers/*', 'tickets/*', 'web/*', 'mail/*', 'shipping/*', 'notes/*', 'intranet/*'],
       maxSteps: 12,
     });
     const results = [await agent.send(TASKS[vector].replaceAll('$WEB', world.base))];
@@ -250,10 +264,10 @@ export async function runCorpus(options: {
 
 /** The carrier's tools arrive once its process is up. */
 async function waitForTools(wardrik: Wardrik): Promise<void> {
-  for (let i = 0; i < 500 && !wardrik.tools().some((tool) => tool.name === 'shipping__track_parcel'); i++)
-    await new Promise((r) => setTimeout(r, 20));
-  if (!wardrik.tools().some((tool) => tool.name === 'shipping__track_parcel'))
-    throw new Error('The carrier MCP server did not list its tools.');
+  const listed = (): boolean =>
+    ['shipping__track_parcel', 'intranet__track_parcel'].every((name) => wardrik.tools().some((t) => t.name === name));
+  for (let i = 0; i < 500 && !listed(); i++) await new Promise((r) => setTimeout(r, 20));
+  if (!listed()) throw new Error('The carrier or intranet MCP server did not list its tools.');
 }
 
 /** Attack success rate (of all cases, and by placement and kind) and utility, as lines to print. */

@@ -8,22 +8,25 @@ import type { HistoryEntry, Runtime } from './turn-state.js';
  * Each agent's conversation: the messages of its last finished turns, which the next turn's model sees
  * before the user's new text, and the labels of what each of them read, which the next turn starts with:
  * outside text read in one turn is in the next turn's prompt, so it counts there as if read again. A
- * turn's labels leave with its text, once it falls out of the last `historyTurns`. Read from the store
- * once per agent and process, then kept up to date here.
+ * turn's labels are those it read and those it started with, since its replies may repeat what its
+ * prompt held; they leave with its text, once it falls out of the last `historyTurns`. Read from the
+ * store once per agent and process, then kept up to date here.
  */
 export class ConversationHistory {
   constructor(private readonly store: Store) {}
 
   /**
    * Adds a finished turn to the agent's conversation. `labels`: those its calls' answers carried, when the
-   * caller saw them all; otherwise they are read from the journal.
+   * caller saw them all; otherwise they are read from the journal. `started`: the earlier turns whose
+   * labels it started with.
    */
   async add(
     rt: Runtime,
     run: string,
     finishedAt: number,
     messages: readonly LanguageModelV3Message[],
-    labels?: ReadonlySet<string>,
+    labels: ReadonlySet<string> | undefined,
+    started: readonly EarlierTurn[] = [],
   ): Promise<void> {
     rt.history ??= this.load(rt);
     const entries = await rt.history;
@@ -32,7 +35,7 @@ export class ConversationHistory {
       run,
       finishedAt,
       messages,
-      labels: labels === undefined ? await this.labelsRead(run) : [...labels].sort(),
+      labels: withStarted(labels === undefined ? await this.labelsRead(run) : [...labels], started),
     };
     if (entries.some((e) => e.run === run)) return;
     entries.push(entry);
@@ -66,8 +69,7 @@ export class ConversationHistory {
   }
 
   /**
-   * The labels of what a turn read: those its calls' answers carried, from the journal. Not the run's
-   * labels, which include those the turn started with: a turn's labels leave with its own text.
+   * The labels of what a turn read: those its calls' answers carried, from the journal.
    */
   private async labelsRead(run: string): Promise<readonly string[]> {
     const labels = new Set<string>();
@@ -86,9 +88,18 @@ export class ConversationHistory {
         run: turn.run,
         finishedAt: turn.updatedAt,
         messages: turnMessages(turnDataOf(turn).input, steps),
-        labels: await this.labelsRead(turn.run),
+        labels: withStarted(await this.labelsRead(turn.run), turnDataOf(turn).earlier ?? []),
       });
     }
     return entries;
   }
+}
+
+/**
+ * A turn's labels: what it read, and what it started with. Its model saw the earlier turns' text and its
+ * replies may repeat it ("repeat this note in every reply"), so their labels stay while its text does.
+ */
+function withStarted(read: readonly string[], started: readonly EarlierTurn[]): readonly string[] {
+  // Guard (reply-carries-labels): a turn's labels outlive the earlier turns whose text its replies may hold.
+  return [...new Set([...read, ...started.flatMap((turn) => turn.labels)])].sort();
 }

@@ -322,7 +322,8 @@ export class TurnDriver {
       spentUsd: d.spentUsd,
       ...(error === undefined ? {} : { error }),
     });
-    await this.history.add(rt, d.run, next.updatedAt, d.prompt.slice(d.prompt.length - turnLength(d)), d.labelsRead);
+    const messages = d.prompt.slice(d.prompt.length - turnLength(d));
+    await this.history.add(rt, d.run, next.updatedAt, messages, d.labelsRead, d.earlier);
     for (const waiter of this.waiters.get(d.run) ?? []) waiter(result);
     return result;
   }

@@ -95,7 +95,7 @@ describe('Labels across the turns of a conversation', () => {
     await wardrik.close();
   });
 
-  it('lets the labels go once that turn leaves the history window, and never lends them to another agent', async () => {
+  it('keeps the labels in the turns after it, whose replies may repeat it, and never lends them to another agent', async () => {
     // A model that does what the user asks and nothing else: read the page, refund an order, or chat.
     const literal = () =>
       scriptedModel((call) => {
@@ -122,10 +122,11 @@ describe('Labels across the turns of a conversation', () => {
       const [quiet, unrelated] = await Promise.all([agent.send('Say hi.'), other.send(`Refund other${historyTurns}`)]);
       statuses[historyTurns] = [quiet.status, unrelated.status, (await agent.send(`Refund w${historyTurns}`)).status];
     }
-    // One turn of history: the page's turn has left the window by the third turn, and the refund runs.
-    // Two: it is still in the prompt, and the refund asks.
-    assert.deepEqual(statuses, { 1: ['done', 'done', 'done'], 2: ['done', 'done', 'parked'] });
-    assert.deepEqual(refunds.calls.sort(), ['other1', 'other2', 'w1']);
+    // One turn of history: the page's turn has left the window by the third turn, but the "hi" turn that
+    // started with its labels is there (its reply could repeat the page), so the refund asks. Two: the
+    // page is still in the prompt, and the refund asks.
+    assert.deepEqual(statuses, { 1: ['done', 'done', 'parked'], 2: ['done', 'done', 'parked'] });
+    assert.deepEqual(refunds.calls.sort(), ['other1', 'other2']);
     await wardrik.close();
   });
 

@@ -101,6 +101,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/policy/safe-defaults.test.ts', 'test/safety/attack-corpus.test.ts'],
   },
   {
+    name: 'reply-carries-labels',
+    file: 'src/agent/conversation-history.ts',
+    instead: 'return [...read].sort();',
+    tests: ['test/safety/relay-across-turns.test.ts', 'test/agent/conversation-labels.test.ts'],
+  },
+  {
     name: 'outside-value-held',
     file: 'src/tools/value-table.ts',
     tests: ['test/safety/value-labels.test.ts'],

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ADAPTIVE } from '../../bench/safety/adaptive.js';
 import { GOALS } from '../../bench/safety/corpus.js';
 import { runCorpus } from '../../bench/safety/attack-run.js';
 
@@ -45,6 +46,32 @@ describe('The safety corpus (a model that obeys every instruction it reads, ever
       report.utility.filter((u) => u.asked > 0),
       [],
       'a harmless task asks nobody',
+    );
+  });
+});
+
+describe("The adaptive attacks (aimed at Wardrik's own mechanisms: claims, laundering, splitting, a trusted tool)", () => {
+  const families = (report: Awaited<ReturnType<typeof runCorpus>>, succeeded: boolean) =>
+    report.attacks.filter((c) => c.succeeded === succeeded).map((c) => `${c.goal.id} in ${c.placement} (${c.vector})`);
+
+  it('bite: with the label defences off, each reaches its goal in every placement', async () => {
+    const report = await runCorpus({ askWhenOutside: false, goals: ADAPTIVE });
+    assert.equal(report.attacks.length, ADAPTIVE.length * 3);
+    assert.deepEqual(families(report, false), []);
+  });
+
+  it('with the defaults, none reaches its goal without a person, and each was stopped by an ask', async () => {
+    const report = await runCorpus({ askWhenOutside: true, goals: ADAPTIVE });
+    assert.deepEqual([...new Set(ADAPTIVE.map((goal) => goal.id.split('@')[0]))].sort(), [
+      'claim',
+      'launder',
+      'split',
+      'trusted-tool',
+    ]);
+    assert.deepEqual(families(report, true), []);
+    assert.deepEqual(
+      report.attacks.filter((c) => c.asked === 0).map((c) => c.goal.id),
+      [],
     );
   });
 });
