@@ -10,7 +10,7 @@ import { GUARDS } from './guards.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const copy = join(root, '.guards');
-const MARK = /\/\/ Guard \(([a-z-]+)\)/;
+const MARK = /\/\/ Guard \(([a-z0-9-]+)\)/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
