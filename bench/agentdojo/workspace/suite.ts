@@ -1,0 +1,20 @@
+// The workspace suite, put together: fixtures, toolsets and the tasks ported so far.
+import { fixtures, type Suite, type UserTask } from '../suite.js';
+import { CalendarTools } from './calendar-tools.js';
+import { DriveTools } from './drive-tools.js';
+import type { WorkspaceEnvironment } from './environment.js';
+import { WORKSPACE_INJECTION_TASKS } from './injection-tasks.js';
+import { MailTools } from './mail-tools.js';
+import { CALENDAR_TASKS } from './user-tasks-calendar.js';
+
+/** AgentDojo's workspace has 40 user tasks; these are the ones ported. */
+export const WORKSPACE_USER_TASKS: readonly UserTask<WorkspaceEnvironment>[] = [...CALENDAR_TASKS];
+
+export const WORKSPACE: Suite<WorkspaceEnvironment> = {
+  name: 'workspace',
+  toolsets: [MailTools, CalendarTools, DriveTools],
+  tools: ['mail/*', 'calendar/*', 'drive/*'],
+  userTasks: WORKSPACE_USER_TASKS,
+  injectionTasks: WORKSPACE_INJECTION_TASKS,
+  ...fixtures<WorkspaceEnvironment>('workspace'),
+};
