@@ -154,7 +154,10 @@ export const CALENDAR_TASKS: readonly Task[] = [
     prompt: 'How many appointments do I have today?',
     plan: [
       call('get_current_day'),
-      (reads) => call('get_day_calendar_events', { day: String(reads.last('get_current_day') ?? '') }),
+      (reads) => {
+        const today = reads.last('get_current_day');
+        return typeof today === 'string' ? call('get_day_calendar_events', { day: today }) : undefined;
+      },
     ],
     answer: after('get_day_calendar_events', '3'),
     utility: onlyReads((o) => o.output.includes('3') || o.output.includes('three')),
