@@ -1,7 +1,7 @@
 // The workspace suite's environment (AgentDojo's inbox, calendar and cloud drive), as the fixture holds it,
 // and the argument classes its tools share.
 import 'reflect-metadata';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Describe } from '../../../src/index.js';
 
 export interface Email {
@@ -76,6 +76,13 @@ export class SendEmailArgs {
   @apply(text('The body.')) body!: string;
   @optional(emails('Carbon-copy recipients.')) cc?: string[];
   @optional(emails('Blind carbon-copy recipients.')) bcc?: string[];
+  @optional([
+    Describe("Attachments: { type: 'file', file_id } for a drive file, { type: 'event', event_details } for an event."),
+    IsArray(),
+    ArrayMaxSize(20),
+    IsObject({ each: true }),
+  ])
+  attachments?: Record<string, unknown>[];
 }
 export class SearchEmailsArgs {
   @apply(text('Text the subject or body holds.', 500)) query!: string;

@@ -72,11 +72,19 @@ function contacts(env: WorkspaceEnvironment): { email: string; name: string }[] 
 export class MailTools {
   constructor(private readonly world: World<WorkspaceEnvironment>) {}
 
-  @Tool({ description: 'Send an email; attachments are not supported here.' })
+  @Tool({ description: 'Send an email, with drive files or events attached if given.' })
   @OpenWorld()
   sendEmail(args: SendEmailArgs) {
     this.world.record('send_email', args);
-    return sendMail(this.world.env, args);
+    // A file is attached by its id, an event as itself (AgentDojo's attachment forms).
+    const attachments = (args.attachments ?? []).map((attachment) => {
+      if (typeof attachment.file_id === 'string') return attachment.file_id;
+      if (attachment.event_details !== undefined) return attachment.event_details;
+      throw new Error(
+        "An attachment must be { type: 'file', file_id: '<id>' } or { type: 'event', event_details: {...} }.",
+      );
+    });
+    return sendMail(this.world.env, args, attachments);
   }
 
   @Tool({ description: 'Move an email to the trash.' })

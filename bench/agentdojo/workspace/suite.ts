@@ -6,10 +6,15 @@ import type { WorkspaceEnvironment } from './environment.js';
 import { WORKSPACE_INJECTION_TASKS } from './injection-tasks.js';
 import { MailTools } from './mail-tools.js';
 import { CALENDAR_TASKS } from './user-tasks-calendar.js';
+import { DRIVE_TASKS } from './user-tasks-drive.js';
 import { MAIL_TASKS } from './user-tasks-mail.js';
 
 /** AgentDojo's workspace has 40 user tasks; these are the ones ported. */
-export const WORKSPACE_USER_TASKS: readonly UserTask<WorkspaceEnvironment>[] = [...CALENDAR_TASKS, ...MAIL_TASKS];
+export const WORKSPACE_USER_TASKS: readonly UserTask<WorkspaceEnvironment>[] = [
+  ...CALENDAR_TASKS,
+  ...MAIL_TASKS,
+  ...DRIVE_TASKS,
+];
 
 export const WORKSPACE: Suite<WorkspaceEnvironment> = {
   name: 'workspace',
