@@ -9,12 +9,13 @@ import { CALENDAR_TASKS } from './user-tasks-calendar.js';
 import { DRIVE_TASKS } from './user-tasks-drive.js';
 import { MAIL_TASKS } from './user-tasks-mail.js';
 
-/** AgentDojo's workspace has 40 user tasks; these are the ones ported. */
+/** AgentDojo's 40 workspace user tasks, in the order of their numbers (the files group them by topic). */
+const number = (task: { id: string }): number => Number(task.id.replace('user_task_', ''));
 export const WORKSPACE_USER_TASKS: readonly UserTask<WorkspaceEnvironment>[] = [
   ...CALENDAR_TASKS,
   ...MAIL_TASKS,
   ...DRIVE_TASKS,
-];
+].sort((a, b) => number(a) - number(b));
 
 export const WORKSPACE: Suite<WorkspaceEnvironment> = {
   name: 'workspace',
