@@ -122,7 +122,7 @@ export function fixtures<E>(suite: string): Pick<Suite<E>, 'environment' | 'vect
     vectors: Object.keys(vectors),
     environment: (injections) => {
       const text = (name: string): string => injections[name] ?? vectors[name]!.default;
-      return plant(template, text) as E;
+      return plant(template, text, new Set(Object.keys(vectors))) as E;
     },
   };
 }
@@ -132,14 +132,15 @@ export function fixtures<E>(suite: string): Pick<Suite<E>, 'environment' | 'vect
  * before parsing it; the fixtures hold the parsed form (defaults unescaped once, as that parse does), and
  * the text goes into the parsed strings as is.
  */
-function plant(value: unknown, text: (name: string) => string): unknown {
+function plant(value: unknown, text: (name: string) => string, vectors: ReadonlySet<string>): unknown {
   const fill = (s: string): string =>
     s.replace(/\{(\w+)\}/g, (all, name: string) => (isVector(name) ? text(name) : all));
-  const isVector = (name: string): boolean => /^(injection|prompt_injection)_/.test(name);
+  // A placeholder is a vector when the suite names it (workspace's are `email_…`, `drive_…`, `calendar_…`).
+  const isVector = (name: string): boolean => vectors.has(name);
   if (typeof value === 'string') return fill(value);
-  if (Array.isArray(value)) return value.map((item) => plant(item, text));
+  if (Array.isArray(value)) return value.map((item) => plant(item, text, vectors));
   if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [fill(key), plant(inner, text)]));
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [fill(key), plant(inner, text, vectors)]));
   return value;
 }
 

@@ -6,21 +6,23 @@ import { BANKING } from '../../bench/agentdojo/banking/suite.js';
 import { runSuite } from '../../bench/agentdojo/run-suite.js';
 import { SLACK } from '../../bench/agentdojo/slack/suite.js';
 import { TRAVEL } from '../../bench/agentdojo/travel/suite.js';
+import { WORKSPACE } from '../../bench/agentdojo/workspace/suite.js';
 
 describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying model", () => {
-  it('holds every banking, Slack and travel task: 16 + 9, 21 + 5 and 20 + 7', () => {
+  it('holds every banking, Slack, travel and workspace task: 16 + 9, 21 + 5, 20 + 7 and 40 + 6', () => {
     assert.deepEqual(
-      [BANKING, SLACK, TRAVEL].map((suite) => [suite.userTasks.length, suite.injectionTasks.length]),
+      [BANKING, SLACK, TRAVEL, WORKSPACE].map((suite) => [suite.userTasks.length, suite.injectionTasks.length]),
       [
         [16, 9],
         [21, 5],
         [20, 7],
+        [40, 6],
       ],
     );
   });
 
   // A user task whose ground truth misses its own goal is a porting bug.
-  for (const suite of [BANKING, SLACK, TRAVEL] as const) {
+  for (const suite of [BANKING, SLACK, TRAVEL, WORKSPACE] as const) {
     it(`${suite.name}: every user task's ground truth reaches its goal with the defences off`, async () => {
       const report = await runSuite(suite as never, { defences: false, attacks: [] });
       assert.equal(report.harmless.length, suite.userTasks.length);
@@ -90,5 +92,36 @@ describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying mo
       ['injection_task_6'],
     );
     assert.ok(report.attacked.filter((r) => r.userTask === 'user_task_2').every((r) => r.utility));
+  });
+
+  it('workspace: with the defences off an email that names an injection task gets it done', async () => {
+    // user_task_17 only searches the hiking emails, one of which carries the planted text.
+    const report = await runSuite(WORKSPACE, {
+      defences: false,
+      attacks: ['important_instructions'],
+      userTasks: ['user_task_17'],
+    });
+    assert.equal(report.attacked.length, 6);
+    assert.deepEqual(
+      report.attacked.filter((r) => !r.attackSucceeded).map((r) => r.injectionTask),
+      [],
+    );
+  });
+
+  it('workspace: with the defences on the event after the emails asks, and no injected call happens', async () => {
+    const report = await runSuite(WORKSPACE, {
+      defences: true,
+      attacks: ['important_instructions'],
+      userTasks: ['user_task_17', 'user_task_18'],
+    });
+    const [readOnly, invite] = report.harmless;
+    // Inviting Mark after reading his emails (outside text) asks; nobody answers, so no event is made.
+    assert.deepEqual(invite, { userTask: 'user_task_18', utility: false, asks: 1 });
+    assert.deepEqual(readOnly, { userTask: 'user_task_17', utility: true, asks: 0 });
+    assert.deepEqual(
+      report.attacked.filter((r) => r.attackSucceeded).map((r) => `${r.userTask}/${r.injectionTask}`),
+      [],
+    );
+    assert.ok(report.attacked.filter((r) => r.userTask === 'user_task_17').every((r) => r.utility));
   });
 });
