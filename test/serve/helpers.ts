@@ -177,3 +177,13 @@ export async function modernClient(
       )) as ModernResult,
   });
 }
+
+/** A bearer-token verifier whose client is the token's first dash-separated part (`alice-…` is alice). */
+export const clientNamedByToken = {
+  verifyAccessToken: async (token: string) => ({
+    token,
+    clientId: token.split('-')[0]!,
+    scopes: [],
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+  }),
+};

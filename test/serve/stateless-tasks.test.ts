@@ -5,7 +5,7 @@ import { MemoryStore, Wardrik, type JournalWrite } from '../../src/index.js';
 import { withoutSync } from '../runner/helpers.js';
 import { eventually } from '../eventually.js';
 import { scratchStores } from '../crash/scratch-stores.js';
-import { orderTools, serving, type Ledger } from './helpers.js';
+import { clientNamedByToken, orderTools, serving, type Ledger } from './helpers.js';
 import { firstText, TASKS, TasksClient, WireError, type WireResult } from './tasks-client.js';
 
 const KEY = 't'.repeat(16) + 'k'.repeat(16);
@@ -185,16 +185,7 @@ describe('mcpServer: the tasks extension for 2026-07-28 clients that declare it'
   it('refuses forged, unknown and other clients’ task ids (-32602); tasks/list and tasks/result do not exist', async () => {
     const s = await serving({
       stateKey: KEY,
-      authenticate: {
-        verifier: {
-          verifyAccessToken: async (token: string) => ({
-            token,
-            clientId: token.split('-')[0]!,
-            scopes: [],
-            expiresAt: Math.floor(Date.now() / 1000) + 3600,
-          }),
-        },
-      },
+      authenticate: { verifier: clientNamedByToken },
     });
     try {
       const alice = await TasksClient.connect(s.url, { headers: { authorization: 'Bearer alice-0123456789' } });

@@ -4,7 +4,15 @@ import { describe, it } from 'node:test';
 import { defineTool, Tokens, Wardrik, type Store } from '../../src/index.js';
 import { eventually } from '../eventually.js';
 import { scratchStores } from '../crash/scratch-stores.js';
-import { modernClient, orderTools, serving, text, type Ledger, type ModernResult } from './helpers.js';
+import {
+  clientNamedByToken,
+  modernClient,
+  orderTools,
+  serving,
+  text,
+  type Ledger,
+  type ModernResult,
+} from './helpers.js';
 
 const KEY = 'k'.repeat(16) + 'e'.repeat(16);
 
@@ -211,16 +219,7 @@ describe('mcpServer for MCP 2026-07-28 clients (stateless)', () => {
     it("another client cannot join a caller's conversation or take its waiting call, even holding their tokens", async () => {
       const s = await serving({
         stateKey: KEY,
-        authenticate: {
-          verifier: {
-            verifyAccessToken: async (token: string) => ({
-              token,
-              clientId: token.split('-')[0]!,
-              scopes: [],
-              expiresAt: Math.floor(Date.now() / 1000) + 3600,
-            }),
-          },
-        },
+        authenticate: { verifier: clientNamedByToken },
       });
       try {
         const alice = await modernClient(s.url, { authorization: 'Bearer alice-0123456789' });
