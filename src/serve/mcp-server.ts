@@ -238,7 +238,7 @@ export class WardrikMcpServer {
   private open(): ServeSession {
     // Tasks per session: sessions without a transport session id (stdio, connect()) would otherwise all
     // see, in one shared store, every other's tasks and their results.
-    const tasks = new ServeTaskStore();
+    const tasks = new ServeTaskStore(this.deps.clock, this.deps.timers);
     const session = new ServeSession(this.sessionDeps(tasks));
     this.sessions.add(session);
     const closing = session.server.onclose;

@@ -4,9 +4,10 @@ import {
   ProtocolErrorCode,
   type CallToolResult,
   type Server,
-  type StandardSchemaV1,
   type Task,
 } from '@modelcontextprotocol/server';
+import type { Clock, Timer, Timers } from '../clock.js';
+import { paramsSchema } from './call-params.js';
 
 /** The `_meta` key a `tasks/result` answer names its task under (MCP 2025-11-25). */
 const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
@@ -18,7 +19,7 @@ type Status = Task['status'];
 interface Kept {
   task: Task;
   result: CallToolResult | undefined;
-  expiry: NodeJS.Timeout | undefined;
+  expiry: Timer | undefined;
   /** Told when the task's status changes: `tasks/result` waits on it. */
   readonly changed: Set<() => void>;
 }
@@ -37,8 +38,13 @@ export class ServeTaskStore {
   private readonly tasks = new Map<string, Kept>();
   private readonly stops = new Map<string, AbortController>();
 
+  constructor(
+    private readonly clock: Clock,
+    private readonly timers: Timers,
+  ) {}
+
   createTask(params: { ttl: number | null; pollInterval: number }): Task {
-    const now = new Date().toISOString();
+    const now = new Date(this.clock.now()).toISOString();
     const task: Task = {
       taskId: randomBytes(16).toString('hex'),
       status: 'working',
@@ -91,7 +97,7 @@ export class ServeTaskStore {
     for (const stop of this.stops.values()) stop.abort(new Error('The MCP server closed.'));
     this.stops.clear();
     for (const kept of this.tasks.values()) {
-      clearTimeout(kept.expiry);
+      kept.expiry?.cancel();
       for (const wake of kept.changed) wake();
     }
     this.tasks.clear();
@@ -149,7 +155,7 @@ export class ServeTaskStore {
     kept.task = {
       ...task,
       status,
-      lastUpdatedAt: new Date().toISOString(),
+      lastUpdatedAt: new Date(this.clock.now()).toISOString(),
       ...(statusMessage === undefined ? {} : { statusMessage }),
     };
     for (const wake of [...kept.changed]) wake();
@@ -175,30 +181,15 @@ export class ServeTaskStore {
 
   /** Forgets the task once its ttl passed, counted from now; a task without ttl lives with the session. */
   private expireLater(kept: Kept): void {
-    clearTimeout(kept.expiry);
+    kept.expiry?.cancel();
     const ttl = kept.task.ttl;
     if (typeof ttl !== 'number') return;
-    kept.expiry = setTimeout(() => {
+    const forget = () => {
       this.tasks.delete(kept.task.taskId);
       for (const wake of [...kept.changed]) wake();
-    }, ttl);
-    kept.expiry.unref();
+    };
+    kept.expiry = this.timers.after(ttl, forget, { background: true });
   }
-}
-
-/** A Standard Schema of a request's params: whatever `check` returns, or the issue it names. */
-function paramsSchema<T>(check: (params: Record<string, unknown>) => T | string): StandardSchemaV1<unknown, T> {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'wardrik',
-      validate: (value) => {
-        const params = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-        const checked = check(params);
-        return typeof checked === 'string' ? { issues: [{ message: checked }] } : { value: checked };
-      },
-    },
-  };
 }
 
 const TASK_ID = paramsSchema((params) =>

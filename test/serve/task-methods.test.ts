@@ -6,6 +6,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { serving, text, type Serving } from './helpers.js';
 import { eventually } from '../eventually.js';
+import { manualTimeContainer } from '../manual-time-container.js';
+import { manualTime } from '../../src/testing/index.js';
 
 /** A 2025-11-25 client (SDK v1, as such users run) connected to `s` over connect(). */
 async function connected(s: Serving): Promise<Client> {
@@ -92,11 +94,15 @@ describe("MCP tasks (2025-11-25) answered by Wardrik's own task methods on SDK v
     }
   });
 
-  it('forgets a task once its ttl has passed', async () => {
-    const s = await serving();
+  it('forgets a task once its ttl has passed, on the clock and timers Wardrik was given', async () => {
+    const time = manualTime(Date.now());
+    const s = await serving({}, { container: manualTimeContainer(time) });
     try {
       const client = await connected(s);
-      const taskId = await startTask(client, 'o-2', 50);
+      const taskId = await startTask(client, 'o-2', 60_000);
+      await time.advance(59_999);
+      assert.ok((await client.experimental.tasks.listTasks()).tasks.some((task) => task.taskId === taskId));
+      await time.advance(1);
       await eventually('the task is gone after its ttl', async () => {
         const listed = await client.experimental.tasks.listTasks();
         return !listed.tasks.some((task) => task.taskId === taskId);
