@@ -14,6 +14,21 @@ export const ANY_PARAMS: StandardSchemaV1<unknown, unknown> = {
   '~standard': { version: 1, vendor: 'wardrik', validate: (value) => ({ value }) },
 };
 
+/** A Standard Schema of a request's params: whatever `check` returns, or the issue it names. */
+export function paramsSchema<T>(check: (params: Record<string, unknown>) => T | string): StandardSchemaV1<unknown, T> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'wardrik',
+      validate: (value) => {
+        const params = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+        const checked = check(params);
+        return typeof checked === 'string' ? { issues: [{ message: checked }] } : { value: checked };
+      },
+    },
+  };
+}
+
 /**
  * A `tools/call` request as MCP's schema defines it, or a JSON-RPC invalid-params error naming the
  * field that is wrong and what it should be. Fields MCP does not define are kept and ignored; `_meta`

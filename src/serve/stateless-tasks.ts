@@ -12,6 +12,8 @@ import type { CallRecord } from '../store/store.js';
 import type { SessionDeps } from './session.js';
 import { CONVERSATION_META, type Sealed, type SealedTokens } from './sealed.js';
 import { FAILED_INSIDE, warnFailedInside } from './failed-inside.js';
+import { callAfterApproval } from './approved-call.js';
+import type { Timer, Timers } from '../clock.js';
 
 /** The 2026-07-28 tasks extension (SEP-2663): a client declares it in a request's `clientCapabilities`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -85,16 +87,17 @@ export class StatelessTasks {
     const key = `${task.run}/${task.call}`;
     const stop = new AbortController();
     this.running.set(key, stop);
-    const createdAt = Date.now();
+    const { clock, timers } = this.deps;
+    const createdAt = clock.now();
     const settled = task.start(stop.signal).finally(() => this.running.delete(key));
     settled.catch((error: unknown) => this.failedHere(key, error));
-    const first = await within(settled, TASK_AFTER_MS);
+    const first = await within(settled, TASK_AFTER_MS, timers);
     if (first !== undefined && first.status !== 'parked') return this.result(first, task.run, task.agent, ctx);
     // Durable before it is told: a task id `tasks/get` could not find would be a lie.
     while ((await this.deps.store.getCall(task.run, task.call)) === undefined) {
       // The client went away before it was told: the call goes on, as a task nobody polls.
       if (ctx.mcpReq.signal.aborted) throw new ProtocolError(ProtocolErrorCode.InternalError, 'The client went away.');
-      const answer = await within(settled, 20);
+      const answer = await within(settled, 20, timers);
       if (answer !== undefined && answer.status !== 'parked') return this.result(answer, task.run, task.agent, ctx);
     }
     const sealed: SealedTask = { kind: 'task', run: task.run, call: task.call, agent: task.agent, at: createdAt };
@@ -107,7 +110,7 @@ export class StatelessTasks {
       status: 'working',
       ...(waiting === undefined ? {} : { statusMessage: waitingMessage(waiting) }),
       createdAt: iso(createdAt),
-      lastUpdatedAt: iso(Date.now()),
+      lastUpdatedAt: iso(clock.now()),
       ttlMs: TASK_TTL_MS,
       pollIntervalMs: POLL_INTERVAL_MS,
       _meta: { [CONVERSATION_META]: conversation },
@@ -158,7 +161,7 @@ export class StatelessTasks {
       const item = await this.deps.store.getInboxItem(record.inboxId);
       // Guard (cancelled-task-never-runs): the item is refused, so no later approval can run the call.
       if (item?.status === 'pending') {
-        const refused = { ...item, status: 'denied' as const, by: CANCELLED_BY, answeredAt: Date.now() };
+        const refused = { ...item, status: 'denied' as const, by: CANCELLED_BY, answeredAt: this.deps.clock.now() };
         if (await this.deps.store.updateInboxItem(refused, 'pending', item.revision)) {
           const answer = errorAnswer('aborted', 'The client cancelled the task before a person answered.', item.labels);
           await this.deps.runner.answerWithoutRunning(item, answer, 'parked');
@@ -183,17 +186,9 @@ export class StatelessTasks {
       );
   }
 
-  /** The call, after handing an approved one to recovery (which runs it once, under its run's lease). */
+  /** The task's call, after handing an approved one to recovery (see `callAfterApproval`). */
   private async current(task: SealedTask): Promise<CallRecord> {
-    const { store, runner } = this.deps;
-    let record = await store.getCall(task.run, task.call);
-    if (record?.state === 'parked' && record.inboxId !== undefined) {
-      const item = await store.getInboxItem(record.inboxId);
-      if (item?.status === 'approved') {
-        await runner.recover().catch(() => undefined);
-        record = await store.getCall(task.run, task.call);
-      }
-    }
+    const record = await callAfterApproval(this.deps, task.run, task.call);
     if (record === undefined)
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -229,14 +224,14 @@ function iso(ms: number): string {
 }
 
 /** The answer if it comes within `ms`, else `undefined`; the timer goes as soon as either happens. */
-async function within(answer: Promise<ToolAnswer>, ms: number): Promise<ToolAnswer | undefined> {
-  let timer: NodeJS.Timeout | undefined;
+async function within(answer: Promise<ToolAnswer>, ms: number, timers: Timers): Promise<ToolAnswer | undefined> {
+  let timer: Timer | undefined;
   try {
     return await Promise.race([
       answer,
-      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
+      new Promise<undefined>((resolve) => (timer = timers.after(ms, () => resolve(undefined)))),
     ]);
   } finally {
-    clearTimeout(timer);
+    timer?.cancel();
   }
 }

@@ -12,7 +12,6 @@ import {
   type LoggingLevel,
   type Result,
   type ServerContext,
-  type StandardSchemaV1,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { newRunId } from '../run-ids.js';
@@ -33,6 +32,8 @@ import { toolCallAttributes } from '../telemetry/mcp-metrics.js';
 import { isServerTool } from '../tools/tool-origin.js';
 import { declaresTasks, StatelessTasks, TASKS_EXTENSION } from './stateless-tasks.js';
 import { TaskServer } from './task-server.js';
+import { callAfterApproval } from './approved-call.js';
+import { paramsSchema } from './call-params.js';
 import type { Attributes } from '@opentelemetry/api';
 
 /** Where one 2026-07-28 server instance serves: one HTTP request, or one stdio connection. */
@@ -215,16 +216,7 @@ export class StatelessServing {
         ProtocolErrorCode.InvalidParams,
         'This requestState belongs to another call: a retry sends the same tool and arguments as the call that waits. Send a different call without requestState.',
       );
-    const { store, runner } = this.deps;
-    let record = await store.getCall(state.run, state.call);
-    if (record?.state === 'parked' && state.inbox !== undefined) {
-      const item = await store.getInboxItem(state.inbox);
-      if (item?.status === 'approved') {
-        // Another node may be running it now: this pass skips the run then, and the next retry finds its result.
-        await runner.recover().catch(() => undefined);
-        record = await store.getCall(state.run, state.call);
-      }
-    }
+    const record = await callAfterApproval(this.deps, state.run, state.call);
     if (record === undefined)
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -310,13 +302,7 @@ export class StatelessServing {
 }
 
 /** The tasks methods' params: `taskId` is checked by `StatelessTasks` (an unknown one is -32602, as the extension asks). */
-const TASK_PARAMS: StandardSchemaV1<{ taskId?: unknown }> = {
-  '~standard': {
-    version: 1,
-    vendor: 'wardrik',
-    validate: (value: unknown) => ({ value: (value ?? {}) as { taskId?: unknown } }),
-  },
-};
+const TASK_PARAMS = paramsSchema((params) => ({ taskId: params.taskId }));
 
 type TaskMethod = (tasks: StatelessTasks, taskId: unknown, agent: string, ctx: ServerContext) => Promise<Result>;
 
