@@ -17,6 +17,12 @@ const overStdio = (options: Partial<McpServerOptions> = {}): McpServerOptions =>
   ...options,
 });
 
+/**
+ * The server's time-out in the tests whose call outlives it while a person is asked. The question must
+ * arrive within it, which takes a few ms but, on a machine loaded like CI's, has taken over 300 ms.
+ */
+const CALL_TIMEOUT_MS = 2_000;
+
 /** A model that calls `tool` once, then answers with the tool's result. */
 const callsThenReports = (tool: string) =>
   scriptedModel([{ toolCalls: [{ name: tool }] }, (call) => ({ text: `got ${call.lastToolResult ?? 'nothing'}` })]);
@@ -26,8 +32,9 @@ const nameIn = (turn: TurnResult): string | undefined => /"name":"([^"]+)"/.exec
 
 describe("An agent's turn while an MCP server's question waits", () => {
   it('parks with the question over stdio; the call outlives its time-out while a person is asked, and the answer resumes the turn', async () => {
-    // The server's time-out is 300 ms; the person answers well after it.
-    const h = await harness({ servers: { q: overStdio({ timeoutMs: 300 }) } });
+    // The person answers well after the server's time-out, which is long enough for the question to
+    // arrive within it on a loaded machine.
+    const h = await harness({ servers: { q: overStdio({ timeoutMs: CALL_TIMEOUT_MS }) } });
     try {
       await h.toolsChanged('q', 5);
       const agent = h.wardrik.startAgent({ id: 'helper', model: callsThenReports('q__ask'), tools: ['q/*'] });
@@ -39,7 +46,7 @@ describe("An agent's turn while an MCP server's question waits", () => {
       assert.equal(item?.run, parked.run);
       assert.equal(parked.parked[0]!.tool, 'q/ask');
       assert.match(parked.parked[0]!.reason, /MCP server "q" asks during a call of q\/ask/);
-      await sleep(900);
+      await sleep(CALL_TIMEOUT_MS + 300);
       const next = agent.result(parked.run);
       await h.wardrik.inbox.answer(item!.id, { action: 'accept', content: { name: 'Ada' } });
       const done = await next;
@@ -52,7 +59,8 @@ describe("An agent's turn while an MCP server's question waits", () => {
   });
 
   it('resumes the parked turn with a decline when nobody answers within elicitationWaitMs', async () => {
-    const h = await harness({ servers: { q: overStdio({ timeoutMs: 200 }) }, elicitationWaitMs: 500 });
+    const waitMs = CALL_TIMEOUT_MS + 500;
+    const h = await harness({ servers: { q: overStdio({ timeoutMs: CALL_TIMEOUT_MS }) }, elicitationWaitMs: waitMs });
     try {
       await h.toolsChanged('q', 5);
       const agent = h.wardrik.startAgent({ id: 'helper', model: callsThenReports('q__ask'), tools: ['q/*'] });
@@ -61,7 +69,10 @@ describe("An agent's turn while an MCP server's question waits", () => {
       const done = await agent.result(parked.run);
       assert.equal(done.status, 'done', JSON.stringify(done));
       assert.match(done.text, /"action":"decline"/);
-      assert.match((await h.wardrik.inbox.get(parked.parked[0]!.inboxId))?.by ?? '', /nobody answered within 500 ms/);
+      assert.match(
+        (await h.wardrik.inbox.get(parked.parked[0]!.inboxId))?.by ?? '',
+        new RegExp(`nobody answered within ${waitMs} ms`),
+      );
     } finally {
       await h.close();
     }
@@ -69,7 +80,9 @@ describe("An agent's turn while an MCP server's question waits", () => {
 
   it('links each question to its own call over Streamable HTTP, so concurrent turns each park on theirs', async () => {
     const server = await startAskingHttp();
-    const h = await harness({ servers: { q: { transport: { http: { url: server.url } }, timeoutMs: 300 } } });
+    const h = await harness({
+      servers: { q: { transport: { http: { url: server.url } }, timeoutMs: CALL_TIMEOUT_MS } },
+    });
     try {
       await h.toolsChanged('q', 5);
       const agents = ['one', 'two', 'three'].map((id) =>
@@ -83,7 +96,7 @@ describe("An agent's turn while an MCP server's question waits", () => {
         assert.equal(item?.run, turn.run, 'the question names the call it came during');
         assert.equal(item?.agent, turn.agent);
       }
-      await sleep(600);
+      await sleep(CALL_TIMEOUT_MS + 300);
       const results = turns.map((turn, i) => agents[i]!.result(turn.run));
       // Answered in reverse order, each with its agent's name: each answer goes to its own call.
       for (const turn of [...turns].reverse())
@@ -158,7 +171,7 @@ describe("An agent's turn while an MCP server's question waits", () => {
     const first = await Wardrik.create({
       store,
       recoverMs: Infinity,
-      mcp: { ...FAST, servers: { q: { transport: { http: { url: server.url } }, timeoutMs: 300 } } },
+      mcp: { ...FAST, servers: { q: { transport: { http: { url: server.url } } } } },
     });
     const second = await Wardrik.create({ store, recoverMs: Infinity });
     try {
