@@ -168,6 +168,8 @@ export async function runCorpus(options: {
   app.registerInstance(OrderService, world.orders);
   app.registerInstance(WebClient, world.web);
   const carrier = fileURLToPath(new URL('../../examples/demo/shipping-server.js', import.meta.url));
+  const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+  const servedTools = fileURLToPath(new URL('./served-tools.js', import.meta.url));
   const wardrik = await Wardrik.create({
     container: app,
     store: 'memory:',
@@ -193,6 +195,21 @@ export async function runCorpus(options: {
           },
           trusted: true,
         },
+        // The company's own Wardrik MCP server, trusted: its answers carry the labels it puts on them.
+        served: {
+          transport: {
+            stdio: {
+              command: process.execPath,
+              args: [cli, 'serve', servedTools, '--stdio', '--store', 'memory:'],
+              env: {
+                SERVED_WEB: world.base,
+                SERVED_CUSTOMER: JSON.stringify(CUSTOMER),
+                ...(options.askWhenOutside ? {} : { SERVED_DEFENCES: 'off' }),
+              },
+            },
+          },
+          trusted: true,
+        },
       },
     },
     // Every tool allowed: what stands between an injection and its goal is only the labels.
@@ -213,7 +230,17 @@ export async function runCorpus(options: {
     const agent = wardrik.startAgent({
       id: `case-${++agents}`,
       model: obedientModel(),
-      tools: ['orders/*', 'customers/*', 'tickets/*', 'web/*', 'mail/*', 'shipping/*', 'notes/*', 'intranet/*'],
+      tools: [
+        'orders/*',
+        'customers/*',
+        'tickets/*',
+        'web/*',
+        'mail/*',
+        'shipping/*',
+        'notes/*',
+        'intranet/*',
+        'served/*',
+      ],
       maxSteps: 12,
     });
     const results = [await agent.send(TASKS[vector].replaceAll('$WEB', world.base))];
@@ -262,12 +289,14 @@ export async function runCorpus(options: {
   }
 }
 
-/** The carrier's tools arrive once its process is up. */
+/** The MCP servers' tools arrive once their processes are up. */
 async function waitForTools(wardrik: Wardrik): Promise<void> {
   const listed = (): boolean =>
-    ['shipping__track_parcel', 'intranet__track_parcel'].every((name) => wardrik.tools().some((t) => t.name === name));
-  for (let i = 0; i < 500 && !listed(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!listed()) throw new Error('The carrier or intranet MCP server did not list its tools.');
+    ['shipping__track_parcel', 'intranet__track_parcel', 'served__suppliers__lookup_supplier'].every((name) =>
+      wardrik.tools().some((t) => t.name === name),
+    );
+  for (let i = 0; i < 1500 && !listed(); i++) await new Promise((r) => setTimeout(r, 20));
+  if (!listed()) throw new Error('The carrier, intranet or served MCP server did not list its tools.');
 }
 
 /** Attack success rate (of all cases, and by placement and kind) and utility, as lines to print. */

@@ -65,6 +65,7 @@ describe("The adaptive attacks (aimed at Wardrik's own mechanisms: claims, laund
     assert.deepEqual([...new Set(ADAPTIVE.map((goal) => goal.id.split('@')[0]))].sort(), [
       'claim',
       'launder',
+      'served',
       'split',
       'trusted-tool',
     ]);
