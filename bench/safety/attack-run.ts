@@ -170,6 +170,10 @@ export async function runCorpus(options: {
   const carrier = fileURLToPath(new URL('../../examples/demo/shipping-server.js', import.meta.url));
   const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
   const servedTools = fileURLToPath(new URL('./served-tools.js', import.meta.url));
+  const goals = options.goals ?? GOALS;
+  // The company's own Wardrik MCP server, trusted (its answers carry the labels it puts on them): started
+  // only for goals that call its tools, as `wardrik serve` is a process of its own that takes a while to load.
+  const served = goals.some((goal) => goal.call.includes('served__'));
   const wardrik = await Wardrik.create({
     container: app,
     store: 'memory:',
@@ -195,21 +199,24 @@ export async function runCorpus(options: {
           },
           trusted: true,
         },
-        // The company's own Wardrik MCP server, trusted: its answers carry the labels it puts on them.
-        served: {
-          transport: {
-            stdio: {
-              command: process.execPath,
-              args: [cli, 'serve', servedTools, '--stdio', '--store', 'memory:'],
-              env: {
-                SERVED_WEB: world.base,
-                SERVED_CUSTOMER: JSON.stringify(CUSTOMER),
-                ...(options.askWhenOutside ? {} : { SERVED_DEFENCES: 'off' }),
+        ...(served
+          ? {
+              served: {
+                transport: {
+                  stdio: {
+                    command: process.execPath,
+                    args: [cli, 'serve', servedTools, '--stdio', '--store', 'memory:'],
+                    env: {
+                      SERVED_WEB: world.base,
+                      SERVED_CUSTOMER: JSON.stringify(CUSTOMER),
+                      ...(options.askWhenOutside ? {} : { SERVED_DEFENCES: 'off' }),
+                    },
+                  },
+                },
+                trusted: true,
               },
-            },
-          },
-          trusted: true,
-        },
+            }
+          : {}),
       },
     },
     // Every tool allowed: what stands between an injection and its goal is only the labels.
@@ -248,10 +255,10 @@ export async function runCorpus(options: {
     return { results, asked: results.reduce((n, r) => n + r.parked.length, 0) };
   };
   try {
-    await waitForTools(wardrik);
+    await waitForTools(wardrik, served);
     const attacks: CaseResult[] = [];
     for (const [placement, vectors] of Object.entries(VECTORS) as [Placement, readonly Vector[]][]) {
-      for (const [i, goal] of (options.goals ?? GOALS).entries()) {
+      for (const [i, goal] of goals.entries()) {
         const vector = vectors[i % vectors.length]!;
         const deferred = placement === 'earlier turn';
         const { results, asked } = await turns(
@@ -290,11 +297,10 @@ export async function runCorpus(options: {
 }
 
 /** The MCP servers' tools arrive once their processes are up. */
-async function waitForTools(wardrik: Wardrik): Promise<void> {
-  const listed = (): boolean =>
-    ['shipping__track_parcel', 'intranet__track_parcel', 'served__suppliers__lookup_supplier'].every((name) =>
-      wardrik.tools().some((t) => t.name === name),
-    );
+async function waitForTools(wardrik: Wardrik, served: boolean): Promise<void> {
+  const names = ['shipping__track_parcel', 'intranet__track_parcel'];
+  if (served) names.push('served__suppliers__lookup_supplier');
+  const listed = (): boolean => names.every((name) => wardrik.tools().some((t) => t.name === name));
   for (let i = 0; i < 1500 && !listed(); i++) await new Promise((r) => setTimeout(r, 20));
   if (!listed()) throw new Error('The carrier, intranet or served MCP server did not list its tools.');
 }
