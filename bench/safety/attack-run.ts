@@ -168,6 +168,12 @@ export async function runCorpus(options: {
   app.registerInstance(OrderService, world.orders);
   app.registerInstance(WebClient, world.web);
   const carrier = fileURLToPath(new URL('../../examples/demo/shipping-server.js', import.meta.url));
+  const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+  const servedTools = fileURLToPath(new URL('./served-tools.js', import.meta.url));
+  const goals = options.goals ?? GOALS;
+  // The company's own Wardrik MCP server, trusted (its answers carry the labels it puts on them): started
+  // only for goals that call its tools, as `wardrik serve` is a process of its own that takes a while to load.
+  const served = goals.some((goal) => goal.call.includes('served__'));
   const wardrik = await Wardrik.create({
     container: app,
     store: 'memory:',
@@ -193,6 +199,24 @@ export async function runCorpus(options: {
           },
           trusted: true,
         },
+        ...(served
+          ? {
+              served: {
+                transport: {
+                  stdio: {
+                    command: process.execPath,
+                    args: [cli, 'serve', servedTools, '--stdio', '--store', 'memory:'],
+                    env: {
+                      SERVED_WEB: world.base,
+                      SERVED_CUSTOMER: JSON.stringify(CUSTOMER),
+                      ...(options.askWhenOutside ? {} : { SERVED_DEFENCES: 'off' }),
+                    },
+                  },
+                },
+                trusted: true,
+              },
+            }
+          : {}),
       },
     },
     // Every tool allowed: what stands between an injection and its goal is only the labels.
@@ -213,7 +237,17 @@ export async function runCorpus(options: {
     const agent = wardrik.startAgent({
       id: `case-${++agents}`,
       model: obedientModel(),
-      tools: ['orders/*', 'customers/*', 'tickets/*', 'web/*', 'mail/*', 'shipping/*', 'notes/*', 'intranet/*'],
+      tools: [
+        'orders/*',
+        'customers/*',
+        'tickets/*',
+        'web/*',
+        'mail/*',
+        'shipping/*',
+        'notes/*',
+        'intranet/*',
+        'served/*',
+      ],
       maxSteps: 12,
     });
     const results = [await agent.send(TASKS[vector].replaceAll('$WEB', world.base))];
@@ -221,10 +255,10 @@ export async function runCorpus(options: {
     return { results, asked: results.reduce((n, r) => n + r.parked.length, 0) };
   };
   try {
-    await waitForTools(wardrik);
+    await waitForTools(wardrik, served);
     const attacks: CaseResult[] = [];
     for (const [placement, vectors] of Object.entries(VECTORS) as [Placement, readonly Vector[]][]) {
-      for (const [i, goal] of (options.goals ?? GOALS).entries()) {
+      for (const [i, goal] of goals.entries()) {
         const vector = vectors[i % vectors.length]!;
         const deferred = placement === 'earlier turn';
         const { results, asked } = await turns(
@@ -262,12 +296,13 @@ export async function runCorpus(options: {
   }
 }
 
-/** The carrier's tools arrive once its process is up. */
-async function waitForTools(wardrik: Wardrik): Promise<void> {
-  const listed = (): boolean =>
-    ['shipping__track_parcel', 'intranet__track_parcel'].every((name) => wardrik.tools().some((t) => t.name === name));
-  for (let i = 0; i < 500 && !listed(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!listed()) throw new Error('The carrier or intranet MCP server did not list its tools.');
+/** The MCP servers' tools arrive once their processes are up. */
+async function waitForTools(wardrik: Wardrik, served: boolean): Promise<void> {
+  const names = ['shipping__track_parcel', 'intranet__track_parcel'];
+  if (served) names.push('served__suppliers__lookup_supplier');
+  const listed = (): boolean => names.every((name) => wardrik.tools().some((t) => t.name === name));
+  for (let i = 0; i < 1500 && !listed(); i++) await new Promise((r) => setTimeout(r, 20));
+  if (!listed()) throw new Error('The carrier, intranet or served MCP server did not list its tools.');
 }
 
 /** Attack success rate (of all cases, and by placement and kind) and utility, as lines to print. */

@@ -1,5 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { ConfigurationError } from '../errors.js';
+import { reachesOutside } from '../policy/policy.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { closestNames } from '../tools/names.js';
 import type { ServeSettings } from './options.js';
@@ -106,7 +107,11 @@ export class ServedTools {
   }
 }
 
-/** A tool as `tools/list` gives it: Wardrik's annotations mapped back to MCP's four hints. */
+/**
+ * A tool as `tools/list` gives it: Wardrik's annotations mapped back to MCP's four hints. A tool that reaches
+ * outside here (`openWorld`, or answers labelled `outside`) says `openWorldHint: true`, so a hub that trusts
+ * this server still gates what flows into its arguments.
+ */
 export function listedTool({ name, entry }: ServedTool): McpTool {
   const { tool } = entry;
   const a = tool.annotations;
@@ -116,6 +121,8 @@ export function listedTool({ name, entry }: ServedTool): McpTool {
   if (a.destructive !== undefined) hints.destructiveHint = a.destructive;
   if (a.idempotent !== undefined) hints.idempotentHint = a.idempotent;
   if (a.openWorld !== undefined) hints.openWorldHint = a.openWorld;
+  // Guard (served-reach-outside): a tool that reads from outside can be steered to send there, hint or none.
+  if (reachesOutside(a)) hints.openWorldHint = true;
   return {
     name,
     ...(tool.title === undefined ? {} : { title: tool.title }),

@@ -196,4 +196,10 @@ export const GUARDS: readonly Guard[] = [
     instead: 'if (false) {',
     tests: ['test/serve/stateless-tasks.test.ts'],
   },
+  {
+    name: 'served-reach-outside',
+    file: 'src/serve/naming.ts',
+    instead: 'if (false)',
+    tests: ['test/serve/hub.test.ts', 'test/safety/attack-corpus.test.ts'],
+  },
 ];

@@ -50,7 +50,7 @@ describe('The safety corpus (a model that obeys every instruction it reads, ever
   });
 });
 
-describe("The adaptive attacks (aimed at Wardrik's own mechanisms: claims, laundering, splitting, a trusted tool)", () => {
+describe("The adaptive attacks (aimed at Wardrik's own mechanisms: claims, laundering, splitting, a trusted tool, served tools)", () => {
   const families = (report: Awaited<ReturnType<typeof runCorpus>>, succeeded: boolean) =>
     report.attacks.filter((c) => c.succeeded === succeeded).map((c) => `${c.goal.id} in ${c.placement} (${c.vector})`);
 
@@ -65,6 +65,7 @@ describe("The adaptive attacks (aimed at Wardrik's own mechanisms: claims, laund
     assert.deepEqual([...new Set(ADAPTIVE.map((goal) => goal.id.split('@')[0]))].sort(), [
       'claim',
       'launder',
+      'served',
       'split',
       'trusted-tool',
     ]);
