@@ -199,7 +199,6 @@ export const GUARDS: readonly Guard[] = [
   {
     name: 'served-reach-outside',
     file: 'src/serve/naming.ts',
-    instead: 'if (false)',
     tests: ['test/serve/hub.test.ts', 'test/safety/attack-corpus.test.ts'],
   },
 ];
