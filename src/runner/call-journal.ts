@@ -120,11 +120,12 @@ export class CallJournal {
   }
 
   recordOf(p: PreparedCall, state: CallState, attempt: number, answer: ToolAnswer | undefined): CallRecord {
-    const { run, call, agent, tool, arguments: args, idempotencyKey, decidedBy } = p;
+    const { run, call, agent, tool, arguments: args, idempotencyKey } = p;
+    // Guard (decided-by-journaled): every write of a call keeps the rule or policy that decided it.
+    const decidedBy = p.decidedBy;
     const updatedAt = this.clock.now();
     // Whole literals rather than fields added afterwards: a memory store keeps every record, and an
     // added field costs each of them a second allocation (only a call that reported a cost gets one).
-    // Guard (decided-by-journaled): every write of a call keeps what decided it.
     const record: Mutable<CallRecord> =
       decidedBy === undefined
         ? answer === undefined
