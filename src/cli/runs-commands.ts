@@ -97,6 +97,8 @@ function timeline(
   for (const call of calls) {
     out.push(`  ${time(call.updatedAt)}  ${call.call}  ${call.tool} ${compact(call.arguments, 200)}`);
     out.push(`      ${stateLine(call)}`);
+    // The rule or policy that decided it, and who answered it; `-` for a call journaled before Wardrik kept it.
+    out.push(`      decided by ${call.decidedBy ?? '-'}`);
     // What people said about it: each time it parked, and how the item was answered.
     for (const item of inbox.filter((entry) => entry.call === call.call)) {
       const answered =

@@ -201,6 +201,7 @@ export class Inbox {
       item,
       errorAnswer('refused', `${who} refused this call: ${options.reason}`, item.labels),
       'parked',
+      { verb: 'denied', by: options.by },
     );
   }
 
@@ -252,10 +253,14 @@ export class Inbox {
         item,
         okAnswer((value as { result?: unknown }).result ?? null, item.labels),
         'parked',
+        { verb: 'answered', by: options.by },
       );
     }
     await this.mark(item, 'answered', options.by);
-    return this.runner.answerWithoutRunning(item, okAnswer(value, item.labels), 'parked');
+    return this.runner.answerWithoutRunning(item, okAnswer(value, item.labels), 'parked', {
+      verb: 'answered',
+      by: options.by,
+    });
   }
 
   /**
@@ -286,7 +291,8 @@ export class Inbox {
       await this.mark(item, 'approved', by);
       await accepted?.();
     };
-    if (this.runner.offers(item.tool)) return this.runner.runApproved(item, mark);
+    // The journal names who let it go, beside the rule that asked (`CallRecord.decidedBy`).
+    if (this.runner.offers(item.tool)) return this.runner.runApproved(by === undefined ? item : { ...item, by }, mark);
     await mark();
     const reason = `A person let this call go; it runs on the next node that offers ${item.tool}.`;
     return { status: 'parked', kind: item.kind as ParkedKind, inboxId: item.id, reason, labels: item.labels };
@@ -399,7 +405,10 @@ export class Inbox {
     const minutes = Math.round((this.policy?.approvalTtlMs ?? 0) / 60_000);
     const waited = minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${this.policy?.approvalTtlMs} ms`;
     const message = `Nobody answered this call within ${waited} (policy.approvalTtlMs), so it expired and did not run. Do not retry it on your own; tell the user it needs a person.`;
-    await this.runner.answerWithoutRunning(item, errorAnswer('refused', message, item.labels), 'parked');
+    await this.runner.answerWithoutRunning(item, errorAnswer('refused', message, item.labels), 'parked', {
+      verb: 'denied',
+      by: EXPIRED_BY,
+    });
   }
 
   /**

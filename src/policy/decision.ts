@@ -30,3 +30,20 @@ export interface Decision {
   /** For `ask`: who may answer, when a rule or the hook says (`approvers`, `separateFrom`, `quorum`). */
   readonly answerers?: Answerers;
 }
+
+/** A person's answer to a parked call, as the journal keeps it beside the rule that asked (`CallRecord.decidedBy`). */
+export interface PersonAnswer {
+  readonly verb: 'approved' | 'denied' | 'answered';
+  /** Who answered (several, for a quorum); a person not named when absent. */
+  readonly by: string | undefined;
+}
+
+/**
+ * What decided a call a person answered: the rule or policy that parked it, then the person,
+ * `rule 3 (orders/* ask); approved by alice`. The person alone when the rule is unknown (a call journaled
+ * before Wardrik kept it).
+ */
+export function decidedWith(rule: string | undefined, person: PersonAnswer): string {
+  const who = `${person.verb} by ${person.by ?? 'a person'}`;
+  return rule === undefined ? who : `${rule}; ${who}`;
+}

@@ -1,3 +1,4 @@
+import { decidedWith, type PersonAnswer } from '../policy/decision.js';
 import type { InboxRecord, ParkedKind } from '../store/store.js';
 import { checkArguments, invalidArgumentsAnswer } from '../tools/call-tool.js';
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
@@ -25,17 +26,23 @@ export async function runApprovedCall(
   try {
     const entry = deps.catalog.get(item.tool);
     const base = { agent: item.agent, run: item.run, call: item.call, tool: item.tool };
+    const person = approvalOf(item);
     if (entry === undefined) {
       const gone = errorAnswer(
         'tool_not_found',
         `Tool "${item.tool}" is no longer available, so the call did not run.`,
       );
-      return await deps.parked.answerWithoutRunning(base, gone, 'parked');
+      return await deps.parked.answerWithoutRunning(base, gone, 'parked', person);
     }
     const sent = item.edited?.arguments ?? item.arguments;
     const checked = await checkArguments(entry.tool, sent);
     if (!checked.ok)
-      return await deps.parked.answerWithoutRunning(base, invalidArgumentsAnswer(entry.name, checked.issues), 'parked');
+      return await deps.parked.answerWithoutRunning(
+        base,
+        invalidArgumentsAnswer(entry.name, checked.issues),
+        'parked',
+        person,
+      );
     const known = await deps.store.getCall(item.run, item.call);
     const edited = item.edited;
     const p = prepareCall({
@@ -48,6 +55,7 @@ export async function runApprovedCall(
       idempotencyKey: known?.idempotencyKey,
       labels: await deps.store.getLabels(item.run),
       budgetUsd: item.budgetUsd,
+      decidedBy: decidedWith(known?.decidedBy, person),
       edited:
         edited === undefined
           ? undefined
@@ -58,9 +66,15 @@ export async function runApprovedCall(
       deps,
       p,
       () => attempt(deps, p, 'parked', first),
-      (refused) => deps.parked.answerWithoutRunning(base, refused, 'parked'),
+      (refused) => deps.parked.answerWithoutRunning(base, refused, 'parked', person),
     );
   } finally {
     deps.leases.release(item.run);
   }
+}
+
+/** Who let the call go: everyone whose approval made its quorum, else the person who approved it. */
+function approvalOf(item: InboxRecord): PersonAnswer {
+  const quorum = item.approvals?.map((approval) => approval.by);
+  return { verb: 'approved', by: quorum !== undefined && quorum.length > 0 ? quorum.join(', ') : item.by };
 }

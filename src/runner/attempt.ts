@@ -85,6 +85,7 @@ export async function takeOver(deps: CallDeps, listed: CallRecord): Promise<{ re
       idempotencyKey: current.idempotencyKey,
       labels: await deps.store.getLabels(current.run),
       spentMicroUsd: toMicroUsd(current.costUsd ?? 0),
+      decidedBy: current.decidedBy,
     });
     // The next attempt: the journal refuses a started-to-started write that does not advance it, so
     // of two nodes taking the call over at once only one runs it.

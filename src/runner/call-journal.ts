@@ -43,6 +43,7 @@ export class CallJournal {
       state: 'failed',
       attempt: 0,
       answer,
+      ...(decision === undefined ? {} : { decidedBy: decision.rule }),
       updatedAt: this.clock.now(),
     };
     let written: boolean;
@@ -120,13 +121,19 @@ export class CallJournal {
 
   recordOf(p: PreparedCall, state: CallState, attempt: number, answer: ToolAnswer | undefined): CallRecord {
     const { run, call, agent, tool, arguments: args, idempotencyKey } = p;
+    // Guard (decided-by-journaled): every write of a call keeps the rule or policy that decided it.
+    const decidedBy = p.decidedBy;
     const updatedAt = this.clock.now();
     // Whole literals rather than fields added afterwards: a memory store keeps every record, and an
     // added field costs each of them a second allocation (only a call that reported a cost gets one).
     const record: Mutable<CallRecord> =
-      answer === undefined
-        ? { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, updatedAt }
-        : { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, answer, updatedAt };
+      decidedBy === undefined
+        ? answer === undefined
+          ? { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, updatedAt }
+          : { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, answer, updatedAt }
+        : answer === undefined
+          ? { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, decidedBy, updatedAt }
+          : { run, call, agent, tool, arguments: args, idempotencyKey, state, attempt, answer, decidedBy, updatedAt };
     if (p.spent.microUsd > 0) record.costUsd = toUsd(p.spent.microUsd);
     return record;
   }

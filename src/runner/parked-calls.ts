@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Answerers } from '../policy/answerers.js';
+import { decidedWith, type PersonAnswer } from '../policy/decision.js';
 import type { CallRecord, CallState, InboxRecord, ParkedKind, Store } from '../store/store.js';
 import { writeCall } from '../store/journal-writes.js';
 import { mergeLabels } from '../tools/call-tool.js';
@@ -53,17 +54,17 @@ export class ParkedCalls {
     const inboxId = randomUUID();
     const answer: ToolAnswer = { status: 'parked', kind, inboxId, reason, labels };
     const answerers = kind === 'approval' ? p.decision?.answerers : undefined;
-    const decidedBy = kind === 'approval' ? p.decision?.rule : undefined;
+    // The item names the rule that asked; what decided the call is in its journal entry (`decidedBy`) whatever the kind.
+    const decidedBy = kind === 'approval' ? p.decidedBy : undefined;
     const approval =
-      answerers === undefined && p.requester === undefined && decidedBy === undefined
+      answerers === undefined && p.requester === undefined
         ? undefined
         : {
             ...(answerers === undefined ? {} : { answerers }),
             ...(p.requester === undefined ? {} : { requester: p.requester }),
-            ...(decidedBy === undefined ? {} : { decidedBy }),
           };
     // The journal first: a crash between the two leaves a parked call whose item recovery puts back (with
-    // who may answer it, so a restored item is never anyone's).
+    // who may answer it, so a restored item is never anyone's, and the rule that asked).
     const written = await this.journal.writeCall(
       { ...this.journal.recordOf(p, 'parked', 0, approval === undefined ? answer : { ...answer, approval }), inboxId },
       expected,
@@ -114,7 +115,8 @@ export class ParkedCalls {
   /** Puts back the inbox item of a parked call that a crash lost (see `RecoveryHost`). */
   async restoreInboxItem(record: CallRecord): Promise<void> {
     if (record.answer?.status !== 'parked' || record.inboxId === undefined) return;
-    const { answerers, requester, decidedBy } = record.answer.approval ?? {};
+    const { answerers, requester } = record.answer.approval ?? {};
+    const decidedBy = record.answer.kind === 'approval' ? record.decidedBy : undefined;
     await this.store.putInboxItem({
       ...this.inboxItem(
         record.inboxId,
@@ -132,10 +134,16 @@ export class ParkedCalls {
   }
 
   /**
-   * Writes a final answer for a parked call without running it (a person denied or answered it).
+   * Writes a final answer for a parked call without running it (a person denied or answered it, or
+   * approved it and it could not run): `person`, beside the rule that parked it in `decidedBy`.
    * Returns the answer, or throws a `StoreError` when the journal cannot be written.
    */
-  async answerWithoutRunning(base: CallRef, answer: ToolAnswer, expected: CallState | undefined): Promise<ToolAnswer> {
+  async answerWithoutRunning(
+    base: CallRef,
+    answer: ToolAnswer,
+    expected: CallState | undefined,
+    person?: PersonAnswer,
+  ): Promise<ToolAnswer> {
     const previous = await this.store.getCall(base.run, base.call);
     const state = answer.status === 'ok' ? 'succeeded' : 'failed';
     const updatedAt = this.clock.now();
@@ -145,7 +153,15 @@ export class ParkedCalls {
       idempotencyKey: `${base.run}:${base.call}`,
       attempt: 0,
     };
-    const record: CallRecord = { ...kept, ...base, state, answer, updatedAt };
+    const decidedBy = person === undefined ? previous?.decidedBy : decidedWith(previous?.decidedBy, person);
+    const record: CallRecord = {
+      ...kept,
+      ...base,
+      state,
+      answer,
+      ...(decidedBy === undefined ? {} : { decidedBy }),
+      updatedAt,
+    };
     if (!(await writeCall(this.store, record, expected))) return this.journal.journaledAnswer(base.run, base.call);
     await this.outcomes.addLabels(base, answer.labels);
     this.outcomes.settled(base, answer, record.attempt, undefined, 0, true);

@@ -65,6 +65,8 @@ export interface PreparedCall {
   readonly spent: { microUsd: number; ran?: boolean; measures?: Measure[]; account?: string };
   /** The policy's decision for a new call, announced once its first journal write shows it is new. */
   readonly decision?: Decision;
+  /** What decided it, kept in its journal entry (`CallRecord.decidedBy`): the decision's rule, or what the journal had. */
+  readonly decidedBy: string | undefined;
   /** A person approved it with other arguments: its answer says so. */
   readonly edited?: EditedCall | undefined;
 }
@@ -99,6 +101,8 @@ export interface CallFields {
   /** What the journal says the call spent in earlier attempts (a call taken over). */
   readonly spentMicroUsd?: number;
   readonly decision?: Decision | undefined;
+  /** What decided a call not decided here (taken over, approved): its journal entry's, with the person's answer. */
+  readonly decidedBy?: string | undefined;
   readonly edited?: EditedCall | undefined;
 }
 
@@ -134,6 +138,7 @@ export function prepareCall(f: CallFields): PreparedCall {
     requester: f.requester,
     spent: { microUsd: f.spentMicroUsd ?? 0 },
     decision: f.decision,
+    decidedBy: f.decidedBy ?? f.decision?.rule,
     edited: f.edited,
   };
 }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Clock, Timers } from '../clock.js';
 import { StoreError } from '../errors.js';
+import type { PersonAnswer } from '../policy/decision.js';
 import type { Policy } from '../policy/policy.js';
 import type { CallRecord, CallState, InboxRecord } from '../store/store.js';
 import type { Store } from '../store/store.js';
@@ -173,12 +174,18 @@ export class ToolRunner {
   }
 
   /**
-   * Writes a final answer for a parked call without running it (a person denied or answered it).
+   * Writes a final answer for a parked call without running it (a person denied or answered it): the
+   * journal keeps `person` beside the rule that parked it (`CallRecord.decidedBy`).
    * Returns the answer, or throws a `StoreError` when the journal cannot be written.
    * @internal
    */
-  answerWithoutRunning(base: CallRef, answer: ToolAnswer, expected: CallState | undefined): Promise<ToolAnswer> {
-    return this.deps.parked.answerWithoutRunning(base, answer, expected);
+  answerWithoutRunning(
+    base: CallRef,
+    answer: ToolAnswer,
+    expected: CallState | undefined,
+    person?: PersonAnswer,
+  ): Promise<ToolAnswer> {
+    return this.deps.parked.answerWithoutRunning(base, answer, expected, person);
   }
 
   /**

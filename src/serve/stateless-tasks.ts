@@ -164,7 +164,7 @@ export class StatelessTasks {
         const refused = { ...item, status: 'denied' as const, by: CANCELLED_BY, answeredAt: this.deps.clock.now() };
         if (await this.deps.store.updateInboxItem(refused, 'pending', item.revision)) {
           const answer = errorAnswer('aborted', 'The client cancelled the task before a person answered.', item.labels);
-          await this.deps.runner.answerWithoutRunning(item, answer, 'parked');
+          await this.deps.runner.answerWithoutRunning(item, answer, 'parked', { verb: 'denied', by: CANCELLED_BY });
         }
       }
     }

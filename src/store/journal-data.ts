@@ -136,9 +136,8 @@ const TOOL_ANSWER = z.discriminatedUnion('status', [
     inboxId: z.string().optional(),
     reason: z.string(),
     labels,
-    approval: z
-      .object({ answerers: answerers.optional(), requester: z.string().optional(), decidedBy: z.string().optional() })
-      .optional(),
+    // A parked answer of SQLite schema 14 or PostgreSQL 11 kept `approval.decidedBy`: its migration moved it into the call's column.
+    approval: z.object({ answerers: answerers.optional(), requester: z.string().optional() }).optional(),
   }),
 ]) as z.ZodType<ToolAnswer>;
 

@@ -32,7 +32,7 @@ export class PostgresJournal {
   private readonly groups: GroupCommit<JournalWrite, boolean>;
 
   constructor(
-    /** Sends `writeJournal`'s 35 arrays; answers the rows that took. */
+    /** Sends `writeJournal`'s 36 arrays; answers the rows that took. */
     private readonly send: (columns: unknown[][]) => Promise<readonly TookRow[]>,
     /** Sends the statements one after the other in one transaction; answers each one's rows. */
     private readonly sendInOrder: (statements: readonly unknown[][][]) => Promise<readonly (readonly TookRow[])[]>,
@@ -105,15 +105,15 @@ export class PostgresJournal {
   }
 }
 
-/** The statement's parameters, one array each: a call's 12 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2, a turn's 7 in `turnValues` order and its expected version, a lease's 4 (with the call it is taken for, or null), a release's 2. */
-const COLUMNS = 35;
+/** The statement's parameters, one array each: a call's 13 columns in `callValues` order and its expected state, a step's 4, a spend's 2, a label's 2, a turn's 7 in `turnValues` order and its expected version, a lease's 4 (with the call it is taken for, or null), a release's 2. */
+const COLUMNS = 36;
 const CALL = 0;
-const STEP = 13;
-const SPEND = 17;
-const LABEL = 19;
-const TURN = 21;
-const LEASE = 29;
-const RELEASE = 33;
+const STEP = 14;
+const SPEND = 18;
+const LABEL = 20;
+const TURN = 22;
+const LEASE = 30;
+const RELEASE = 34;
 
 /** The rows a journal statement writes, by table. */
 type Kind = 'call' | 'step' | 'turn' | 'lease';
@@ -184,7 +184,7 @@ function encodePart(index: number, writes: readonly JournalWrite[]): Encoded {
   return { index, rows, keys, answered };
 }
 
-/** The journal statement's 35 arrays for the batches' rows, in order. */
+/** The journal statement's 36 arrays for the batches' rows, in order. */
 function columnsOf(batches: readonly Encoded[]): unknown[][] {
   const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
   for (const batch of batches)

@@ -1,5 +1,5 @@
 // The PostgreSQL store's schema (postgres-store.ts), one migration a version.
-import { JOURNAL_ONE_ENCODING } from './postgres-journal-function.js';
+import { JOURNAL_DECIDED_BY, JOURNAL_ONE_ENCODING } from './postgres-journal-function.js';
 
 /**
  * Each migration runs once, in order, in the transaction that records its version. `{s}` is the
@@ -376,4 +376,5 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE {s}.wardrik_audit (
      seq bigint PRIMARY KEY, at double precision NOT NULL, kind text NOT NULL, data text NOT NULL,
      prev text NOT NULL, hash text NOT NULL, signature text);`,
+  JOURNAL_DECIDED_BY,
 ];

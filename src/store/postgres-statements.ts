@@ -1,7 +1,7 @@
 // The SQL of the PostgreSQL store (postgres-store.ts), apart from its migrations.
 
 const CALL_COLUMNS =
-  'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_micro_usd';
+  'run, call, agent, tool, arguments::text AS arguments, idempotency_key, state, attempt, answer::text AS answer, inbox_id, updated_at, cost_micro_usd, decided_by';
 const AUDIT_COLUMNS = 'seq, at, kind, data, prev, hash, signature';
 const TURN_COLUMNS = 'run, agent, status, version, data::text AS data, created_at, updated_at';
 
@@ -71,18 +71,18 @@ export const STATEMENTS = {
   // Newest first through the partial index of finished turns (its WHERE repeats the index's).
   lastFinishedTurns: `SELECT ${TURN_COLUMNS} FROM {s}.wardrik_turns
     WHERE agent = $1 AND status IN ('done', 'failed', 'budget_spent') ORDER BY updated_at DESC, seq DESC LIMIT $2`,
-  // One commit of the journal: one statement, one round trip, one transaction (migration 10 has the
+  // One commit of the journal: one statement, one round trip, one transaction (migrations 10 and 12 have the
   // function). Every write the store makes goes through it, alone or in a batch: the one encoding of each.
-  // Its arrays, one value a write: calls ($1-$12 in callValues order, $13 the expected states, NULL for a
-  // first write), steps ($14-$17), spend ($18 agents, $19 micro-dollars), labels ($20 runs, $21 labels,
-  // one a label), turns ($22-$28 in turnValues order, $29 the expected versions), leases taken ($30 runs,
-  // $31 nodes, $32 lengths in ms, $33 the call each is taken for while still started, or NULL) and given
-  // up ($34 runs, $35 nodes). Answers which calls, steps, turns and leases took.
+  // Its arrays, one value a write: calls ($1-$13 in callValues order, $14 the expected states, NULL for a
+  // first write), steps ($15-$18), spend ($19 agents, $20 micro-dollars), labels ($21 runs, $22 labels,
+  // one a label), turns ($23-$29 in turnValues order, $30 the expected versions), leases taken ($31 runs,
+  // $32 nodes, $33 lengths in ms, $34 the call each is taken for while still started, or NULL) and given
+  // up ($35 runs, $36 nodes). Answers which calls, steps, turns and leases took.
   writeJournal: `SELECT * FROM {s}.wardrik_journal($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
-      $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[], $14::text[], $15::integer[], $16::text[], $17::double precision[],
-      $18::text[], $19::bigint[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::integer[], $26::text[],
-      $27::double precision[], $28::double precision[], $29::integer[], $30::text[], $31::text[], $32::double precision[],
-      $33::text[], $34::text[], $35::text[]) AS took (kind, run, key)`,
+      $9::text[], $10::text[], $11::double precision[], $12::bigint[], $13::text[], $14::text[], $15::text[], $16::integer[], $17::text[],
+      $18::double precision[], $19::text[], $20::bigint[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::integer[],
+      $27::text[], $28::double precision[], $29::double precision[], $30::integer[], $31::text[], $32::text[], $33::double precision[],
+      $34::text[], $35::text[], $36::text[]) AS took (kind, run, key)`,
   // Retention: the runs that may go (see sqlite-retention.ts), then everything of theirs, in one statement.
   prune: `WITH runs AS (
       SELECT run FROM (

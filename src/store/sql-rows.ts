@@ -34,9 +34,11 @@ export interface CallRow {
   updated_at: number;
   /** Micro-dollars (migration 4; dollars in migration 3); NULL when the call reported no cost. PostgreSQL's bigint comes as text. */
   cost_micro_usd: number | string | null;
+  /** `CallRecord.decidedBy` (SQLite migration 15, PostgreSQL 12); NULL when unknown. */
+  decided_by: string | null;
 }
 
-/** A record's columns in `CallRow` order (run, call, agent, tool, arguments … updated_at, cost_micro_usd), for positional binding. */
+/** A record's columns in `CallRow` order (run, call, agent, tool, arguments … updated_at, cost_micro_usd, decided_by), for positional binding. */
 export function callValues(record: CallRecord): SqlValue[] {
   return [
     record.run,
@@ -51,6 +53,7 @@ export function callValues(record: CallRecord): SqlValue[] {
     record.inboxId ?? null,
     record.updatedAt,
     record.costUsd === undefined ? null : toMicroUsd(record.costUsd),
+    record.decidedBy ?? null,
   ];
 }
 
@@ -72,6 +75,7 @@ export function callOf(row: CallRow): CallRecord {
     ...(row.cost_micro_usd === null || row.cost_micro_usd === undefined
       ? {}
       : { costUsd: toUsd(Number(row.cost_micro_usd)) }),
+    ...(row.decided_by === null || row.decided_by === undefined ? {} : { decidedBy: row.decided_by }),
     updatedAt: row.updated_at,
   };
 }

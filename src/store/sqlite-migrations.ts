@@ -134,6 +134,11 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO wardrik_step_runs_keyed (run, no) SELECT run, no FROM wardrik_step_runs;
    DROP TABLE wardrik_step_runs;
    ALTER TABLE wardrik_step_runs_keyed RENAME TO wardrik_step_runs;`,
+  // 15: the rule or policy that decided each call (CallRecord.decidedBy, issue 34), for every call, not only
+  // a parked one: a parked call's answer kept it (`approval.decidedBy`), and its column takes it from there.
+  // Calls journaled before keep NULL: unknown.
+  `ALTER TABLE calls ADD COLUMN decided_by TEXT;
+   UPDATE calls SET decided_by = json_extract(answer, '$.approval.decidedBy') WHERE state = 'parked' AND answer IS NOT NULL;`,
 ];
 
 export function currentVersion(db: SqliteDatabase): number {

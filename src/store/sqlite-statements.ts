@@ -3,7 +3,7 @@ import type { SqliteDatabase, SqliteStatement } from './sqlite-connection.js';
 // The SQL of the SQLite store (sqlite-store.ts), apart from its migrations.
 
 const columns =
-  'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd';
+  'run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at, cost_micro_usd, decided_by';
 const qualified = columns
   .split(', ')
   .map((column) => `c.${column}`)
@@ -23,10 +23,10 @@ const turnColumns = 'run, agent, status, version, data, created_at, updated_at';
 const STATEMENTS = {
   getCall: `SELECT ${columns} FROM calls WHERE run = ? AND call = ?`,
   insertCall: `INSERT INTO calls (${columns})
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (run, call) DO NOTHING`,
   updateCall: `UPDATE calls SET agent = ?, tool = ?, arguments = ?, idempotency_key = ?,
-       state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_micro_usd = ?
+       state = ?, attempt = ?, answer = ?, inbox_id = ?, updated_at = ?, cost_micro_usd = ?, decided_by = ?
      WHERE run = ? AND call = ? AND state = ? AND (state <> 'started' OR ? <> 'started' OR attempt < ?)`,
   // Oldest first; rowid breaks ties in the order the calls were first written. Calls that wait (the state
   // is 'started' or 'parked') come through the runs counted in wardrik_started_runs or the partial index

@@ -278,6 +278,13 @@ export interface CallRecord {
   readonly inboxId?: string;
   /** US dollars the tool reported (`ctx.cost`) on this call, over all its attempts. */
   readonly costUsd?: number;
+  /**
+   * The rule or policy that decided the call (`Decision.rule`: `rule 2 (orders/* allow)`, `cedar policy
+   * "refund-small"`), and for a call a person answered, who did: `rule 3 (orders/* ask); approved by alice`.
+   * Absent when no policy decided it (an unknown tool, bad arguments), and for calls journaled before
+   * Wardrik kept it (SQLite schema 15, PostgreSQL 12): unknown.
+   */
+  readonly decidedBy?: string;
   readonly updatedAt: number;
 }
 

@@ -83,6 +83,21 @@ export function valuesContract({ withStore, withFullStore, lease, options, makeS
         assert.deepEqual(await store.getCall(started.run, started.call), done);
       }));
 
+    it('keeps what decided a call (decidedBy), through an update', () =>
+      withStore(async (store) => {
+        const started = call({ state: 'started', decidedBy: 'rule 3 (orders/* ask)' });
+        await writeCall(store, started, undefined);
+        assert.deepEqual(await store.getCall(started.run, started.call), started);
+        const done = {
+          ...started,
+          state: 'succeeded' as const,
+          answer: ok(1),
+          decidedBy: 'rule 3 (orders/* ask); approved by alice',
+        };
+        await writeCall(store, done, 'started');
+        assert.deepEqual(await store.getCall(started.run, started.call), done);
+      }));
+
     it('leaves optional fields absent when they were not set', () =>
       withStore(async (store) => {
         const record = call({ state: 'started' });
@@ -91,6 +106,7 @@ export function valuesContract({ withStore, withFullStore, lease, options, makeS
         assert.equal(read !== undefined && 'answer' in read, false);
         assert.equal(read !== undefined && 'inboxId' in read, false);
         assert.equal(read !== undefined && 'costUsd' in read, false);
+        assert.equal(read !== undefined && 'decidedBy' in read, false);
       }));
   });
 

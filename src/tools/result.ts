@@ -146,9 +146,9 @@ export type ToolAnswer =
       readonly labels: readonly string[];
       /**
        * @internal Who may answer, and whom the call was for, as the journal keeps them: an item a crash
-       * lost is put back with them, never as anyone's to answer; and the rule or policy that asked.
+       * lost is put back with them, never as anyone's to answer (the rule that asked is the call's `decidedBy`).
        */
-      readonly approval?: { readonly answerers?: unknown; readonly requester?: string; readonly decidedBy?: string };
+      readonly approval?: { readonly answerers?: unknown; readonly requester?: string };
     };
 
 /** A call a person approved with changed arguments: what it was sent with, what it ran with, and who changed them. */

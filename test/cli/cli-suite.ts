@@ -426,11 +426,11 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         assert.match(result.stdout, /2\. .* tool answers → shop__lookup: \{"id":"ord_1","status":"shipped"\}/);
         assert.match(
           result.stdout,
-          /shop\/lookup \{"id":"ord_1"\}\n +succeeded: \{"id":"ord_1","status":"shipped"\}\n +cost \$0\.1000 · labels outside · attempts 1/,
+          /shop\/lookup \{"id":"ord_1"\}\n +succeeded: \{"id":"ord_1","status":"shipped"\}\n +decided by default: read-only tools run\n +cost \$0\.1000 · labels outside · attempts 1/,
         );
         assert.match(
           result.stdout,
-          /shop\/refund \{"id":"ord_1"\}\n +parked \(approval\): .*\n +inbox .* \(approval, .*\): pending/,
+          /shop\/refund \{"id":"ord_1"\}\n +parked \(approval\): .*\n +decided by default: a tool that is not read-only asks a person\n +inbox .* \(approval, .*\): pending/,
         );
         assert.match(result.stdout, /Labels of the run: outside/);
         assert.match(result.stdout, new RegExp(`Waits on inbox item ${seeded.turn.approval}`));
@@ -448,14 +448,20 @@ export function cliSuite(name: string, newStore: () => Promise<string>): void {
         const out = json<{
           run: string;
           turn: unknown;
-          calls: { call: string; state: string }[];
+          calls: { call: string; state: string; decidedBy?: string }[];
           labels: string[];
           totals: Record<string, number>;
         }>(await cli('show', seeded.batch.run, '--json'));
         assert.equal(out.turn, null);
+        // c3 was journaled without what decided it (a crash left it started): unknown, absent.
         assert.deepEqual(
-          out.calls.map((call) => call.call),
-          ['c0', 'c1', 'c2', 'c3'],
+          out.calls.map((call) => [call.call, call.decidedBy]),
+          [
+            ['c0', 'default: read-only tools run'],
+            ['c1', 'default: a tool that is not read-only asks a person'],
+            ['c2', 'default: read-only tools run'],
+            ['c3', undefined],
+          ],
         );
         assert.deepEqual(out.labels, ['outside']);
         assert.equal(out.totals.calls, 4);

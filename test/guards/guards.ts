@@ -63,6 +63,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/runner/tool-runner.test.ts'],
   },
   {
+    name: 'decided-by-journaled',
+    file: 'src/runner/call-journal.ts',
+    instead: 'const decidedBy = undefined;',
+    tests: ['test/runner/decided-by.test.ts', 'test/policy/cedar.test.ts'],
+  },
+  {
     name: 'remembered-key-arguments',
     file: 'src/runner/remembered-keys.ts',
     tests: ['test/runner/tool-runner.test.ts', 'test/runner/shared-store.test.ts'],

@@ -14,6 +14,7 @@ import {
   type WardrikOptions,
 } from '../../src/index.js';
 import { addLabels } from '../../src/store/journal-writes.js';
+import { openStore } from '../../src/store/open-store.js';
 import { OrderTools, POLICIES, ran } from './cedar-toolset.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wardrik-cedar-'));
@@ -184,26 +185,37 @@ describe('Cedar policies through the runner', () => {
     }
   });
 
-  it('keeps the deciding policy on the inbox item and the journal, through SQLite', async () => {
-    const h = await cedarWardrik({ store: `sqlite:${join(dir, 'decided.db')}` });
+  it('keeps the deciding policy on the inbox item and in the journal, read back after a restart on SQLite', async () => {
+    const path = join(dir, 'decided.db');
+    const h = await cedarWardrik({ store: `sqlite:${path}` });
+    const ASKS = 'cedar: no policy permits this call, so it asks a person';
     try {
+      assert.equal((await h.call('orders__refund', refund('o-1', 50), { id: 'permitted' })).status, 'ok');
+      const denied = await h.call('orders__refund', refund('o-4', 900), { id: 'forbidden' });
+      assert.match(message(denied), /cedar policy "no-large-refunds"/);
       const answer = await h.call('orders__refund', refund('o-3', 200), { id: 'asked' });
       assert.equal(answer.status, 'parked');
       const [item] = await h.wardrik.inbox.list();
-      assert.equal(item?.decidedBy, 'cedar: no policy permits this call, so it asks a person');
+      assert.equal(item?.decidedBy, ASKS);
       const store = h.wardrik.container.resolve(Tokens.Store);
-      const record = await store.getCall('run-1', 'asked');
-      assert.equal(
-        record?.answer?.status === 'parked' ? record.answer.approval?.decidedBy : undefined,
-        'cedar: no policy permits this call, so it asks a person',
-      );
-      const denied = await store.getCall(
-        'run-1',
-        (await h.call('orders__refund', refund('o-4', 900), { id: 'no' }), 'no'),
-      );
-      assert.match(denied?.answer?.status === 'error' ? denied.answer.message : '', /cedar policy "no-large-refunds"/);
+      assert.equal((await store.getCall('run-1', 'asked'))?.decidedBy, ASKS);
+      assert.equal((await h.wardrik.inbox.approve(item!.id, { by: 'alice' })).status, 'ok');
     } finally {
       await h.close();
+    }
+    const reopened = await openStore(`sqlite:${path}`);
+    try {
+      const calls = await reopened.listCalls({ run: 'run-1' });
+      assert.deepEqual(
+        calls.map((call) => [call.call, call.state, call.decidedBy]),
+        [
+          ['permitted', 'succeeded', 'cedar policy "support-small-refunds"'],
+          ['forbidden', 'failed', 'cedar policy "no-large-refunds"'],
+          ['asked', 'succeeded', `${ASKS}; approved by alice`],
+        ],
+      );
+    } finally {
+      await reopened.close();
     }
   });
 });

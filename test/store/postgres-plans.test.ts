@@ -35,9 +35,9 @@ const running = (run: string): TurnRecord => ({
   updatedAt: 1,
 });
 
-/** The journal statement's 35 arrays (migration 10) for calls answered and, with `turns`, turns moved on from version 1 (see postgres-statements.ts). */
+/** The journal statement's 36 arrays (migration 12) for calls answered and, with `turns`, turns moved on from version 1 (see postgres-statements.ts). */
 function answering(runs: readonly string[], turns = true): unknown[][] {
-  const columns: unknown[][] = Array.from({ length: 35 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 36 }, () => []);
   for (const run of runs) {
     [
       run,
@@ -52,9 +52,10 @@ function answering(runs: readonly string[], turns = true): unknown[][] {
       null,
       2,
       null,
+      'rule 1 (t/* allow)',
       'started',
     ].forEach((value, i) => columns[i]!.push(value));
-    if (turns) [run, 'a', 'done', 2, '{}', 1, 2, 1].forEach((value, i) => columns[21 + i]!.push(value));
+    if (turns) [run, 'a', 'done', 2, '{}', 1, 2, 1].forEach((value, i) => columns[22 + i]!.push(value));
   }
   return columns;
 }

@@ -43,12 +43,20 @@ after(async () => {
   await admin.end();
 });
 
-/** Undoes migration 10 on a new schema: what a version-9 Wardrik left (wardrik_journal_row beside wardrik_journal). */
+/** Undoes migration 12 on a new schema: what a version-11 Wardrik left (no column for what decided a call, migration 10's journal function). */
+function toVersion11(schema: string): string {
+  const s = `"${schema}"`;
+  const ten = MIGRATIONS[9]!;
+  const journal = ten.slice(ten.indexOf('CREATE FUNCTION')).replaceAll('{s}', s);
+  return `DROP FUNCTION ${s}.wardrik_journal; ALTER TABLE ${s}.calls DROP COLUMN decided_by; ${journal}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 12`;
+}
+
+/** Undoes migrations 12 to 10 on a new schema: what a version-9 Wardrik left (wardrik_journal_row beside wardrik_journal). */
 function toVersion9(schema: string): string {
   const s = `"${schema}"`;
   const nine = MIGRATIONS[8]!;
   const functions = nine.slice(nine.indexOf('CREATE FUNCTION')).replaceAll('{s}', s);
-  return `DROP TABLE ${s}.wardrik_audit; DROP FUNCTION ${s}.wardrik_journal; ${functions}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 10`;
+  return `${toVersion11(schema)}; DROP TABLE ${s}.wardrik_audit; DROP FUNCTION ${s}.wardrik_journal; ${functions}; DELETE FROM ${s}.wardrik_migrations WHERE version >= 10`;
 }
 
 /** Undoes migrations 10 and 9 on a new schema: what a version-8 Wardrik left (leases' times from the nodes' clocks). */
@@ -139,10 +147,56 @@ describe('PostgresStore', () => {
           { version: 9 },
           { version: 10 },
           { version: 11 },
+          { version: 12 },
         ]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
+    });
+
+    it('upgrades a version-11 schema: its calls read with what decided them unknown, a parked one keeps the rule that asked', async () => {
+      const schema = `${prefix}_v11`;
+      await new PostgresStore({ url, schema }).start().then((store) => store.close());
+      const parked = JSON.stringify({
+        format: 1,
+        status: 'parked',
+        kind: 'approval',
+        inboxId: 'i1',
+        reason: 'why',
+        labels: [],
+        approval: { requester: 'dana', decidedBy: 'rule 2 (t/* ask)' },
+      });
+      await admin.query(
+        `${toVersion11(schema)};
+         INSERT INTO "${schema}".calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at)
+           VALUES ('run-1', 'done', 'a', 't/x', '{}', 'k1', 'succeeded', 1, '{"format":1,"status":"ok","output":1,"labels":[]}', NULL, 1),
+                  ('run-1', 'asked', 'a', 't/x', '{}', 'k2', 'parked', 0, '${parked}', 'i1', 1)`,
+      );
+      const store = await new PostgresStore({ url, schema }).start();
+      try {
+        const done = await store.getCall('run-1', 'done');
+        assert.equal(done !== undefined && 'decidedBy' in done, false, 'unknown: journaled before Wardrik kept it');
+        const asked = await store.getCall('run-1', 'asked');
+        assert.equal(asked?.decidedBy, 'rule 2 (t/* ask)');
+        assert.deepEqual(asked?.answer?.status === 'parked' ? asked.answer.approval : undefined, { requester: 'dana' });
+        // Both kinds of journal write take it: a first write and a compare-and-set.
+        const decided = {
+          ...done!,
+          call: 'new',
+          idempotencyKey: 'k3',
+          state: 'started' as const,
+          decidedBy: 'rule 1 (t/* allow)',
+        };
+        delete (decided as { answer?: unknown }).answer;
+        assert.equal(await writeCall(store, decided, undefined), true);
+        const answered = { ...decided, state: 'succeeded' as const, answer: done!.answer!, updatedAt: 2 };
+        assert.equal(await writeCall(store, answered, 'started'), true);
+        assert.deepEqual(await store.getCall('run-1', 'new'), answered);
+      } finally {
+        await store.close();
+      }
+      const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
+      assert.deepEqual(rows, [{ version: 12 }]);
     });
 
     it('upgrades a version-9 schema, dropping wardrik_journal_row: every write goes through wardrik_journal', async () => {
@@ -175,7 +229,7 @@ describe('PostgresStore', () => {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 11 }]);
+      assert.deepEqual(rows, [{ version: 12 }]);
     });
 
     it('upgrades a version-7 schema, through the function of single values and back to one encoding: rows written before are answered, moved on and read as before', async () => {
@@ -259,7 +313,7 @@ describe('PostgresStore', () => {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 11 }]);
+      assert.deepEqual(rows, [{ version: 12 }]);
     });
 
     it('upgrades a version-6 schema, adding the journal function: calls, turns and leases are written and answered as before', async () => {
@@ -312,7 +366,7 @@ describe('PostgresStore', () => {
         await store.close();
       }
       const { rows } = await admin.query(`SELECT max(version) AS version FROM "${schema}".wardrik_migrations`);
-      assert.deepEqual(rows, [{ version: 11 }]);
+      assert.deepEqual(rows, [{ version: 12 }]);
     });
 
     it("upgrades a version-5 schema, dropping calls_by_run: a run's calls still list in the order first written", async () => {
@@ -409,6 +463,7 @@ describe('PostgresStore', () => {
           { version: 9 },
           { version: 10 },
           { version: 11 },
+          { version: 12 },
         ]);
       } finally {
         await store.close();
@@ -423,7 +478,7 @@ describe('PostgresStore', () => {
       await assert.rejects(store.start(), {
         name: 'StoreError',
         message:
-          /version 99, newer than this Wardrik knows \(11\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/,
+          /version 99, newer than this Wardrik knows \(12\).*Fix: a newer Wardrik wrote this store; upgrade Wardrik/,
       });
       await store.close();
     });

@@ -44,8 +44,11 @@ storeContract(
   { durable: true, synchronous: true, clock: time.contract },
 );
 
-/** Undoes migration 14, keeping the run numbers: what a version-13 Wardrik left (run numbers in a rowid table beside the index of their run). */
-const TO_VERSION_13 = `CREATE TABLE wardrik_step_runs_rowid (no INTEGER PRIMARY KEY, run TEXT NOT NULL UNIQUE);
+/** Undoes migration 15: what a version-14 Wardrik left (no column for what decided a call). */
+const TO_VERSION_14 = `ALTER TABLE calls DROP COLUMN decided_by; DELETE FROM wardrik_migrations WHERE version >= 15;`;
+
+/** Undoes migrations 15 and 14, keeping the run numbers: what a version-13 Wardrik left (run numbers in a rowid table beside the index of their run). */
+const TO_VERSION_13 = `${TO_VERSION_14} CREATE TABLE wardrik_step_runs_rowid (no INTEGER PRIMARY KEY, run TEXT NOT NULL UNIQUE);
   INSERT INTO wardrik_step_runs_rowid (no, run) SELECT no, run FROM wardrik_step_runs;
   DROP TABLE wardrik_step_runs; ALTER TABLE wardrik_step_runs_rowid RENAME TO wardrik_step_runs;
   DELETE FROM wardrik_migrations WHERE version >= 14;`;
@@ -116,6 +119,7 @@ describe('SqliteStore', () => {
           { version: 12 },
           { version: 13 },
           { version: 14 },
+          { version: 15 },
         ]);
       } finally {
         db.close();
@@ -184,6 +188,7 @@ describe('SqliteStore', () => {
           { version: 12 },
           { version: 13 },
           { version: 14 },
+          { version: 15 },
         ]);
       } finally {
         db.close();
@@ -198,7 +203,7 @@ describe('SqliteStore', () => {
       old.close();
       assert.throws(
         () => new SqliteStore({ path: older, readonly: true }),
-        /version 3, older than this Wardrik needs \(14\).*Fix: open it once without the readonly option/,
+        /version 3, older than this Wardrik needs \(15\).*Fix: open it once without the readonly option/,
       );
     });
 
@@ -217,6 +222,43 @@ describe('SqliteStore', () => {
         assert.equal(await addSpend(store, 'a', 700_000), 1_000_000);
         assert.equal((await store.getCall('run-1', 'c1'))?.costUsd, 0.1);
         assert.deepEqual((await store.listRuns({ agent: 'a' }))[0]?.costUsd, 0.1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('upgrades a version-14 file: its calls read with what decided them unknown, a parked one keeps the rule that asked', async () => {
+      const path = join(dir, 'decided-v14.db');
+      await new SqliteStore({ path }).close();
+      const db = new Database(path);
+      try {
+        db.exec(TO_VERSION_14);
+        const add = db.prepare(
+          `INSERT INTO calls (run, call, agent, tool, arguments, idempotency_key, state, attempt, answer, inbox_id, updated_at)
+           VALUES ('run-1', ?, 'a', 't/x', '{}', ?, ?, 1, ?, ?, 1)`,
+        );
+        add.run('done', 'run-1:done', 'succeeded', '{"format":1,"status":"ok","output":1,"labels":[]}', null);
+        // A version-14 Wardrik kept the rule that asked in the parked answer's approval.
+        add.run(
+          'asked',
+          'run-1:asked',
+          'parked',
+          '{"format":1,"status":"parked","kind":"approval","inboxId":"i1","reason":"why","labels":[],"approval":{"requester":"dana","decidedBy":"rule 2 (t/* ask)"}}',
+          'i1',
+        );
+      } finally {
+        db.close();
+      }
+      const store = new SqliteStore({ path });
+      try {
+        const done = await store.getCall('run-1', 'done');
+        assert.equal(done !== undefined && 'decidedBy' in done, false, 'unknown: journaled before Wardrik kept it');
+        const asked = await store.getCall('run-1', 'asked');
+        assert.equal(asked?.decidedBy, 'rule 2 (t/* ask)');
+        assert.deepEqual(asked?.answer?.status === 'parked' ? asked.answer.approval : undefined, { requester: 'dana' });
+        const decided = { ...done!, call: 'new', idempotencyKey: 'run-1:new', decidedBy: 'rule 1 (t/* allow)' };
+        assert.equal(await writeCall(store, decided, undefined), true);
+        assert.deepEqual(await store.getCall('run-1', 'new'), decided);
       } finally {
         await store.close();
       }
@@ -312,7 +354,7 @@ describe('SqliteStore', () => {
         assert.match((table as { sql: string }).sql, /WITHOUT ROWID/);
         assert.deepEqual(upgraded.prepare(`SELECT name FROM sqlite_sequence WHERE name = 'labels'`).all(), []);
         assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
-          version: 14,
+          version: 15,
         });
       } finally {
         upgraded.close();
@@ -366,7 +408,7 @@ describe('SqliteStore', () => {
         );
         assert.ok(!(indexes.all() as { name: string }[]).some((row) => row.name === 'wardrik_turns_finished_at'));
         assert.deepEqual(upgraded.prepare('SELECT max(version) AS version FROM wardrik_migrations').get(), {
-          version: 14,
+          version: 15,
         });
       } finally {
         upgraded.close();
@@ -611,6 +653,7 @@ describe('SqliteStore', () => {
           { version: 12 },
           { version: 13 },
           { version: 14 },
+          { version: 15 },
         ]);
       } finally {
         check.close();

@@ -524,6 +524,8 @@ describe('The inbox page in Chromium', () => {
       /model "\[scripted\] Looking it up\." → shop__lookup \{"id":"ord_1"\} · 1000 in \/ 100 out tokens · \$0\.0015/,
     );
     assert.match(text, /cost \$0\.1000 · attempts 1 · labels outside/);
+    assert.match(text, /decided by default: read-only tools run/);
+    assert.match(text, /decided by default: a tool that is not read-only asks a person/);
     assert.match(text, /Labels of the run: outside/);
     assert.match(
       text,

@@ -433,6 +433,7 @@
             el('p', {}, el('code', { text: `${when(call.updatedAt)}  ${call.call}  ${call.tool}` })),
             prettyJson(call.arguments),
             callState(call),
+            el('p', { class: 'decided-by', text: `decided by ${call.decidedBy ?? '-'}` }),
             view.inbox
               .filter((entry) => entry.call === call.call)
               .map((entry) =>
