@@ -299,6 +299,35 @@ describe("Labels on values in agent runs (policy.labels: 'values')", () => {
     await wardrik.close();
   });
 
+  it("counts the reader's model calls in the turn's spend", async () => {
+    const bank = newBank();
+    const wardrik = await Wardrik.create({
+      store: sqlite(),
+      tools: bankTools(bank),
+      policy: VALUES,
+      agents: { prices: { 'scripted:scripted-priced': { inputPerMTok: 0, outputPerMTok: 1_000_000 } } },
+    });
+    const model = scriptedModel(
+      (call) => {
+        if (call.tools.length === 0) return { text: '{"go":true}', usage: { outputTokens: 3 } };
+        if (call.index === 0) return readTransactions();
+        if (call.index === 1)
+          return {
+            toolCalls: [
+              { name: 'wardrik__read', arguments: { handle: handleOf(call), fields: { go: { type: 'boolean' } } } },
+            ],
+          };
+        return { text: 'Done.', usage: { outputTokens: 1 } };
+      },
+      { name: 'priced' },
+    );
+    const turn = await wardrik.startAgent({ id: 'a', model, tools: ['bank/*'] }).send('Go?');
+    assert.equal(turn.status, 'done');
+    // The planner's last step cost $1, the reader's call $3; the first two steps reported no tokens.
+    assert.equal(turn.spentUsd, 4);
+    await wardrik.close();
+  });
+
   it('asks before confidential data goes to an open-world tool once outside data steered the run', async () => {
     const bank = newBank();
     const wardrik = await wardrikFor(bank);
