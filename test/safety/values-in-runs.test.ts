@@ -449,6 +449,39 @@ describe("Labels on values in agent runs (policy.labels: 'values')", () => {
     await wardrik.close();
   });
 
+  it("counts earlier turns that read outside text in clear (under labels: 'run') as steering", async () => {
+    const store = sqlite();
+    const before = await wardrikFor(newBank(), store, { ...VALUES, labels: 'run' });
+    const read = planner([readTransactions]);
+    assert.equal((await before.startAgent({ id: 'a', model: read, tools: ['bank/*'] }).send('Read.')).status, 'done');
+    await before.close();
+    const bank = newBank();
+    const after = await wardrikFor(bank, store);
+    const model = planner([() => send(OWN_IBAN)]);
+    const turn = await after.startAgent({ id: 'a', model, tools: ['bank/*'] }).send(`Pay 50 to ${OWN_IBAN}.`);
+    assert.equal(turn.status, 'parked');
+    assert.deepEqual(bank.sent, []);
+    assert.match((await after.inbox.list())[0]!.reason, /chosen after the planner read outside data in clear/);
+    await after.close();
+  });
+
+  it('goes on without asking in a later turn after a restart, when no earlier turn read outside text in clear', async () => {
+    const store = sqlite();
+    const first = await wardrikFor(newBank(), store);
+    const read = planner([readTransactions]);
+    const agent = first.startAgent({ id: 'a', model: read, tools: ['bank/*'] });
+    assert.equal((await agent.send('Read.')).status, 'done');
+    assert.equal((await agent.send('Thanks.')).status, 'done');
+    await first.close();
+    const bank = newBank();
+    const second = await wardrikFor(bank, store);
+    const model = planner([() => send(OWN_IBAN)]);
+    const turn = await second.startAgent({ id: 'a', model, tools: ['bank/*'] }).send(`Pay 50 to ${OWN_IBAN}.`);
+    assert.equal(turn.status, 'done');
+    assert.deepEqual(bank.sent, [{ recipient: OWN_IBAN, amount: 50 }]);
+    await second.close();
+  });
+
   it("with labels: 'run', shows the text and asks before the user's own payment, as before", async () => {
     const bank = newBank();
     const wardrik = await wardrikFor(bank, 'memory:', { ...VALUES, labels: 'run' });
