@@ -5,6 +5,7 @@ import type { ParkedCall } from './agent.js';
 import type { StepData } from './messages.js';
 import type { ModelUsage } from './pricing.js';
 import type { JournaledSearch } from './provider-search.js';
+import type { ValueTableSnapshot } from '../tools/value-table.js';
 
 /** `TurnRecord.data`: what a turn is about and where it stands. Plain JSON. */
 export interface TurnData {
@@ -17,6 +18,8 @@ export interface TurnData {
   readonly error?: string;
   /** The earlier turns whose labels this turn started with. */
   readonly earlier?: readonly EarlierTurn[];
+  /** The turn ran with labels on values: its model read outside text only as handles. */
+  readonly values?: boolean;
 }
 
 /** An earlier turn of the conversation whose labels a turn starts with, since its text is in the turn's prompt. */
@@ -41,6 +44,7 @@ const TURN_DATA: z.ZodType<TurnData> = z.object({
   steps: z.number().int().nonnegative(),
   error: z.string().optional(),
   earlier: z.array(z.object({ run: z.string(), labels: z.array(z.string()) })).optional(),
+  values: z.boolean().optional(),
 });
 
 const USAGE: z.ZodType<ModelUsage> = z.object({
@@ -62,6 +66,20 @@ const SEARCH: z.ZodType<JournaledSearch> = z.object({
   resultMetadata: METADATA.optional(),
 });
 
+/** Held outside values (`labels: 'values'`): an optional field, so steps written before it read as they were. */
+const VALUES: z.ZodType<ValueTableSnapshot> = z.object({
+  next: z.number().int().positive(),
+  held: z.array(
+    z.object({
+      handle: z.string().regex(/^\$outside_\d+$/),
+      value: z.json(),
+      labels: z.array(z.string()),
+      source: z.object({ tool: z.string(), what: z.string() }),
+    }),
+  ),
+  steered: z.array(z.string()),
+});
+
 const STEP_DATA: z.ZodType<StepData> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('model'),
@@ -76,6 +94,7 @@ const STEP_DATA: z.ZodType<StepData> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('tools'),
     results: z.array(z.object({ id: z.string(), name: z.string(), text: z.string(), error: z.boolean() })),
+    values: VALUES.optional(),
   }),
 ]);
 
