@@ -54,7 +54,10 @@ export class Corpus {
 
   holds(value: string | number): boolean {
     if (typeof value === 'number') return this.numbers.has(value);
-    return value.trim() === '' || this.text.includes(value.toLowerCase());
+    if (value.trim() === '') return true;
+    // A whole word or more: `24` is not in `2024`.
+    const escaped = value.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`(?<![\\w])${escaped}(?![\\w])`).test(this.text);
   }
 }
 

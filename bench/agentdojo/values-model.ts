@@ -308,7 +308,7 @@ export class ValuesPlanner {
     }
     const clear = this.clear;
     const dependsOn = this.changedBy(answer);
-    const holes: { token: string; source: number; field: Field }[] = [];
+    const holes: { token: string; at: number; source: number; field: Field }[] = [];
     for (const match of text.matchAll(DATA)) {
       const token = match[0];
       const isNumber = /^-?\d+(?:\.\d+)?$/.test(token);
@@ -322,11 +322,12 @@ export class ValuesPlanner {
       if (source === undefined) continue;
       holes.push({
         token,
+        at: match.index,
         source,
         field: { type: isNumber ? 'number' : 'string', value: isNumber ? Number(token) : token },
       });
     }
-    let final = text;
+    const filled = new Map<number, string>();
     const bySource = new Map<number, typeof holes>();
     for (const hole of holes) bySource.set(hole.source, [...(bySource.get(hole.source) ?? []), hole]);
     for (const [source, wanted] of bySource) {
@@ -337,18 +338,26 @@ export class ValuesPlanner {
         got: (values) => {
           wanted.forEach((w, i) => {
             const got = values[`value_${i + 1}`];
-            final = final.replace(w.token, typeof got === 'string' && HANDLE.test(got) ? got : 'I could not read it');
+            filled.set(w.at, typeof got === 'string' && HANDLE.test(got) ? got : 'I could not read it');
           });
         },
       });
     }
-    this.waiting = () => ({ text: final });
+    this.waiting = () => {
+      let final = '';
+      let from = 0;
+      for (const hole of holes) {
+        final += text.slice(from, hole.at) + (filled.get(hole.at) ?? hole.token);
+        from = hole.at + hole.token.length;
+      }
+      return { text: final + text.slice(from) };
+    };
   }
 }
 
 /** Pieces of an answer that are data: emails, URLs, times, numbers, names. */
 const DATA =
-  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?:\/\/|www\.)[^\s,]+|\d{1,2}:\d{2}|-?\d+(?:\.\d+)?|[A-Z][\w'&-]*(?: (?:[A-Z][\w'&-]*|de|la|le|du|of|and))*/g;
+  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?:\/\/|www\.)[^\s,]+|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|-?\d+(?:\.\d+)?|[A-Z][\w'&-]*(?: (?:[A-Z][\w'&-]*|de|la|le|du|of|and))*/g;
 
 function fieldName(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'value' : path.join('_');
