@@ -89,6 +89,7 @@ export class AgentService {
       toolCalls: new TurnToolCalls(runner, this.tracing, journal, deferredTools),
       journal,
       history: this.history,
+      policy,
       stopping: this.stopping.signal,
       parked: (run) => void this.recovery.resumeIfAnsweredSoon(run),
     });
@@ -186,7 +187,7 @@ export class AgentService {
         `agent.send(text) of agent "${id}" needs the user's text as a non-empty string; got ${text === '' ? 'an empty string' : typeof text}. Pass what the user wrote, such as agent.send('Where is my order?').`,
       );
     await this.tracing.ready();
-    const { messages: history, earlier } = await this.history.before(rt, Infinity);
+    const { messages: history, earlier, values } = await this.history.before(rt, Infinity);
     const run = newRunId();
     const now = this.clock.now();
     const data: TurnData = {
@@ -224,7 +225,7 @@ export class AgentService {
     // A run made just now has no labels but those: its calls need not read them.
     this.leases.labelsKnown(run, labels);
     this.events.emit({ type: 'run.started', agent: id, run, model: rt.spec });
-    return this.driver.drive(this.driver.prepare(rt, record, history, [], options.signal));
+    return this.driver.drive(this.driver.prepare(rt, record, history, [], options.signal, values));
   }
 
   /** @internal The result of turn `run` of agent `id` at its next stop; use `agent.result`. */

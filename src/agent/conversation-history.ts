@@ -1,6 +1,7 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Store } from '../store/store.js';
-import { turnMessages } from './messages.js';
+import { ValueTable, type ValueTableSnapshot } from '../tools/value-table.js';
+import { turnMessages, type StepData } from './messages.js';
 import { stepDataOf, turnDataOf, type EarlierTurn } from './turn-data.js';
 import type { HistoryEntry, Runtime } from './turn-state.js';
 
@@ -18,7 +19,8 @@ export class ConversationHistory {
   /**
    * Adds a finished turn to the agent's conversation. `labels`: those its calls' answers carried, when the
    * caller saw them all; otherwise they are read from the journal. `started`: the earlier turns whose
-   * labels it started with.
+   * labels it started with. `values`: the outside values it held (`labels: 'values'`), whose handles its
+   * messages hold.
    */
   async add(
     rt: Runtime,
@@ -27,6 +29,7 @@ export class ConversationHistory {
     messages: readonly LanguageModelV3Message[],
     labels: ReadonlySet<string> | undefined,
     started: readonly EarlierTurn[] = [],
+    values?: ValueTableSnapshot,
   ): Promise<void> {
     rt.history ??= this.load(rt);
     const entries = await rt.history;
@@ -36,6 +39,7 @@ export class ConversationHistory {
       finishedAt,
       messages,
       labels: withStarted(labels === undefined ? await this.labelsRead(run) : [...labels], started),
+      values,
     };
     if (entries.some((e) => e.run === run)) return;
     entries.push(entry);
@@ -44,10 +48,14 @@ export class ConversationHistory {
 
   /**
    * The conversation before a turn: the messages of the agent's last `historyTurns` turns that ended
-   * before `before`, and those of them that read labelled text. Read from the store once per agent and
-   * process (so a new process goes on with the conversation), then kept in memory.
+   * before `before`, those of them that read labelled text, and the outside values they held (their
+   * handles are in the messages). Read from the store once per agent and process (so a new process goes
+   * on with the conversation), then kept in memory.
    */
-  async before(rt: Runtime, before: number): Promise<{ messages: LanguageModelV3Message[]; earlier: EarlierTurn[] }> {
+  async before(
+    rt: Runtime,
+    before: number,
+  ): Promise<{ messages: LanguageModelV3Message[]; earlier: EarlierTurn[]; values: ValueTableSnapshot[] }> {
     rt.history ??= this.load(rt);
     let entries: HistoryEntry[];
     try {
@@ -56,7 +64,7 @@ export class ConversationHistory {
       rt.history = undefined;
       throw error;
     }
-    if (rt.historyTurns === 0) return { messages: [], earlier: [] };
+    if (rt.historyTurns === 0) return { messages: [], earlier: [], values: [] };
     const window = (before === Infinity ? entries : entries.filter((entry) => entry.finishedAt <= before)).slice(
       -rt.historyTurns,
     );
@@ -65,6 +73,7 @@ export class ConversationHistory {
       earlier: window
         .filter((entry) => entry.labels.length > 0)
         .map((entry) => ({ run: entry.run, labels: entry.labels })),
+      values: window.flatMap((entry) => (entry.values === undefined ? [] : [entry.values])),
     };
   }
 
@@ -89,10 +98,17 @@ export class ConversationHistory {
         finishedAt: turn.updatedAt,
         messages: turnMessages(turnDataOf(turn).input, steps),
         labels: withStarted(await this.labelsRead(turn.run), turnDataOf(turn).earlier ?? []),
+        values: heldValues(steps),
       });
     }
     return entries;
   }
+}
+
+/** The outside values a turn's steps held (`labels: 'values'`), or undefined for a turn that held none. */
+function heldValues(steps: readonly StepData[]): ValueTableSnapshot | undefined {
+  const snapshots = steps.flatMap((step) => (step.kind === 'tools' && step.values !== undefined ? [step.values] : []));
+  return snapshots.length === 0 ? undefined : ValueTable.merged(snapshots);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type SearchAnswer,
 } from './tool-search.js';
 import type { LiveTurn, ModelTool, Runtime } from './turn-state.js';
+import { READ_TOOL, READ_TOOL_DEFINITION } from './turn-values.js';
 
 /** The tools of one turn: those sent to the model, and those it may load with the search tool. */
 export interface TurnTools {
@@ -55,6 +56,11 @@ export class DeferredTools {
       deferred,
       callable: [...rt.options.tools],
     };
+    // With labels on values, the model reads outside text only through the reader (it changes nothing).
+    if (this.policy.followsValues) {
+      turn.tools.push(READ_TOOL_DEFINITION);
+      turn.readOnly.add(READ_TOOL);
+    }
     if (deferred.size === 0) return turn;
     if (rt.search !== undefined) return this.forProviderSearch(rt, rt.search, turn, history, steps);
     turn.tools.push({

@@ -1,6 +1,7 @@
 import type { JSONValue, LanguageModelV3Message, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
 import type { JournaledSearch } from './provider-search.js';
 import type { ModelUsage } from './pricing.js';
+import type { ValueTableSnapshot } from '../tools/value-table.js';
 
 /**
  * A turn's journal (`store.appendStep`), one record per step, written once. A `model` step is the
@@ -32,6 +33,11 @@ export interface ToolsStepData {
     readonly text: string;
     readonly error: boolean;
   }[];
+  /**
+   * With `labels: 'values'`: the outside values this step's answers were held as (their handles are in
+   * `results`), committed with them, so a turn taken up on another node resolves the same handles.
+   */
+  readonly values?: ValueTableSnapshot;
 }
 
 export function userMessage(text: string): LanguageModelV3Message {

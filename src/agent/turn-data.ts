@@ -5,6 +5,7 @@ import type { ParkedCall } from './agent.js';
 import type { StepData } from './messages.js';
 import type { ModelUsage } from './pricing.js';
 import type { JournaledSearch } from './provider-search.js';
+import type { ValueTableSnapshot } from '../tools/value-table.js';
 
 /** `TurnRecord.data`: what a turn is about and where it stands. Plain JSON. */
 export interface TurnData {
@@ -62,6 +63,20 @@ const SEARCH: z.ZodType<JournaledSearch> = z.object({
   resultMetadata: METADATA.optional(),
 });
 
+/** Held outside values (`labels: 'values'`): an optional field, so steps written before it read as they were. */
+const VALUES: z.ZodType<ValueTableSnapshot> = z.object({
+  next: z.number().int().positive(),
+  held: z.array(
+    z.object({
+      handle: z.string().regex(/^\$outside_\d+$/),
+      value: z.json(),
+      labels: z.array(z.string()),
+      source: z.object({ tool: z.string(), what: z.string() }),
+    }),
+  ),
+  steered: z.array(z.string()),
+});
+
 const STEP_DATA: z.ZodType<StepData> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('model'),
@@ -76,6 +91,7 @@ const STEP_DATA: z.ZodType<StepData> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('tools'),
     results: z.array(z.object({ id: z.string(), name: z.string(), text: z.string(), error: z.boolean() })),
+    values: VALUES.optional(),
   }),
 ]);
 

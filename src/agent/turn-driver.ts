@@ -19,6 +19,8 @@ import type { TurnJournal } from './turn-journal.js';
 import { storedTurnData, turnDataOf, type TurnData } from './turn-data.js';
 import { resultOf, turnLength, type LiveTurn, type Runtime } from './turn-state.js';
 import type { TurnToolCalls } from './turn-tool-calls.js';
+import { ValueTable, type ValueTableSnapshot } from '../tools/value-table.js';
+import type { Policy } from '../policy/policy.js';
 
 /** What the turn loop works with. */
 export interface TurnDriverParts {
@@ -36,6 +38,8 @@ export interface TurnDriverParts {
   readonly toolCalls: TurnToolCalls;
   readonly journal: TurnJournal;
   readonly history: ConversationHistory;
+  /** Whether turns hold outside values as handles (`labels: 'values'`). */
+  readonly policy: Pick<Policy, 'followsValues'>;
   /** Aborts when the agent service closes. */
   readonly stopping: AbortSignal;
   /** A turn just parked: its calls may have been answered while it was written. */
@@ -66,6 +70,7 @@ export class TurnDriver {
   private readonly toolCalls: TurnToolCalls;
   private readonly journal: TurnJournal;
   private readonly history: ConversationHistory;
+  private readonly policy: Pick<Policy, 'followsValues'>;
   private readonly stopping: AbortSignal;
   private readonly parked: (run: string) => void;
 
@@ -83,6 +88,7 @@ export class TurnDriver {
       toolCalls: this.toolCalls,
       journal: this.journal,
       history: this.history,
+      policy: this.policy,
       stopping: this.stopping,
       parked: this.parked,
     } = parts);
@@ -93,13 +99,17 @@ export class TurnDriver {
     return this.driving.get(run);
   }
 
-  /** Builds the in-memory state of a turn from its record and journaled steps. */
+  /**
+   * Builds the in-memory state of a turn from its record and journaled steps; `values`: the outside values
+   * the earlier turns in its prompt held (`ConversationHistory.before`).
+   */
   prepare(
     rt: Runtime,
     record: TurnRecord,
     history: readonly LanguageModelV3Message[],
     steps: StepData[],
     signal: AbortSignal | undefined,
+    values: readonly ValueTableSnapshot[] = [],
   ): LiveTurn {
     const data = turnDataOf(record);
     const prompt: LanguageModelV3Message[] = [];
@@ -116,6 +126,16 @@ export class TurnDriver {
         if (step.text !== '') text = step.text;
       }
     }
+    // The handles the model read in earlier turns and in this turn's steps resolve to the same values here.
+    const started = ValueTable.merged(values);
+    const table = this.policy.followsValues
+      ? new ValueTable(
+          ValueTable.merged([
+            started,
+            ...steps.flatMap((step) => (step.kind === 'tools' && step.values !== undefined ? [step.values] : [])),
+          ]),
+        )
+      : undefined;
     return {
       rt,
       run: record.run,
@@ -135,6 +155,8 @@ export class TurnDriver {
       journal: new JournalBatch(this.store),
       // A turn with no steps yet has had no calls: every answer it gets, it sees here.
       labelsRead: steps.length === 0 ? new Set() : undefined,
+      values: table,
+      valuesFrom: started.held.length,
     };
   }
 
@@ -323,7 +345,7 @@ export class TurnDriver {
       ...(error === undefined ? {} : { error }),
     });
     const messages = d.prompt.slice(d.prompt.length - turnLength(d));
-    await this.history.add(rt, d.run, next.updatedAt, messages, d.labelsRead, d.earlier);
+    await this.history.add(rt, d.run, next.updatedAt, messages, d.labelsRead, d.earlier, d.values?.since(d.valuesFrom));
     for (const waiter of this.waiters.get(d.run) ?? []) waiter(result);
     return result;
   }

@@ -174,7 +174,7 @@ export class TurnRecovery implements CallListener {
           this.store.listSteps(record.run),
           this.tracing.ready(),
         ]);
-        d = this.driver.prepare(rt, record, history.messages, steps.map(stepDataOf), undefined);
+        d = this.driver.prepare(rt, record, history.messages, steps.map(stepDataOf), undefined, history.values);
       } catch (error) {
         this.driver.active.delete(record.run);
         this.leases.release(record.run);

@@ -15,6 +15,7 @@ import type { ProviderSearch } from './provider-search.js';
 import type { TraceSpan } from './tracing.js';
 import type { ToolRef } from '../tools/tool-origin.js';
 import { turnDataOf, type EarlierTurn } from './turn-data.js';
+import type { ValueTable, ValueTableSnapshot } from '../tools/value-table.js';
 
 /** A tool as the model is sent it: a function of the catalog's, or the provider's own tool search. */
 export type ModelTool = LanguageModelV3FunctionTool | LanguageModelV3ProviderTool;
@@ -44,6 +45,8 @@ export interface HistoryEntry {
   readonly messages: readonly LanguageModelV3Message[];
   /** The labels of what the turn read (its calls' answers): a turn that has its text in the prompt carries them. */
   readonly labels: readonly string[];
+  /** With `labels: 'values'`, the outside values the turn held (its steps' snapshots merged); else undefined. */
+  readonly values: ValueTableSnapshot | undefined;
 }
 
 /** A turn being driven in this process. */
@@ -86,6 +89,13 @@ export interface LiveTurn {
    * process); undefined for a turn taken up from its journal, whose earlier answers only the store has.
    */
   readonly labelsRead: Set<string> | undefined;
+  /**
+   * With `labels: 'values'`, the run's held outside values: those of the earlier turns in the prompt and
+   * this turn's steps (the model sees their handles); undefined under the run-level rule.
+   */
+  readonly values: ValueTable | undefined;
+  /** How many values `values` held when the turn began: what the turn itself held comes after. */
+  readonly valuesFrom: number;
 }
 
 /** Turn states after which nothing more happens. */

@@ -8,6 +8,7 @@ import type { TurnJournal } from './turn-journal.js';
 import { notLoadedAnswer, type DeferredTools } from './deferred-tools.js';
 import { SEARCH_TOOL } from './tool-search.js';
 import { callId, type LiveTurn } from './turn-state.js';
+import { READ_TOOL, readerAnswer, resolveCall, shownText, type ResolvedCall } from './turn-values.js';
 
 /** What a tool's `ctx.caller` says of an agent's call. */
 const AGENT_CALLER: ToolCaller = Object.freeze({ door: 'agent' });
@@ -37,15 +38,21 @@ export class TurnToolCalls {
     this.deferredTools.loadFound(d.rt, d, step);
     const answers: ToolAnswer[] = [];
     const calls = step.calls;
+    const values = d.values;
+    const mark = values?.size ?? 0;
+    // Guard (handles-resolved-first): a call's handles are put back, and their labels known, before the policy decides.
+    const resolved = calls.map((call) => (values === undefined ? undefined : resolveCall(values, call.input)));
     const parked: ParkedCall[] = [];
     for (let i = 0; i < calls.length && parked.length === 0;) {
       let j = i + 1;
       if (d.readOnly.has(calls[i]!.name)) while (j < calls.length && d.readOnly.has(calls[j]!.name)) j++;
       if (j - i === 1) {
-        answers[i] = await this.runOne(d, calls[i]!, index);
+        answers[i] = await this.runOne(d, calls[i]!, index, resolved[i]);
       } else {
         d.journal.expect(j - i);
-        const group = await Promise.all(calls.slice(i, j).map((call) => this.runOne(d, call, index)));
+        const group = await Promise.all(
+          calls.slice(i, j).map((call, k) => this.runOne(d, call, index, resolved[i + k])),
+        );
         d.journal.expect(0);
         for (let k = 0; k < group.length; k++) answers[i + k] = group[k]!;
       }
@@ -71,10 +78,16 @@ export class TurnToolCalls {
       results: calls.map((call, k) => ({
         id: call.id,
         name: call.name,
-        text: answerText(answers[k]!),
+        // In call order, so the handles the answers are held under do not depend on which finished first.
+        text:
+          values === undefined || call.name === READ_TOOL
+            ? answerText(answers[k]!)
+            : shownText(values, d.refs.get(call.name)?.ref ?? call.name, answers[k]!, argumentLabels(resolved[k])),
         error: answers[k]!.status === 'error',
       })),
     };
+    // Guard (values-journaled): the values behind the handles the model reads are committed with the step.
+    if (values !== undefined) Object.assign(tools, { values: values.since(mark) });
     this.journal.holdStep(d, tools);
     if (d.journal.mustCommit) await d.journal.flush();
     d.prompt.push(toolMessage(tools));
@@ -95,10 +108,18 @@ export class TurnToolCalls {
     });
   }
 
-  /** The search tool's answer, a refusal of a deferred tool not loaded, or the runner's answer. */
-  private answer(d: LiveTurn, call: ModelStepData['calls'][number], id: string, span: TraceSpan): Promise<ToolAnswer> {
+  /** The search tool's or the reader's answer, a refusal of a deferred tool not loaded or of a handle, or the runner's answer. */
+  private answer(
+    d: LiveTurn,
+    call: ModelStepData['calls'][number],
+    id: string,
+    span: TraceSpan,
+    resolved: ResolvedCall,
+  ): Promise<ToolAnswer> {
     if (d.deferred.size > 0 && d.rt.search === undefined && call.name === SEARCH_TOOL)
       return this.deferredTools.search(d, parseArguments(call.input));
+    if (d.values !== undefined && call.name === READ_TOOL) return readerAnswer(d, d.values, call.input);
+    if (resolved !== undefined && 'refused' in resolved) return Promise.resolve(resolved.refused);
     if (d.deferred.has(call.name) && !d.refs.has(call.name)) return Promise.resolve(notLoadedAnswer(call.name));
     const { rt } = d;
     return this.untilAnsweredOrAsking(
@@ -109,7 +130,7 @@ export class TurnToolCalls {
         this.runner.run({
           agent: rt.id,
           run: d.run,
-          call: { id, name: call.name, arguments: call.input },
+          call: { id, name: call.name, arguments: resolved === undefined ? call.input : resolved.resolved.args },
           ...(rt.options.budgetUsd === undefined ? {} : { budgetUsd: rt.options.budgetUsd }),
           ...(rt.options.policy === undefined ? {} : { policy: rt.options.policy }),
           tools: d.callable,
@@ -118,16 +139,24 @@ export class TurnToolCalls {
           ...(rt.options.onBehalfOf === undefined ? {} : { onBehalfOf: rt.options.onBehalfOf }),
           ...(rt.options.maxCalls === undefined ? {} : { maxCalls: rt.options.maxCalls }),
           ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
+          ...(resolved === undefined || d.values === undefined
+            ? {}
+            : { values: { resolved: resolved.resolved, steered: d.values.steered() } }),
         }),
       ),
     );
   }
 
-  private async runOne(d: LiveTurn, call: ModelStepData['calls'][number], index: number): Promise<ToolAnswer> {
+  private async runOne(
+    d: LiveTurn,
+    call: ModelStepData['calls'][number],
+    index: number,
+    resolved: ResolvedCall,
+  ): Promise<ToolAnswer> {
     const id = callId(index, call.id);
     const span = this.tracing.tool(d.span, call.name, id, d.refs.get(call.name));
     try {
-      const answer = await this.answer(d, call, id, span);
+      const answer = await this.answer(d, call, id, span, resolved);
       for (const label of answer.labels) d.labelsRead?.add(label);
       span.set({ 'wardrik.tool.status': answer.status });
       if (answer.status === 'error') span.fail(answer.code, answer.message);
@@ -139,6 +168,11 @@ export class TurnToolCalls {
       span.end();
     }
   }
+}
+
+/** The labels of the held values a call's arguments held. */
+function argumentLabels(resolved: ResolvedCall): readonly string[] {
+  return resolved !== undefined && 'resolved' in resolved ? resolved.resolved.labels : [];
 }
 
 /** The model's arguments text as a value; text that is not JSON stays text, which the search refuses. */

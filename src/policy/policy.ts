@@ -70,6 +70,14 @@ export interface PolicyOptions {
    */
   readonly confidential?: readonly string[];
   /**
+   * What the `outside` rule follows. `'run'` (the default): once a run has read outside text, every side
+   * effect asks, as `askWhenOutside` says. `'values'`: in an agent's runs (`startAgent`) the model sees
+   * outside text only as handles (`$outside_3`), reads typed fields of it through `wardrik__read`, and a
+   * call asks only when its arguments hold outside values or the model read outside data in clear (see
+   * docs/security.md, "Labels on values"). Calls through other doors keep the run-level rule.
+   */
+  readonly labels?: 'run' | 'values';
+  /**
    * How long an inbox item waits for a person: after this many milliseconds an unanswered item is
    * denied, saying so to the model. Unset: items wait until answered.
    */
@@ -135,6 +143,11 @@ export class Policy {
       );
     }
     this.confidential = new Set([CONFIDENTIAL, ...named]);
+    if (options.labels !== undefined && options.labels !== 'run' && options.labels !== 'values') {
+      throw new ConfigurationError(
+        `policy.labels must be "run" (outside text makes every later side effect of its run ask) or "values" (only calls whose arguments hold outside values ask); got ${shown(options.labels)}.`,
+      );
+    }
     checkWait('policy.approvalTtlMs', options.approvalTtlMs);
     checkWait('policy.escalateAfterMs', options.escalateAfterMs);
   }
@@ -151,6 +164,11 @@ export class Policy {
 
   get asksWhenOutside(): boolean {
     return this.options.askWhenOutside !== false;
+  }
+
+  /** Whether agents' runs hold outside values as handles and the `outside` rule follows them (`labels: 'values'`). */
+  get followsValues(): boolean {
+    return this.options.labels === 'values' && this.asksWhenOutside;
   }
 
   /**

@@ -1,5 +1,7 @@
-import { EVERY_LABEL, type Decision, type LabelGate, type Policy } from '../policy/policy.js';
+import { EVERY_LABEL, reachesOutside, type Decision, type LabelGate, type Policy } from '../policy/policy.js';
+import { OUTSIDE } from '../tools/labels.js';
 import { errorAnswer } from '../tools/result.js';
+import { valueVerdict } from '../tools/value-decision.js';
 import type { AdmittedCall, EndedEarly } from './admit.js';
 import type { CallDeps } from './call-deps.js';
 import {
@@ -36,7 +38,8 @@ export function decide(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
 }
 
 function judge(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
-  const { request, entry, base, sent, args, labels } = call;
+  const { request, entry, base, sent, args } = call;
+  const labels = valueLabelsOf(call) ?? call.labels;
   const annotations = entry.tool.annotations;
   let resources: readonly string[] = NO_RESOURCES;
   try {
@@ -69,14 +72,49 @@ function judge(deps: CallDeps, call: AdmittedCall): Maybe<Verdict> {
   }
   if (deciding instanceof Promise)
     return deciding.then(
-      (decision) => verdictOf(deps, call, decision),
+      (decision) => verdictOf(deps, call, withValueVerdict(call, decision)),
       (error: unknown) => undecided(deps, call, error),
     );
-  return verdictOf(deps, call, deciding);
+  return verdictOf(deps, call, withValueVerdict(call, deciding));
+}
+
+/**
+ * With `labels: 'values'`, the labels a call is decided by: those of the held values its arguments hold and
+ * of the outside data the model read in clear, with the run's other labels (confidential data is still
+ * counted per run), but not the run's `outside`: outside text the model saw only as handles chose nothing.
+ */
+function valueLabelsOf(call: AdmittedCall): readonly string[] | undefined {
+  const values = call.request.values;
+  if (values === undefined) return undefined;
+  const own = call.labels.filter((label) => label !== OUTSIDE);
+  return [...new Set([...own, ...values.resolved.labels, ...values.steered])];
+}
+
+/**
+ * The policy's decision joined with the rule that follows values (the strictest wins): a call whose arguments
+ * hold outside values, or that outside data read in clear may have chosen, asks, naming each argument's source.
+ */
+function withValueVerdict(call: AdmittedCall, decision: Decision): Decision {
+  const values = call.request.values;
+  if (values === undefined || decision.action === 'deny') return decision;
+  const annotations = call.entry.tool.annotations;
+  const verdict = valueVerdict({
+    tool: call.entry.ref,
+    resolved: values.resolved,
+    steered: values.steered,
+    runLabels: call.labels,
+    readOnly: annotations.readOnly === true,
+    openWorld: reachesOutside(annotations),
+  });
+  // Guard (value-verdict-joined): a call the values rule asks about asks, whatever the policy allowed.
+  if (verdict.verdict === 'policy') return decision;
+  const rule = decision.action === 'ask' ? `${decision.rule}; ${verdict.reason}` : verdict.reason;
+  return { ...decision, action: 'ask', rule };
 }
 
 function verdictOf(deps: CallDeps, call: AdmittedCall, decision: Decision): Maybe<Verdict> {
-  const { request, entry, base, sent, labels } = call;
+  const { request, entry, base, sent } = call;
+  const labels = valueLabelsOf(call) ?? call.labels;
   const action = decision.action;
   switch (action) {
     case 'allow':
@@ -117,6 +155,7 @@ function prepared(call: AdmittedCall, decision: Decision): PreparedCall {
     arguments: call.sent,
     idempotencyKey: request.idempotencyKey,
     labels: call.labels,
+    valueLabels: valueLabelsOf(call),
     budgetUsd: request.budgetUsd,
     signal: request.signal,
     reporter: request.reporter,

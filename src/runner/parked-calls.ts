@@ -70,7 +70,15 @@ export class ParkedCalls {
     );
     if (!written) return this.journal.journaledAnswer(p.run, p.call, p.arguments);
     if (expected === undefined) this.outcomes.called(p, p.decision);
-    const item = this.inboxItem(inboxId, kind, reason, p, mergeLabels(p.labels, labels), p.budgetUsd, detail);
+    const item = this.inboxItem(
+      inboxId,
+      kind,
+      reason,
+      p,
+      mergeLabels(p.valueLabels ?? p.labels, labels),
+      p.budgetUsd,
+      detail,
+    );
     // An approval keeps the tool's schema, so a person's changed arguments can be checked on any node; and
     // who may answer it, and whom it was asked for, so every door holds answers to the same rule.
     await this.store.putInboxItem({

@@ -3,6 +3,7 @@ import type { CatalogEntry } from '../tools/catalog.js';
 import type { CallReporter, Measure, ToolCaller } from '../tools/context.js';
 import { errorAnswer, NO_LABELS, type EditedCall, type ToolAnswer } from '../tools/result.js';
 import type { CallRef } from './call-failures.js';
+import type { ResolvedArguments } from '../tools/value-table.js';
 
 /** A call to run: who calls, in which run, and what the model asked for. */
 export interface CallRequest {
@@ -35,6 +36,12 @@ export interface CallRequest {
    * an approval the call asks for names them.
    */
   readonly earlierTurns?: readonly { readonly run: string; readonly labels: readonly string[] }[];
+  /**
+   * @internal With `labels: 'values'`, an agent's call: its arguments were resolved from the run's held values
+   * (`call.arguments` is `resolved.args`), and `steered` holds the labels of outside data the model read in
+   * clear. The call's labels are then theirs, not the whole run's (see `valueLabelsOf` in decide.ts).
+   */
+  readonly values?: { readonly resolved: ResolvedArguments; readonly steered: readonly string[] };
 }
 
 /** A call that passed resolution and checking, ready to run (now, or once approved). */
@@ -51,6 +58,8 @@ export interface PreparedCall {
   readonly arguments: unknown;
   readonly idempotencyKey: string;
   readonly labels: readonly string[];
+  /** With `labels: 'values'`, the call's own labels: its inbox item carries them, and a run grant compares them. */
+  readonly valueLabels?: readonly string[] | undefined;
   readonly budgetUsd: number | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly reporter?: CallReporter | undefined;
@@ -90,6 +99,7 @@ export interface CallFields {
   /** `run:call` when absent. */
   readonly idempotencyKey?: string | undefined;
   readonly labels: readonly string[];
+  readonly valueLabels?: readonly string[] | undefined;
   readonly budgetUsd?: number | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly reporter?: CallReporter | undefined;
@@ -127,6 +137,7 @@ export function prepareCall(f: CallFields): PreparedCall {
     arguments: f.arguments,
     idempotencyKey: f.idempotencyKey ?? `${f.run}:${f.call}`,
     labels: f.labels,
+    valueLabels: f.valueLabels,
     budgetUsd: f.budgetUsd,
     signal: f.signal,
     reporter: f.reporter,

@@ -121,7 +121,40 @@ export class ValueTable {
   }
 
   snapshot(): ValueTableSnapshot {
-    return { next: this.next, held: [...this.held.values()], steered: [...this.steeredBy] };
+    return this.since(0);
+  }
+
+  /** How many values the table holds: a mark to take a snapshot of only what comes after (`since`). */
+  get size(): number {
+    return this.held.size;
+  }
+
+  /** What the journal keeps of a step: the values held after `mark`, the next number, what steered the run. */
+  since(mark: number): ValueTableSnapshot {
+    return { next: this.next, held: [...this.held.values()].slice(mark), steered: [...this.steeredBy] };
+  }
+
+  /**
+   * One snapshot of several in order (a conversation's turns, a turn's steps). A handle two of them hold
+   * with different values (two turns of one conversation ran at once) is left out: it is refused, naming
+   * it, rather than resolved to a value the model may not have meant.
+   */
+  static merged(snapshots: readonly ValueTableSnapshot[]): ValueTableSnapshot {
+    const held = new Map<string, HeldValue>();
+    const conflicting = new Set<string>();
+    const steered = new Set<string>();
+    let next = 1;
+    for (const snapshot of snapshots) {
+      next = Math.max(next, snapshot.next);
+      for (const label of snapshot.steered) steered.add(label);
+      for (const value of snapshot.held) {
+        const known = held.get(value.handle);
+        if (known !== undefined && JSON.stringify(known) !== JSON.stringify(value)) conflicting.add(value.handle);
+        held.set(value.handle, value);
+      }
+    }
+    const kept = [...held.values()].filter((value) => !conflicting.has(value.handle));
+    return { next, held: kept, steered: [...steered] };
   }
 
   private substitute(text: string, path: string, uses: ValueUse[]): unknown {

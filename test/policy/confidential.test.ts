@@ -68,6 +68,12 @@ describe('Policy: confidential labels and tools that reach outside', () => {
     );
     assert.throws(() => new Policy({ confidential: ['outside'] }), /marks where text came from/);
     assert.throws(
+      () => new Policy({ labels: 'value' as never }),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /policy.labels must be "run" .* or "values" .*got "value"/.test(error.message),
+    );
+    assert.throws(
       () => new Policy({ approvalTtlMs: 0 }),
       /policy.approvalTtlMs must be a number of milliseconds above 0/,
     );
