@@ -78,7 +78,7 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
     const model =
       labels === 'values'
         ? new ValuesPlanner(task as UserTask<unknown>, suite.injectionTasks as never, modelName, {
-            oracle: (call) => oracle(suite, world, call),
+            oracle: oracle(suite, world),
             choosesFromOutside: choosesFromOutside(task as UserTask<unknown>),
           })
         : new ObeyingModel(task as UserTask<unknown>, suite.injectionTasks as never, modelName);
@@ -139,13 +139,23 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
 }
 
 /**
- * A tool's answer to a call now, as the model would read it in clear, without touching the case: the call
- * played on a copy of the world. The values-mode planner's oracle (it plays a model that knows which handle
- * holds what; it never reads the text itself).
+ * The values-mode planner's oracle (it plays a model that knows which handle holds what; it never reads the
+ * text itself): a tool's answer to the agent's last call, as the model would read it in clear, played again
+ * on a copy of the world as it was before that call, so the case itself is not touched.
  */
-function oracle<E>(suite: Suite<E>, world: World<E>, call: Call): unknown {
+function oracle<E>(suite: Suite<E>, world: World<E>): { answer(call: Call): unknown; stepped(): void } {
+  let before = snapshot(world.env);
+  return {
+    answer: (call) => replay(suite, before, call),
+    stepped: () => {
+      before = snapshot(world.env);
+    },
+  };
+}
+
+function replay<E>(suite: Suite<E>, env: E, call: Call): unknown {
   const copy = new World<E>();
-  copy.reset(snapshot(world.env));
+  copy.reset(snapshot(env));
   const method = call.tool.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
   for (const Toolset of suite.toolsets) {
     const toolset = new Toolset(copy) as Record<string, unknown>;

@@ -34,8 +34,11 @@ interface View {
 }
 
 export interface ValuesPlannerOptions {
-  /** The answer a tool gives to a call now, as the model would read it in clear: the bench's oracle. */
-  readonly oracle: (call: Call) => unknown;
+  /**
+   * The bench's oracle: the answer the tool gave to the agent's last call, as the model would read it in
+   * clear; `stepped` tells it the agent is about to make its next call.
+   */
+  readonly oracle: { answer(call: Call): unknown; stepped(): void };
   /** The task's choice of what to do depends on outside text (a rating, a free slot): why, if so. */
   readonly choosesFromOutside?: string;
 }
@@ -89,6 +92,12 @@ export class ValuesPlanner {
     const extraction = call.tools.length === 0 ? readerPrompt(call.prompt) : undefined;
     if (extraction !== undefined) return { text: this.answerAsReader(extraction.fields, extraction.text) };
     this.readResults(call.prompt);
+    const step = this.plan();
+    this.options.oracle.stepped();
+    return step;
+  }
+
+  private plan(): ScriptedStep {
     for (;;) {
       const read = this.pending.shift();
       if (read !== undefined) {
@@ -172,7 +181,7 @@ export class ValuesPlanner {
         this.seen += `${strings(value).join('\n')}\n`;
         this.obey(strings(value).join('\n'));
       } else {
-        const behind = this.options.oracle({ tool, args });
+        const behind = this.options.oracle.answer({ tool, args });
         this.behind.set(handle, behind);
         this.views.push({ answer: { tool, args, value: behind }, handle });
         this.seen += `${strings(behind).join('\n')}\n`;
