@@ -126,6 +126,20 @@ export class ValuesPlanner {
   // ---- the reader ----
 
   private fieldsAsked: Readonly<Record<string, Field>> = {};
+  /** What the reader last answered: what the handles it gave hold. */
+  private readerSaid: Readonly<Record<string, unknown>> = {};
+
+  /**
+   * The text with every handle it handed out replaced by the value behind it: the answer as a person would
+   * read it if Wardrik showed the user what the handles in a final answer hold (it does not, yet).
+   */
+  resolve(text: string): string {
+    return text.replace(/\$outside_\d+/g, (handle) => {
+      if (!this.behind.has(handle)) return handle;
+      const value = this.behind.get(handle);
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    });
+  }
 
   private answerAsReader(names: readonly string[], text: string): string {
     const goal = this.understood.find((injection) => text.includes(injection.goal));
@@ -137,6 +151,7 @@ export class ValuesPlanner {
         return [name, field?.value ?? null];
       }),
     );
+    this.readerSaid = values;
     return JSON.stringify(values);
   }
 
@@ -168,7 +183,8 @@ export class ValuesPlanner {
         const got = Object.fromEntries(Object.keys(asked.fields).map((name) => [name, fieldIn(value, name)]));
         for (const [name, field] of Object.entries(asked.fields)) {
           const handle = got[name];
-          if (typeof handle === 'string' && HANDLE.test(handle)) this.behind.set(handle, field.value);
+          if (typeof handle === 'string' && HANDLE.test(handle))
+            this.behind.set(handle, name in this.readerSaid ? this.readerSaid[name] : field.value);
         }
         asked.got(got);
         continue;
@@ -320,7 +336,7 @@ export class ValuesPlanner {
     const holes: { token: string; at: number; source: number; field: Field }[] = [];
     for (const match of text.matchAll(DATA)) {
       const token = match[0];
-      const isNumber = /^-?\d+(?:\.\d+)?$/.test(token);
+      const isNumber = /^\d+(?:\.\d+)?$/.test(token);
       if (isNumber ? [...numbersIn(token)].every((n) => clear.numbers.has(n)) : clear.holds(token)) continue;
       const found = held.filter((i) =>
         new Corpus([this.views[i]!.answer.value]).holds(isNumber ? Number(token) : token),
@@ -366,7 +382,7 @@ export class ValuesPlanner {
 
 /** Pieces of an answer that are data: emails, URLs, times, numbers, names. */
 const DATA =
-  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?:\/\/|www\.)[^\s,]+|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|-?\d+(?:\.\d+)?|[A-Z][\w'&-]*(?: (?:[A-Z][\w'&-]*|de|la|le|du|of|and))*/g;
+  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?:\/\/|www\.)[^\s,]+|(?<![\w.:-])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|\d+(?:\.\d+)?)(?![\w:])|(?<!\w)[A-Z][\w'&-]*(?: (?:[A-Z][\w'&-]*|de|la|le|du|of|and))*/g;
 
 function fieldName(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'value' : path.join('_');
