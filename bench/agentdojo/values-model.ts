@@ -318,7 +318,12 @@ export class ValuesPlanner {
     if (computedFrom.length > 0) return computedFrom.at(-1);
     if (clear.holds(value)) return undefined;
     const found = this.held.filter((i) => new Corpus([this.views[i]!.answer.value]).holds(value));
-    return found.at(-1);
+    if (found.length > 0 || typeof value !== 'number') return found.at(-1);
+    // A number it could not have seen, one step from a number in held text: the rent plus the increase a
+    // letter announced.
+    const near = (h: number): boolean =>
+      [...clear.numbers].some((c) => c + h === value || c - h === value || h - c === value);
+    return this.held.filter((i) => [...new Corpus([this.views[i]!.answer.value]).numbers].some(near)).at(-1);
   }
 
   /** The final answer: the ground truth's, with a handle for each piece only held text says. */
