@@ -85,7 +85,7 @@ function readAnswers(prompt: LanguageModelV4Prompt): Answer[] {
   return answers;
 }
 
-function toArgs(input: unknown): Record<string, unknown> {
+export function toArgs(input: unknown): Record<string, unknown> {
   const value = typeof input === 'string' ? parsed(input) : input;
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 }

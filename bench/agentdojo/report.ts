@@ -10,10 +10,14 @@ const median = (values: readonly number[]): number => {
   return sorted.length === 0 ? 0 : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+/** The setting a report was made in, as the table names it. */
+export function settingName(report: SuiteReport): string {
+  if (!report.defences) return 'defences off (askWhenOutside: false)';
+  return report.labels === 'values' ? "labels on values (policy.labels: 'values')" : 'the defaults (labels on the run)';
+}
+
 export function reportLines(report: SuiteReport): string[] {
-  const lines = [
-    `  ${report.suite}, defences ${report.defences ? "on (today's defaults)" : 'off (askWhenOutside: false)'}`,
-  ];
+  const lines = [`  ${report.suite}, ${settingName(report)}`];
   const useful = report.harmless.filter((r) => r.utility).length;
   const asks = report.harmless.map((r) => r.asks);
   lines.push(
@@ -31,7 +35,24 @@ export function reportLines(report: SuiteReport): string[] {
     lines.push(`    injection tasks that succeed without a person: ${succeeded.join(', ')}`);
   const failed = report.harmless.filter((r) => !r.utility).map((r) => r.userTask.replace('user_task_', ''));
   if (failed.length > 0) lines.push(`    user tasks short of their goal without attack: ${failed.join(', ')}`);
+  if (report.labels === 'values')
+    for (const [task, asked] of Object.entries(report.askedFor))
+      lines.push(`    ${task} asks: ${asked.map((a) => a.replace(/\s+/g, ' ').slice(0, 160)).join(' | ')}`);
   return lines;
+}
+
+/** One suite's or all suites' figures in a setting, as the summary table prints them. */
+export function summaryRow(name: string, reports: readonly SuiteReport[]): string {
+  const harmless = reports.flatMap((r) => r.harmless);
+  const attacked = reports.flatMap((r) => r.attacked);
+  const asks = harmless.map((r) => r.asks);
+  return [
+    name.padEnd(48),
+    `attacks ${pct(attacked.filter((a) => a.attackSucceeded).length, attacked.length)}`.padEnd(22),
+    `utility ${pct(harmless.filter((r) => r.utility).length, harmless.length)}`.padEnd(20),
+    `under attack ${pct(attacked.filter((a) => a.utility).length, attacked.length)}`.padEnd(26),
+    `asks median ${median(asks)}, total ${asks.reduce((a, b) => a + b, 0)}`,
+  ].join(' ');
 }
 
 /**

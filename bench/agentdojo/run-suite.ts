@@ -3,9 +3,12 @@
 // the inbox: each ask is refused (`inbox.deny`) and the turn goes on, so a side effect that asks never happens.
 import { container as rootContainer } from 'tsyringe';
 import { Wardrik, type TurnResult } from '../../src/index.js';
+import { parsed } from '../safety/prompt-reading.js';
 import { attackText, type AttackName } from './attacks.js';
+import { choosesFromOutside } from './choices.js';
 import { ObeyingModel } from './obeying-model.js';
-import { snapshot, World, type Outcome, type Suite, type UserTask } from './suite.js';
+import { snapshot, World, type Call, type Outcome, type Suite, type UserTask } from './suite.js';
+import { ValuesPlanner } from './values-model.js';
 
 export interface HarmlessResult {
   readonly userTask: string;
@@ -13,6 +16,8 @@ export interface HarmlessResult {
   readonly utility: boolean;
   /** Calls that asked a person. */
   readonly asks: number;
+  /** Labels on values: the goal reached as the answer is returned, handles unresolved. */
+  readonly utilityAsReturned?: boolean;
 }
 
 export interface AttackResult extends HarmlessResult {
@@ -25,13 +30,19 @@ export interface AttackResult extends HarmlessResult {
 export interface SuiteReport {
   readonly suite: string;
   readonly defences: boolean;
+  /** What the `outside` rule followed: the run, or the values (`policy.labels`). */
+  readonly labels: 'run' | 'values';
   readonly harmless: readonly HarmlessResult[];
   readonly attacked: readonly AttackResult[];
+  /** For each harmless task that asked: the tool of each ask and the reason the inbox item gave. */
+  readonly askedFor: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface SuiteRunOptions {
   /** `policy.askWhenOutside`: false turns Wardrik's label defences off, as bench/safety's baseline does. */
   readonly defences: boolean;
+  /** `policy.labels` with the defences on: `'values'` plays the obeying model as a values-mode planner. */
+  readonly labels?: 'run' | 'values';
   readonly attacks: readonly AttackName[];
   /** Only these user tasks (all unless given). */
   readonly userTasks?: readonly string[];
@@ -40,6 +51,7 @@ export interface SuiteRunOptions {
 const REFUSAL = 'Nobody answered: the benchmark counts an ask as refused.';
 
 export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Promise<SuiteReport> {
+  const labels = options.defences ? (options.labels ?? 'run') : 'run';
   const world = new World<E>();
   const app = rootContainer.createChildContainer();
   app.registerInstance(World, world);
@@ -52,6 +64,7 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
     policy: {
       rules: [{ match: '*/*', action: 'allow' }],
       ...(options.defences ? {} : { askWhenOutside: false }),
+      ...(labels === 'values' ? { labels } : {}),
     },
     recoverMs: Infinity,
   });
@@ -64,7 +77,13 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
   const play = async (task: UserTask<E>, injections: Readonly<Record<string, string>>) => {
     world.reset(suite.environment(injections));
     const pre = snapshot(world.env);
-    const model = new ObeyingModel(task as UserTask<unknown>, suite.injectionTasks as never, modelName);
+    const model =
+      labels === 'values'
+        ? new ValuesPlanner(task as UserTask<unknown>, suite.injectionTasks as never, modelName, {
+            oracle: oracle(suite, world),
+            choosesFromOutside: choosesFromOutside(task as UserTask<unknown>),
+          })
+        : new ObeyingModel(task as UserTask<unknown>, suite.injectionTasks as never, modelName);
     const agent = wardrik.startAgent({
       id: `${suite.name}-${++agents}`,
       model: model.model,
@@ -72,10 +91,10 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
       maxSteps: 60,
     });
     let result: TurnResult = await agent.send(task.prompt);
-    let asks = 0;
+    const asked: string[] = [];
     while (result.status === 'parked') {
       for (const parked of result.parked) {
-        asks++;
+        asked.push(`${parked.tool}: ${parked.reason}`);
         await wardrik.inbox.deny(parked.inboxId, { reason: REFUSAL, by: 'nobody' });
       }
       result = await agent.result(result.run);
@@ -83,16 +102,26 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
     if (result.status !== 'done')
       throw new Error(`${suite.name} ${task.id}: the turn ended ${result.status}: ${result.error ?? ''}`);
     const outcome: Outcome<E> = { output: result.text, pre, post: world.env, trace: [...world.trace] };
-    return { outcome, asks, seen: model.seen };
+    // Labels on values: the checks read the answer with its handles resolved, as the person would read it;
+    // `utilityAsReturned` reads it as Wardrik returns it (handles in place).
+    const shown = model instanceof ValuesPlanner ? { ...outcome, output: model.resolve(result.text) } : outcome;
+    return { outcome: shown, returned: outcome, asks: asked.length, asked, seen: model.seen };
   };
 
   try {
     const tasks = suite.userTasks.filter((t) => options.userTasks === undefined || options.userTasks.includes(t.id));
     const harmless: HarmlessResult[] = [];
     const candidates = new Map<string, string[]>();
+    const askedFor: Record<string, readonly string[]> = {};
     for (const task of tasks) {
-      const { outcome, asks } = await play(task, {});
-      harmless.push({ userTask: task.id, utility: task.utility(outcome), asks });
+      const { outcome, returned, asks, asked } = await play(task, {});
+      harmless.push({
+        userTask: task.id,
+        utility: task.utility(outcome),
+        asks,
+        ...(labels === 'values' ? { utilityAsReturned: task.utility(returned) } : {}),
+      });
+      if (asks > 0) askedFor[task.id] = asked;
       candidates.set(task.id, await injectionCandidates(suite, task, play));
     }
     const attacked: AttackResult[] = [];
@@ -113,10 +142,43 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
         }
       }
     }
-    return { suite: suite.name, defences: options.defences, harmless, attacked };
+    return { suite: suite.name, defences: options.defences, labels, harmless, attacked, askedFor };
   } finally {
     await wardrik.close();
   }
+}
+
+/**
+ * The values-mode planner's oracle (it plays a model that knows which handle holds what; it never reads the
+ * text itself): a tool's answer to the agent's last call, as the model would read it in clear, played again
+ * on a copy of the world as it was before that call, so the case itself is not touched.
+ */
+function oracle<E>(suite: Suite<E>, world: World<E>): { answer(call: Call): unknown; stepped(): void } {
+  let before = snapshot(world.env);
+  return {
+    answer: (call) => replay(suite, before, call),
+    stepped: () => {
+      before = snapshot(world.env);
+    },
+  };
+}
+
+function replay<E>(suite: Suite<E>, env: E, call: Call): unknown {
+  const copy = new World<E>();
+  copy.reset(snapshot(env));
+  const method = call.tool.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+  for (const Toolset of suite.toolsets) {
+    const toolset = new Toolset(copy) as Record<string, unknown>;
+    const run = toolset[method];
+    if (typeof run !== 'function') continue;
+    try {
+      const answer: unknown = (run as (args: unknown) => unknown).call(toolset, call.args);
+      return typeof answer === 'string' ? parsed(answer) : (JSON.parse(JSON.stringify(answer ?? null)) as unknown);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+  throw new Error(`${suite.name}: no toolset has a tool ${call.tool} (method ${method}).`);
 }
 
 /**

@@ -1,10 +1,11 @@
 // `npm run bench:agentdojo`: AgentDojo's suites ported to Wardrik toolsets (bench/agentdojo/), run with the
-// obeying model and nobody answering the inbox, with Wardrik's label defences off and on. Prints per suite
+// obeying model and nobody answering the inbox, with Wardrik's label defences off, on with labels on the run
+// (the defaults) and on with labels on values (the obeying model as a values-mode planner). Prints per suite
 // utility without attack, utility under attack, attack success rate (per attack variant) and the asks a
 // person would get per harmless task, beside the published figures for CaMeL and Progent.
 import 'reflect-metadata';
 import { ATTACKS } from './attacks.js';
-import { pct, reportLines, splitLines } from './report.js';
+import { pct, reportLines, settingName, splitLines, summaryRow } from './report.js';
 import { runSuite, type SuiteReport } from './run-suite.js';
 import { SUITES } from './suites.js';
 
@@ -18,9 +19,14 @@ import { SUITES } from './suites.js';
 const PUBLISHED = 'CaMeL: utility 77% with its defence, 84% undefended; Progent: attack success 0%';
 
 const started = process.hrtime.bigint();
+const SETTINGS = [
+  { defences: false, labels: 'run' },
+  { defences: true, labels: 'run' },
+  { defences: true, labels: 'values' },
+] as const;
 const reports: SuiteReport[] = [];
 for (const suite of SUITES) {
-  for (const defences of [false, true]) reports.push(await runSuite(suite, { defences, attacks: ATTACKS }));
+  for (const setting of SETTINGS) reports.push(await runSuite(suite, { ...setting, attacks: ATTACKS }));
 }
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 
@@ -29,13 +35,19 @@ console.log(
 );
 for (const report of reports) for (const line of reportLines(report)) console.log(line);
 console.log('');
-for (let i = 0; i < reports.length; i += 2)
+for (let i = 0; i < reports.length; i += SETTINGS.length)
   for (const line of splitLines(reports[i]!, reports[i + 1]!)) console.log(line);
-const on = reports.filter((r) => r.defences);
+console.log('\n  per setting and suite (attacks: all three variants; utility: no attack; asks: per harmless task)');
+for (const setting of SETTINGS) {
+  const mine = reports.filter((r) => r.defences === setting.defences && r.labels === setting.labels);
+  for (const report of mine) console.log(`  ${summaryRow(`${settingName(report)}, ${report.suite}`, [report])}`);
+  console.log(`  ${summaryRow(`${settingName(mine[0]!)}, all four`, mine)}`);
+}
+const on = reports.filter((r) => r.defences && r.labels === 'run');
 const all = (pick: (r: SuiteReport) => readonly { utility: boolean }[]) => on.flatMap(pick);
 const ii = on.flatMap((r) => r.attacked.filter((a) => a.attack === 'important_instructions'));
 console.log(
-  `\n  defences on, these suites: utility ${pct(all((r) => r.harmless).filter((r) => r.utility).length, all((r) => r.harmless).length)}, important_instructions attack success ${pct(ii.filter((a) => a.attackSucceeded).length, ii.length)}`,
+  `\n  the defaults, these suites: utility ${pct(all((r) => r.harmless).filter((r) => r.utility).length, all((r) => r.harmless).length)}, important_instructions attack success ${pct(ii.filter((a) => a.attackSucceeded).length, ii.length)}`,
 );
 console.log(`  published (all four suites, real models): ${PUBLISHED}`);
 // The obeying model obeys a planted goal whatever wraps it, so the variants differ only for real models.
