@@ -32,16 +32,20 @@ export function paramsSchema<T>(check: (params: Record<string, unknown>) => T | 
 /**
  * A `tools/call` request as MCP's schema defines it, or a JSON-RPC invalid-params error naming the
  * field that is wrong and what it should be. Fields MCP does not define are kept and ignored; `_meta`
- * was checked with the JSON-RPC envelope, by the SDK's transports.
+ * was checked with the JSON-RPC envelope, by the SDK's transports. `task` is checked where it is one of
+ * MCP's fields (2025-11-25); 2026-07-28 has none (tasks are an extension, declared in the envelope).
  */
-export function callRequest(request: { readonly method: 'tools/call'; readonly params?: unknown }): CallToolRequest {
+export function callRequest(
+  request: { readonly method: 'tools/call'; readonly params?: unknown },
+  era: '2025' | '2026',
+): CallToolRequest {
   const params = request.params;
   if (!isObject(params)) throw invalid('params', "an object with the tool's name and its arguments", params);
   if (typeof params.name !== 'string') throw invalid('params.name', "a string, the tool's name", params.name);
   if (params.arguments !== undefined && !isObject(params.arguments))
     throw invalid('params.arguments', 'an object of named arguments', params.arguments);
   const task = params.task;
-  if (task !== undefined) {
+  if (era === '2025' && task !== undefined) {
     if (!isObject(task)) throw invalid('params.task', 'an object such as { "ttl": 60000 }', task);
     if (task.ttl !== undefined && typeof task.ttl !== 'number')
       throw invalid('params.task.ttl', 'a number of milliseconds', task.ttl);

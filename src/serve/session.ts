@@ -139,7 +139,7 @@ export class ServeSession {
     this.server.setRequestHandler('tools/call', { params: ANY_PARAMS }, (params, ctx) =>
       timedOperation(
         () => this.operation('tools/call', (params as { name?: unknown } | undefined)?.name),
-        () => this.call(callRequest({ method: 'tools/call', params }), ctx),
+        () => this.call(callRequest({ method: 'tools/call', params }, '2025'), ctx),
       ),
     );
     // This session's own level (one Server per session): logs go on the stream of the call that made them.

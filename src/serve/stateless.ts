@@ -33,7 +33,7 @@ import { isServerTool } from '../tools/tool-origin.js';
 import { declaresTasks, StatelessTasks, TASKS_EXTENSION } from './stateless-tasks.js';
 import { TaskServer } from './task-server.js';
 import { callAfterApproval } from './approved-call.js';
-import { paramsSchema } from './call-params.js';
+import { ANY_PARAMS, callRequest, paramsSchema } from './call-params.js';
 import type { Attributes } from '@opentelemetry/api';
 
 /** Where one 2026-07-28 server instance serves: one HTTP request, or one stdio connection. */
@@ -90,10 +90,12 @@ export class StatelessServing {
         async () => ({ tools: (await this.deps.search.listingFor(await this.identity(ctx, place))) as Tool[] }),
       ),
     );
-    server.setRequestHandler('tools/call', (request, ctx) =>
+    // Any params taken as sent: TaskServer skips the SDK's parses of the request and the result, callRequest
+    // checks the request by hand (-32602 naming the field), and every result is built in MCP's shape here.
+    server.setRequestHandler('tools/call', { params: ANY_PARAMS }, (params, ctx) =>
       timedOperation(
-        () => operation(ctx, place, toolCallAttributes(request.params.name)),
-        () => this.call(request, ctx, place),
+        () => operation(ctx, place, callAttributes((params as { name?: unknown } | undefined)?.name)),
+        () => this.call(callRequest({ method: 'tools/call', params }, '2026'), ctx, place),
       ),
     );
     // The tasks extension (SEP-2663): no `tasks/list` or `tasks/result` there (the SDK answers -32601).
@@ -366,6 +368,11 @@ class RequestReporter implements CallReporter {
   log(level: LogLevel, data: unknown): void {
     this.ctx.mcpReq.log(level as LoggingLevel, data, this.logger).catch(() => {});
   }
+}
+
+/** A `tools/call`'s attributes: its tool's, when its params name one. */
+function callAttributes(tool: unknown): Attributes {
+  return typeof tool === 'string' ? toolCallAttributes(tool) : { 'mcp.method.name': 'tools/call' };
 }
 
 /** The MCP conventions' attributes of a request: `method`'s, the protocol version its envelope names, the transport. */
