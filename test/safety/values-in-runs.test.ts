@@ -384,6 +384,27 @@ describe("Labels on values in agent runs (policy.labels: 'values')", () => {
     await wardrik.close();
   });
 
+  it('refuses arguments that repeat a handle past the bound, and runs nothing', async () => {
+    const bank = newBank();
+    const wardrik = await wardrikFor(bank);
+    let answer = '';
+    const model = planner([
+      readTransactions,
+      (call) => ({
+        toolCalls: [{ name: 'bank__lookup', arguments: { iban: Array(51).fill(handleOf(call)).join(' ') } }],
+      }),
+      (call) => {
+        answer = call.lastToolResult ?? '';
+        return { text: 'Sorry.' };
+      },
+    ]);
+    const turn = await wardrik.startAgent({ id: 'a', model, tools: ['bank/*'] }).send('Look up.');
+    assert.equal(turn.status, 'done');
+    assert.match(answer, /The arguments hold 51 handles; one call takes at most 50/);
+    assert.deepEqual(bank.looked, []);
+    await wardrik.close();
+  });
+
   it('keeps the handles when a second Wardrik on the same SQLite file resumes a parked turn', async () => {
     const store = sqlite();
     const nodeA = await wardrikFor(newBank(), store);
