@@ -18,20 +18,23 @@ const tools = Array.from({ length: TOOLS }, (_, i) =>
 );
 const refund = defineTool({ name: 'refund', description: 'd', run: () => 'refunded' });
 const wipe = defineTool({ name: 'wipe', description: 'd', run: () => 'wiped' });
+const pay = defineTool({ name: 'pay', description: 'd', run: () => 'paid' });
 const RULES: readonly PolicyRule[] = [
   ...tools.map((_, i): PolicyRule => ({ match: `t/tool${i}`, action: 'allow' })),
   { match: 't/refund', action: 'ask' },
   { match: 't/wipe', action: 'deny' },
+  { match: 't/pay', action: 'ask', quorum: 2 },
 ];
 const ruleOf = (i: number) => `rule ${i + 1} (t/tool${i} allow)`;
 const ASKS = `rule ${TOOLS + 1} (t/refund ask)`;
 const DENIES = `rule ${TOOLS + 2} (t/wipe deny)`;
+const QUORUM = `rule ${TOOLS + 3} (t/pay ask)`;
 
 async function open(store: string) {
   const wardrik = await Wardrik.create({
     store,
     recoverMs: Infinity,
-    tools: { t: [...tools, refund, wipe] },
+    tools: { t: [...tools, refund, wipe, pay] },
     policy: { rules: RULES },
   });
   const call = (name: string, id: string): Promise<ToolAnswer> =>
@@ -90,6 +93,19 @@ for (const [name, url] of every) {
             ['refused', 'failed', `${ASKS}; denied by bob`],
           ],
         );
+      } finally {
+        await h.wardrik.close();
+      }
+    });
+
+    it('names everyone whose approvals made a quorum', async () => {
+      const store = url();
+      const h = await open(store);
+      try {
+        const id = inboxId(await h.call('pay', 'paid'));
+        assert.equal((await h.wardrik.inbox.approve(id, { by: 'alice' })).status, 'parked', '1 of 2');
+        assert.equal((await h.wardrik.inbox.approve(id, { by: 'bob' })).status, 'ok');
+        assert.equal((await readBack(store, h)).get('paid')?.decidedBy, `${QUORUM}; approved by alice, bob`);
       } finally {
         await h.wardrik.close();
       }
