@@ -316,9 +316,18 @@ export class ValuesPlanner {
   private sourceOf(value: string | number, clear: Corpus, compute: (reads: Reads) => unknown): number | undefined {
     const computedFrom = this.changedBy(compute);
     if (computedFrom.length > 0) return computedFrom.at(-1);
+    // A ground truth's placeholder (`<summary>`) stands for what the model wrote of the text it read last.
+    if (typeof value === 'string' && /^<\w+>$/.test(value)) return this.held.at(-1);
     if (clear.holds(value)) return undefined;
     const found = this.held.filter((i) => new Corpus([this.views[i]!.answer.value]).holds(value));
-    if (found.length > 0 || typeof value !== 'number') return found.at(-1);
+    if (found.length > 0) return found.at(-1);
+    if (typeof value === 'string') {
+      // A text with words only held text holds: a list copied from a document, hobbies gathered from messages.
+      const pieces = value.split(/[^\p{L}\p{N}@.'-]+/u).filter((word) => word.length >= 4 && !clear.holds(word));
+      return this.held
+        .filter((i) => pieces.some((piece) => new Corpus([this.views[i]!.answer.value]).holds(piece)))
+        .at(-1);
+    }
     // A number it could not have seen, one step from a number in held text: the rent plus the increase a
     // letter announced.
     const near = (h: number): boolean =>
