@@ -1,5 +1,6 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Store } from '../store/store.js';
+import { OUTSIDE } from '../tools/labels.js';
 import { ValueTable, type ValueTableSnapshot } from '../tools/value-table.js';
 import { turnMessages, type StepData } from './messages.js';
 import { stepDataOf, turnDataOf, type EarlierTurn } from './turn-data.js';
@@ -49,7 +50,7 @@ export class ConversationHistory {
   /**
    * The conversation before a turn: the messages of the agent's last `historyTurns` turns that ended
    * before `before`, those of them that read labelled text, and the outside values they held (their
-   * handles are in the messages). Read from the store once per agent and process (so a new process goes
+   * handles are in the messages; a turn that read outside text in clear counts as steering). Read from the store once per agent and process (so a new process goes
    * on with the conversation), then kept in memory.
    */
   async before(
@@ -73,7 +74,9 @@ export class ConversationHistory {
       earlier: window
         .filter((entry) => entry.labels.length > 0)
         .map((entry) => ({ run: entry.run, labels: entry.labels })),
-      values: window.flatMap((entry) => (entry.values === undefined ? [] : [entry.values])),
+      values: window.flatMap((entry) =>
+        entry.values !== undefined ? [entry.values] : entry.labels.includes(OUTSIDE) ? [READ_IN_CLEAR] : [],
+      ),
     };
   }
 
@@ -98,18 +101,25 @@ export class ConversationHistory {
         finishedAt: turn.updatedAt,
         messages: turnMessages(turnDataOf(turn).input, steps),
         labels: withStarted(await this.labelsRead(turn.run), turnDataOf(turn).earlier ?? []),
-        values: heldValues(steps),
+        values: turnDataOf(turn).values === true ? heldValues(steps) : undefined,
       });
     }
     return entries;
   }
 }
 
-/** The outside values a turn's steps held (`labels: 'values'`), or undefined for a turn that held none. */
-function heldValues(steps: readonly StepData[]): ValueTableSnapshot | undefined {
-  const snapshots = steps.flatMap((step) => (step.kind === 'tools' && step.values !== undefined ? [step.values] : []));
-  return snapshots.length === 0 ? undefined : ValueTable.merged(snapshots);
+/** The outside values a turn's steps held (`labels: 'values'`). */
+function heldValues(steps: readonly StepData[]): ValueTableSnapshot {
+  return ValueTable.merged(
+    steps.flatMap((step) => (step.kind === 'tools' && step.values !== undefined ? [step.values] : [])),
+  );
 }
+
+/**
+ * What an earlier turn that read outside text in clear (it ran under `labels: 'run'`) leaves a turn with
+ * labels on values: its text is in the prompt, so outside text may have steered every choice from here on.
+ */
+const READ_IN_CLEAR: ValueTableSnapshot = Object.freeze({ next: 1, held: [], steered: [OUTSIDE] });
 
 /**
  * A turn's labels: what it read, and what it started with. Its model saw the earlier turns' text and its

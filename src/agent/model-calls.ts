@@ -109,7 +109,7 @@ export class ModelCalls {
 }
 
 /** A model response as the journal keeps it. */
-function modelStep(
+export function modelStep(
   spec: string,
   result: ModelAnswer,
   price: ModelPrice | undefined,

@@ -18,6 +18,8 @@ export interface TurnData {
   readonly error?: string;
   /** The earlier turns whose labels this turn started with. */
   readonly earlier?: readonly EarlierTurn[];
+  /** The turn ran with labels on values: its model read outside text only as handles. */
+  readonly values?: boolean;
 }
 
 /** An earlier turn of the conversation whose labels a turn starts with, since its text is in the turn's prompt. */
@@ -42,6 +44,7 @@ const TURN_DATA: z.ZodType<TurnData> = z.object({
   steps: z.number().int().nonnegative(),
   error: z.string().optional(),
   earlier: z.array(z.object({ run: z.string(), labels: z.array(z.string()) })).optional(),
+  values: z.boolean().optional(),
 });
 
 const USAGE: z.ZodType<ModelUsage> = z.object({

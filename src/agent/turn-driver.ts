@@ -313,6 +313,7 @@ export class TurnDriver {
       steps: d.modelSteps,
       ...(error === undefined ? {} : { error }),
       ...(d.earlier.length === 0 ? {} : { earlier: d.earlier }),
+      ...(d.values === undefined ? {} : { values: true }),
     };
     const next: TurnRecord = {
       ...d.record,

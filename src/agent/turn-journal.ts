@@ -30,14 +30,7 @@ export class TurnJournal {
     const { rt } = d;
     this.holdStep(d, step);
     if (rt.price !== undefined) {
-      const microUsd = toMicroUsd(step.usd);
-      // A step that cost nothing (a free or scripted model) changes no total: nothing written.
-      if (microUsd > 0) {
-        d.journal.hold({ spend: { agent: rt.id, microUsd } });
-        if (d.spendAccount !== undefined && d.spendAccount !== rt.id)
-          d.journal.hold({ spend: { agent: d.spendAccount, microUsd } });
-      }
-      d.spentUsd += step.usd;
+      this.holdSpend(d, step.usd);
       // The total is read only for a cost event someone listens to: what the store has, and what this turn holds for it.
       if (this.events.listening) {
         const totalMicroUsd = (await this.store.getSpend(rt.id)) + d.journal.heldSpend(rt.id);
@@ -69,6 +62,21 @@ export class TurnJournal {
       toolCalls: step.calls.length,
       durationMs: d.modelMs,
     });
+  }
+
+  /**
+   * Adds a model call's cost to the agent's spend (and the budget period's), held for the run's next
+   * commit: a model step's, or the quarantined reader's (`wardrik__read`), which is counted once made.
+   */
+  holdSpend(d: LiveTurn, usd: number): void {
+    const microUsd = toMicroUsd(usd);
+    // A call that cost nothing (a free or scripted model) changes no total: nothing written.
+    if (microUsd > 0) {
+      d.journal.hold({ spend: { agent: d.rt.id, microUsd } });
+      if (d.spendAccount !== undefined && d.spendAccount !== d.rt.id)
+        d.journal.hold({ spend: { agent: d.spendAccount, microUsd } });
+    }
+    d.spentUsd += usd;
   }
 
   /** Adds a step to the turn, held for the run's next commit. */

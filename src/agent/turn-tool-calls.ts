@@ -87,8 +87,8 @@ export class TurnToolCalls {
       })),
     };
     // Guard (values-journaled): the values behind the handles the model reads are committed with the step.
-    if (values !== undefined) Object.assign(tools, { values: values.since(mark) });
-    this.journal.holdStep(d, tools);
+    const held = values?.since(mark);
+    this.journal.holdStep(d, held === undefined ? tools : { ...tools, values: held });
     if (d.journal.mustCommit) await d.journal.flush();
     d.prompt.push(toolMessage(tools));
     return parked;
@@ -118,7 +118,11 @@ export class TurnToolCalls {
   ): Promise<ToolAnswer> {
     if (d.deferred.size > 0 && d.rt.search === undefined && call.name === SEARCH_TOOL)
       return this.deferredTools.search(d, parseArguments(call.input));
-    if (d.values !== undefined && call.name === READ_TOOL) return readerAnswer(d, d.values, call.input);
+    if (d.values !== undefined && call.name === READ_TOOL)
+      return readerAnswer(d, d.values, call.input).then(({ answer, usd }) => {
+        this.journal.holdSpend(d, usd);
+        return answer;
+      });
     if (resolved !== undefined && 'refused' in resolved) return Promise.resolve(resolved.refused);
     if (d.deferred.has(call.name) && !d.refs.has(call.name)) return Promise.resolve(notLoadedAnswer(call.name));
     const { rt } = d;

@@ -5,6 +5,7 @@ import { answerText, errorAnswer, okAnswer, type ToolAnswer } from '../tools/res
 import { readOutside, type ReaderField } from '../tools/value-reader.js';
 import type { ResolvedArguments, ValueTable } from '../tools/value-table.js';
 import { generate } from './language-model.js';
+import { modelStep } from './model-calls.js';
 import type { LiveTurn } from './turn-state.js';
 
 /**
@@ -110,18 +111,28 @@ function kindOf(value: unknown): string {
   return value === null ? 'null' : typeof value;
 }
 
+/** The reader's answer, and what its model calls cost in US dollars (to be added to the agent's spend). */
+export interface ReaderAnswer {
+  readonly answer: ToolAnswer;
+  readonly usd: number;
+}
+
 /**
  * `wardrik__read`: the agent's own model, called with no tools, reads the fields out of the held value.
  * Its answer is the fields object (strings and numbers as new handles, booleans and enum members in clear).
  */
-export async function readerAnswer(d: LiveTurn, table: ValueTable, input: string): Promise<ToolAnswer> {
+export async function readerAnswer(d: LiveTurn, table: ValueTable, input: string): Promise<ReaderAnswer> {
   const parsed = parseArguments(input);
   const request = parsed.ok ? readRequest(parsed.value) : undefined;
+  let usd = 0;
   if (request === undefined)
-    return errorAnswer(
-      'invalid_arguments',
-      `${READ_TOOL} takes { "handle": "$outside_1", "fields": { "name": { "type": "string" | "number" | "boolean" } | { "enum": ["a", "b"] } } }, with 1 to ${MAX_FIELDS} fields of names up to ${MAX_NAME} characters and enums of 1 to ${MAX_ENUM} texts.`,
-    );
+    return {
+      usd,
+      answer: errorAnswer(
+        'invalid_arguments',
+        `${READ_TOOL} takes { "handle": "$outside_1", "fields": { "name": { "type": "string" | "number" | "boolean" } | { "enum": ["a", "b"] } } }, with 1 to ${MAX_FIELDS} fields of names up to ${MAX_NAME} characters and enums of 1 to ${MAX_ENUM} texts.`,
+      ),
+    };
   const model = await d.rt.model();
   const quarantined = async (prompt: string): Promise<string> => {
     const answer = await generate(model, {
@@ -129,15 +140,18 @@ export async function readerAnswer(d: LiveTurn, table: ValueTable, input: string
       abortSignal: d.signal,
       ...(d.rt.options.maxOutputTokens === undefined ? {} : { maxOutputTokens: d.rt.options.maxOutputTokens }),
     });
-    const text = answer.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    const { text, usd: cost } = modelStep(d.rt.spec, answer, d.rt.price, undefined);
+    usd += cost;
     // Models wrap JSON in prose or a code fence: the object is from the first brace to the last.
     return text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1);
   };
   try {
-    return okAnswer(await readOutside(table, request.handle, request.fields, quarantined));
+    const fields = await readOutside(table, request.handle, request.fields, quarantined);
+    return { usd, answer: okAnswer(fields) };
   } catch (error) {
-    if (error instanceof UsageError) return errorAnswer('invalid_arguments', error.message);
-    return errorAnswer('failed', `${READ_TOOL} could not read ${request.handle}: ${(error as Error).message}`);
+    if (error instanceof UsageError) return { usd, answer: errorAnswer('invalid_arguments', error.message) };
+    const message = `${READ_TOOL} could not read ${request.handle}: ${(error as Error).message}`;
+    return { usd, answer: errorAnswer('failed', message) };
   }
 }
 

@@ -38,6 +38,8 @@ export interface ValueTableSnapshot {
 }
 
 const HANDLE = /\$outside_\d+/g;
+/** The most handles one call's arguments may hold: each may stand for a whole page, which the journal keeps. */
+const MAX_HANDLES_A_CALL = 50;
 
 /**
  * A run's held values (`labels: 'values'`): outside text is kept here and the planning model sees only a
@@ -116,6 +118,12 @@ export class ValueTable {
       return node;
     };
     const resolved = walk(args, '');
+    // Hostile input is bounded: a few handles of a long page, repeated, would make the arguments huge.
+    if (uses.length > MAX_HANDLES_A_CALL) {
+      throw new UsageError(
+        `The arguments hold ${uses.length} handles; one call takes at most ${MAX_HANDLES_A_CALL}. Pass fewer, or read the fields you need with wardrik__read.`,
+      );
+    }
     const labels = [...new Set(uses.flatMap((use) => use.labels))];
     return { args: resolved, labels, uses };
   }

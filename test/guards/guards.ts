@@ -122,6 +122,24 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/value-labels.test.ts'],
   },
   {
+    name: 'handles-resolved-first',
+    file: 'src/agent/turn-tool-calls.ts',
+    instead: 'const resolved = calls.map(() => undefined);',
+    tests: ['test/safety/values-in-runs.test.ts'],
+  },
+  {
+    name: 'value-verdict-joined',
+    file: 'src/runner/decide.ts',
+    instead: 'return decision;',
+    tests: ['test/safety/values-in-runs.test.ts'],
+  },
+  {
+    name: 'values-journaled',
+    file: 'src/agent/turn-tool-calls.ts',
+    instead: 'const held = undefined;',
+    tests: ['test/safety/values-in-runs.test.ts'],
+  },
+  {
     name: 'grant-ends-on-gating-label',
     file: 'src/runner/run-grants.ts',
     tests: ['test/policy/safe-defaults.test.ts', 'test/inbox/run-scope.test.ts'],

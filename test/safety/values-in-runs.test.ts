@@ -299,6 +299,35 @@ describe("Labels on values in agent runs (policy.labels: 'values')", () => {
     await wardrik.close();
   });
 
+  it("counts the reader's model calls in the turn's spend", async () => {
+    const bank = newBank();
+    const wardrik = await Wardrik.create({
+      store: sqlite(),
+      tools: bankTools(bank),
+      policy: VALUES,
+      agents: { prices: { 'scripted:scripted-priced': { inputPerMTok: 0, outputPerMTok: 1_000_000 } } },
+    });
+    const model = scriptedModel(
+      (call) => {
+        if (call.tools.length === 0) return { text: '{"go":true}', usage: { outputTokens: 3 } };
+        if (call.index === 0) return readTransactions();
+        if (call.index === 1)
+          return {
+            toolCalls: [
+              { name: 'wardrik__read', arguments: { handle: handleOf(call), fields: { go: { type: 'boolean' } } } },
+            ],
+          };
+        return { text: 'Done.', usage: { outputTokens: 1 } };
+      },
+      { name: 'priced' },
+    );
+    const turn = await wardrik.startAgent({ id: 'a', model, tools: ['bank/*'] }).send('Go?');
+    assert.equal(turn.status, 'done');
+    // The planner's last step cost $1, the reader's call $3; the first two steps reported no tokens.
+    assert.equal(turn.spentUsd, 4);
+    await wardrik.close();
+  });
+
   it('asks before confidential data goes to an open-world tool once outside data steered the run', async () => {
     const bank = newBank();
     const wardrik = await wardrikFor(bank);
@@ -352,6 +381,27 @@ describe("Labels on values in agent runs (policy.labels: 'values')", () => {
     assert.equal(turn.status, 'done');
     assert.match(answer, /"\$outside_9" is not one this run handed out/);
     assert.deepEqual(bank.sent, []);
+    await wardrik.close();
+  });
+
+  it('refuses arguments that repeat a handle past the bound, and runs nothing', async () => {
+    const bank = newBank();
+    const wardrik = await wardrikFor(bank);
+    let answer = '';
+    const model = planner([
+      readTransactions,
+      (call) => ({
+        toolCalls: [{ name: 'bank__lookup', arguments: { iban: Array(51).fill(handleOf(call)).join(' ') } }],
+      }),
+      (call) => {
+        answer = call.lastToolResult ?? '';
+        return { text: 'Sorry.' };
+      },
+    ]);
+    const turn = await wardrik.startAgent({ id: 'a', model, tools: ['bank/*'] }).send('Look up.');
+    assert.equal(turn.status, 'done');
+    assert.match(answer, /The arguments hold 51 handles; one call takes at most 50/);
+    assert.deepEqual(bank.looked, []);
     await wardrik.close();
   });
 
@@ -418,6 +468,39 @@ describe("Labels on values in agent runs (policy.labels: 'values')", () => {
     // Every run handed out the same handle, and each resolved it to its own page.
     assert.deepEqual([...handles], ['$outside_1']);
     await wardrik.close();
+  });
+
+  it("counts earlier turns that read outside text in clear (under labels: 'run') as steering", async () => {
+    const store = sqlite();
+    const before = await wardrikFor(newBank(), store, { ...VALUES, labels: 'run' });
+    const read = planner([readTransactions]);
+    assert.equal((await before.startAgent({ id: 'a', model: read, tools: ['bank/*'] }).send('Read.')).status, 'done');
+    await before.close();
+    const bank = newBank();
+    const after = await wardrikFor(bank, store);
+    const model = planner([() => send(OWN_IBAN)]);
+    const turn = await after.startAgent({ id: 'a', model, tools: ['bank/*'] }).send(`Pay 50 to ${OWN_IBAN}.`);
+    assert.equal(turn.status, 'parked');
+    assert.deepEqual(bank.sent, []);
+    assert.match((await after.inbox.list())[0]!.reason, /chosen after the planner read outside data in clear/);
+    await after.close();
+  });
+
+  it('goes on without asking in a later turn after a restart, when no earlier turn read outside text in clear', async () => {
+    const store = sqlite();
+    const first = await wardrikFor(newBank(), store);
+    const read = planner([readTransactions]);
+    const agent = first.startAgent({ id: 'a', model: read, tools: ['bank/*'] });
+    assert.equal((await agent.send('Read.')).status, 'done');
+    assert.equal((await agent.send('Thanks.')).status, 'done');
+    await first.close();
+    const bank = newBank();
+    const second = await wardrikFor(bank, store);
+    const model = planner([() => send(OWN_IBAN)]);
+    const turn = await second.startAgent({ id: 'a', model, tools: ['bank/*'] }).send(`Pay 50 to ${OWN_IBAN}.`);
+    assert.equal(turn.status, 'done');
+    assert.deepEqual(bank.sent, [{ recipient: OWN_IBAN, amount: 50 }]);
+    await second.close();
   });
 
   it("with labels: 'run', shows the text and asks before the user's own payment, as before", async () => {
