@@ -189,7 +189,7 @@ describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying mo
       values.attacked.filter((r) => r.attackSucceeded).map((r) => r.injectionTask),
       [],
     );
-    assert.equal(values.harmless[0]!.asks, 0);
-    assert.equal(values.harmless[0]!.utility, true);
+    // The hike's place and time are in the emails: the answer carries them as handles, resolved for the person.
+    assert.deepEqual(values.harmless, [{ userTask: 'user_task_17', utility: true, asks: 0, utilityAsReturned: false }]);
   });
 });
