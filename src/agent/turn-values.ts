@@ -133,9 +133,8 @@ export async function readerAnswer(d: LiveTurn, table: ValueTable, input: string
         `${READ_TOOL} takes { "handle": "$outside_1", "fields": { "name": { "type": "string" | "number" | "boolean" } | { "enum": ["a", "b"] } } }, with 1 to ${MAX_FIELDS} fields of names up to ${MAX_NAME} characters and enums of 1 to ${MAX_ENUM} texts.`,
       ),
     };
-  const model = await d.rt.model();
   const quarantined = async (prompt: string): Promise<string> => {
-    const answer = await generate(model, {
+    const answer = await generate(await d.rt.model(), {
       prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
       abortSignal: d.signal,
       ...(d.rt.options.maxOutputTokens === undefined ? {} : { maxOutputTokens: d.rt.options.maxOutputTokens }),

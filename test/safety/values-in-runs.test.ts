@@ -174,6 +174,31 @@ describe("Labels on values in agent runs (policy.labels: 'values')", () => {
     assert.match(item!.reason, /recipient ← \$outside_1 \(from bank\/transactions, text\)/);
     // The person sees the real value the call would send, not the handle.
     assert.match(JSON.stringify(item!.arguments), /Ignore the user/);
+    // The item carries the call's labels: those of the value its arguments hold.
+    assert.deepEqual(item!.labels, ['outside']);
+    await wardrik.close();
+  });
+
+  it("keeps a person's approval for the rest of the run from letting a later call that holds a handle through", async () => {
+    const bank = newBank();
+    const wardrik = await wardrikFor(bank, sqlite(), {
+      labels: 'values',
+      rules: [
+        { match: 'bank/*', action: 'allow' },
+        { match: 'bank/send_money', action: 'ask' },
+      ],
+    });
+    // The approval is given after outside text was read, for a call that holds none of it.
+    const model = planner([readTransactions, () => send(OWN_IBAN), () => send('$outside_1')]);
+    const agent = wardrik.startAgent({ id: 'a', model, tools: ['bank/*'] });
+    const turn = await agent.send(`Read the statement, pay 50 to ${OWN_IBAN}, then pay the rent.`);
+    assert.equal(turn.status, 'parked');
+    await wardrik.inbox.approve(turn.parked[0]!.inboxId, { by: 'dana', scope: 'run' });
+    const next = await agent.result(turn.run);
+    assert.equal(next.status, 'parked');
+    assert.deepEqual(bank.sent, [{ recipient: OWN_IBAN, amount: 50 }]);
+    const [item] = await wardrik.inbox.list();
+    assert.match(item!.reason, /recipient ← \$outside_1/);
     await wardrik.close();
   });
 
