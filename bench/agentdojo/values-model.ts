@@ -432,7 +432,7 @@ function readerPrompt(prompt: LanguageModelV4Prompt): { fields: string[]; text: 
       if (part.type !== 'text' || !part.text.startsWith(READ_PROMPT)) continue;
       const start = part.text.indexOf('<text>');
       const end = part.text.lastIndexOf('</text>');
-      const schema = parsed(part.text.slice(part.text.indexOf('{'), start).trim());
+      const schema = parsed(part.text.slice(part.text.indexOf('{'), part.text.lastIndexOf('}', start) + 1));
       const fields =
         schema !== null && typeof schema === 'object'
           ? Object.keys((schema as { fields?: object }).fields ?? schema)
