@@ -62,8 +62,6 @@ export class ValuesPlanner {
   readonly model: ScriptedModel;
   /** Every answer's text behind the handles, for finding which injection vectors a task reads. */
   seen = '';
-  /** How many `wardrik__read` calls it made. */
-  reads = 0;
   private readonly userPlan: Step[];
   private readonly injected: Step[] = [];
   private readonly obeyed = new Set<string>();
@@ -88,7 +86,7 @@ export class ValuesPlanner {
     this.model = scriptedModel((call) => this.next(call), { name: 'obeying-values' });
   }
 
-  next(call: ScriptedCall): ScriptedStep {
+  private next(call: ScriptedCall): ScriptedStep {
     const extraction = call.tools.length === 0 ? readerPrompt(call.prompt) : undefined;
     if (extraction !== undefined) return { text: this.answerAsReader(extraction.fields, extraction.text) };
     this.readResults(call.prompt);
@@ -103,7 +101,6 @@ export class ValuesPlanner {
       if (read !== undefined) {
         this.asked = read;
         this.fieldsAsked = read.fields;
-        this.reads++;
         const fields = Object.fromEntries(Object.entries(read.fields).map(([name, f]) => [name, { type: f.type }]));
         return { toolCalls: [{ name: READ_TOOL, arguments: { handle: read.handle, fields } }] };
       }
