@@ -43,8 +43,17 @@ export function reportLines(report: SuiteReport): string[] {
   }
   if (report.labels === 'values')
     for (const [task, asked] of Object.entries(report.askedFor))
-      lines.push(`    ${task} asks: ${asked.map((a) => a.replace(/\s+/g, ' ').slice(0, 160)).join(' | ')}`);
+      lines.push(`    ${task} asks: ${asked.map(valueReason).join(' | ')}`);
   return lines;
+}
+
+/** An ask's reason as the values rule gives it, without the run-level rule's words that come with it. */
+function valueReason(asked: string): string {
+  return asked
+    .replace(/\s+/g, ' ')
+    .replace('Needs approval (', '')
+    .replace(/labels: the run carries [^;]*; /, '')
+    .slice(0, 200);
 }
 
 /** One suite's or all suites' figures in a setting, as the summary table prints them. */
