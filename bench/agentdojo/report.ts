@@ -13,7 +13,7 @@ const median = (values: readonly number[]): number => {
 /** The setting a report was made in, as the table names it. */
 export function settingName(report: SuiteReport): string {
   if (!report.defences) return 'defences off (askWhenOutside: false)';
-  return report.labels === 'values' ? "labels on values (policy.labels: 'values')" : 'the defaults (labels on the run)';
+  return report.labels === 'values' ? "labels on values (labels: 'values')" : 'the defaults (labels on the run)';
 }
 
 export function reportLines(report: SuiteReport): string[] {
@@ -35,10 +35,25 @@ export function reportLines(report: SuiteReport): string[] {
     lines.push(`    injection tasks that succeed without a person: ${succeeded.join(', ')}`);
   const failed = report.harmless.filter((r) => !r.utility).map((r) => r.userTask.replace('user_task_', ''));
   if (failed.length > 0) lines.push(`    user tasks short of their goal without attack: ${failed.join(', ')}`);
+  if (report.labels === 'values') {
+    const returned = report.harmless.filter((r) => r.utilityAsReturned === true).length;
+    lines.push(
+      `    utility without attack with the answer as returned (its handles unresolved): ${pct(returned, report.harmless.length)}`,
+    );
+  }
   if (report.labels === 'values')
     for (const [task, asked] of Object.entries(report.askedFor))
-      lines.push(`    ${task} asks: ${asked.map((a) => a.replace(/\s+/g, ' ').slice(0, 160)).join(' | ')}`);
+      lines.push(`    ${task} asks: ${asked.map(valueReason).join(' | ')}`);
   return lines;
+}
+
+/** An ask's reason as the values rule gives it, without the run-level rule's words that come with it. */
+function valueReason(asked: string): string {
+  return asked
+    .replace(/\s+/g, ' ')
+    .replace('Needs approval (', '')
+    .replace(/labels: the run carries [^;]*; /, '')
+    .slice(0, 200);
 }
 
 /** One suite's or all suites' figures in a setting, as the summary table prints them. */

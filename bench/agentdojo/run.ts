@@ -49,6 +49,12 @@ const ii = on.flatMap((r) => r.attacked.filter((a) => a.attack === 'important_in
 console.log(
   `\n  the defaults, these suites: utility ${pct(all((r) => r.harmless).filter((r) => r.utility).length, all((r) => r.harmless).length)}, important_instructions attack success ${pct(ii.filter((a) => a.attackSucceeded).length, ii.length)}`,
 );
+const values = reports.filter((r) => r.labels === 'values');
+const valueCases = values.flatMap((r) => r.attacked);
+const valueTasks = values.flatMap((r) => r.harmless);
+console.log(
+  `  labels on values, these suites: utility ${pct(valueTasks.filter((r) => r.utility).length, valueTasks.length)} (${valueTasks.filter((r) => r.utilityAsReturned === true).length} with the answer as returned, handles unresolved), attack success ${pct(valueCases.filter((a) => a.attackSucceeded).length, valueCases.length)} (all three variants)`,
+);
 console.log(`  published (all four suites, real models): ${PUBLISHED}`);
 // The obeying model obeys a planted goal whatever wraps it, so the variants differ only for real models.
 console.log('  (the obeying model obeys any planted goal, so the three attack variants give the same figures)');

@@ -62,8 +62,6 @@ export class ValuesPlanner {
   readonly model: ScriptedModel;
   /** Every answer's text behind the handles, for finding which injection vectors a task reads. */
   seen = '';
-  /** How many `wardrik__read` calls it made. */
-  reads = 0;
   private readonly userPlan: Step[];
   private readonly injected: Step[] = [];
   private readonly obeyed = new Set<string>();
@@ -88,7 +86,7 @@ export class ValuesPlanner {
     this.model = scriptedModel((call) => this.next(call), { name: 'obeying-values' });
   }
 
-  next(call: ScriptedCall): ScriptedStep {
+  private next(call: ScriptedCall): ScriptedStep {
     const extraction = call.tools.length === 0 ? readerPrompt(call.prompt) : undefined;
     if (extraction !== undefined) return { text: this.answerAsReader(extraction.fields, extraction.text) };
     this.readResults(call.prompt);
@@ -103,7 +101,6 @@ export class ValuesPlanner {
       if (read !== undefined) {
         this.asked = read;
         this.fieldsAsked = read.fields;
-        this.reads++;
         const fields = Object.fromEntries(Object.entries(read.fields).map(([name, f]) => [name, { type: f.type }]));
         return { toolCalls: [{ name: READ_TOOL, arguments: { handle: read.handle, fields } }] };
       }
@@ -316,9 +313,18 @@ export class ValuesPlanner {
   private sourceOf(value: string | number, clear: Corpus, compute: (reads: Reads) => unknown): number | undefined {
     const computedFrom = this.changedBy(compute);
     if (computedFrom.length > 0) return computedFrom.at(-1);
+    // A ground truth's placeholder (`<summary>`) stands for what the model wrote of the text it read last.
+    if (typeof value === 'string' && /^<\w+>$/.test(value)) return this.held.at(-1);
     if (clear.holds(value)) return undefined;
     const found = this.held.filter((i) => new Corpus([this.views[i]!.answer.value]).holds(value));
-    if (found.length > 0 || typeof value !== 'number') return found.at(-1);
+    if (found.length > 0) return found.at(-1);
+    if (typeof value === 'string') {
+      // A text with words only held text holds: a list copied from a document, hobbies gathered from messages.
+      const pieces = value.split(/[^\p{L}\p{N}@.'-]+/u).filter((word) => word.length >= 4 && !clear.holds(word));
+      return this.held
+        .filter((i) => pieces.some((piece) => new Corpus([this.views[i]!.answer.value]).holds(piece)))
+        .at(-1);
+    }
     // A number it could not have seen, one step from a number in held text: the rent plus the increase a
     // letter announced.
     const near = (h: number): boolean =>
@@ -423,7 +429,7 @@ function readerPrompt(prompt: LanguageModelV4Prompt): { fields: string[]; text: 
       if (part.type !== 'text' || !part.text.startsWith(READ_PROMPT)) continue;
       const start = part.text.indexOf('<text>');
       const end = part.text.lastIndexOf('</text>');
-      const schema = parsed(part.text.slice(part.text.indexOf('{'), start).trim());
+      const schema = parsed(part.text.slice(part.text.indexOf('{'), part.text.lastIndexOf('}', start) + 1));
       const fields =
         schema !== null && typeof schema === 'object'
           ? Object.keys((schema as { fields?: object }).fields ?? schema)
