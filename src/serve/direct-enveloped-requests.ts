@@ -3,6 +3,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   type Server,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import { connectWithDirectRequests, isPlainRequest } from './direct-requests.js';
 
@@ -11,11 +12,15 @@ import { connectWithDirectRequests, isPlainRequest } from './direct-requests.js'
  * channel's well-formed requests handed straight to the SDK Protocol's dispatch, as the 2025 path's
  * sessions have theirs (see `connectWithDirectRequests`): every 2026-07-28 request carries the envelope
  * in `_meta`, so without this none would skip the Protocol's three zod checks (result? error? request?),
- * about 3 µs of a served call's server CPU over stdio. `serveStdio` itself still sees every message first.
+ * about 3 µs of a served call's server CPU over stdio. `connected` is told the channel it was
+ * connected to (a `DirectWire` follows it, to pass such requests to it past `serveStdio`'s own checks).
  */
-export function withDirectEnvelopedRequests(server: Server): Server {
+export function withDirectEnvelopedRequests(server: Server, connected?: (channel: Transport) => void): Server {
   const connect = server.connect.bind(server);
-  server.connect = (transport) => connectWithDirectRequests(server, transport, isEnvelopedRequest, connect);
+  server.connect = async (channel) => {
+    await connectWithDirectRequests(server, channel, isEnvelopedRequest, connect);
+    connected?.(channel);
+  };
   return server;
 }
 

@@ -13,6 +13,7 @@ import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server
 import { newRunId } from '../run-ids.js';
 import { connectWithDirectRequests } from './direct-requests.js';
 import { withDirectEnvelopedRequests } from './direct-enveloped-requests.js';
+import { DirectWire } from './direct-wire.js';
 import { connectByEra, nodeRequests } from './eras.js';
 import { HttpSessions, listenHttp, type McpRequestHandler } from './http.js';
 import { SealedTokens } from './sealed.js';
@@ -109,10 +110,12 @@ export class WardrikMcpServer {
       async (modern) => {
         // The connection is the conversation: calls without a conversation token share its run.
         const run = modern.sessionId ?? newRunId();
+        const wire = new DirectWire(modern);
         const handle = serveStdio(
           () => {
             const server = withDirectEnvelopedRequests(
               this.stateless.server({ run, ...(transport instanceof StdioLines ? { over: 'stdio' } : {}) }),
+              (channel) => wire.follow(channel),
             );
             this.modernServers.add(server);
             const closing = server.onclose;
@@ -124,7 +127,7 @@ export class WardrikMcpServer {
           },
           {
             legacy: 'reject',
-            transport: modern as unknown as NonNullable<Parameters<typeof serveStdio>[1]>['transport'],
+            transport: wire as unknown as NonNullable<Parameters<typeof serveStdio>[1]>['transport'],
             onerror: (error) => this.deps.warn(`The MCP connection reported: ${error.message}`),
           },
         );
