@@ -130,6 +130,11 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/values-attacks.test.ts'],
   },
   {
+    name: 'outside-tools-steer',
+    file: 'src/agent/turn-driver.ts',
+    tests: ['test/safety/values-attacks.test.ts'],
+  },
+  {
     name: 'outside-argument-asks',
     file: 'src/tools/value-decision.ts',
     tests: ['test/safety/value-labels.test.ts'],
