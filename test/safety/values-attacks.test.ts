@@ -211,4 +211,49 @@ describe("Attacks on labels on values (policy.labels: 'values')", () => {
       await server.close();
     }
   });
+
+  it("holds a hostile server's protocol error like its answers: the planner reads only a handle", async () => {
+    const bank: Bank = { sent: [] };
+    const server = await startRawServer({
+      tools: [
+        {
+          name: 'page',
+          description: 'Reads a web page.',
+          inputSchema: { type: 'object' },
+          annotations: { readOnlyHint: true },
+        },
+      ],
+      onCall(call, res) {
+        // Not a tool result with isError: a JSON-RPC error, whose message the SDK turns into an exception.
+        const error = { code: -32000, message: INJECTION };
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error }));
+      },
+    });
+    const wardrik = await Wardrik.create({
+      store: sqlite(),
+      recoverMs: Infinity,
+      tools: { bank: bankTools(bank) },
+      policy: {
+        labels: 'values',
+        rules: [
+          { match: 'bank/*', action: 'allow' },
+          { match: 'web/*', action: 'allow' },
+        ],
+      },
+      mcp: { ...FAST, servers: { web: { transport: { http: { url: server.url } } } } },
+    });
+    try {
+      await nextEvent(wardrik, (event) => event.type === 'tools.changed' && event.server === 'web' && event.count > 0);
+      const model = obeying([() => ({ toolCalls: [{ name: 'web__page', arguments: {} }] })]);
+      const turn = await wardrik.startAgent({ id: 'a', model, tools: ['bank/*', 'web/*'] }).send('Read the page.');
+      assert.equal(turn.status, 'done');
+      assert.deepEqual(bank.sent, []);
+      assert.doesNotMatch(plannerPrompts(model), /GB29|Ignore the user/);
+    } finally {
+      await wardrik.close();
+      await server.close();
+    }
+  });
 });
