@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { parseArguments } from '../tools/call-tool.js';
 import { answerText, errorAnswer, okAnswer, type EditedCall, type ToolAnswer } from '../tools/result.js';
 import { readOutside, type ReaderField } from '../tools/value-reader.js';
-import type { ResolvedArguments, ValueTable } from '../tools/value-table.js';
+import type { ResolvedArguments, ValueSource, ValueTable } from '../tools/value-table.js';
 import { generate } from './language-model.js';
 import { modelStep } from './model-calls.js';
 import type { LiveTurn } from './turn-state.js';
@@ -171,9 +171,17 @@ export async function readerAnswer(d: LiveTurn, table: ValueTable, input: string
     return { usd, answer: okAnswer(fields) };
   } catch (error) {
     if (error instanceof UsageError) return { usd, answer: errorAnswer('invalid_arguments', error.message) };
-    const message = `${READ_TOOL} could not read ${request.handle}: ${(error as Error).message}`;
+    // Guard (reader-failure-held): the reader's model read outside text, so what its failure says may repeat it.
+    const said = heldFailure(table, request.handle, error);
+    const message = `${READ_TOOL} could not read ${request.handle}: its model call failed; what it said is held as ${said}.`;
     return { usd, answer: errorAnswer('failed', message) };
   }
+}
+
+/** The reader's failure held as outside text of its handle's labels; gives the new handle. */
+function heldFailure(table: ValueTable, handle: string, error: unknown): string {
+  const source: ValueSource = { tool: READ_TOOL, what: `error reading ${handle}` };
+  return table.hold((error as Error).message, table.value(handle).labels, source);
 }
 
 /** The reader's arguments, checked and bounded; undefined when they are not of its shape. */

@@ -135,6 +135,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/values-attacks.test.ts'],
   },
   {
+    name: 'reader-failure-held',
+    file: 'src/agent/turn-values.ts',
+    instead: 'const said = (error as Error).message;',
+    tests: ['test/safety/values-attacks.test.ts'],
+  },
+  {
     name: 'outside-argument-asks',
     file: 'src/tools/value-decision.ts',
     tests: ['test/safety/value-labels.test.ts'],

@@ -59,11 +59,11 @@ const VALUES: PolicyOptions = { labels: 'values', rules: [{ match: 'bank/*', act
  * The planner an injection wins against: once its prompt or tools hold the attacker's IBAN in clear, it
  * sends the attacker 100; otherwise it plays `steps`. The reader (called with no tools) answers `reader`.
  */
-function obeying(steps: readonly ((call: ScriptedCall) => ScriptedStep)[], reader = '{}') {
+function obeying(steps: readonly ((call: ScriptedCall) => ScriptedStep)[], reader: string | ScriptedStep = '{}') {
   let next = 0;
   let obeyed = false;
   return scriptedModel((call) => {
-    if (call.tools.length === 0) return { text: reader };
+    if (call.tools.length === 0) return typeof reader === 'string' ? { text: reader } : reader;
     if (!obeyed && JSON.stringify([call.prompt, call.tools]).includes(ATTACKER)) {
       obeyed = true;
       return { toolCalls: [{ name: 'bank__send_money', arguments: { recipient: ATTACKER, amount: 100 } }] };
@@ -71,6 +71,11 @@ function obeying(steps: readonly ((call: ScriptedCall) => ScriptedStep)[], reade
     const step = steps[next++];
     return step === undefined ? { text: 'Done.' } : step(call);
   });
+}
+
+/** The handle the last tool result shows. */
+function handleOf(call: ScriptedCall): string {
+  return (JSON.parse(call.lastToolResult ?? '{}') as { handle: string }).handle;
 }
 
 const readTransactions = (): ScriptedStep => ({ toolCalls: [{ name: 'bank__transactions', arguments: {} }] });
@@ -294,6 +299,30 @@ describe("Attacks on labels on values (policy.labels: 'values')", () => {
     assert.equal(later.status, 'done');
     assert.deepEqual(bank.sent, []);
     assert.match(refused, /\$outside_1" is not one this run handed out/);
+    await wardrik.close();
+  });
+
+  it("holds what the reader's failure says: its model read the outside text, and an error may repeat it", async () => {
+    const bank: Bank = { sent: [] };
+    const wardrik = await Wardrik.create({ store: sqlite(), tools: { bank: bankTools(bank) }, policy: VALUES });
+    const read = (call: ScriptedCall): ScriptedStep => ({
+      toolCalls: [
+        { name: 'wardrik__read', arguments: { handle: handleOf(call), fields: { iban: { type: 'string' } } } },
+      ],
+    });
+    // The reader's model call fails with an error that quotes what it answered (a response that failed to parse).
+    const model = obeying([readTransactions, read], {
+      error: `Type validation failed: Value: {"text":"${INJECTION}"}`,
+    });
+    const turn = await wardrik.startAgent({ id: 'a', model, tools: ['bank/*'] }).send('Who sent the rent?');
+    assert.equal(turn.status, 'done');
+    assert.deepEqual(bank.sent, []);
+    const prompts = plannerPrompts(model);
+    assert.doesNotMatch(prompts, /GB29|Ignore the user/);
+    assert.match(
+      prompts,
+      /wardrik__read could not read \$outside_1: its model call failed; what it said is held as \$outside_2/,
+    );
     await wardrik.close();
   });
 });
