@@ -1,5 +1,6 @@
 import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
 import type { Policy } from '../policy/policy.js';
+import { OUTSIDE } from '../tools/labels.js';
 import type { ToolCatalog, CatalogEntry } from '../tools/catalog.js';
 import { isServerTool, type ToolRef } from '../tools/tool-origin.js';
 import { errorAnswer, okAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
@@ -26,6 +27,8 @@ export interface TurnTools {
   readonly deferred: ReadonlyMap<string, CatalogEntry>;
   /** What the runner lets the turn call: the agent's patterns and each loaded tool. */
   readonly callable: string[];
+  /** Whether the model reads tools an untrusted MCP server wrote (names, descriptions, schemas; sent or deferred). */
+  readonly writtenOutside: boolean;
 }
 
 /**
@@ -55,6 +58,7 @@ export class DeferredTools {
       refs: new Map(sent.map((entry) => [entry.name, toolRef(entry)])),
       deferred,
       callable: [...rt.options.tools],
+      writtenOutside: [...sent, ...deferred.values()].some(untrustedServerTool),
     };
     // With labels on values, the model reads outside text only through the reader (it changes nothing).
     if (this.policy.followsValues) {
@@ -203,6 +207,11 @@ function definition(entry: CatalogEntry): LanguageModelV3FunctionTool {
     description: entry.tool.description,
     inputSchema: entry.tool.inputSchema as JSONSchema7,
   };
+}
+
+/** A tool an untrusted MCP server listed: it wrote the name, description and schema, and its answers are outside. */
+function untrustedServerTool(entry: CatalogEntry): boolean {
+  return isServerTool(entry.tool) && (entry.tool.annotations.labels?.includes(OUTSIDE) ?? false);
 }
 
 function toolRef(entry: CatalogEntry): ToolRef {

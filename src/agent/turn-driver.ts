@@ -19,6 +19,7 @@ import type { TurnJournal } from './turn-journal.js';
 import { storedTurnData, turnDataOf, type TurnData } from './turn-data.js';
 import { resultOf, turnLength, type LiveTurn, type Runtime } from './turn-state.js';
 import type { TurnToolCalls } from './turn-tool-calls.js';
+import { OUTSIDE } from '../tools/labels.js';
 import { ValueTable, type ValueTableSnapshot } from '../tools/value-table.js';
 import type { Policy } from '../policy/policy.js';
 
@@ -136,6 +137,8 @@ export class TurnDriver {
           ]),
         )
       : undefined;
+    // Guard (outside-tools-steer): an untrusted server's tool descriptions are outside text the planner reads in clear.
+    if (tools.writtenOutside) table?.steer([OUTSIDE]);
     return {
       rt,
       run: record.run,

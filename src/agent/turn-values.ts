@@ -1,9 +1,9 @@
 import type { JSONSchema7, LanguageModelV3FunctionTool } from '@ai-sdk/provider';
 import { UsageError } from '../errors.js';
 import { parseArguments } from '../tools/call-tool.js';
-import { answerText, errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
+import { answerText, errorAnswer, okAnswer, type EditedCall, type ToolAnswer } from '../tools/result.js';
 import { readOutside, type ReaderField } from '../tools/value-reader.js';
-import type { ResolvedArguments, ValueTable } from '../tools/value-table.js';
+import type { ResolvedArguments, ValueSource, ValueTable } from '../tools/value-table.js';
 import { generate } from './language-model.js';
 import { modelStep } from './model-calls.js';
 import type { LiveTurn } from './turn-state.js';
@@ -89,20 +89,42 @@ export function resolveCall(table: ValueTable, input: string): ResolvedCall {
 /**
  * The text the model reads for an answer: an answer labelled `outside`, or computed from arguments that held
  * outside values, as the handle it is now held under (`{"handle":"$outside_3","from":…}`); any other as it is.
+ * `sent`: the model's own arguments text, with its handles.
  */
 export function shownText(
   table: ValueTable,
   tool: string,
   answer: ToolAnswer,
   argumentLabels: readonly string[],
+  sent: string,
 ): string {
   if (answer.status === 'parked') return answerText(answer);
   const value = answer.status === 'ok' ? answer.output : answer.message;
   const what = answer.status === 'error' ? 'error' : kindOf(value);
-  const { shown } = table.conceal(value, answer.labels, { tool, what }, argumentLabels);
+  const { shown, labels } = table.conceal(value, answer.labels, { tool, what }, argumentLabels);
   if (shown === value) return answerText(answer);
   const text = JSON.stringify(shown);
-  return answerText(answer.status === 'ok' ? { ...answer, output: text } : { ...answer, message: text });
+  const held = answer.status === 'ok' ? { ...answer, output: text } : { ...answer, message: text };
+  if (held.edited === undefined) return answerText(held);
+  // Guard (edit-note-held): the note on a person's edit shows no held value in clear, neither sent nor kept.
+  return answerText({ ...held, edited: heldEdit(table, tool, held.edited, sent, labels) });
+}
+
+/**
+ * A person's edit of a call whose answer is held, as the planner reads it: what the model sent, by its own
+ * handles (the edit note held the values they stood for), and what ran, held under a handle of its own,
+ * since the person may have kept outside text in it.
+ */
+function heldEdit(
+  table: ValueTable,
+  tool: string,
+  edited: EditedCall,
+  sent: string,
+  labels: readonly string[],
+): EditedCall {
+  const parsed = parseArguments(sent);
+  const ran = table.hold(edited.arguments, labels, { tool, what: 'arguments a person approved' });
+  return { ...edited, original: parsed.ok ? parsed.value : sent, arguments: ran };
 }
 
 function kindOf(value: unknown): string {
@@ -149,9 +171,17 @@ export async function readerAnswer(d: LiveTurn, table: ValueTable, input: string
     return { usd, answer: okAnswer(fields) };
   } catch (error) {
     if (error instanceof UsageError) return { usd, answer: errorAnswer('invalid_arguments', error.message) };
-    const message = `${READ_TOOL} could not read ${request.handle}: ${(error as Error).message}`;
+    // Guard (reader-failure-held): the reader's model read outside text, so what its failure says may repeat it.
+    const said = heldFailure(table, request.handle, error);
+    const message = `${READ_TOOL} could not read ${request.handle}: its model call failed; what it said is held as ${said}.`;
     return { usd, answer: errorAnswer('failed', message) };
   }
+}
+
+/** The reader's failure held as outside text of its handle's labels; gives the new handle. */
+function heldFailure(table: ValueTable, handle: string, error: unknown): string {
+  const source: ValueSource = { tool: READ_TOOL, what: `error reading ${handle}` };
+  return table.hold((error as Error).message, table.value(handle).labels, source);
 }
 
 /** The reader's arguments, checked and bounded; undefined when they are not of its shape. */

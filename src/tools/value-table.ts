@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { OUTSIDE } from './labels.js';
+import { CONFIDENTIAL, OUTSIDE, PUBLIC } from './labels.js';
 
 /** Where a held value came from: the tool whose answer (or reader field) it is, and a word on its shape. */
 export interface ValueSource {
@@ -38,6 +38,8 @@ export interface ValueTableSnapshot {
 }
 
 const HANDLE = /\$outside_\d+/g;
+/** The labels a handle's note names: Wardrik's own. Any other name may be a server's words (`wardrik/labels`). */
+const NAMED_LABELS: ReadonlySet<string> = new Set([OUTSIDE, CONFIDENTIAL, PUBLIC]);
 /** The most handles one call's arguments may hold: each may stand for a whole page, which the journal keeps. */
 const MAX_HANDLES_A_CALL = 50;
 
@@ -76,7 +78,9 @@ export class ValueTable {
     // Guard (outside-value-held): outside text, and what a tool made of it, reaches the planner only as a handle.
     if (!joined.includes(OUTSIDE)) return { shown: answer, labels: joined };
     const handle = this.hold(answer, joined, source);
-    return { shown: { handle, from: source.tool, type: source.what, labels: joined }, labels: joined };
+    // Guard (label-names-not-shown): a hostile server names labels (`pay:GB29…`): the planner reads only Wardrik's own.
+    const named = joined.filter((label) => NAMED_LABELS.has(label));
+    return { shown: { handle, from: source.tool, type: source.what, labels: named }, labels: joined };
   }
 
   /** Marks that the planner has read a few bits of outside data in clear: its later choices depend on them. */

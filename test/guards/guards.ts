@@ -118,6 +118,29 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/value-labels.test.ts'],
   },
   {
+    name: 'label-names-not-shown',
+    file: 'src/tools/value-table.ts',
+    instead: 'const named = joined;',
+    tests: ['test/safety/values-attacks.test.ts'],
+  },
+  {
+    name: 'edit-note-held',
+    file: 'src/agent/turn-values.ts',
+    instead: 'return answerText(held);',
+    tests: ['test/safety/values-attacks.test.ts'],
+  },
+  {
+    name: 'outside-tools-steer',
+    file: 'src/agent/turn-driver.ts',
+    tests: ['test/safety/values-attacks.test.ts'],
+  },
+  {
+    name: 'reader-failure-held',
+    file: 'src/agent/turn-values.ts',
+    instead: 'const said = (error as Error).message;',
+    tests: ['test/safety/values-attacks.test.ts'],
+  },
+  {
     name: 'outside-argument-asks',
     file: 'src/tools/value-decision.ts',
     tests: ['test/safety/value-labels.test.ts'],
