@@ -126,18 +126,6 @@ export class ValuesPlanner {
   /** What the reader last answered: what the handles it gave hold. */
   private readerSaid: Readonly<Record<string, unknown>> = {};
 
-  /**
-   * The text with every handle it handed out replaced by the value behind it: the answer as a person would
-   * read it if Wardrik showed the user what the handles in a final answer hold (it does not, yet).
-   */
-  resolve(text: string): string {
-    return text.replace(/\$outside_\d+/g, (handle) => {
-      if (!this.behind.has(handle)) return handle;
-      const value = this.behind.get(handle);
-      return typeof value === 'string' ? value : JSON.stringify(value);
-    });
-  }
-
   private answerAsReader(names: readonly string[], text: string): string {
     const goal = this.understood.find((injection) => text.includes(injection.goal));
     const asked = names.length > 0 ? names : Object.keys(this.fieldsAsked);

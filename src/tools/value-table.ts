@@ -128,6 +128,17 @@ export class ValueTable {
     return { args: resolved, labels, uses };
   }
 
+  /**
+   * The text with each handle this run handed out replaced by its value: what a person reads of the model's
+   * final answer. One pass, so a held value that itself holds a handle's text is shown as it is.
+   */
+  reveal(text: string): string {
+    return text.replace(HANDLE, (handle) => {
+      const held = this.held.get(handle);
+      return held === undefined ? handle : asText(held.value);
+    });
+  }
+
   snapshot(): ValueTableSnapshot {
     return this.since(0);
   }

@@ -152,6 +152,22 @@ describe("Labels on values in agent runs (policy.labels: 'values')", () => {
     await wardrik.close();
   });
 
+  it("shows the person the values behind the handles in the final answer, and keeps the handles in the model's history", async () => {
+    const wardrik = await wardrikFor(newBank(), sqlite());
+    const model = planner([readTransactions, (call) => ({ text: `The statement: ${handleOf(call)}; $outside_99.` })]);
+    const agent = wardrik.startAgent({ id: 'a', model, tools: ['bank/*'] });
+    const turn = await agent.send('What came in?');
+    assert.equal(turn.status, 'done');
+    // A handle the run never handed out stays as the model wrote it.
+    assert.equal(turn.text, `[scripted] The statement: Rent, 1200, from landlord. Subject: ${INJECTION}; $outside_99.`);
+    assert.equal((await agent.result(turn.run)).text, turn.text);
+    assert.equal((await agent.send('Thanks.')).status, 'done');
+    const later = JSON.stringify(model.calls.at(-1)!.prompt);
+    assert.match(later, /The statement: \$outside_1;/);
+    assert.doesNotMatch(later, /Ignore the user/);
+    await wardrik.close();
+  });
+
   it("runs the user's own side effect without asking after outside text was read", async () => {
     const bank = newBank();
     const wardrik = await wardrikFor(bank, sqlite());
