@@ -206,7 +206,13 @@ function definition(entry: CatalogEntry): LanguageModelV3FunctionTool {
 }
 
 function toolRef(entry: CatalogEntry): ToolRef {
-  return { ref: entry.ref, description: entry.tool.description, extension: isServerTool(entry.tool) };
+  const { outsideFields } = entry.tool.annotations;
+  return {
+    ref: entry.ref,
+    description: entry.tool.description,
+    extension: isServerTool(entry.tool),
+    ...(outsideFields === undefined ? {} : { outsideFields }),
+  };
 }
 
 /**

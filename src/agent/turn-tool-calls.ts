@@ -82,7 +82,12 @@ export class TurnToolCalls {
         text:
           values === undefined || call.name === READ_TOOL
             ? answerText(answers[k]!)
-            : shownText(values, d.refs.get(call.name)?.ref ?? call.name, answers[k]!, argumentLabels(resolved[k])),
+            : shownText(
+                values,
+                d.refs.get(call.name) ?? { ref: call.name, description: '', extension: false },
+                answers[k]!,
+                argumentLabels(resolved[k]),
+              ),
         error: answers[k]!.status === 'error',
       })),
     };

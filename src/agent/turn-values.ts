@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { parseArguments } from '../tools/call-tool.js';
 import { answerText, errorAnswer, okAnswer, type ToolAnswer } from '../tools/result.js';
 import { readOutside, type ReaderField } from '../tools/value-reader.js';
+import type { ToolRef } from '../tools/tool-origin.js';
 import type { ResolvedArguments, ValueTable } from '../tools/value-table.js';
 import { generate } from './language-model.js';
 import { modelStep } from './model-calls.js';
@@ -88,18 +89,20 @@ export function resolveCall(table: ValueTable, input: string): ResolvedCall {
 
 /**
  * The text the model reads for an answer: an answer labelled `outside`, or computed from arguments that held
- * outside values, as the handle it is now held under (`{"handle":"$outside_3","from":…}`); any other as it is.
+ * outside values, as the handle it is now held under (`{"handle":"$outside_3","from":…}`), or with only its
+ * outside fields held when the tool names them (`@OutsideFields`; never an error's); any other as it is.
  */
 export function shownText(
   table: ValueTable,
-  tool: string,
+  tool: ToolRef,
   answer: ToolAnswer,
   argumentLabels: readonly string[],
 ): string {
   if (answer.status === 'parked') return answerText(answer);
   const value = answer.status === 'ok' ? answer.output : answer.message;
   const what = answer.status === 'error' ? 'error' : kindOf(value);
-  const { shown } = table.conceal(value, answer.labels, { tool, what }, argumentLabels);
+  const fields = answer.status === 'ok' ? tool.outsideFields : undefined;
+  const { shown } = table.conceal(value, answer.labels, { tool: tool.ref, what }, argumentLabels, fields);
   if (shown === value) return answerText(answer);
   const text = JSON.stringify(shown);
   return answerText(answer.status === 'ok' ? { ...answer, output: text } : { ...answer, message: text });

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { replaceAtPaths } from './field-paths.js';
 import { OUTSIDE } from './labels.js';
 
 /** Where a held value came from: the tool whose answer (or reader field) it is, and a word on its shape. */
@@ -40,6 +41,8 @@ export interface ValueTableSnapshot {
 const HANDLE = /\$outside_\d+/g;
 /** The most handles one call's arguments may hold: each may stand for a whole page, which the journal keeps. */
 const MAX_HANDLES_A_CALL = 50;
+/** The most outside fields one answer holds as handles; an answer with more is held whole. */
+const MAX_HELD_FIELDS = 200;
 
 /**
  * A run's held values (`labels: 'values'`): outside text is kept here and the planning model sees only a
@@ -69,12 +72,33 @@ export class ValueTable {
   /**
    * What the planner is shown of a tool's answer. An answer labelled `outside`, or one computed from
    * arguments that held outside values (a tool that echoes its input), is held and replaced by its handle
-   * with a short note of where it came from; any other answer is shown as it is.
+   * with a short note of where it came from; any other answer is shown as it is. `outsideFields`: the tool
+   * names where outsiders write in its answers, so of an answer labelled `outside` (and computed from no
+   * outside argument) that is a record or a list, only the values at those paths are held, each replaced
+   * by its handle, and the rest is shown in clear.
    */
-  conceal(answer: unknown, labels: readonly string[], source: ValueSource, argumentLabels: readonly string[] = []) {
+  conceal(
+    answer: unknown,
+    labels: readonly string[],
+    source: ValueSource,
+    argumentLabels: readonly string[] = [],
+    outsideFields?: readonly string[],
+  ) {
     const joined = [...new Set([...labels, ...argumentLabels])];
     // Guard (outside-value-held): outside text, and what a tool made of it, reaches the planner only as a handle.
     if (!joined.includes(OUTSIDE)) return { shown: answer, labels: joined };
+    const structured = answer !== null && typeof answer === 'object';
+    if (outsideFields !== undefined && structured && !argumentLabels.includes(OUTSIDE)) {
+      let count = 0;
+      replaceAtPaths(answer, outsideFields, (value) => (count++, value));
+      // Hostile input is bounded: an answer with more outside fields than that is held whole instead.
+      if (count <= MAX_HELD_FIELDS) {
+        const holdField = (value: unknown, at: string) => this.hold(value, joined, { tool: source.tool, what: at });
+        // Guard (outside-fields-held): each value at a declared outside field reaches the planner only as a handle.
+        const shown = replaceAtPaths(answer, outsideFields, holdField);
+        return { shown, labels: joined };
+      }
+    }
     const handle = this.hold(answer, joined, source);
     return { shown: { handle, from: source.tool, type: source.what, labels: joined }, labels: joined };
   }
