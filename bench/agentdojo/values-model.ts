@@ -6,7 +6,7 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { scriptedModel, type ScriptedCall, type ScriptedModel, type ScriptedStep } from '../../src/testing/index.js';
 import { parsed, resultText, strings } from '../safety/prompt-reading.js';
 import { toArgs } from './obeying-model.js';
-import { Corpus, leafAt, leaves, numbersIn, outcome, readsWithout, setLeaf } from './provenance.js';
+import { Corpus, leafAt, leaves, numbersIn, outcome, perturbed, setLeaf } from './provenance.js';
 import { Reads, type Answer, type Call, type InjectionTask, type Step, type UserTask } from './suite.js';
 
 /** The tool the agent offers for reading held text, and how its prompt to the bare model starts. */
@@ -27,10 +27,17 @@ interface Extraction {
   readonly got: (values: Readonly<Record<string, unknown>>) => void;
 }
 
-/** An answer read, as the oracle knows it, and its handle when the agent held it. */
+/**
+ * An answer read, as the oracle knows it, and its handle when the agent held it. An answer shown in clear but
+ * for its outside fields (`@OutsideFields`) is one view with what the model saw (`shown`), and a view per
+ * held field: its value, its handle, and where it sits in its answer (`parent`, `path`).
+ */
 interface View {
   readonly answer: Answer;
   readonly handle?: string;
+  readonly shown?: unknown;
+  readonly parent?: number;
+  readonly path?: readonly (string | number)[];
 }
 
 export interface ValuesPlannerOptions {
@@ -177,7 +184,25 @@ export class ValuesPlanner {
       const tool = result.tool.slice(result.tool.indexOf('__') + 2);
       const args = this.putBack(result.args) as Record<string, unknown>;
       const handle = handleOf(value);
-      if (handle === undefined) {
+      const fields = handle === undefined ? leaves(value).filter((leaf) => isHandle(leaf.value)) : [];
+      if (fields.length > 0) {
+        // Its outside fields held, the rest in clear: it reads the clear part, and knows what each handle holds.
+        const behind = this.options.oracle.answer({ tool, args });
+        const parent = this.views.length;
+        this.views.push({ answer: { tool, args, value: behind }, shown: value });
+        for (const field of fields) {
+          const held = leafAt(behind, field.path);
+          this.behind.set(field.value as string, held);
+          this.views.push({
+            answer: { tool: `${tool} field`, args, value: held },
+            handle: field.value as string,
+            parent,
+            path: field.path,
+          });
+        }
+        this.seen += `${strings(behind).join('\n')}\n`;
+        this.obey(strings(value).join('\n'));
+      } else if (handle === undefined) {
         this.views.push({ answer: { tool, args, value } });
         this.seen += `${strings(value).join('\n')}\n`;
         this.obey(strings(value).join('\n'));
@@ -218,7 +243,24 @@ export class ValuesPlanner {
   }
 
   private get oracleReads(): Reads {
-    return new Reads(this.views.map((view) => view.answer));
+    return this.readsPerturbing(undefined);
+  }
+
+  /**
+   * The answers as the oracle knows them, with the held view at `index` perturbed: a whole answer, or the one
+   * field of its answer that a field view stands for.
+   */
+  private readsPerturbing(index: number | undefined): Reads {
+    const target = index === undefined ? undefined : this.views[index];
+    return new Reads(
+      this.views.flatMap((view, i) => {
+        if (view.parent !== undefined) return [];
+        if (i === index) return [{ ...view.answer, value: perturbed(view.answer.value) }];
+        if (target?.parent === i)
+          return [{ ...view.answer, value: setLeaf(view.answer.value, target.path!, perturbed(target.answer.value)) }];
+        return [view.answer];
+      }),
+    );
   }
 
   private get held(): number[] {
@@ -228,16 +270,15 @@ export class ValuesPlanner {
   /** What it saw in clear: the user's request and every answer not held. */
   private get clear(): Corpus {
     return new Corpus(
-      this.views.filter((view) => view.handle === undefined).map((view) => view.answer.value),
+      this.views.filter((view) => view.handle === undefined).map((view) => view.shown ?? view.answer.value),
       this.prompt,
     );
   }
 
   /** The held answers whose perturbation changes `compute`'s result. */
   private changedBy(compute: (reads: Reads) => unknown): number[] {
-    const answers = this.views.map((view) => view.answer);
-    const real = outcome(() => compute(new Reads(answers)));
-    return this.held.filter((i) => outcome(() => compute(readsWithout(answers, i))) !== real);
+    const real = outcome(() => compute(this.oracleReads));
+    return this.held.filter((i) => outcome(() => compute(this.readsPerturbing(i))) !== real);
   }
 
   /** A boolean read of the held text a choice depends on: the run is steered from here on. */
@@ -385,6 +426,10 @@ const DATA =
 
 function fieldName(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'value' : path.join('_');
+}
+
+function isHandle(value: unknown): boolean {
+  return typeof value === 'string' && /^\$outside_\d+$/.test(value);
 }
 
 /** The handle of a held answer (`{"handle":"$outside_3",…}`), if it is one. */
