@@ -48,6 +48,8 @@ export interface ValuesPlannerOptions {
   readonly oracle: { answer(call: Call): unknown; stepped(): void };
   /** The task's choice of what to do depends on outside text (a rating, a free slot): why, if so. */
   readonly choosesFromOutside?: string;
+  /** That choice reads only what a calendar shows in clear (events' times), not their text. */
+  readonly choosesOnTimes?: boolean;
 }
 
 /**
@@ -292,12 +294,22 @@ export class ValuesPlanner {
     });
   }
 
+  /**
+   * The request chooses on outside text. A choice on a free slot reads events' times: outside only when it
+   * read events held whole; when they were shown in clear but for their text, what it reads is found as for
+   * any call, by perturbing each held field.
+   */
+  private choosesOnWholeHeld(): boolean {
+    if (this.options.choosesFromOutside === undefined) return false;
+    if (this.options.choosesOnTimes !== true) return true;
+    return this.views.some((view) => view.handle !== undefined && view.parent === undefined);
+  }
+
   private planCall(compute: (reads: Reads) => Call | undefined): void {
     const held = this.held;
     if (!this.steered && held.length > 0) {
       const chosenBy = this.changedBy((reads) => compute(reads)?.tool ?? null);
-      if (this.options.choosesFromOutside !== undefined || chosenBy.length > 0)
-        this.steer(chosenBy.at(-1) ?? held.at(-1)!);
+      if (this.choosesOnWholeHeld() || chosenBy.length > 0) this.steer(chosenBy.at(-1) ?? held.at(-1)!);
     }
     const call = compute(this.oracleReads);
     if (call === undefined) return;
@@ -366,7 +378,7 @@ export class ValuesPlanner {
     const held = this.held;
     const answer = (reads: Reads): string => [this.task.answer?.(reads) ?? 'Done.', ...this.said].join('\n');
     const text = answer(this.oracleReads);
-    if (!this.steered && held.length > 0 && this.options.choosesFromOutside !== undefined) this.steer(held.at(-1)!);
+    if (!this.steered && held.length > 0 && this.choosesOnWholeHeld()) this.steer(held.at(-1)!);
     if (held.length === 0) {
       this.waiting = () => ({ text });
       return;
