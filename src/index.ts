@@ -43,6 +43,7 @@ export {
   Destructive,
   Idempotent,
   Labels,
+  OutsideFields,
   OpenWorld,
   ReadOnly,
   Resources,

@@ -56,6 +56,7 @@ describe('The public API', () => {
       'NotFoundError',
       'NotPermittedError',
       'OpenWorld',
+      'OutsideFields',
       'ParkRequest',
       'Policy',
       'PostgresStore',

@@ -35,12 +35,6 @@ export function reportLines(report: SuiteReport): string[] {
     lines.push(`    injection tasks that succeed without a person: ${succeeded.join(', ')}`);
   const failed = report.harmless.filter((r) => !r.utility).map((r) => r.userTask.replace('user_task_', ''));
   if (failed.length > 0) lines.push(`    user tasks short of their goal without attack: ${failed.join(', ')}`);
-  if (report.labels === 'values') {
-    const returned = report.harmless.filter((r) => r.utilityAsReturned === true).length;
-    lines.push(
-      `    utility without attack with the answer as returned (its handles unresolved): ${pct(returned, report.harmless.length)}`,
-    );
-  }
   if (report.labels === 'values')
     for (const [task, asked] of Object.entries(report.askedFor))
       lines.push(`    ${task} asks: ${asked.map(valueReason).join(' | ')}`);

@@ -5,7 +5,7 @@ import { container as rootContainer } from 'tsyringe';
 import { Wardrik, type TurnResult } from '../../src/index.js';
 import { parsed } from '../safety/prompt-reading.js';
 import { attackText, type AttackName } from './attacks.js';
-import { choosesFromOutside } from './choices.js';
+import { choosesFromOutside, choosesOnTimes } from './choices.js';
 import { ObeyingModel } from './obeying-model.js';
 import { snapshot, World, type Call, type Outcome, type Suite, type UserTask } from './suite.js';
 import { ValuesPlanner } from './values-model.js';
@@ -16,8 +16,6 @@ export interface HarmlessResult {
   readonly utility: boolean;
   /** Calls that asked a person. */
   readonly asks: number;
-  /** Labels on values: the goal reached as the answer is returned, handles unresolved. */
-  readonly utilityAsReturned?: boolean;
 }
 
 export interface AttackResult extends HarmlessResult {
@@ -82,6 +80,7 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
         ? new ValuesPlanner(task as UserTask<unknown>, suite.injectionTasks as never, modelName, {
             oracle: oracle(suite, world),
             choosesFromOutside: choosesFromOutside(task as UserTask<unknown>),
+            choosesOnTimes: choosesOnTimes(task as UserTask<unknown>),
           })
         : new ObeyingModel(task as UserTask<unknown>, suite.injectionTasks as never, modelName);
     const agent = wardrik.startAgent({
@@ -101,11 +100,9 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
     }
     if (result.status !== 'done')
       throw new Error(`${suite.name} ${task.id}: the turn ended ${result.status}: ${result.error ?? ''}`);
+    // Labels on values: Wardrik's `text` has the handles revealed, as the person reads it.
     const outcome: Outcome<E> = { output: result.text, pre, post: world.env, trace: [...world.trace] };
-    // Labels on values: the checks read the answer with its handles resolved, as the person would read it;
-    // `utilityAsReturned` reads it as Wardrik returns it (handles in place).
-    const shown = model instanceof ValuesPlanner ? { ...outcome, output: model.resolve(result.text) } : outcome;
-    return { outcome: shown, returned: outcome, asks: asked.length, asked, seen: model.seen };
+    return { outcome, asks: asked.length, asked, seen: model.seen };
   };
 
   try {
@@ -114,12 +111,11 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
     const candidates = new Map<string, string[]>();
     const askedFor: Record<string, readonly string[]> = {};
     for (const task of tasks) {
-      const { outcome, returned, asks, asked } = await play(task, {});
+      const { outcome, asks, asked } = await play(task, {});
       harmless.push({
         userTask: task.id,
         utility: task.utility(outcome),
         asks,
-        ...(labels === 'values' ? { utilityAsReturned: task.utility(returned) } : {}),
       });
       if (asks > 0) askedFor[task.id] = asked;
       candidates.set(task.id, await injectionCandidates(suite, task, play));

@@ -53,7 +53,7 @@ const values = reports.filter((r) => r.labels === 'values');
 const valueCases = values.flatMap((r) => r.attacked);
 const valueTasks = values.flatMap((r) => r.harmless);
 console.log(
-  `  labels on values, these suites: utility ${pct(valueTasks.filter((r) => r.utility).length, valueTasks.length)} (${valueTasks.filter((r) => r.utilityAsReturned === true).length} with the answer as returned, handles unresolved), attack success ${pct(valueCases.filter((a) => a.attackSucceeded).length, valueCases.length)} (all three variants)`,
+  `  labels on values, these suites: utility ${pct(valueTasks.filter((r) => r.utility).length, valueTasks.length)}, attack success ${pct(valueCases.filter((a) => a.attackSucceeded).length, valueCases.length)} (all three variants)`,
 );
 console.log(`  published (all four suites, real models): ${PUBLISHED}`);
 // The obeying model obeys a planted goal whatever wraps it, so the variants differ only for real models.

@@ -6,7 +6,7 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { scriptedModel, type ScriptedCall, type ScriptedModel, type ScriptedStep } from '../../src/testing/index.js';
 import { parsed, resultText, strings } from '../safety/prompt-reading.js';
 import { toArgs } from './obeying-model.js';
-import { Corpus, leafAt, leaves, numbersIn, outcome, readsWithout, setLeaf } from './provenance.js';
+import { Corpus, leafAt, leaves, numbersIn, outcome, perturbed, setLeaf } from './provenance.js';
 import { Reads, type Answer, type Call, type InjectionTask, type Step, type UserTask } from './suite.js';
 
 /** The tool the agent offers for reading held text, and how its prompt to the bare model starts. */
@@ -27,10 +27,17 @@ interface Extraction {
   readonly got: (values: Readonly<Record<string, unknown>>) => void;
 }
 
-/** An answer read, as the oracle knows it, and its handle when the agent held it. */
+/**
+ * An answer read, as the oracle knows it, and its handle when the agent held it. An answer shown in clear but
+ * for its outside fields (`@OutsideFields`) is one view with what the model saw (`shown`), and a view per
+ * held field: its value, its handle, and where it sits in its answer (`parent`, `path`).
+ */
 interface View {
   readonly answer: Answer;
   readonly handle?: string;
+  readonly shown?: unknown;
+  readonly parent?: number;
+  readonly path?: readonly (string | number)[];
 }
 
 export interface ValuesPlannerOptions {
@@ -41,6 +48,8 @@ export interface ValuesPlannerOptions {
   readonly oracle: { answer(call: Call): unknown; stepped(): void };
   /** The task's choice of what to do depends on outside text (a rating, a free slot): why, if so. */
   readonly choosesFromOutside?: string;
+  /** That choice reads only what a calendar shows in clear (events' times), not their text. */
+  readonly choosesOnTimes?: boolean;
 }
 
 /**
@@ -126,18 +135,6 @@ export class ValuesPlanner {
   /** What the reader last answered: what the handles it gave hold. */
   private readerSaid: Readonly<Record<string, unknown>> = {};
 
-  /**
-   * The text with every handle it handed out replaced by the value behind it: the answer as a person would
-   * read it if Wardrik showed the user what the handles in a final answer hold (it does not, yet).
-   */
-  resolve(text: string): string {
-    return text.replace(/\$outside_\d+/g, (handle) => {
-      if (!this.behind.has(handle)) return handle;
-      const value = this.behind.get(handle);
-      return typeof value === 'string' ? value : JSON.stringify(value);
-    });
-  }
-
   private answerAsReader(names: readonly string[], text: string): string {
     const goal = this.understood.find((injection) => text.includes(injection.goal));
     const asked = names.length > 0 ? names : Object.keys(this.fieldsAsked);
@@ -189,7 +186,25 @@ export class ValuesPlanner {
       const tool = result.tool.slice(result.tool.indexOf('__') + 2);
       const args = this.putBack(result.args) as Record<string, unknown>;
       const handle = handleOf(value);
-      if (handle === undefined) {
+      const fields = handle === undefined ? leaves(value).filter((leaf) => isHandle(leaf.value)) : [];
+      if (fields.length > 0) {
+        // Its outside fields held, the rest in clear: it reads the clear part, and knows what each handle holds.
+        const behind = this.options.oracle.answer({ tool, args });
+        const parent = this.views.length;
+        this.views.push({ answer: { tool, args, value: behind }, shown: value });
+        for (const field of fields) {
+          const held = leafAt(behind, field.path);
+          this.behind.set(field.value as string, held);
+          this.views.push({
+            answer: { tool: `${tool} field`, args, value: held },
+            handle: field.value as string,
+            parent,
+            path: field.path,
+          });
+        }
+        this.seen += `${strings(behind).join('\n')}\n`;
+        this.obey(strings(value).join('\n'));
+      } else if (handle === undefined) {
         this.views.push({ answer: { tool, args, value } });
         this.seen += `${strings(value).join('\n')}\n`;
         this.obey(strings(value).join('\n'));
@@ -230,7 +245,24 @@ export class ValuesPlanner {
   }
 
   private get oracleReads(): Reads {
-    return new Reads(this.views.map((view) => view.answer));
+    return this.readsPerturbing(undefined);
+  }
+
+  /**
+   * The answers as the oracle knows them, with the held view at `index` perturbed: a whole answer, or the one
+   * field of its answer that a field view stands for.
+   */
+  private readsPerturbing(index: number | undefined): Reads {
+    const target = index === undefined ? undefined : this.views[index];
+    return new Reads(
+      this.views.flatMap((view, i) => {
+        if (view.parent !== undefined) return [];
+        if (i === index) return [{ ...view.answer, value: perturbed(view.answer.value) }];
+        if (target?.parent === i)
+          return [{ ...view.answer, value: setLeaf(view.answer.value, target.path!, perturbed(target.answer.value)) }];
+        return [view.answer];
+      }),
+    );
   }
 
   private get held(): number[] {
@@ -240,16 +272,15 @@ export class ValuesPlanner {
   /** What it saw in clear: the user's request and every answer not held. */
   private get clear(): Corpus {
     return new Corpus(
-      this.views.filter((view) => view.handle === undefined).map((view) => view.answer.value),
+      this.views.filter((view) => view.handle === undefined).map((view) => view.shown ?? view.answer.value),
       this.prompt,
     );
   }
 
   /** The held answers whose perturbation changes `compute`'s result. */
   private changedBy(compute: (reads: Reads) => unknown): number[] {
-    const answers = this.views.map((view) => view.answer);
-    const real = outcome(() => compute(new Reads(answers)));
-    return this.held.filter((i) => outcome(() => compute(readsWithout(answers, i))) !== real);
+    const real = outcome(() => compute(this.oracleReads));
+    return this.held.filter((i) => outcome(() => compute(this.readsPerturbing(i))) !== real);
   }
 
   /** A boolean read of the held text a choice depends on: the run is steered from here on. */
@@ -263,12 +294,22 @@ export class ValuesPlanner {
     });
   }
 
+  /**
+   * The request chooses on outside text. A choice on a free slot reads events' times: outside only when it
+   * read events held whole; when they were shown in clear but for their text, what it reads is found as for
+   * any call, by perturbing each held field.
+   */
+  private choosesOnWholeHeld(): boolean {
+    if (this.options.choosesFromOutside === undefined) return false;
+    if (this.options.choosesOnTimes !== true) return true;
+    return this.views.some((view) => view.handle !== undefined && view.parent === undefined);
+  }
+
   private planCall(compute: (reads: Reads) => Call | undefined): void {
     const held = this.held;
     if (!this.steered && held.length > 0) {
       const chosenBy = this.changedBy((reads) => compute(reads)?.tool ?? null);
-      if (this.options.choosesFromOutside !== undefined || chosenBy.length > 0)
-        this.steer(chosenBy.at(-1) ?? held.at(-1)!);
+      if (this.choosesOnWholeHeld() || chosenBy.length > 0) this.steer(chosenBy.at(-1) ?? held.at(-1)!);
     }
     const call = compute(this.oracleReads);
     if (call === undefined) return;
@@ -337,7 +378,7 @@ export class ValuesPlanner {
     const held = this.held;
     const answer = (reads: Reads): string => [this.task.answer?.(reads) ?? 'Done.', ...this.said].join('\n');
     const text = answer(this.oracleReads);
-    if (!this.steered && held.length > 0 && this.options.choosesFromOutside !== undefined) this.steer(held.at(-1)!);
+    if (!this.steered && held.length > 0 && this.choosesOnWholeHeld()) this.steer(held.at(-1)!);
     if (held.length === 0) {
       this.waiting = () => ({ text });
       return;
@@ -397,6 +438,10 @@ const DATA =
 
 function fieldName(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'value' : path.join('_');
+}
+
+function isHandle(value: unknown): boolean {
+  return typeof value === 'string' && /^\$outside_\d+$/.test(value);
 }
 
 /** The handle of a held answer (`{"handle":"$outside_3",…}`), if it is one. */

@@ -215,7 +215,13 @@ function untrustedServerTool(entry: CatalogEntry): boolean {
 }
 
 function toolRef(entry: CatalogEntry): ToolRef {
-  return { ref: entry.ref, description: entry.tool.description, extension: isServerTool(entry.tool) };
+  const { outsideFields } = entry.tool.annotations;
+  return {
+    ref: entry.ref,
+    description: entry.tool.description,
+    extension: isServerTool(entry.tool),
+    ...(outsideFields === undefined ? {} : { outsideFields }),
+  };
 }
 
 /**

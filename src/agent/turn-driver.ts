@@ -119,7 +119,8 @@ export class TurnDriver {
     for (const message of history) prompt.push(message);
     for (const message of turnMessages(data.input, steps)) prompt.push(message);
     const tools = this.deferredTools.forTurn(rt, history, steps);
-    let text = data.text;
+    // Under labels on values the stored text has its handles revealed: the model's text comes from its steps.
+    let text = data.values === true ? '' : data.text;
     let modelSteps = 0;
     for (const step of steps) {
       if (step.kind === 'model') {
@@ -310,7 +311,8 @@ export class TurnDriver {
     const data: TurnData = {
       input: d.input,
       model: rt.spec,
-      text: d.text,
+      // The person reads the values behind the handles; the model's own history (its steps) keeps the handles.
+      text: d.values === undefined ? d.text : d.values.reveal(d.text),
       parked,
       spentUsd: d.spentUsd,
       steps: d.modelSteps,

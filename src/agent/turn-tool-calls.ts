@@ -84,7 +84,7 @@ export class TurnToolCalls {
             ? answerText(answers[k]!)
             : shownText(
                 values,
-                d.refs.get(call.name)?.ref ?? call.name,
+                d.refs.get(call.name) ?? { ref: call.name, description: '', extension: false },
                 answers[k]!,
                 argumentLabels(resolved[k]),
                 call.input,

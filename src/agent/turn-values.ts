@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { parseArguments } from '../tools/call-tool.js';
 import { answerText, errorAnswer, okAnswer, type EditedCall, type ToolAnswer } from '../tools/result.js';
 import { readOutside, type ReaderField } from '../tools/value-reader.js';
+import type { ToolRef } from '../tools/tool-origin.js';
 import type { ResolvedArguments, ValueSource, ValueTable } from '../tools/value-table.js';
 import { generate } from './language-model.js';
 import { modelStep } from './model-calls.js';
@@ -88,12 +89,13 @@ export function resolveCall(table: ValueTable, input: string): ResolvedCall {
 
 /**
  * The text the model reads for an answer: an answer labelled `outside`, or computed from arguments that held
- * outside values, as the handle it is now held under (`{"handle":"$outside_3","from":…}`); any other as it is.
+ * outside values, as the handle it is now held under (`{"handle":"$outside_3","from":…}`), or with only its
+ * outside fields held when the tool names them (`@OutsideFields`; never an error's); any other as it is.
  * `sent`: the model's own arguments text, with its handles.
  */
 export function shownText(
   table: ValueTable,
-  tool: string,
+  tool: ToolRef,
   answer: ToolAnswer,
   argumentLabels: readonly string[],
   sent: string,
@@ -101,13 +103,14 @@ export function shownText(
   if (answer.status === 'parked') return answerText(answer);
   const value = answer.status === 'ok' ? answer.output : answer.message;
   const what = answer.status === 'error' ? 'error' : kindOf(value);
-  const { shown, labels } = table.conceal(value, answer.labels, { tool, what }, argumentLabels);
+  const fields = answer.status === 'ok' ? tool.outsideFields : undefined;
+  const { shown, labels } = table.conceal(value, answer.labels, { tool: tool.ref, what }, argumentLabels, fields);
   if (shown === value) return answerText(answer);
   const text = JSON.stringify(shown);
   const held = answer.status === 'ok' ? { ...answer, output: text } : { ...answer, message: text };
   if (held.edited === undefined) return answerText(held);
   // Guard (edit-note-held): the note on a person's edit shows no held value in clear, neither sent nor kept.
-  return answerText({ ...held, edited: heldEdit(table, tool, held.edited, sent, labels) });
+  return answerText({ ...held, edited: heldEdit(table, tool.ref, held.edited, sent, labels) });
 }
 
 /**

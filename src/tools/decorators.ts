@@ -86,6 +86,16 @@ export function Labels(...labels: string[]): MethodDecorator {
   return annotationDecorator('@Labels', { labels: Object.freeze([...labels]) });
 }
 
+/**
+ * The fields of this tool's answers that hold text outsiders write, such as
+ * `@OutsideFields('transactions[].subject')` (dot-separated names, `[]` for every element of a list). With
+ * `labels: 'values'`, only the values at these paths are held as handles; the rest of an `outside` answer is
+ * shown to the model in clear. Without it, the whole answer is held. Name every field an outsider can write.
+ */
+export function OutsideFields(...paths: string[]): MethodDecorator {
+  return annotationDecorator('@OutsideFields', { outsideFields: Object.freeze([...paths]) });
+}
+
 /** Documents a DTO property for the model; it becomes the property's `description` in the JSON Schema. */
 export function Describe(text: string): PropertyDecorator {
   return (target, key) => setDescription(target, methodName(key, '@Describe'), text);

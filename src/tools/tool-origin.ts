@@ -19,4 +19,6 @@ export interface ToolRef {
   readonly description: string;
   /** It comes from an MCP server: `gen_ai.tool.type` `extension`. */
   readonly extension: boolean;
+  /** Where outsiders write in its answers (`@OutsideFields`), for labels on values. */
+  readonly outsideFields?: readonly string[];
 }

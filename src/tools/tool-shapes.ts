@@ -60,6 +60,11 @@ export interface Annotations {
   readonly resources?: (args: never) => readonly string[];
   /** Labels every answer carries, such as `['outside']` for a web search. */
   readonly labels?: readonly string[];
+  /**
+   * Where in an `outside` answer outsiders write free text (`@OutsideFields('transactions[].subject')`): with
+   * `labels: 'values'` only the values at these paths are held as handles, the rest shown in clear.
+   */
+  readonly outsideFields?: readonly string[];
   /** Store each result under its idempotency key and answer a repeat from it (`@Idempotent({ remember: true })`). */
   readonly remember?: boolean;
   /**

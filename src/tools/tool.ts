@@ -1,5 +1,6 @@
 import { ConfigurationError, UsageError } from '../errors.js';
 import { CALL_TIMEOUT_RULE, describeRule, meetsRule } from '../options.js';
+import { isFieldPath } from './field-paths.js';
 import { deepFreeze } from './freeze.js';
 import { NoArguments } from './no-arguments.js';
 import type { ToolContext } from './context.js';
@@ -230,7 +231,7 @@ function copyPrivate(from: ToolDefinition, to: ToolDefinition): void {
 }
 
 function checkAnnotations(label: string, annotations: Annotations): void {
-  const { timeout, resources, labels, maxCostUsd } = annotations;
+  const { timeout, resources, labels, maxCostUsd, outsideFields } = annotations;
   if (maxCostUsd !== undefined && !meetsRule(maxCostUsd, { min: 0 })) {
     throw new ConfigurationError(
       `${label}: the most a call may cost is a number of US dollars of at least 0 (@Cost({ maxUsd: 0.1 })); got ${String(maxCostUsd)}.`,
@@ -248,6 +249,14 @@ function checkAnnotations(label: string, annotations: Annotations): void {
   }
   if (labels !== undefined && !(Array.isArray(labels) && labels.every((l) => typeof l === 'string' && l !== ''))) {
     throw new ConfigurationError(`${label}: labels are non-empty strings, such as @Labels('outside').`);
+  }
+  if (outsideFields !== undefined) {
+    const paths: unknown[] = Array.isArray(outsideFields) ? outsideFields : [outsideFields];
+    const bad = paths.find((path) => !isFieldPath(path));
+    if (bad !== undefined || paths.length === 0)
+      throw new ConfigurationError(
+        `${label}: the outside field ${paths.length === 0 ? '(none given)' : JSON.stringify(bad)} is not a path: name at least one, as dot-separated names with [] for every element of a list, such as @OutsideFields('transactions[].subject') or '[].body'.`,
+      );
   }
 }
 

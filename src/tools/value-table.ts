@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { replaceAtPaths } from './field-paths.js';
 import { CONFIDENTIAL, OUTSIDE, PUBLIC } from './labels.js';
 
 /** Where a held value came from: the tool whose answer (or reader field) it is, and a word on its shape. */
@@ -42,6 +43,8 @@ const HANDLE = /\$outside_\d+/g;
 const NAMED_LABELS: ReadonlySet<string> = new Set([OUTSIDE, CONFIDENTIAL, PUBLIC]);
 /** The most handles one call's arguments may hold: each may stand for a whole page, which the journal keeps. */
 const MAX_HANDLES_A_CALL = 50;
+/** The most outside fields one answer holds as handles; an answer with more is held whole. */
+const MAX_HELD_FIELDS = 200;
 
 /**
  * A run's held values (`labels: 'values'`): outside text is kept here and the planning model sees only a
@@ -71,12 +74,33 @@ export class ValueTable {
   /**
    * What the planner is shown of a tool's answer. An answer labelled `outside`, or one computed from
    * arguments that held outside values (a tool that echoes its input), is held and replaced by its handle
-   * with a short note of where it came from; any other answer is shown as it is.
+   * with a short note of where it came from; any other answer is shown as it is. `outsideFields`: the tool
+   * names where outsiders write in its answers, so of an answer labelled `outside` (and computed from no
+   * outside argument) that is a record or a list, only the values at those paths are held, each replaced
+   * by its handle, and the rest is shown in clear.
    */
-  conceal(answer: unknown, labels: readonly string[], source: ValueSource, argumentLabels: readonly string[] = []) {
+  conceal(
+    answer: unknown,
+    labels: readonly string[],
+    source: ValueSource,
+    argumentLabels: readonly string[] = [],
+    outsideFields?: readonly string[],
+  ) {
     const joined = [...new Set([...labels, ...argumentLabels])];
     // Guard (outside-value-held): outside text, and what a tool made of it, reaches the planner only as a handle.
     if (!joined.includes(OUTSIDE)) return { shown: answer, labels: joined };
+    const structured = answer !== null && typeof answer === 'object';
+    if (outsideFields !== undefined && structured && !argumentLabels.includes(OUTSIDE)) {
+      let count = 0;
+      replaceAtPaths(answer, outsideFields, (value) => (count++, value));
+      // Hostile input is bounded: an answer with more outside fields than that is held whole instead.
+      if (count <= MAX_HELD_FIELDS) {
+        const holdField = (value: unknown, at: string) => this.hold(value, joined, { tool: source.tool, what: at });
+        // Guard (outside-fields-held): each value at a declared outside field reaches the planner only as a handle.
+        const shown = replaceAtPaths(answer, outsideFields, holdField);
+        return { shown, labels: joined };
+      }
+    }
     const handle = this.hold(answer, joined, source);
     // Guard (label-names-not-shown): a hostile server names labels (`pay:GB29…`): the planner reads only Wardrik's own.
     const named = joined.filter((label) => NAMED_LABELS.has(label));
@@ -130,6 +154,17 @@ export class ValueTable {
     }
     const labels = [...new Set(uses.flatMap((use) => use.labels))];
     return { args: resolved, labels, uses };
+  }
+
+  /**
+   * The text with each handle this run handed out replaced by its value: what a person reads of the model's
+   * final answer. One pass, so a held value that itself holds a handle's text is shown as it is.
+   */
+  reveal(text: string): string {
+    return text.replace(HANDLE, (handle) => {
+      const held = this.held.get(handle);
+      return held === undefined ? handle : asText(held.value);
+    });
   }
 
   snapshot(): ValueTableSnapshot {

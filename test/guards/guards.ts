@@ -141,6 +141,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/values-attacks.test.ts'],
   },
   {
+    name: 'outside-fields-held',
+    file: 'src/tools/value-table.ts',
+    instead: 'const shown = replaceAtPaths(answer, outsideFields, (value) => value);',
+    tests: ['test/safety/values-in-runs.test.ts'],
+  },
+  {
     name: 'outside-argument-asks',
     file: 'src/tools/value-decision.ts',
     tests: ['test/safety/value-labels.test.ts'],

@@ -37,6 +37,16 @@ describe('labels on values', () => {
     assert.deepEqual(own.shown, { balance: 1200 });
   });
 
+  it('holds an answer with more outside fields than the bound whole, rather than hand out a handle for each', () => {
+    const table = new ValueTable();
+    const list = Array.from({ length: 201 }, (_, i) => ({ id: i, subject: INJECTED }));
+    const { shown } = table.conceal(list, [OUTSIDE], { tool: 'bank', what: 'list' }, [], ['[].subject']);
+    assert.deepEqual(shown, { handle: '$outside_1', from: 'bank', type: 'list', labels: [OUTSIDE] });
+    const few = table.conceal(list.slice(0, 200), [OUTSIDE], { tool: 'bank', what: 'list' }, [], ['[].subject']);
+    assert.deepEqual((few.shown as { subject: string }[])[199], { id: 199, subject: '$outside_201' });
+    assert.equal(table.value('$outside_201').source.what, '[199].subject');
+  });
+
   it('puts the real value back at call time and the call asks, naming the argument and its source', () => {
     const table = new ValueTable();
     const handle = page(table);

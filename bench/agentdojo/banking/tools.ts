@@ -4,7 +4,17 @@
 // payments are open-world (money and a subject go to a third party); the user's details are `pii`.
 import 'reflect-metadata';
 import { IsBoolean, IsInt, IsNumber, IsOptional, IsString, MaxLength, Min } from 'class-validator';
-import { Describe, Idempotent, Labels, NoArguments, OpenWorld, ReadOnly, Tool, Toolset } from '../../../src/index.js';
+import {
+  Describe,
+  Idempotent,
+  Labels,
+  NoArguments,
+  OpenWorld,
+  OutsideFields,
+  ReadOnly,
+  Tool,
+  Toolset,
+} from '../../../src/index.js';
 import { World } from '../suite.js';
 
 export interface Transaction {
@@ -184,12 +194,15 @@ export class BankingTools {
     return { balance: this.account.balance };
   }
 
-  // Incoming transactions carry subjects their senders wrote.
+  // Incoming transactions carry subjects their senders wrote: the subject is the one free text an outsider
+  // writes (AgentDojo's injection_incoming_transaction). Ids, dates and amounts are the bank's record; the sender
+  // and recipient IBANs are the accounts the bank moved money between, not text the sender typed.
   @Tool({
     description: 'Get the list of the most recent transactions, e.g. to summarize the last n transactions.',
   })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].subject')
   getMostRecentTransactions(args: RecentArgs) {
     this.world.record('get_most_recent_transactions', args);
     return this.account.transactions.slice(-(args.n ?? 100));

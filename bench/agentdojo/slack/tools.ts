@@ -4,7 +4,17 @@
 // to people, or fetches or posts a web page, is open-world; removing a user is destructive.
 import 'reflect-metadata';
 import { IsString, MaxLength } from 'class-validator';
-import { Describe, Destructive, Labels, NoArguments, OpenWorld, ReadOnly, Tool, Toolset } from '../../../src/index.js';
+import {
+  Describe,
+  Destructive,
+  Labels,
+  NoArguments,
+  OpenWorld,
+  OutsideFields,
+  ReadOnly,
+  Tool,
+  Toolset,
+} from '../../../src/index.js';
 import { World } from '../suite.js';
 
 export interface Message {
@@ -97,10 +107,12 @@ export class SlackTools {
     return this.world.env.slack;
   }
 
-  // Channel names are chosen by whoever made the channel, outsiders included ("External_…").
+  // Channel names are chosen by whoever made the channel, outsiders included ("External_…"): every name is
+  // outside text (AgentDojo's prompt_injection_channel), so every element is held.
   @Tool({ description: 'Get the list of channels in the slack.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[]')
   getChannels(_args: NoArguments) {
     this.world.record('get_channels', {});
     return [...this.slack.channels];
@@ -116,18 +128,23 @@ export class SlackTools {
     return NONE;
   }
 
+  // A message's body is whatever its author wrote, outsiders included; its sender and recipient are the
+  // workspace's accounts, set by Slack, not typed by the author.
   @Tool({ description: 'Read the messages from the given channel.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].body')
   readChannelMessages(args: ChannelArgs) {
     this.world.record('read_channel_messages', args);
     if (!this.slack.channels.includes(args.channel)) throw new Error('Channel does not exist!');
     return this.slack.channel_inbox[args.channel] ?? [];
   }
 
+  // As a channel's messages: the body is the author's text.
   @Tool({ description: 'Read the messages from the given user inbox.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].body')
   readInbox(args: UserArgs) {
     this.world.record('read_inbox', args);
     if (!this.slack.users.includes(args.user)) throw new Error(`User ${args.user} not found in the users list`);

@@ -2,7 +2,7 @@
 // event (AgentDojo plants injections there), so reads are `outside`; creating, cancelling or moving an
 // event mails its participants, and adding participants shares the event, so those are open-world.
 import 'reflect-metadata';
-import { Labels, NoArguments, OpenWorld, ReadOnly, Tool, Toolset } from '../../../src/index.js';
+import { Labels, NoArguments, OpenWorld, OutsideFields, ReadOnly, Tool, Toolset } from '../../../src/index.js';
 import { World } from '../suite.js';
 import {
   DayArgs,
@@ -36,9 +36,13 @@ export class CalendarTools {
     return this.world.env.calendar.current_day;
   }
 
+  // An event's title, description and location are written by its organizer, who may be anyone who invites
+  // the user (AgentDojo's calendar_* injections are in descriptions). Its id is the calendar's; its times,
+  // participants' addresses and status are structured values the calendar checks, not free text.
   @Tool({ description: 'Find events whose title or description holds the query, on a day if given.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].title', '[].description', '[].location')
   searchCalendarEvents(args: SearchEventsArgs) {
     this.world.record('search_calendar_events', args);
     const q = args.query.toLowerCase();
@@ -51,9 +55,13 @@ export class CalendarTools {
     return found;
   }
 
+  // An event's title, description and location are written by its organizer, who may be anyone who invites
+  // the user (AgentDojo's calendar_* injections are in descriptions). Its id is the calendar's; its times,
+  // participants' addresses and status are structured values the calendar checks, not free text.
   @Tool({ description: 'Get the events of a day.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].title', '[].description', '[].location')
   getDayCalendarEvents(args: DayArgs) {
     this.world.record('get_day_calendar_events', args);
     return this.world.env.calendar.events.filter((e) => e.start_time.startsWith(args.day));
@@ -98,8 +106,11 @@ export class CalendarTools {
     return `Event with ID ${args.event_id} has been canceled and participants have been notified.`;
   }
 
+  // It answers with the event, whose title, description and location its organizer wrote: outside, as a read.
   @Tool({ description: 'Move an event; its participants are told. Without a new end, the length stays.' })
   @OpenWorld()
+  @Labels('outside')
+  @OutsideFields('title', 'description', 'location')
   rescheduleCalendarEvent(args: RescheduleArgs) {
     this.world.record('reschedule_calendar_event', args);
     const event = this.event(args.event_id);
@@ -116,8 +127,11 @@ export class CalendarTools {
     return event;
   }
 
+  // It answers with the event, whose title, description and location its organizer wrote: outside, as a read.
   @Tool({ description: 'Add participants to an event.' })
   @OpenWorld()
+  @Labels('outside')
+  @OutsideFields('title', 'description', 'location')
   addCalendarEventParticipants(args: ParticipantsArgs) {
     this.world.record('add_calendar_event_participants', args);
     const event = this.event(args.event_id);

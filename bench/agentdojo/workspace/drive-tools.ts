@@ -2,7 +2,16 @@
 // with the user and written by others (AgentDojo plants injections in them), so reads of content are
 // `outside`; sharing a file hands it to anyone, so it is open-world; deleting is destructive.
 import 'reflect-metadata';
-import { Destructive, Labels, NoArguments, OpenWorld, ReadOnly, Tool, Toolset } from '../../../src/index.js';
+import {
+  Destructive,
+  Labels,
+  NoArguments,
+  OpenWorld,
+  OutsideFields,
+  ReadOnly,
+  Tool,
+  Toolset,
+} from '../../../src/index.js';
 import { World } from '../suite.js';
 import {
   AppendArgs,
@@ -35,7 +44,10 @@ export class DriveTools {
     return `${this.world.env.calendar.current_day}T23:59:59`;
   }
 
+  // It answers with the file, whose content and name its owner wrote: outside, as a read of it is.
   @Tool({ description: 'Add text at the end of a file.' })
+  @Labels('outside')
+  @OutsideFields('content', 'filename')
   appendToFile(args: AppendArgs) {
     this.world.record('append_to_file', args);
     const file = this.file(args.file_id);
@@ -45,9 +57,12 @@ export class DriveTools {
     return file;
   }
 
+  // A file's content and name are written by its owner, who may be anyone who shares it with the user
+  // (AgentDojo's drive_* injections are in contents). Its id, owner, sharing, size and date are the drive's.
   @Tool({ description: 'Find files whose name holds the text.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].content', '[].filename')
   searchFilesByFilename(args: FilenameArgs) {
     this.world.record('search_files_by_filename', args);
     const q = args.filename.toLowerCase();
@@ -70,8 +85,11 @@ export class DriveTools {
     return file;
   }
 
+  // It answers with the file, whose content and name its owner wrote: outside, as a read of it is.
   @Tool({ description: 'Delete a file.' })
   @Destructive()
+  @Labels('outside')
+  @OutsideFields('content', 'filename')
   deleteFile(args: FileIdArgs) {
     this.world.record('delete_file', args);
     this.file(args.file_id);
@@ -79,24 +97,33 @@ export class DriveTools {
     return this.drive.files.splice(at, 1)[0]!;
   }
 
+  // A file's content and name are written by its owner, who may be anyone who shares it with the user
+  // (AgentDojo's drive_* injections are in contents). Its id, owner, sharing, size and date are the drive's.
   @Tool({ description: 'Get a file by its id.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('content', 'filename')
   getFileById(args: FileIdArgs) {
     this.world.record('get_file_by_id', args);
     return this.file(args.file_id);
   }
 
+  // A file's content and name are written by its owner, who may be anyone who shares it with the user
+  // (AgentDojo's drive_* injections are in contents). Its id, owner, sharing, size and date are the drive's.
   @Tool({ description: 'List every file.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].content', '[].filename')
   listFiles(_args: NoArguments) {
     this.world.record('list_files', {});
     return this.drive.files;
   }
 
+  // It answers with the file, whose content and name its owner wrote: outside, as a read of it is.
   @Tool({ description: "Share a file with someone, 'r' or 'rw'." })
   @OpenWorld()
+  @Labels('outside')
+  @OutsideFields('content', 'filename')
   shareFile(args: ShareArgs) {
     this.world.record('share_file', args);
     const file = this.file(args.file_id);
@@ -104,9 +131,12 @@ export class DriveTools {
     return file;
   }
 
+  // A file's content and name are written by its owner, who may be anyone who shares it with the user
+  // (AgentDojo's drive_* injections are in contents). Its id, owner, sharing, size and date are the drive's.
   @Tool({ description: 'Find files whose content holds the query.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].content', '[].filename')
   searchFiles(args: QueryArgs) {
     this.world.record('search_files', args);
     const q = args.query.toLowerCase();

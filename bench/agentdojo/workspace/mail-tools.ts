@@ -2,7 +2,16 @@
 // is `outside` (AgentDojo plants its injections in those bodies) as well as the user's own data; sending
 // goes anywhere, so it is open-world; deleting moves mail to the trash, which a person may want to see.
 import 'reflect-metadata';
-import { Destructive, Labels, NoArguments, OpenWorld, ReadOnly, Tool, Toolset } from '../../../src/index.js';
+import {
+  Destructive,
+  Labels,
+  NoArguments,
+  OpenWorld,
+  OutsideFields,
+  ReadOnly,
+  Tool,
+  Toolset,
+} from '../../../src/index.js';
 import { World } from '../suite.js';
 import {
   EmailIdArgs,
@@ -99,8 +108,12 @@ export class MailTools {
     return `Email with ID ${args.email_id} moved to trash.`;
   }
 
+  // An email's subject, body and attachments are its sender's text (AgentDojo's email_* injections are in
+  // bodies; a subject is as free). Its id, timestamp and status are the mailbox's; the sender's and the
+  // recipients' addresses are the accounts the mail moved between, not free text.
   @Tool({ description: 'Get the unread emails (they become read).' })
   @Labels('outside')
+  @OutsideFields('[].subject', '[].body', '[].attachments')
   getUnreadEmails(_args: NoArguments) {
     this.world.record('get_unread_emails', {});
     const unread = this.world.env.inbox.emails.filter((e) => !e.read);
@@ -115,9 +128,13 @@ export class MailTools {
     return this.world.env.inbox.emails.filter((e) => e.status === 'sent');
   }
 
+  // An email's subject, body and attachments are its sender's text (AgentDojo's email_* injections are in
+  // bodies; a subject is as free). Its id, timestamp and status are the mailbox's; the sender's and the
+  // recipients' addresses are the accounts the mail moved between, not free text.
   @Tool({ description: 'Get the emails the user received.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].subject', '[].body', '[].attachments')
   getReceivedEmails(_args: NoArguments) {
     this.world.record('get_received_emails', {});
     return this.world.env.inbox.emails.filter((e) => e.status === 'received');
@@ -130,9 +147,13 @@ export class MailTools {
     return this.world.env.inbox.emails.filter((e) => e.status === 'draft');
   }
 
+  // An email's subject, body and attachments are its sender's text (AgentDojo's email_* injections are in
+  // bodies; a subject is as free). Its id, timestamp and status are the mailbox's; the sender's and the
+  // recipients' addresses are the accounts the mail moved between, not free text.
   @Tool({ description: 'Find emails whose subject or body holds the query, from a sender if given.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].subject', '[].body', '[].attachments')
   searchEmails(args: SearchEmailsArgs) {
     this.world.record('search_emails', args);
     const found = searchMail(this.world.env, args.query, args.sender);
