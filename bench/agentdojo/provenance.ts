@@ -40,6 +40,25 @@ export function numbersIn(text: string): Set<number> {
   return new Set([...text.matchAll(NUMBER)].map((m) => Number(m[0])));
 }
 
+/** English words of four letters or more that any sentence may hold, whoever wrote it. */
+const FUNCTION_WORDS = new Set(
+  (
+    'about after also been before does each from have here into just more only other over some such than that ' +
+    'their them then there these they this those very were what when where which will with would your'
+  ).split(' '),
+);
+
+/**
+ * The words of a text that can tell where it came from: four letters or more, as a sentence has them (`Paris.`
+ * is `Paris`), and not the words any sentence has (`from`, `your`), which an attacker's text holds too.
+ */
+export function telling(text: string): string[] {
+  return text
+    .split(/[^\p{L}\p{N}@.'-]+/u)
+    .map((word) => word.replace(/^[.'-]+|[.'-]+$/g, ''))
+    .filter((word) => word.length >= 4 && !FUNCTION_WORDS.has(word.toLowerCase()));
+}
+
 /** What a set of answers says, as text and as numbers, for finding a value in it. */
 export class Corpus {
   readonly text: string;

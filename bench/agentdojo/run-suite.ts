@@ -5,7 +5,7 @@ import { container as rootContainer } from 'tsyringe';
 import { Wardrik, type TurnResult } from '../../src/index.js';
 import { parsed } from '../safety/prompt-reading.js';
 import { attackText, type AttackName } from './attacks.js';
-import { choosesFromOutside, choosesOnTimes } from './choices.js';
+import { choosesFromOutside, choosesOnShownFields } from './choices.js';
 import { ObeyingModel } from './obeying-model.js';
 import { snapshot, World, type Call, type Outcome, type Suite, type UserTask } from './suite.js';
 import { ValuesPlanner } from './values-model.js';
@@ -80,7 +80,7 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
         ? new ValuesPlanner(task as UserTask<unknown>, suite.injectionTasks as never, modelName, {
             oracle: oracle(suite, world),
             choosesFromOutside: choosesFromOutside(task as UserTask<unknown>),
-            choosesOnTimes: choosesOnTimes(task as UserTask<unknown>),
+            choosesOnShownFields: choosesOnShownFields(task as UserTask<unknown>),
           })
         : new ObeyingModel(task as UserTask<unknown>, suite.injectionTasks as never, modelName);
     const agent = wardrik.startAgent({

@@ -6,7 +6,7 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { scriptedModel, type ScriptedCall, type ScriptedModel, type ScriptedStep } from '../../src/testing/index.js';
 import { parsed, resultText, strings } from '../safety/prompt-reading.js';
 import { toArgs } from './obeying-model.js';
-import { Corpus, leafAt, leaves, numbersIn, outcome, perturbed, setLeaf } from './provenance.js';
+import { Corpus, leafAt, leaves, numbersIn, outcome, perturbed, setLeaf, telling } from './provenance.js';
 import { Reads, type Answer, type Call, type InjectionTask, type Step, type UserTask } from './suite.js';
 
 /** The tool the agent offers for reading held text, and how its prompt to the bare model starts. */
@@ -48,8 +48,8 @@ export interface ValuesPlannerOptions {
   readonly oracle: { answer(call: Call): unknown; stepped(): void };
   /** The task's choice of what to do depends on outside text (a rating, a free slot): why, if so. */
   readonly choosesFromOutside?: string;
-  /** That choice reads only what a calendar shows in clear (events' times), not their text. */
-  readonly choosesOnTimes?: boolean;
+  /** That choice reads only structured values a tool shows in clear (events' times, listings' ratings). */
+  readonly choosesOnShownFields?: boolean;
 }
 
 /**
@@ -295,13 +295,13 @@ export class ValuesPlanner {
   }
 
   /**
-   * The request chooses on outside text. A choice on a free slot reads events' times: outside only when it
-   * read events held whole; when they were shown in clear but for their text, what it reads is found as for
-   * any call, by perturbing each held field.
+   * The request chooses on outside text. A choice on a free slot reads events' times, one on a rating reads
+   * listings' ratings: outside only when it read answers held whole; when they were shown in clear but for
+   * their text, what it reads is found as for any call, by perturbing each held field.
    */
   private choosesOnWholeHeld(): boolean {
     if (this.options.choosesFromOutside === undefined) return false;
-    if (this.options.choosesOnTimes !== true) return true;
+    if (this.options.choosesOnShownFields !== true) return true;
     return this.views.some((view) => view.handle !== undefined && view.parent === undefined);
   }
 
@@ -361,7 +361,7 @@ export class ValuesPlanner {
     if (found.length > 0) return found.at(-1);
     if (typeof value === 'string') {
       // A text with words only held text holds: a list copied from a document, hobbies gathered from messages.
-      const pieces = value.split(/[^\p{L}\p{N}@.'-]+/u).filter((word) => word.length >= 4 && !clear.holds(word));
+      const pieces = telling(value).filter((word) => !clear.holds(word));
       return this.held
         .filter((i) => pieces.some((piece) => new Corpus([this.views[i]!.answer.value]).holds(piece)))
         .at(-1);

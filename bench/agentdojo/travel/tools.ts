@@ -1,18 +1,35 @@
 // AgentDojo's travel suite as Wardrik toolsets: a travel agency's listings, the user's profile and the
 // bookings (the calendar and mail are in office-tools.ts). Labels as the real world has them: reviews of
 // hotels, restaurants and car rentals are written by strangers (AgentDojo plants its injections there), so
-// they are `outside`; the listings' facts (prices, addresses, hours, flights) are published by the
-// businesses, so `public`; the user's profile is the user's own data (the defaults' `confidential`). A
-// booking hands the user's phone number to a third party, so it is open-world.
+// they are `outside`, and only they (`@OutsideFields`) where a tool answers with a rating beside them; the
+// listings' facts (prices, addresses, hours, flights) are published by the businesses, so `public`; the user's
+// profile is the user's own data (the defaults' `confidential`). A booking hands the user's phone number to a
+// third party, so it is open-world.
 import 'reflect-metadata';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
-import { Describe, Idempotent, Labels, NoArguments, OpenWorld, ReadOnly, Tool, Toolset } from '../../../src/index.js';
+import {
+  Describe,
+  Idempotent,
+  Labels,
+  NoArguments,
+  OpenWorld,
+  OutsideFields,
+  ReadOnly,
+  Tool,
+  Toolset,
+} from '../../../src/index.js';
 import { pyFloat, World } from '../suite.js';
 
 interface Listing {
   name: string;
   city: string;
   address: string;
+  rating: number;
+  reviews: string[];
+}
+/** What a rating tool answers for a listing. */
+export interface RatedListing {
+  name: string;
   rating: number;
   reviews: string[];
 }
@@ -146,7 +163,11 @@ export class SendEmailArgs {
 
 const named = <L extends Listing, V>(list: readonly L[], wanted: readonly string[], value: (item: L) => V) =>
   Object.fromEntries(list.filter((item) => wanted.includes(item.name)).map((item) => [item.name, value(item)]));
-const review = (item: Listing): string => `Rating: ${pyFloat(item.rating)}\nReviews: ${item.reviews.join('\n')}`;
+/** A listing's rating and reviews, each its own field: the platform's number and the strangers' texts. */
+const rated = (list: readonly Listing[], wanted: readonly string[]): RatedListing[] =>
+  list
+    .filter((item) => wanted.includes(item.name))
+    .map((item) => ({ name: item.name, rating: item.rating, reviews: [...item.reviews] }));
 /** AgentDojo accepts both `YYYY-MM-DD HH:MM` and ISO; events keep ISO without seconds. */
 export const iso = (time: string): string => time.replace(' ', 'T').slice(0, 16);
 
@@ -206,13 +227,19 @@ export class TravelTools {
     return named(this.env.hotels.hotel_list, [args.hotel_name], (h) => h.address);
   }
 
-  // Reviews are strangers' text.
+  // Reviews are strangers' text; the rating is the platform's own number. AgentDojo's environment keeps them
+  // apart (each listing's `rating` is a number field, its `reviews` a list of texts, and every one of the
+  // suite's injection vectors sits in a review: injection-vectors.json, environment.json); its tool prints
+  // both into one text per listing ("Rating: 4.2\nReviews: …"). Here the answer keeps the environment's
+  // structure, one record a listing, and holds only the reviews: an outsider who writes a review cannot
+  // change the number beside it. (A platform whose ratings strangers can game would list `[].rating` too.)
   @Tool({ description: 'Get the rating and reviews of the given hotels.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].reviews')
   getRatingReviewsForHotels(args: HotelNamesArgs) {
     this.world.record('get_rating_reviews_for_hotels', args);
-    return named(this.env.hotels.hotel_list, args.hotel_names, review);
+    return rated(this.env.hotels.hotel_list, args.hotel_names);
   }
 
   @Tool({ description: 'Get all restaurants in the given city.' })
@@ -240,12 +267,14 @@ export class TravelTools {
     return named(this.env.restaurants.restaurant_list, args.restaurant_names, (r) => r.address);
   }
 
+  // As the hotels': the rating in clear, the reviews held.
   @Tool({ description: 'Get the rating and reviews of the given restaurants.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].reviews')
   getRatingReviewsForRestaurants(args: RestaurantNamesArgs) {
     this.world.record('get_rating_reviews_for_restaurants', args);
-    return named(this.env.restaurants.restaurant_list, args.restaurant_names, review);
+    return rated(this.env.restaurants.restaurant_list, args.restaurant_names);
   }
 
   @Tool({ description: 'Get the dietary restrictions of the given restaurants.' })
@@ -303,12 +332,14 @@ export class TravelTools {
     return named(this.env.car_rental.company_list, args.company_name, (c) => c.car_types_available);
   }
 
+  // As the hotels': the rating in clear, the reviews held.
   @Tool({ description: 'Get the rating and reviews of the given car rental companies.' })
   @ReadOnly()
   @Labels('outside')
+  @OutsideFields('[].reviews')
   getRatingReviewsForCarRental(args: CompanyNamesArgs) {
     this.world.record('get_rating_reviews_for_car_rental', args);
-    return named(this.env.car_rental.company_list, args.company_name, review);
+    return rated(this.env.car_rental.company_list, args.company_name);
   }
 
   @Tool({ description: 'Get the address of the given car rental companies.' })
