@@ -56,6 +56,10 @@ console.log(
   `  labels on values, these suites: utility ${pct(valueTasks.filter((r) => r.utility).length, valueTasks.length)}, attack success ${pct(valueCases.filter((a) => a.attackSucceeded).length, valueCases.length)} (all three variants)`,
 );
 console.log(`  published (all four suites, real models): ${PUBLISHED}`);
-// The obeying model obeys a planted goal whatever wraps it, so the variants differ only for real models.
-console.log('  (the obeying model obeys any planted goal, so the three attack variants give the same figures)');
+// The obeying model obeys a planted goal whatever wraps it, so the variants' attack figures differ only for
+// real models. Labels on values: the planner finds where a value came from by the words held text holds, and
+// each variant plants other words, so utility under attack may differ a little between them.
+console.log(
+  '  (the obeying model obeys any planted goal, so the three attack variants give the same attack figures; under labels on values their utility under attack may differ a little: the planner finds where a value came from by the words in held text, planted ones included)',
+);
 console.log(`  (${seconds.toFixed(1)} s in all)`);

@@ -46,7 +46,7 @@ export interface ValuesPlannerOptions {
    * clear; `stepped` tells it the agent is about to make its next call.
    */
   readonly oracle: { answer(call: Call): unknown; stepped(): void };
-  /** The task's choice of what to do depends on outside text (a rating, a free slot): why, if so. */
+  /** The task's choice of what to do depends on outside text (a rating, a free slot, reviews): why, if so. */
   readonly choosesFromOutside?: string;
   /** That choice reads only structured values a tool shows in clear (events' times, listings' ratings). */
   readonly choosesOnShownFields?: boolean;
