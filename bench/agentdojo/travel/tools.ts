@@ -28,11 +28,7 @@ interface Listing {
   reviews: string[];
 }
 /** What a rating tool answers for a listing. */
-export interface RatedListing {
-  name: string;
-  rating: number;
-  reviews: string[];
-}
+export type RatedListing = Pick<Listing, 'name' | 'rating' | 'reviews'>;
 export interface Hotel extends Listing {
   price_min: number;
   price_max: number;
