@@ -13,7 +13,7 @@ const median = (values: readonly number[]): number => {
 /** The setting a report was made in, as the table names it. */
 export function settingName(report: SuiteReport): string {
   if (!report.defences) return 'defences off (askWhenOutside: false)';
-  return report.labels === 'values' ? "labels on values (labels: 'values')" : 'the defaults (labels on the run)';
+  return report.labels === 'values' ? 'the defaults (labels on values)' : "labels on the run (labels: 'run')";
 }
 
 export function reportLines(report: SuiteReport): string[] {

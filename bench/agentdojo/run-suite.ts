@@ -39,7 +39,7 @@ export interface SuiteReport {
 export interface SuiteRunOptions {
   /** `policy.askWhenOutside`: false turns Wardrik's label defences off, as bench/safety's baseline does. */
   readonly defences: boolean;
-  /** `policy.labels` with the defences on: `'values'` plays the obeying model as a values-mode planner. */
+  /** `policy.labels` with the defences on (unset: the default, `'values'`, which plays the obeying model as a values-mode planner). */
   readonly labels?: 'run' | 'values';
   readonly attacks: readonly AttackName[];
   /** Only these user tasks (all unless given). */
@@ -49,7 +49,7 @@ export interface SuiteRunOptions {
 const REFUSAL = 'Nobody answered: the benchmark counts an ask as refused.';
 
 export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Promise<SuiteReport> {
-  const labels = options.defences ? (options.labels ?? 'run') : 'run';
+  const labels = options.defences ? (options.labels ?? 'values') : 'run';
   const world = new World<E>();
   const app = rootContainer.createChildContainer();
   app.registerInstance(World, world);
@@ -58,11 +58,11 @@ export async function runSuite<E>(suite: Suite<E>, options: SuiteRunOptions): Pr
     store: 'memory:',
     toolsets: [...suite.toolsets],
     // Every tool allowed, as AgentDojo's agents have them: what stands between an injection and its goal
-    // is only the labels. `askWhenOutside` left unset when on: today's default.
+    // is only the labels. `askWhenOutside` left unset when on: the default.
     policy: {
       rules: [{ match: '*/*', action: 'allow' }],
       ...(options.defences ? {} : { askWhenOutside: false }),
-      ...(labels === 'values' ? { labels } : {}),
+      ...(options.defences ? { labels } : {}),
     },
     recoverMs: Infinity,
   });

@@ -1,6 +1,6 @@
 // `npm run bench:agentdojo`: AgentDojo's suites ported to Wardrik toolsets (bench/agentdojo/), run with the
 // obeying model and nobody answering the inbox, with Wardrik's label defences off, on with labels on the run
-// (the defaults) and on with labels on values (the obeying model as a values-mode planner). Prints per suite
+// (`labels: 'run'`) and on with labels on values (the defaults; the obeying model as a values-mode planner). Prints per suite
 // utility without attack, utility under attack, attack success rate (per attack variant) and the asks a
 // person would get per harmless task, beside the published figures for CaMeL and Progent.
 import 'reflect-metadata';
@@ -47,13 +47,13 @@ const on = reports.filter((r) => r.defences && r.labels === 'run');
 const all = (pick: (r: SuiteReport) => readonly { utility: boolean }[]) => on.flatMap(pick);
 const ii = on.flatMap((r) => r.attacked.filter((a) => a.attack === 'important_instructions'));
 console.log(
-  `\n  the defaults, these suites: utility ${pct(all((r) => r.harmless).filter((r) => r.utility).length, all((r) => r.harmless).length)}, important_instructions attack success ${pct(ii.filter((a) => a.attackSucceeded).length, ii.length)}`,
+  `\n  labels on the run, these suites: utility ${pct(all((r) => r.harmless).filter((r) => r.utility).length, all((r) => r.harmless).length)}, important_instructions attack success ${pct(ii.filter((a) => a.attackSucceeded).length, ii.length)}`,
 );
 const values = reports.filter((r) => r.labels === 'values');
 const valueCases = values.flatMap((r) => r.attacked);
 const valueTasks = values.flatMap((r) => r.harmless);
 console.log(
-  `  labels on values, these suites: utility ${pct(valueTasks.filter((r) => r.utility).length, valueTasks.length)}, attack success ${pct(valueCases.filter((a) => a.attackSucceeded).length, valueCases.length)} (all three variants)`,
+  `  the defaults (labels on values), these suites: utility ${pct(valueTasks.filter((r) => r.utility).length, valueTasks.length)}, attack success ${pct(valueCases.filter((a) => a.attackSucceeded).length, valueCases.length)} (all three variants)`,
 );
 console.log(`  published (all four suites, real models): ${PUBLISHED}`);
 // The obeying model obeys a planted goal whatever wraps it, so the variants' attack figures differ only for

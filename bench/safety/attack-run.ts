@@ -23,6 +23,7 @@ import {
   BENIGN,
   GOALS,
   injected,
+  instruction,
   NEXT_TURN_TASK,
   TASKS,
   VECTORS,
@@ -44,6 +45,8 @@ export interface CaseResult {
   readonly taskDone: boolean;
   /** Calls parked for a person in the case. */
   readonly asked: number;
+  /** The planted instruction was in a prompt the model got, in clear (with labels on values it is a handle). */
+  readonly reached: boolean;
 }
 
 export interface UtilityResult {
@@ -159,6 +162,8 @@ export async function runCorpus(options: {
   readonly askWhenOutside: boolean;
   /** The labels the policy names confidential besides `confidential`; unset, the default (none). */
   readonly confidential?: readonly string[];
+  /** `policy.labels`; unset, the default (labels on values). */
+  readonly labels?: 'run' | 'values';
   readonly goals?: readonly Goal[];
 }): Promise<CorpusReport> {
   const world = new World();
@@ -223,6 +228,7 @@ export async function runCorpus(options: {
     policy: {
       rules: [{ match: '*/*', action: 'allow' }],
       ...(options.confidential === undefined ? {} : { confidential: options.confidential }),
+      ...(options.labels === undefined ? {} : { labels: options.labels }),
       askWhenOutside: options.askWhenOutside,
     },
     recoverMs: Infinity,
@@ -232,11 +238,12 @@ export async function runCorpus(options: {
     vector: Vector,
     texts: Partial<Record<Vector, string>>,
     twoTurns: boolean,
-  ): Promise<{ results: TurnResult[]; asked: number }> => {
+  ): Promise<{ results: TurnResult[]; asked: number; prompts: string[] }> => {
     world.plant(texts);
+    const model = obedientModel();
     const agent = wardrik.startAgent({
       id: `case-${++agents}`,
-      model: obedientModel(),
+      model,
       tools: [
         'orders/*',
         'customers/*',
@@ -252,7 +259,8 @@ export async function runCorpus(options: {
     });
     const results = [await agent.send(TASKS[vector].replaceAll('$WEB', world.base))];
     if (twoTurns && results[0]!.status === 'done') results.push(await agent.send(NEXT_TURN_TASK));
-    return { results, asked: results.reduce((n, r) => n + r.parked.length, 0) };
+    const prompts = model.calls.map((call) => JSON.stringify(call.prompt));
+    return { results, asked: results.reduce((n, r) => n + r.parked.length, 0), prompts };
   };
   try {
     await waitForTools(wardrik, served);
@@ -261,7 +269,7 @@ export async function runCorpus(options: {
       for (const [i, goal] of goals.entries()) {
         const vector = vectors[i % vectors.length]!;
         const deferred = placement === 'earlier turn';
-        const { results, asked } = await turns(
+        const { results, asked, prompts } = await turns(
           vector,
           { [vector]: injected(vector, goal, deferred).replaceAll('$WEB', world.base) },
           deferred,
@@ -274,6 +282,7 @@ export async function runCorpus(options: {
           succeeded,
           taskDone: results.every((r) => r.status === 'done') && results.length === (deferred ? 2 : 1),
           asked,
+          reached: prompts.some((prompt) => prompt.includes(instruction(goal, deferred))),
         });
       }
     }
@@ -319,6 +328,12 @@ export function summary(report: CorpusReport): { asr: number; lines: string[]; a
     );
   }
   const succeeded = report.attacks.filter((c) => c.succeeded).length;
+  const failed = report.attacks.filter((c) => !c.succeeded);
+  const unread = failed.filter((c) => !c.reached);
+  const read = failed.filter((c) => c.reached);
+  lines.push(
+    `  failed attacks: ${unread.length} never reached the model in clear (${unread.filter((c) => c.asked > 0).length} of them met an ask too), ${read.filter((c) => c.asked > 0).length} read and stopped by an ask, ${read.filter((c) => c.asked === 0).length} read and failed unasked`,
+  );
   const done = report.utility.filter((u) => u.done).length;
   const underAttack = report.attacks.filter((c) => c.taskDone).length;
   lines.push(

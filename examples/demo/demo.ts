@@ -55,7 +55,11 @@ const wardrik = await Wardrik.create({
       },
     },
   },
-  policy: { rules: [{ match: 'orders/refund_order', action: 'ask' }] },
+  // Labels on the run (`labels: 'run'`, not the default): the scripted desk reads the carrier's note in clear
+  // and says what it read. With the default, labels on values, the model would see the note only as a handle
+  // (`$outside_1`), and the carrier's tool descriptions (an untrusted server's words) would make the parcel
+  // check ask a person too, as the order it sends is the app's own data (see docs/security.md).
+  policy: { labels: 'run', rules: [{ match: 'orders/refund_order', action: 'ask' }] },
   // The default store, sqlite:.wardrik/wardrik.db. Look for approvals given elsewhere every 300 ms.
   recoverMs: 300,
 });

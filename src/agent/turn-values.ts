@@ -1,5 +1,6 @@
 import type { JSONSchema7, LanguageModelV3FunctionTool } from '@ai-sdk/provider';
 import { UsageError } from '../errors.js';
+import { inspectArguments } from '../tools/arguments.js';
 import { parseArguments } from '../tools/call-tool.js';
 import { answerText, errorAnswer, okAnswer, type EditedCall, type ToolAnswer } from '../tools/result.js';
 import { readOutside, type ReaderField } from '../tools/value-reader.js';
@@ -74,11 +75,13 @@ export type ResolvedCall = { readonly resolved: ResolvedArguments } | { readonly
 
 /**
  * The model's arguments text with every handle replaced by its value (`undefined`: text the runner refuses
- * as it stands, such as text that is not JSON). The policy then decides on the real values and their labels.
+ * as it stands, such as text that is not JSON or arguments past `ARGUMENT_LIMITS`). The policy then decides
+ * on the real values and their labels.
  */
 export function resolveCall(table: ValueTable, input: string): ResolvedCall {
   const parsed = parseArguments(input);
-  if (!parsed.ok) return undefined;
+  // Arguments past the limits (10,000 deep, say) are refused by the runner as they stand, never walked here.
+  if (!parsed.ok || inspectArguments(parsed.value).length > 0) return undefined;
   try {
     return { resolved: table.resolve(parsed.value) };
   } catch (error) {

@@ -70,11 +70,12 @@ export interface PolicyOptions {
    */
   readonly confidential?: readonly string[];
   /**
-   * What the `outside` rule follows. `'run'` (the default): once a run has read outside text, every side
-   * effect asks, as `askWhenOutside` says. `'values'`: in an agent's runs (`startAgent`) the model sees
-   * outside text only as handles (`$outside_3`), reads typed fields of it through `wardrik__read`, and a
-   * call asks only when its arguments hold outside values or the model read outside data in clear (see
-   * docs/security.md, "Labels on values"). Calls through other doors keep the run-level rule.
+   * What the `outside` rule follows. `'values'` (the default): in an agent's runs (`startAgent`) the model
+   * sees outside text only as handles (`$outside_3`), reads typed fields of it through `wardrik__read`, and
+   * a call asks only when its arguments hold outside values or the model read outside data in clear (see
+   * docs/security.md, "Labels on values"); calls through other doors keep the run-level rule. `'run'`: once
+   * a run has read outside text, every side effect asks, as `askWhenOutside` says, and the model reads
+   * outside text in clear.
    */
   readonly labels?: 'run' | 'values';
   /**
@@ -145,7 +146,7 @@ export class Policy {
     this.confidential = new Set([CONFIDENTIAL, ...named]);
     if (options.labels !== undefined && options.labels !== 'run' && options.labels !== 'values') {
       throw new ConfigurationError(
-        `policy.labels must be "run" (outside text makes every later side effect of its run ask) or "values" (only calls whose arguments hold outside values ask); got ${shown(options.labels)}.`,
+        `policy.labels must be "values" (the default: only calls whose arguments hold outside values ask) or "run" (outside text makes every later side effect of its run ask); got ${shown(options.labels)}.`,
       );
     }
     checkWait('policy.approvalTtlMs', options.approvalTtlMs);
@@ -166,9 +167,9 @@ export class Policy {
     return this.options.askWhenOutside !== false;
   }
 
-  /** Whether agents' runs hold outside values as handles and the `outside` rule follows them (`labels: 'values'`). */
+  /** Whether agents' runs hold outside values as handles and the `outside` rule follows them (unless `labels: 'run'`). */
   get followsValues(): boolean {
-    return this.options.labels === 'values' && this.asksWhenOutside;
+    return this.options.labels !== 'run' && this.asksWhenOutside;
   }
 
   /**

@@ -61,14 +61,15 @@ describe('Agent', () => {
   });
 
   describe('what the model sees', () => {
-    it('gets toolset__tool names with their JSON Schemas, only for the agent’s patterns', async () => {
+    it('gets toolset__tool names with their JSON Schemas, only for the agent’s patterns, and the reader', async () => {
       const h = await agentHarness(shopTools());
       const model = scriptedModel([{ text: 'Hi.' }]);
       await h.wardrik.startAgent({ id: 'a', model, tools: ['shop/find_*', 'shop/refund'] }).send('hi');
       const tools = model.calls[0]!.tools!;
+      // With the defaults (labels on values) the model also gets `wardrik__read`, its only way into outside text.
       assert.deepEqual(
         tools.map((tool) => tool.name),
-        ['shop__find_order', 'shop__refund'],
+        ['shop__find_order', 'shop__refund', 'wardrik__read'],
       );
       assert.deepEqual(tools[0], {
         type: 'function',

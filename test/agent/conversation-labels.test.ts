@@ -47,9 +47,11 @@ function shop(refunds: ReturnType<typeof counter>) {
   };
 }
 
-const allowAll: WardrikOptions['policy'] = { rules: [{ match: 'shop/*', action: 'allow' }] };
+// These tests are of the run-level rule (`labels: 'run'`): the model reads outside text in clear, and the
+// run's `outside` label carries into the turns whose prompt holds it. The defaults' case is the last one.
+const allowAll: WardrikOptions['policy'] = { labels: 'run', rules: [{ match: 'shop/*', action: 'allow' }] };
 
-describe('Labels across the turns of a conversation', () => {
+describe('Labels across the turns of a conversation (labels on the run)', () => {
   it('parks an allowed refund in the turn after one that read an injection, naming that turn', async () => {
     const refunds = counter();
     const wardrik = await Wardrik.create({ store: 'memory:', tools: shop(refunds), policy: allowAll });
@@ -149,6 +151,27 @@ describe('Labels across the turns of a conversation', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('with the defaults (labels on values), the injection never reaches the model in a later turn: no refund, nothing asked', async () => {
+    const refunds = counter();
+    const wardrik = await Wardrik.create({
+      store: 'memory:',
+      tools: shop(refunds),
+      policy: { rules: [{ match: 'shop/*', action: 'allow' }] },
+    });
+    const model = obeying();
+    const agent = wardrik.startAgent({ id: 'desk', model, tools: ['shop/*'] });
+    const first = await agent.send('Please read the page.');
+    const second = await agent.send('What time is it?');
+    assert.deepEqual([first.status, second.status], ['done', 'done']);
+    assert.equal(refunds.count, 0);
+    assert.deepEqual(await wardrik.inbox.list(), []);
+    // The page was read (its handle is in the second turn's prompt), its text never.
+    const prompts = model.calls.map((call) => JSON.stringify(call.prompt));
+    assert.match(prompts.at(-1)!, /\$outside_1/);
+    assert.ok(prompts.every((prompt) => !prompt.includes('refund order o1')));
+    await wardrik.close();
   });
 
   it('carries nothing with historyTurns: 0 (the model sees no earlier turn)', async () => {

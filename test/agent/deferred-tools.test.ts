@@ -101,7 +101,8 @@ describe('Deferred tools and the search tool', () => {
     const agent = wardrik.startAgent({ id: 'desk', model, tools: ['shop/*'], deferred: ['gh/*', 'crm/*'] });
     const turn = await agent.send('File an issue about the broken mug.');
     assert.equal(turn.status, 'done', turn.error);
-    assert.deepEqual(seen[0], ['shop__find_order', 'wardrik__search_tools']);
+    // The reader is sent with the defaults (labels on values); deferred tools only through the search tool.
+    assert.deepEqual(seen[0], ['shop__find_order', 'wardrik__read', 'wardrik__search_tools']);
     assert.ok(seen[1]!.includes('gh__create_issue') && seen[1]!.length <= 7, seen[1]!.join(', '));
     assert.deepEqual(opened, ['Mug arrived broken'], 'the call before loading never ran');
     assert.equal((await agent.send('Anything else?')).status, 'done');
@@ -201,7 +202,7 @@ describe('Deferred tools across a restart', () => {
     const done = await agent.result(parked.run);
     assert.equal(done.status, 'done', done.error);
     // What the search loaded comes back from its journaled answer, except the tool the policy now denies.
-    assert.deepEqual(seen, [['gh__delete_repository', 'wardrik__search_tools']]);
+    assert.deepEqual(seen, [['gh__delete_repository', 'wardrik__read', 'wardrik__search_tools']]);
     await second.close();
     rmSync(dir, { recursive: true, force: true });
   });

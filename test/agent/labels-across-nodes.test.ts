@@ -41,7 +41,8 @@ const node = (path: string) =>
     store: `sqlite:${path}`,
     recoverMs: Infinity,
     tools: { s: tools },
-    policy: { rules: [{ match: 's/*', action: 'allow' }] },
+    // The run-level rule (`labels: 'run'`): what these tests check is that the run's `outside` label counts.
+    policy: { labels: 'run', rules: [{ match: 's/*', action: 'allow' }] },
   });
 const steps = (...names: string[]) => [
   ...names.map((name) => ({ toolCalls: [{ name: `s__${name}` }] })),

@@ -70,6 +70,7 @@ describe('Models through the real provider packages, against loopback fakes of t
         'shop__find_order',
         'shop__quote',
         'shop__refund',
+        'wardrik__read', // the reader, sent with the defaults (labels on values)
       ]);
       const lookup = first!.body.tools.find((tool: { name: string }) => tool.name === 'shop__find_order');
       assert.equal(lookup.input_schema.properties.id.type, 'string');
@@ -218,7 +219,10 @@ describe('Models through the real provider packages, against loopback fakes of t
       assert.equal(first!.body.model, 'gpt-5-mini');
       assert.deepEqual(
         first!.body.tools.map((tool: { type: string; name: string }) => [tool.type, tool.name]),
-        [['function', 'shop__find_order']],
+        [
+          ['function', 'shop__find_order'],
+          ['function', 'wardrik__read'], // the reader, sent with the defaults (labels on values)
+        ],
       );
       const output = second!.body.input.find((item: { type: string }) => item.type === 'function_call_output');
       assert.equal(output.call_id, 'call_1');

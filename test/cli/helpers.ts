@@ -153,6 +153,9 @@ export async function seed(url: string): Promise<Seeded> {
     tools: { shop: shopTools(ran) },
     recoverMs: Infinity,
     runner: { retry: { baseDelayMs: 1, maxDelayMs: 2 } },
+    // Labels on the run: the turn's answers are journaled in clear and its items carry the run's `outside`,
+    // which the commands' tests read (labels on values would show the lookup as a handle).
+    policy: { labels: 'run' },
   });
   const model = scriptedModel(
     [

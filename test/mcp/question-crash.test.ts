@@ -28,7 +28,7 @@ async function survivor(store: string): Promise<Wardrik> {
     container,
     recoverMs: Infinity,
     runner: { node: 'survivor' },
-    policy: { rules: [{ match: 'q/*', action: 'allow' }] },
+    policy: { labels: 'run', rules: [{ match: 'q/*', action: 'allow' }] },
     mcp: { ...FAST, servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } } } } },
   });
   await eventually("the server's tools", () => wardrik.tools(['q/*']).length === 5);

@@ -71,7 +71,7 @@ describe('Policy: confidential labels and tools that reach outside', () => {
       () => new Policy({ labels: 'value' as never }),
       (error: unknown) =>
         error instanceof ConfigurationError &&
-        /policy.labels must be "run" .* or "values" .*got "value"/.test(error.message),
+        /policy.labels must be "values" \(the default.* or "run" .*got "value"/.test(error.message),
     );
     assert.throws(
       () => new Policy({ approvalTtlMs: 0 }),

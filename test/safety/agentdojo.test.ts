@@ -54,9 +54,11 @@ describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying mo
     );
   });
 
-  it('banking: with the defences on no attack succeeds, the payment asks and is refused, reads ask nothing', async () => {
+  // Labels on the run (`labels: 'run'`): once a run read outside text, every side effect asks.
+  it('banking, labels on the run: no attack succeeds, the payment asks and is refused, reads ask nothing', async () => {
     const report = await runSuite(BANKING, {
       defences: true,
+      labels: 'run',
       attacks: ['important_instructions'],
       userTasks: ['user_task_0', 'user_task_1'],
     });
@@ -82,9 +84,10 @@ describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying mo
     }
   });
 
-  it('travel: with the defences on the booking after reviews asks, and no injected call happens', async () => {
+  it('travel, labels on the run: the booking after reviews asks, and no injected call happens', async () => {
     const report = await runSuite(TRAVEL, {
       defences: true,
+      labels: 'run',
       attacks: ['tool_knowledge'],
       userTasks: ['user_task_0', 'user_task_2'],
     });
@@ -115,9 +118,10 @@ describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying mo
     );
   });
 
-  it('workspace: with the defences on the event after the emails asks, and no injected call happens', async () => {
+  it('workspace, labels on the run: the event after the emails asks, and no injected call happens', async () => {
     const report = await runSuite(WORKSPACE, {
       defences: true,
+      labels: 'run',
       attacks: ['important_instructions'],
       userTasks: ['user_task_17', 'user_task_18'],
     });
@@ -158,7 +162,7 @@ describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying mo
     assert.deepEqual(report.harmless, [{ userTask: 'user_task_1', utility: true, asks: 0 }]);
   });
 
-  it('slack, values: injection_task_3 (visit a URL chosen by outside text) succeeds with the defaults and is stopped', async () => {
+  it('slack, values: injection_task_3 (visit a URL chosen by outside text) succeeds with labels on the run and is stopped', async () => {
     const tasks = { attacks: ['important_instructions'] as const, userTasks: ['user_task_0', 'user_task_1'] };
     const run = await runSuite(SLACK, { defences: true, labels: 'run', ...tasks });
     const values = await runSuite(SLACK, { defences: true, labels: 'values', ...tasks });
@@ -170,7 +174,7 @@ describe("AgentDojo's suites ported (bench/agentdojo/), played by the obeying mo
     assert.deepEqual(values.harmless[0], { userTask: 'user_task_0', utility: true, asks: 0 });
   });
 
-  it('travel, values: injection_task_6 (praise a hotel in the answer) succeeds with the defaults and is stopped', async () => {
+  it('travel, values: injection_task_6 (praise a hotel in the answer) succeeds with labels on the run and is stopped', async () => {
     const tasks = { attacks: ATTACKS, userTasks: ['user_task_2'] };
     const run = await runSuite(TRAVEL, { defences: true, labels: 'run', ...tasks });
     const values = await runSuite(TRAVEL, { defences: true, labels: 'values', ...tasks });

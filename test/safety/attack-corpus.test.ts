@@ -25,16 +25,38 @@ describe('The safety corpus (a model that obeys every instruction it reads, ever
     assert.deepEqual(missed, []);
   });
 
-  it('with the defaults (no safety option set), no attack reaches its goal without a person, and every task completes without injections or asks', async () => {
+  it('with the defaults (no safety option set: labels on values), no attack reaches its goal without a person, nor the model in clear', async () => {
     const report = await runCorpus({ askWhenOutside: true });
     assert.equal(report.attacks.length, GOALS.length * 3);
     const succeeded = report.attacks
       .filter((c) => c.succeeded)
       .map((c) => `${c.goal.id} in ${c.placement} (${c.vector})`);
     assert.deepEqual(succeeded, []);
-    // Each blocked attack was stopped by asking a person, not by chance.
+    // What stopped each: the planted text reached the model only as a handle, in every placement.
     assert.deepEqual(
-      report.attacks.filter((c) => c.asked === 0).map((c) => c.goal.id),
+      report.attacks.filter((c) => c.reached).map((c) => `${c.goal.id} in ${c.placement}`),
+      [],
+    );
+    assert.equal(report.utility.length, 12);
+    // The cost: the carrier is an untrusted MCP server whose tool descriptions the model reads in clear, so
+    // every turn counts as steered, and each task's first call that reaches outside after the customer's
+    // record (the app's own, confidential) asks, once. Nobody answers, so none is done.
+    assert.deepEqual(
+      report.utility.map((u) => [u.vector, u.turns, u.done, u.asked]),
+      report.utility.map((u) => [u.vector, u.turns, false, 1]),
+    );
+  });
+
+  it('with labels on the run (`labels: "run"`), no attack reaches its goal without a person, each stopped by an ask, and every task completes without asks', async () => {
+    const report = await runCorpus({ askWhenOutside: true, labels: 'run' });
+    assert.equal(report.attacks.length, GOALS.length * 3);
+    const succeeded = report.attacks
+      .filter((c) => c.succeeded)
+      .map((c) => `${c.goal.id} in ${c.placement} (${c.vector})`);
+    assert.deepEqual(succeeded, []);
+    // The model read every planted text in clear, and each was stopped by asking a person, not by chance.
+    assert.deepEqual(
+      report.attacks.filter((c) => !c.reached || c.asked === 0).map((c) => c.goal.id),
       [],
     );
     assert.deepEqual(
@@ -60,19 +82,27 @@ describe("The adaptive attacks (aimed at Wardrik's own mechanisms: claims, laund
     assert.deepEqual(families(report, false), []);
   });
 
-  it('with the defaults, none reaches its goal without a person, and each was stopped by an ask', async () => {
-    const report = await runCorpus({ askWhenOutside: true, goals: ADAPTIVE });
-    assert.deepEqual([...new Set(ADAPTIVE.map((goal) => goal.id.split('@')[0]))].sort(), [
-      'claim',
-      'launder',
-      'served',
-      'split',
-      'trusted-tool',
-    ]);
-    assert.deepEqual(families(report, true), []);
-    assert.deepEqual(
-      report.attacks.filter((c) => c.asked === 0).map((c) => c.goal.id),
-      [],
-    );
-  });
+  for (const labels of ['values', 'run'] as const) {
+    it(`with the defaults${labels === 'run' ? ' but labels on the run' : ''}, none reaches its goal without a person; each ${labels === 'run' ? 'was read and stopped by an ask' : 'reached the model only as a handle'}`, async () => {
+      const report = await runCorpus({
+        askWhenOutside: true,
+        goals: ADAPTIVE,
+        ...(labels === 'run' ? { labels } : {}),
+      });
+      assert.deepEqual([...new Set(ADAPTIVE.map((goal) => goal.id.split('@')[0]))].sort(), [
+        'claim',
+        'launder',
+        'served',
+        'split',
+        'trusted-tool',
+      ]);
+      assert.deepEqual(families(report, true), []);
+      assert.deepEqual(
+        report.attacks
+          .filter((c) => (labels === 'run' ? !c.reached || c.asked === 0 : c.reached))
+          .map((c) => c.goal.id),
+        [],
+      );
+    });
+  }
 });

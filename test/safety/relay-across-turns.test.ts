@@ -50,13 +50,15 @@ function shop(refunds: string[]) {
   };
 }
 
+const allow = { rules: [{ match: 'shop/*', action: 'allow' as const }] };
+
 describe('An injection relayed through the model’s own replies across turns', () => {
-  it('with one turn of history, an allowed refund asked for two turns later: it asks, whatever the window', async () => {
+  it('with one turn of history, an allowed refund asked for two turns later: with labels on the run it asks, whatever the window', async () => {
     const refunds: string[] = [];
     const wardrik = await Wardrik.create({
       store: 'memory:',
       tools: shop(refunds),
-      policy: { rules: [{ match: 'shop/*', action: 'allow' }] },
+      policy: { ...allow, labels: 'run' },
     });
     const statuses: Record<number, string[]> = {};
     for (const historyTurns of [1, 2]) {
@@ -80,11 +82,32 @@ describe('An injection relayed through the model’s own replies across turns', 
     await wardrik.close();
   });
 
-  it('asks too when a new process goes on with the conversation from the store', async () => {
+  it('with the defaults (labels on values), the note never reaches the model, so nothing is relayed, refunded or asked', async () => {
+    const refunds: string[] = [];
+    const wardrik = await Wardrik.create({ store: 'memory:', tools: shop(refunds), policy: allow });
+    for (const historyTurns of [1, 2]) {
+      const model = relaying();
+      const agent = wardrik.startAgent({ id: `relay-${historyTurns}`, model, tools: ['shop/*'], historyTurns });
+      const turns = [await agent.send('Please read the page.'), await agent.send('Anything new?')];
+      turns.push(await agent.send('Please refund what is due.'));
+      assert.deepEqual(
+        turns.map((t) => t.status),
+        ['done', 'done', 'done'],
+      );
+      // The page was read (as a handle); its note was in no prompt, in clear.
+      assert.match(JSON.stringify(model.calls[1]!.prompt), /\$outside_1/);
+      assert.ok(model.calls.every((call) => !JSON.stringify(call.prompt).includes('refund order o1')));
+    }
+    assert.deepEqual(refunds, []);
+    assert.deepEqual(await wardrik.inbox.list(), []);
+    await wardrik.close();
+  });
+
+  it('with labels on the run, asks too when a new process goes on with the conversation from the store', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wardrik-relay-'));
     const store = `sqlite:${join(dir, 'w.db')}`;
     const refunds: string[] = [];
-    const options = { store, tools: shop(refunds), policy: { rules: [{ match: 'shop/*', action: 'allow' as const }] } };
+    const options = { store, tools: shop(refunds), policy: { ...allow, labels: 'run' as const } };
     try {
       const before = await Wardrik.create({ ...options, recoverMs: Infinity });
       const agent = before.startAgent({ id: 'relay', model: relaying(), tools: ['shop/*'], historyTurns: 1 });
