@@ -66,13 +66,22 @@ export const MAY_HAVE_HAPPENED =
 
 /** A call ran longer than its time-out: the reason its `ctx.signal` aborts with, so a tool can tell a time-out from a stop. */
 export class ToolTimeoutError extends WardrikError {
-  /** `repeatable`: the tool is read-only or idempotent, so trying again is safe and the model is told so. */
-  constructor(tool: string, ms: number, repeatable = true) {
+  /**
+   * `repeatable`: the tool is read-only or idempotent, so trying again is safe and the model is told so.
+   * `askedPerson`: the tool waited for a person during the attempt (an MCP server's question), so the
+   * runner does not try it again by itself: that would ask the person again.
+   */
+  constructor(tool: string, ms: number, repeatable = true, askedPerson = false) {
+    const timedOut = askedPerson
+      ? `Tool "${tool}" timed out after ${ms} ms (not counting the wait for a person to answer its server's question) and was stopped`
+      : `Tool "${tool}" timed out after ${ms} ms and was stopped`;
     super(
       'timeout',
-      repeatable
-        ? `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again later, or with a smaller request.`
-        : `Tool "${tool}" timed out after ${ms} ms and was stopped, ${MAY_HAVE_HAPPENED}`,
+      !repeatable
+        ? `${timedOut}, ${MAY_HAVE_HAPPENED}`
+        : askedPerson
+          ? `${timedOut}, after the question was answered. It was not tried again, as that would ask the question again: call it again if the task still needs it (a person is asked anew), or tell the user it did not finish.`
+          : `${timedOut}. Try again later, or with a smaller request.`,
     );
   }
 }

@@ -70,7 +70,9 @@ export class CallAttempts {
       if (ctx.measures !== undefined) (p.spent.measures ??= []).push(...ctx.measures);
       if ('returned' in outcome) return { answer: answerFrom(tool, outcome.returned), attempt };
       if (p.signal?.aborted === true) return { answer: stoppedAnswer(p), attempt };
-      if (attempt >= limit || !isTransient(outcome.threw))
+      // An attempt whose tool waited for a person is the last: a retry would ask them again, as a question the
+      // turn that parked on the first one does not wait on, so the turn would wait for it unseen.
+      if (attempt >= limit || !isTransient(outcome.threw) || ctx.askedPerson)
         return { answer: failureAnswer(tool, outcome.threw), attempt };
       const delayMs = backoffDelay(attempt, this.settings.baseDelayMs, this.settings.maxDelayMs, this.settings.random);
       // Journal before effect, for a retry too: if another node took the call meanwhile, it is theirs.
@@ -138,7 +140,7 @@ export class CallAttempts {
       };
       // The outcome is decided before the tool is told to stop, so nothing the tool does then can hold it.
       const expire = (): void => {
-        const error = new ToolTimeoutError(p.entry.name, ms, isRepeatable(p.entry.tool));
+        const error = new ToolTimeoutError(p.entry.name, ms, isRepeatable(p.entry.tool), ctx.askedPerson);
         finish({ threw: error });
         ctx.abort(error);
       };
@@ -147,6 +149,7 @@ export class CallAttempts {
       let leftMs = ms;
       ctx.waitingForPerson = (inboxId, reason) => {
         if (settled) return () => undefined;
+        ctx.askedPerson = true;
         if (asking++ === 0) {
           this.deadlines.cancel(deadline);
           leftMs = Math.max(0, deadline.at - this.clock.now());

@@ -29,6 +29,8 @@ export class CallContext implements ToolContext {
    * the caller (an agent's turn) may park meanwhile; the returned function says the person answered.
    */
   waitingForPerson: ((inboxId: string, reason: string) => () => void) | undefined;
+  /** @internal The tool waited for a person during this attempt (see `waitingForPerson`): it is the call's last. */
+  askedPerson = false;
 
   constructor(
     readonly agent: string,
