@@ -148,6 +148,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/outside-tools.test.ts'],
   },
   {
+    name: 'outside-error-labelled',
+    file: 'src/tools/call-tool.ts',
+    instead: 'const quotesOutside = false;',
+    tests: ['test/safety/outside-errors.test.ts'],
+  },
+  {
     name: 'reader-failure-held',
     file: 'src/agent/turn-values.ts',
     instead: 'const said = (error as Error).message;',
