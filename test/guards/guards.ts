@@ -154,6 +154,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/outside-errors.test.ts'],
   },
   {
+    name: 'handle-keys-resolved',
+    file: 'src/tools/value-table.ts',
+    instead: 'const named = key;',
+    tests: ['test/safety/handle-keys.test.ts'],
+  },
+  {
     name: 'reader-failure-held',
     file: 'src/agent/turn-values.ts',
     instead: 'const said = (error as Error).message;',
