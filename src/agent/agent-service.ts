@@ -9,6 +9,7 @@ import type { Store, TurnRecord } from '../store/store.js';
 import { requireCapability } from '../store/capabilities.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ToolCatalog } from '../tools/catalog.js';
+import { OUTSIDE } from '../tools/labels.js';
 import { Agent, type SendOptions, type TurnResult } from './agent.js';
 import { ConversationHistory } from './conversation-history.js';
 import { DeferredTools } from './deferred-tools.js';
@@ -41,13 +42,17 @@ export class AgentService {
   private readonly agents = new Map<string, Runtime>();
   private readonly pricing: Pricing;
   private readonly tracing = new AgentTracing();
-  private readonly leases: Pick<RunLeases, 'acquire' | 'takeNew' | 'release' | 'forgetLabels' | 'labelsKnown'>;
+  private readonly leases: Pick<
+    RunLeases,
+    'acquire' | 'takeNew' | 'release' | 'forgetLabels' | 'labelsKnown' | 'addedLabels'
+  >;
   private readonly pollMs: number;
   /** Aborts every turn's model calls and waits when the service closes: one listener a turn at a time, however many turns. */
   private readonly stopping = unlimitedListeners(new AbortController());
   private readonly history: ConversationHistory;
   private readonly driver: TurnDriver;
   private readonly recovery: TurnRecovery;
+  private readonly deferredTools: DeferredTools;
   /** Whether the runner tells this service of settled calls yet (from the first agent on). */
   private listening = false;
   private closed = false;
@@ -71,7 +76,7 @@ export class AgentService {
     this.leases = runner.leases;
     this.history = new ConversationHistory(store);
     const journal = new TurnJournal(store, events, clock);
-    const deferredTools = new DeferredTools(catalog, policy);
+    const deferredTools = (this.deferredTools = new DeferredTools(catalog, policy));
     this.driver = new TurnDriver({
       store,
       deferredTools,
@@ -202,6 +207,9 @@ export class AgentService {
     // The labels of the earlier turns whose text this turn's model reads: with the turn's record, so a
     // turn recovered after a crash has them too.
     const labels = [...new Set(earlier.flatMap((turn) => turn.labels))];
+    // Guard (outside-tools-label): under the run-level rule, a turn whose model reads an untrusted server's tools carries `outside` from its start.
+    const toolsOutside = !this.policy.followsValues && this.deferredTools.outsideServers(rt).length > 0;
+    if (toolsOutside && !labels.includes(OUTSIDE)) labels.push(OUTSIDE);
     const record: TurnRecord = {
       run,
       agent: id,

@@ -81,12 +81,13 @@ export class ConversationHistory {
   }
 
   /**
-   * The labels of what a turn read: those its calls' answers carried, from the journal.
+   * The labels of what a turn read: those its calls' answers carried, from the journal, and those its run
+   * carries (the tools its model read: an untrusted server's under the run-level rule bring `outside`).
    */
   private async labelsRead(run: string): Promise<readonly string[]> {
-    const labels = new Set<string>();
-    for (const call of await this.store.listCalls({ run }))
-      for (const label of call.answer?.labels ?? []) labels.add(label);
+    const [calls, carried] = await Promise.all([this.store.listCalls({ run }), this.store.getLabels(run)]);
+    const labels = new Set<string>(carried);
+    for (const call of calls) for (const label of call.answer?.labels ?? []) labels.add(label);
     return [...labels].sort();
   }
 

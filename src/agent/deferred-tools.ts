@@ -29,6 +29,8 @@ export interface TurnTools {
   readonly callable: string[];
   /** Whether the model reads tools an untrusted MCP server wrote (names, descriptions, schemas; sent or deferred). */
   readonly writtenOutside: boolean;
+  /** The untrusted MCP servers whose tools the model reads (sent or deferred), by name. */
+  readonly outsideServers: readonly string[];
 }
 
 /**
@@ -44,6 +46,16 @@ export class DeferredTools {
     private readonly policy: Policy,
   ) {}
 
+  /**
+   * The untrusted MCP servers whose tools (sent or deferred) the agent's model would read now: their names,
+   * descriptions and schemas are outside text the model reads from its first step.
+   */
+  outsideServers(rt: Runtime): readonly string[] {
+    const entries = this.catalog.select(rt.options.tools);
+    if (rt.options.deferred !== undefined) entries.push(...this.catalog.select(rt.options.deferred));
+    return serversOf(entries.filter(untrustedServerTool));
+  }
+
   /** The turn's tools: the agent's, the search tool if it has deferred ones, and what searches in the prompt loaded. */
   forTurn(rt: Runtime, history: readonly LanguageModelV3Message[], steps: readonly StepData[]): TurnTools {
     const sent = this.catalog.select(rt.options.tools);
@@ -52,13 +64,15 @@ export class DeferredTools {
     if (rt.options.deferred !== undefined)
       for (const entry of this.catalog.select(rt.options.deferred))
         if (!names.has(entry.name)) deferred.set(entry.name, entry);
+    const outsideServers = serversOf([...sent, ...deferred.values()].filter(untrustedServerTool));
     const turn: TurnTools = {
       tools: sent.map(definition),
       readOnly: new Set(sent.filter((entry) => entry.tool.annotations.readOnly === true).map((entry) => entry.name)),
       refs: new Map(sent.map((entry) => [entry.name, toolRef(entry)])),
       deferred,
       callable: [...rt.options.tools],
-      writtenOutside: [...sent, ...deferred.values()].some(untrustedServerTool),
+      writtenOutside: outsideServers.length > 0,
+      outsideServers,
     };
     // With labels on values, the model reads outside text only through the reader (it changes nothing).
     if (this.policy.followsValues) {
@@ -210,6 +224,11 @@ function definition(entry: CatalogEntry): LanguageModelV3FunctionTool {
 }
 
 /** A tool an untrusted MCP server listed: it wrote the name, description and schema, and its answers are outside. */
+/** The toolsets (servers) of `entries`, each once, sorted. */
+function serversOf(entries: readonly CatalogEntry[]): readonly string[] {
+  return [...new Set(entries.map((entry) => entry.toolset))].sort();
+}
+
 function untrustedServerTool(entry: CatalogEntry): boolean {
   return isServerTool(entry.tool) && (entry.tool.annotations.labels?.includes(OUTSIDE) ?? false);
 }

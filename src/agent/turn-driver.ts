@@ -7,6 +7,7 @@ import { JournalBatch } from '../runner/journal-batch.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { RunLeases } from '../runner/run-leases.js';
 import type { Store, TurnRecord } from '../store/store.js';
+import { addLabels } from '../store/journal-writes.js';
 import type { EventBus } from '../telemetry/event-bus.js';
 import type { ParkedCall, TurnOutcome, TurnResult } from './agent.js';
 import type { ConversationHistory } from './conversation-history.js';
@@ -30,7 +31,7 @@ export interface TurnDriverParts {
   readonly deferredTools: DeferredTools;
   readonly events: EventBus;
   readonly clock: Clock;
-  readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
+  readonly leases: Pick<RunLeases, 'acquire' | 'release' | 'addedLabels'>;
   readonly budgets: BudgetHolds;
   /** Where the runner learns which batch a turn's calls commit with. */
   readonly journals: Pick<ToolRunner, 'journalWith'>;
@@ -63,7 +64,7 @@ export class TurnDriver {
   private readonly deferredTools: DeferredTools;
   private readonly events: EventBus;
   private readonly clock: Clock;
-  private readonly leases: Pick<RunLeases, 'acquire' | 'release'>;
+  private readonly leases: Pick<RunLeases, 'acquire' | 'release' | 'addedLabels'>;
   private readonly budgets: BudgetHolds;
   private readonly journals: Pick<ToolRunner, 'journalWith'>;
   private readonly tracing: AgentTracing;
@@ -157,11 +158,19 @@ export class TurnDriver {
       earlier: data.earlier ?? [],
       waitingForPerson: new Map(),
       journal: new JournalBatch(this.store),
-      // A turn with no steps yet has had no calls: every answer it gets, it sees here.
-      labelsRead: steps.length === 0 ? new Set() : undefined,
+      // A turn with no steps yet has had no calls: every answer it gets, it sees here (and the tools it reads).
+      labelsRead: steps.length === 0 ? new Set(this.toolLabels(tools.outsideServers)) : undefined,
       values: table,
       valuesFrom: started.held.length,
     };
+  }
+
+  /**
+   * The labels the tools a turn's model reads bring its run: `outside` under the run-level rule when an
+   * untrusted MCP server wrote some of them (labels on values count such a turn as steered instead).
+   */
+  private toolLabels(outsideServers: readonly string[]): readonly string[] {
+    return outsideServers.length > 0 && !this.policy.followsValues ? [OUTSIDE] : [];
   }
 
   /** Drives a turn until it ends or parks; the run's lease is held throughout and given up after. */
@@ -171,6 +180,8 @@ export class TurnDriver {
     this.journals.journalWith(d.run, d.journal);
     let parked = false;
     try {
+      // Guard (outside-tools-resumed): a turn taken up again may read tools that were not there when it started.
+      if (d.record.version > 1) await this.carryToolLabels(d);
       const result = await this.loop(d);
       parked = result.status === 'parked';
       return result;
@@ -190,6 +201,12 @@ export class TurnDriver {
       // turn was still driven here then.
       if (parked) this.parked(d.run);
     }
+  }
+
+  /** Adds the labels of the tools the turn's model reads to its run, if it lacks them (see `toolLabels`). */
+  private async carryToolLabels(d: LiveTurn): Promise<void> {
+    const added = await addLabels(this.store, d.run, this.toolLabels(d.outsideServers));
+    if (added.length > 0) this.leases.addedLabels(d.run, added);
   }
 
   /**

@@ -73,6 +73,8 @@ export interface LiveTurn {
   readonly deferred: ReadonlyMap<string, CatalogEntry>;
   /** What the runner lets the turn call: the agent's patterns and each tool a search loaded. */
   readonly callable: string[];
+  /** The untrusted MCP servers whose tools the model reads (their names, descriptions and schemas are outside text). */
+  readonly outsideServers: readonly string[];
   readonly signal: AbortSignal;
   readonly span: TraceSpan;
   /** The earlier turns whose labels the run started with, named in approvals. */

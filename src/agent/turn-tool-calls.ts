@@ -149,6 +149,7 @@ export class TurnToolCalls {
           ...(rt.options.onBehalfOf === undefined ? {} : { onBehalfOf: rt.options.onBehalfOf }),
           ...(rt.options.maxCalls === undefined ? {} : { maxCalls: rt.options.maxCalls }),
           ...(d.earlier.length === 0 ? {} : { earlierTurns: d.earlier }),
+          ...(d.values !== undefined || d.outsideServers.length === 0 ? {} : { outsideTools: d.outsideServers }),
           ...(resolved === undefined || d.values === undefined
             ? {}
             : { values: { resolved: resolved.resolved, steered: d.values.steered() } }),

@@ -8,6 +8,7 @@ import {
   callerOf,
   deniedAnswer,
   fromEarlierTurns,
+  fromOutsideTools,
   NO_RESOURCES,
   prepareCall,
   requesterOf,
@@ -134,7 +135,7 @@ function verdictOf(deps: CallDeps, call: AdmittedCall, decision: Decision): Mayb
             ? { run: prepared(call, granted) }
             : {
                 ask: prepared(call, decision),
-                reason: `Needs approval (${decision.rule}).${fromEarlierTurns(request.earlierTurns)}`,
+                reason: `Needs approval (${decision.rule}).${fromEarlierTurns(request.earlierTurns)}${fromOutsideTools(request.outsideTools)}`,
               },
         );
     case 'deny':

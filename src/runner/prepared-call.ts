@@ -37,6 +37,11 @@ export interface CallRequest {
    */
   readonly earlierTurns?: readonly { readonly run: string; readonly labels: readonly string[] }[];
   /**
+   * @internal Under the run-level rule, an agent's call whose model reads tools these untrusted MCP servers wrote:
+   * the run carries `outside` from its start, and an approval the call asks for says why.
+   */
+  readonly outsideTools?: readonly string[];
+  /**
    * @internal With `labels: 'values'`, an agent's call: its arguments were resolved from the run's held values
    * (`call.arguments` is `resolved.args`), and `steered` holds the labels of outside data the model read in
    * clear. The call's labels are then theirs, not the whole run's (see `valueLabelsOf` in decide.ts).
@@ -215,6 +220,13 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
     (typeof value === 'object' || typeof value === 'function') &&
     typeof (value as PromiseLike<unknown>).then === 'function'
   );
+}
+
+/** Which untrusted servers' tools gave the run its `outside` label, for an approval's reason. */
+export function fromOutsideTools(servers: CallRequest['outsideTools']): string {
+  if (servers === undefined || servers.length === 0) return '';
+  const named = servers.map((server) => `"${server}"`).join(', ');
+  return ` The run carries "outside" from its start: its model reads the tools of MCP server ${named}, not marked trusted, whose names, descriptions and schemas the server wrote. Mark a server you trust \`trusted: true\`.`;
 }
 
 /** Which earlier turns of the conversation the run's labels came from, for an approval's reason. */

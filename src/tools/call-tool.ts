@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { newRunId } from '../run-ids.js';
-import { WardrikError } from '../errors.js';
+import { ToolTimeoutError, WardrikError } from '../errors.js';
 import type { FieldIssue } from '../errors.js';
 import { argumentChecker, MAX_ARGUMENTS_TEXT, type CheckResult } from './arguments.js';
 import { checkAmount, type ToolContext } from './context.js';
-import { answerLabels } from './labels.js';
+import { answerLabels, OUTSIDE } from './labels.js';
 import { closestNames } from './names.js';
 import {
   errorAnswer,
@@ -149,14 +149,27 @@ export function answerFrom(tool: ToolDefinition, value: unknown): ToolAnswer {
   return okAnswer(value, answerLabels(own));
 }
 
-/** The answer for what a tool threw: its message, for the model to act on. */
+/**
+ * The answer for what a tool threw: its message, for the model to act on. An error of a tool that reaches
+ * outside (`@OpenWorld()`, or `@OutsideFields`: its answers hold outside text) is labelled `outside` like its
+ * answers would be, since what it says may quote what outside said (a fetch that failed echoes the page);
+ * Wardrik's own time-out is its own words.
+ */
 export function failureAnswer(tool: ToolDefinition, error: unknown): ToolAnswer {
   const code: ToolErrorCode =
     error instanceof WardrikError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'failed';
   const message = error instanceof Error ? error.message : String(error);
   const own = tool.annotations.labels ?? NO_LABELS;
-  const labels = answerLabels(own, error instanceof LabelledFailure ? error.labels : NO_LABELS);
+  let labels = answerLabels(own, error instanceof LabelledFailure ? error.labels : NO_LABELS);
+  // Guard (outside-error-labelled): an error of a tool that reaches outside may quote outside text.
+  const quotesOutside = reachesOutsideInAnswers(tool) && !(error instanceof ToolTimeoutError);
+  if (quotesOutside && !labels.includes(OUTSIDE)) labels = [...labels, OUTSIDE];
   return errorAnswer(code, message === '' ? `Tool "${tool.name}" failed without a message.` : message, labels);
+}
+
+/** Whether a tool's answers may hold outside text it did not say it labels: it reaches outside, or names outside fields. */
+function reachesOutsideInAnswers(tool: ToolDefinition): boolean {
+  return tool.annotations.openWorld === true || tool.annotations.outsideFields !== undefined;
 }
 
 /** The answer for a call to a tool nobody offers, naming the closest that exist. */

@@ -139,9 +139,18 @@ export class ValueTable {
       if (typeof node === 'string') return this.substitute(node, path, uses);
       if (Array.isArray(node)) return node.map((item, index) => walk(item, `${path}[${index}]`));
       if (node !== null && typeof node === 'object') {
-        return Object.fromEntries(
-          Object.entries(node).map(([key, item]) => [key, walk(item, path === '' ? key : `${path}.${key}`)]),
-        );
+        const entries: [string, unknown][] = [];
+        for (const [key, item] of Object.entries(node)) {
+          const at = path === '' ? key : `${path}.${key}`;
+          // Guard (handle-keys-resolved): a handle in a key is put back too, and its value's labels join the call's.
+          const named = this.substituteKey(key, at, uses);
+          if (named !== key && (Object.hasOwn(node, named) || entries.some(([other]) => other === named)))
+            throw new UsageError(
+              `The key "${key}" at ${path === '' ? '(arguments)' : path} names the same text as another key once its handles are put back. Pass such values as values (a list of records), not as keys.`,
+            );
+          entries.push([named, walk(item, at)]);
+        }
+        return Object.fromEntries(entries);
       }
       return node;
     };
@@ -202,6 +211,12 @@ export class ValueTable {
     }
     const kept = [...held.values()].filter((value) => !conflicting.has(value.handle));
     return { next, held: kept, steered: [...steered] };
+  }
+
+  /** A key with each handle replaced by its value's text (a key is always text); its uses are named `path (key)`. */
+  private substituteKey(key: string, path: string, uses: ValueUse[]): string {
+    const named = this.substitute(key, `${path} (key)`, uses);
+    return typeof named === 'string' ? named : asText(named);
   }
 
   private substitute(text: string, path: string, uses: ValueUse[]): unknown {

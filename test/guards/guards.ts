@@ -136,6 +136,30 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/values-attacks.test.ts'],
   },
   {
+    name: 'outside-tools-label',
+    file: 'src/agent/agent-service.ts',
+    instead: 'const toolsOutside = false;',
+    tests: ['test/safety/outside-tools.test.ts', 'test/safety/attack-corpus.test.ts'],
+  },
+  {
+    name: 'outside-tools-resumed',
+    file: 'src/agent/turn-driver.ts',
+    instead: 'if (false)',
+    tests: ['test/safety/outside-tools.test.ts'],
+  },
+  {
+    name: 'outside-error-labelled',
+    file: 'src/tools/call-tool.ts',
+    instead: 'const quotesOutside = false;',
+    tests: ['test/safety/outside-errors.test.ts'],
+  },
+  {
+    name: 'handle-keys-resolved',
+    file: 'src/tools/value-table.ts',
+    instead: 'const named = key;',
+    tests: ['test/safety/handle-keys.test.ts'],
+  },
+  {
     name: 'reader-failure-held',
     file: 'src/agent/turn-values.ts',
     instead: 'const said = (error as Error).message;',
