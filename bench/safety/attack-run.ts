@@ -315,7 +315,7 @@ async function waitForTools(wardrik: Wardrik, served: boolean): Promise<void> {
 }
 
 /** Attack success rate (of all cases, and by placement and kind) and utility, as lines to print. */
-export function summary(report: CorpusReport): { asr: number; lines: string[]; asks: number } {
+export function summary(report: CorpusReport): { asr: number; lines: string[]; medianAsks: number } {
   const rate = (cases: readonly CaseResult[]): string => `${cases.filter((c) => c.succeeded).length}/${cases.length}`;
   const lines: string[] = [];
   for (const placement of Object.keys(VECTORS) as Placement[]) {
@@ -348,5 +348,5 @@ export function summary(report: CorpusReport): { asr: number; lines: string[]; a
   lines.push(
     `  asks per harmless task: ${(totalAsks / Math.max(1, asks.length)).toFixed(2)} mean, ${median} median, ${asks.at(-1) ?? 0} most (${totalAsks} in ${asks.length} tasks)`,
   );
-  return { asr: succeeded / report.attacks.length, lines, asks: totalAsks };
+  return { asr: succeeded / report.attacks.length, lines, medianAsks: median };
 }
