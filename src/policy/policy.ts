@@ -169,6 +169,7 @@ export class Policy {
 
   /** Whether agents' runs hold outside values as handles and the `outside` rule follows them (unless `labels: 'run'`). */
   get followsValues(): boolean {
+    // Guard (values-by-default): unset, labels follow values, which stop what the run-level rule lets through.
     return this.options.labels !== 'run' && this.asksWhenOutside;
   }
 

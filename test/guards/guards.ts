@@ -160,6 +160,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/handle-keys.test.ts'],
   },
   {
+    name: 'values-by-default',
+    file: 'src/policy/policy.ts',
+    instead: "return this.options.labels === 'values' && this.asksWhenOutside;",
+    tests: ['test/safety/default-labels.test.ts'],
+  },
+  {
     name: 'reader-failure-held',
     file: 'src/agent/turn-values.ts',
     instead: 'const said = (error as Error).message;',
