@@ -18,6 +18,8 @@ export interface QuestionLink {
   readonly call: CallInFlight | undefined;
   /** The calls in flight when `call` is unknown (more than one, or none): a person is shown them all. */
   readonly candidates: readonly CallInFlight[];
+  /** The transport ties the question to a call that has ended (it timed out or was stopped): nobody waits for its answer. */
+  readonly ended?: true;
 }
 
 /** Questions related over HTTP whose handler has not run yet: a server that never lets one run cannot grow this. */
@@ -148,7 +150,8 @@ export class CallLinks {
     if (related !== undefined) {
       this.related.delete(id);
       const call = this.calls.get(related);
-      if (call !== undefined) return { call, candidates: [] };
+      // Guard (ended-call-question-unlinked): a question on an ended call's stream is never taken for another call's.
+      return call !== undefined ? { call, candidates: [] } : { call: undefined, candidates: [], ended: true };
     }
     if (this.calls.size === 1) return { call: this.calls.values().next().value, candidates: [] };
     return { call: undefined, candidates: [...this.calls.values()] };

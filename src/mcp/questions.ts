@@ -51,9 +51,11 @@ export class Questions {
   ): Promise<ElicitResult> {
     const waiting = this.waiting.get(server) ?? 0;
     const detail =
-      waiting >= MAX_WAITING
-        ? `it already has ${MAX_WAITING} questions waiting for a person`
-        : this.detailOf(server, params);
+      link.ended === true
+        ? 'it came during a call that has ended (its time-out ran out, or it was stopped), so nobody waits for the answer'
+        : waiting >= MAX_WAITING
+          ? `it already has ${MAX_WAITING} questions waiting for a person`
+          : this.detailOf(server, params);
     if (typeof detail === 'string') {
       this.settings.events.emit({
         type: 'warning',

@@ -71,7 +71,8 @@ export class CallAttempts {
       if ('returned' in outcome) return { answer: answerFrom(tool, outcome.returned), attempt };
       if (p.signal?.aborted === true) return { answer: stoppedAnswer(p), attempt };
       // An attempt whose tool waited for a person is the last: a retry would ask them again, as a question the
-      // turn that parked on the first one does not wait on, so the turn would wait for it unseen.
+      // turn parked on the first one does not wait on (it would wait unseen).
+      // Guard (no-retry-after-question): a call whose tool asked a person is not tried again.
       if (attempt >= limit || !isTransient(outcome.threw) || ctx.askedPerson)
         return { answer: failureAnswer(tool, outcome.threw), attempt };
       const delayMs = backoffDelay(attempt, this.settings.baseDelayMs, this.settings.maxDelayMs, this.settings.random);

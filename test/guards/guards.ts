@@ -30,6 +30,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/runner/tool-runner.test.ts'],
   },
   {
+    name: 'no-retry-after-question',
+    file: 'src/runner/call-attempts.ts',
+    instead: 'if (attempt >= limit || !isTransient(outcome.threw))',
+    tests: ['test/mcp/question-timeout.test.ts'],
+  },
+  {
     name: 'serial-recovery',
     file: 'src/runner/pass-queue.ts',
     instead: 'return this.start();',
@@ -285,5 +291,11 @@ export const GUARDS: readonly Guard[] = [
     file: 'src/serve/naming.ts',
     instead: 'if (false)',
     tests: ['test/serve/hub.test.ts', 'test/safety/attack-corpus.test.ts'],
+  },
+  {
+    name: 'ended-call-question-unlinked',
+    file: 'src/mcp/call-links.ts',
+    instead: 'if (call !== undefined) return { call, candidates: [] };',
+    tests: ['test/mcp/question-timeout.test.ts'],
   },
 ];

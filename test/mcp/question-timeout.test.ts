@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Subscription } from 'rxjs';
 import type { TurnResult } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { startAskingHttp } from './fixtures/asking-http.js';
@@ -43,7 +44,7 @@ const untilCancelled = (_tool: string, signal: AbortSignal): Promise<void> =>
 
 /**
  * Three agents each call `tool` at once over Streamable HTTP; every turn that parks on its question is
- * answered, all at once. Returns each turn's end and the inbox's items.
+ * answered, all at once. Returns each turn as sent and as it ended, the questions left pending and the events.
  */
 async function threeTurns(tool: string, timeoutMs: number, shape: AskingOptions) {
   const server = await startAskingHttp(shape);
@@ -52,11 +53,21 @@ async function threeTurns(tool: string, timeoutMs: number, shape: AskingOptions)
     { servers: { q: { transport: { http: { url: server.url } }, timeoutMs } } },
     { policy: { rules: [{ match: 'q/*', action: 'allow' }] } },
   );
+  let watch: Subscription | undefined;
   try {
     await h.toolsChanged('q', 5);
     const agents = AGENTS.map((id) =>
       h.wardrik.startAgent({ id, model: callsThenReports(`q__${tool}`), tools: ['q/*'] }),
     );
+    // A call tried again once its person answered would ask again, a question its parked turn does not wait
+    // on: the test fails as soon as that happens rather than waiting for the turn (it would wait 10 minutes).
+    const answered = new Set<string>();
+    let retried: (error: Error) => void = () => undefined;
+    const retriedAfterAnswer = new Promise<never>((_, reject) => (retried = reject));
+    watch = h.wardrik.events$.subscribe((e) => {
+      if (e.type === 'tool.retrying' && answered.has(e.run))
+        retried(new Error(`The call of run ${e.run} was tried again after its question was answered: ${e.reason}`));
+    });
     const sent = await Promise.all(agents.map((agent, i) => agent.send(`Ask, turn ${i}`)));
     const ended = sent.map((turn, i) =>
       turn.status === 'parked' ? agents[i]!.result(turn.run) : Promise.resolve(turn),
@@ -64,13 +75,18 @@ async function threeTurns(tool: string, timeoutMs: number, shape: AskingOptions)
     await Promise.all(
       sent
         .filter((turn) => turn.status === 'parked')
-        .map((turn) =>
-          h.wardrik.inbox.answer(turn.parked[0]!.inboxId, { action: 'accept', content: { name: `for-${turn.agent}` } }),
-        ),
+        .map((turn) => {
+          answered.add(turn.run);
+          return h.wardrik.inbox.answer(turn.parked[0]!.inboxId, {
+            action: 'accept',
+            content: { name: `for-${turn.agent}` },
+          });
+        }),
     );
-    const done: TurnResult[] = await Promise.all(ended);
+    const done: TurnResult[] = await Promise.race([Promise.all(ended), retriedAfterAnswer]);
     return { sent, done, pending: await h.wardrik.inbox.list(), events: h.events };
   } finally {
+    watch?.unsubscribe();
     await h.close();
     await server.close();
   }
@@ -129,4 +145,69 @@ describe("A server's question answered with little of its call's time-out left",
     );
     assert.equal(calls.get('ask'), 3);
   });
+
+  it(
+    "does not take a question that comes on an ended call's stream for the one call still in flight",
+    TEST_TIMEOUT,
+    async () => {
+      // Call 1 asks at once and waits for its person; call 2 is cancelled by its time-out, and its server asks on
+      // call 2's stream anyway, once it saw the cancellation: with call 1 the only call in flight, that question
+      // was linked to call 1 (the fallback for a question that says no call), shown as run-first's.
+      const server = await startAskingHttp({
+        beforeAsk: (call, signal) =>
+          call === 2 ? untilCancelled('ask', signal).then(() => 'anyway' as const) : Promise.resolve(undefined),
+      });
+      const h = await harness(
+        { servers: { q: { transport: { http: { url: server.url } }, timeoutMs: 300 } } },
+        { runner: { retry: { attempts: 1 } } },
+      );
+      try {
+        await h.toolsChanged('q', 5);
+        const first = h.call('q__ask', {}, { run: 'run-first' });
+        const asked = (await h.until((e) => e.type === 'tool.parked' && e.run === 'run-first')) as { inboxId: string };
+        const late = await h.call('q__ask', {}, { run: 'run-late' });
+        assert.equal(late.status, 'error');
+        assert.match(late.status === 'error' ? late.message : '', /timed out after 300 ms and was stopped/);
+        const declined = await h.until(
+          (e) => e.type === 'warning' || (e.type === 'tool.parked' && e.inboxId !== asked.inboxId),
+        );
+        assert.equal(declined.type, 'warning', JSON.stringify(declined));
+        assert.match(JSON.stringify(declined), /during a call that has ended/);
+        assert.deepEqual(
+          (await h.wardrik.inbox.list()).map((item) => [item.id, item.run]),
+          [[asked.inboxId, 'run-first']],
+        );
+        await h.wardrik.inbox.answer(asked.inboxId, { action: 'accept', content: { name: 'First' } });
+        const answer = await first;
+        assert.equal(answer.status, 'ok', JSON.stringify(answer));
+        assert.match(JSON.stringify(answer), /First/);
+      } finally {
+        await h.close();
+        await server.close();
+      }
+    },
+  );
+
+  // The report's repro: the server asks 60–95 ms into a 100 ms time-out. Which way each call goes depends on
+  // the machine (its question in time or not; the answer's result in the time left or not); every way ends.
+  for (const askDelayMs of [60, 80, 95]) {
+    for (const tool of ['ask', 'book']) {
+      it(
+        `ends every turn when the server asks ${askDelayMs} ms into a 100 ms time-out (${tool})`,
+        TEST_TIMEOUT,
+        async () => {
+          const { calls, shape } = counted({ askDelayMs });
+          const { sent, done } = await threeTurns(tool, 100, shape);
+          for (const [i, turn] of done.entries()) {
+            assert.equal(turn.status, 'done', JSON.stringify(turn));
+            if (sent[i]!.status === 'parked')
+              assert.match(turn.text, new RegExp(`"name":"for-${turn.agent}"|timed out after 100 ms \\(not counting`));
+            else assert.match(turn.text, /timed out after 100 ms and was stopped/);
+          }
+          // A tool not safe to repeat runs once a call, whatever happened to it.
+          if (tool === 'book') assert.equal(calls.get('book'), 3);
+        },
+      );
+    }
+  }
 });
