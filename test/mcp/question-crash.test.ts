@@ -29,7 +29,10 @@ async function survivor(store: string): Promise<Wardrik> {
     recoverMs: Infinity,
     runner: { node: 'survivor' },
     policy: { rules: [{ match: 'q/*', action: 'allow' }] },
-    mcp: { ...FAST, servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } } } } },
+    mcp: {
+      ...FAST,
+      servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } }, trusted: true } },
+    },
   });
   await eventually("the server's tools", () => wardrik.tools(['q/*']).length === 5);
   return wardrik;
