@@ -1,7 +1,8 @@
 // `npm start`: an order-desk agent, end to end. It looks an order up (a decorated toolset), tracks the
-// parcel (an MCP server of its own over stdio, whose answers are labelled `outside`), and asks to refund
-// it, which parks for a person. Run again in the same directory, the earlier turn's text is in the prompt
-// (the carrier's, outside, and the order, confidential), so sending the order id to the carrier asks first too. Approve or deny it from another terminal with the `wardrik` command;
+// parcel (an MCP server of its own over stdio, not trusted: its answers, and the tool descriptions the model
+// reads from the start, are outside text), and asks to refund it. The run carries `outside` from its start
+// and has read the order (confidential), so sending the order id to the carrier asks a person first, then
+// the refund parks for a person too. Approve or deny each from another terminal with the `wardrik` command;
 // this process picks the answer up from the store (recoverMs: 300) and finishes the turn.
 // Offline it plays a scripted model and says so; with ANTHROPIC_API_KEY set it asks claude-haiku-4-5.
 import 'reflect-metadata';
@@ -46,8 +47,9 @@ const wardrik = await Wardrik.create({
   toolsets: [OrderTools],
   mcp: {
     servers: {
-      // Not `trusted`, so its answers are labelled "outside": after reading them, the run asks a person
-      // before any call that changes something, whatever a rule allows (a prompt-injection defence).
+      // Not `trusted`, so its answers are labelled "outside", and so is a turn whose model reads its tools'
+      // descriptions: the run asks a person before any call that changes something, whatever a rule allows,
+      // and before the carrier gets the app's own data (a prompt-injection defence).
       shipping: {
         transport: {
           stdio: { command: process.execPath, args: [fileURLToPath(new URL('./shipping-server.js', import.meta.url))] },
@@ -83,11 +85,12 @@ for (const tool of wardrik.tools()) {
   say(`  ${tool.name.padEnd(24)} ${facts.join(', ') || 'no annotations'}`);
 }
 say(
-  '  (shipping__track_parcel comes from the MCP server "shipping" over stdio; it is not trusted, so its answers are labelled "outside")',
+  '  (shipping__track_parcel comes from the MCP server "shipping" over stdio; it is not trusted, so its answers are labelled "outside",\n' +
+    '   and a turn whose model reads its description carries "outside" from its start)',
 );
 say(
   'Policy: rule 1 (orders/refund_order ask): refunds wait for a person. Read-only tools run, but one that reaches\n' +
-    "        outside (the carrier's) asks once the run has read both outside text and the app's own data.",
+    "        outside (the carrier's) asks once the run carries both outside text and the app's own data.",
 );
 const older = (await wardrik.inbox.list()).length;
 if (older > 0) say(`Note:   ${older} item(s) from earlier runs already wait in the inbox (${wardrikCommand} inbox).`);

@@ -126,6 +126,8 @@ export class CallJournal {
     const updatedAt = this.clock.now();
     // Whole literals rather than fields added afterwards: a memory store keeps every record, and an
     // added field costs each of them a second allocation (only a call that reported a cost gets one).
+    // Tried (one literal, `answer` and `decidedBy` assigned after): bench/runner's no-DTO call took a median
+    // 26 µs against 16 µs over 16 interleaved pairs, run either way round; so the four literals stay.
     const record: Mutable<CallRecord> =
       decidedBy === undefined
         ? answer === undefined

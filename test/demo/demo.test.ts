@@ -82,10 +82,19 @@ function exits0(result: { code: number | null; stderr: string }): void {
 }
 
 describe('The demo (npm start)', () => {
-  it('parks the refund, tells the person the command, and finishes the turn once it is approved with the CLI', async () => {
+  it('asks before the carrier gets the order id, then parks the refund, and finishes the turn once both are approved with the CLI', async () => {
     const demo = startDemo();
     try {
-      const id = await demo.approveId();
+      // A fresh directory, yet the run carries "outside" from its start: its model reads the untrusted
+      // carrier's tool description. With the order read (confidential), the carrier's call asks first.
+      const tracking = await demo.approveId();
+      assert.match(
+        demo.output,
+        /policy {3}shipping\/track_parcel: ASK \(labels: the run carries "outside" and confidential data \(labelled "confidential"\)/,
+      );
+      assert.match(demo.output, /its model reads the tools of MCP server "shipping", not marked trusted/);
+      exits0(await wardrik(['approve', tracking, '--by', 'dana'], { cwd }));
+      const id = await demo.approveId(2);
       assert.match(demo.output, /Model: {2}a SCRIPTED model \(scriptedModel from wardrik\/testing\): no AI is called/);
       assert.match(demo.output, /Store: {2}sqlite:\.wardrik\/wardrik\.db \(the default\)/);
       assert.match(demo.output, /call {5}orders__find_order \{"payment_intent":"pi_123"\}/);
@@ -93,9 +102,6 @@ describe('The demo (npm start)', () => {
       assert.match(demo.output, /cost {5}model step: \$0\.\d{6} · agent order-desk total \$0\.\d{6} of its \$5 budget/);
       assert.match(demo.output, /answer {3}shipping__track_parcel -> Delivered on 27 Nov/);
       assert.match(demo.output, /label {4}the run now carries "confidential" \(from orders\/find_order\)/);
-      // A fresh directory: the carrier gets the order id unasked, as the run has read no outside text yet.
-      assert.match(demo.output, /policy {3}shipping\/track_parcel: ALLOW/);
-      assert.match(demo.output, /label {4}the run now carries "outside" \(from shipping\/track_parcel\)/);
       assert.match(demo.output, /policy {3}orders\/refund_order: ASK \(rule 1 \(orders\/refund_order ask\)\)/);
       assert.match(demo.output, /parked {3}orders\/refund_order waits for a person \(approval\)/);
       assert.match(demo.output, new RegExp(`deny: +node \\S+ deny ${id} --reason`));

@@ -28,8 +28,11 @@ async function survivor(store: string): Promise<Wardrik> {
     container,
     recoverMs: Infinity,
     runner: { node: 'survivor' },
-    policy: { labels: 'run', rules: [{ match: 'q/*', action: 'allow' }] },
-    mcp: { ...FAST, servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } } } } },
+    policy: { rules: [{ match: 'q/*', action: 'allow' }] },
+    mcp: {
+      ...FAST,
+      servers: { q: { transport: { stdio: { command: process.execPath, args: [ASKING] } }, trusted: true } },
+    },
   });
   await eventually("the server's tools", () => wardrik.tools(['q/*']).length === 5);
   return wardrik;

@@ -4,13 +4,21 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineTool, ToolResult, Wardrik, type PolicyOptions } from '../../src/index.js';
+import { defineTool, Wardrik, type PolicyOptions } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
-import { handleOf, INJECTION, OWN_IBAN, planner, plannerPrompts, sqliteFiles } from './values-kit.js';
+import {
+  handleOf,
+  OWN_IBAN,
+  planner,
+  plannerPrompts,
+  sqliteFiles,
+  transactionsTool,
+  transactionText,
+} from './values-kit.js';
 
 const sqlite = sqliteFiles('wardrik-handle-keys-');
 
-const TRANSACTION = `Rent, 1200, from landlord. Subject: ${INJECTION}`;
+const TRANSACTION = transactionText();
 
 /** What pay_many paid: one record a call, by recipient. */
 type Paid = Record<string, number>[];
@@ -18,14 +26,7 @@ type Paid = Record<string, number>[];
 function tools(paid: Paid) {
   return {
     bank: [
-      defineTool({
-        name: 'transactions',
-        description: 'The last transactions; their subjects are written by whoever sent the money.',
-        input: { type: 'object', properties: { n: { type: 'number' } } },
-        annotations: { readOnly: true },
-        run: (args: { n?: number }) =>
-          new ToolResult(args.n === undefined ? TRANSACTION : `page ${args.n}`, { labels: ['outside'] }),
-      }),
+      transactionsTool(),
       defineTool({
         name: 'pay_many',
         description: 'Pays each recipient (the keys) its amount.',
@@ -142,7 +143,7 @@ describe("Handles in object keys (policy.labels: 'values')", () => {
       const items = await wardrik.inbox.list();
       assert.deepEqual(
         items.map((item) => JSON.stringify(item.arguments)).sort(),
-        Array.from({ length: 10 }, (_, i) => JSON.stringify({ payments: { [`page ${i}`]: i } })).sort(),
+        Array.from({ length: 10 }, (_, i) => JSON.stringify({ payments: { [transactionText(i)]: i } })).sort(),
       );
     } finally {
       await wardrik.close();

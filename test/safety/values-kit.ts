@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { filter, firstValueFrom } from 'rxjs';
-import { defineTool, Wardrik, type PolicyOptions, type ToolDefinition, type WardrikEvent } from '../../src/index.js';
+import {
+  defineTool,
+  ToolResult,
+  Wardrik,
+  type PolicyOptions,
+  type ToolDefinition,
+  type WardrikEvent,
+} from '../../src/index.js';
 import { scriptedModel, type ScriptedCall, type ScriptedStep } from '../../src/testing/index.js';
 import { startRawServer, type RawCall, type RawServer } from '../mcp/fixtures/raw-http-server.js';
 import { FAST } from '../mcp/helpers.js';
@@ -25,6 +32,22 @@ export function sqliteFiles(prefix: string): () => string {
 
 /** What a bank's send_money tool sent, in order. */
 export type Sent = { recipient: unknown; amount: unknown }[];
+
+/** The text of the transaction `transactionsTool` answers with, for page `n` (none: the injected one). */
+export function transactionText(n?: number): string {
+  return `Rent, 1200, from landlord. Subject: ${n === undefined ? INJECTION : `page ${n}`}`;
+}
+
+/** The last transactions, labelled `outside` (whoever sent the money writes the subject); `n` picks a page. */
+export function transactionsTool(): ToolDefinition {
+  return defineTool({
+    name: 'transactions',
+    description: 'The last transactions; their subjects are written by whoever sent the money.',
+    input: { type: 'object', properties: { n: { type: 'number' } } },
+    annotations: { readOnly: true },
+    run: (args: { n?: number }) => new ToolResult(transactionText(args.n), { labels: ['outside'] }),
+  });
+}
 
 /** A side effect the policy allows: sends money, pushing each call's arguments to `sent`. */
 export function sendMoneyTool(sent: Sent): ToolDefinition {
