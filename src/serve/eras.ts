@@ -123,8 +123,8 @@ export type WebHandler = (request: Request, options?: McpHandlerRequestOptions) 
 /**
  * Serves one HTTP request with one of the SDK's web-standard handlers (the 2026-07-28 `createMcpHandler`,
  * or a 2025-11-25 session's transport), from the body already read and the token already checked: the
- * response's status, headers and body (a JSON body, or an SSE stream for a call that reports progress,
- * for `subscriptions/listen` or a session's GET stream) go to `res`. A client that goes away aborts the
+ * response's status, headers and body (a JSON body, whole in one write with its length, or an SSE stream
+ * for a call that reports progress, for `subscriptions/listen` or a session's GET stream) go to `res`. A client that goes away aborts the
  * request and stops reading its stream (which closes a subscription).
  */
 export async function serveWeb(
@@ -154,6 +154,13 @@ export async function serveWeb(
     parsedBody: body,
     ...(auth === undefined ? {} : { authInfo: auth }),
   });
+  if (response.body !== null && isJson(response.headers.get('content-type'))) {
+    // A JSON answer is whole when the handler gives it: sent with its length in one write, so the client
+    // gets one packet and parses it at once, rather than headers, then a chunk, then the chunks' end.
+    const whole = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...Object.fromEntries(response.headers), 'content-length': whole.length });
+    return void res.end(whole);
+  }
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body === null) return void res.end();
   // An SSE stream (a session's GET) may say nothing for long: its client learns at once that it is open.
@@ -170,4 +177,9 @@ export async function serveWeb(
     // The client went away mid-stream: nothing more to send.
   }
   res.end();
+}
+
+/** Whether a `content-type` is JSON's (`application/json`, parameters aside). */
+function isJson(type: string | null): boolean {
+  return type !== null && type.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
 }
