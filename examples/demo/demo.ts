@@ -59,8 +59,8 @@ const wardrik = await Wardrik.create({
   },
   // Labels on the run (`labels: 'run'`, not the default): the scripted desk reads the carrier's note in clear
   // and says what it read. With the default, labels on values, the model would see the note only as a handle
-  // (`$outside_1`), and the carrier's tool descriptions (an untrusted server's words) would make the parcel
-  // check ask a person too, as the order it sends is the app's own data (see docs/security.md).
+  // (`$outside_1`). In both, the carrier's tool descriptions (an untrusted server's words) mark the run from
+  // its start, so the parcel check asks a person, as the order it sends is the app's own data (docs/security.md).
   policy: { labels: 'run', rules: [{ match: 'orders/refund_order', action: 'ask' }] },
   // The default store, sqlite:.wardrik/wardrik.db. Look for approvals given elsewhere every 300 ms.
   recoverMs: 300,
