@@ -150,24 +150,30 @@ describe("A server's question answered with little of its call's time-out left",
     "does not take a question that comes on an ended call's stream for the one call still in flight",
     TEST_TIMEOUT,
     async () => {
-      // Call 1 asks at once and waits for its person; call 2 is cancelled by its time-out, and its server asks on
-      // call 2's stream anyway, once it saw the cancellation: with call 1 the only call in flight, that question
-      // was linked to call 1 (the fallback for a question that says no call), shown as run-first's.
+      // Call 1 asks at once and waits for its person. Call 2 is stopped by its caller once its server has it, and
+      // the server asks on call 2's stream anyway, once it saw the cancellation: with call 1 the only call in
+      // flight, that question was linked to call 1 (the fallback for a question that says no call), shown as
+      // run-first's. A time-out cancels a call the same way; a stop makes the moment certain.
+      let serverHasSecond: () => void = () => undefined;
+      const secondStarted = new Promise<void>((resolve) => (serverHasSecond = resolve));
       const server = await startAskingHttp({
-        beforeAsk: (call, signal) =>
-          call === 2 ? untilCancelled('ask', signal).then(() => 'anyway' as const) : Promise.resolve(undefined),
+        beforeAsk: (call, signal) => {
+          if (call !== 2) return Promise.resolve(undefined);
+          serverHasSecond();
+          return untilCancelled('ask', signal).then(() => 'anyway' as const);
+        },
       });
-      const h = await harness(
-        { servers: { q: { transport: { http: { url: server.url } }, timeoutMs: 300 } } },
-        { runner: { retry: { attempts: 1 } } },
-      );
+      const h = await harness({ servers: { q: { transport: { http: { url: server.url } }, timeoutMs: 60_000 } } });
       try {
         await h.toolsChanged('q', 5);
         const first = h.call('q__ask', {}, { run: 'run-first' });
         const asked = (await h.until((e) => e.type === 'tool.parked' && e.run === 'run-first')) as { inboxId: string };
-        const late = await h.call('q__ask', {}, { run: 'run-late' });
-        assert.equal(late.status, 'error');
-        assert.match(late.status === 'error' ? late.message : '', /timed out after 300 ms and was stopped/);
+        const stop = new AbortController();
+        const late = h.call('q__ask', {}, { run: 'run-late', signal: stop.signal });
+        await secondStarted;
+        stop.abort();
+        const stopped = await late;
+        assert.equal(stopped.status === 'error' ? stopped.code : stopped.status, 'aborted', JSON.stringify(stopped));
         const declined = await h.until(
           (e) => e.type === 'warning' || (e.type === 'tool.parked' && e.inboxId !== asked.inboxId),
         );
