@@ -48,9 +48,10 @@ const untilCancelled = (_tool: string, signal: AbortSignal): Promise<void> =>
  */
 async function threeTurns(tool: string, timeoutMs: number, shape: AskingOptions) {
   const server = await startAskingHttp(shape);
-  // `book` changes things: allowed here, so that its turn parks on the question rather than an approval.
+  // `book` changes things: allowed here, and the server trusted (its tool descriptions would otherwise put
+  // `outside` on the turn from its start), so that its turn parks on the question rather than an approval.
   const h = await harness(
-    { servers: { q: { transport: { http: { url: server.url } }, timeoutMs } } },
+    { servers: { q: { transport: { http: { url: server.url } }, timeoutMs, trusted: true } } },
     { policy: { rules: [{ match: 'q/*', action: 'allow' }] } },
   );
   let watch: Subscription | undefined;
