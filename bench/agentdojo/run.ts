@@ -36,7 +36,7 @@ console.log(
 for (const report of reports) for (const line of reportLines(report)) console.log(line);
 console.log('');
 for (let i = 0; i < reports.length; i += SETTINGS.length)
-  for (const line of splitLines(reports[i]!, reports[i + 1]!)) console.log(line);
+  for (const line of splitLines(reports[i]!, reports[i + 1]!, reports[i + 2]!)) console.log(line);
 console.log('\n  per setting and suite (attacks: all three variants; utility: no attack; asks: per harmless task)');
 for (const setting of SETTINGS) {
   const mine = reports.filter((r) => r.defences === setting.defences && r.labels === setting.labels);
