@@ -41,10 +41,8 @@ export interface McpServerOptions {
   /** Its answers are not labelled `outside`, and its hints are believed as they change. Off unless set. */
   readonly trusted?: boolean;
   /**
-   * A person read its tool definitions: the names, descriptions and schemas as pinned are not outside text,
-   * so offering its tools does not steer a turn (or label a `labels: 'run'` run). A tool whose definition
-   * changed since it was pinned counts as unreviewed until a person accepts the change. Its answers are
-   * still labelled `outside` unless `trusted`. Off unless set.
+   * A person read its tool definitions: as pinned, they do not steer a turn or label a run (a changed one does
+   * until a person accepts it). Its answers are still labelled `outside` unless `trusted`. Off unless set.
    */
   readonly reviewed?: boolean;
   /**
@@ -278,6 +276,7 @@ export function credentialRefusal(
 
 /** Headers that carry secrets: a runtime server must name a credential instead, since its options are stored. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+const SERVER_FLAGS = ['trusted', 'reviewed', 'gated'] as const;
 
 /**
  * Checks a server's options and returns a frozen copy. `runtime` servers (from `hub.add` or the store)
@@ -295,17 +294,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     throw new ConfigurationError(`${where}: options must be an object such as { transport: { http: { url } } }.`);
   }
   const o = options as Record<string, unknown>;
-  const known = new Set([
-    'transport',
-    'only',
-    'trusted',
-    'reviewed',
-    'gated',
-    'credential',
-    'timeoutMs',
-    'elicitation',
-    'oauth',
-  ]);
+  const known = new Set(['transport', 'only', ...SERVER_FLAGS, 'credential', 'timeoutMs', 'elicitation', 'oauth']);
   for (const key of Object.keys(o)) {
     if (!known.has(key))
       throw new ConfigurationError(`${where}: "${key}" is not a server option (${[...known].join(', ')}).`);
@@ -316,7 +305,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
       `${where}: only must be an array of the server's tool names, such as ['search_issues'].`,
     );
   }
-  for (const flag of ['trusted', 'reviewed', 'gated'] as const) {
+  for (const flag of SERVER_FLAGS) {
     if (o[flag] !== undefined && typeof o[flag] !== 'boolean')
       throw new ConfigurationError(
         `${where}: ${flag} must be true or false; got ${JSON.stringify(o[flag])}. Write ${flag}: true or leave it out.`,
