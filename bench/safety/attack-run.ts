@@ -193,6 +193,8 @@ export async function runCorpus(options: {
               env: { SHIPPING_PARCELS: world.parcelsFile, SHIPPING_LOG: world.carrierLog },
             },
           },
+          // A team reads the tool list of a server it adds: its descriptions are not outside text, its answers are.
+          reviewed: true,
         },
         intranet: {
           transport: {

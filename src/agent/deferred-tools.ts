@@ -2,7 +2,7 @@ import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message }
 import type { Policy } from '../policy/policy.js';
 import { OUTSIDE } from '../tools/labels.js';
 import type { ToolCatalog, CatalogEntry } from '../tools/catalog.js';
-import { isServerTool, type ToolRef } from '../tools/tool-origin.js';
+import { definitionReviewed, isServerTool, type ToolRef } from '../tools/tool-origin.js';
 import { errorAnswer, okAnswer, NO_LABELS, type ToolAnswer } from '../tools/result.js';
 import type { ModelStepData, StepData } from './messages.js';
 import type { ProviderSearch } from './provider-search.js';
@@ -53,7 +53,7 @@ export class DeferredTools {
   outsideServers(rt: Runtime): readonly string[] {
     const entries = this.catalog.select(rt.options.tools);
     if (rt.options.deferred !== undefined) entries.push(...this.catalog.select(rt.options.deferred));
-    return serversOf(entries.filter(untrustedServerTool));
+    return serversOf(entries.filter(outsideDefinition));
   }
 
   /** The turn's tools: the agent's, the search tool if it has deferred ones, and what searches in the prompt loaded. */
@@ -64,7 +64,7 @@ export class DeferredTools {
     if (rt.options.deferred !== undefined)
       for (const entry of this.catalog.select(rt.options.deferred))
         if (!names.has(entry.name)) deferred.set(entry.name, entry);
-    const outsideServers = serversOf([...sent, ...deferred.values()].filter(untrustedServerTool));
+    const outsideServers = serversOf([...sent, ...deferred.values()].filter(outsideDefinition));
     const turn: TurnTools = {
       tools: sent.map(definition),
       readOnly: new Set(sent.filter((entry) => entry.tool.annotations.readOnly === true).map((entry) => entry.name)),
@@ -223,14 +223,21 @@ function definition(entry: CatalogEntry): LanguageModelV3FunctionTool {
   };
 }
 
-/** A tool an untrusted MCP server listed: it wrote the name, description and schema, and its answers are outside. */
 /** The toolsets (servers) of `entries`, each once, sorted. */
 function serversOf(entries: readonly CatalogEntry[]): readonly string[] {
   return [...new Set(entries.map((entry) => entry.toolset))].sort();
 }
 
-function untrustedServerTool(entry: CatalogEntry): boolean {
-  return isServerTool(entry.tool) && (entry.tool.annotations.labels?.includes(OUTSIDE) ?? false);
+/**
+ * A tool whose definition is outside text: an untrusted MCP server wrote its name, description and schema,
+ * and no person read them as offered now (its server is not `reviewed`, or the definition changed since).
+ */
+function outsideDefinition(entry: CatalogEntry): boolean {
+  return (
+    isServerTool(entry.tool) &&
+    (entry.tool.annotations.labels?.includes(OUTSIDE) ?? false) &&
+    !definitionReviewed(entry.tool)
+  );
 }
 
 function toolRef(entry: CatalogEntry): ToolRef {

@@ -143,6 +143,7 @@ function transportText(options: McpServerOptions): string {
 function flags(options: McpServerOptions): string {
   const parts: string[] = [];
   if (options.trusted === true) parts.push('trusted');
+  if (options.reviewed === true) parts.push('reviewed');
   if (options.gated !== undefined) parts.push(options.gated ? 'gated' : 'not gated');
   if (options.only !== undefined) parts.push(`only ${list(options.only)}`);
   if (options.credential !== undefined) parts.push(`credential ${options.credential}`);

@@ -41,6 +41,11 @@ export interface McpServerOptions {
   /** Its answers are not labelled `outside`, and its hints are believed as they change. Off unless set. */
   readonly trusted?: boolean;
   /**
+   * A person read its tool definitions: as pinned, they do not steer a turn or label a run (a changed one does
+   * until a person accepts it). Its answers are still labelled `outside` unless `trusted`. Off unless set.
+   */
+  readonly reviewed?: boolean;
+  /**
    * Whether its calls wait for a person when no policy rule decides: `true` always, `false` never.
    * Absent: every tool that is not read-only is gated (and, for an untrusted server, stays gated).
    */
@@ -271,6 +276,7 @@ export function credentialRefusal(
 
 /** Headers that carry secrets: a runtime server must name a credential instead, since its options are stored. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+const SERVER_FLAGS = ['trusted', 'reviewed', 'gated'] as const;
 
 /**
  * Checks a server's options and returns a frozen copy. `runtime` servers (from `hub.add` or the store)
@@ -288,7 +294,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     throw new ConfigurationError(`${where}: options must be an object such as { transport: { http: { url } } }.`);
   }
   const o = options as Record<string, unknown>;
-  const known = new Set(['transport', 'only', 'trusted', 'gated', 'credential', 'timeoutMs', 'elicitation', 'oauth']);
+  const known = new Set(['transport', 'only', ...SERVER_FLAGS, 'credential', 'timeoutMs', 'elicitation', 'oauth']);
   for (const key of Object.keys(o)) {
     if (!known.has(key))
       throw new ConfigurationError(`${where}: "${key}" is not a server option (${[...known].join(', ')}).`);
@@ -299,9 +305,11 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
       `${where}: only must be an array of the server's tool names, such as ['search_issues'].`,
     );
   }
-  for (const flag of ['trusted', 'gated'] as const) {
+  for (const flag of SERVER_FLAGS) {
     if (o[flag] !== undefined && typeof o[flag] !== 'boolean')
-      throw new ConfigurationError(`${where}: ${flag} must be true or false.`);
+      throw new ConfigurationError(
+        `${where}: ${flag} must be true or false; got ${JSON.stringify(o[flag])}. Write ${flag}: true or leave it out.`,
+      );
   }
   if (o.credential !== undefined && !(typeof o.credential === 'string' && CREDENTIAL_NAME.test(o.credential))) {
     throw new ConfigurationError(
@@ -320,6 +328,7 @@ export function serverDefinition(hub: string, name: string, options: unknown, ru
     transport,
     ...(o.only === undefined ? {} : { only: [...(o.only as string[])] }),
     ...(o.trusted === undefined ? {} : { trusted: o.trusted as boolean }),
+    ...(o.reviewed === undefined ? {} : { reviewed: o.reviewed as boolean }),
     ...(o.gated === undefined ? {} : { gated: o.gated as boolean }),
     ...(o.credential === undefined ? {} : { credential: o.credential as string }),
     ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),

@@ -171,7 +171,8 @@ export class ServerTools {
         return gate.change !== undefined ? pins.gated(gate, call) : call();
       },
     });
-    markServerTool(definition);
+    // Guard (reviewed-rug-pull): a reviewed server's definition is not reviewed while it differs from its pin, unaccepted.
+    markServerTool(definition, options.reviewed === true ? () => gate.change === undefined : undefined);
     argumentChecker(definition); // its schema is read here, a slice at a time, not all at once in the catalog
     return definition;
   }

@@ -154,6 +154,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/outside-tools.test.ts'],
   },
   {
+    name: 'reviewed-rug-pull',
+    file: 'src/mcp/server-tools.ts',
+    instead: 'markServerTool(definition, options.reviewed === true ? () => true : undefined);',
+    tests: ['test/safety/reviewed-tools.test.ts'],
+  },
+  {
     name: 'outside-error-labelled',
     file: 'src/tools/call-tool.ts',
     instead: 'const quotesOutside = false;',

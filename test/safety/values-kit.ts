@@ -138,6 +138,8 @@ export async function hostileWeb(options: {
   readonly description?: string;
   /** Whether the server is `trusted` (its tools' text is not outside text); not by default. */
   readonly trusted?: boolean;
+  /** Whether the server is `reviewed` (a person read its tool definitions); not by default. */
+  readonly reviewed?: boolean;
   readonly answer: (call: RawCall) => { readonly result: unknown } | { readonly error: unknown };
 }): Promise<HostileWeb> {
   const server = await startRawServer({
@@ -163,7 +165,11 @@ export async function hostileWeb(options: {
     mcp: {
       ...FAST,
       servers: {
-        web: { transport: { http: { url: server.url } }, ...(options.trusted === true ? { trusted: true } : {}) },
+        web: {
+          transport: { http: { url: server.url } },
+          ...(options.trusted === true ? { trusted: true } : {}),
+          ...(options.reviewed === true ? { reviewed: true } : {}),
+        },
       },
     },
   });
