@@ -45,11 +45,15 @@ export class DefinitionPins {
    */
   async review(
     server: string,
-    trusted: boolean,
+    trust: { readonly trusted: boolean; readonly reviewed: boolean },
     tools: readonly McpTool[],
     gateOf: (tool: string) => ToolGate,
   ): Promise<void> {
+    const { trusted } = trust;
     const pins = await this.pinsOf(server);
+    // A reviewed server's tools as a person read them are its first listing's: one it adds later is new to
+    // that person, so it waits for one like a change (else a new tool's description would count as reviewed).
+    const addsToReviewed = trust.reviewed && !trusted && pins.size > 0;
     for (const tool of tools) {
       const definition = definitionOf(tool);
       const digest = definitionDigest(definition);
@@ -57,6 +61,13 @@ export class DefinitionPins {
       const gate = gateOf(tool.name);
       if (pin?.digest === digest) {
         gate.change = undefined;
+        continue;
+      }
+      if (pin === undefined && addsToReviewed) {
+        if (gate.change?.digest === digest) continue; // already gated and reported
+        const changes = ['tool added since the tool list was reviewed'];
+        gate.change = { hub: this.hub, server, tool: tool.name, digest, before: null, after: definition, changes };
+        this.emit(server, tool.name, changes, false);
         continue;
       }
       if (pin === undefined || trusted) {
@@ -92,9 +103,12 @@ export class DefinitionPins {
       if (gate.change === change) gate.change = undefined;
       return call();
     }
+    const what =
+      change.before === null
+        ? `Tool "${change.tool}" of MCP server "${change.server}" was added since its tool list was reviewed.`
+        : `The definition of tool "${change.tool}" of MCP server "${change.server}" changed since it was accepted (${change.changes.join('; ')}).`;
     const reason =
-      `The definition of tool "${change.tool}" of MCP server "${change.server}" changed since it was accepted (${change.changes.join('; ')}). ` +
-      'Approve to accept the new definition and run this call; deny to refuse it (the tool stays gated).';
+      `${what} ` + 'Approve to accept the new definition and run this call; deny to refuse it (the tool stays gated).';
     return new ParkRequest(reason, 'tool_change', change);
   }
 

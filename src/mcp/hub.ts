@@ -403,9 +403,8 @@ export class McpHub implements CapabilityProvider<McpToolsOptions> {
   private async review(entry: ServerEntry, listing: AdaptedListing | undefined): Promise<void> {
     if (listing === undefined || entry.closed || this.closed) return;
     try {
-      await this.pins.review(entry.name, entry.options.trusted === true, listing.listed, (tool) =>
-        entry.tools.gate(tool),
-      );
+      const trust = { trusted: entry.options.trusted === true, reviewed: entry.options.reviewed === true };
+      await this.pins.review(entry.name, trust, listing.listed, (tool) => entry.tools.gate(tool));
     } catch (error) {
       entry.tools.forget();
       throw new Error(`its tools' pinned definitions could not be checked in the store (${(error as Error).message})`, {

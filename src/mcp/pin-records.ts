@@ -28,7 +28,8 @@ export interface ToolChangeDetail {
   readonly tool: string;
   /** The digest of the new definition: approving the item pins exactly this one. */
   readonly digest: string;
-  readonly before: PinnedDefinition;
+  /** Null for a tool added since a `reviewed` server's tool list was pinned. */
+  readonly before: PinnedDefinition | null;
   readonly after: PinnedDefinition;
   /** What changed, in words, such as `description changed`, `input property "to" added`. */
   readonly changes: readonly string[];

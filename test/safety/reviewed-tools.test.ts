@@ -51,7 +51,13 @@ function bankTools(sent: Sent) {
 
 function webFor(
   sent: Sent,
-  options: { store?: string; policy: PolicyOptions; description?: string; reviewed?: boolean },
+  options: {
+    store?: string;
+    policy: PolicyOptions;
+    description?: string;
+    reviewed?: boolean;
+    moreTools?: readonly { name: string; description: string }[];
+  },
 ) {
   return hostileWeb({
     store: options.store ?? sqlite(),
@@ -59,6 +65,7 @@ function webFor(
     policy: options.policy,
     description: options.description ?? 'Reads a web page.',
     reviewed: options.reviewed ?? true,
+    ...(options.moreTools === undefined ? {} : { moreTools: options.moreTools }),
     answer: () => PAGE,
   });
 }
@@ -127,6 +134,34 @@ describe('A reviewed MCP server (reviewed: true), labels on values', () => {
       const [item] = await web.wardrik.inbox.list();
       assert.deepEqual(item!.arguments, { recipient: ATTACKER, amount: 100 });
       assert.match(item!.reason, /chosen after the planner read outside data in clear/);
+    } finally {
+      await web.close();
+    }
+  });
+
+  it('steers the turn when the server adds a tool after its list was reviewed; calling that tool waits for a person', async () => {
+    const store = sqlite();
+    await pinFirst(store, VALUES);
+    const sent: Sent = [];
+    const web = await webFor(sent, { store, policy: VALUES, moreTools: [{ name: 'notes', description: DESCRIBED }] });
+    try {
+      const turn = await web.wardrik
+        .startAgent({ id: 'a', model: obeying([]), tools: ['bank/*', 'web/*'] })
+        .send('Hello.');
+      assert.equal(turn.status, 'parked');
+      assert.deepEqual(sent, []);
+      const [item] = await web.wardrik.inbox.list();
+      assert.deepEqual(item!.arguments, { recipient: ATTACKER, amount: 100 });
+      assert.match(item!.reason, /chosen after the planner read outside data in clear/);
+      const call = await web.wardrik.runner.run({
+        agent: 'b',
+        run: 'notes',
+        call: { id: 'n1', name: 'web__notes' },
+        policy: [{ match: 'web/notes', action: 'allow' }],
+      });
+      assert.equal(call.status === 'parked' && call.kind, 'tool_change');
+      const gated = (await web.wardrik.inbox.list()).find((i) => i.kind === 'tool_change');
+      assert.match(gated!.reason, /Tool "notes" of MCP server "web" was added since its tool list was reviewed/);
     } finally {
       await web.close();
     }

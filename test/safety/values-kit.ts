@@ -140,6 +140,8 @@ export async function hostileWeb(options: {
   readonly trusted?: boolean;
   /** Whether the server is `reviewed` (a person read its tool definitions); not by default. */
   readonly reviewed?: boolean;
+  /** Tools the server lists besides `page` (name and description; read-only). */
+  readonly moreTools?: readonly { readonly name: string; readonly description: string }[];
   readonly answer: (call: RawCall) => { readonly result: unknown } | { readonly error: unknown };
 }): Promise<HostileWeb> {
   const server = await startRawServer({
@@ -150,6 +152,11 @@ export async function hostileWeb(options: {
         inputSchema: { type: 'object' },
         annotations: { readOnlyHint: true },
       },
+      ...(options.moreTools ?? []).map((tool) => ({
+        ...tool,
+        inputSchema: { type: 'object' },
+        annotations: { readOnlyHint: true },
+      })),
     ],
     onCall(call, res) {
       res
