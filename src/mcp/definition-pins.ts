@@ -51,8 +51,8 @@ export class DefinitionPins {
   ): Promise<void> {
     const { trusted } = trust;
     const pins = await this.pinsOf(server);
-    // A reviewed server's tools as a person read them are its first listing's: one it adds later is new to
-    // that person, so it waits for one like a change (else a new tool's description would count as reviewed).
+    // Guard (reviewed-tool-added): a reviewed server's tools as a person read them are its first listing's;
+    // one it adds later is new to that person, so it waits for one like a change.
     const addsToReviewed = trust.reviewed && !trusted && pins.size > 0;
     for (const tool of tools) {
       const definition = definitionOf(tool);

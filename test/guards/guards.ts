@@ -160,6 +160,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/safety/reviewed-tools.test.ts'],
   },
   {
+    name: 'reviewed-tool-added',
+    file: 'src/mcp/definition-pins.ts',
+    instead: 'const addsToReviewed = false;',
+    tests: ['test/safety/reviewed-tools.test.ts'],
+  },
+  {
     name: 'outside-error-labelled',
     file: 'src/tools/call-tool.ts',
     instead: 'const quotesOutside = false;',
