@@ -226,7 +226,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 export function fromOutsideTools(servers: CallRequest['outsideTools']): string {
   if (servers === undefined || servers.length === 0) return '';
   const named = servers.map((server) => `"${server}"`).join(', ');
-  return ` The run carries "outside" from its start: its model reads the tools of MCP server ${named}, not marked trusted, whose names, descriptions and schemas the server wrote. Mark a server you trust \`trusted: true\`.`;
+  return ` The run carries "outside" from its start: its model reads the tools of MCP server ${named}, not marked trusted, whose names, descriptions and schemas the server wrote. Mark a server whose tool list a person read \`reviewed: true\`, or one you trust \`trusted: true\`.`;
 }
 
 /** Which earlier turns of the conversation the run's labels came from, for an approval's reason. */
