@@ -49,13 +49,12 @@ export function annotationsOf(tool: McpTool, rules: AnnotationRules): Annotation
 }
 
 /**
- * The input schema the model sees and arguments are checked against: the server's own, without
- * `$schema`. Servers built with zod 4 declare draft 2020-12 there, which the shared ajv instance (draft-07)
- * cannot load, and the tool would be skipped; the keywords such servers use (`$defs`, `$ref`, `anyOf` …)
- * read the same in both. MCP input schemas are always objects, so a missing `type` is `object`.
+ * The input schema the model sees and arguments are checked against: the server's own, `$schema` included
+ * (a client keeps a tool's schema as the server gave it, SEP-1613; the draft it names is the one its
+ * arguments are checked in). MCP input schemas are always objects, so a missing `type` is `object`.
  */
 export function inputSchemaOf(tool: McpTool): JsonSchema {
-  const { $schema: _ignored, ...schema } = (tool.inputSchema ?? {}) as Record<string, unknown>;
+  const schema = { ...(tool.inputSchema ?? {}) } as Record<string, unknown>;
   if (schema.type === undefined) schema.type = 'object';
   return schema as JsonSchema;
 }

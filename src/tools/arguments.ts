@@ -342,19 +342,16 @@ function safeJson(value: unknown): string {
 /** A JSON Schema's checker: the schema is read at once, compiled on the first call (see json-schema.ts). */
 function schemaChecker(schema: JsonSchema): ArgumentChecker {
   requireObjectSchema(schema);
-  // A draft this shared (draft-07) instance does not load, such as 2020-12 (MCP's default since
-  // 2025-11-25), is checked as draft-07: the keywords tool inputs use read the same. The tool's own
-  // schema, `$schema` included, is what models and MCP clients still see.
-  const { $schema: draft, ...rest } = schema;
-  const checked = typeof draft === 'string' && !draft.includes('draft-07') ? rest : schema;
-  const problem = schemaProblem(checked);
+  // Checked in the draft its `$schema` names (see json-schema.ts); the schema as given, `$schema`
+  // included, is what models and MCP clients see.
+  const problem = schemaProblem(schema);
   if (problem !== undefined) throw new ConfigurationError(problem);
   let validator: ValidateFunction | undefined;
   return {
     check(raw) {
       const issues = inspectArguments(raw);
       if (issues.length > 0) return { ok: false, issues };
-      validator ??= compiledSchema(checked);
+      validator ??= compiledSchema(schema);
       return validator(raw) ? { ok: true, value: raw } : { ok: false, issues: (validator.errors ?? []).map(ajvIssue) };
     },
   };
@@ -430,6 +427,8 @@ function ajvIssue(error: ErrorObject): FieldIssue {
     return { path: join(String(error.params.missingProperty)), message: 'is required (it is missing)' };
   if (error.keyword === 'additionalProperties')
     return { path: join(String(error.params.additionalProperty)), message: UNKNOWN_ARGUMENT };
+  if (error.keyword === 'unevaluatedProperties')
+    return { path: join(String(error.params.unevaluatedProperty)), message: UNKNOWN_ARGUMENT };
   return { path: base === '' ? '(arguments)' : base, message: error.message ?? `fails the "${error.keyword}" rule` };
 }
 

@@ -29,32 +29,64 @@ export const TOOLS_AJV_OPTIONS: Options = { allErrors: true, strict: false, stri
 export const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
 const draft07 = validate as unknown as ValidateFunction;
 
-let shared: Ajv | undefined;
+/**
+ * The drafts a tool's schema is compiled in: draft-07, and the two later ones servers declare (zod 4's
+ * default is 2020-12, MCP's since 2025-11-25), each by its own ajv class, so a keyword that changed meaning
+ * (`items`, `prefixItems`, `unevaluatedProperties`, `dependentRequired`, `$anchor`) checks what it says.
+ */
+type Draft = 'draft-07' | '2019-09' | '2020-12';
+const LATER_DRAFTS: Readonly<Record<string, Draft>> = {
+  'https://json-schema.org/draft/2020-12/schema': '2020-12',
+  'https://json-schema.org/draft/2019-09/schema': '2019-09',
+};
 
-/** The one ajv instance for tools' schemas, loaded when a schema is first compiled, not at start-up. */
-export function toolsAjv(): Ajv {
-  if (shared === undefined) {
+/** The draft `schema` names in `$schema`; draft-07 when it names none, or one ajv has no class for. */
+function draftOf(schema: object): Draft {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  return typeof declared === 'string' ? (LATER_DRAFTS[declared.replace(/#$/, '')] ?? 'draft-07') : 'draft-07';
+}
+
+/**
+ * The schema as draft-07 reads it: without its `$schema` when that names another draft (04, 06, 2020-12,
+ * an unknown URI), which draft-07's instance and meta-schema cannot load; the keywords tool inputs use read
+ * the same.
+ */
+function asDraft07(schema: object): object {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  if (declared === undefined || (typeof declared === 'string' && declared.replace(/#$/, '') === DRAFT_07)) return schema;
+  const { $schema: _other, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}
+
+const instances = new Map<Draft, Ajv>();
+
+/** The ajv instance for tools' schemas of `draft`, loaded when a schema is first compiled, not at start-up. */
+export function toolsAjv(draft: Draft = 'draft-07'): Ajv {
+  let ajv = instances.get(draft);
+  if (ajv === undefined) {
     const require = createRequire(import.meta.url);
-    const { Ajv } = require('ajv') as typeof import('ajv');
     const addFormats = require('ajv-formats') as typeof import('ajv-formats');
-    shared = new Ajv(TOOLS_AJV_OPTIONS);
-    addFormats.default(shared);
+    ajv =
+      draft === '2020-12'
+        ? new (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(TOOLS_AJV_OPTIONS)
+        : draft === '2019-09'
+          ? new (require('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js')).Ajv2019(TOOLS_AJV_OPTIONS)
+          : new (require('ajv') as typeof import('ajv')).Ajv(TOOLS_AJV_OPTIONS);
+    addFormats.default(ajv);
+    instances.set(draft, ajv);
   }
-  return shared;
+  return ajv;
 }
 
 /**
  * Whether `schema` is a valid JSON Schema, and if not why, as ajv's `validateSchema` and `errorsText` say.
- * A draft-07 schema (most are; ajv reads one without `$schema` as draft-07) is read by ajv's own
- * meta-schema validator, generated ahead of time, so registering tools compiles nothing.
+ * Read against draft-07's meta-schema by ajv's own validator, generated ahead of time, so registering tools
+ * loads and compiles nothing: a later draft's schema too (its new keywords are unknown to draft-07's
+ * meta-schema, which allows them), and its own draft's rules apply when it is compiled, on its first call.
  */
 function metaSchemaErrors(schema: object): string | undefined {
-  const declared = (schema as { $schema?: unknown }).$schema;
-  if (declared === undefined || (typeof declared === 'string' && declared.replace(/#$/, '') === DRAFT_07)) {
-    return draft07(schema) ? undefined : errorsText(draft07.errors!);
-  }
-  const ajv = toolsAjv();
-  return ajv.validateSchema(schema) === true ? undefined : ajv.errorsText(ajv.errors);
+  const read = asDraft07(schema);
+  return draft07(read) ? undefined : errorsText(draft07.errors!);
 }
 
 /** ajv's `errorsText`, without loading ajv. */
@@ -88,8 +120,8 @@ const problems = new Map<string, string | undefined>();
 const compiled = new Map<string, ValidateFunction>();
 
 /**
- * The compiled validator of `schema`, from the cache when an equal schema was compiled before. Throws
- * when ajv cannot compile it (a `$ref` that leads nowhere, say).
+ * The compiled validator of `schema`, in the draft its `$schema` names, from the cache when an equal schema
+ * was compiled before. Throws when ajv cannot compile it (a `$ref` that leads nowhere, say).
  */
 export function compiledSchema(schema: object): ValidateFunction {
   const digest = createHash('sha256').update(JSON.stringify(schema)).digest('base64');
@@ -97,7 +129,8 @@ export function compiledSchema(schema: object): ValidateFunction {
   if (validator !== undefined) {
     compiled.delete(digest); // to the back: recently used
   } else {
-    validator = toolsAjv().compile(schema);
+    const draft = draftOf(schema);
+    validator = toolsAjv(draft).compile(draft === 'draft-07' ? asDraft07(schema) : schema);
     if (compiled.size >= CACHE_SIZE) compiled.delete(compiled.keys().next().value!);
   }
   compiled.set(digest, validator);

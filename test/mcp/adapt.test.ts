@@ -62,7 +62,7 @@ describe('MCP hints as annotations', () => {
 });
 
 describe('MCP input schemas', () => {
-  it('drops the draft 2020-12 $schema zod 4 servers send, so the tool is checked instead of skipped', async () => {
+  it('keeps the draft 2020-12 $schema zod 4 servers send, and the tool is checked instead of skipped', async () => {
     const schema = inputSchemaOf({
       name: 'add',
       inputSchema: {
@@ -73,7 +73,7 @@ describe('MCP input schemas', () => {
         $defs: { n: { type: 'number' } },
       } as McpTool['inputSchema'],
     });
-    assert.equal(schema.$schema, undefined);
+    assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
     const add = defineTool({
       name: 'add',
       description: 'Adds.',
@@ -87,6 +87,45 @@ describe('MCP input schemas', () => {
     });
     const bad = await callTool([add], { name: 'add', arguments: { a: 'one' } });
     assert.equal(bad.status, 'error');
+  });
+
+  it('checks arguments in the draft the schema names: 2020-12 and 2019-09 keywords hold, draft-07 reads as before', async () => {
+    const tool = (name: string, inputSchema: Record<string, unknown>) =>
+      defineTool({
+        name,
+        description: 'Takes a shipment.',
+        input: inputSchemaOf({ name, inputSchema: inputSchema as McpTool['inputSchema'] }),
+        run: () => 'booked',
+      });
+    // Two keywords draft-07 does not know: an extra property the composed schema did not evaluate, and a
+    // tuple whose second item must be a number.
+    const shipment = {
+      type: 'object',
+      allOf: [{ properties: { to: { type: 'string' } }, required: ['to'] }],
+      properties: { size: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] } },
+      unevaluatedProperties: false,
+    };
+    const modern = tool('ship', { $schema: 'https://json-schema.org/draft/2020-12/schema', ...shipment });
+    const sent = (args: Record<string, unknown>) => callTool([modern], { name: 'ship', arguments: args });
+    assert.equal((await sent({ to: 'Oslo', size: ['box', 3] })).status, 'ok');
+    const extra = await sent({ to: 'Oslo', drop: 'in the river' });
+    assert.equal(extra.status, 'error');
+    assert.match((extra as { message: string }).message, /drop/);
+    assert.equal((await sent({ to: 'Oslo', size: ['box', 'three'] })).status, 'error');
+    // The same schema named as draft-07 (or naming no draft) keeps draft-07's reading: both pass.
+    const old = tool('ship', { $schema: 'http://json-schema.org/draft-07/schema#', ...shipment });
+    assert.equal((await callTool([old], { name: 'ship', arguments: { to: 'Oslo', drop: 1 } })).status, 'ok');
+    const bare = tool('ship', shipment);
+    assert.equal((await callTool([bare], { name: 'ship', arguments: { to: 'Oslo', size: ['box', 'x'] } })).status, 'ok');
+    // 2019-09: dependentRequired (a card number needs its expiry).
+    const pay = tool('pay', {
+      $schema: 'https://json-schema.org/draft/2019-09/schema#',
+      type: 'object',
+      properties: { card: { type: 'string' }, expiry: { type: 'string' } },
+      dependentRequired: { card: ['expiry'] },
+    });
+    assert.equal((await callTool([pay], { name: 'pay', arguments: { card: '4242' } })).status, 'error');
+    assert.equal((await callTool([pay], { name: 'pay', arguments: { card: '4242', expiry: '12/30' } })).status, 'ok');
   });
 
   it('treats a schema without a type as an object schema', () => {

@@ -5,7 +5,6 @@ import { clientScenarios } from './conformance/client-scenarios.js';
 /**
  * The client scenarios of protocol revision 2026-07-28 in @modelcontextprotocol/conformance 0.2.0-alpha.12
  * that Wardrik's hub passes. Not here (see docs/mcp-client.md, "What the conformance suite says"):
- * json-schema-2020-12-preservation (the model sees a tool's schema without `$schema`) and
  * auth/authorization-server-migration.
  */
 describe('MCP conformance: 2026-07-28 client scenarios', () =>
@@ -16,6 +15,7 @@ describe('MCP conformance: 2026-07-28 client scenarios', () =>
     'http-custom-headers',
     'http-invalid-tool-headers',
     'json-schema-ref-no-deref',
+    'json-schema-2020-12-preservation',
   ]));
 
 describe('MCP conformance: 2026-07-28 authorization (resource, offline access, issuer checks)', () =>

@@ -101,10 +101,19 @@ describe('The generated draft-07 meta-schema validator', () => {
     );
   });
 
-  it('leaves a schema of another draft to ajv, which names the meta-schema it lacks', () => {
-    assert.throws(
-      () => schemaProblem({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' }),
-      /no schema with key or ref "https:\/\/json-schema.org\/draft\/2020-12\/schema"/,
-    );
+  it('reads a schema of another draft against draft-07, without its $schema: registering loads no ajv', () => {
+    for (const draft of [
+      'https://json-schema.org/draft/2020-12/schema',
+      'https://json-schema.org/draft/2019-09/schema#',
+      'http://json-schema.org/draft-04/schema#',
+    ]) {
+      assert.equal(schemaProblem({ $schema: draft, type: 'object', prefixItems: [] }), undefined, draft);
+      assert.equal(
+        schemaProblem({ $schema: draft, type: 'strin' }),
+        schemaProblem({ type: 'strin' }),
+        `${draft}: the same problem as without it`,
+      );
+      assert.notEqual(schemaProblem({ $schema: draft, type: 'strin' }), undefined);
+    }
   });
 });

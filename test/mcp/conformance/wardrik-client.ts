@@ -81,6 +81,18 @@ const REFUSED: Record<string, readonly string[]> = {
   'sep-2322-client-request-state': ['c__test_mrtr_no_result_type'],
   'json-schema-ref-no-deref': ['c__lookup_user'],
 };
+/**
+ * Arguments a scenario needs that the ones made from a schema's property types cannot be:
+ * json-schema-2020-12-preservation has the schema its focal tool was listed with echoed back, as the model
+ * saw it, and that tool called with arguments its if/then/else and anyOf accept.
+ */
+function argumentsFor(name: string): Record<string, unknown> | undefined {
+  if (scenario !== 'json-schema-2020-12-preservation') return undefined;
+  if (name === 'c__json_schema_echo')
+    return { schema: wardrik.tools(['c/*']).find((entry) => entry.name === 'c__json_schema_2020_12_tool')?.inputSchema };
+  if (name === 'c__json_schema_2020_12_tool') return { name: 'Ada', contactMethod: 'email', email: 'ada@example.com' };
+  return undefined;
+}
 let failed = 0;
 try {
   // Not connected in time is reported just below, as a failure of the scenario.
@@ -96,7 +108,7 @@ try {
     const headers = scenario === 'http-custom-headers';
     const omitted = (key: string): boolean =>
       headers && entry.name.includes('null') && !(schema.required ?? []).includes(key);
-    const args = Object.fromEntries(
+    const args = argumentsFor(entry.name) ?? Object.fromEntries(
       Object.entries(schema.properties ?? {})
         .filter(([key]) => !omitted(key))
         .map(([key, property]) => [
