@@ -78,10 +78,12 @@ export class SignInProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    // Signed in: the verifier, state and item of the sign-in are done with.
-    await this.settings.vault.update(({ client, discovery }) => ({
+    // Signed in: the verifier, state, item and discovery of the sign-in are done with. The next sign-in
+    // (the server refused these tokens) discovers again, so a server that moved to another authorization
+    // server is followed there: the SDK finds this client registered with another issuer and registers anew
+    // (SEP-2352). Refreshing rereads the metadata, two requests.
+    await this.settings.vault.update(({ client }) => ({
       ...(client === undefined ? {} : { client }),
-      ...(discovery === undefined ? {} : { discovery }),
       tokens: tokens as Record<string, unknown>,
     }));
   }

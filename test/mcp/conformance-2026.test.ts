@@ -2,11 +2,7 @@ import 'reflect-metadata';
 import { describe } from 'node:test';
 import { clientScenarios } from './conformance/client-scenarios.js';
 
-/**
- * The client scenarios of protocol revision 2026-07-28 in @modelcontextprotocol/conformance 0.2.0-alpha.12
- * that Wardrik's hub passes. Not here (see docs/mcp-client.md, "What the conformance suite says"):
- * auth/authorization-server-migration.
- */
+/** The client scenarios of protocol revision 2026-07-28 in @modelcontextprotocol/conformance 0.2.0-alpha.12. */
 describe('MCP conformance: 2026-07-28 client scenarios', () =>
   clientScenarios([
     'request-metadata',
@@ -18,7 +14,7 @@ describe('MCP conformance: 2026-07-28 client scenarios', () =>
     'json-schema-2020-12-preservation',
   ]));
 
-describe('MCP conformance: 2026-07-28 authorization (resource, offline access, issuer checks)', () =>
+describe('MCP conformance: 2026-07-28 authorization (resource, offline access, issuer checks, a moved authorization server)', () =>
   clientScenarios([
     'auth/resource-mismatch',
     'auth/offline-access-scope',
@@ -30,4 +26,5 @@ describe('MCP conformance: 2026-07-28 authorization (resource, offline access, i
     'auth/iss-unexpected',
     'auth/iss-normalized',
     'auth/metadata-issuer-mismatch',
+    'auth/authorization-server-migration',
   ]));
