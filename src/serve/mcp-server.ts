@@ -193,6 +193,7 @@ export class WardrikMcpServer {
     await this.modernHttp?.close();
     await Promise.all([...this.modernConnections].map((handle) => handle.close().catch(() => {})));
     this.modernConnections.clear();
+    await this.stateless.close();
     await Promise.all([...this.sessions].map((session) => session.server.close().catch(() => {})));
     this.sessions.clear();
     await Promise.all(
