@@ -317,6 +317,12 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/serve/doors-2026.test.ts'],
   },
   {
+    name: 'warnings-bounded',
+    file: 'src/serve/mcp-server.ts',
+    instead: 'this.deps = deps;',
+    tests: ['test/serve/doors-2026.test.ts'],
+  },
+  {
     name: 'token-one-spelling',
     file: 'src/serve/sealed.ts',
     instead: "const mac = Buffer.from(Buffer.from(written, 'base64url').toString('base64url'), 'utf8');",

@@ -213,4 +213,85 @@ describe('the 2026-07-28 doors under a hostile client', () => {
       await s.close();
     }
   });
+
+  it("cannot reach another client's 2025-11-25 session by sending its session id with the 2026-07-28 envelope", async () => {
+    const s = await serving({ stateKey: KEY, authenticate: { verifier: clientNamedByToken } });
+    try {
+      const alice = await s.client({ requestInit: { headers: ALICE } });
+      await alice.callTool({ name: 'orders__find_order', arguments: { id: 'o-1' } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'orders__read_web', arguments: {}, _meta: ENVELOPE },
+      });
+      for (const version of ['2026-07-28', '2025-11-25']) {
+        const response = await fetch(s.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': alice.session,
+            'mcp-protocol-version': version,
+            'mcp-method': 'tools/call',
+            'mcp-name': 'orders__read_web',
+            ...MALLORY,
+          },
+          body,
+        });
+        assert.equal(response.status, 403, await response.text());
+      }
+      assert.deepEqual(await s.store.getLabels(alice.session), ['confidential'], 'no outside page read in her session');
+      assert.equal((await s.store.listCalls({ run: alice.session })).length, 1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('quotes a refused request in its warning only in part: 900 KB a request never reaches the log whole', async () => {
+    const s = await serving({ stateKey: KEY });
+    const warnings: string[] = [];
+    const watching = s.wardrik.events$.subscribe((event) => {
+      if (event.type === 'warning') warnings.push(event.message);
+    });
+    try {
+      const big = 'x'.repeat(900_000);
+      // The SDK refuses each (headers and body disagree, a version it does not know) quoting what was sent.
+      const refused = [
+        { header: 'a', name: big, version: '2026-07-28' },
+        { header: big.slice(0, 100), name: big.slice(0, 100), version: big },
+      ];
+      for (const { header, name, version } of refused) {
+        const response = await fetch(s.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': header,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {
+              name,
+              arguments: {},
+              _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': version },
+            },
+          }),
+        });
+        assert.equal(response.status, 400);
+      }
+      assert.equal(warnings.length, 2, 'each refusal is reported');
+      for (const warning of warnings) {
+        assert.ok(warning.length <= 2_100, `a warning of ${warning.length} characters`);
+        assert.match(warning, /refused[\s\S]*more characters cut/);
+      }
+    } finally {
+      watching.unsubscribe();
+      await s.close();
+    }
+  });
 });
