@@ -94,6 +94,8 @@ const OPTIONS: Readonly<Record<string, Range>> = {
   'mcpServer.http.maxCallsPerSession': { min: 1, max: 1_000_000, whole: true },
   'mcpServer.http.maxSessions': { min: 1, max: 1_000_000, whole: true },
   'mcpServer.http.maxSessionsPerClient': { min: 1, max: 1_000_000, whole: true },
+  'mcpServer.http.maxTasksPerClient': { min: 1, max: 1_000_000, whole: true },
+  'mcpServer.http.maxListensPerClient': { min: 1, max: 1_000_000, whole: true },
   // The HTTP options both servers take (HttpServerOptions), under each.
   ...serverOptions('inboxWeb.http'),
   ...serverOptions('mcpServer.http'),

@@ -47,6 +47,8 @@ export class HttpSessions {
   private opening = 0;
   /** Sessions open or opening by verified client (the token's clientId). */
   private readonly perClient = new Map<string, number>();
+  /** `subscriptions/listen` streams open by verified client: each holds a connection for as long as it likes. */
+  private readonly listens = new Map<string, number>();
   private readonly bearer: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
   private readonly guesses: GuessLimiter;
   /** Bodies read without a token to vouch for them (a server with `authenticate: false`). */
@@ -105,7 +107,7 @@ export class HttpSessions {
       if (body === NO_BODY) return;
       const id = req.headers['mcp-session-id'];
       if (typeof id !== 'string' && req.method === 'POST' && postGoesToModernEra(req, body))
-        return await serveWeb(this.modern().fetch, req, res, body);
+        return await this.serveModern(req, res, body);
       if (typeof id === 'string') return await this.forward(id, req, res, body);
       if (req.method === 'POST' && isInitializeRequest(body)) return await this.start(req, res, body);
       reject(
@@ -138,6 +140,39 @@ export class HttpSessions {
     this.guesses.close();
     await Promise.all([...this.sessions.values()].map((entry) => entry.transport.close().catch(() => {})));
     this.sessions.clear();
+  }
+
+  /**
+   * A 2026-07-28 request, to the stateless handler. A `subscriptions/listen` of a verified client counts
+   * against its `maxListensPerClient` while its stream is open (the handler's own bound is server-wide).
+   */
+  private async serveModern(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const owner = ownerOf(req);
+    if (owner === undefined || (body as { method?: unknown } | null)?.method !== 'subscriptions/listen')
+      return serveWeb(this.modern().fetch, req, res, body);
+    const open = this.listens.get(owner) ?? 0;
+    // Guard (listens-per-client): one client cannot hold every subscription the server keeps.
+    if (open >= this.settings.maxListensPerClient) return this.tooManyListens(res, body);
+    this.listens.set(owner, open + 1);
+    try {
+      await serveWeb(this.modern().fetch, req, res, body);
+    } finally {
+      const left = (this.listens.get(owner) ?? 1) - 1;
+      if (left > 0) this.listens.set(owner, left);
+      else this.listens.delete(owner);
+    }
+  }
+
+  private tooManyListens(res: ServerResponse, body: unknown): void {
+    const max = this.settings.maxListensPerClient;
+    reject(
+      res,
+      503,
+      `There are ${max} subscriptions/listen streams open for this client, the most one client may hold; close one (end its HTTP request), then listen again.`,
+      -32000,
+      undefined,
+      requestIdOf(body),
+    );
   }
 
   private async forward(id: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {

@@ -2,6 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/server';
 import type { Clock, Timers } from '../clock.js';
 import { ConfigurationError } from '../errors.js';
+import { clippedWarnings } from './clipped-warnings.js';
 import { MAX_MESSAGE_BYTES } from '../mcp/message-limit.js';
 import type { Inbox } from '../inbox/inbox.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
@@ -74,15 +75,16 @@ export class WardrikMcpServer {
   private announcing = false;
   private closed = false;
 
+  private readonly deps: McpServerDeps;
+
   /** @internal */
-  constructor(
-    private readonly deps: McpServerDeps,
-    options: ServeOptions,
-  ) {
+  constructor(deps: McpServerDeps, options: ServeOptions) {
+    // Guard (warnings-bounded): what a client sent reaches the log only in part, however large it was.
+    this.deps = { ...deps, warn: clippedWarnings(deps.warn) };
     this.settings = serverSettings(options);
-    this.served = new ServedTools(deps.catalog, this.settings, deps.warn);
-    this.search = new ServedSearch(this.served, deps.policy, this.settings.policy);
-    this.unwatch = deps.catalog.onChange(() => this.catalogChanged());
+    this.served = new ServedTools(this.deps.catalog, this.settings, this.deps.warn);
+    this.search = new ServedSearch(this.served, this.deps.policy, this.settings.policy);
+    this.unwatch = this.deps.catalog.onChange(() => this.catalogChanged());
     this.stateless = new StatelessServing(this.sessionDeps(undefined), new SealedTokens(this.settings.stateKey));
   }
 
@@ -193,6 +195,7 @@ export class WardrikMcpServer {
     await this.modernHttp?.close();
     await Promise.all([...this.modernConnections].map((handle) => handle.close().catch(() => {})));
     this.modernConnections.clear();
+    await this.stateless.close();
     await Promise.all([...this.sessions].map((session) => session.server.close().catch(() => {})));
     this.sessions.clear();
     await Promise.all(

@@ -125,6 +125,16 @@ export interface ServeHttpOptions extends HttpServerOptions {
    * needs `authenticate`); a new one past it gets 503, and the server-wide `maxSessions` still holds: 100.
    */
   readonly maxSessionsPerClient?: number;
+  /**
+   * Calls one 2026-07-28 client (its agent id) may have running as tasks on this node at once: a task outlives
+   * its request, so nothing else bounds them. A call past it answers an error at once, unrun: 64.
+   */
+  readonly maxTasksPerClient?: number;
+  /**
+   * `subscriptions/listen` streams one client may hold open at once (the verified token's `clientId`, so this
+   * needs `authenticate`); one past it gets 503, and the server-wide bound of 1 024 still holds: 100.
+   */
+  readonly maxListensPerClient?: number;
 }
 
 /** The number options of `mcpServer`, each declared once: where in `ServeOptions`, default and range. */
@@ -141,6 +151,8 @@ export const SERVE_NUMBERS = numberOptions<
   maxCallsPerSession: { path: 'http.maxCallsPerSession', default: 64, rule: countRule(1, 1_000_000) },
   maxSessions: { path: 'http.maxSessions', default: 1_000, rule: countRule(1, 1_000_000) },
   maxSessionsPerClient: { path: 'http.maxSessionsPerClient', default: 100, rule: countRule(1, 1_000_000) },
+  maxTasksPerClient: { path: 'http.maxTasksPerClient', default: 64, rule: countRule(1, 1_000_000) },
+  maxListensPerClient: { path: 'http.maxListensPerClient', default: 100, rule: countRule(1, 1_000_000) },
 });
 
 /** The options with their defaults, checked. */

@@ -112,8 +112,10 @@ export class SealedTokens {
   /** The envelope of a token whose MAC is this server's (remembered: a client sends its token back on every call). */
   private checked(token: string, dot: number): Envelope {
     const body = token.slice(PREFIX.length, dot);
-    const mac = Buffer.from(token.slice(dot + 1), 'base64url');
-    const expected = this.mac(PREFIX + body);
+    const written = token.slice(dot + 1);
+    // Guard (token-one-spelling): the MAC is compared as written; decoded, padding, skipped characters and its last digit's spare bits would give one token many spellings.
+    const mac = Buffer.from(written, 'utf8');
+    const expected = Buffer.from(this.mac(PREFIX + body).toString('base64url'), 'utf8');
     if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) throw new Error('The token is forged.');
     const envelope = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Envelope;
     remember(this.verified, token, envelope);

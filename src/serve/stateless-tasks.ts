@@ -65,8 +65,10 @@ type MakeResult = (answer: ToolAnswer, run: string, agent: string, ctx: ServerCo
  * node's recovery, which takes the run's lease: the call runs once, whatever the client polls or retries.
  */
 export class StatelessTasks {
-  /** The calls this node is running as tasks, by `run/call`: `tasks/cancel` aborts them here. */
-  private readonly running = new Map<string, AbortController>();
+  /** The calls this node is running as tasks, by `run/call`: `tasks/cancel` aborts them here, `close` all of them. */
+  private readonly running = new Map<string, { readonly stop: AbortController; readonly settled: Promise<unknown> }>();
+  /** How many of them each agent has: a task outlives its request, so nothing else bounds them. */
+  private readonly perAgent = new Map<string, number>();
   /**
    * Calls whose run failed inside the server here (the store, not the tool), by `run/call`: their task is
    * `failed` on this node; on another, `working` until recovery takes the run. The latest few only.
@@ -84,12 +86,18 @@ export class StatelessTasks {
    * it), else a `CreateTaskResult` once the call is in the journal, so `tasks/get` finds it anywhere.
    */
   async start(task: TaskCall, ctx: ServerContext): Promise<CallToolResult | Result> {
+    // Guard (tasks-per-client): one client's tasks running here are bounded; past the bound its call does not run.
+    if ((this.perAgent.get(task.agent) ?? 0) >= this.deps.settings.maxTasksPerClient) return this.full(task, ctx);
     const key = `${task.run}/${task.call}`;
     const stop = new AbortController();
-    this.running.set(key, stop);
+    this.count(task.agent, 1);
     const { clock, timers } = this.deps;
     const createdAt = clock.now();
-    const settled = task.start(stop.signal).finally(() => this.running.delete(key));
+    const settled = task.start(stop.signal).finally(() => {
+      this.running.delete(key);
+      this.count(task.agent, -1);
+    });
+    this.running.set(key, { stop, settled });
     settled.catch((error: unknown) => this.failedHere(key, error));
     const first = await within(settled, TASK_AFTER_MS, timers);
     if (first !== undefined && first.status !== 'parked') return this.result(first, task.run, task.agent, ctx);
@@ -156,7 +164,7 @@ export class StatelessTasks {
   async cancel(taskId: unknown, agent: string, ctx: ServerContext): Promise<Result> {
     const task = await this.opened(taskId, agent, ctx);
     const record = await this.current(task);
-    this.running.get(`${task.run}/${task.call}`)?.abort(new Error('The client cancelled the task.'));
+    this.running.get(`${task.run}/${task.call}`)?.stop.abort(new Error('The client cancelled the task.'));
     if (record.state === 'parked' && record.inboxId !== undefined) {
       const item = await this.deps.store.getInboxItem(record.inboxId);
       // Guard (cancelled-task-never-runs): the item is refused, so no later approval can run the call.
@@ -177,6 +185,14 @@ export class StatelessTasks {
     return {};
   }
 
+  /** Stops every call this node runs as a task (the server is closing, as a session's calls stop), once each has its answer. */
+  async close(): Promise<void> {
+    const running = [...this.running.values()];
+    // Guard (tasks-stop-on-close): a task's call is tied to no request or session, so only this stops it.
+    for (const { stop } of running) stop.abort(new Error('The MCP server closed.'));
+    await Promise.allSettled(running.map(({ settled }) => settled));
+  }
+
   /** Refuses a tasks method from a client that did not declare the extension (-32021, as SEP-2575 asks). */
   static requireDeclared(ctx: ServerContext, method: string): void {
     if (!declaresTasks(ctx))
@@ -195,6 +211,20 @@ export class StatelessTasks {
         "This taskId names a call this server's store does not have (was the store reset?). Call the tool again.",
       );
     return record;
+  }
+
+  /** The answer to a call past `maxTasksPerClient`: an error the model can act on, the call unrun. */
+  private full(task: TaskCall, ctx: ServerContext): Promise<CallToolResult> {
+    const max = this.deps.settings.maxTasksPerClient;
+    const message = `This client already has ${max} calls running as tasks on this server, the most it may; this call did not run. Wait for one to finish (tasks/get) or cancel one, then call again.`;
+    return this.result(errorAnswer('unavailable', message), task.run, task.agent, ctx);
+  }
+
+  /** Adds `by` to the tasks `agent` has running here. */
+  private count(agent: string, by: 1 | -1): void {
+    const now = (this.perAgent.get(agent) ?? 0) + by;
+    if (now > 0) this.perAgent.set(agent, now);
+    else this.perAgent.delete(agent);
   }
 
   private failedHere(key: string, error: unknown): void {

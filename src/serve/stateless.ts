@@ -73,6 +73,11 @@ export class StatelessServing {
     this.tasks = new StatelessTasks(deps, tokens, (answer, run, agent, ctx) => this.result(answer, run, agent, ctx));
   }
 
+  /** Stops the calls this node runs as tasks: the server is closing. */
+  close(): Promise<void> {
+    return this.tasks.close();
+  }
+
   /** A v2 server for one request or connection. */
   server(place: StatelessPlace): Server {
     const { settings } = this.deps;

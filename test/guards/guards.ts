@@ -299,6 +299,36 @@ export const GUARDS: readonly Guard[] = [
     tests: ['test/serve/stateless-tasks.test.ts'],
   },
   {
+    name: 'tasks-per-client',
+    file: 'src/serve/stateless-tasks.ts',
+    instead: 'if (false)',
+    tests: ['test/serve/doors-2026.test.ts'],
+  },
+  {
+    name: 'tasks-stop-on-close',
+    file: 'src/serve/stateless-tasks.ts',
+    instead: 'for (const { stop } of [])',
+    tests: ['test/serve/doors-2026.test.ts'],
+  },
+  {
+    name: 'listens-per-client',
+    file: 'src/serve/http.ts',
+    instead: 'if (false)',
+    tests: ['test/serve/doors-2026.test.ts'],
+  },
+  {
+    name: 'warnings-bounded',
+    file: 'src/serve/mcp-server.ts',
+    instead: 'this.deps = deps;',
+    tests: ['test/serve/doors-2026.test.ts'],
+  },
+  {
+    name: 'token-one-spelling',
+    file: 'src/serve/sealed.ts',
+    instead: "const mac = Buffer.from(Buffer.from(written, 'base64url').toString('base64url'), 'utf8');",
+    tests: ['test/serve/sealed.test.ts'],
+  },
+  {
     name: 'served-reach-outside',
     file: 'src/serve/naming.ts',
     instead: 'if (false)',

@@ -38,6 +38,28 @@ describe('SealedTokens: what a 2026-07-28 client carries, signed', () => {
     }
   });
 
+  it('opens a token only as it sealed it: another spelling of the same MAC is refused', async () => {
+    const tokens = new SealedTokens('k'.repeat(32));
+    const alice = ctxOf('alice');
+    const token = await tokens.seal(conversation, alice);
+    const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = digits.indexOf(token.at(-1)!);
+    const head = token.slice(0, -1);
+    // The MAC's last digit carries 4 bits of the 32 bytes: the other 2 decode to nothing, so 3 more spellings
+    // decode the same; so do padding, and characters base64url skips.
+    const spellings = [
+      ...[1, 2, 3].map((bits) => head + digits[last ^ bits]!),
+      `${token}=`,
+      `${token}==`,
+      `${head} ${token.at(-1)!}`,
+      `${head}\n${token.at(-1)!}`,
+    ];
+    for (const other of [tokens, new SealedTokens('k'.repeat(32))])
+      for (const spelling of spellings)
+        assert.equal(await other.open(spelling, alice), undefined, `${JSON.stringify(spelling.slice(-6))} is refused`);
+    assert.deepEqual(await tokens.open(token, alice), conversation);
+  });
+
   it('seals many tokens at once, each opening to its own payload', async () => {
     const tokens = new SealedTokens(undefined);
     const ctx = ctxOf('alice');
