@@ -169,6 +169,7 @@ export class ServerConnection {
               ask: this.settings.elicitation,
               link: { call: during, candidates: [] },
               signal,
+              timers: this.settings.timers,
             })
           : result,
       )

@@ -310,4 +310,9 @@ export const GUARDS: readonly Guard[] = [
     instead: 'if (call !== undefined) return { call, candidates: [] };',
     tests: ['test/mcp/question-timeout.test.ts'],
   },
+  {
+    name: 'server-waits-not-asks',
+    file: 'src/mcp/input-required.ts',
+    tests: ['test/serve/hub.test.ts'],
+  },
 ];

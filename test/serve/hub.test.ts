@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Tokens, Wardrik, defineTool } from '../../src/index.js';
 import { labelled } from '../../src/mcp/adapt.js';
@@ -168,6 +170,55 @@ describe('A Wardrik hub in front of a Wardrik server', () => {
     } finally {
       await hub.close();
       await s.close();
+    }
+  });
+});
+
+describe('A Wardrik hub whose call waits for a person at a 2026-07-28 Wardrik server', () => {
+  it("waits for the answer there, asking again, and gets the call's one result once the person approves", async () => {
+    const s = await serving();
+    // The server's own endpoint behind a front that counts the calls the hub sends.
+    const handler = s.server.handler();
+    let calls = 0;
+    const front = createServer((req, res) => {
+      if (req.method === 'POST' && req.headers['mcp-method'] === 'tools/call') calls++;
+      void handler(req, res);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const { port } = front.address() as AddressInfo;
+    const hub = await gateway(`http://127.0.0.1:${port}/mcp`, true);
+    try {
+      const refund = (id: string) =>
+        hub.runner.run({
+          agent: 'a',
+          run: `r-${id}`,
+          call: { id: 'c1', name: 'svc__orders__refund', arguments: { id } },
+        });
+      // Two calls at once, each waiting for its own person's answer at the server.
+      const answers = Promise.all([refund('o-1'), refund('o-2')]);
+      const settled = answers.then((a) => `the hub's calls ended before any approval: ${JSON.stringify(a)}`);
+      // Each call's input_required is answered again and again (more than the 10 rounds of questions a
+      // server may take) before anyone approves: waiting for a person is not a question.
+      const stillWaiting = await Promise.race([
+        settled,
+        eventually('the hub asked again 24 times', () => calls >= 24 && 'waiting'),
+      ]);
+      assert.equal(stillWaiting, 'waiting');
+      const items = await s.wardrik.inbox.list();
+      assert.deepEqual(
+        items.map((item) => item.arguments).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+        [{ id: 'o-1' }, { id: 'o-2' }],
+      );
+      assert.deepEqual(s.ledger.refunds, [], 'nothing runs before a person approves');
+      for (const item of items) await s.wardrik.inbox.approve(item.id, { by: 'dana' });
+      const [one, two] = await answers;
+      assert.deepEqual(one.status === 'ok' && one.output, 'refunded o-1');
+      assert.deepEqual(two.status === 'ok' && two.output, 'refunded o-2');
+      assert.deepEqual([...s.ledger.refunds].sort(), ['o-1', 'o-2'], 'each ran once');
+    } finally {
+      await hub.close();
+      await s.close();
+      await new Promise((resolve) => front.close(resolve));
     }
   });
 });
