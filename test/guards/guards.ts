@@ -315,4 +315,10 @@ export const GUARDS: readonly Guard[] = [
     file: 'src/mcp/input-required.ts',
     tests: ['test/serve/hub.test.ts'],
   },
+  {
+    name: 'hub-run-conversation',
+    file: 'src/mcp/connection.ts',
+    instead: 'if (false)',
+    tests: ['test/serve/hub.test.ts'],
+  },
 ];

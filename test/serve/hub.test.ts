@@ -223,6 +223,48 @@ describe('A Wardrik hub whose call waits for a person at a 2026-07-28 Wardrik se
   });
 });
 
+describe("A Wardrik hub's runs at a 2026-07-28 Wardrik server", () => {
+  it('continue one conversation there each: outside read by a run gates its later side effects at the server too', async () => {
+    const s = await serving({}, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } });
+    // The hub's own outside rule is off, so what parks is the server's decision alone.
+    const hub = await Wardrik.create({
+      store: 'memory:',
+      recoverMs: Infinity,
+      mcp: { servers: { svc: { transport: { http: { url: s.url } } } }, listDebounceMs: 10, reconcileMs: Infinity },
+      policy: { rules: [{ match: 'svc/*', action: 'allow' }], askWhenOutside: false },
+    });
+    try {
+      const call = (run: string, id: string, name: string, args: object) =>
+        hub.runner.run({ agent: 'a', run, call: { id, name, arguments: args } });
+      const read = await call('r1', 'c1', 'svc__orders__read_web', {});
+      assert.deepEqual(read.labels, ['outside']);
+      // At once: run r1's refund (after its read) and run r2's, which read nothing.
+      const waiting = call('r1', 'c2', 'svc__orders__refund', { id: 'o-1' });
+      const clean = await call('r2', 'c1', 'svc__orders__refund', { id: 'o-2' });
+      assert.deepEqual(clean.status === 'ok' && clean.output, 'refunded o-2');
+      const first = await Promise.race([
+        waiting.then((answer) => ({ answer })),
+        eventually("the refund of r1 waits in the server's inbox", async () => {
+          const items = await s.wardrik.inbox.list();
+          return items.length > 0 && { items };
+        }),
+      ]);
+      assert.ok('items' in first, `r1's refund did not wait at the server: ${JSON.stringify(first)}`);
+      const [item] = first.items;
+      assert.deepEqual(item!.arguments, { id: 'o-1' });
+      assert.ok(item!.labels.includes('outside'), `the server's run carries what r1 read: ${item!.labels.join(', ')}`);
+      await s.wardrik.inbox.deny(item!.id, { by: 'dana', reason: 'not after reading the web' });
+      const refused = await waiting;
+      assert.equal(refused.status, 'error');
+      assert.match(refused.status === 'error' ? refused.message : '', /not after reading the web/);
+      assert.deepEqual(s.ledger.refunds, ['o-2']);
+    } finally {
+      await hub.close();
+      await s.close();
+    }
+  });
+});
+
 describe('labelled (the hub reading wardrik/labels)', () => {
   it('takes at most 16 plain labels and ignores anything else', () => {
     const many = Array.from({ length: 40 }, (_, i) => `l${i}`);
