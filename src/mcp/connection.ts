@@ -165,12 +165,18 @@ export class ServerConnection {
     const once = (params: CallParams): Promise<CallToolResult | InputRequired> =>
       links === undefined ? request(params) : links.sending(during, () => request(params), onLost);
     const conversation = links?.modern === true ? this.conversations.meta(caller) : undefined;
-    const first: CallParams = {
+    let first: CallParams = {
       name,
       arguments: args as Record<string, unknown>,
       ...(conversation === undefined ? {} : { _meta: conversation }),
     };
     return once(first)
+      .catch((error: unknown) => {
+        // Guard (unknown-conversation-new): a token the server no longer knows starts a new conversation, never fails each call.
+        if (!this.conversations.refused(caller, first, error)) throw error;
+        first = { name, arguments: args as Record<string, unknown> }; // a new conversation there
+        return once(first);
+      })
       .then((result) =>
         isInputRequired(result)
           ? answerInputRequired(result, {

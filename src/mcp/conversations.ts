@@ -7,6 +7,9 @@ export interface RunOf {
 /** The `_meta` key a Wardrik server puts its conversation token under (see `src/serve/sealed.ts`). */
 export const CONVERSATION_META = 'wardrik/conversation';
 
+/** The `data.reason` of a Wardrik server's -32602 for a token it cannot open (see `src/serve/sealed.ts`). */
+const UNKNOWN_CONVERSATION = 'unknown_conversation';
+
 /** Runs remembered per connection; the oldest is forgotten first (its next call starts a new conversation). */
 const MAX_RUNS = 1_000;
 /** A token longer than this is not kept: a server's word, bounded. */
@@ -25,6 +28,18 @@ export class Conversations {
   meta(caller: RunOf | undefined): Record<string, string> | undefined {
     const token = caller === undefined ? undefined : this.tokens.get(key(caller));
     return token === undefined ? undefined : { [CONVERSATION_META]: token };
+  }
+
+  /**
+   * Whether `error` is the server refusing the token `params` carried (it restarted with another key, or the
+   * token expired): nothing ran, so the call may go again without it. The run's token is forgotten then.
+   */
+  refused(caller: RunOf | undefined, params: Readonly<Record<string, unknown>>, error: unknown): boolean {
+    const { code, data } = (error ?? {}) as { code?: unknown; data?: { reason?: unknown } };
+    if (caller === undefined || params._meta === undefined || code !== -32602) return false;
+    if (data?.reason !== UNKNOWN_CONVERSATION) return false;
+    this.tokens.delete(key(caller));
+    return true;
   }
 
   /** Keeps the token a result for `caller`'s run carries, the latest for the run. */

@@ -321,4 +321,10 @@ export const GUARDS: readonly Guard[] = [
     instead: 'if (false)',
     tests: ['test/serve/hub.test.ts'],
   },
+  {
+    name: 'unknown-conversation-new',
+    file: 'src/mcp/connection.ts',
+    instead: 'if (true) throw error;',
+    tests: ['test/serve/hub.test.ts'],
+  },
 ];

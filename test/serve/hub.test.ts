@@ -263,6 +263,35 @@ describe("A Wardrik hub's runs at a 2026-07-28 Wardrik server", () => {
       await s.close();
     }
   });
+
+  it("starts a new conversation when the server no longer knows the run's (it restarted with another key)", async () => {
+    const before = await serving();
+    const after = await serving();
+    // One URL whose server is replaced, as a restart without a state key does.
+    let behind = before.server.handler();
+    const front = createServer((req, res) => void behind(req, res));
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const { port } = front.address() as AddressInfo;
+    const hub = await gateway(`http://127.0.0.1:${port}/mcp`, true);
+    try {
+      const find = (id: string) =>
+        hub.runner.run({
+          agent: 'a',
+          run: 'r1',
+          call: { id, name: 'svc__orders__find_order', arguments: { id: 'o-1' } },
+        });
+      assert.equal((await find('c1')).status, 'ok');
+      behind = after.server.handler();
+      const again = await find('c2');
+      assert.deepEqual(again.status === 'ok' && again.output, { id: 'o-1', status: 'shipped' }, JSON.stringify(again));
+      assert.equal((await find('c3')).status, 'ok', 'the new conversation goes on');
+    } finally {
+      await hub.close();
+      await before.close();
+      await after.close();
+      await new Promise((resolve) => front.close(resolve));
+    }
+  });
 });
 
 describe('labelled (the hub reading wardrik/labels)', () => {
