@@ -19,6 +19,7 @@ import type { MessageTooLarge } from './message-limit.js';
 import { paramHeaders, type ParamHeader } from './param-headers.js';
 import type { PinnedFetch } from './pinned-fetch.js';
 import { answerInputRequired, isInputRequired, type CallParams, type InputRequired } from './input-required.js';
+import { Conversations, type RunOf } from './conversations.js';
 
 /** The SDK's largest request time-out; the runner's own time-out and the call's signal stop calls first. */
 const NO_SDK_TIMEOUT = MAX_TIMER_MS;
@@ -54,6 +55,7 @@ export class ServerConnection {
   private connecting: Promise<void> | undefined;
   private listing: Promise<void> | undefined;
   private relist = false;
+  private readonly conversations = new Conversations();
   private lastError: string | undefined;
   /** The server passed the message limit on this connection (its generation): the calls it drops say so. */
   private tooLarge: { readonly generation: number; readonly error: MessageTooLarge } | undefined;
@@ -95,7 +97,8 @@ export class ServerConnection {
    * Calls a tool once and reads its result with `read`. Rejects with `UnavailableError` for transient
    * failures, a plain Error for the server's refusal. `during` is the Wardrik call it is, which the
    * server's questions meanwhile may belong to; `headers`, the arguments it mirrors into HTTP headers
-   * (SEP-2243). Not an async function: on every MCP call's path, its
+   * (SEP-2243); `caller`, the agent and run it is for, whose conversation with a 2026-07-28 server it
+   * continues (see `Conversations`). Not an async function: on every MCP call's path, its
    * frame would cost more than the rest of this method.
    */
   callTool<T>(
@@ -106,13 +109,14 @@ export class ServerConnection {
     repeatable = true,
     during?: CallInFlight,
     headers?: readonly ParamHeader[],
+    caller?: RunOf,
   ): Promise<T> {
     if (this.state === 'connecting' && this.connecting !== undefined) {
       return untilSettledOrAborted(this.connecting, signal).then(() =>
-        this.send(name, args, signal, read, repeatable, during, headers),
+        this.send(name, args, signal, read, repeatable, during, headers, caller),
       );
     }
-    return this.send(name, args, signal, read, repeatable, during, headers);
+    return this.send(name, args, signal, read, repeatable, during, headers, caller);
   }
 
   private send<T>(
@@ -123,6 +127,7 @@ export class ServerConnection {
     repeatable: boolean,
     during: CallInFlight | undefined,
     headers: readonly ParamHeader[] | undefined,
+    caller: RunOf | undefined,
   ): Promise<T> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const client = this.client;
@@ -159,8 +164,19 @@ export class ServerConnection {
     const onLost = lost === undefined ? undefined : () => lost.abort(new ResponseLost(LOST));
     const once = (params: CallParams): Promise<CallToolResult | InputRequired> =>
       links === undefined ? request(params) : links.sending(during, () => request(params), onLost);
-    const first: CallParams = { name, arguments: args as Record<string, unknown> };
+    const conversation = links?.modern === true ? this.conversations.meta(caller) : undefined;
+    let first: CallParams = {
+      name,
+      arguments: args as Record<string, unknown>,
+      ...(conversation === undefined ? {} : { _meta: conversation }),
+    };
     return once(first)
+      .catch((error: unknown) => {
+        // Guard (unknown-conversation-new): a token the server no longer knows starts a new conversation, never fails each call.
+        if (!this.conversations.refused(caller, first, error)) throw error;
+        first = { name, arguments: args as Record<string, unknown> }; // a new conversation there
+        return once(first);
+      })
       .then((result) =>
         isInputRequired(result)
           ? answerInputRequired(result, {
@@ -169,9 +185,15 @@ export class ServerConnection {
               ask: this.settings.elicitation,
               link: { call: during, candidates: [] },
               signal,
+              timers: this.settings.timers,
             })
           : result,
       )
+      .then((result) => {
+        // Guard (hub-run-conversation): a run's next call continues its conversation at a 2026-07-28 Wardrik server, so labels gate there too.
+        if (links?.modern === true) this.conversations.remember(caller, result);
+        return result;
+      })
       .finally(() => {
         if (stopped !== undefined) signal.removeEventListener('abort', stopped);
       })

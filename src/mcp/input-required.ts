@@ -1,4 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { delay, type Timers } from '../clock.js';
+import { backoffDelay } from '../runner/transient.js';
 import { UnansweredInput } from './adapt.js';
 import type { QuestionLink } from './call-links.js';
 import type { ConnectionSettings } from './connection-settings.js';
@@ -24,6 +26,13 @@ export interface CallParams {
 /** Rounds of questions one call may take before Wardrik stops asking: a server asking forever cannot hold a call. */
 export const MAX_INPUT_ROUNDS = 10;
 
+/**
+ * How often a call is sent again while its server waits on something of its own (an `input_required` that
+ * asks nothing, such as a Wardrik server's call waiting for a person there): from 100 ms, doubling, to 1 s.
+ * The call's time-out bounds the wait.
+ */
+export const WAITING_POLL = { baseDelayMs: 100, maxDelayMs: 1_000 } as const;
+
 export function isInputRequired(result: CallToolResult | InputRequired): result is InputRequired {
   return (result as { resultType?: unknown }).resultType === 'input_required';
 }
@@ -37,8 +46,10 @@ export interface InputRound {
   readonly ask: ConnectionSettings['elicitation'];
   /** The call the questions belong to. */
   readonly link: QuestionLink;
-  /** The call's own signal: stopping the call closes the question. */
+  /** The call's own signal: stopping the call closes the question, and ends a wait. */
   readonly signal: AbortSignal;
+  /** Where the waits between sends are timed while the server waits on something of its own. */
+  readonly timers: Timers;
 }
 
 /**
@@ -48,11 +59,26 @@ export interface InputRound {
  * (`inputResponses`) and the server's `requestState` echoed unchanged. Nothing is held open at the server
  * while a person thinks: the server finished the request that asked. Requests other than elicitation
  * (sampling, roots) are not offered by Wardrik, so a server asking for them gets no retry.
+ *
+ * An `input_required` that asks nothing but carries a `requestState` says the server waits on something
+ * of its own (a Wardrik server's call waiting for a person in its inbox): the call is sent again with the
+ * state after a pause (`WAITING_POLL`), for as long as the call's time-out allows. Those rounds are not
+ * questions, so they do not count towards `MAX_INPUT_ROUNDS`.
  */
 export async function answerInputRequired(first: InputRequired, round: InputRound): Promise<CallToolResult> {
   let asked = first;
+  let waits = 0;
   for (let rounds = 1; rounds <= MAX_INPUT_ROUNDS; rounds++) {
     const entries = Object.entries(asked.inputRequests ?? {});
+    if (entries.length === 0 && asked.requestState !== undefined) {
+      // Guard (server-waits-not-asks): a server waiting on its own (a person there) is asked again, not given up on after MAX_INPUT_ROUNDS.
+      rounds--;
+      await delay(
+        round.timers,
+        backoffDelay(++waits, WAITING_POLL.baseDelayMs, WAITING_POLL.maxDelayMs, Math.random),
+        round.signal,
+      );
+    }
     const answers = await Promise.all(entries.map(([key, request]) => answerOne(key, request, round)));
     const params: CallParams = {
       ...round.params,

@@ -167,7 +167,7 @@ export class ServerTools {
             }
           : undefined;
         const call = (): Promise<unknown> =>
-          connection.callTool(tool.name, args, signal, read, repeatable, during, headers);
+          connection.callTool(tool.name, args, signal, read, repeatable, during, headers, ctx);
         return gate.change !== undefined ? pins.gated(gate, call) : call();
       },
     });

@@ -27,6 +27,8 @@ export type Sealed =
 
 /** Where a result's conversation token goes, and where a client sends it back. */
 export const CONVERSATION_META = 'wardrik/conversation';
+/** The `data.reason` of the -32602 refusing a conversation token this server cannot open: a client may drop it. */
+export const UNKNOWN_CONVERSATION = 'unknown_conversation';
 
 /** A week: a call may wait for a person over a weekend, and a conversation lasts at least as long. */
 const TTL_SECONDS = 7 * 24 * 3600;

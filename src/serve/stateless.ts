@@ -23,7 +23,7 @@ import type { ServedTool } from './naming.js';
 import { badQueryResult, searchResult } from './served-search.js';
 import { SERVED_SEARCH_TOOL } from './served-search-tool.js';
 import { callResult } from './results.js';
-import { argumentsDigest, CONVERSATION_META, type Sealed, type SealedTokens } from './sealed.js';
+import { argumentsDigest, CONVERSATION_META, UNKNOWN_CONVERSATION, type Sealed, type SealedTokens } from './sealed.js';
 import { storeFailureResult } from './store-failures.js';
 import { servedCallSpan } from './trace-context.js';
 import { PROTOCOL_VERSION_META } from './eras.js';
@@ -283,6 +283,7 @@ export class StatelessServing {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `_meta["${CONVERSATION_META}"] is not a conversation this server gave this client (or it expired). Send the value a result of yours carried, or leave it out to start a new conversation.`,
+        { reason: UNKNOWN_CONVERSATION },
       );
     return opened.run;
   }

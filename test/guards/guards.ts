@@ -340,4 +340,21 @@ export const GUARDS: readonly Guard[] = [
     instead: 'if (call !== undefined) return { call, candidates: [] };',
     tests: ['test/mcp/question-timeout.test.ts'],
   },
+  {
+    name: 'server-waits-not-asks',
+    file: 'src/mcp/input-required.ts',
+    tests: ['test/serve/hub.test.ts'],
+  },
+  {
+    name: 'hub-run-conversation',
+    file: 'src/mcp/connection.ts',
+    instead: 'if (false)',
+    tests: ['test/serve/hub.test.ts'],
+  },
+  {
+    name: 'unknown-conversation-new',
+    file: 'src/mcp/connection.ts',
+    instead: 'if (true) throw error;',
+    tests: ['test/serve/hub.test.ts'],
+  },
 ];

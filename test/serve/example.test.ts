@@ -21,3 +21,18 @@ describe('examples/serve/approval-while-waiting', () => {
     );
   });
 });
+
+const MODERN = fileURLToPath(new URL('../../examples/serve/modern-client.js', import.meta.url));
+
+describe('examples/serve/modern-client', () => {
+  it('answers a 2026-07-28 client input_required, and its retry after the approval gets the refund, in one run', () => {
+    const run = spawnSync(process.execPath, [MODERN], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.match(lines[1]!, /^client: Waiting for a person \(inbox item [0-9a-f-]+\)$/);
+    // The conversation token carried the run: the refund's item holds the order the lookup read.
+    assert.equal(lines[2], 'person: approving orders/refund_order {"orderId":"ord_1001"} (labels: confidential)');
+    assert.equal(lines.at(-1), 'client: result {"orderId":"ord_1001","amountCents":4999}');
+    assert.equal(lines.length, 4, run.stdout);
+  });
+});

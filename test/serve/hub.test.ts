@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Tokens, Wardrik, defineTool } from '../../src/index.js';
 import { labelled } from '../../src/mcp/adapt.js';
@@ -168,6 +170,126 @@ describe('A Wardrik hub in front of a Wardrik server', () => {
     } finally {
       await hub.close();
       await s.close();
+    }
+  });
+});
+
+describe('A Wardrik hub whose call waits for a person at a 2026-07-28 Wardrik server', () => {
+  it("waits for the answer there, asking again, and gets the call's one result once the person approves", async () => {
+    const s = await serving();
+    // The server's own endpoint behind a front that counts the calls the hub sends.
+    const handler = s.server.handler();
+    let calls = 0;
+    const front = createServer((req, res) => {
+      if (req.method === 'POST' && req.headers['mcp-method'] === 'tools/call') calls++;
+      void handler(req, res);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const { port } = front.address() as AddressInfo;
+    const hub = await gateway(`http://127.0.0.1:${port}/mcp`, true);
+    try {
+      const refund = (id: string) =>
+        hub.runner.run({
+          agent: 'a',
+          run: `r-${id}`,
+          call: { id: 'c1', name: 'svc__orders__refund', arguments: { id } },
+        });
+      // Two calls at once, each waiting for its own person's answer at the server.
+      const answers = Promise.all([refund('o-1'), refund('o-2')]);
+      const settled = answers.then((a) => `the hub's calls ended before any approval: ${JSON.stringify(a)}`);
+      // Each call's input_required is answered again and again (more than the 10 rounds of questions a
+      // server may take) before anyone approves: waiting for a person is not a question.
+      const stillWaiting = await Promise.race([
+        settled,
+        eventually('the hub asked again 24 times', () => calls >= 24 && 'waiting'),
+      ]);
+      assert.equal(stillWaiting, 'waiting');
+      const items = await s.wardrik.inbox.list();
+      assert.deepEqual(
+        items.map((item) => item.arguments).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+        [{ id: 'o-1' }, { id: 'o-2' }],
+      );
+      assert.deepEqual(s.ledger.refunds, [], 'nothing runs before a person approves');
+      for (const item of items) await s.wardrik.inbox.approve(item.id, { by: 'dana' });
+      const [one, two] = await answers;
+      assert.deepEqual(one.status === 'ok' && one.output, 'refunded o-1');
+      assert.deepEqual(two.status === 'ok' && two.output, 'refunded o-2');
+      assert.deepEqual([...s.ledger.refunds].sort(), ['o-1', 'o-2'], 'each ran once');
+    } finally {
+      await hub.close();
+      await s.close();
+      await new Promise((resolve) => front.close(resolve));
+    }
+  });
+});
+
+describe("A Wardrik hub's runs at a 2026-07-28 Wardrik server", () => {
+  it('continue one conversation there each: outside read by a run gates its later side effects at the server too', async () => {
+    const s = await serving({}, { policy: { rules: [{ match: 'orders/refund', action: 'allow' }] } });
+    // The hub's own outside rule is off, so what parks is the server's decision alone.
+    const hub = await Wardrik.create({
+      store: 'memory:',
+      recoverMs: Infinity,
+      mcp: { servers: { svc: { transport: { http: { url: s.url } } } }, listDebounceMs: 10, reconcileMs: Infinity },
+      policy: { rules: [{ match: 'svc/*', action: 'allow' }], askWhenOutside: false },
+    });
+    try {
+      const call = (run: string, id: string, name: string, args: object) =>
+        hub.runner.run({ agent: 'a', run, call: { id, name, arguments: args } });
+      const read = await call('r1', 'c1', 'svc__orders__read_web', {});
+      assert.deepEqual(read.labels, ['outside']);
+      // At once: run r1's refund (after its read) and run r2's, which read nothing.
+      const waiting = call('r1', 'c2', 'svc__orders__refund', { id: 'o-1' });
+      const clean = await call('r2', 'c1', 'svc__orders__refund', { id: 'o-2' });
+      assert.deepEqual(clean.status === 'ok' && clean.output, 'refunded o-2');
+      const first = await Promise.race([
+        waiting.then((answer) => ({ answer })),
+        eventually("the refund of r1 waits in the server's inbox", async () => {
+          const items = await s.wardrik.inbox.list();
+          return items.length > 0 && { items };
+        }),
+      ]);
+      assert.ok('items' in first, `r1's refund did not wait at the server: ${JSON.stringify(first)}`);
+      const [item] = first.items;
+      assert.deepEqual(item!.arguments, { id: 'o-1' });
+      assert.ok(item!.labels.includes('outside'), `the server's run carries what r1 read: ${item!.labels.join(', ')}`);
+      await s.wardrik.inbox.deny(item!.id, { by: 'dana', reason: 'not after reading the web' });
+      const refused = await waiting;
+      assert.equal(refused.status, 'error');
+      assert.match(refused.status === 'error' ? refused.message : '', /not after reading the web/);
+      assert.deepEqual(s.ledger.refunds, ['o-2']);
+    } finally {
+      await hub.close();
+      await s.close();
+    }
+  });
+
+  it("starts a new conversation when the server no longer knows the run's (it restarted with another key)", async () => {
+    const before = await serving();
+    const after = await serving();
+    // One URL whose server is replaced, as a restart without a state key does.
+    let behind = before.server.handler();
+    const front = createServer((req, res) => void behind(req, res));
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const { port } = front.address() as AddressInfo;
+    const hub = await gateway(`http://127.0.0.1:${port}/mcp`, true);
+    try {
+      const find = (id: string) =>
+        hub.runner.run({
+          agent: 'a',
+          run: 'r1',
+          call: { id, name: 'svc__orders__find_order', arguments: { id: 'o-1' } },
+        });
+      assert.equal((await find('c1')).status, 'ok');
+      behind = after.server.handler();
+      const again = await find('c2');
+      assert.deepEqual(again.status === 'ok' && again.output, { id: 'o-1', status: 'shipped' }, JSON.stringify(again));
+      assert.equal((await find('c3')).status, 'ok', 'the new conversation goes on');
+    } finally {
+      await hub.close();
+      await before.close();
+      await after.close();
+      await new Promise((resolve) => front.close(resolve));
     }
   });
 });
