@@ -1,14 +1,10 @@
+import { CONVERSATION_META, UNKNOWN_CONVERSATION } from './labels-meta.js';
+
 /** The agent and run a call is for. */
 export interface RunOf {
   readonly agent: string;
   readonly run: string;
 }
-
-/** The `_meta` key a Wardrik server puts its conversation token under (see `src/serve/sealed.ts`). */
-export const CONVERSATION_META = 'wardrik/conversation';
-
-/** The `data.reason` of a Wardrik server's -32602 for a token it cannot open (see `src/serve/sealed.ts`). */
-const UNKNOWN_CONVERSATION = 'unknown_conversation';
 
 /** Runs remembered per connection; the oldest is forgotten first (its next call starts a new conversation). */
 const MAX_RUNS = 1_000;

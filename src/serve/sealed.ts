@@ -25,10 +25,6 @@ export type Sealed =
   /** A task of the tasks extension (its `taskId`): the call it runs, and when it was created (ms). */
   | { readonly kind: 'task'; readonly run: string; readonly call: string; readonly agent: string; readonly at: number };
 
-/** Where a result's conversation token goes, and where a client sends it back. */
-export const CONVERSATION_META = 'wardrik/conversation';
-/** The `data.reason` of the -32602 refusing a conversation token this server cannot open: a client may drop it. */
-export const UNKNOWN_CONVERSATION = 'unknown_conversation';
 
 /** A week: a call may wait for a person over a weekend, and a conversation lasts at least as long. */
 const TTL_SECONDS = 7 * 24 * 3600;

@@ -10,7 +10,8 @@ import {
 import { errorAnswer, type ToolAnswer } from '../tools/result.js';
 import type { CallRecord } from '../store/store.js';
 import type { SessionDeps } from './session.js';
-import { CONVERSATION_META, type Sealed, type SealedTokens } from './sealed.js';
+import type { Sealed, SealedTokens } from './sealed.js';
+import { CONVERSATION_META } from '../mcp/labels-meta.js';
 import { FAILED_INSIDE, warnFailedInside } from './failed-inside.js';
 import { callAfterApproval } from './approved-call.js';
 import type { Timer, Timers } from '../clock.js';
