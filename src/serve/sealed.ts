@@ -25,7 +25,6 @@ export type Sealed =
   /** A task of the tasks extension (its `taskId`): the call it runs, and when it was created (ms). */
   | { readonly kind: 'task'; readonly run: string; readonly call: string; readonly agent: string; readonly at: number };
 
-
 /** A week: a call may wait for a person over a weekend, and a conversation lasts at least as long. */
 const TTL_SECONDS = 7 * 24 * 3600;
 

@@ -53,7 +53,8 @@ function draftOf(schema: object): Draft {
  */
 function asDraft07(schema: object): object {
   const declared = (schema as { $schema?: unknown }).$schema;
-  if (declared === undefined || (typeof declared === 'string' && declared.replace(/#$/, '') === DRAFT_07)) return schema;
+  if (declared === undefined || (typeof declared === 'string' && declared.replace(/#$/, '') === DRAFT_07))
+    return schema;
   const { $schema: _other, ...rest } = schema as Record<string, unknown>;
   return rest;
 }

@@ -116,7 +116,10 @@ describe('MCP input schemas', () => {
     const old = tool('ship', { $schema: 'http://json-schema.org/draft-07/schema#', ...shipment });
     assert.equal((await callTool([old], { name: 'ship', arguments: { to: 'Oslo', drop: 1 } })).status, 'ok');
     const bare = tool('ship', shipment);
-    assert.equal((await callTool([bare], { name: 'ship', arguments: { to: 'Oslo', size: ['box', 'x'] } })).status, 'ok');
+    assert.equal(
+      (await callTool([bare], { name: 'ship', arguments: { to: 'Oslo', size: ['box', 'x'] } })).status,
+      'ok',
+    );
     // 2019-09: dependentRequired (a card number needs its expiry).
     const pay = tool('pay', {
       $schema: 'https://json-schema.org/draft/2019-09/schema#',

@@ -89,7 +89,9 @@ const REFUSED: Record<string, readonly string[]> = {
 function argumentsFor(name: string): Record<string, unknown> | undefined {
   if (scenario !== 'json-schema-2020-12-preservation') return undefined;
   if (name === 'c__json_schema_echo')
-    return { schema: wardrik.tools(['c/*']).find((entry) => entry.name === 'c__json_schema_2020_12_tool')?.inputSchema };
+    return {
+      schema: wardrik.tools(['c/*']).find((entry) => entry.name === 'c__json_schema_2020_12_tool')?.inputSchema,
+    };
   if (name === 'c__json_schema_2020_12_tool') return { name: 'Ada', contactMethod: 'email', email: 'ada@example.com' };
   return undefined;
 }
@@ -108,14 +110,16 @@ try {
     const headers = scenario === 'http-custom-headers';
     const omitted = (key: string): boolean =>
       headers && entry.name.includes('null') && !(schema.required ?? []).includes(key);
-    const args = argumentsFor(entry.name) ?? Object.fromEntries(
-      Object.entries(schema.properties ?? {})
-        .filter(([key]) => !omitted(key))
-        .map(([key, property]) => [
-          key,
-          property.type === 'string' ? (headers ? 'Grüße aus Köln' : 'x') : property.type === 'boolean' ? true : 1,
-        ]),
-    );
+    const args =
+      argumentsFor(entry.name) ??
+      Object.fromEntries(
+        Object.entries(schema.properties ?? {})
+          .filter(([key]) => !omitted(key))
+          .map(([key, property]) => [
+            key,
+            property.type === 'string' ? (headers ? 'Grüße aus Köln' : 'x') : property.type === 'boolean' ? true : 1,
+          ]),
+      );
     // A call refused for want of a (wider) sign-in did not run: once the person signed in, it is made again.
     for (let attempt = 1; ; attempt++) {
       const answer = await wardrik.runner.run({
